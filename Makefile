@@ -1,0 +1,79 @@
+# ccsim: one non-recursive Makefile.
+#   make            bin/ccsim and libccsim.a (optimised)
+#   make test       sanitizer build in build/test/, then unit, malformed-input and golden tests
+#   make bench      speed and memory tables (see tests/bench/)
+#   make golden-update   rewrite tests/golden/*.out from the current build (review the diff)
+CC      ?= cc
+WERROR  ?= 1
+PKGS    := yaml-0.1
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml)
+
+WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+        -Wformat=2 -Wdouble-promotion
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS)
+OPT_CFLAGS  := -O2 -g $(WARN)
+TEST_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+               -fno-sanitize-recover=undefined $(WARN)
+LDLIBS := $(PKG_LIBS) -lm
+
+LIB_SRC := model/ccs.c model/units.c model/topo.c model/topo_gen.c model/topo_yaml.c \
+           model/topo_stats.c
+CLI_SRC := sim/ccsim.c sim/cmd_topo.c
+UNIT_TESTS := test_units test_topo test_fault
+BENCH_SRC := tests/bench/bench_topo.c
+
+REL := build/rel
+TST := build/test
+
+REL_LIB_OBJ := $(LIB_SRC:%.c=$(REL)/%.o)
+REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
+TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
+TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
+
+.PHONY: all test bench golden-update clean
+all: bin/ccsim libccsim.a
+
+$(REL)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(OPT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(TST)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+libccsim.a: $(REL_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+bin/ccsim: $(REL_CLI_OBJ) libccsim.a
+	@mkdir -p bin
+	$(CC) $(OPT_CFLAGS) -o $@ $(REL_CLI_OBJ) libccsim.a $(LDLIBS)
+
+$(TST)/libccsim.a: $(TST_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(TST)/ccsim: $(TST_CLI_OBJ) $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $(TST_CLI_OBJ) $(TST)/libccsim.a $(LDLIBS)
+
+$(TST)/test_%: $(TST)/tests/unit/test_%.o $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
+
+$(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
+	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
+
+test: $(TST)/ccsim $(UNIT_TESTS:%=$(TST)/%)
+	@sh tests/run.sh $(TST)
+
+bench: bin/ccsim $(REL)/bench_topo
+	@$(REL)/bench_topo
+
+golden-update: $(TST)/ccsim
+	@sh tests/run.sh $(TST) --update-golden
+
+clean:
+	rm -rf build bin libccsim.a
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,142 @@
+/*
+** model/topo.h: the hardware as a graph.
+**
+** Devices: GPU (or NPU), scale-up switch (NVSwitch, UB or HCCS switch), PCIe
+** switch, CPU (root complex, with its NUMA node), NIC, network switch (with its
+** tier: leaf, spine, core).  Links join two devices and carry a type (nvlink,
+** c2c, pcie, smp, ib, roce, ethernet, ub, hccs), a bandwidth per direction
+** [B/s] (full duplex: each direction has the whole bw_Bps), a latency [s] and
+** a lane count.  Parallel links between the same pair are allowed.
+**
+** Derived on load (ccs_topo_finish):
+**   node      the server or tray a device sits in (-1 for fabric switches);
+**   domain    scale-up domain of a GPU: its connected component over
+**             nvlink/ub/hccs links through GPUs and scale-up switches;
+**   NICs      for each GPU, every NIC of its node reachable over pcie/c2c/smp
+**             links, with NCCL's path class along the shortest such path:
+**               PIX  at most one PCIe switch, no CPU
+**               PXB  several PCIe switches, no CPU
+**               P2C  through a CPU reached over C2C (Grace-Blackwell)
+**               PHB  through a CPU (host bridge)
+**               SYS  across the inter-socket (smp) link
+**             sorted best first (class, hops, then the NIC whose rail
+**             follows the GPU's local index); the first is "its NIC".
+** Invariants after a successful finish: every GPU reaches every other GPU;
+** every NIC has a host link and a network link; no device is isolated; no
+** link joins a device to itself; all bandwidths > 0, latencies >= 0.
+*/
+#ifndef CCS_TOPO_H
+#define CCS_TOPO_H
+
+#include "ccs.h"
+
+enum ccs_dev_kind { CCS_DEV_GPU, CCS_DEV_SUSW, CCS_DEV_PCISW, CCS_DEV_CPU,
+                    CCS_DEV_NIC, CCS_DEV_NETSW, CCS_DEV_NKINDS };
+enum ccs_link_type { CCS_LINK_NVLINK, CCS_LINK_C2C, CCS_LINK_PCIE, CCS_LINK_SMP,
+                     CCS_LINK_IB, CCS_LINK_ROCE, CCS_LINK_ETHERNET, CCS_LINK_UB,
+                     CCS_LINK_HCCS, CCS_LINK_NTYPES };
+enum ccs_tier { CCS_TIER_NONE, CCS_TIER_LEAF, CCS_TIER_SPINE, CCS_TIER_CORE, CCS_TIER_N };
+enum ccs_path { CCS_PATH_PIX, CCS_PATH_PXB, CCS_PATH_P2C, CCS_PATH_PHB,
+                CCS_PATH_SYS, CCS_PATH_N };
+
+/* Device capability flags. */
+#define CCS_DEVF_MULTICAST 0x1u   /* scale-up switch multicast (NVLS) */
+#define CCS_DEVF_REDUCE    0x2u   /* in-switch reduction: NVLS or SHARP */
+
+extern const char *const ccs_dev_kind_name[CCS_DEV_NKINDS];
+extern const char *const ccs_link_type_name[CCS_LINK_NTYPES];
+extern const char *const ccs_tier_name[CCS_TIER_N];
+extern const char *const ccs_path_name[CCS_PATH_N];
+
+/* Link classes. */
+int ccs_link_is_scaleup(int type);   /* nvlink, ub, hccs */
+int ccs_link_is_host(int type);      /* pcie, c2c, smp */
+int ccs_link_is_network(int type);   /* ib, roce, ethernet */
+
+struct ccs_dev {
+	const char *name;
+	uint8_t kind, tier, flags;
+	int32_t node;               /* -1: not in a node */
+	int32_t domain;             /* GPUs: scale-up domain; else -1 */
+	int32_t numa;               /* CPUs: NUMA node; GPUs/NICs: nearest CPU's */
+	int32_t rail;               /* NICs: index among its node's NICs */
+	int32_t plane;              /* network switches: plane; else -1 */
+	double bw_Bps;              /* NICs: port speed; else 0 */
+	double lat_s;               /* switches: traversal latency */
+	struct ccs_mark mark;       /* where it was declared */
+};
+
+struct ccs_link {
+	uint32_t a, b;
+	uint8_t type;
+	uint16_t lanes;
+	double bw_Bps;              /* per direction, all lanes together */
+	double lat_s;
+	struct ccs_mark mark;
+};
+
+struct ccs_gpu_nic {
+	uint32_t nic;               /* device index */
+	uint8_t path;               /* enum ccs_path */
+	uint8_t hops;
+	uint16_t rail_dist;         /* (NIC rail - GPU local index) mod 2^16 */
+};
+
+struct ccs_gpu {
+	uint32_t dev;
+	int32_t node, domain, local; /* local: index among its node's GPUs */
+	uint32_t nic_first, nic_count; /* into topo->gnic, best first */
+	double su_bw_Bps;           /* sum of its scale-up links, per direction */
+};
+
+/* What a generator built, for reports (zeros for the explicit form). */
+struct ccs_fabric_info {
+	int present;
+	const char *kind;           /* "fat-tree", "rail-optimized", "rail-only" */
+	int tiers, radix, planes, sharp;
+	double oversub[CCS_TIER_N]; /* design down:up per tier (leaf, spine) */
+	int nodes_per_domain, domain_switches, multicast, reduction;
+};
+
+struct ccs_topo {
+	struct ccs_arena arena;     /* names and small pieces */
+	const char *name, *path;
+	uint32_t ndev, nlink, ngpu, ngnic;
+	size_t dev_cap, link_cap;
+	struct ccs_dev *dev;
+	struct ccs_link *link;
+	uint32_t *adj_off;          /* ndev + 1 offsets into adj */
+	uint32_t *adj;              /* link indices incident to each device */
+	struct ccs_gpu *gpu;
+	int32_t *gpu_of_dev;        /* device -> GPU index or -1 */
+	struct ccs_gpu_nic *gnic;
+	int32_t nnodes, ndomains;
+	struct ccs_fabric_info fab;
+};
+
+/* Other end of link l seen from device d. */
+static inline uint32_t ccs_link_other(const struct ccs_link *l, uint32_t d)
+{
+	return l->a == d ? l->b : l->a;
+}
+
+/* Allocate an empty topology; NULL when out of memory. */
+struct ccs_topo *ccs_topo_new(void);
+void ccs_topo_free(struct ccs_topo *t);
+
+/* Append a device or a link; *idx gets its index.  name must live in
+ * t->arena (or be a literal).  Bandwidths and latencies are not checked here:
+ * the loader validates values before it builds. */
+int ccs_topo_add_dev(struct ccs_topo *t, const struct ccs_dev *d, uint32_t *idx);
+int ccs_topo_add_link(struct ccs_topo *t, const struct ccs_link *l);
+
+/* Build adjacency, check the invariants above (errors go to diag with the
+ * offending device's or link's mark) and derive nodes, domains and NIC
+ * paths.  On failure the topology is left as it was built, unusable for
+ * the model. */
+int ccs_topo_finish(struct ccs_topo *t, struct ccs_diag *diag);
+
+/* Index of a device by name, or -1 (linear scan; for tests and tools). */
+int64_t ccs_topo_find(const struct ccs_topo *t, const char *name);
+
+#endif

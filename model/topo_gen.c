@@ -1,0 +1,517 @@
+/* model/topo_gen.c: build a graph from a spec (see topo_gen.h). */
+#include "topo_gen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ccs_fabric_kind_name[3] = { "fat-tree", "rail-optimized", "rail-only" };
+
+/* Largest total device count a generator may build. */
+#define MAX_DEVICES 50000000u
+
+void ccs_spec_init(struct ccs_topo_spec *s)
+{
+	memset(s, 0, sizeof *s);
+	ccs_arena_init(&s->arena);
+	s->nodes = 1;
+}
+
+void ccs_spec_release(struct ccs_topo_spec *s)
+{
+	ccs_free(s->body.dev);
+	ccs_free(s->body.link);
+	ccs_arena_release(&s->arena);
+	memset(s, 0, sizeof *s);
+}
+
+struct gen {
+	const struct ccs_topo_spec *s;
+	struct ccs_topo *t;
+	struct ccs_diag *diag;
+	uint32_t *node_base;        /* first device index of each node */
+	int32_t *rail_of;           /* body device -> NIC rail, or -1 */
+	int32_t *numa_of;           /* body device -> CPU NUMA, or -1 */
+	uint32_t *gpu_local;        /* body indices of GPUs */
+	uint32_t *nic_local;        /* body indices of NICs */
+	uint32_t ngpu_node, nnic_node;
+	double port_bw;             /* inter-switch port bandwidth */
+};
+
+static int add_dev(struct gen *g, const char *name, int kind, int tier, unsigned flags, int32_t node,
+                   int32_t plane, double lat, struct ccs_mark mark, uint32_t *idx)
+{
+	struct ccs_dev d;
+	memset(&d, 0, sizeof d);
+	d.name = name;
+	d.kind = (uint8_t)kind;
+	d.tier = (uint8_t)tier;
+	d.flags = (uint8_t)flags;
+	d.node = node;
+	d.domain = -1;
+	d.numa = -1;
+	d.rail = -1;
+	d.plane = plane;
+	d.lat_s = lat;
+	d.mark = mark;
+	if (!name)
+		return CCS_ENOMEM;
+	return ccs_topo_add_dev(g->t, &d, idx);
+}
+
+static int add_link(struct gen *g, uint32_t a, uint32_t b, int type, long lanes, double bw,
+                    double lat, struct ccs_mark mark)
+{
+	struct ccs_link l;
+	memset(&l, 0, sizeof l);
+	l.a = a;
+	l.b = b;
+	l.type = (uint8_t)type;
+	l.lanes = (uint16_t)(lanes > 65535 ? 65535 : lanes);
+	l.bw_Bps = bw;
+	l.lat_s = lat;
+	l.mark = mark;
+	return ccs_topo_add_link(g->t, &l);
+}
+
+/* ---- node bodies ---- */
+
+static int classify_body(struct gen *g)
+{
+	const struct ccs_body *b = &g->s->body;
+	size_t n = (size_t)b->ndev + 1;
+	g->rail_of = ccs_malloc(n * sizeof *g->rail_of);
+	g->numa_of = ccs_malloc(n * sizeof *g->numa_of);
+	g->gpu_local = ccs_malloc(n * sizeof *g->gpu_local);
+	g->nic_local = ccs_malloc(n * sizeof *g->nic_local);
+	if (!g->rail_of || !g->numa_of || !g->gpu_local || !g->nic_local)
+		return CCS_ENOMEM;
+	/* Rails and NUMA indices count per node id (explicit form may hold many). */
+	int32_t maxnode = 0;
+	for (uint32_t i = 0; i < b->ndev; i++)
+		if (b->dev[i].node > maxnode)
+			maxnode = b->dev[i].node;
+	int32_t *nic = ccs_calloc((size_t)maxnode + 1, sizeof *nic);
+	int32_t *cpu = ccs_calloc((size_t)maxnode + 1, sizeof *cpu);
+	if (!nic || !cpu) {
+		ccs_free(nic);
+		ccs_free(cpu);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t i = 0; i < b->ndev; i++) {
+		const struct ccs_tmpl_dev *d = &b->dev[i];
+		int32_t nd = d->node < 0 ? 0 : d->node;
+		g->rail_of[i] = d->kind == CCS_DEV_NIC ? nic[nd]++ : -1;
+		g->numa_of[i] = -1;
+		if (d->kind == CCS_DEV_CPU) {
+			g->numa_of[i] = d->numa >= 0 ? d->numa : cpu[nd];
+			cpu[nd]++;
+		}
+		if (d->kind == CCS_DEV_GPU)
+			g->gpu_local[g->ngpu_node++] = i;
+		if (d->kind == CCS_DEV_NIC)
+			g->nic_local[g->nnic_node++] = i;
+	}
+	ccs_free(nic);
+	ccs_free(cpu);
+	return CCS_OK;
+}
+
+static int build_bodies(struct gen *g)
+{
+	const struct ccs_topo_spec *s = g->s;
+	const struct ccs_body *b = &s->body;
+	long nodes = s->template_form ? s->nodes : 1;
+	g->node_base = ccs_malloc(((size_t)nodes + 1) * sizeof *g->node_base);
+	if (!g->node_base)
+		return CCS_ENOMEM;
+	for (long n = 0; n < nodes; n++) {
+		g->node_base[n] = g->t->ndev;
+		for (uint32_t i = 0; i < b->ndev; i++) {
+			const struct ccs_tmpl_dev *td = &b->dev[i];
+			struct ccs_dev d;
+			memset(&d, 0, sizeof d);
+			d.name = s->template_form ? ccs_arena_printf(&g->t->arena, "node%ld/%s", n, td->name)
+			                          : td->name;
+			if (!d.name)
+				return CCS_ENOMEM;
+			d.kind = td->kind;
+			d.tier = td->tier;
+			d.flags = td->flags;
+			d.node = s->template_form ? (int32_t)n : td->node;
+			d.domain = -1;
+			d.numa = g->numa_of[i];
+			d.rail = g->rail_of[i];
+			d.plane = -1;
+			d.bw_Bps = td->bw_Bps;
+			d.lat_s = td->lat_s;
+			d.mark = td->mark;
+			CCS_TRY(ccs_topo_add_dev(g->t, &d, NULL));
+		}
+		uint32_t base = g->node_base[n];
+		for (uint32_t i = 0; i < b->nlink; i++) {
+			const struct ccs_tmpl_link *tl = &b->link[i];
+			CCS_TRY(add_link(g, base + tl->a, base + tl->b, tl->type, tl->lanes, tl->bw_Bps,
+			                 tl->lat_s, tl->mark));
+		}
+	}
+	return CCS_OK;
+}
+
+/* ---- scale-up domains ---- */
+
+static int build_scaleup(struct gen *g)
+{
+	const struct ccs_scaleup_spec *su = &g->s->scaleup;
+	struct ccs_topo *t = g->t;
+	long nodes = g->s->nodes, npd = su->nodes_per_domain;
+	long ndom = (nodes + npd - 1) / npd;
+	unsigned flags = (su->multicast ? CCS_DEVF_MULTICAST : 0) | (su->reduction ? CCS_DEVF_REDUCE : 0);
+
+	if (!g->ngpu_node)
+		return ccs_diag_at(g->diag, su->mark, "scaleup: the node has no gpus");
+	if (su->switches == 0 && (su->multicast || su->reduction))
+		return ccs_diag_at(g->diag, su->multicast_mark,
+		                   "scaleup: multicast and reduction need switches; a mesh ('switches: 0') has none");
+	for (long d = 0; d < ndom; d++) {
+		long n0 = d * npd, n1 = n0 + npd < nodes ? n0 + npd : nodes;
+		long ngd = (n1 - n0) * (long)g->ngpu_node;
+		if (su->switches == 0) {
+			if (ngd < 2)
+				continue;
+			if (su->lanes % (ngd - 1))
+				return ccs_diag_at(g->diag, su->lanes_mark,
+				                   "scaleup: %ld lanes per gpu cannot be split evenly over the %ld peers of a %ld-gpu mesh",
+				                   su->lanes, ngd - 1, ngd);
+			long per = su->lanes / (ngd - 1);
+			for (long i = 0; i < ngd; i++)
+				for (long j = i + 1; j < ngd; j++) {
+					uint32_t a = g->node_base[n0 + i / g->ngpu_node] + g->gpu_local[i % g->ngpu_node];
+					uint32_t b = g->node_base[n0 + j / g->ngpu_node] + g->gpu_local[j % g->ngpu_node];
+					CCS_TRY(add_link(g, a, b, su->type, per, (double)per * su->lane_bw_Bps,
+					                 su->lat_s, su->mark));
+				}
+			continue;
+		}
+		long S = su->switches;
+		if (su->radix > 0) {
+			long need = ngd * (su->lanes / S + (su->lanes % S ? 1 : 0));
+			if (need > su->radix)
+				return ccs_diag_at(g->diag, su->radix_mark,
+				                   "scaleup: switch radix %ld is too small: %ld gpus x %ld lanes over %ld switches need %ld ports on a switch",
+				                   su->radix, ngd, su->lanes, S, need);
+		}
+		uint32_t first = t->ndev;
+		for (long j = 0; j < S; j++) {
+			const char *name = npd == 1
+				? ccs_arena_printf(&t->arena, "node%ld/nvsw%ld", n0, j)
+				: ccs_arena_printf(&t->arena, "domain%ld/sw%ld", d, j);
+			CCS_TRY(add_dev(g, name, CCS_DEV_SUSW, CCS_TIER_NONE, flags,
+			                npd == 1 ? (int32_t)n0 : -1, -1, su->switch_lat_s, su->mark, NULL));
+		}
+		for (long i = 0; i < ngd; i++) {
+			uint32_t a = g->node_base[n0 + i / g->ngpu_node] + g->gpu_local[i % g->ngpu_node];
+			for (long j = 0; j < S; j++) {
+				long l = su->lanes / S + (j < su->lanes % S ? 1 : 0);
+				if (l)
+					CCS_TRY(add_link(g, a, first + (uint32_t)j, su->type, l,
+					                 (double)l * su->lane_bw_Bps, su->lat_s, su->mark));
+			}
+		}
+	}
+	return CCS_OK;
+}
+
+/* ---- scale-out fabric ---- */
+
+static long largest_divisor_upto(long u, long cap)
+{
+	for (long m = cap < u ? cap : u; m >= 1; m--)
+		if (u % m == 0)
+			return m;
+	return 1;
+}
+
+struct plane_ctx {
+	int plane, rail;            /* rail >= 0 only for rail-only */
+	const char *prefix;
+};
+
+static const char *sw_name(struct gen *g, const struct plane_ctx *pc, const char *what, long i)
+{
+	return ccs_arena_printf(&g->t->arena, "%s%s%ld", pc->prefix, what, i);
+}
+
+static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
+{
+	const struct ccs_scaleout_spec *so = &g->s->scaleout;
+	struct ccs_topo *t = g->t;
+	long R = so->radix, K = g->nnic_node, N = g->s->nodes;
+	long d1, u1 = 0;
+	unsigned flags = so->sharp ? CCS_DEVF_REDUCE : 0;
+
+	if (so->tiers == 1) {
+		d1 = R;
+	} else {
+		double s1 = so->oversub[CCS_TIER_LEAF];
+		d1 = (long)floor((double)R * s1 / (1.0 + s1) + 1e-9);
+		u1 = (long)ceil((double)d1 / s1 - 1e-9);
+		if (d1 < 1 || u1 < 1)
+			return ccs_diag_at(g->diag, so->radix_mark,
+			                   "scaleout: radix %ld leaves no %s ports at leaf oversubscription %g",
+			                   R, d1 < 1 ? "down" : "up", s1);
+	}
+
+	/* NIC ports in leaf order, with leaf boundaries. */
+	long E = pc->rail >= 0 ? N : N * K;
+	uint32_t *ep = ccs_malloc(((size_t)E + 1) * sizeof *ep);
+	long *leaf_start = ccs_malloc(((size_t)E + 2) * sizeof *leaf_start);
+	uint32_t *leaf = NULL, *agg = NULL;
+	int rc = CCS_ENOMEM;
+	if (!ep || !leaf_start)
+		goto out;
+	long ne = 0, L = 0;
+	if (so->kind == CCS_FAB_FAT_TREE) {
+		for (long n = 0; n < N; n++)
+			for (long r = 0; r < K; r++) {
+				if (ne % d1 == 0)
+					leaf_start[L++] = ne;
+				ep[ne++] = g->node_base[n] + g->nic_local[r];
+			}
+	} else {
+		long groups = (N + d1 - 1) / d1;
+		for (long gr = 0; gr < groups; gr++)
+			for (long r = 0; r < K; r++) {
+				if (pc->rail >= 0 && r != pc->rail)
+					continue;
+				leaf_start[L++] = ne;
+				for (long n = gr * d1; n < N && n < (gr + 1) * d1; n++)
+					ep[ne++] = g->node_base[n] + g->nic_local[r];
+			}
+	}
+	leaf_start[L] = ne;
+
+	if (so->tiers == 1 && L > 1) {
+		rc = ccs_diag_at(g->diag, so->tiers_mark,
+		                 "scaleout: one tier of radix %ld holds %ld ports, this fabric needs %ld; use 'tiers: 2' or a larger 'radix'",
+		                 R, R, pc->rail >= 0 ? N : N * K);
+		goto out;
+	}
+	if (so->tiers == 2 && L > R) {
+		rc = ccs_diag_at(g->diag, so->tiers_mark,
+		                 "scaleout: a 2-tier fabric of radix %ld holds at most %ld leaves, this one needs %ld (%ld nic ports); use 'tiers: 3' or a larger 'radix'",
+		                 R, R, L, ne);
+		goto out;
+	}
+
+	/* Uplinks serve the ports in use: a fabric for fewer nodes than a full
+	 * leaf holds is sized for those nodes, at the design ratio. */
+	if (so->tiers >= 2) {
+		long fill = 0;
+		for (long i = 0; i < L; i++)
+			if (leaf_start[i + 1] - leaf_start[i] > fill)
+				fill = leaf_start[i + 1] - leaf_start[i];
+		u1 = (long)ceil((double)fill / so->oversub[CCS_TIER_LEAF] - 1e-9);
+		if (u1 < 1)
+			u1 = 1;
+	}
+
+	leaf = ccs_malloc(((size_t)L + 1) * sizeof *leaf);
+	if (!leaf)
+		goto out;
+	for (long i = 0; i < L; i++) {
+		rc = add_dev(g, sw_name(g, pc, "leaf", i), CCS_DEV_NETSW, CCS_TIER_LEAF, flags, -1,
+		             pc->plane, so->switch_lat_s, so->mark, &leaf[i]);
+		if (rc)
+			goto out;
+		for (long e = leaf_start[i]; e < leaf_start[i + 1]; e++) {
+			double bw = t->dev[ep[e]].bw_Bps / (double)so->planes;
+			rc = add_link(g, ep[e], leaf[i], so->type, 1, bw, so->link_lat_s, so->mark);
+			if (rc)
+				goto out;
+		}
+	}
+
+	if (so->tiers == 2) {
+		long m = largest_divisor_upto(u1, R / L);
+		long S = u1 / m;
+		for (long j = 0; j < S; j++) {
+			uint32_t sp;
+			rc = add_dev(g, sw_name(g, pc, "spine", j), CCS_DEV_NETSW, CCS_TIER_SPINE, flags, -1,
+			             pc->plane, so->switch_lat_s, so->mark, &sp);
+			if (rc)
+				goto out;
+			for (long i = 0; i < L; i++) {
+				rc = add_link(g, leaf[i], sp, so->type, m, (double)m * g->port_bw,
+				              so->link_lat_s, so->mark);
+				if (rc)
+					goto out;
+			}
+		}
+	} else if (so->tiers == 3) {
+		double s2 = so->oversub[CCS_TIER_SPINE];
+		long P = (long)floor((double)R * s2 / (1.0 + s2) + 1e-9);
+		if (so->kind == CCS_FAB_RAIL_OPT && pc->rail < 0 && P >= K)
+			P -= P % K;          /* pods hold whole rail groups */
+		long u2 = P >= 1 ? (long)ceil((double)P / s2 - 1e-9) : 0;
+		if (P < 1 || u2 < 1 || P + u2 > R) {
+			rc = ccs_diag_at(g->diag, so->radix_mark,
+			                 "scaleout: radix %ld leaves no %s ports at spine oversubscription %g",
+			                 R, P < 1 ? "down" : "up", s2);
+			goto out;
+		}
+		if (L < P)               /* one pod, not full: size it for its leaves */
+			u2 = (long)ceil((double)L / s2 - 1e-9);
+		long Q = (L + P - 1) / P;
+		if (Q > R) {
+			rc = ccs_diag_at(g->diag, so->tiers_mark,
+			                 "scaleout: a 3-tier fabric of radix %ld holds at most %ld pods of %ld leaves, this one needs %ld pods (%ld nic ports)",
+			                 R, R, P, Q, ne);
+			goto out;
+		}
+		agg = ccs_malloc(((size_t)Q * (size_t)u1 + 1) * sizeof *agg);
+		if (!agg)
+			goto out;
+		for (long q = 0; q < Q; q++)
+			for (long j = 0; j < u1; j++) {
+				uint32_t *a = &agg[q * u1 + j];
+				rc = add_dev(g, sw_name(g, pc, "spine", q * u1 + j), CCS_DEV_NETSW, CCS_TIER_SPINE,
+				             flags, -1, pc->plane, so->switch_lat_s, so->mark, a);
+				if (rc)
+					goto out;
+				for (long i = q * P; i < L && i < (q + 1) * P; i++) {
+					rc = add_link(g, leaf[i], *a, so->type, 1, g->port_bw, so->link_lat_s, so->mark);
+					if (rc)
+						goto out;
+				}
+			}
+		long m2 = largest_divisor_upto(u2, R / Q);
+		long C = u2 / m2;
+		for (long j = 0; j < u1; j++)
+			for (long c = 0; c < C; c++) {
+				uint32_t core;
+				rc = add_dev(g, sw_name(g, pc, "core", j * C + c), CCS_DEV_NETSW, CCS_TIER_CORE,
+				             flags, -1, pc->plane, so->switch_lat_s, so->mark, &core);
+				if (rc)
+					goto out;
+				for (long q = 0; q < Q; q++) {
+					rc = add_link(g, agg[q * u1 + j], core, so->type, m2, (double)m2 * g->port_bw,
+					              so->link_lat_s, so->mark);
+					if (rc)
+						goto out;
+				}
+			}
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(ep);
+	ccs_free(leaf_start);
+	ccs_free(leaf);
+	ccs_free(agg);
+	return rc;
+}
+
+static int build_scaleout(struct gen *g)
+{
+	const struct ccs_scaleout_spec *so = &g->s->scaleout;
+	if (!g->nnic_node)
+		return ccs_diag_at(g->diag, so->mark, "scaleout: the node has no nics to join the fabric");
+	double maxbw = 0;
+	for (uint32_t r = 0; r < g->nnic_node; r++) {
+		const struct ccs_tmpl_dev *d = &g->s->body.dev[g->nic_local[r]];
+		if (d->bw_Bps <= 0)
+			return ccs_diag_at(g->diag, d->mark,
+			                   "nic '%s' needs 'bandwidth' (its port speed, e.g. 400Gb/s) to join the fabric",
+			                   d->name);
+		if (d->bw_Bps > maxbw)
+			maxbw = d->bw_Bps;
+	}
+	g->port_bw = so->port_bw_Bps > 0 ? so->port_bw_Bps : maxbw / (double)so->planes;
+	for (long p = 0; p < so->planes; p++) {
+		struct plane_ctx pc = { (int)p, -1, "" };
+		if (so->kind == CCS_FAB_RAIL_ONLY) {
+			for (long r = 0; r < (long)g->nnic_node; r++) {
+				pc.rail = (int)r;
+				pc.prefix = so->planes > 1
+					? ccs_arena_printf(&g->t->arena, "plane%ld/rail%ld/", p, r)
+					: ccs_arena_printf(&g->t->arena, "rail%ld/", r);
+				if (!pc.prefix)
+					return CCS_ENOMEM;
+				CCS_TRY(fabric_plane(g, &pc));
+			}
+		} else {
+			pc.prefix = so->planes > 1 ? ccs_arena_printf(&g->t->arena, "plane%ld/", p) : "";
+			if (!pc.prefix)
+				return CCS_ENOMEM;
+			CCS_TRY(fabric_plane(g, &pc));
+		}
+	}
+	return CCS_OK;
+}
+
+static void record_info(const struct gen *g)
+{
+	struct ccs_fabric_info *f = &g->t->fab;
+	const struct ccs_topo_spec *s = g->s;
+	memset(f, 0, sizeof *f);
+	if (s->scaleout.present) {
+		f->present = 1;
+		f->kind = ccs_fabric_kind_name[s->scaleout.kind];
+		f->tiers = (int)s->scaleout.tiers;
+		f->radix = (int)s->scaleout.radix;
+		f->planes = (int)s->scaleout.planes;
+		f->sharp = s->scaleout.sharp;
+		for (int i = 0; i < CCS_TIER_N; i++)
+			f->oversub[i] = s->scaleout.oversub[i];
+	}
+	if (s->scaleup.present) {
+		f->nodes_per_domain = (int)s->scaleup.nodes_per_domain;
+		f->domain_switches = (int)s->scaleup.switches;
+		f->multicast = s->scaleup.multicast;
+		f->reduction = s->scaleup.reduction;
+	}
+}
+
+int ccs_topo_generate(const struct ccs_topo_spec *s, struct ccs_topo *t, struct ccs_diag *diag)
+{
+	struct gen g;
+	memset(&g, 0, sizeof g);
+	g.s = s;
+	g.t = t;
+	g.diag = diag;
+	int rc;
+
+	t->name = ccs_arena_strdup(&t->arena, s->name ? s->name : "");
+	if (!t->name)
+		return CCS_ENOMEM;
+	if (s->template_form && (double)s->nodes * (double)(s->body.ndev + 8) > MAX_DEVICES) {
+		rc = ccs_diag_at(diag, s->nodes_mark, "%ld nodes of %u devices each is more than ccsim builds (%u devices)",
+		                 s->nodes, s->body.ndev, MAX_DEVICES);
+		goto out;
+	}
+	rc = classify_body(&g);
+	if (rc)
+		goto out;
+	rc = build_bodies(&g);
+	if (rc)
+		goto out;
+	if (s->template_form && s->scaleup.present) {
+		rc = build_scaleup(&g);
+		if (rc)
+			goto out;
+	}
+	if (s->template_form && s->scaleout.present) {
+		rc = build_scaleout(&g);
+		if (rc)
+			goto out;
+	}
+	record_info(&g);
+	rc = ccs_topo_finish(t, diag);
+out:
+	ccs_free(g.node_base);
+	ccs_free(g.rail_of);
+	ccs_free(g.numa_of);
+	ccs_free(g.gpu_local);
+	ccs_free(g.nic_local);
+	return rc;
+}

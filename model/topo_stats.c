@@ -1,0 +1,458 @@
+/* model/topo_stats.c: figures for `topo show` (see topo_stats.h). */
+#include "topo_stats.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- Dinic max-flow on an undirected capacity graph ---- */
+
+struct flownet {
+	uint32_t nv, ne;            /* vertices; edges (each = 2 arcs) */
+	size_t ecap;
+	uint32_t *eu, *ev;          /* edge ends */
+	double *c;                  /* 2*ne arc capacities: 2i u->v, 2i+1 v->u */
+	uint32_t *off, *arcs;       /* CSR of arcs by tail */
+};
+
+static int fn_add(struct flownet *f, uint32_t u, uint32_t v, double cuv, double cvu)
+{
+	if (f->ne == f->ecap) {
+		size_t nc = f->ecap ? f->ecap * 2 : 1024;
+		uint32_t *a = ccs_realloc(f->eu, nc * sizeof *a);
+		if (!a)
+			return CCS_ENOMEM;
+		f->eu = a;
+		uint32_t *b = ccs_realloc(f->ev, nc * sizeof *b);
+		if (!b)
+			return CCS_ENOMEM;
+		f->ev = b;
+		double *c = ccs_realloc(f->c, 2 * nc * sizeof *c);
+		if (!c)
+			return CCS_ENOMEM;
+		f->c = c;
+		f->ecap = nc;
+	}
+	f->eu[f->ne] = u;
+	f->ev[f->ne] = v;
+	f->c[2 * f->ne] = cuv;
+	f->c[2 * f->ne + 1] = cvu;
+	f->ne++;
+	return CCS_OK;
+}
+
+static void fn_release(struct flownet *f)
+{
+	ccs_free(f->eu);
+	ccs_free(f->ev);
+	ccs_free(f->c);
+	ccs_free(f->off);
+	ccs_free(f->arcs);
+	memset(f, 0, sizeof *f);
+}
+
+static inline uint32_t arc_head(const struct flownet *f, uint32_t a)
+{
+	return (a & 1) ? f->eu[a >> 1] : f->ev[a >> 1];
+}
+
+static inline uint32_t arc_tail(const struct flownet *f, uint32_t a)
+{
+	return (a & 1) ? f->ev[a >> 1] : f->eu[a >> 1];
+}
+
+static int maxflow(struct flownet *f, uint32_t s, uint32_t t, double *out)
+{
+	int rc = CCS_ENOMEM;
+	int32_t *level = NULL;
+	uint32_t *it = NULL, *queue = NULL, *path = NULL;
+	double total = 0, maxc = 0;
+	f->off = ccs_calloc((size_t)f->nv + 1, sizeof *f->off);
+	f->arcs = ccs_malloc(((size_t)f->ne * 2 + 1) * sizeof *f->arcs);
+	level = ccs_malloc(((size_t)f->nv + 1) * sizeof *level);
+	it = ccs_malloc(((size_t)f->nv + 1) * sizeof *it);
+	queue = ccs_malloc(((size_t)f->nv + 1) * sizeof *queue);
+	path = ccs_malloc(((size_t)f->nv + 1) * sizeof *path);
+	if (!f->off || !f->arcs || !level || !it || !queue || !path)
+		goto out;
+	for (uint32_t e = 0; e < f->ne; e++) {
+		f->off[f->eu[e] + 1]++;
+		f->off[f->ev[e] + 1]++;
+		if (f->c[2 * e] > maxc) maxc = f->c[2 * e];
+		if (f->c[2 * e + 1] > maxc) maxc = f->c[2 * e + 1];
+	}
+	for (uint32_t v = 0; v < f->nv; v++)
+		f->off[v + 1] += f->off[v];
+	memcpy(it, f->off, (size_t)f->nv * sizeof *it);
+	for (uint32_t e = 0; e < f->ne; e++) {
+		f->arcs[it[f->eu[e]]++] = 2 * e;
+		f->arcs[it[f->ev[e]]++] = 2 * e + 1;
+	}
+	const double eps = maxc * 1e-12;
+	for (;;) {
+		for (uint32_t v = 0; v < f->nv; v++)
+			level[v] = -1;
+		uint32_t qh = 0, qt = 0;
+		level[s] = 0;
+		queue[qt++] = s;
+		while (qh < qt) {
+			uint32_t u = queue[qh++];
+			for (uint32_t k = f->off[u]; k < f->off[u + 1]; k++) {
+				uint32_t a = f->arcs[k], v = arc_head(f, a);
+				if (level[v] < 0 && f->c[a] > eps) {
+					level[v] = level[u] + 1;
+					queue[qt++] = v;
+				}
+			}
+		}
+		if (level[t] < 0)
+			break;
+		memcpy(it, f->off, (size_t)f->nv * sizeof *it);
+		uint32_t np = 0, v = s;
+		for (;;) {
+			if (v == t) {
+				double b = INFINITY;
+				uint32_t cut = 0;
+				for (uint32_t i = 0; i < np; i++)
+					if (f->c[path[i]] < b) {
+						b = f->c[path[i]];
+						cut = i;
+					}
+				for (uint32_t i = 0; i < np; i++) {
+					f->c[path[i]] -= b;
+					f->c[path[i] ^ 1] += b;
+				}
+				total += b;
+				np = cut;
+				v = arc_tail(f, path[cut]);
+				continue;
+			}
+			uint32_t k = it[v];
+			while (k < f->off[v + 1]) {
+				uint32_t a = f->arcs[k], w = arc_head(f, a);
+				if (f->c[a] > eps && level[w] == level[v] + 1)
+					break;
+				k++;
+			}
+			it[v] = k;
+			if (k < f->off[v + 1]) {
+				path[np++] = f->arcs[k];
+				v = arc_head(f, f->arcs[k]);
+				continue;
+			}
+			level[v] = -1;          /* dead end */
+			if (!np)
+				break;
+			np--;
+			v = arc_tail(f, path[np]);
+			it[v]++;
+		}
+	}
+	*out = total;
+	rc = CCS_OK;
+out:
+	ccs_free(level);
+	ccs_free(it);
+	ccs_free(queue);
+	ccs_free(path);
+	return rc;
+}
+
+/* ---- bisections ---- */
+
+static double inf_cap(const struct ccs_topo *t)
+{
+	double s = 1;
+	for (uint32_t i = 0; i < t->nlink; i++)
+		s += t->link[i].bw_Bps;
+	return s * 2;
+}
+
+static int scaleout_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st)
+{
+	if (t->nnodes < 2)
+		return CCS_OK;
+	int32_t half = t->nnodes / 2;
+	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
+	struct flownet f;
+	memset(&f, 0, sizeof f);
+	int rc = CCS_ENOMEM;
+	if (!vx)
+		goto out;
+	uint32_t nv = 2;            /* 0 = source, 1 = sink */
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		int k = t->dev[d].kind;
+		vx[d] = (k == CCS_DEV_NIC || k == CCS_DEV_NETSW) ? (int32_t)nv++ : -1;
+	}
+	f.nv = nv;
+	double big = inf_cap(t);
+	int any_a = 0, any_b = 0;
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		const struct ccs_link *l = &t->link[i];
+		if (!ccs_link_is_network(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
+			continue;
+		if ((rc = fn_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
+			goto out;
+	}
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		if (t->dev[d].kind != CCS_DEV_NIC || t->dev[d].node < 0)
+			continue;
+		int a = t->dev[d].node < half;
+		any_a |= a;
+		any_b |= !a;
+		rc = a ? fn_add(&f, 0, (uint32_t)vx[d], big, 0) : fn_add(&f, (uint32_t)vx[d], 1, big, 0);
+		if (rc)
+			goto out;
+	}
+	rc = CCS_OK;
+	if (any_a && any_b) {
+		if ((rc = maxflow(&f, 0, 1, &st->so_bisect_Bps)))
+			goto out;
+		st->so_bisect_nodes = (uint32_t)half;
+	}
+out:
+	ccs_free(vx);
+	fn_release(&f);
+	return rc;
+}
+
+static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st)
+{
+	int32_t dom = t->gpu[0].domain;
+	uint32_t n = 0;
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		n += t->gpu[g].domain == dom;
+	st->su_bisect_gpus = n;
+	if (n < 2)
+		return CCS_OK;
+	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
+	struct flownet f;
+	memset(&f, 0, sizeof f);
+	int rc = CCS_ENOMEM;
+	if (!vx)
+		goto out;
+	uint32_t nv = 2, seen = 0;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		vx[d] = -1;
+	double big = inf_cap(t);
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		if (t->gpu[g].domain != dom)
+			continue;
+		uint32_t d = t->gpu[g].dev;
+		vx[d] = (int32_t)nv++;
+		rc = seen++ < n / 2 ? fn_add(&f, 0, (uint32_t)vx[d], big, 0) : fn_add(&f, (uint32_t)vx[d], 1, big, 0);
+		if (rc)
+			goto out;
+	}
+	/* Scale-up switches reached from the domain's GPUs. */
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		const struct ccs_link *l = &t->link[i];
+		if (!ccs_link_is_scaleup(l->type))
+			continue;
+		uint32_t ends[2] = { l->a, l->b };
+		for (int e = 0; e < 2; e++) {
+			uint32_t d = ends[e], o = ends[!e];
+			if (vx[d] < 0 && t->dev[d].kind == CCS_DEV_SUSW && t->dev[o].kind == CCS_DEV_GPU &&
+			    t->dev[o].domain == dom)
+				vx[d] = (int32_t)nv++;
+		}
+	}
+	f.nv = nv;
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		const struct ccs_link *l = &t->link[i];
+		if (!ccs_link_is_scaleup(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
+			continue;
+		if ((rc = fn_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
+			goto out;
+	}
+	rc = maxflow(&f, 0, 1, &st->su_bisect_Bps);
+out:
+	ccs_free(vx);
+	fn_release(&f);
+	return rc;
+}
+
+/* ---- diameter ---- */
+
+static int diameter(const struct ccs_topo *t, struct ccs_topo_stats *st)
+{
+	int32_t *dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *dist);
+	uint32_t *queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *queue);
+	if (!dist || !queue) {
+		ccs_free(dist);
+		ccs_free(queue);
+		return CCS_ENOMEM;
+	}
+	double work = (double)t->ndev + 2.0 * t->nlink;
+	uint32_t nsrc = t->ngpu;
+	st->diameter_exact = 1;
+	if ((double)t->ngpu * work > 2e8) {
+		double k = 1e8 / work;
+		nsrc = k < 16 ? 16 : k > 64 ? 64 : (uint32_t)k;
+		if (nsrc >= t->ngpu)
+			nsrc = t->ngpu;
+		else
+			st->diameter_exact = 0;
+	}
+	int best = 0;
+	for (uint32_t i = 0; i < nsrc; i++) {
+		uint32_t g = nsrc == t->ngpu ? i
+		           : (i + 1 == nsrc ? t->ngpu - 1 : (uint32_t)((uint64_t)i * t->ngpu / nsrc));
+		for (uint32_t d = 0; d < t->ndev; d++)
+			dist[d] = -1;
+		uint32_t qh = 0, qt = 0, src = t->gpu[g].dev;
+		dist[src] = 0;
+		queue[qt++] = src;
+		while (qh < qt) {
+			uint32_t u = queue[qh++];
+			for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+				uint32_t v = ccs_link_other(&t->link[t->adj[k]], u);
+				if (dist[v] < 0) {
+					dist[v] = dist[u] + 1;
+					queue[qt++] = v;
+				}
+			}
+		}
+		for (uint32_t h = 0; h < t->ngpu; h++)
+			if (dist[t->gpu[h].dev] > best)
+				best = dist[t->gpu[h].dev];
+	}
+	st->diameter = best;
+	st->diameter_sources = nsrc;
+	ccs_free(dist);
+	ccs_free(queue);
+	return CCS_OK;
+}
+
+/* ---- everything ---- */
+
+static int level_of(const struct ccs_dev *d)
+{
+	if (d->kind == CCS_DEV_NETSW)
+		return d->tier;
+	return 0;                   /* NICs and anything else below the fabric */
+}
+
+static double nic_bw(const struct ccs_topo *t, uint32_t d)
+{
+	if (t->dev[d].bw_Bps > 0)
+		return t->dev[d].bw_Bps;
+	double s = 0;
+	for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			s += t->link[t->adj[k]].bw_Bps;
+	return s;
+}
+
+int ccs_topo_stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
+{
+	memset(s, 0, sizeof *s);
+	s->ngpu = t->ngpu;
+	s->nnodes = (uint32_t)t->nnodes;
+	s->ndomains = (uint32_t)t->ndomains;
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		const struct ccs_dev *dv = &t->dev[d];
+		s->ndev[dv->kind]++;
+		if (dv->kind == CCS_DEV_SUSW) {
+			s->su_multicast |= !!(dv->flags & CCS_DEVF_MULTICAST);
+			s->su_reduce |= !!(dv->flags & CCS_DEVF_REDUCE);
+		}
+		if (dv->kind == CCS_DEV_NETSW) {
+			s->sharp |= !!(dv->flags & CCS_DEVF_REDUCE);
+			struct ccs_tier_stats *ts = &s->tier[dv->tier];
+			uint32_t ports = 0;
+			ts->count++;
+			for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++) {
+				const struct ccs_link *l = &t->link[t->adj[k]];
+				int lo = level_of(&t->dev[ccs_link_other(l, d)]);
+				ports += l->lanes;
+				if (lo < dv->tier) {
+					ts->down_ports += l->lanes;
+					ts->down_Bps += l->bw_Bps;
+				} else if (lo > dv->tier) {
+					ts->up_ports += l->lanes;
+					ts->up_Bps += l->bw_Bps;
+				}
+			}
+			if (ports > ts->max_ports)
+				ts->max_ports = ports;
+		}
+	}
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		s->nlink[t->link[i].type]++;
+		s->nlanes[t->link[i].type] += t->link[i].lanes;
+	}
+
+	/* Per node: GPUs, NICs, NIC bandwidth. */
+	uint32_t nn = t->nnodes > 0 ? (uint32_t)t->nnodes : 1;
+	uint32_t *gpn = ccs_calloc(nn, sizeof *gpn), *npn = ccs_calloc(nn, sizeof *npn);
+	double *bwn = ccs_calloc(nn, sizeof *bwn);
+	uint32_t *dom = ccs_calloc((size_t)t->ndomains + 1, sizeof *dom);
+	if (!gpn || !npn || !bwn || !dom) {
+		ccs_free(gpn);
+		ccs_free(npn);
+		ccs_free(bwn);
+		ccs_free(dom);
+		return CCS_ENOMEM;
+	}
+	s->nic_bw_min = INFINITY;
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		if (t->dev[d].kind != CCS_DEV_NIC)
+			continue;
+		double b = nic_bw(t, d);
+		s->injection_Bps += b;
+		if (b < s->nic_bw_min) s->nic_bw_min = b;
+		if (b > s->nic_bw_max) s->nic_bw_max = b;
+		if (t->dev[d].node >= 0) {
+			npn[t->dev[d].node]++;
+			bwn[t->dev[d].node] += b;
+		}
+	}
+	if (!s->ndev[CCS_DEV_NIC])
+		s->nic_bw_min = 0;
+	s->su_bw_min = INFINITY;
+	s->su_links_min = UINT32_MAX;
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct ccs_gpu *gp = &t->gpu[g];
+		if (gp->node >= 0)
+			gpn[gp->node]++;
+		dom[gp->domain]++;
+		if (gp->su_bw_Bps < s->su_bw_min) s->su_bw_min = gp->su_bw_Bps;
+		if (gp->su_bw_Bps > s->su_bw_max) s->su_bw_max = gp->su_bw_Bps;
+		uint32_t lanes = 0;
+		for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++)
+			if (ccs_link_is_scaleup(t->link[t->adj[k]].type))
+				lanes += t->link[t->adj[k]].lanes;
+		if (lanes < s->su_links_min) s->su_links_min = lanes;
+		if (lanes > s->su_links_max) s->su_links_max = lanes;
+		s->path_hist[gp->nic_count ? t->gnic[gp->nic_first].path : CCS_PATH_N]++;
+	}
+	s->gpn_min = s->npn_min = UINT32_MAX;
+	s->so_bw_min = INFINITY;
+	for (uint32_t n = 0; n < nn; n++) {
+		if (gpn[n] < s->gpn_min) s->gpn_min = gpn[n];
+		if (gpn[n] > s->gpn_max) s->gpn_max = gpn[n];
+		if (npn[n] < s->npn_min) s->npn_min = npn[n];
+		if (npn[n] > s->npn_max) s->npn_max = npn[n];
+		if (gpn[n]) {
+			double b = bwn[n] / gpn[n];
+			if (b < s->so_bw_min) s->so_bw_min = b;
+			if (b > s->so_bw_max) s->so_bw_max = b;
+		}
+	}
+	if (!isfinite(s->so_bw_min))
+		s->so_bw_min = 0;
+	s->dom_min = UINT32_MAX;
+	for (int32_t d = 0; d < t->ndomains; d++) {
+		if (dom[d] < s->dom_min) s->dom_min = dom[d];
+		if (dom[d] > s->dom_max) s->dom_max = dom[d];
+	}
+	ccs_free(gpn);
+	ccs_free(npn);
+	ccs_free(bwn);
+	ccs_free(dom);
+
+	CCS_TRY(scaleup_bisection(t, s));
+	CCS_TRY(scaleout_bisection(t, s));
+	CCS_TRY(diameter(t, s));
+	return CCS_OK;
+}

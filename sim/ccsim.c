@@ -1,0 +1,89 @@
+/* sim/ccsim.c: the `ccsim` command line: dispatch to commands. */
+#include "cli.h"
+
+#include "../model/ccs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CCSIM_VERSION "0.1.0"
+
+void ccs_sets_init(struct ccs_sets *s) { memset(s, 0, sizeof *s); }
+
+void ccs_sets_release(struct ccs_sets *s)
+{
+	ccs_free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+int ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i)
+{
+	char *val;
+	if (!strcmp(argv[*i], "--set")) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "ccsim: '--set' needs key.path=value\n");
+			return -1;
+		}
+		val = argv[++*i];
+	} else if (!strncmp(argv[*i], "--set=", 6)) {
+		val = argv[*i] + 6;
+	} else {
+		return 0;
+	}
+	if (s->n == s->cap) {
+		int nc = s->cap ? s->cap * 2 : 8;
+		char **nv = ccs_realloc(s->v, (size_t)nc * sizeof *nv);
+		if (!nv) {
+			fprintf(stderr, "ccsim: out of memory\n");
+			return -1;
+		}
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->v[s->n++] = val;
+	return 1;
+}
+
+int ccs_flush_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "ccsim: cannot write output: %s\n", strerror(errno));
+	return -1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: ccsim COMMAND [ARGS]\n"
+	        "commands:\n"
+	        "  topo show|check|dot FILE   describe, validate or draw a topology\n"
+	        "  version                    print the version\n"
+	        "every command takes --set key.path=value to override a topology scalar.\n"
+	        "run 'ccsim COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	ccs_alloc_init_from_env();
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "topo"))
+		return ccs_cmd_topo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("ccsim %s\n", CCSIM_VERSION);
+		return ccs_flush_stdout() ? 1 : 0;
+	}
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+		usage(stdout);
+		return ccs_flush_stdout() ? 1 : 0;
+	}
+	fprintf(stderr, "ccsim: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

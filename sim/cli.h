@@ -1,0 +1,26 @@
+/*
+** sim/cli.h: shared pieces of the `ccsim` command line.
+**
+** Every command accepts --set key.path=value (or --set=key.path=value), any
+** number of times, applied in order to the topology before it is read.
+** Exit status: 0 success, 1 bad input or failed check, 2 bad usage.
+*/
+#ifndef CCS_CLI_H
+#define CCS_CLI_H
+
+struct ccs_sets {
+	int n, cap;
+	char **v;                   /* borrowed from argv */
+};
+
+void ccs_sets_init(struct ccs_sets *s);
+void ccs_sets_release(struct ccs_sets *s);
+/* If argv[*i] is a --set option, record it (advancing *i past its value)
+ * and return 1; return 0 if it is not; -1 (message printed) on error. */
+int  ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i);
+/* Flush stdout; print a message and return -1 if writing failed. */
+int  ccs_flush_stdout(void);
+
+int ccs_cmd_topo(int argc, char **argv);
+
+#endif
