@@ -44,6 +44,7 @@ void ccs_topo_free(struct ccs_topo *t)
 	ccs_free(t->link);
 	ccs_free(t->adj_off);
 	ccs_free(t->adj);
+	ccs_free(t->adj_nbr);
 	ccs_free(t->gpu);
 	ccs_free(t->gpu_of_dev);
 	ccs_free(t->gnic);
@@ -61,6 +62,12 @@ int ccs_topo_add_dev(struct ccs_topo *t, const struct ccs_dev *d, uint32_t *idx)
 		*idx = t->ndev;
 	t->ndev++;
 	return CCS_OK;
+}
+
+int ccs_topo_reserve(struct ccs_topo *t, size_t ndev, size_t nlink)
+{
+	CCS_TRY(ccs_grow(&t->dev, &t->dev_cap, ndev, sizeof *t->dev));
+	return ccs_grow(&t->link, &t->link_cap, nlink, sizeof *t->link);
 }
 
 int ccs_topo_add_link(struct ccs_topo *t, const struct ccs_link *l)
@@ -84,7 +91,8 @@ static int build_adjacency(struct ccs_topo *t)
 {
 	t->adj_off = ccs_calloc((size_t)t->ndev + 1, sizeof *t->adj_off);
 	t->adj = ccs_malloc(((size_t)t->nlink * 2 + 1) * sizeof *t->adj);
-	if (!t->adj_off || !t->adj)
+	t->adj_nbr = ccs_malloc(((size_t)t->nlink * 2 + 1) * sizeof *t->adj_nbr);
+	if (!t->adj_off || !t->adj || !t->adj_nbr)
 		return CCS_ENOMEM;
 	for (uint32_t i = 0; i < t->nlink; i++) {
 		t->adj_off[t->link[i].a + 1]++;
@@ -97,8 +105,11 @@ static int build_adjacency(struct ccs_topo *t)
 		return CCS_ENOMEM;
 	memcpy(fill, t->adj_off, (size_t)t->ndev * sizeof *fill);
 	for (uint32_t i = 0; i < t->nlink; i++) {
-		t->adj[fill[t->link[i].a]++] = i;
-		t->adj[fill[t->link[i].b]++] = i;
+		uint32_t a = t->link[i].a, b = t->link[i].b;
+		t->adj_nbr[fill[a]] = b;
+		t->adj[fill[a]++] = i;
+		t->adj_nbr[fill[b]] = a;
+		t->adj[fill[b]++] = i;
 	}
 	ccs_free(fill);
 	return CCS_OK;
@@ -139,10 +150,9 @@ static void bfs(const struct ccs_topo *t, uint32_t src, link_ok_fn *ok, dev_pass
 		if (u != src && pass && !pass(t, u))
 			continue;
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
-			const struct ccs_link *l = &t->link[t->adj[k]];
-			if (ok && !ok(t, l))
+			if (ok && !ok(t, &t->link[t->adj[k]]))
 				continue;
-			uint32_t v = ccs_link_other(l, u);
+			uint32_t v = t->adj_nbr[k];
 			if (dist[v] >= 0)
 				continue;
 			dist[v] = dist[u] + 1;

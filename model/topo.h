@@ -107,6 +107,7 @@ struct ccs_topo {
 	struct ccs_link *link;
 	uint32_t *adj_off;          /* ndev + 1 offsets into adj */
 	uint32_t *adj;              /* link indices incident to each device */
+	uint32_t *adj_nbr;          /* the device at the other end, parallel to adj */
 	struct ccs_gpu *gpu;
 	int32_t *gpu_of_dev;        /* device -> GPU index or -1 */
 	struct ccs_gpu_nic *gnic;
@@ -129,6 +130,10 @@ void ccs_topo_free(struct ccs_topo *t);
  * the loader validates values before it builds. */
 int ccs_topo_add_dev(struct ccs_topo *t, const struct ccs_dev *d, uint32_t *idx);
 int ccs_topo_add_link(struct ccs_topo *t, const struct ccs_link *l);
+
+/* Make room for ndev devices and nlink links in all (a hint; may fail
+ * with CCS_ENOMEM). */
+int ccs_topo_reserve(struct ccs_topo *t, size_t ndev, size_t nlink);
 
 /* Build adjacency, check the invariants above (errors go to diag with the
  * offending device's or link's mark) and derive nodes, domains and NIC

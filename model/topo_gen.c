@@ -125,6 +125,13 @@ static int build_bodies(struct gen *g)
 	g->node_base = ccs_malloc(((size_t)nodes + 1) * sizeof *g->node_base);
 	if (!g->node_base)
 		return CCS_ENOMEM;
+	/* Room for the bodies, their scale-up links and NIC ports, and a fabric
+	 * of up to 3 tiers, so the arrays grow once rather than by doubling. */
+	size_t su = s->scaleup.present ? (size_t)(s->scaleup.switches ? s->scaleup.switches : 8) : 0;
+	size_t ndev = (size_t)nodes * ((size_t)b->ndev + 1) + 64;
+	size_t nlink = (size_t)nodes * ((size_t)b->nlink + (size_t)g->ngpu_node * su +
+	                                (size_t)g->nnic_node * 3 * (size_t)(s->scaleout.planes ? s->scaleout.planes : 1)) + 64;
+	CCS_TRY(ccs_topo_reserve(g->t, ndev, nlink));
 	for (long n = 0; n < nodes; n++) {
 		g->node_base[n] = g->t->ndev;
 		for (uint32_t i = 0; i < b->ndev; i++) {

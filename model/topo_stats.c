@@ -286,7 +286,7 @@ static int diameter(const struct ccs_topo *t, struct ccs_topo_stats *st)
 	uint32_t nsrc = t->ngpu;
 	st->diameter_exact = 1;
 	if ((double)t->ngpu * work > 2e8) {
-		double k = 1e8 / work;
+		double k = 5e7 / work;
 		nsrc = k < 16 ? 16 : k > 64 ? 64 : (uint32_t)k;
 		if (nsrc >= t->ngpu)
 			nsrc = t->ngpu;
@@ -305,7 +305,7 @@ static int diameter(const struct ccs_topo *t, struct ccs_topo_stats *st)
 		while (qh < qt) {
 			uint32_t u = queue[qh++];
 			for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
-				uint32_t v = ccs_link_other(&t->link[t->adj[k]], u);
+				uint32_t v = t->adj_nbr[k];
 				if (dist[v] < 0) {
 					dist[v] = dist[u] + 1;
 					queue[qt++] = v;

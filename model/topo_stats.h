@@ -17,8 +17,8 @@
 **             node's NIC bandwidth; oversubscription and partial pods lower it.
 ** Diameter    the most links on any shortest GPU-to-GPU path.  Exact (a BFS
 **             from every GPU) while GPUs x (devices + 2 links) <= 2e8, else
-**             the maximum over BFS from GPUs spread evenly over the index
-**             range; diameter_sources says how many, diameter_exact whether
+**             the maximum over BFS from 16 to 64 GPUs (about 5e7 steps)
+**             spread evenly over the index range; diameter_sources says how many, diameter_exact whether
 **             that was all.
 ** Tiers       per network tier: switches, ports in use (lanes) down and up,
 **             bandwidth down and up; built oversubscription = down / up.

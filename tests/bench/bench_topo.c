@@ -1,0 +1,154 @@
+/*
+** tests/bench/bench_topo.c: speed and memory of loading and describing
+** generated topologies (`make bench`).
+**
+** Each case runs `bin/ccsim topo show FILE --set ...` as a child process with
+** its output to /dev/null and reads its wall time and peak RSS (wait4); a
+** second child runs the library calls alone to split the time into load
+** (parse + generate + check + derive) and stats (bisection max-flows,
+** diameter BFS).  Ratios are against the first case, run in the same
+** command, since these machines are noisy.  Target (issue 2): the 131,072-GPU
+** case under 2 s and 1 GiB.  Exit status 1 when a target is missed.
+*/
+#define _DEFAULT_SOURCE 1
+#include "../../model/topo_stats.h"
+#include "../../model/topo_yaml.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+struct bcase {
+	const char *label, *file;
+	const char *sets[4];
+	int nsets;
+	double max_s, max_MiB;       /* targets; 0 = none */
+};
+
+static const struct bcase cases[] = {
+	{ "1k (baseline)", "topologies/hgx-h100-cluster.yaml", { 0 }, 0, 0, 0 },
+	{ "16k 3-tier", "topologies/cluster-16k-3tier.yaml", { 0 }, 0, 0, 0 },
+	{ "131k 3-tier", "topologies/cluster-16k-3tier.yaml",
+	  { "nodes=16384", "scaleout.radix=128" }, 2, 2.0, 1024.0 },
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Run the CLI; wall seconds and peak RSS in MiB.  -1 on failure. */
+static int run_cli(const struct bcase *c, double *wall, double *mib)
+{
+	const char *argv[16];
+	int n = 0;
+	argv[n++] = "bin/ccsim";
+	argv[n++] = "topo";
+	argv[n++] = "show";
+	argv[n++] = c->file;
+	for (int i = 0; i < c->nsets; i++) {
+		argv[n++] = "--set";
+		argv[n++] = c->sets[i];
+	}
+	argv[n] = NULL;
+	double t0 = now();
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+	struct rusage ru;
+	if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	*wall = now() - t0;
+	*mib = (double)ru.ru_maxrss / 1024.0;
+	return 0;
+}
+
+/* Phases in a child: writes load and stats seconds, gpus, devices, links. */
+static int run_phases(const struct bcase *c, double out[5])
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fds[0]);
+		double r[5] = { -1, -1, 0, 0, 0 };
+		struct ccs_diag d;
+		memset(&d, 0, sizeof d);
+		struct ccs_topo *t;
+		double t0 = now();
+		if (ccs_topo_load(c->file, c->sets, c->nsets, &t, &d) == CCS_OK) {
+			double t1 = now();
+			struct ccs_topo_stats s;
+			if (ccs_topo_stats(t, &s) == CCS_OK) {
+				r[0] = t1 - t0;
+				r[1] = now() - t1;
+				r[2] = t->ngpu;
+				r[3] = t->ndev;
+				r[4] = t->nlink;
+			}
+			ccs_topo_free(t);
+		} else {
+			fprintf(stderr, "%s\n", d.msg);
+		}
+		ssize_t w = write(fds[1], r, sizeof r);
+		_exit(w == (ssize_t)sizeof r ? 0 : 1);
+	}
+	close(fds[1]);
+	ssize_t got = read(fds[0], out, 5 * sizeof *out);
+	close(fds[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return got == (ssize_t)(5 * sizeof *out) && out[0] >= 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	int missed = 0;
+	double base_s = 0, base_mib = 0;
+	printf("topology load + topo show (wall time and peak RSS of bin/ccsim; phases in-process)\n");
+	printf("%-14s %8s %9s %9s %8s %8s %8s %9s %8s %8s %s\n", "case", "gpus", "devices", "links",
+	       "load_s", "stats_s", "total_s", "rss_MiB", "x_time", "x_rss", "target");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct bcase *c = &cases[i];
+		double ph[5], wall, mib;
+		if (run_phases(c, ph) || run_cli(c, &wall, &mib)) {
+			printf("%-14s failed\n", c->label);
+			missed = 1;
+			continue;
+		}
+		if (i == 0) {
+			base_s = wall;
+			base_mib = mib;
+		}
+		char target[64] = "-";
+		if (c->max_s > 0) {
+			int ok = wall < c->max_s && mib < c->max_MiB;
+			snprintf(target, sizeof target, "%s (< %.0f s, < %.0f MiB)", ok ? "ok" : "MISSED", c->max_s,
+			         c->max_MiB);
+			missed |= !ok;
+		}
+		printf("%-14s %8.0f %9.0f %9.0f %8.3f %8.3f %8.3f %9.1f %8.2f %8.2f %s\n", c->label, ph[2], ph[3],
+		       ph[4], ph[0], ph[1], wall, mib, wall / base_s, mib / base_mib, target);
+	}
+	return missed;
+}
