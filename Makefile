@@ -35,6 +35,7 @@ TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
 .PHONY: all test bench golden-update clean
+.SECONDARY:
 all: bin/ccsim libccsim.a
 
 $(REL)/%.o: %.c

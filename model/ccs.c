@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Fault injection for tests: the only mutable state in model/, touched
+ * only by the test hooks below. */
 static long fail_countdown;    /* >0: allocations left before one fails */
+static int fail_happened;
 
 void ccs_trace_fail(const char *file, int line, int rc)
 {
@@ -20,7 +23,13 @@ void ccs_bug(const char *file, int line, const char *msg)
 	abort();
 }
 
-void ccs_alloc_fail_at(long n) { fail_countdown = n; }
+void ccs_alloc_fail_at(long n)
+{
+	fail_countdown = n;
+	fail_happened = 0;
+}
+
+int ccs_alloc_failed(void) { return fail_happened; }
 
 void ccs_alloc_init_from_env(void)
 {
@@ -33,7 +42,10 @@ static int should_fail(void)
 {
 	if (fail_countdown <= 0)
 		return 0;
-	return --fail_countdown == 0;
+	if (--fail_countdown)
+		return 0;
+	fail_happened = 1;
+	return 1;
 }
 
 void *ccs_malloc(size_t n)

@@ -41,6 +41,8 @@ void *ccs_realloc(void *p, size_t n);
 void  ccs_free(void *p);
 /* Make the nth allocation from now fail (1 = the next one); 0 disables. */
 void  ccs_alloc_fail_at(long n);
+/* Whether an injected failure has happened since the last ccs_alloc_fail_at. */
+int   ccs_alloc_failed(void);
 /* Read CCS_FAIL_ALLOC from the environment (call once, in main). */
 void  ccs_alloc_init_from_env(void);
 /* Grow *p (an array of *cap elements of size sz) to hold at least need. */

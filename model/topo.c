@@ -324,7 +324,8 @@ static int derive_nics(struct ccs_topo *t, int32_t *dist, uint32_t *queue)
 			e->rail_dist = (uint32_t)(dv->rail - t->gpu[g].local) & 0xffffu;
 		}
 		t->gpu[g].nic_count = t->ngnic - t->gpu[g].nic_first;
-		qsort(t->gnic + t->gpu[g].nic_first, t->gpu[g].nic_count, sizeof *t->gnic, gnic_cmp);
+		if (t->gpu[g].nic_count > 1)
+			qsort(t->gnic + t->gpu[g].nic_first, t->gpu[g].nic_count, sizeof *t->gnic, gnic_cmp);
 		for (uint32_t i = 0; i < n; i++)
 			dist[touched[i]] = -1;
 	}

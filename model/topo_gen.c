@@ -138,8 +138,9 @@ static int build_bodies(struct gen *g)
 			const struct ccs_tmpl_dev *td = &b->dev[i];
 			struct ccs_dev d;
 			memset(&d, 0, sizeof d);
+			/* Names move into the topology's arena: the spec's go with it. */
 			d.name = s->template_form ? ccs_arena_printf(&g->t->arena, "node%ld/%s", n, td->name)
-			                          : td->name;
+			                          : ccs_arena_strdup(&g->t->arena, td->name);
 			if (!d.name)
 				return CCS_ENOMEM;
 			d.kind = td->kind;
@@ -299,13 +300,13 @@ static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 	leaf_start[L] = ne;
 
 	if (so->tiers == 1 && L > 1) {
-		rc = ccs_diag_at(g->diag, so->tiers_mark,
+		rc = ccs_diag_at(g->diag, g->s->nodes_mark,
 		                 "scaleout: one tier of radix %ld holds %ld ports, this fabric needs %ld; use 'tiers: 2' or a larger 'radix'",
 		                 R, R, pc->rail >= 0 ? N : N * K);
 		goto out;
 	}
 	if (so->tiers == 2 && L > R) {
-		rc = ccs_diag_at(g->diag, so->tiers_mark,
+		rc = ccs_diag_at(g->diag, g->s->nodes_mark,
 		                 "scaleout: a 2-tier fabric of radix %ld holds at most %ld leaves, this one needs %ld (%ld nic ports); use 'tiers: 3' or a larger 'radix'",
 		                 R, R, L, ne);
 		goto out;
@@ -371,7 +372,7 @@ static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 			u2 = (long)ceil((double)L / s2 - 1e-9);
 		long Q = (L + P - 1) / P;
 		if (Q > R) {
-			rc = ccs_diag_at(g->diag, so->tiers_mark,
+			rc = ccs_diag_at(g->diag, g->s->nodes_mark,
 			                 "scaleout: a 3-tier fabric of radix %ld holds at most %ld pods of %ld leaves, this one needs %ld pods (%ld nic ports)",
 			                 R, R, P, Q, ne);
 			goto out;

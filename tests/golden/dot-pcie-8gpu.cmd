@@ -1,0 +1,1 @@
+topo dot topologies/pcie-8gpu.yaml

@@ -1,0 +1,1 @@
+topo dot topologies/cluster-16k-3tier.yaml

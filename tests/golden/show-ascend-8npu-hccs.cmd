@@ -1,0 +1,1 @@
+topo show topologies/ascend-8npu-hccs.yaml

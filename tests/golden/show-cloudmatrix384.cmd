@@ -1,0 +1,1 @@
+topo show topologies/cloudmatrix384.yaml

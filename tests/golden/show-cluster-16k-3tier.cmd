@@ -1,0 +1,1 @@
+topo show topologies/cluster-16k-3tier.yaml

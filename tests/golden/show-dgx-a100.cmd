@@ -1,0 +1,1 @@
+topo show topologies/dgx-a100.yaml

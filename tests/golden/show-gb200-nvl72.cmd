@@ -1,0 +1,1 @@
+topo show topologies/gb200-nvl72.yaml

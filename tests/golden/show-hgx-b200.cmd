@@ -1,0 +1,1 @@
+topo show topologies/hgx-b200.yaml

@@ -1,0 +1,1 @@
+topo show topologies/pcie-8gpu.yaml

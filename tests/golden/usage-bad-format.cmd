@@ -1,0 +1,1 @@
+topo show topologies/hgx-h100.yaml --format xml

@@ -1,0 +1,1 @@
+topo frobnicate topologies/hgx-h100.yaml

@@ -1,0 +1,82 @@
+#!/bin/sh
+# tests/run.sh BUILD_DIR [--update-golden]: every test, from the repository root.
+#   unit     BUILD_DIR/test_* (tests/unit/), each ending "name: N passed, N failed"
+#   bad      tests/bad/NAME.yaml: `ccsim topo check` must exit 1, print nothing on stdout
+#            and exactly tests/bad/NAME.err on stderr; NAME.args holds --set values
+#   golden   tests/golden/NAME.cmd: ccsim's arguments; stdout and stderr together must
+#            equal NAME.out and the exit status NAME.rc (0 when absent)
+# The binaries are built with AddressSanitizer and UndefinedBehaviorSanitizer: a
+# sanitizer report changes the exit status and the output, so it fails the test.
+# Ends with one line "N passed, N failed".
+B=${1:?usage: tests/run.sh BUILD_DIR [--update-golden]}
+UPDATE=${2:-}
+export ASAN_OPTIONS=detect_leaks=1:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for t in "$B"/test_*; do
+	[ -x "$t" ] || continue
+	"$t" >"$tmp/unit.out" 2>&1
+	rc=$?
+	cat "$tmp/unit.out"
+	line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$tmp/unit.out" | tail -n 1)
+	p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')
+	[ -n "$p" ] || p=0
+	[ -n "$f" ] || f=0
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL: $t exited $rc"
+		f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+done
+
+nbad=0
+for y in tests/bad/*.yaml; do
+	n=${y%.yaml}
+	if [ -f "$n.args" ]; then
+		"$B/ccsim" topo check "$y" --set "$(cat "$n.args")" >"$tmp/out" 2>"$tmp/err"
+	else
+		"$B/ccsim" topo check "$y" >"$tmp/out" 2>"$tmp/err"
+	fi
+	rc=$?
+	if [ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/err" "$n.err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $y: exit $rc"
+		echo "  expected: $(cat "$n.err" 2>/dev/null)"
+		echo "  got:      $(cat "$tmp/err")"
+	fi
+	nbad=$((nbad + 1))
+done
+echo "bad inputs: $nbad files checked"
+
+ngold=0
+for c in tests/golden/*.cmd; do
+	n=${c%.cmd}
+	want_rc=0
+	[ -f "$n.rc" ] && want_rc=$(cat "$n.rc")
+	# shellcheck disable=SC2046
+	"$B/ccsim" $(cat "$c") >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$UPDATE" = "--update-golden" ]; then
+		cp "$tmp/out" "$n.out"
+		[ "$rc" -ne 0 ] && echo "$rc" >"$n.rc"
+	fi
+	if [ "$rc" -eq "$want_rc" ] && cmp -s "$tmp/out" "$n.out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $c: exit $rc (want $want_rc)"
+		diff -u "$n.out" "$tmp/out" | head -n 20
+	fi
+	ngold=$((ngold + 1))
+done
+echo "golden: $ngold commands checked"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

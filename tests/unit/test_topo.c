@@ -1,0 +1,396 @@
+/*
+** tests/unit/test_topo.c: shipped topologies against hand-computed figures,
+** the explicit form, --set, extends, and the generators.  Run from the
+** repository root (tests/run.sh does).
+*/
+#include "../check.h"
+#include "../../model/topo_stats.h"
+#include "../../model/topo_yaml.h"
+
+#include <string.h>
+
+static struct ccs_topo *load(const char *path, const char *const *sets, int nsets)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_topo *t = NULL;
+	if (ccs_topo_load(path, sets, nsets, &t, &d)) {
+		fprintf(stderr, "load %s: %s\n", path, d.msg);
+		return NULL;
+	}
+	return t;
+}
+
+static struct ccs_topo *load_str(const char *text, char *err, size_t errn)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_topo *t = NULL;
+	if (ccs_topo_load_buf("mem.yaml", text, strlen(text), NULL, 0, &t, &d)) {
+		snprintf(err, errn, "%s", d.msg);
+		return NULL;
+	}
+	return t;
+}
+
+static int stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
+{
+	return t && ccs_topo_stats(t, s) == CCS_OK;
+}
+
+static const struct ccs_gpu_nic *best_nic(const struct ccs_topo *t, uint32_t g)
+{
+	return t->gpu[g].nic_count ? &t->gnic[t->gpu[g].nic_first] : NULL;
+}
+
+static void test_hgx_h100(void)
+{
+	struct ccs_topo *t = load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_topo_stats s;
+	CHECK(stats(t, &s));
+	if (!t)
+		return;
+	CHECK(s.ngpu == 8 && s.nnodes == 1 && s.ndomains == 1);
+	CHECK(s.ndev[CCS_DEV_SUSW] == 4);
+	CHECK(s.ndev[CCS_DEV_NIC] == 8 && s.ndev[CCS_DEV_CPU] == 2 && s.ndev[CCS_DEV_PCISW] == 4);
+	CHECK_NEAR(s.su_bw_min, 450e9, 1e-12);   /* 18 NVLink4 x 25 GB/s */
+	CHECK_NEAR(s.su_bw_max, 450e9, 1e-12);
+	CHECK(s.nlanes[CCS_LINK_NVLINK] == 8 * 18);
+	CHECK(s.nlink[CCS_LINK_NVLINK] == 8 * 4);
+	CHECK(s.su_multicast && s.su_reduce);
+	CHECK_NEAR(s.su_bisect_Bps, 4 * 450e9, 1e-12);
+	CHECK_NEAR(s.so_bw_min, 50e9, 1e-12);    /* 400 Gb/s per GPU */
+	CHECK(s.path_hist[CCS_PATH_PIX] == 8);
+	CHECK(s.diameter == 2 && s.diameter_exact);
+	CHECK(s.so_bisect_nodes == 0);            /* one node: no scale-out split */
+	/* PCIe Gen5 x16: 32 GT/s x 16 x 128/130 / 8 */
+	int64_t g0 = ccs_topo_find(t, "node0/gpu0");
+	CHECK(g0 >= 0);
+	for (uint32_t i = 0; i < t->nlink; i++)
+		if (t->link[i].type == CCS_LINK_PCIE && (t->link[i].a == g0 || t->link[i].b == g0))
+			CHECK_NEAR(t->link[i].bw_Bps, 32e9 * 16 * 128.0 / 130.0 / 8.0, 1e-12);
+	/* NVLink lanes spread 5/5/4/4 over the 4 switches */
+	int lanes[4] = { 0 }, k = 0;
+	for (uint32_t i = 0; i < t->nlink; i++)
+		if (t->link[i].type == CCS_LINK_NVLINK && t->link[i].a == g0 && k < 4)
+			lanes[k++] = t->link[i].lanes;
+	CHECK(k == 4 && lanes[0] == 5 && lanes[1] == 5 && lanes[2] == 4 && lanes[3] == 4);
+	/* Every GPU's best NIC is its own rail, on its PCIe switch; NUMA by socket. */
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct ccs_gpu_nic *n = best_nic(t, g);
+		CHECK(n && n->path == CCS_PATH_PIX && t->dev[n->nic].rail == t->gpu[g].local);
+		CHECK(t->gpu[g].nic_count == 8);
+		CHECK(t->dev[t->gpu[g].dev].numa == (int)(t->gpu[g].local / 4));
+	}
+	/* gpu0: nic0-1 PIX, nic2-3 PHB (same socket, other switch), nic4-7 SYS */
+	const struct ccs_gpu_nic *l = &t->gnic[t->gpu[0].nic_first];
+	CHECK(l[1].path == CCS_PATH_PIX && l[2].path == CCS_PATH_PHB && l[3].path == CCS_PATH_PHB);
+	CHECK(l[4].path == CCS_PATH_SYS && l[7].path == CCS_PATH_SYS);
+	ccs_topo_free(t);
+}
+
+static void test_hgx_cluster(void)
+{
+	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", NULL, 0);
+	struct ccs_topo_stats s;
+	CHECK(stats(t, &s));
+	if (!t)
+		return;
+	CHECK(s.ngpu == 1024 && s.nnodes == 128 && s.ndomains == 128);
+	CHECK(s.tier[CCS_TIER_LEAF].count == 32 && s.tier[CCS_TIER_SPINE].count == 16);
+	CHECK(s.tier[CCS_TIER_LEAF].down_ports == 1024 && s.tier[CCS_TIER_LEAF].up_ports == 1024);
+	CHECK(s.tier[CCS_TIER_LEAF].max_ports == 64 && s.tier[CCS_TIER_SPINE].max_ports == 64);
+	/* non-blocking: 64 nodes x 8 NICs x 400 Gb/s cross the cut */
+	CHECK_NEAR(s.so_bisect_Bps, 64 * 8 * 50e9, 1e-9);
+	CHECK(s.so_bisect_nodes == 64);
+	CHECK_NEAR(s.injection_Bps, 1024 * 50e9, 1e-12);
+	/* gpu, pcie switch, nic, leaf, spine, leaf, nic, pcie switch, gpu */
+	CHECK(s.diameter == 8 && s.diameter_exact);
+	ccs_topo_free(t);
+
+	/* 2:1 at the leaves halves the bisection when every leaf is full */
+	const char *sets[] = { "nodes=168", "scaleout.oversubscription=2:1" };
+	t = load("topologies/hgx-h100-cluster.yaml", sets, 2);
+	CHECK(stats(t, &s));
+	if (t) {
+		/* d = floor(64*2/3) = 42 nodes per group, 4 groups, 21 uplinks each */
+		CHECK(s.tier[CCS_TIER_LEAF].count == 32);
+		CHECK(s.tier[CCS_TIER_LEAF].up_ports == 32 * 21);
+		CHECK_NEAR(s.tier[CCS_TIER_LEAF].down_Bps / s.tier[CCS_TIER_LEAF].up_Bps, 2.0, 1e-12);
+		CHECK_NEAR(s.so_bisect_Bps, 84 * 8 * 50e9 / 2, 1e-9);
+		ccs_topo_free(t);
+	}
+}
+
+static void test_16k(void)
+{
+	struct ccs_topo *t = load("topologies/cluster-16k-3tier.yaml", NULL, 0);
+	struct ccs_topo_stats s;
+	CHECK(stats(t, &s));
+	if (!t)
+		return;
+	CHECK(s.ngpu == 16384 && s.nnodes == 2048);
+	CHECK(t->fab.tiers == 3);
+	CHECK_NEAR(t->fab.oversub[CCS_TIER_SPINE], 2.0, 0);
+	CHECK_NEAR(t->fab.oversub[CCS_TIER_LEAF], 1.0, 0);
+	/* leaves 32 down/32 up; pods of 40 leaves with 32 spines of 40 down/20 up */
+	CHECK(s.tier[CCS_TIER_LEAF].count == 512);
+	CHECK_NEAR(s.tier[CCS_TIER_LEAF].down_Bps / s.tier[CCS_TIER_LEAF].up_Bps, 1.0, 1e-12);
+	CHECK(s.tier[CCS_TIER_SPINE].count == 13 * 32);
+	CHECK(s.tier[CCS_TIER_SPINE].down_ports == 16384);
+	CHECK(s.tier[CCS_TIER_SPINE].up_ports == 13 * 32 * 20);
+	CHECK(s.tier[CCS_TIER_SPINE].max_ports == 60);
+	CHECK(s.tier[CCS_TIER_CORE].count == 32 * 5);   /* 20 uplinks / 4 links per pod */
+	/* 12 full pods at exactly 2:1 and a last pod of 32 leaves at 32:20 */
+	CHECK_NEAR(s.tier[CCS_TIER_SPINE].down_Bps / s.tier[CCS_TIER_SPINE].up_Bps,
+	           (12.0 * 1280 + 1024) / (13.0 * 640), 1e-12);
+	/* Cut after 1024 nodes: 6 whole pods leave through the cores
+	 * (6 x 32 x 20 x 50 GB/s) and 64 nodes of pod 6 reach its other part
+	 * inside the pod (64 x 8 x 50 GB/s). */
+	CHECK_NEAR(s.so_bisect_Bps, 6 * 32 * 20 * 50e9 + 64 * 8 * 50e9, 1e-9);
+	CHECK(s.diameter == 10 && !s.diameter_exact);
+	ccs_topo_free(t);
+}
+
+static void test_nvl72(void)
+{
+	struct ccs_topo *t = load("topologies/gb200-nvl72.yaml", NULL, 0);
+	struct ccs_topo_stats s;
+	CHECK(stats(t, &s));
+	if (!t)
+		return;
+	CHECK(s.ngpu == 72 && s.nnodes == 18 && s.ndomains == 1 && s.dom_max == 72);
+	CHECK(s.ndev[CCS_DEV_SUSW] == 18);
+	CHECK_NEAR(s.su_bw_min, 900e9, 1e-12);
+	CHECK_NEAR(s.su_bisect_Bps, 36 * 900e9, 1e-12);
+	CHECK(s.path_hist[CCS_PATH_P2C] == 72);        /* NIC behind Grace */
+	CHECK_NEAR(s.so_bisect_Bps, 9 * 4 * 50e9, 1e-12);
+	ccs_topo_free(t);
+
+	const char *sets[] = { "nodes=36" };          /* two racks */
+	t = load("topologies/gb200-nvl72.yaml", sets, 1);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.ngpu == 144 && s.ndomains == 2 && s.dom_min == 72);
+		CHECK_NEAR(s.so_bisect_Bps, 18 * 4 * 50e9, 1e-12);
+		ccs_topo_free(t);
+	}
+	const char *sets2[] = { "nodes=20" };         /* one rack and a partial one */
+	t = load("topologies/gb200-nvl72.yaml", sets2, 1);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.ndomains == 2 && s.dom_min == 8 && s.dom_max == 72);
+		ccs_topo_free(t);
+	}
+}
+
+static void test_other_shipped(void)
+{
+	struct ccs_topo_stats s;
+	struct ccs_topo *t = load("topologies/pcie-8gpu.yaml", NULL, 0);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.ndomains == 8 && s.su_bw_max == 0 && s.su_bisect_gpus == 1);
+		CHECK(s.path_hist[CCS_PATH_PIX] == 8);
+		const struct ccs_gpu_nic *l = &t->gnic[t->gpu[0].nic_first];
+		CHECK(t->gpu[0].nic_count == 2 && l[0].path == CCS_PATH_PIX && l[1].path == CCS_PATH_SYS);
+		CHECK_NEAR(s.so_bw_min, 2 * 25e9 / 8, 1e-12);
+		ccs_topo_free(t);
+	}
+	t = load("topologies/ascend-8npu-hccs.yaml", NULL, 0);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.nlink[CCS_LINK_HCCS] == 28 && s.ndev[CCS_DEV_SUSW] == 0);
+		CHECK_NEAR(s.su_bw_min, 7 * 28e9, 1e-12);
+		CHECK_NEAR(s.su_bisect_Bps, 16 * 28e9, 1e-12);  /* 4 x 4 pairs cross */
+		CHECK(s.diameter == 1);
+		ccs_topo_free(t);
+	}
+	t = load("topologies/cloudmatrix384.yaml", NULL, 0);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.ngpu == 384 && s.ndomains == 1 && s.nlink[CCS_LINK_UB] == 384 * 7);
+		CHECK_NEAR(s.su_bw_min, 392e9, 1e-12);
+		CHECK_NEAR(s.su_bisect_Bps, 192 * 392e9, 1e-12);
+		CHECK_NEAR(s.so_bisect_Bps, 24 * 8 * 50e9, 1e-12);
+		ccs_topo_free(t);
+	}
+	t = load("topologies/dgx-a100.yaml", NULL, 0);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK_NEAR(s.su_bw_min, 300e9, 1e-12);
+		CHECK(!s.su_multicast && s.ndev[CCS_DEV_SUSW] == 6);
+		CHECK_NEAR(s.nic_bw_max, 25e9, 1e-12);
+		ccs_topo_free(t);
+	}
+	t = load("topologies/hgx-b200.yaml", NULL, 0);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK_NEAR(s.su_bw_min, 900e9, 1e-12);
+		CHECK(s.ndev[CCS_DEV_SUSW] == 2 && s.nlink[CCS_LINK_NVLINK] == 16);
+		ccs_topo_free(t);
+	}
+}
+
+static void test_fabric_kinds(void)
+{
+	struct ccs_topo_stats s;
+	/* rail-only: no path between rails but through a node's NVLink */
+	const char *ro[] = { "scaleout.topology=rail-only" };
+	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", ro, 1);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.tier[CCS_TIER_LEAF].count == 32);
+		CHECK_NEAR(s.so_bisect_Bps, 64 * 8 * 50e9, 1e-9);
+		CHECK(s.diameter == 10);        /* + one NVLink hop through a switch */
+		ccs_topo_free(t);
+	}
+	/* two planes: each NIC splits into two 200G ports, one per plane */
+	const char *mp[] = { "scaleout.planes=2" };
+	t = load("topologies/hgx-h100-cluster.yaml", mp, 1);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.nlink[CCS_LINK_IB] > 0 && s.tier[CCS_TIER_LEAF].down_ports == 2048);
+		CHECK_NEAR(s.tier[CCS_TIER_LEAF].down_Bps, 1024 * 50e9, 1e-12);
+		CHECK_NEAR(s.so_bisect_Bps, 64 * 8 * 50e9, 1e-9);
+		ccs_topo_free(t);
+	}
+	/* fat tree: NIC ports fill leaves node by node */
+	const char *ft[] = { "nodes=64" };
+	t = load("topologies/pcie-8gpu.yaml", ft, 1);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.tier[CCS_TIER_LEAF].count == 4);
+		int64_t n0 = ccs_topo_find(t, "node0/nic0"), n15 = ccs_topo_find(t, "node15/nic1");
+		int64_t l0 = ccs_topo_find(t, "leaf0");
+		int found0 = 0, found15 = 0;
+		for (uint32_t i = 0; i < t->nlink; i++) {
+			found0 |= t->link[i].a == n0 && t->link[i].b == l0;
+			found15 |= t->link[i].a == n15 && t->link[i].b == l0;
+		}
+		CHECK(found0 && found15);
+		CHECK_NEAR(s.so_bisect_Bps, 32 * 2 * 25e9, 1e-9);
+		ccs_topo_free(t);
+	}
+	/* one tier: a single switch */
+	const char *one[] = { "nodes=4", "scaleout.tiers=1" };
+	t = load("topologies/pcie-8gpu.yaml", one, 2);
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.ndev[CCS_DEV_NETSW] == 1 && s.diameter == 6);   /* gpu pcisw nic leaf nic pcisw gpu */
+		ccs_topo_free(t);
+	}
+}
+
+static void test_explicit(void)
+{
+	char err[1024] = "";
+	const char *y =
+		"name: two\n"
+		"devices:\n"
+		"  - {name: \"g[0-3]\", type: gpu, node: 0}\n"
+		"  - {name: \"g[4-7]\", type: gpu, node: 1}\n"
+		"  - {name: sw, type: nvswitch, multicast: true}\n"
+		"  - {name: nic0, type: nic, node: 0}\n"
+		"  - {name: nic1, type: nic, node: 1}\n"
+		"  - {name: leaf, type: switch, tier: leaf}\n"
+		"links:\n"
+		"  - {from: \"g[0-3]\", to: sw, type: nvlink, lanes: 4, lane_bandwidth: 25GB/s}\n"
+		"  - {from: \"g[0-3]\", to: nic0, type: pcie, gen: 5, lanes: 16}\n"
+		"  - {from: \"g[4-7]\", to: nic1, type: pcie, gen: 5, lanes: 16}\n"
+		"  - {from: \"nic[0-1]\", to: leaf, type: ib, bandwidth: 400Gb/s}\n"
+		"  - {from: \"g[4-7]\", to: \"g[4-7]\", pattern: mesh, type: nvlink, bandwidth: 100GB/s}\n";
+	struct ccs_topo *t = load_str(y, err, sizeof err);
+	struct ccs_topo_stats s;
+	CHECK(t != NULL);
+	if (!t) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(stats(t, &s));
+	CHECK(s.ngpu == 8 && s.nnodes == 2 && s.ndomains == 2);
+	CHECK(s.nlink[CCS_LINK_NVLINK] == 4 + 6);
+	CHECK_NEAR(s.su_bw_min, 100e9, 1e-12);
+	CHECK_NEAR(s.su_bw_max, 300e9, 1e-12);     /* mesh: 3 peers x 100 GB/s */
+	CHECK_NEAR(s.so_bisect_Bps, 50e9, 1e-12);  /* node 0 | node 1 via the leaf */
+	CHECK(s.path_hist[CCS_PATH_PIX] == 8);
+	CHECK_NEAR(s.nic_bw_max, 50e9, 1e-12);     /* from its link when not given */
+	CHECK(s.diameter == 4);                    /* g0 nic0 leaf nic1 g4 */
+	CHECK(!strcmp(t->dev[0].name, "g0"));
+	ccs_topo_free(t);
+
+	/* zip and block */
+	const char *z =
+		"devices:\n"
+		"  - {name: \"g[0-3]\", type: gpu}\n"
+		"  - {name: \"p[0-1]\", type: pcie_switch}\n"
+		"  - {name: \"c[0-1]\", type: cpu, numa: 7}\n"
+		"links:\n"
+		"  - {from: \"g[0-3]\", to: \"p[0-1]\", pattern: block, type: pcie, gen: 4, lanes: 16}\n"
+		"  - {from: \"p[0-1]\", to: \"c[0-1]\", pattern: zip, type: pcie, gen: 4, lanes: 16}\n"
+		"  - {from: c0, to: c1, type: smp, bandwidth: 20GB/s}\n";
+	t = load_str(z, err, sizeof err);
+	CHECK(t != NULL);
+	if (t) {
+		CHECK(t->nlink == 4 + 2 + 1);
+		int64_t g3 = ccs_topo_find(t, "g3"), p1 = ccs_topo_find(t, "p1");
+		int ok = 0;
+		for (uint32_t i = 0; i < t->nlink; i++)
+			ok |= t->link[i].a == g3 && t->link[i].b == p1;
+		CHECK(ok);
+		CHECK(t->dev[g3].numa == 7);
+		ccs_topo_free(t);
+	} else {
+		fprintf(stderr, "%s\n", err);
+	}
+}
+
+static void test_set_and_extends(void)
+{
+	const char *sets[] = { "nodes=4", "scaleup.lane_bandwidth=50GB/s", "node.devices.3.bandwidth=800Gb/s" };
+	struct ccs_topo *t = load("topologies/hgx-h100.yaml", sets, 3);
+	struct ccs_topo_stats s;
+	CHECK(stats(t, &s));
+	if (t) {
+		CHECK(s.ngpu == 32 && s.nnodes == 4);
+		CHECK_NEAR(s.su_bw_min, 900e9, 1e-12);
+		CHECK_NEAR(s.nic_bw_min, 100e9, 1e-12);
+		CHECK(!strcmp(t->name, "hgx-h100"));
+		ccs_topo_free(t);
+	}
+	/* extends: the cluster file is the node file with nodes: 128 */
+	t = load("topologies/hgx-h100-cluster.yaml", NULL, 0);
+	if (t) {
+		CHECK(!strcmp(t->name, "hgx-h100-cluster"));
+		CHECK(t->fab.sharp == 1 && t->fab.radix == 64);
+		ccs_topo_free(t);
+	}
+	/* the same graph as writing it out: 16k file with its own values */
+	const char *s16[] = { "nodes=128", "scaleout.tiers=2", "scaleout.oversubscription=1" };
+	struct ccs_topo *a = load("topologies/cluster-16k-3tier.yaml", s16, 3);
+	struct ccs_topo *b = load("topologies/hgx-h100-cluster.yaml", NULL, 0);
+	CHECK(a && b);
+	if (a && b) {
+		CHECK(a->ndev == b->ndev && a->nlink == b->nlink);
+		int same = 1;
+		for (uint32_t i = 0; i < a->nlink && same; i++)
+			same = a->link[i].a == b->link[i].a && a->link[i].b == b->link[i].b &&
+			       a->link[i].bw_Bps == b->link[i].bw_Bps;
+		CHECK(same);
+	}
+	ccs_topo_free(a);
+	ccs_topo_free(b);
+}
+
+int main(void)
+{
+	test_hgx_h100();
+	test_hgx_cluster();
+	test_16k();
+	test_nvl72();
+	test_other_shipped();
+	test_fabric_kinds();
+	test_explicit();
+	test_set_and_extends();
+	return CHECK_DONE("test_topo");
+}
