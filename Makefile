@@ -23,7 +23,7 @@ LDLIBS := $(PKG_LIBS) -lm
 LIB_SRC := model/ccs.c model/units.c model/topo.c model/topo_gen.c model/topo_yaml.c \
            model/topo_stats.c
 CLI_SRC := sim/ccsim.c sim/cmd_topo.c
-UNIT_TESTS := test_units test_topo test_fault
+UNIT_TESTS := test_units test_topo test_fault test_fuzz
 BENCH_SRC := tests/bench/bench_topo.c
 
 REL := build/rel
