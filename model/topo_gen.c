@@ -8,7 +8,7 @@
 const char *const ccs_fabric_kind_name[3] = { "fat-tree", "rail-optimized", "rail-only" };
 
 /* Largest total device count a generator may build. */
-#define MAX_DEVICES 50000000u
+#define MAX_DEVICES 10000000u
 
 void ccs_spec_init(struct ccs_topo_spec *s)
 {
@@ -250,25 +250,76 @@ static const char *sw_name(struct gen *g, const struct plane_ctx *pc, const char
 	return ccs_arena_printf(&g->t->arena, "%s%s%ld", pc->prefix, what, i);
 }
 
+/* The shape of one plane's fabric (one rail's for rail-only), from counts
+ * alone, so that parameters that cannot fit are reported before anything
+ * is built. */
+struct shape {
+	long d1;                    /* leaf ports down */
+	long L;                     /* leaves */
+	long P, u2;                 /* 3 tiers: leaves per pod, spine ports up */
+};
+
+static int plane_shape(const struct gen *g, struct shape *sh)
+{
+	const struct ccs_scaleout_spec *so = &g->s->scaleout;
+	long R = so->radix, K = g->nnic_node, N = g->s->nodes;
+	memset(sh, 0, sizeof *sh);
+	if (so->tiers == 1) {
+		sh->d1 = R;
+	} else {
+		double s1 = so->oversub[CCS_TIER_LEAF];
+		sh->d1 = (long)floor((double)R * s1 / (1.0 + s1) + 1e-9);
+		long u1 = (long)ceil((double)sh->d1 / s1 - 1e-9);
+		if (sh->d1 < 1 || u1 < 1)
+			return ccs_diag_at(g->diag, so->radix_mark,
+			                   "scaleout: radix %ld leaves no %s ports at leaf oversubscription %g",
+			                   R, sh->d1 < 1 ? "down" : "up", s1);
+	}
+	long groups = (N + sh->d1 - 1) / sh->d1;
+	long ports = so->kind == CCS_FAB_RAIL_ONLY ? N : N * K;
+	sh->L = so->kind == CCS_FAB_FAT_TREE ? (N * K + sh->d1 - 1) / sh->d1
+	      : so->kind == CCS_FAB_RAIL_OPT ? groups * K : groups;
+	if (so->tiers == 1 && sh->L > 1)
+		return ccs_diag_at(g->diag, g->s->nodes_mark,
+		                   "scaleout: one tier of radix %ld holds %ld ports, this fabric needs %ld; use 'tiers: 2' or a larger 'radix'",
+		                   R, R, ports);
+	if (so->tiers == 2 && sh->L > R)
+		return ccs_diag_at(g->diag, g->s->nodes_mark,
+		                   "scaleout: a 2-tier fabric of radix %ld holds at most %ld leaves, this one needs %ld (%ld nic ports); use 'tiers: 3' or a larger 'radix'",
+		                   R, R, sh->L, ports);
+	if (so->tiers == 3) {
+		double s2 = so->oversub[CCS_TIER_SPINE];
+		long P = (long)floor((double)R * s2 / (1.0 + s2) + 1e-9);
+		if (so->kind == CCS_FAB_RAIL_OPT && P >= K)
+			P -= P % K;          /* pods hold whole rail groups */
+		long u2 = P >= 1 ? (long)ceil((double)P / s2 - 1e-9) : 0;
+		if (P < 1 || u2 < 1 || P + u2 > R)
+			return ccs_diag_at(g->diag, so->radix_mark,
+			                   "scaleout: radix %ld leaves no %s ports at spine oversubscription %g",
+			                   R, P < 1 ? "down" : "up", s2);
+		if (sh->L < P)           /* one pod, not full: size it for its leaves */
+			u2 = (long)ceil((double)sh->L / s2 - 1e-9);
+		long Q = (sh->L + P - 1) / P;
+		if (Q > R)
+			return ccs_diag_at(g->diag, g->s->nodes_mark,
+			                   "scaleout: a 3-tier fabric of radix %ld holds at most %ld pods of %ld leaves, this one needs %ld pods (%ld nic ports)",
+			                   R, R, P, Q, ports);
+		sh->P = P;
+		sh->u2 = u2;
+	}
+	return CCS_OK;
+}
+
 static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 {
 	const struct ccs_scaleout_spec *so = &g->s->scaleout;
 	struct ccs_topo *t = g->t;
 	long R = so->radix, K = g->nnic_node, N = g->s->nodes;
-	long d1, u1 = 0;
+	long u1 = 0;
 	unsigned flags = so->sharp ? CCS_DEVF_REDUCE : 0;
-
-	if (so->tiers == 1) {
-		d1 = R;
-	} else {
-		double s1 = so->oversub[CCS_TIER_LEAF];
-		d1 = (long)floor((double)R * s1 / (1.0 + s1) + 1e-9);
-		u1 = (long)ceil((double)d1 / s1 - 1e-9);
-		if (d1 < 1 || u1 < 1)
-			return ccs_diag_at(g->diag, so->radix_mark,
-			                   "scaleout: radix %ld leaves no %s ports at leaf oversubscription %g",
-			                   R, d1 < 1 ? "down" : "up", s1);
-	}
+	struct shape sh;
+	CCS_TRY(plane_shape(g, &sh));
+	long d1 = sh.d1;
 
 	/* NIC ports in leaf order, with leaf boundaries. */
 	long E = pc->rail >= 0 ? N : N * K;
@@ -298,19 +349,8 @@ static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 			}
 	}
 	leaf_start[L] = ne;
-
-	if (so->tiers == 1 && L > 1) {
-		rc = ccs_diag_at(g->diag, g->s->nodes_mark,
-		                 "scaleout: one tier of radix %ld holds %ld ports, this fabric needs %ld; use 'tiers: 2' or a larger 'radix'",
-		                 R, R, pc->rail >= 0 ? N : N * K);
-		goto out;
-	}
-	if (so->tiers == 2 && L > R) {
-		rc = ccs_diag_at(g->diag, g->s->nodes_mark,
-		                 "scaleout: a 2-tier fabric of radix %ld holds at most %ld leaves, this one needs %ld (%ld nic ports); use 'tiers: 3' or a larger 'radix'",
-		                 R, R, L, ne);
-		goto out;
-	}
+	if (L != sh.L)
+		CCS_BUG("leaf count differs from the fabric's shape");
 
 	/* Uplinks serve the ports in use: a fabric for fewer nodes than a full
 	 * leaf holds is sized for those nodes, at the design ratio. */
@@ -357,26 +397,7 @@ static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 			}
 		}
 	} else if (so->tiers == 3) {
-		double s2 = so->oversub[CCS_TIER_SPINE];
-		long P = (long)floor((double)R * s2 / (1.0 + s2) + 1e-9);
-		if (so->kind == CCS_FAB_RAIL_OPT && pc->rail < 0 && P >= K)
-			P -= P % K;          /* pods hold whole rail groups */
-		long u2 = P >= 1 ? (long)ceil((double)P / s2 - 1e-9) : 0;
-		if (P < 1 || u2 < 1 || P + u2 > R) {
-			rc = ccs_diag_at(g->diag, so->radix_mark,
-			                 "scaleout: radix %ld leaves no %s ports at spine oversubscription %g",
-			                 R, P < 1 ? "down" : "up", s2);
-			goto out;
-		}
-		if (L < P)               /* one pod, not full: size it for its leaves */
-			u2 = (long)ceil((double)L / s2 - 1e-9);
-		long Q = (L + P - 1) / P;
-		if (Q > R) {
-			rc = ccs_diag_at(g->diag, g->s->nodes_mark,
-			                 "scaleout: a 3-tier fabric of radix %ld holds at most %ld pods of %ld leaves, this one needs %ld pods (%ld nic ports)",
-			                 R, R, P, Q, ne);
-			goto out;
-		}
+		long P = sh.P, u2 = sh.u2, Q = (L + P - 1) / P;
 		agg = ccs_malloc(((size_t)Q * (size_t)u1 + 1) * sizeof *agg);
 		if (!agg)
 			goto out;
@@ -419,7 +440,9 @@ out:
 	return rc;
 }
 
-static int build_scaleout(struct gen *g)
+/* The node's NICs can join a fabric: there are some, each with a port
+ * speed; sets the inter-switch port bandwidth. */
+static int scaleout_nics(struct gen *g)
 {
 	const struct ccs_scaleout_spec *so = &g->s->scaleout;
 	if (!g->nnic_node)
@@ -435,6 +458,12 @@ static int build_scaleout(struct gen *g)
 			maxbw = d->bw_Bps;
 	}
 	g->port_bw = so->port_bw_Bps > 0 ? so->port_bw_Bps : maxbw / (double)so->planes;
+	return CCS_OK;
+}
+
+static int build_scaleout(struct gen *g)
+{
+	const struct ccs_scaleout_spec *so = &g->s->scaleout;
 	for (long p = 0; p < so->planes; p++) {
 		struct plane_ctx pc = { (int)p, -1, "" };
 		if (so->kind == CCS_FAB_RAIL_ONLY) {
@@ -500,6 +529,14 @@ int ccs_topo_generate(const struct ccs_topo_spec *s, struct ccs_topo *t, struct 
 	rc = classify_body(&g);
 	if (rc)
 		goto out;
+	if (s->template_form && s->scaleout.present) {
+		struct shape sh;
+		rc = scaleout_nics(&g);
+		if (rc == CCS_OK)
+			rc = plane_shape(&g, &sh);
+		if (rc)
+			goto out;
+	}
 	rc = build_bodies(&g);
 	if (rc)
 		goto out;

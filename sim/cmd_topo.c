@@ -63,7 +63,7 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 	range_u(f, s->gpn_min, s->gpn_max);
 	fprintf(f, " per node), %u scale-up domain%s of ", s->ndomains, s->ndomains == 1 ? "" : "s");
 	range_u(f, s->dom_min, s->dom_max);
-	fprintf(f, " gpus\n");
+	fprintf(f, " gpu%s\n", s->dom_max == 1 ? "" : "s");
 	fprintf(f, "devices   ");
 	for (int k = 0; k < CCS_DEV_NKINDS; k++)
 		if (s->ndev[k])
@@ -85,15 +85,19 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 		}
 	fprintf(f, "\n");
 	fprintf(f, "scale-up   ");
-	range_bw(f, s->su_bw_min, s->su_bw_max);
-	fprintf(f, " per gpu per direction (");
-	range_u(f, s->su_links_min, s->su_links_max);
-	fprintf(f, " lanes)");
-	if (s->su_multicast)
-		fprintf(f, "; multicast");
-	if (s->su_reduce)
-		fprintf(f, "; in-switch reduction");
-	fprintf(f, "\n");
+	if (s->su_bw_max == 0) {
+		fprintf(f, "none (no nvlink, ub or hccs links)\n");
+	} else {
+		range_bw(f, s->su_bw_min, s->su_bw_max);
+		fprintf(f, " per gpu per direction (");
+		range_u(f, s->su_links_min, s->su_links_max);
+		fprintf(f, " lanes)");
+		if (s->su_multicast)
+			fprintf(f, "; multicast");
+		if (s->su_reduce)
+			fprintf(f, "; in-switch reduction");
+		fprintf(f, "\n");
+	}
 	fprintf(f, "scale-out  ");
 	if (s->ndev[CCS_DEV_NIC]) {
 		range_bw(f, s->so_bw_min, s->so_bw_max);
