@@ -21,7 +21,7 @@ TEST_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDLIBS := $(PKG_LIBS) -lm
 
 LIB_SRC := model/ccs.c model/units.c model/topo.c model/topo_gen.c model/topo_yaml.c \
-           model/topo_stats.c
+           model/topo_stats.c model/maxflow.c model/coll.c
 CLI_SRC := sim/ccsim.c sim/cmd_topo.c
 UNIT_TESTS := test_units test_topo test_fault test_fuzz
 BENCH_SRC := tests/bench/bench_topo.c

@@ -12,6 +12,31 @@ const char *const ccs_link_type_name[CCS_LINK_NTYPES] = {
 };
 const char *const ccs_tier_name[CCS_TIER_N] = { "none", "leaf", "spine", "core" };
 const char *const ccs_path_name[CCS_PATH_N] = { "PIX", "PXB", "P2C", "PHB", "SYS" };
+const char *const ccs_arch_name[CCS_ARCH_N] = { "volta", "ampere", "hopper", "blackwell" };
+
+void ccs_model_params_default(struct ccs_model_params *p)
+{
+	memset(p, 0, sizeof *p);
+	/* Achievable fraction of the wire rate (docs/model.md for sources):
+	 * NVLink4 p2pBandwidthLatencyTest 376 of 450 GB/s on H100 (NVIDIA/nccl
+	 * issue 1264), 396 on H200; PCIe Gen5 copy-engine H2D 51-55 of 63 GB/s
+	 * (nvbandwidth, Azure and H200 reports); NCCL over 400G InfiniBand and
+	 * RoCE reaches about 92% of line rate (perftest alone 98%). */
+	p->eff[CCS_LINK_NVLINK] = 0.84;
+	p->eff[CCS_LINK_UB] = 0.84;
+	p->eff[CCS_LINK_HCCS] = 0.84;
+	p->eff[CCS_LINK_C2C] = 0.85;
+	p->eff[CCS_LINK_PCIE] = 0.85;
+	p->eff[CCS_LINK_SMP] = 0.70;
+	p->eff[CCS_LINK_IB] = 0.92;
+	p->eff[CCS_LINK_ROCE] = 0.92;
+	p->eff[CCS_LINK_ETHERNET] = 0.92;
+	/* One pipeline step: Simple waits on a flag and a fence per step (about
+	 * one NVLink round trip); LL and LL128 carry flags in the data. */
+	p->step_s[0] = 0.2e-6;
+	p->step_s[1] = 0.5e-6;
+	p->step_s[2] = 1.5e-6;
+}
 
 int ccs_link_is_scaleup(int type)
 {
@@ -31,8 +56,10 @@ int ccs_link_is_network(int type)
 struct ccs_topo *ccs_topo_new(void)
 {
 	struct ccs_topo *t = ccs_calloc(1, sizeof *t);
-	if (t)
+	if (t) {
 		ccs_arena_init(&t->arena);
+		ccs_model_params_default(&t->params);
+	}
 	return t;
 }
 

@@ -40,6 +40,9 @@ enum ccs_path { CCS_PATH_PIX, CCS_PATH_PXB, CCS_PATH_P2C, CCS_PATH_PHB,
                 CCS_PATH_SYS, CCS_PATH_N };
 
 /* Device capability flags. */
+enum ccs_arch { CCS_ARCH_VOLTA, CCS_ARCH_AMPERE, CCS_ARCH_HOPPER, CCS_ARCH_BLACKWELL,
+                CCS_ARCH_N };
+
 #define CCS_DEVF_MULTICAST 0x1u   /* scale-up switch multicast (NVLS) */
 #define CCS_DEVF_REDUCE    0x2u   /* in-switch reduction: NVLS or SHARP */
 
@@ -47,6 +50,7 @@ extern const char *const ccs_dev_kind_name[CCS_DEV_NKINDS];
 extern const char *const ccs_link_type_name[CCS_LINK_NTYPES];
 extern const char *const ccs_tier_name[CCS_TIER_N];
 extern const char *const ccs_path_name[CCS_PATH_N];
+extern const char *const ccs_arch_name[CCS_ARCH_N];
 
 /* Link classes. */
 int ccs_link_is_scaleup(int type);   /* nvlink, ub, hccs */
@@ -61,7 +65,8 @@ struct ccs_dev {
 	int32_t numa;               /* CPUs: NUMA node; GPUs/NICs: nearest CPU's */
 	int32_t rail;               /* NICs: index among its node's NICs */
 	int32_t plane;              /* network switches: plane; else -1 */
-	double bw_Bps;              /* NICs: port speed; else 0 */
+	double bw_Bps;              /* NICs: port speed; GPUs: memory bandwidth (0: unknown) */
+	uint8_t arch;               /* GPUs: enum ccs_arch */
 	double lat_s;               /* switches: traversal latency */
 	struct ccs_mark mark;       /* where it was declared */
 };
@@ -98,6 +103,25 @@ struct ccs_fabric_info {
 	int nodes_per_domain, domain_switches, multicast, reduction;
 };
 
+/*
+** Parameters of the cost model that belong to the hardware, with defaults
+** from public figures (docs/model.md) and overridable in the topology's
+** `model:` section:
+**   eff[type]     achievable fraction of a link type's wire rate
+**   step_s[proto] fixed cost of one pipeline step (LL, LL128, Simple)
+**   nvls_channels channels NVLS uses (0: by GPU architecture)
+**   channels      ring/tree channel count (0: chosen from the graph)
+*/
+struct ccs_model_params {
+	double eff[CCS_LINK_NTYPES];
+	double step_s[3];
+	int nvls_channels;
+	int channels;
+};
+
+/* The defaults. */
+void ccs_model_params_default(struct ccs_model_params *p);
+
 struct ccs_topo {
 	struct ccs_arena arena;     /* names and small pieces */
 	const char *name, *path;
@@ -113,6 +137,7 @@ struct ccs_topo {
 	struct ccs_gpu_nic *gnic;
 	int32_t nnodes, ndomains;
 	struct ccs_fabric_info fab;
+	struct ccs_model_params params;
 };
 
 /* Other end of link l seen from device d. */

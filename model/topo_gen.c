@@ -15,6 +15,7 @@ void ccs_spec_init(struct ccs_topo_spec *s)
 	memset(s, 0, sizeof *s);
 	ccs_arena_init(&s->arena);
 	s->nodes = 1;
+	ccs_model_params_default(&s->params);
 }
 
 void ccs_spec_release(struct ccs_topo_spec *s)
@@ -152,6 +153,7 @@ static int build_bodies(struct gen *g)
 			d.rail = g->rail_of[i];
 			d.plane = -1;
 			d.bw_Bps = td->bw_Bps;
+			d.arch = td->arch;
 			d.lat_s = td->lat_s;
 			d.mark = td->mark;
 			CCS_TRY(ccs_topo_add_dev(g->t, &d, NULL));
@@ -551,6 +553,7 @@ int ccs_topo_generate(const struct ccs_topo_spec *s, struct ccs_topo *t, struct 
 			goto out;
 	}
 	record_info(&g);
+	t->params = s->params;
 	rc = ccs_topo_finish(t, diag);
 out:
 	ccs_free(g.node_base);

@@ -41,7 +41,8 @@ struct ccs_tmpl_dev {
 	uint8_t kind, tier, flags;
 	int32_t node;               /* explicit form: node id (default 0) */
 	int32_t numa;               /* CPUs: NUMA node, -1 = its index */
-	double bw_Bps, lat_s;
+	uint8_t arch;               /* GPUs: enum ccs_arch */
+	double bw_Bps, lat_s;       /* NIC port speed or GPU memory bandwidth */
 	struct ccs_mark mark;
 };
 
@@ -93,6 +94,7 @@ struct ccs_topo_spec {
 	struct ccs_body body;       /* the node (template) or the whole graph */
 	struct ccs_scaleup_spec scaleup;
 	struct ccs_scaleout_spec scaleout;
+	struct ccs_model_params params;
 };
 
 void ccs_spec_init(struct ccs_topo_spec *s);

@@ -4,158 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- Dinic max-flow on an undirected capacity graph ---- */
-
-struct flownet {
-	uint32_t nv, ne;            /* vertices; edges (each = 2 arcs) */
-	size_t ecap;
-	uint32_t *eu, *ev;          /* edge ends */
-	double *c;                  /* 2*ne arc capacities: 2i u->v, 2i+1 v->u */
-	uint32_t *off, *arcs;       /* CSR of arcs by tail */
-};
-
-static int fn_add(struct flownet *f, uint32_t u, uint32_t v, double cuv, double cvu)
-{
-	if (f->ne == f->ecap) {
-		size_t nc = f->ecap ? f->ecap * 2 : 1024;
-		uint32_t *a = ccs_realloc(f->eu, nc * sizeof *a);
-		if (!a)
-			return CCS_ENOMEM;
-		f->eu = a;
-		uint32_t *b = ccs_realloc(f->ev, nc * sizeof *b);
-		if (!b)
-			return CCS_ENOMEM;
-		f->ev = b;
-		double *c = ccs_realloc(f->c, 2 * nc * sizeof *c);
-		if (!c)
-			return CCS_ENOMEM;
-		f->c = c;
-		f->ecap = nc;
-	}
-	f->eu[f->ne] = u;
-	f->ev[f->ne] = v;
-	f->c[2 * f->ne] = cuv;
-	f->c[2 * f->ne + 1] = cvu;
-	f->ne++;
-	return CCS_OK;
-}
-
-static void fn_release(struct flownet *f)
-{
-	ccs_free(f->eu);
-	ccs_free(f->ev);
-	ccs_free(f->c);
-	ccs_free(f->off);
-	ccs_free(f->arcs);
-	memset(f, 0, sizeof *f);
-}
-
-static inline uint32_t arc_head(const struct flownet *f, uint32_t a)
-{
-	return (a & 1) ? f->eu[a >> 1] : f->ev[a >> 1];
-}
-
-static inline uint32_t arc_tail(const struct flownet *f, uint32_t a)
-{
-	return (a & 1) ? f->ev[a >> 1] : f->eu[a >> 1];
-}
-
-static int maxflow(struct flownet *f, uint32_t s, uint32_t t, double *out)
-{
-	int rc = CCS_ENOMEM;
-	int32_t *level = NULL;
-	uint32_t *it = NULL, *queue = NULL, *path = NULL;
-	double total = 0, maxc = 0;
-	f->off = ccs_calloc((size_t)f->nv + 1, sizeof *f->off);
-	f->arcs = ccs_malloc(((size_t)f->ne * 2 + 1) * sizeof *f->arcs);
-	level = ccs_malloc(((size_t)f->nv + 1) * sizeof *level);
-	it = ccs_malloc(((size_t)f->nv + 1) * sizeof *it);
-	queue = ccs_malloc(((size_t)f->nv + 1) * sizeof *queue);
-	path = ccs_malloc(((size_t)f->nv + 1) * sizeof *path);
-	if (!f->off || !f->arcs || !level || !it || !queue || !path)
-		goto out;
-	for (uint32_t e = 0; e < f->ne; e++) {
-		f->off[f->eu[e] + 1]++;
-		f->off[f->ev[e] + 1]++;
-		if (f->c[2 * e] > maxc) maxc = f->c[2 * e];
-		if (f->c[2 * e + 1] > maxc) maxc = f->c[2 * e + 1];
-	}
-	for (uint32_t v = 0; v < f->nv; v++)
-		f->off[v + 1] += f->off[v];
-	memcpy(it, f->off, (size_t)f->nv * sizeof *it);
-	for (uint32_t e = 0; e < f->ne; e++) {
-		f->arcs[it[f->eu[e]]++] = 2 * e;
-		f->arcs[it[f->ev[e]]++] = 2 * e + 1;
-	}
-	const double eps = maxc * 1e-12;
-	for (;;) {
-		for (uint32_t v = 0; v < f->nv; v++)
-			level[v] = -1;
-		uint32_t qh = 0, qt = 0;
-		level[s] = 0;
-		queue[qt++] = s;
-		while (qh < qt) {
-			uint32_t u = queue[qh++];
-			for (uint32_t k = f->off[u]; k < f->off[u + 1]; k++) {
-				uint32_t a = f->arcs[k], v = arc_head(f, a);
-				if (level[v] < 0 && f->c[a] > eps) {
-					level[v] = level[u] + 1;
-					queue[qt++] = v;
-				}
-			}
-		}
-		if (level[t] < 0)
-			break;
-		memcpy(it, f->off, (size_t)f->nv * sizeof *it);
-		uint32_t np = 0, v = s;
-		for (;;) {
-			if (v == t) {
-				double b = INFINITY;
-				uint32_t cut = 0;
-				for (uint32_t i = 0; i < np; i++)
-					if (f->c[path[i]] < b) {
-						b = f->c[path[i]];
-						cut = i;
-					}
-				for (uint32_t i = 0; i < np; i++) {
-					f->c[path[i]] -= b;
-					f->c[path[i] ^ 1] += b;
-				}
-				total += b;
-				np = cut;
-				v = arc_tail(f, path[cut]);
-				continue;
-			}
-			uint32_t k = it[v];
-			while (k < f->off[v + 1]) {
-				uint32_t a = f->arcs[k], w = arc_head(f, a);
-				if (f->c[a] > eps && level[w] == level[v] + 1)
-					break;
-				k++;
-			}
-			it[v] = k;
-			if (k < f->off[v + 1]) {
-				path[np++] = f->arcs[k];
-				v = arc_head(f, f->arcs[k]);
-				continue;
-			}
-			level[v] = -1;          /* dead end */
-			if (!np)
-				break;
-			np--;
-			v = arc_tail(f, path[np]);
-			it[v]++;
-		}
-	}
-	*out = total;
-	rc = CCS_OK;
-out:
-	ccs_free(level);
-	ccs_free(it);
-	ccs_free(queue);
-	ccs_free(path);
-	return rc;
-}
+#include "maxflow.h"
 
 /* ---- bisections ---- */
 
@@ -173,7 +22,7 @@ static int scaleout_bisection(const struct ccs_topo *t, struct ccs_topo_stats *s
 		return CCS_OK;
 	int32_t half = t->nnodes / 2;
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
-	struct flownet f;
+	struct ccs_flownet f;
 	memset(&f, 0, sizeof f);
 	int rc = CCS_ENOMEM;
 	if (!vx)
@@ -190,7 +39,7 @@ static int scaleout_bisection(const struct ccs_topo *t, struct ccs_topo_stats *s
 		const struct ccs_link *l = &t->link[i];
 		if (!ccs_link_is_network(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
 			continue;
-		if ((rc = fn_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
+		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
 			goto out;
 	}
 	for (uint32_t d = 0; d < t->ndev; d++) {
@@ -199,19 +48,19 @@ static int scaleout_bisection(const struct ccs_topo *t, struct ccs_topo_stats *s
 		int a = t->dev[d].node < half;
 		any_a |= a;
 		any_b |= !a;
-		rc = a ? fn_add(&f, 0, (uint32_t)vx[d], big, 0) : fn_add(&f, (uint32_t)vx[d], 1, big, 0);
+		rc = a ? ccs_flownet_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_flownet_add(&f, (uint32_t)vx[d], 1, big, 0);
 		if (rc)
 			goto out;
 	}
 	rc = CCS_OK;
 	if (any_a && any_b) {
-		if ((rc = maxflow(&f, 0, 1, &st->so_bisect_Bps)))
+		if ((rc = ccs_maxflow(&f, 0, 1, &st->so_bisect_Bps)))
 			goto out;
 		st->so_bisect_nodes = (uint32_t)half;
 	}
 out:
 	ccs_free(vx);
-	fn_release(&f);
+	ccs_flownet_release(&f);
 	return rc;
 }
 
@@ -225,7 +74,7 @@ static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st
 	if (n < 2)
 		return CCS_OK;
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
-	struct flownet f;
+	struct ccs_flownet f;
 	memset(&f, 0, sizeof f);
 	int rc = CCS_ENOMEM;
 	if (!vx)
@@ -239,7 +88,7 @@ static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st
 			continue;
 		uint32_t d = t->gpu[g].dev;
 		vx[d] = (int32_t)nv++;
-		rc = seen++ < n / 2 ? fn_add(&f, 0, (uint32_t)vx[d], big, 0) : fn_add(&f, (uint32_t)vx[d], 1, big, 0);
+		rc = seen++ < n / 2 ? ccs_flownet_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_flownet_add(&f, (uint32_t)vx[d], 1, big, 0);
 		if (rc)
 			goto out;
 	}
@@ -261,13 +110,13 @@ static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st
 		const struct ccs_link *l = &t->link[i];
 		if (!ccs_link_is_scaleup(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
 			continue;
-		if ((rc = fn_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
+		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
 			goto out;
 	}
-	rc = maxflow(&f, 0, 1, &st->su_bisect_Bps);
+	rc = ccs_maxflow(&f, 0, 1, &st->su_bisect_Bps);
 out:
 	ccs_free(vx);
-	fn_release(&f);
+	ccs_flownet_release(&f);
 	return rc;
 }
 

@@ -546,10 +546,28 @@ static int only_for(struct ld *L, const struct ynode *m, const char *key, int ki
 	return CCS_OK;
 }
 
+/* GPU architecture from a model name (H100 -> hopper); hopper if unknown. */
+static int arch_from_model(const char *model)
+{
+	static const struct { const char *pat; int arch; } tab[] = {
+		{ "V100", CCS_ARCH_VOLTA }, { "A100", CCS_ARCH_AMPERE }, { "A800", CCS_ARCH_AMPERE },
+		{ "A30", CCS_ARCH_AMPERE }, { "H100", CCS_ARCH_HOPPER }, { "H200", CCS_ARCH_HOPPER },
+		{ "H800", CCS_ARCH_HOPPER }, { "H20", CCS_ARCH_HOPPER }, { "GH200", CCS_ARCH_HOPPER },
+		{ "B100", CCS_ARCH_BLACKWELL }, { "B200", CCS_ARCH_BLACKWELL }, { "B300", CCS_ARCH_BLACKWELL },
+		{ "GB200", CCS_ARCH_BLACKWELL }, { "GB300", CCS_ARCH_BLACKWELL },
+	};
+	if (model)
+		for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+			if (strstr(model, tab[i].pat))
+				return tab[i].arch;
+	return CCS_ARCH_HOPPER;
+}
+
 static int load_device(struct ld *L, struct ccs_body *b, const struct ynode *m, int template_form)
 {
 	static const char *const keys[] = { "name", "type", "model", "bandwidth", "latency", "tier",
-	                                    "multicast", "reduction", "sharp", "numa", "node" };
+	                                    "multicast", "reduction", "sharp", "numa", "node", "arch",
+	                                    "memory_bandwidth" };
 	CCS_TRY(want_kind(L, m, Y_MAP, "device"));
 	CCS_TRY(check_keys(L, m, keys, (int)(sizeof keys / sizeof keys[0]), "a device"));
 	CCS_TRY(need(L, m, "name", "a device"));
@@ -562,6 +580,8 @@ static int load_device(struct ld *L, struct ccs_body *b, const struct ynode *m, 
 	CCS_TRY(only_for(L, m, "multicast", kind, CCS_DEV_SUSW, "nvswitch"));
 	CCS_TRY(only_for(L, m, "reduction", kind, CCS_DEV_SUSW, "nvswitch"));
 	CCS_TRY(only_for(L, m, "numa", kind, CCS_DEV_CPU, "cpu"));
+	CCS_TRY(only_for(L, m, "arch", kind, CCS_DEV_GPU, "gpu"));
+	CCS_TRY(only_for(L, m, "memory_bandwidth", kind, CCS_DEV_GPU, "gpu"));
 	const char *model = NULL;
 	CCS_TRY(get_str(L, m, "model", &model));
 
@@ -570,7 +590,13 @@ static int load_device(struct ld *L, struct ccs_body *b, const struct ynode *m, 
 	d.kind = (uint8_t)kind;
 	d.numa = -1;
 	CCS_TRY(get_qty(L, m, "bandwidth", CCS_QTY_BW, &d.bw_Bps));
+	CCS_TRY(get_qty(L, m, "memory_bandwidth", CCS_QTY_BW, &d.bw_Bps));
 	CCS_TRY(get_qty(L, m, "latency", CCS_QTY_TIME, &d.lat_s));
+	if (kind == CCS_DEV_GPU) {
+		int arch = arch_from_model(model);
+		CCS_TRY(get_enum(L, m, "arch", ccs_arch_name, NULL, CCS_ARCH_N, &arch));
+		d.arch = (uint8_t)arch;
+	}
 	long numa = -1, node = 0;
 	CCS_TRY(get_long(L, m, "numa", 0, 4095, &numa, NULL));
 	d.numa = (int32_t)numa;
@@ -908,12 +934,57 @@ static int load_scaleout(struct ld *L, const struct ynode *m, struct ccs_scaleou
 	return CCS_OK;
 }
 
+/* ---- model parameters ---- */
+
+static int load_model(struct ld *L, const struct ynode *m, struct ccs_model_params *p)
+{
+	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels" };
+	static const char *const pkeys[] = { "ll", "ll128", "simple" };
+	CCS_TRY(want_kind(L, m, Y_MAP, "model"));
+	CCS_TRY(check_keys(L, m, keys, 4, "'model'"));
+	long v = 0;
+	if (get(m, "nvls_channels")) {
+		CCS_TRY(get_long(L, m, "nvls_channels", 1, 64, &v, NULL));
+		p->nvls_channels = (int)v;
+	}
+	if (get(m, "channels")) {
+		CCS_TRY(get_long(L, m, "channels", 1, 64, &v, NULL));
+		p->channels = (int)v;
+	}
+	struct ynode *e = get(m, "efficiency");
+	if (e) {
+		CCS_TRY(want_kind(L, e, Y_MAP, "efficiency"));
+		CCS_TRY(check_keys(L, e, ccs_link_type_name, CCS_LINK_NTYPES, "'model.efficiency' (link types)"));
+		for (uint32_t i = 0; i < e->n; i++) {
+			int ty = 0;
+			while (strcmp(ccs_link_type_name[ty], e->k[i]->str))
+				ty++;
+			CCS_TRY(want_kind(L, e->v[i], Y_SCALAR, e->k[i]->str));
+			char *end;
+			double x = strtod(e->v[i]->str, &end);
+			if (end == e->v[i]->str || *end || !(x > 0) || x > 1)
+				return ccs_diag_at(L->diag, e->v[i]->mark,
+				                   "efficiency of '%s' must be a fraction in (0, 1], got '%s'",
+				                   e->k[i]->str, e->v[i]->str);
+			p->eff[ty] = x;
+		}
+	}
+	struct ynode *so = get(m, "step_overhead");
+	if (so) {
+		CCS_TRY(want_kind(L, so, Y_MAP, "step_overhead"));
+		CCS_TRY(check_keys(L, so, pkeys, 3, "'model.step_overhead' (protocols)"));
+		for (int i = 0; i < 3; i++)
+			CCS_TRY(get_qty(L, so, pkeys[i], CCS_QTY_TIME, &p->step_s[i]));
+	}
+	return CCS_OK;
+}
+
 /* ---- the whole file ---- */
 
 static int load_spec(struct ld *L, const struct ynode *root, const char *fallback_name)
 {
 	static const char *const keys[] = { "name", "description", "nodes", "node", "scaleup", "scaleout",
-	                                    "devices", "links" };
+	                                    "devices", "links", "model" };
 	struct ccs_topo_spec *s = L->spec;
 	CCS_TRY(check_keys(L, root, keys, (int)(sizeof keys / sizeof keys[0]), "the topology"));
 	const char *name = fallback_name, *desc = NULL;
@@ -922,6 +993,9 @@ static int load_spec(struct ld *L, const struct ynode *root, const char *fallbac
 	s->name = ccs_arena_strdup(&s->arena, name);
 	if (!s->name)
 		return CCS_ENOMEM;
+	struct ynode *model = get(root, "model");
+	if (model)
+		CCS_TRY(load_model(L, model, &s->params));
 	struct ynode *node = get(root, "node"), *devs = get(root, "devices");
 	if (node && devs)
 		return ccs_diag_at(L->diag, devs->mark,

@@ -1,0 +1,71 @@
+/*
+** model/coll.h: the vocabulary of collectives, as NCCL and nccl-tests name it.
+**
+** Sizes follow nccl-tests: `size` is max(send, recv) bytes of one rank, so
+** for AllGather and ReduceScatter it is the whole gathered buffer, n x the
+** per-rank count (ccs_coll_shape rounds a requested size as nccl-tests does).
+**   algbw = size / time;  busbw = algbw x factor, with factor
+**     AllReduce 2(n-1)/n;  AllGather, ReduceScatter, AllToAll (n-1)/n;
+**     Broadcast, Reduce, SendRecv 1.
+** busbw is the per-rank rate on the busiest link of an ideal ring, so it
+** compares across n.  Units: bytes, seconds, bytes/second.
+*/
+#ifndef CCS_COLL_H
+#define CCS_COLL_H
+
+#include <stdint.h>
+
+enum ccs_coll { CCS_COLL_ALLREDUCE, CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER,
+                CCS_COLL_BROADCAST, CCS_COLL_REDUCE, CCS_COLL_ALLTOALL,
+                CCS_COLL_SENDRECV, CCS_COLL_N };
+
+/* NCCL's algorithms first (NCCL_ALGO names), then the MPI classics. */
+enum ccs_algo { CCS_ALGO_RING, CCS_ALGO_TREE, CCS_ALGO_NVLS, CCS_ALGO_NVLS_TREE,
+                CCS_ALGO_COLLNET_DIRECT, CCS_ALGO_COLLNET_CHAIN, CCS_ALGO_PAT,
+                CCS_ALGO_RHD, CCS_ALGO_RD, CCS_ALGO_BRUCK, CCS_ALGO_DIRECT,
+                CCS_ALGO_PAIRWISE, CCS_ALGO_HIER, CCS_ALGO_N };
+#define CCS_ALGO_NCCL_N CCS_ALGO_RHD   /* algorithms NCCL itself has */
+
+enum ccs_proto { CCS_PROTO_LL, CCS_PROTO_LL128, CCS_PROTO_SIMPLE, CCS_PROTO_N };
+
+enum ccs_redop { CCS_OP_SUM, CCS_OP_PROD, CCS_OP_MAX, CCS_OP_MIN, CCS_OP_AVG,
+                 CCS_OP_MULSUM, CCS_OP_N };
+
+struct ccs_dtype {
+	const char *name;           /* nccl-tests spelling */
+	int size;                   /* bytes per element */
+};
+
+extern const char *const ccs_coll_name[CCS_COLL_N];      /* AllReduce ... */
+extern const char *const ccs_coll_cli[CCS_COLL_N];       /* allreduce ... */
+extern const char *const ccs_algo_name[CCS_ALGO_N];      /* ring, tree, nvls ... */
+extern const char *const ccs_proto_name[CCS_PROTO_N];    /* LL, LL128, Simple */
+extern const char *const ccs_redop_name[CCS_OP_N];
+
+/* Parsers, case-insensitive, accepting NCCL's and nccl-tests' spellings
+ * (all_reduce, allreduce, AllReduce; collnetdirect, collnet_direct; f8e4m3,
+ * fp8, ...).  Return the index, or -1. */
+int ccs_coll_parse(const char *s);
+int ccs_algo_parse(const char *s);
+int ccs_proto_parse(const char *s);
+int ccs_redop_parse(const char *s);
+const struct ccs_dtype *ccs_dtype_parse(const char *s);
+/* Names for messages: a comma-separated list of valid spellings. */
+const char *ccs_dtype_list(void);
+
+/* Whether the collective reduces (has a redop), has a root. */
+int ccs_coll_reduces(int coll);
+int ccs_coll_rooted(int coll);
+
+/* nccl-tests busbw factor for n ranks. */
+double ccs_busbw_factor(int coll, int n);
+
+/* nccl-tests shape of a requested size: the element count column and the
+ * bytes actually moved (size column), for n ranks and element size esz. */
+void ccs_coll_shape(int coll, int n, uint64_t req_bytes, int esz, uint64_t *count, uint64_t *bytes);
+
+/* Parse an nccl-tests size: 8, 64K, 1M, 8G (K/M/G powers of 1024), also
+ * 16MiB / 1GB style units.  Returns 0 or -1. */
+int ccs_parse_nccl_size(const char *s, uint64_t *out);
+
+#endif
