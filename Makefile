@@ -21,8 +21,8 @@ TEST_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDLIBS := $(PKG_LIBS) -lm
 
 LIB_SRC := model/ccs.c model/units.c model/topo.c model/topo_gen.c model/topo_yaml.c \
-           model/topo_stats.c model/maxflow.c model/coll.c
-CLI_SRC := sim/ccsim.c sim/cmd_topo.c
+           model/topo_stats.c model/maxflow.c model/coll.c model/cost.c model/nccl_tune.c
+CLI_SRC := sim/ccsim.c sim/cmd_topo.c sim/cmd_predict.c
 UNIT_TESTS := test_units test_topo test_fault test_fuzz
 BENCH_SRC := tests/bench/bench_topo.c
 
@@ -34,7 +34,7 @@ REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
 TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
-.PHONY: all test bench golden-update clean
+.PHONY: all test bench validate golden-update clean
 .SECONDARY:
 all: bin/ccsim libccsim.a
 
@@ -62,6 +62,9 @@ $(TST)/ccsim: $(TST_CLI_OBJ) $(TST)/libccsim.a
 $(TST)/test_%: $(TST)/tests/unit/test_%.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
 
+$(REL)/validate: $(REL)/tests/validate/validate.o libccsim.a
+	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
+
 $(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
 
@@ -70,6 +73,10 @@ test: $(TST)/ccsim $(UNIT_TESTS:%=$(TST)/%)
 
 bench: bin/ccsim $(REL)/bench_topo
 	@$(REL)/bench_topo
+
+VALIDATION ?= ../shared/validation/published.csv
+validate: $(REL)/validate
+	@$(REL)/validate $(VALIDATION) docs/validation.md --check
 
 golden-update: $(TST)/ccsim
 	@sh tests/run.sh $(TST) --update-golden

@@ -60,6 +60,7 @@ static void usage(FILE *f)
 	        "usage: ccsim COMMAND [ARGS]\n"
 	        "commands:\n"
 	        "  topo show|check|dot FILE   describe, validate or draw a topology\n"
+	        "  predict -t TOPO -c COLL    closed-form cost of a collective, as nccl-tests prints it\n"
 	        "  version                    print the version\n"
 	        "every command takes --set key.path=value to override a topology scalar.\n"
 	        "run 'ccsim COMMAND --help' for a command's options.\n");
@@ -75,6 +76,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "topo"))
 		return ccs_cmd_topo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "predict"))
+		return ccs_cmd_predict(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("ccsim %s\n", CCSIM_VERSION);
 		return ccs_flush_stdout() ? 1 : 0;

@@ -22,5 +22,6 @@ int  ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i);
 int  ccs_flush_stdout(void);
 
 int ccs_cmd_topo(int argc, char **argv);
+int ccs_cmd_predict(int argc, char **argv);
 
 #endif

@@ -1,0 +1,1041 @@
+/* model/cost.c: communicator geometry from the graph, and our cost model (cost.h). */
+#include "cost.h"
+#include "maxflow.h"
+#include "nccl_tables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const ccs_bound_name[CCS_BOUND_N] = {
+	"latency", "nvlink", "pcie", "c2c", "ub", "hccs", "smp", "nic", "leaf", "spine", "core",
+	"reduce", "protocol",
+};
+
+static int bound_of_link(int type)
+{
+	switch (type) {
+	case CCS_LINK_NVLINK: return CCS_BOUND_NVLINK;
+	case CCS_LINK_C2C: return CCS_BOUND_C2C;
+	case CCS_LINK_PCIE: return CCS_BOUND_PCIE;
+	case CCS_LINK_SMP: return CCS_BOUND_SMP;
+	case CCS_LINK_UB: return CCS_BOUND_UB;
+	case CCS_LINK_HCCS: return CCS_BOUND_HCCS;
+	default: return CCS_BOUND_NIC;
+	}
+}
+
+void ccs_comm_release(struct ccs_comm *c)
+{
+	ccs_free(c->rank_gpu);
+	ccs_free(c->rank_group);
+	memset(c, 0, sizeof *c);
+}
+
+/* ---- ranks and groups ---- */
+
+static int pick_ranks(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c, char *err, size_t errn)
+{
+	uint32_t avail = 0;
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		avail += ppn <= 0 || t->gpu[g].local < ppn;
+	if (nranks <= 0)
+		nranks = (int)avail;
+	if ((uint32_t)nranks > avail) {
+		if (ppn > 0)
+			snprintf(err, errn, "%d ranks requested, but %s has %u gpus at %d per node", nranks, t->name, avail, ppn);
+		else
+			snprintf(err, errn, "%d ranks requested, but %s has %u gpus", nranks, t->name, avail);
+		return CCS_EINPUT;
+	}
+	if (nranks < 1) {
+		snprintf(err, errn, "a communicator needs at least 1 rank");
+		return CCS_EINPUT;
+	}
+	c->rank_gpu = ccs_malloc((size_t)nranks * sizeof *c->rank_gpu);
+	c->rank_group = ccs_malloc((size_t)nranks * sizeof *c->rank_group);
+	if (!c->rank_gpu || !c->rank_group)
+		return CCS_ENOMEM;
+	int k = 0;
+	for (uint32_t g = 0; g < t->ngpu && k < nranks; g++)
+		if (ppn <= 0 || t->gpu[g].local < ppn)
+			c->rank_gpu[k++] = g;
+	c->n = nranks;
+	return CCS_OK;
+}
+
+/* Group key: the scale-up domain when it holds more than one GPU, else the
+ * node.  Groups are numbered in order of first appearance. */
+static int make_groups(const struct ccs_topo *t, struct ccs_comm *c)
+{
+	int32_t *domsize = ccs_calloc((size_t)t->ndomains + 1, sizeof *domsize);
+	int32_t *map = ccs_malloc(((size_t)t->ndomains + (size_t)t->nnodes + 2) * sizeof *map);
+	int32_t *cnt = ccs_calloc((size_t)c->n + 1, sizeof *cnt);
+	int32_t *nodeseen = ccs_calloc((size_t)t->nnodes + 1, sizeof *nodeseen);
+	int rc = CCS_ENOMEM;
+	if (!domsize || !map || !cnt || !nodeseen)
+		goto out;
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		domsize[t->gpu[g].domain]++;
+	for (int32_t i = 0; i < t->ndomains + t->nnodes + 1; i++)
+		map[i] = -1;
+	c->G = 0;
+	c->nnodes = 0;
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+		int32_t key = domsize[gp->domain] > 1 ? gp->domain : t->ndomains + (gp->node < 0 ? 0 : gp->node);
+		if (map[key] < 0)
+			map[key] = c->G++;
+		c->rank_group[r] = map[key];
+		cnt[map[key]]++;
+		int32_t nd = gp->node < 0 ? 0 : gp->node;
+		if (!nodeseen[nd]) {
+			nodeseen[nd] = 1;
+			c->nnodes++;
+		}
+	}
+	c->p = 0;
+	c->p_min = c->n;
+	for (int i = 0; i < c->G; i++) {
+		if (cnt[i] > c->p) c->p = cnt[i];
+		if (cnt[i] < c->p_min) c->p_min = cnt[i];
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(domsize);
+	ccs_free(map);
+	ccs_free(cnt);
+	ccs_free(nodeseen);
+	return rc;
+}
+
+/* ---- intra-group bandwidth ---- */
+
+static int link_allowed(const struct ccs_link *l, int scaleup)
+{
+	return scaleup ? ccs_link_is_scaleup(l->type) : ccs_link_is_host(l->type);
+}
+
+/* Min over members v of the max-flow from the first member to v, inside the
+ * group's scale-up (or host) subgraph.  vx, queue: scratch of ndev entries,
+ * vx all -1 on entry and on return. */
+static int group_bw(const struct ccs_comm *c, const int32_t *members, int m, int scaleup,
+                    int32_t *vx, uint32_t *queue, double *out, int *bound)
+{
+	const struct ccs_topo *t = c->t;
+	struct ccs_flownet f;
+	memset(&f, 0, sizeof f);
+	uint32_t nv = 0, qh = 0, qt = 0;
+	int rc = CCS_OK;
+	/* Devices reachable from the members over allowed links; through
+	 * switches and CPUs, and other GPUs of the same node or domain. */
+	for (int i = 0; i < m; i++) {
+		uint32_t d = t->gpu[c->rank_gpu[members[i]]].dev;
+		if (vx[d] < 0) {
+			vx[d] = (int32_t)nv++;
+			queue[qt++] = d;
+		}
+	}
+	int32_t node0 = t->dev[queue[0]].node;
+	while (qh < qt) {
+		uint32_t u = queue[qh++];
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			uint32_t v = t->adj_nbr[k];
+			if (!link_allowed(l, scaleup) || vx[v] >= 0)
+				continue;
+			if (!scaleup && t->dev[v].node != node0)
+				continue;
+			vx[v] = (int32_t)nv++;
+			queue[qt++] = v;
+		}
+	}
+	f.nv = nv;
+	int btype = -1;
+	double bmin = HUGE_VAL;
+	for (uint32_t i = 0; i < qt; i++) {
+		uint32_t u = queue[i];
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			uint32_t v = t->adj_nbr[k];
+			if (!link_allowed(l, scaleup) || vx[v] < 0 || u > v)
+				continue;
+			double cap = l->bw_Bps * c->prm.eff[l->type];
+			if ((rc = ccs_flownet_add(&f, (uint32_t)vx[u], (uint32_t)vx[v], cap, cap)))
+				goto out;
+			if (cap < bmin) {
+				bmin = cap;
+				btype = l->type;
+			}
+		}
+	}
+	double best = HUGE_VAL;
+	for (int i = 1; i < m; i++) {
+		double v = 0;
+		ccs_flownet_reset(&f);
+		uint32_t dv = t->gpu[c->rank_gpu[members[i]]].dev;
+		if ((rc = ccs_maxflow(&f, (uint32_t)vx[queue[0]], (uint32_t)vx[dv], &v)))
+			goto out;
+		if (v < best)
+			best = v;
+	}
+	*out = best;
+	*bound = btype >= 0 ? bound_of_link(btype) : (scaleup ? CCS_BOUND_NVLINK : CCS_BOUND_PCIE);
+out:
+	for (uint32_t i = 0; i < qt; i++)
+		vx[queue[i]] = -1;
+	ccs_flownet_release(&f);
+	return rc;
+}
+
+/* ---- NICs and the fabric ---- */
+
+static int nic_type(const struct ccs_topo *t, uint32_t nic)
+{
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			return t->link[t->adj[k]].type;
+	return CCS_LINK_IB;
+}
+
+static double nic_speed(const struct ccs_topo *t, uint32_t nic)
+{
+	if (t->dev[nic].bw_Bps > 0)
+		return t->dev[nic].bw_Bps;
+	double s = 0;
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			s += t->link[t->adj[k]].bw_Bps;
+	return s;
+}
+
+/* Graph latency between two devices over links accepted by 'net' (network
+ * links) or scale-up links: links plus the switches in between [s]. */
+static double path_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, int net, int32_t *dist,
+                           uint32_t *parent, uint32_t *queue)
+{
+	for (uint32_t d = 0; d < t->ndev; d++)
+		dist[d] = -1;
+	uint32_t qh = 0, qt = 0;
+	dist[a] = 0;
+	queue[qt++] = a;
+	while (qh < qt && dist[b] < 0) {
+		uint32_t u = queue[qh++];
+		if (u != a && t->dev[u].kind != CCS_DEV_NETSW && t->dev[u].kind != CCS_DEV_SUSW)
+			continue;
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			if (net ? !ccs_link_is_network(l->type) : !ccs_link_is_scaleup(l->type))
+				continue;
+			uint32_t v = t->adj_nbr[k];
+			if (dist[v] >= 0)
+				continue;
+			dist[v] = dist[u] + 1;
+			parent[v] = t->adj[k];
+			queue[qt++] = v;
+		}
+	}
+	if (dist[b] < 0)
+		return 0;
+	double lat = 0;
+	for (uint32_t v = b; v != a;) {
+		const struct ccs_link *l = &t->link[parent[v]];
+		lat += l->lat_s;
+		v = ccs_link_other(l, v);
+		if (v != a)
+			lat += t->dev[v].lat_s;
+	}
+	return lat;
+}
+
+static int fabric_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
+{
+	const struct ccs_topo *t = c->t;
+	if (c->G < 2)
+		return CCS_OK;
+	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
+	struct ccs_flownet f;
+	memset(&f, 0, sizeof f);
+	int rc = CCS_ENOMEM;
+	if (!vx)
+		goto out;
+	uint32_t nv = 2;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		vx[d] = t->dev[d].kind == CCS_DEV_NETSW ? (int32_t)nv++ : -1;
+	for (int r = 0; r < c->n; r++)
+		if (nic_of_rank[r] != UINT32_MAX && vx[nic_of_rank[r]] < 0)
+			vx[nic_of_rank[r]] = (int32_t)nv++;
+	f.nv = nv;
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		const struct ccs_link *l = &t->link[i];
+		if (!ccs_link_is_network(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
+			continue;
+		double cap = l->bw_Bps * c->prm.eff[l->type];
+		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], cap, cap)))
+			goto out;
+	}
+	uint32_t first_edge = f.ne;
+	for (int r = 0; r < c->n; r++) {
+		uint32_t nic = nic_of_rank[r];
+		if (nic == UINT32_MAX)
+			continue;
+		int a = c->rank_group[r] < c->G / 2;
+		rc = a ? ccs_flownet_add(&f, 0, (uint32_t)vx[nic], 1e30, 0) : ccs_flownet_add(&f, (uint32_t)vx[nic], 1, 1e30, 0);
+		if (rc)
+			goto out;
+	}
+	double bis = 0;
+	if ((rc = ccs_maxflow(&f, 0, 1, &bis)))
+		goto out;
+	(void)first_edge;
+	double G = c->G;
+	c->R_fab = 4.0 * bis * (G - 1) / (G * G);
+	/* Which tier limits: the highest tier among saturated network links. */
+	c->fab_bound = CCS_BOUND_NIC;
+	if (c->R_fab < c->B_net * 0.999) {
+		int tier = 0;
+		for (uint32_t e = 0; e < first_edge; e++) {
+			double fl = fabs(ccs_flownet_flow(&f, e));
+			double cap = f.c0[2 * e];
+			if (cap <= 0 || fl < cap * 0.999)
+				continue;
+			/* the lower end's tier: NIC-leaf 0, leaf-spine 1, spine-core 2 */
+			const struct ccs_link *l = NULL;
+			uint32_t u = f.eu[e], v = f.ev[e];
+			for (uint32_t d = 0; d < t->ndev && !l; d++)
+				if (vx[d] == (int32_t)u) {
+					for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++)
+						if (vx[t->adj_nbr[k]] == (int32_t)v) {
+							l = &t->link[t->adj[k]];
+							break;
+						}
+				}
+			if (!l)
+				continue;
+			int ta = t->dev[l->a].kind == CCS_DEV_NETSW ? t->dev[l->a].tier : 0;
+			int tb = t->dev[l->b].kind == CCS_DEV_NETSW ? t->dev[l->b].tier : 0;
+			int lo = ta < tb ? ta : tb;
+			if (lo > tier)
+				tier = lo;
+		}
+		c->fab_bound = tier >= 2 ? CCS_BOUND_SPINE : tier == 1 ? CCS_BOUND_LEAF : CCS_BOUND_NIC;
+		if (tier >= 3)
+			c->fab_bound = CCS_BOUND_CORE;
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(vx);
+	ccs_flownet_release(&f);
+	return rc;
+}
+
+/* ---- NCCL's view of the graph (its search, approximated) ---- */
+
+static void nccl_graph(struct ccs_comm *c)
+{
+	const double *spd = ccs_nccl_speed_intra(c->arch);
+	int nspd = ccs_nccl_speed_intra_n(c->arch);
+	double total = c->intra_nvl ? c->nccl_nvl_bw : c->nccl_pci_bw;
+	if (c->p <= 1)
+		total = c->nccl_net_bw > 0 ? c->nccl_net_bw : total;
+	/* The fastest per-channel speed at which at least 4 channels fit (or the
+	 * most that fit), up to 16 search channels. */
+	double s = spd[nspd - 1];
+	int nch = 1;
+	for (int i = 0; i < nspd; i++) {
+		int k = (int)floor(total / spd[i] + 1e-9);
+		if (k >= 4 || (i == nspd - 1 && k >= 1)) {
+			s = spd[i];
+			nch = k > 16 ? 16 : k;
+			break;
+		}
+	}
+	if (total < s) {
+		s = total > 0 ? total : 1;
+		nch = 1;
+	}
+	c->nch_ring = nch;
+	c->bw_intra = s;
+	c->bw_inter = s;
+	if (c->G > 1 && c->nccl_net_bw > 0) {
+		/* Inter-node rings: one channel per NIC, each as fast as its NIC and
+		 * the GPUs' links allow. */
+		const double *si = ccs_nccl_speed_inter(c->arch);
+		int nsi = ccs_nccl_speed_inter_n(c->arch);
+		int k = c->nics > 0 ? c->nics : 1;
+		if (k > 16)
+			k = 16;
+		double per = c->nccl_net_bw / k;
+		double cap = (c->p > 1 ? total : per * k) / k;
+		double lim = per < cap ? per : cap;
+		double v = si[nsi - 1];
+		for (int i = 0; i < nsi; i++)
+			if (si[i] <= lim + 1e-9) {
+				v = si[i];
+				break;
+			}
+		c->nch_ring = k;
+		c->bw_inter = v;
+		c->bw_intra = v;
+	}
+	c->nvls_channels = c->prm.nvls_channels ? c->prm.nvls_channels
+	                 : c->arch >= CCS_ARCH_BLACKWELL ? (c->G > 1 ? 32 : 24) : 16;
+}
+
+int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c, char *err, size_t errn)
+{
+	memset(c, 0, sizeof *c);
+	c->t = t;
+	c->prm = t->params;
+	int rc = pick_ranks(t, nranks, ppn, c, err, errn);
+	if (!rc)
+		rc = make_groups(t, c);
+	if (rc) {
+		if (rc == CCS_ENOMEM)
+			snprintf(err, errn, "out of memory");
+		ccs_comm_release(c);
+		return rc;
+	}
+	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
+	uint32_t *queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *queue);
+	uint32_t *parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *parent);
+	int32_t *members = ccs_malloc(((size_t)c->n + 1) * sizeof *members);
+	int32_t *gstart = ccs_calloc((size_t)c->G + 2, sizeof *gstart);
+	uint32_t *nic_of_rank = ccs_malloc(((size_t)c->n + 1) * sizeof *nic_of_rank);
+	uint32_t *nic_users = ccs_calloc((size_t)t->ndev + 1, sizeof *nic_users);
+	double *gnet = ccs_calloc((size_t)c->G + 1, sizeof *gnet);
+	int32_t *gnics = ccs_calloc((size_t)c->G + 1, sizeof *gnics);
+	rc = CCS_ENOMEM;
+	if (!vx || !queue || !parent || !members || !gstart || !nic_of_rank || !nic_users || !gnet || !gnics)
+		goto out;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		vx[d] = -1;
+
+	/* Members of each group, in rank order (counting sort). */
+	for (int r = 0; r < c->n; r++)
+		gstart[c->rank_group[r] + 1]++;
+	for (int g = 0; g < c->G; g++)
+		gstart[g + 1] += gstart[g];
+	{
+		int32_t *fill = ccs_malloc(((size_t)c->G + 1) * sizeof *fill);
+		if (!fill)
+			goto out;
+		memcpy(fill, gstart, (size_t)c->G * sizeof *fill);
+		for (int r = 0; r < c->n; r++)
+			members[fill[c->rank_group[r]]++] = r;
+		ccs_free(fill);
+	}
+
+	/* Architecture, memory bandwidth, NCCL's per-GPU link figures. */
+	c->arch = CCS_ARCH_BLACKWELL;
+	c->mem_bw = HUGE_VAL;
+	c->nccl_nvl_bw = HUGE_VAL;
+	c->nccl_pci_bw = HUGE_VAL;
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_dev *d = &t->dev[t->gpu[c->rank_gpu[r]].dev];
+		if (d->arch < c->arch)
+			c->arch = d->arch;
+		if (d->bw_Bps < c->mem_bw)
+			c->mem_bw = d->bw_Bps;
+	}
+	if (!(c->mem_bw > 0) || isinf(c->mem_bw))
+		c->mem_bw = 0;
+	{
+		uint32_t d0 = t->gpu[c->rank_gpu[0]].dev;
+		double nvl = 0, pci = 0;
+		int lanes = 0;
+		for (uint32_t k = t->adj_off[d0]; k < t->adj_off[d0 + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			if (l->type == CCS_LINK_NVLINK)
+				lanes += l->lanes;
+			else if (ccs_link_is_scaleup(l->type))
+				nvl += l->bw_Bps / 1e9;
+			if (l->type == CCS_LINK_PCIE && pci == 0)
+				pci = l->bw_Bps / 1e9 * (24.0 / 31.5);   /* NCCL: width x speed / 80 */
+		}
+		c->nccl_nvl_bw = nvl + lanes * ccs_nccl_nvlink_bw(c->arch);
+		c->nccl_pci_bw = pci > 0 ? pci : 12.0;
+	}
+
+	/* Intra-group bandwidth: the scale-up subgraph when the group is a
+	 * domain, else the node's host links. */
+	c->b_su = HUGE_VAL;
+	c->su_bound = CCS_BOUND_NVLINK;
+	c->intra_nvl = 0;
+	for (int g = 0; g < c->G; g++) {
+		int m = gstart[g + 1] - gstart[g];
+		if (m < 2)
+			continue;
+		const struct ccs_gpu *g0 = &t->gpu[c->rank_gpu[members[gstart[g]]]];
+		int scaleup = g0->su_bw_Bps > 0;
+		/* both ends in one domain: scale-up; else host links */
+		const struct ccs_gpu *g1 = &t->gpu[c->rank_gpu[members[gstart[g] + 1]]];
+		if (g1->domain != g0->domain)
+			scaleup = 0;
+		double bw = 0;
+		int bound = CCS_BOUND_NVLINK;
+		if ((rc = group_bw(c, members + gstart[g], m, scaleup, vx, queue, &bw, &bound)))
+			goto out;
+		if (bw < c->b_su) {
+			c->b_su = bw;
+			c->su_bound = bound;
+		}
+		if (g == 0)
+			c->intra_nvl = scaleup;
+	}
+	if (isinf(c->b_su))
+		c->b_su = 0;
+
+	/* NICs: each rank may use every NIC of its node that is as close as its
+	 * best one (NCCL spreads channels over them); a group's NIC bandwidth
+	 * is the union of its ranks' sets, a rank's share divides each NIC by
+	 * the ranks that may use it. */
+	c->b_nic = HUGE_VAL;
+	c->net_type = CCS_LINK_IB;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int r = 0; r < c->n; r++) {
+			const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+			nic_of_rank[r] = gp->nic_count ? t->gnic[gp->nic_first].nic : UINT32_MAX;
+			if (!gp->nic_count) {
+				if (pass)
+					c->b_nic = 0;
+				continue;
+			}
+			int best_path = t->gnic[gp->nic_first].path;
+			double share = 0;
+			for (uint32_t i = 0; i < gp->nic_count; i++) {
+				const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
+				if (e->path != best_path)
+					break;
+				if (!pass) {
+					nic_users[e->nic]++;
+					continue;
+				}
+				c->net_type = nic_type(t, e->nic);
+				double bw = nic_speed(t, e->nic) * c->prm.eff[c->net_type];
+				share += bw / (nic_users[e->nic] & 0x7fffffffu);
+				/* count each NIC once per group: mark with the group + 1 */
+				if (vx[e->nic] != c->rank_group[r]) {
+					if (vx[e->nic] == -1 || vx[e->nic] != c->rank_group[r]) {
+						gnet[c->rank_group[r]] += bw;
+						gnics[c->rank_group[r]]++;
+					}
+					vx[e->nic] = c->rank_group[r];
+				}
+			}
+			if (pass && share < c->b_nic)
+				c->b_nic = share;
+		}
+	}
+	for (uint32_t d = 0; d < t->ndev; d++)
+		vx[d] = -1;
+	c->B_net = HUGE_VAL;
+	c->nics = 1 << 30;
+	for (int g = 0; g < c->G; g++) {
+		if (gnet[g] < c->B_net)
+			c->B_net = gnet[g];
+		if (gnics[g] < c->nics)
+			c->nics = gnics[g];
+	}
+	if (isinf(c->B_net))
+		c->B_net = 0;
+	if (isinf(c->b_nic))
+		c->b_nic = 0;
+	if (c->G > 1 && (c->B_net <= 0 || c->b_nic <= 0)) {
+		snprintf(err, errn, "ranks span %d groups but some rank has no nic to reach the others", c->G);
+		rc = CCS_EINPUT;
+		goto out;
+	}
+	c->nccl_net_bw = c->B_net / c->prm.eff[c->net_type] / 1e9;
+	c->R_fab = c->B_net;
+	c->fab_bound = CCS_BOUND_NIC;
+	if ((rc = fabric_share(c, nic_of_rank)))
+		goto out;
+
+	/* Capabilities: NVLS when every group's GPUs reach only multicast and
+	 * reducing scale-up switches; SHARP when every NIC's switch reduces. */
+	c->nvls = c->p > 1;
+	for (int r = 0; r < c->n && c->nvls; r++) {
+		uint32_t d = t->gpu[c->rank_gpu[r]].dev;
+		int sw = 0;
+		for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++) {
+			uint32_t v = t->adj_nbr[k];
+			if (t->dev[v].kind != CCS_DEV_SUSW)
+				continue;
+			sw = 1;
+			unsigned need = CCS_DEVF_MULTICAST | CCS_DEVF_REDUCE;
+			if ((t->dev[v].flags & need) != need)
+				c->nvls = 0;
+		}
+		if (!sw)
+			c->nvls = 0;
+	}
+	c->sharp = c->G > 1;
+	for (int r = 0; r < c->n && c->sharp; r++) {
+		uint32_t nic = nic_of_rank[r];
+		if (nic == UINT32_MAX)
+			continue;
+		for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++) {
+			uint32_t v = t->adj_nbr[k];
+			if (t->dev[v].kind == CCS_DEV_NETSW && !(t->dev[v].flags & CCS_DEVF_REDUCE))
+				c->sharp = 0;
+		}
+	}
+
+	/* Graph latencies of one intra hop and one network traversal. */
+	if (c->n > 1 && c->rank_group[1] == c->rank_group[0] && c->intra_nvl)
+		c->lat_intra = path_latency(t, t->gpu[c->rank_gpu[0]].dev, t->gpu[c->rank_gpu[1]].dev, 0,
+		                            vx, parent, queue);
+	if (c->G > 1) {
+		int r1 = gstart[1] < c->n ? members[gstart[1]] : 0;
+		uint32_t a = nic_of_rank[0], b = nic_of_rank[r1];
+		if (a != UINT32_MAX && b != UINT32_MAX)
+			c->lat_net = path_latency(t, a, b, 1, vx, parent, queue) + t->dev[a].lat_s + t->dev[b].lat_s;
+	}
+	for (uint32_t d = 0; d < t->ndev; d++)
+		vx[d] = -1;
+	nccl_graph(c);
+	rc = CCS_OK;
+out:
+	ccs_free(vx);
+	ccs_free(queue);
+	ccs_free(parent);
+	ccs_free(members);
+	ccs_free(gstart);
+	ccs_free(nic_of_rank);
+	ccs_free(nic_users);
+	ccs_free(gnet);
+	ccs_free(gnics);
+	if (rc) {
+		if (rc == CCS_ENOMEM)
+			snprintf(err, errn, "out of memory");
+		ccs_comm_release(c);
+	}
+	return rc;
+}
+
+/* ---- our model ---- */
+
+static const double proto_eff[CCS_PROTO_N] = { 0.5, 120.0 / 128.0, 1.0 };
+
+static int ilog2_ceil(int n)
+{
+	int k = 0;
+	while ((1 << k) < n)
+		k++;
+	return k;
+}
+
+/* Chunk each channel moves per pipeline step [bytes] (NCCL's defaults:
+ * buffers of 512 KiB (LL), 4.6875 MiB (LL128), 4 MiB (Simple) in 8 steps;
+ * ring Simple moves 2-step slices; NVLS 128 KiB chunks that shrink for
+ * small operations, src/enqueue.cc calcCollChunking). */
+static double chunk_bytes(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes)
+{
+	if (proto == CCS_PROTO_LL)
+		return 32768.0;
+	if (proto == CCS_PROTO_LL128)
+		return 576000.0;
+	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
+		double chunk = 131072.0;
+		if (c->G > 1 && algo == CCS_ALGO_NVLS)
+			chunk = 32768.0;
+		double ops = (double)channels * (c->p > 0 ? c->p : 1);
+		if (bytes < 64.0 * ops * chunk && chunk > 65536)
+			chunk = 65536;
+		if (bytes < 8.0 * ops * chunk && chunk > 32768)
+			chunk = 32768;
+		if (bytes < 2.0 * ops * chunk && chunk > 16384)
+			chunk = 16384;
+		return chunk;
+	}
+	if (algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN)
+		return 131072.0;
+	if (algo == CCS_ALGO_RING && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER ||
+	                              coll == CCS_COLL_REDUCESCATTER))
+		return 1048576.0;
+	return 524288.0;
+}
+
+/* NCCL's per-protocol throughput caps [B/s] for the algorithm's B. */
+static double proto_cap(const struct ccs_comm *c, int algo, int proto)
+{
+	int nodes_idx = c->G <= 2 ? c->G - 1 : 2;
+	if (proto == CCS_PROTO_LL) {
+		double cap = ccs_nccl_ll_max_bw(c->arch, c->G) * 1e9;
+		return algo == CCS_ALGO_TREE ? cap : cap;
+	}
+	if (proto == CCS_PROTO_LL128) {
+		double per = algo == CCS_ALGO_TREE ? ccs_nccl_tree_ll128_max(c->arch, nodes_idx)
+		                                   : ccs_nccl_ring_ll128_max(c->arch, nodes_idx);
+		return per * 1e9 * c->nch_ring;
+	}
+	return HUGE_VAL;
+}
+
+struct term {
+	double W, B;
+	int bound;
+	int steps_intra, steps_inter;   /* hop counts for the latency */
+	int lat_algo;                   /* NCCL latency row to use */
+};
+
+static void set_rate(struct term *x, double B, int bound)
+{
+	if (B < x->B) {
+		x->B = B;
+		x->bound = bound;
+	}
+}
+
+/* Time of moving 'bytes' between two ranks of the given relation. */
+static double rate_of(const struct ccs_comm *c, int same_group)
+{
+	return same_group ? c->b_su : c->b_nic;
+}
+
+int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t ubytes,
+                  struct ccs_cost *out, const char **why)
+{
+	double S = (double)ubytes;
+	int n = c->n, G = c->G, p = c->p;
+	double f = ccs_busbw_factor(coll, n);
+	struct term x = { 0, HUGE_VAL, CCS_BOUND_LATENCY, 0, 0, CCS_ALGO_RING };
+	double bw_s = -1;                       /* set directly by multi-phase algorithms */
+	const char *dummy;
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	memset(out, 0, sizeof *out);
+	if (n == 1) {
+		out->time_s = 0;
+		out->channels = 0;
+		out->bound = CCS_BOUND_LATENCY;
+		return 0;
+	}
+	int intra_only = G == 1;
+	double su = c->b_su, net = c->B_net;
+	int su_b = c->su_bound;
+
+	switch (algo) {
+	case CCS_ALGO_RING:
+		if (coll == CCS_COLL_ALLTOALL || coll == CCS_COLL_SENDRECV) {
+			*why = "ring applies to AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
+			return -1;
+		}
+		x.W = (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) ? S : f * S;
+		if (p > 1)
+			set_rate(&x, su, su_b);
+		if (!intra_only)
+			set_rate(&x, net, CCS_BOUND_NIC);
+		x.steps_inter = intra_only ? 0 : (coll == CCS_COLL_ALLREDUCE ? 2 * (G - 1) : G - 1);
+		{
+			int steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+			if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE)
+				steps = n - 1;
+			x.steps_intra = steps - x.steps_inter;
+		}
+		break;
+	case CCS_ALGO_TREE:
+		if (coll != CCS_COLL_ALLREDUCE) {
+			*why = "tree applies to AllReduce";
+			return -1;
+		}
+		x.W = S;
+		if (p > 1)
+			set_rate(&x, su / 2, su_b);
+		if (!intra_only)
+			set_rate(&x, net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
+		x.steps_intra = 2 * (p - 1);
+		x.steps_inter = 2 * ilog2_ceil(G);
+		x.lat_algo = CCS_ALGO_TREE;
+		break;
+	case CCS_ALGO_NVLS:
+	case CCS_ALGO_NVLS_TREE:
+		if (!c->nvls) {
+			*why = "nvls needs scale-up switches with multicast and in-switch reduction";
+			return -1;
+		}
+		if (proto != CCS_PROTO_SIMPLE) {
+			*why = "nvls runs the Simple protocol only";
+			return -1;
+		}
+		if (algo == CCS_ALGO_NVLS && G > 1 && !c->sharp) {
+			*why = "nvls across scale-up domains needs SHARP switches (or use nvls_tree)";
+			return -1;
+		}
+		if (algo == CCS_ALGO_NVLS_TREE && (G == 1 || coll != CCS_COLL_ALLREDUCE)) {
+			*why = "nvls_tree is AllReduce across several scale-up domains";
+			return -1;
+		}
+		if (coll == CCS_COLL_ALLREDUCE) {
+			x.W = S;
+			set_rate(&x, su * p / (p + 1.0), su_b);
+		} else if ((coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) && G == 1) {
+			x.W = f * S;
+			set_rate(&x, su, su_b);
+		} else {
+			*why = "nvls applies to AllReduce, and to AllGather and ReduceScatter inside one domain";
+			return -1;
+		}
+		if (G > 1)
+			set_rate(&x, algo == CCS_ALGO_NVLS ? net : net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
+		x.steps_intra = 1;
+		x.steps_inter = G > 1 ? (algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(G) : 1) : 0;
+		x.lat_algo = algo;
+		break;
+	case CCS_ALGO_COLLNET_DIRECT:
+	case CCS_ALGO_COLLNET_CHAIN:
+		if (!c->sharp) {
+			*why = "collnet needs in-network reduction (SHARP) on the switches of every nic, and more than one group";
+			return -1;
+		}
+		if (proto != CCS_PROTO_SIMPLE) {
+			*why = "collnet runs the Simple protocol only";
+			return -1;
+		}
+		if (coll != CCS_COLL_ALLREDUCE) {
+			*why = "collnet applies to AllReduce";
+			return -1;
+		}
+		x.W = S;
+		if (p > 1)
+			set_rate(&x, algo == CCS_ALGO_COLLNET_DIRECT ? su * p / (p + 1.0) : su / 2, su_b);
+		set_rate(&x, net, CCS_BOUND_NIC);
+		x.steps_intra = algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (p - 1);
+		x.steps_inter = 1;
+		x.lat_algo = algo;
+		break;
+	case CCS_ALGO_PAT:
+		if (coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
+			*why = "pat applies to AllGather and ReduceScatter";
+			return -1;
+		}
+		if (proto != CCS_PROTO_SIMPLE) {
+			*why = "pat runs the Simple protocol only";
+			return -1;
+		}
+		x.W = f * S;
+		if (p > 1)
+			set_rate(&x, su, su_b);
+		if (!intra_only)
+			set_rate(&x, net, CCS_BOUND_NIC);
+		x.steps_intra = ilog2_ceil(p);
+		x.steps_inter = ilog2_ceil(G);
+		x.lat_algo = CCS_ALGO_PAT;
+		break;
+	case CCS_ALGO_RHD:
+	case CCS_ALGO_RD:
+	case CCS_ALGO_BRUCK: {
+		int ok = (algo == CCS_ALGO_RHD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER ||
+		                                   coll == CCS_COLL_REDUCESCATTER)) ||
+		         (algo == CCS_ALGO_RD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER)) ||
+		         (algo == CCS_ALGO_BRUCK && (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_ALLTOALL));
+		if (!ok) {
+			*why = algo == CCS_ALGO_BRUCK ? "bruck applies to AllGather and AllToAll"
+			     : algo == CCS_ALGO_RD ? "recursive doubling applies to AllReduce and AllGather"
+			                           : "halving-doubling applies to AllReduce, AllGather and ReduceScatter";
+			return -1;
+		}
+		/* Steps k = 0..log2(n)-1 with peers at distance 2^k (ranks are
+		 * placed group by group, so small distances stay inside a group).
+		 * Bytes per step: RHD halving S/2^(k+1) (largest first, so the far
+		 * peers get the big halves), RD S, Bruck AllGather 2^k S/n,
+		 * Bruck AllToAll S/2. */
+		int L2 = ilog2_ceil(n);
+		double t = 0;
+		int inter = 0;
+		x.bound = su_b;
+		for (int k = 0; k < L2; k++) {
+			int dist = 1 << k;
+			int same = dist < p && p > 1 && c->p_min == p;
+			double bytes;
+			if (algo == CCS_ALGO_RD)
+				bytes = coll == CCS_COLL_ALLGATHER ? S * (double)(1 << k) / n : S;
+			else if (algo == CCS_ALGO_BRUCK)
+				bytes = coll == CCS_COLL_ALLTOALL ? S / 2 : S * (double)(1 << k) / n;
+			else
+				bytes = S / (double)(2 << (L2 - 1 - k));
+			double r = rate_of(c, same);
+			if (r <= 0) {
+				*why = "a step crosses groups but a rank has no nic";
+				return -1;
+			}
+			t += bytes / r;
+			if (!same) {
+				inter++;
+				x.bound = CCS_BOUND_NIC;
+			}
+		}
+		if (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) {
+			t *= 2;
+			inter *= 2;
+			L2 *= 2;
+		}
+		bw_s = t;
+		x.W = f * S;
+		x.B = t > 0 ? x.W / t : HUGE_VAL;
+		x.steps_inter = inter;
+		x.steps_intra = L2 - inter;
+		break;
+	}
+	case CCS_ALGO_DIRECT:
+	case CCS_ALGO_PAIRWISE:
+		if (coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
+			*why = "direct and pairwise apply to AllToAll and SendRecv";
+			return -1;
+		}
+		if (coll == CCS_COLL_SENDRECV) {
+			/* nccl-tests sendrecv: rank r sends S to r+1 and receives from r-1 */
+			int cross = G > 1;
+			x.W = S;
+			set_rate(&x, cross ? c->b_nic : su, cross ? CCS_BOUND_NIC : su_b);
+			x.steps_intra = cross ? 0 : 1;
+			x.steps_inter = cross ? 1 : 0;
+			break;
+		}
+		{
+			double intra_b = S * (p - 1) / n, inter_b = S * (double)(n - p) / n;
+			double ti = p > 1 && su > 0 ? intra_b / su : 0;
+			double rg = c->R_fab < net ? c->R_fab : net;
+			double tn = G > 1 ? inter_b * p / rg : 0;
+			x.W = f * S;
+			bw_s = ti > tn ? ti : tn;
+			x.B = bw_s > 0 ? x.W / bw_s : HUGE_VAL;
+			x.bound = ti >= tn ? su_b : (c->R_fab < net ? c->fab_bound : CCS_BOUND_NIC);
+			if (algo == CCS_ALGO_PAIRWISE) {
+				x.steps_intra = p - 1;
+				x.steps_inter = n - p;
+			} else {
+				/* NCCL posts up to 8 peers per round */
+				x.steps_intra = (p - 1 + 7) / 8;
+				x.steps_inter = (n - p + 7) / 8;
+			}
+		}
+		break;
+	case CCS_ALGO_HIER:
+		if (coll != CCS_COLL_ALLREDUCE) {
+			*why = "hierarchical applies to AllReduce";
+			return -1;
+		}
+		if (G == 1) {
+			*why = "hierarchical needs more than one group";
+			return -1;
+		}
+		{
+			double t_rs = p > 1 ? S * (p - 1.0) / p / su : 0;
+			double t_ar = 2.0 * (G - 1) / G * (S / p) / c->b_nic;
+			bw_s = 2 * t_rs + t_ar;
+			x.W = f * S;
+			x.B = x.W / bw_s;
+			x.bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : su_b;
+			x.steps_intra = 2 * (p - 1);
+			x.steps_inter = 2 * (G - 1);
+		}
+		break;
+	default:
+		*why = "unknown algorithm";
+		return -1;
+	}
+
+	/* Protocol: wire efficiency and NCCL's throughput caps. */
+	if (bw_s < 0) {
+		if (isinf(x.B)) {
+			*why = "no bandwidth between the ranks";
+			return -1;
+		}
+		double B = x.B * proto_eff[proto];
+		double cap = proto_cap(c, algo, proto);
+		if (cap < B) {
+			B = cap;
+			x.bound = CCS_BOUND_PROTOCOL;
+		}
+		x.B = B;
+		bw_s = x.W / x.B;
+	} else {
+		bw_s /= proto_eff[proto];
+		x.B *= proto_eff[proto];
+	}
+	/* Memory bandwidth of the reduction or copy. */
+	if (c->mem_bw > 0 && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE) {
+		double m = ccs_coll_reduces(coll) ? 2.5 : 2.0;
+		double tm = m * x.W / c->mem_bw;
+		if (tm > bw_s) {
+			bw_s = tm;
+			x.bound = CCS_BOUND_REDUCE;
+		}
+	}
+
+	int C = channels > 0 ? channels
+	      : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nvls_channels
+	      : ccs_nccl_channels(c, CCS_ALGO_RING);
+	if (C < 1)
+		C = 1;
+	double lat = ccs_nccl_latency(c, x.lat_algo, proto, x.steps_intra, x.steps_inter);
+	double chunk = chunk_bytes(c, coll, algo, proto, C, S);
+	double K = ceil(x.W / ((double)C * chunk));
+	if (K < 1)
+		K = 1;
+	double step = K * c->prm.step_s[proto];
+
+	out->lat_s = lat;
+	out->bw_s = bw_s;
+	out->step_s = step;
+	out->time_s = lat + bw_s + step;
+	out->rate_Bps = x.B;
+	out->wire_bytes = x.W;
+	out->channels = C;
+	out->bound = lat + step > bw_s ? CCS_BOUND_LATENCY : x.bound;
+	return 0;
+}
+
+/* ---- selection ---- */
+
+int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo_mask, unsigned proto_mask,
+               int nccl, int *algo, int *proto)
+{
+	double best = HUGE_VAL;
+	int ba = -1, bp = -1;
+	int tuned = coll <= CCS_COLL_REDUCE;
+	for (int a = 0; a < CCS_ALGO_N; a++) {
+		if (!(algo_mask & (1u << a)))
+			continue;
+		if (nccl && a >= CCS_ALGO_NCCL_N && tuned)
+			continue;
+		for (int q = 0; q < CCS_PROTO_N; q++) {
+			if (!(proto_mask & (1u << q)))
+				continue;
+			double t;
+			if (nccl && tuned) {
+				t = ccs_nccl_time(c, coll, a, q, bytes);
+				if (t < 0)
+					continue;
+			} else {
+				struct ccs_cost cc;
+				if (ccs_cost_eval(c, coll, a, q, 0, bytes, &cc, NULL))
+					continue;
+				t = cc.time_s;
+				/* NCCL moves AllToAll and SendRecv with direct p2p, Simple
+				 * above its LL threshold. */
+				if (nccl && !tuned) {
+					if (a != CCS_ALGO_DIRECT)
+						continue;
+					int want = bytes <= 16384u * (uint64_t)ccs_nccl_channels(c, CCS_ALGO_RING) ? CCS_PROTO_LL
+					                                                                         : CCS_PROTO_SIMPLE;
+					if (q != want && (proto_mask & (1u << want)))
+						continue;
+				}
+			}
+			if (t < best) {
+				best = t;
+				ba = a;
+				bp = q;
+			}
+		}
+	}
+	if (ba < 0)
+		return -1;
+	*algo = ba;
+	*proto = bp;
+	return 0;
+}

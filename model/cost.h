@@ -1,0 +1,133 @@
+/*
+** model/cost.h: closed-form cost of collectives on a topology graph.
+**
+** A communicator (struct ccs_comm) is a set of ranks placed on GPUs.  Ranks
+** fall into groups: a scale-up domain (NVLink, UB, HCCS) when the GPU has
+** peers on one, else its node.  From the graph, once per communicator:
+**   n, G, p    ranks, groups, ranks per group (largest)
+**   b_su       intra-group bandwidth per rank [B/s]: min over member pairs
+**              (first, v) of the max-flow over the group's scale-up links (or
+**              its host links when it has none), capacities x efficiency;
+**              a ring crosses every cut of the group at least once each way,
+**              and by Gomory-Hu the smallest cut among members is found from
+**              any one member, so this bounds every ring and tree inside
+**   B_net      per-group NIC bandwidth: sum over the distinct best NICs of the
+**              group's ranks of port speed x efficiency (min over groups)
+**   b_nic      per-rank NIC bandwidth: its best NIC / the ranks sharing it
+**   R_fab      per-group rate of uniform all-to-all traffic through the
+**              fabric: 4 B_bis (G-1)/G^2, B_bis the max-flow between the
+**              NICs of the first and second half of the groups
+**   lat_net    one network traversal from the graph: NIC latencies, links
+**              and switches on the path between two groups' NICs [s]
+**
+** Cost of one collective of S bytes (nccl-tests size), algorithm a,
+** protocol q, C channels:
+**   T = L(a, q) + W/B + K * o_q,   K = ceil(W / (C * c(a, q, S)))
+**   W      bytes each rank moves on its bottleneck resource (per algorithm,
+**          below), B that resource's rate per rank times the protocol's
+**          wire efficiency e_q (LL 1/2, LL128 120/128, Simple 1), capped by
+**          NCCL's per-protocol throughput caps; with a known GPU memory
+**          bandwidth M_gpu the bandwidth term is max(W/B, m W / M_gpu), m =
+**          2.5 bytes of memory traffic per byte for reductions, 2 for copies
+**   L      NCCL's base latency plus per-hop latencies (NVLink, PCIe or
+**          network) times the algorithm's hop counts, plus the graph's
+**          latency of those hops
+**   K o_q  the pipeline: each channel moves its share in chunks c (NCCL's
+**          chunk sizes, which shrink for small NVLS operations); every chunk
+**          step costs o_q of synchronisation (Simple 1.5 us, LL128 0.5, LL 0.2)
+** Bytes W and rate B per algorithm (f = nccl-tests busbw factor):
+**   ring        W = f S (Broadcast, Reduce: S);  B = min(b_su, B_net if G > 1)
+**   tree        AllReduce: W = S;  B = min(b_su / 2, B_net / (G > 2 ? 2 : 1))
+**   nvls        one group: W = S, B = b_su p / (p + 1) (AllReduce: each rank
+**               sends S + S/p and receives as much); AllGather and
+**               ReduceScatter W = f S, B = b_su
+**   nvls_tree   W = S, B = min(b_su p/(p+1), B_net / (G > 2 ? 2 : 1))
+**   collnet     W = S, B = min(b_su p/(p+1) (direct) or b_su/2 (chain),
+**               B_net): the switches reduce, each group sends S once
+**   pat         as ring, latency log2(G) network steps
+**   rhd, rd, bruck, pairwise  sums over their steps of bytes / rate of the
+**               step's peer (b_su inside a group, b_nic across)
+**   direct      AllToAll: max(intra bytes / b_su, inter bytes x p / min(B_net,
+**               R_fab)); SendRecv: S / (b_su or b_nic)
+**   hier        intra ring ReduceScatter + inter ring AllReduce of S/p per
+**               rank on b_nic + intra AllGather, one after another
+** 'bound' names the resource that sets B, or 'latency' when L + K o_q
+** exceeds the bandwidth term.
+*/
+#ifndef CCS_COST_H
+#define CCS_COST_H
+
+#include "coll.h"
+#include "topo.h"
+
+enum ccs_bound { CCS_BOUND_LATENCY, CCS_BOUND_NVLINK, CCS_BOUND_PCIE, CCS_BOUND_C2C,
+                 CCS_BOUND_UB, CCS_BOUND_HCCS, CCS_BOUND_SMP, CCS_BOUND_NIC, CCS_BOUND_LEAF,
+                 CCS_BOUND_SPINE, CCS_BOUND_CORE, CCS_BOUND_REDUCE, CCS_BOUND_PROTOCOL,
+                 CCS_BOUND_N };
+extern const char *const ccs_bound_name[CCS_BOUND_N];
+
+struct ccs_comm {
+	const struct ccs_topo *t;
+	struct ccs_model_params prm;
+	int n, G, p, p_min, nnodes, arch;
+	uint32_t *rank_gpu;         /* GPU index of each rank */
+	int32_t *rank_group;        /* group of each rank */
+	double b_su;                /* per rank, efficiency applied; 0 if p == 1 */
+	int su_bound;               /* enum ccs_bound of the intra-group bottleneck */
+	int intra_nvl;              /* intra-group hops are scale-up links */
+	double B_net, b_nic;        /* per group, per rank; efficiency applied */
+	double R_fab;               /* per group, uniform all-to-all */
+	int fab_bound;              /* what limits R_fab below B_net */
+	int nvls, sharp;            /* capabilities present on every group */
+	int net_type;               /* link type of the NICs */
+	double lat_net, lat_intra;  /* graph latencies [s] */
+	double mem_bw;              /* min GPU memory bandwidth, 0 if unknown */
+	/* inputs of NCCL's own model (nccl_tune.c), in NCCL's units */
+	double nccl_nvl_bw;         /* per GPU: NVLink links x per-link GB/s */
+	double nccl_pci_bw;         /* per GPU: PCIe link GB/s */
+	double nccl_net_bw;         /* per group: NIC GB/s (port speed / 8000) */
+	int nics;                   /* distinct NICs per group (min) */
+	int nch_ring;               /* search channels of the ring graph */
+	double bw_intra, bw_inter;  /* per search channel, GB/s */
+	int nvls_channels;
+};
+
+struct ccs_cost {
+	double time_s;
+	double lat_s;               /* L */
+	double bw_s;                /* bandwidth term */
+	double step_s;              /* K o_q */
+	double rate_Bps;            /* B */
+	double wire_bytes;          /* W */
+	int channels, bound;
+};
+
+/* Build a communicator of nranks ranks (0: all GPUs, or ppn x nodes) with
+ * at most ppn ranks per node (0: every GPU of a node), taking nodes in order
+ * and GPUs in local order.  On an impossible request returns CCS_EINPUT with
+ * a one-line reason in err. */
+int  ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c,
+                    char *err, size_t errn);
+void ccs_comm_release(struct ccs_comm *c);
+
+/* Our model.  channels 0 picks NCCL's count for the algorithm.  Returns 0,
+ * or -1 with a reason in why (algorithm not available for this collective or
+ * hardware: NVLS without multicast switches, CollNet without SHARP ...). */
+int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int channels,
+                  uint64_t bytes, struct ccs_cost *out, const char **why);
+
+/* NCCL's tuning model (src/graph/tuning.cc, NCCL 2.30), reimplemented on the
+ * same communicator: predicted seconds, or -1 when NCCL would not offer the
+ * combination.  Only the five tuned collectives. */
+double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes);
+/* NCCL's runtime channel count for the algorithm. */
+int ccs_nccl_channels(const struct ccs_comm *c, int algo);
+
+/* Selection among algorithms and protocols whose bit is set in the masks.
+ * nccl: NCCL's choice (its model's minimum, for the five tuned collectives;
+ * AllToAll and SendRecv take direct/Simple as NCCL does).  Otherwise the
+ * fastest by our model.  Returns -1 when nothing in the masks applies. */
+int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo_mask,
+               unsigned proto_mask, int nccl, int *algo, int *proto);
+
+#endif

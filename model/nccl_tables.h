@@ -1,0 +1,36 @@
+/*
+** model/nccl_tables.h: NCCL's published tuning constants (src/graph/tuning.cc
+** and src/graph/search.cc, NCCL 2.30.7, as quoted in
+** shared/reference/nccl-model.md) and the functions that read them.
+**
+** Latency of an algorithm with h_i intra hops and h_n network hops:
+**   L = base[a][q] + h_i (hw[intra][a][q] + lat_intra) + h_n (net(a, q) + lat_net)
+**   intra = NVLINK when the group's hops are scale-up links, else PCI;
+**   net(a, q) = hw[NET][a][q], with the tree's row when each group holds one
+**   rank, and for Simple the network path latency counted twice (NCCL's
+**   "flush extra latency"); ring hops are never cheaper than NCCL's network
+**   overhead (1 us, x3 for Simple) when the ranks span groups.
+** All in seconds here; NCCL's tables are in microseconds.
+*/
+#ifndef CCS_NCCL_TABLES_H
+#define CCS_NCCL_TABLES_H
+
+#include "cost.h"
+
+/* Per-link NVLink bandwidth NCCL assumes, GB/s (ncclTopoNVLinkBw). */
+double ccs_nccl_nvlink_bw(int arch);
+/* Search speed arrays (GB/s per channel), fastest first. */
+const double *ccs_nccl_speed_intra(int arch);
+int ccs_nccl_speed_intra_n(int arch);
+const double *ccs_nccl_speed_inter(int arch);
+int ccs_nccl_speed_inter_n(int arch);
+/* Protocol caps, GB/s: LL per GPU; LL128 per channel (ring, tree). */
+double ccs_nccl_ll_max_bw(int arch, int nnodes);
+double ccs_nccl_ring_ll128_max(int arch, int nodes_idx);
+double ccs_nccl_tree_ll128_max(int arch, int nodes_idx);
+
+/* L for our model, as in the header (algo selects NCCL's latency row:
+ * ring for the MPI classics). */
+double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hops_intra, int hops_net);
+
+#endif

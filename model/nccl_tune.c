@@ -1,0 +1,306 @@
+/*
+** model/nccl_tune.c: NCCL's own tuning model, reimplemented on our
+** communicator geometry, for `-a auto` selection and as the baseline in
+** docs/validation.md.  Equations: shared/reference/nccl-model.md sections
+** 1.5 (bandwidth), 1.6 (latency), 1.7 (time), NCCL 2.30.7.
+*/
+#include "nccl_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { HW_NVLINK, HW_PCI, HW_NET };
+/* NCCL's algorithm rows: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT */
+enum { NA_TREE, NA_RING, NA_CND, NA_CNC, NA_NVLS, NA_NVLST, NA_PAT, NA_N };
+
+static const double base_lat[NA_N][3] = {
+	{ 6.8, 14.0, 8.4 }, { 6.6, 14.0, 8.4 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 },
+	{ 8.0, 8.0, 8.0 },
+};
+static const double hw_lat[3][NA_N][3] = {
+	{ { 0.6, 1.25, 4.0 }, { 0.6, 1.9, 3.4 }, { 0, 0, 3.7 }, { 0, 0, 2.8 }, { 0, 0, 25 }, { 0, 0, 25 }, { 0, 0, 4.0 } },
+	{ { 1.0, 1.9, 4.0 }, { 1.0, 2.5, 5.7 }, { 0, 0, 3.7 }, { 0, 0, 2.8 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 4.0 } },
+	{ { 5.0, 8.5, 14 }, { 2.7, 4.0, 14.0 }, { 0, 0, 31 }, { 0, 0, 30 }, { 0, 0, 18 }, { 0, 0, 20.9 }, { 0, 0, 14 } },
+};
+static const double ll_max[4][3] = {
+	{ 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 }, { 141.0, 45.0, 35.0 }, { 2 * 141.0, 2 * 45.0, 2 * 35.0 },
+};
+static const double ring_ll128[4][3] = {
+	{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 36.7 }, { 40.0, 40.0, 40.0 },
+};
+static const double tree_ll128[4][3] = {
+	{ 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 },
+};
+static const double tree_max[4][3] = {
+	{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 }, { 70.0, 42.8, 24.0 },
+};
+static const double nvls_tree_max[4][3] = {
+	{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 },
+};
+static const double nvls_eff[4] = { 0.0, 0.0, 0.85, 0.74 };
+static const double tree_corr[3][24] = {
+	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
+	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
+	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9 },
+};
+
+static const double speed_intra[4][13] = {
+	{ 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0 },
+	{ 40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0 },
+	{ 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0 },
+	{ 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0 },
+};
+static const int speed_intra_n[4] = { 13, 13, 11, 12 };
+static const double speed_inter[4][20] = {
+	{ 48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12 },
+	{ 48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12 },
+	{ 48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12 },
+	{ 96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12 },
+};
+static const int speed_inter_n[4] = { 19, 19, 17, 20 };
+
+double ccs_nccl_nvlink_bw(int arch)
+{
+	static const double bw[4] = { 20.0, 20.0, 20.6, 40.1 };
+	return bw[arch];
+}
+
+const double *ccs_nccl_speed_intra(int arch) { return speed_intra[arch]; }
+int ccs_nccl_speed_intra_n(int arch) { return speed_intra_n[arch]; }
+const double *ccs_nccl_speed_inter(int arch) { return speed_inter[arch]; }
+int ccs_nccl_speed_inter_n(int arch) { return speed_inter_n[arch]; }
+
+static int nodes_idx(int nnodes) { return nnodes <= 2 ? nnodes - 1 : 2; }
+
+double ccs_nccl_ll_max_bw(int arch, int nnodes)
+{
+	/* one node: by GPU generation; several: by CPU vendor (Intel row 0) */
+	return nnodes == 1 ? ll_max[arch][0] : ll_max[0][nodes_idx(nnodes)];
+}
+
+double ccs_nccl_ring_ll128_max(int arch, int ni) { return ring_ll128[arch][ni]; }
+double ccs_nccl_tree_ll128_max(int arch, int ni) { return tree_ll128[arch][ni]; }
+
+static int nccl_row(int algo)
+{
+	switch (algo) {
+	case CCS_ALGO_TREE: return NA_TREE;
+	case CCS_ALGO_COLLNET_DIRECT: return NA_CND;
+	case CCS_ALGO_COLLNET_CHAIN: return NA_CNC;
+	case CCS_ALGO_NVLS: return NA_NVLS;
+	case CCS_ALGO_NVLS_TREE: return NA_NVLST;
+	case CCS_ALGO_PAT: return NA_PAT;
+	default: return NA_RING;
+	}
+}
+
+static double net_hw(const struct ccs_comm *c, int row, int proto)
+{
+	double l = (c->p == 1 ? hw_lat[HW_NET][NA_TREE][proto] : hw_lat[HW_NET][row][proto]);
+	if (l == 0)
+		l = hw_lat[HW_NET][row][2];
+	return l;
+}
+
+double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hi, int hn)
+{
+	int row = nccl_row(algo);
+	int intra = c->intra_nvl ? HW_NVLINK : HW_PCI;
+	double li = hw_lat[intra][row][proto];
+	if (li == 0)
+		li = hw_lat[intra][row][2];
+	double ln = net_hw(c, row, proto) * 1e-6 + c->lat_net * (proto == CCS_PROTO_SIMPLE ? 2 : 1);
+	if (row == NA_RING && c->G > 1) {
+		double over = 1.0 * (proto == CCS_PROTO_SIMPLE ? 3 : 1);
+		if (li < over)
+			li = over;
+	}
+	return base_lat[row][proto] * 1e-6 + hi * (li * 1e-6 + c->lat_intra) + hn * ln;
+}
+
+int ccs_nccl_channels(const struct ccs_comm *c, int algo)
+{
+	if (c->prm.channels)
+		return c->prm.channels;
+	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE)
+		return c->nvls_channels;
+	/* ncclTopoDupChannels doubles when a channel is fast; ncclTopoPostset
+	 * doubles again at run time; at most 32 collective channels here. */
+	int nch = c->nch_ring;
+	double bw = c->bw_intra;
+	if (bw >= 25 && (c->arch < CCS_ARCH_HOPPER || bw >= 50 || nch <= 4))
+		nch *= 2;
+	nch *= 2;
+	return nch > 32 ? 32 : nch < 2 ? 2 : nch;
+}
+
+static int ilog2i(int n)
+{
+	int k = 0;
+	while ((1 << (k + 1)) <= n)
+		k++;
+	return k;
+}
+
+/* NCCL's (busBw -> algBw) in GB/s for one (coll, algo, proto), or 0 when it
+ * does not offer it; lat in us. */
+static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat)
+{
+	int n = c->n, nNodes = c->G, ppn = c->p;
+	int cc = c->arch, ni = nodes_idx(nNodes);
+	int row = nccl_row(algo);
+	int nsteps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1)
+	           : (coll == CCS_COLL_REDUCESCATTER || coll == CCS_COLL_ALLGATHER) ? n - 1 : n;
+
+	/* Which combinations NCCL computes and enables. */
+	if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
+		if (algo != CCS_ALGO_RING)
+			return 0;
+	} else if (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) {
+		if (algo != CCS_ALGO_RING && algo != CCS_ALGO_PAT && algo != CCS_ALGO_NVLS &&
+		    algo != CCS_ALGO_COLLNET_DIRECT)
+			return 0;
+		if (algo == CCS_ALGO_PAT && (proto != CCS_PROTO_SIMPLE || nNodes != n))
+			return 0;
+		if ((algo == CCS_ALGO_NVLS || algo == CCS_ALGO_COLLNET_DIRECT) && nNodes > 1)
+			return 0;
+	} else if (coll == CCS_COLL_ALLREDUCE) {
+		if (algo == CCS_ALGO_PAT)
+			return 0;
+	} else {
+		return 0;
+	}
+	if (algo >= CCS_ALGO_NCCL_N)
+		return 0;
+	if ((algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) && (proto != CCS_PROTO_SIMPLE || !c->nvls))
+		return 0;
+	if (algo == CCS_ALGO_NVLS && nNodes > 1 && !c->sharp)
+		return 0;
+	if (algo == CCS_ALGO_NVLS_TREE && nNodes == 1)
+		return 0;
+	if ((algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) &&
+	    (!c->sharp || proto != CCS_PROTO_SIMPLE || ppn > 8))
+		return 0;
+	if (algo == CCS_ALGO_TREE && coll != CCS_COLL_ALLREDUCE)
+		return 0;
+	if (proto == CCS_PROTO_LL128 && !(c->intra_nvl || ppn == 1))
+		return 0;
+	if (cc < CCS_ARCH_HOPPER && (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE))
+		return 0;
+
+	/* Search graph of the algorithm. */
+	int nCh = c->nch_ring;
+	double bwIntra = c->bw_intra, bwInter = c->bw_inter;
+	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
+		nCh = ppn < 32 ? ppn : 32;
+		const double *spd = speed_intra[cc];
+		double per = c->nccl_nvl_bw / (nCh > 0 ? nCh : 1);
+		bwIntra = spd[speed_intra_n[cc] - 1];
+		for (int i = 0; i < speed_intra_n[cc]; i++)
+			if (spd[i] <= per) {
+				bwIntra = spd[i];
+				break;
+			}
+		bwInter = nNodes > 1 ? c->nccl_net_bw / (nCh > 0 ? nCh : 1) : bwIntra;
+		if (nCh < 2)
+			return 0;
+	}
+	double bw = (nNodes <= 2 || algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) ? bwIntra : bwInter;
+	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
+		double intraBw = bwIntra * nvls_eff[cc] * (nCh - 1) / nCh;
+		intraBw *= coll == CCS_COLL_ALLREDUCE ? 2.0 : (double)(ppn - 1) / ppn;
+		double interBw = bwInter * ((nNodes <= 2 && algo == CCS_ALGO_NVLS_TREE) ? 2 : 1);
+		bw = intraBw < interBw || nNodes == 1 ? intraBw : interBw;
+		if (algo == CCS_ALGO_NVLS_TREE && bw > nvls_tree_max[cc][ni])
+			bw = nvls_tree_max[cc][ni];
+	}
+	double busBw = nCh * bw;
+	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_LL) {
+		double m = ccs_nccl_ll_max_bw(cc, nNodes);
+		busBw = fmin(m, busBw * 0.5);
+	}
+	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_LL128)
+		busBw = fmin(busBw * 0.92, nCh * ring_ll128[cc][ni]);
+	if (algo == CCS_ALGO_TREE && coll == CCS_COLL_ALLREDUCE)
+		busBw = fmin(busBw * 0.92, nCh * tree_max[cc][ni]);
+	if (algo == CCS_ALGO_TREE && proto == CCS_PROTO_LL)
+		busBw = fmin(busBw / 3.8, ccs_nccl_ll_max_bw(cc, nNodes));
+	if (algo == CCS_ALGO_TREE && proto == CCS_PROTO_LL128)
+		busBw = fmin(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), nCh * tree_ll128[cc][ni]);
+	if (algo == CCS_ALGO_PAT)
+		busBw *= 0.75;
+	if (algo == CCS_ALGO_COLLNET_DIRECT) {
+		if (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) {
+			busBw = ppn * fmin(bwIntra, bwInter * 0.9);
+		} else {
+			double factor = (double)ppn / nCh;
+			factor -= (factor - 1) / 2;
+			busBw /= factor;
+			if (cc >= CCS_ARCH_HOPPER)
+				busBw *= 0.85;
+		}
+	}
+	if (algo == CCS_ALGO_RING || (coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER)) {
+		double ratio = (algo == CCS_ALGO_RING || algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE)
+		             ? (double)n / nsteps : 0.5;
+		busBw *= ratio;
+	}
+
+	/* Latency (us). */
+	int intraHw = c->intra_nvl ? HW_NVLINK : HW_PCI;
+	int hw = nNodes == 1 ? intraHw : HW_NET;
+	double l = base_lat[row][proto];
+	double intraLat = hw_lat[intraHw][row][proto];
+	double latInter = c->lat_net * 1e6;
+	double interLat = (ppn == 1 ? hw_lat[HW_NET][NA_TREE][proto] : hw_lat[HW_NET][row][proto]) + latInter;
+	if (proto == CCS_PROTO_SIMPLE)
+		interLat += latInter;
+	if (algo == CCS_ALGO_RING) {
+		if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
+			l += nsteps * (proto == CCS_PROTO_SIMPLE ? hw_lat[hw][NA_TREE][2] : hw_lat[hw][NA_RING][proto]);
+		} else {
+			double netOverhead = nNodes > 1 ? 1.0 * (proto == CCS_PROTO_SIMPLE ? 3 : 1) : 0;
+			intraLat = fmax(intraLat, netOverhead);
+			int nInter = nNodes == 1 ? 0 : (coll == CCS_COLL_ALLREDUCE ? 2 * (nNodes - 1) : nNodes - 1);
+			l += (nsteps - nInter) * intraLat + nInter * interLat;
+		}
+	} else if (algo == CCS_ALGO_TREE) {
+		l += 2 * ((ppn - 1) * intraLat + ilog2i(nNodes) * interLat);
+	} else if (algo == CCS_ALGO_COLLNET_DIRECT) {
+		l += 2 * (fmin(1, ppn - 1) * intraLat + (ppn - 1) * 0.4) + interLat;
+	} else if (algo == CCS_ALGO_COLLNET_CHAIN) {
+		l += 2 * (ppn - 1) * intraLat + interLat;
+	} else if (algo == CCS_ALGO_NVLS) {
+		l = intraLat + (nNodes > 1 ? interLat : 0);
+	} else if (algo == CCS_ALGO_NVLS_TREE) {
+		l += intraLat + 2 * ilog2i(nNodes) * interLat;
+	} else if (algo == CCS_ALGO_PAT) {
+		l += ilog2i(nNodes) * (interLat / 3.5) + n * 2.8;
+	}
+	*lat = l;
+	return busBw;
+}
+
+double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes)
+{
+	if (c->n == 1)
+		return 0;
+	double lat;
+	double bw = nccl_bw_lat(c, coll, algo, proto, &lat);
+	if (!(bw > 0))
+		return -1;
+	int logSize = 0;
+	uint64_t v = bytes >> 6;
+	if (v == 0)
+		logSize = -1;
+	else
+		while (v >>= 1)
+			logSize++;
+	if (algo == CCS_ALGO_TREE && coll == CCS_COLL_ALLREDUCE && logSize >= 0 && logSize < 23)
+		bw *= tree_corr[proto][logSize];
+	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_SIMPLE && c->G > 1 && coll == CCS_COLL_ALLREDUCE &&
+	    (double)bytes / ((double)ccs_nccl_channels(c, CCS_ALGO_RING) * c->n) >= 64)
+		lat *= c->arch < CCS_ARCH_AMPERE ? 1.9 : 1.4;
+	double us = lat + (double)bytes / (1000.0 * bw);
+	return us * 1e-6;
+}

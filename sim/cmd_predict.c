@@ -1,0 +1,442 @@
+/* sim/cmd_predict.c: `ccsim predict`, the closed-form model in nccl-tests' format. */
+#include "cli.h"
+
+#include "../model/coll.h"
+#include "../model/cost.h"
+#include "../model/topo_yaml.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: ccsim predict -t TOPO -c COLL [-a ALGO|auto] [-p PROTO|auto] [-n RANKS] [--ppn N]\n"
+	        "                     [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--channels N] [-d TYPE]\n"
+	        "                     [-o OP] [-r ROOT] [--best] [--format table|csv|json] [--set k=v]...\n"
+	        "  COLL   allreduce allgather reducescatter broadcast reduce alltoall sendrecv\n"
+	        "  ALGO   ring tree nvls nvls_tree collnet_direct collnet_chain pat rhd rd bruck\n"
+	        "         direct pairwise hier, or auto (NCCL's choice by its own tuning model)\n"
+	        "  PROTO  LL LL128 Simple, or auto\n"
+	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
+	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
+	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n");
+}
+
+/* nccl-tests' getFloatStr: fit v into width with %.2f, %.1f, %.0f, else %e. */
+static void fit(char *buf, size_t n, double v, int width)
+{
+	for (int prec = 2; prec >= 0; prec--) {
+		int k = snprintf(buf, n, "%.*f", prec, v);
+		if (k <= width)
+			return;
+	}
+	snprintf(buf, n, "%.*e", width >= 7 ? 1 : 0, v);
+}
+
+/* NCCL_ALGO / NCCL_PROTO grammar: sections "coll:list" or "list" separated
+ * by ';', list items by ','; a leading '^' negates the list.  The mask for
+ * coll, or all_mask when nothing applies.  -1 on an unknown name. */
+static long parse_env_list(const char *s, int coll, int protos, unsigned all_mask, char *bad, size_t badn)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", s);
+	long result = -2;
+	char *save1 = NULL;
+	for (char *sec = strtok_r(buf, ";", &save1); sec; sec = strtok_r(NULL, ";", &save1)) {
+		char *colon = strchr(sec, ':');
+		char *list = sec;
+		if (colon) {
+			*colon = 0;
+			int cc = ccs_coll_parse(sec);
+			if (cc < 0) {
+				snprintf(bad, badn, "%s", sec);
+				return -1;
+			}
+			list = colon + 1;
+			if (cc != coll)
+				continue;
+		} else if (result != -2) {
+			continue;   /* a per-collective section already matched */
+		}
+		int neg = *list == '^';
+		if (neg)
+			list++;
+		unsigned m = 0;
+		char *save2 = NULL;
+		for (char *it = strtok_r(list, ",", &save2); it; it = strtok_r(NULL, ",", &save2)) {
+			while (isspace((unsigned char)*it))
+				it++;
+			int v = protos ? ccs_proto_parse(it) : ccs_algo_parse(it);
+			if (v < 0) {
+				snprintf(bad, badn, "%s", it);
+				return -1;
+			}
+			m |= 1u << v;
+		}
+		result = neg ? (long)(all_mask & ~m) : (long)m;
+		if (colon)
+			break;
+	}
+	return result == -2 ? (long)all_mask : result;
+}
+
+static int env_int(const char *name, int *out)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return 0;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end || v < 1 || v > 64) {
+		fprintf(stderr, "ccsim predict: %s must be a number from 1 to 64, got '%s'\n", name, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 1;
+}
+
+struct row {
+	uint64_t bytes, count;
+	int algo, proto, channels, bound;
+	double time_s, algbw, busbw;
+	int alt_algo, alt_proto;
+	double alt_time;
+};
+
+int ccs_cmd_predict(int argc, char **argv)
+{
+	const char *topo = NULL, *coll_s = NULL, *algo_s = NULL, *proto_s = NULL, *format = "table";
+	const char *dtype_s = "float", *op_s = "sum";
+	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
+	double factor = 0;
+	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0;
+	struct ccs_sets sets;
+	ccs_sets_init(&sets);
+	int rc = 2;
+	struct ccs_topo *t = NULL;
+	struct ccs_comm comm;
+	memset(&comm, 0, sizeof comm);
+	struct row *rows = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		if (r < 0)
+			goto out;
+		if (r > 0)
+			continue;
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			rc = 0;
+			goto out;
+		}
+		if (!strcmp(a, "--best")) {
+			best = 1;
+			continue;
+		}
+		static const char *const with_val[] = { "-t", "-c", "-a", "-p", "-n", "--ppn", "-b", "-e", "-f", "-i",
+		                                        "--channels", "-d", "-o", "--op", "-r", "--format" };
+		int known = 0;
+		for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
+			known |= !strcmp(a, with_val[k]);
+		if (!known) {
+			fprintf(stderr, "ccsim predict: unknown option '%s' (see ccsim predict --help)\n", a);
+			goto out;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "ccsim predict: '%s' needs a value\n", a);
+			goto out;
+		}
+		const char *v = argv[++i];
+		char *end;
+		if (!strcmp(a, "-t"))
+			topo = v;
+		else if (!strcmp(a, "-c"))
+			coll_s = v;
+		else if (!strcmp(a, "-a"))
+			algo_s = v;
+		else if (!strcmp(a, "-p"))
+			proto_s = v;
+		else if (!strcmp(a, "-d"))
+			dtype_s = v;
+		else if (!strcmp(a, "-o") || !strcmp(a, "--op"))
+			op_s = v;
+		else if (!strcmp(a, "--format"))
+			format = v;
+		else if (!strcmp(a, "-b") || !strcmp(a, "-e") || !strcmp(a, "-i")) {
+			uint64_t x;
+			if (ccs_parse_nccl_size(v, &x) || (x == 0 && strcmp(a, "-b"))) {
+				fprintf(stderr, "ccsim predict: '%s' must be a size such as 8, 64K, 1M or 8G, got '%s'\n", a, v);
+				goto out;
+			}
+			*(!strcmp(a, "-b") ? &minb : !strcmp(a, "-e") ? &maxb : &stepb) = x;
+		} else if (!strcmp(a, "-f")) {
+			factor = strtod(v, &end);
+			if (*end || !(factor > 1) || factor > 1e6) {
+				fprintf(stderr, "ccsim predict: '-f' must be a factor above 1, got '%s'\n", v);
+				goto out;
+			}
+		} else {
+			long x = strtol(v, &end, 10);
+			long lo = !strcmp(a, "-r") ? 0 : 1;
+			if (*end || x < lo || x > 10000000) {
+				fprintf(stderr, "ccsim predict: '%s' must be a whole number, got '%s'\n", a, v);
+				goto out;
+			}
+			if (!strcmp(a, "-n"))
+				nranks = (int)x;
+			else if (!strcmp(a, "--ppn"))
+				ppn = (int)x;
+			else if (!strcmp(a, "-r"))
+				root = (int)x;
+			else {
+				if (x > 64) {
+					fprintf(stderr, "ccsim predict: '--channels' is at most 64, got '%s'\n", v);
+					goto out;
+				}
+				channels = (int)x;
+			}
+		}
+	}
+	if (!topo || !coll_s) {
+		fprintf(stderr, "ccsim predict: %s\n", !topo ? "missing -t TOPO" : "missing -c COLL");
+		usage(stderr);
+		goto out;
+	}
+	int coll = ccs_coll_parse(coll_s);
+	if (coll < 0) {
+		fprintf(stderr, "ccsim predict: unknown collective '%s'; one of: allreduce, allgather, reducescatter, "
+		                "broadcast, reduce, alltoall, sendrecv\n", coll_s);
+		goto out;
+	}
+	const struct ccs_dtype *dt = ccs_dtype_parse(dtype_s);
+	if (!dt) {
+		fprintf(stderr, "ccsim predict: unknown type '%s'; one of: %s\n", dtype_s, ccs_dtype_list());
+		goto out;
+	}
+	int op = ccs_redop_parse(op_s);
+	if (op < 0) {
+		fprintf(stderr, "ccsim predict: unknown op '%s'; one of: sum, prod, max, min, avg, mulsum\n", op_s);
+		goto out;
+	}
+	if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
+		fprintf(stderr, "ccsim predict: unknown format '%s'; one of: table, csv, json\n", format);
+		goto out;
+	}
+	if (minb > maxb) {
+		fprintf(stderr, "ccsim predict: -b %llu is above -e %llu\n", (unsigned long long)minb,
+		        (unsigned long long)maxb);
+		goto out;
+	}
+	if (factor == 0 && stepb == 0)
+		factor = 2;
+
+	/* Algorithm and protocol masks: flags, then NCCL's environment. */
+	unsigned all_algo = (1u << CCS_ALGO_N) - 1, all_proto = (1u << CCS_PROTO_N) - 1;
+	unsigned amask = all_algo, pmask = all_proto;
+	int fixed_algo = 0;
+	char bad[128];
+	if (algo_s && strcmp(algo_s, "auto")) {
+		int a = ccs_algo_parse(algo_s);
+		if (a < 0) {
+			fprintf(stderr, "ccsim predict: unknown algorithm '%s'; one of: ring, tree, nvls, nvls_tree, "
+			                "collnet_direct, collnet_chain, pat, rhd, rd, bruck, direct, pairwise, hier, auto\n", algo_s);
+			goto out;
+		}
+		amask = 1u << a;
+		fixed_algo = 1;
+	} else if (!algo_s && getenv("NCCL_ALGO") && *getenv("NCCL_ALGO")) {
+		long m = parse_env_list(getenv("NCCL_ALGO"), coll, 0, all_algo, bad, sizeof bad);
+		if (m < 0) {
+			fprintf(stderr, "ccsim predict: NCCL_ALGO: unknown algorithm '%s'\n", bad);
+			goto out;
+		}
+		amask = (unsigned)m;
+	}
+	if (proto_s && strcmp(proto_s, "auto")) {
+		int q = ccs_proto_parse(proto_s);
+		if (q < 0) {
+			fprintf(stderr, "ccsim predict: unknown protocol '%s'; one of: LL, LL128, Simple, auto\n", proto_s);
+			goto out;
+		}
+		pmask = 1u << q;
+	} else if (!proto_s && getenv("NCCL_PROTO") && *getenv("NCCL_PROTO")) {
+		long m = parse_env_list(getenv("NCCL_PROTO"), coll, 1, all_proto, bad, sizeof bad);
+		if (m < 0) {
+			fprintf(stderr, "ccsim predict: NCCL_PROTO: unknown protocol '%s'\n", bad);
+			goto out;
+		}
+		pmask = (unsigned)m;
+	}
+	int minch = 0, maxch = 0;
+	if (env_int("NCCL_MIN_NCHANNELS", &minch) < 0 || env_int("NCCL_MAX_NCHANNELS", &maxch) < 0)
+		goto out;
+
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
+	rc = 1;
+	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &diag)) {
+		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+		goto out;
+	}
+	char err[256];
+	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
+		fprintf(stderr, "ccsim predict: %s\n", err);
+		goto out;
+	}
+	if (ccs_coll_rooted(coll) && root >= comm.n) {
+		fprintf(stderr, "ccsim predict: root %d is not one of the %d ranks\n", root, comm.n);
+		goto out;
+	}
+	int n = comm.n;
+	if (channels == 0 && (minch || maxch)) {
+		int base = ccs_nccl_channels(&comm, CCS_ALGO_RING);
+		if (minch && base < minch)
+			base = minch;
+		if (maxch && base > maxch)
+			base = maxch;
+		channels = base;
+	}
+
+	/* A fixed algorithm must apply here; say why not. */
+	if (fixed_algo) {
+		int a = 0;
+		while (!(amask & (1u << a)))
+			a++;
+		const char *why = NULL;
+		int okp = 0;
+		struct ccs_cost cc;
+		for (int q = 0; q < CCS_PROTO_N; q++)
+			if ((pmask & (1u << q)) && !ccs_cost_eval(&comm, coll, a, q, channels, 1u << 20, &cc, &why))
+				okp = 1;
+		if (!okp) {
+			fprintf(stderr, "ccsim predict: %s %s on %s: %s\n", ccs_algo_name[a], ccs_coll_name[coll], t->name,
+			        why ? why : "not available with the protocols asked for");
+			goto out;
+		}
+	}
+
+	/* Sizes. */
+	size_t nrows = 0, cap = 0;
+	for (uint64_t s = minb;;) {
+		if (ccs_grow(&rows, &cap, nrows + 1, sizeof *rows)) {
+			fprintf(stderr, "ccsim: out of memory\n");
+			goto out;
+		}
+		struct row *rw = &rows[nrows];
+		memset(rw, 0, sizeof *rw);
+		ccs_coll_shape(coll, n, s, dt->size, &rw->count, &rw->bytes);
+		nrows++;
+		if (nrows > 100000) {
+			fprintf(stderr, "ccsim predict: more than 100000 sizes; use -f\n");
+			goto out;
+		}
+		uint64_t next = factor > 0 ? (uint64_t)ceil((double)s * factor) : s + stepb;
+		if (next <= s)
+			next = s + 1;
+		if (next > maxb)
+			break;
+		s = next;
+	}
+
+	double sum_bus = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		struct row *rw = &rows[i];
+		int a = -1, q = -1, aa = -1, aq = -1;
+		uint64_t sel_bytes = rw->bytes ? rw->bytes : 1;
+		if (ccs_select(&comm, coll, sel_bytes, amask, pmask, !best, &a, &q)) {
+			fprintf(stderr, "ccsim predict: no algorithm and protocol allowed by the flags and NCCL_ALGO/NCCL_PROTO "
+			                "applies to %s on %s\n", ccs_coll_name[coll], t->name);
+			goto out;
+		}
+		if (!fixed_algo || (pmask & (pmask - 1)))
+			ccs_select(&comm, coll, sel_bytes, amask, pmask, best, &aa, &aq);
+		struct ccs_cost cc;
+		ccs_cost_eval(&comm, coll, a, q, channels, rw->bytes, &cc, NULL);
+		rw->algo = a;
+		rw->proto = q;
+		rw->channels = cc.channels;
+		rw->bound = cc.bound;
+		rw->time_s = cc.time_s;
+		rw->algbw = cc.time_s > 0 ? (double)rw->bytes / cc.time_s / 1e9 : 0;
+		rw->busbw = rw->algbw * ccs_busbw_factor(coll, n);
+		rw->alt_algo = -1;
+		if (aa >= 0 && (aa != a || aq != q)) {
+			struct ccs_cost ac;
+			if (!ccs_cost_eval(&comm, coll, aa, aq, channels, rw->bytes, &ac, NULL)) {
+				rw->alt_algo = aa;
+				rw->alt_proto = aq;
+				rw->alt_time = ac.time_s;
+			}
+		}
+		sum_bus += rw->busbw;
+	}
+	double avg_bus = nrows ? sum_bus / (double)nrows : 0;
+
+	const char *type_name = dt->name;
+	const char *op_name = ccs_coll_reduces(coll) ? ccs_redop_name[op] : "none";
+	int root_col = ccs_coll_rooted(coll) ? root : -1;
+	if (!strcmp(format, "csv")) {
+		printf("collective,algo,proto,channels,ranks,bytes,time_us,algbw_GBps,busbw_GBps,bound\n");
+		for (size_t i = 0; i < nrows; i++) {
+			const struct row *rw = &rows[i];
+			printf("%s,%s,%s,%d,%d,%llu,%.6g,%.6g,%.6g,%s\n", ccs_coll_cli[coll], ccs_algo_name[rw->algo],
+			       ccs_proto_name[rw->proto], rw->channels, n, (unsigned long long)rw->bytes, rw->time_s * 1e6,
+			       rw->algbw, rw->busbw, ccs_bound_name[rw->bound]);
+		}
+	} else if (!strcmp(format, "json")) {
+		printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
+		       "  \"ranks_per_group\": %d,\n  \"type\": \"%s\",\n  \"redop\": \"%s\",\n  \"selection\": \"%s\",\n"
+		       "  \"rows\": [", ccs_coll_name[coll], t->name, n, comm.G, comm.p, type_name, op_name,
+		       best ? "ccsim" : "nccl");
+		for (size_t i = 0; i < nrows; i++) {
+			const struct row *rw = &rows[i];
+			printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %.6g, "
+			       "\"busbw_GBps\": %.6g, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
+			       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6,
+			       rw->algbw, rw->busbw, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
+			       ccs_bound_name[rw->bound]);
+			if (rw->alt_algo >= 0)
+				printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", best ? "nccl" : "best",
+				       ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);
+			printf("}");
+		}
+		printf("\n  ],\n  \"avg_busbw_GBps\": %.6g\n}\n", avg_bus);
+	} else {
+		printf("# ccsim predict: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice\n", ccs_coll_name[coll],
+		       t->name, n, comm.G, comm.G == 1 ? "" : "s", comm.p,
+		       comm.intra_nvl ? "scale-up domains" : "nodes", best ? "ccsim" : "NCCL");
+		printf("#\n");
+		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %-14s %-6s %3s  %-8s %s\n", "size", "count", "type",
+		       "redop", "root", "time", "algbw", "busbw", "algo", "proto", "ch", "bound", best ? "nccl" : "best");
+		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+		       "(GB/s)");
+		for (size_t i = 0; i < nrows; i++) {
+			const struct row *rw = &rows[i];
+			char ts[32], as[32], bs[32], alt[96] = "-";
+			fit(ts, sizeof ts, rw->time_s * 1e6, 7);
+			fit(as, sizeof as, rw->algbw, 6);
+			fit(bs, sizeof bs, rw->busbw, 6);
+			if (rw->alt_algo >= 0)
+				snprintf(alt, sizeof alt, "%s/%s %.4gus", ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto],
+				         rw->alt_time * 1e6);
+			printf("%12llu  %12llu  %8s  %6s  %6d  %7s  %6s  %6s  %-14s %-6s %3d  %-8s %s\n",
+			       (unsigned long long)rw->bytes, (unsigned long long)rw->count, type_name, op_name, root_col, ts,
+			       as, bs, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
+			       ccs_bound_name[rw->bound], alt);
+		}
+		printf("# Avg bus bandwidth    : %g \n", avg_bus);
+		printf("#\n");
+	}
+	rc = ccs_flush_stdout() ? 1 : 0;
+out:
+	ccs_free(rows);
+	ccs_comm_release(&comm);
+	ccs_topo_free(t);
+	ccs_sets_release(&sets);
+	return rc;
+}
