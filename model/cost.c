@@ -674,17 +674,27 @@ static double proto_cap(const struct ccs_comm *c, int algo, int proto)
 }
 
 struct term {
-	double W, B;
-	int bound;
+	double W;                       /* bytes per rank on the bottleneck */
+	double Bi, Bn;                  /* GPU-side (scale-up, PCIe) and network rates */
+	int bi_bound, bn_bound;
+	double ti, tn;                  /* or times set directly (multi-phase) */
 	int steps_intra, steps_inter;   /* hop counts for the latency */
 	int lat_algo;                   /* NCCL latency row to use */
 };
 
 static void set_rate(struct term *x, double B, int bound)
 {
-	if (B < x->B) {
-		x->B = B;
-		x->bound = bound;
+	if (B < x->Bi) {
+		x->Bi = B;
+		x->bi_bound = bound;
+	}
+}
+
+static void set_net(struct term *x, double B, int bound)
+{
+	if (B < x->Bn) {
+		x->Bn = B;
+		x->bn_bound = bound;
 	}
 }
 
@@ -700,8 +710,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double S = (double)ubytes;
 	int n = c->n, G = c->G, p = c->p;
 	double f = ccs_busbw_factor(coll, n);
-	struct term x = { 0, HUGE_VAL, CCS_BOUND_LATENCY, 0, 0, CCS_ALGO_RING };
-	double bw_s = -1;                       /* set directly by multi-phase algorithms */
+	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING };
 	const char *dummy;
 	if (!why)
 		why = &dummy;
@@ -727,7 +736,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		if (p > 1)
 			set_rate(&x, su, su_b);
 		if (!intra_only)
-			set_rate(&x, net, CCS_BOUND_NIC);
+			set_net(&x, net, CCS_BOUND_NIC);
 		x.steps_inter = intra_only ? 0 : (coll == CCS_COLL_ALLREDUCE ? 2 * (G - 1) : G - 1);
 		{
 			int steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
@@ -745,7 +754,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		if (p > 1)
 			set_rate(&x, su / 2, su_b);
 		if (!intra_only)
-			set_rate(&x, net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
+			set_net(&x, net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
 		x.steps_intra = 2 * (p - 1);
 		x.steps_inter = 2 * ilog2_ceil(G);
 		x.lat_algo = CCS_ALGO_TREE;
@@ -779,7 +788,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			return -1;
 		}
 		if (G > 1)
-			set_rate(&x, algo == CCS_ALGO_NVLS ? net : net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
+			set_net(&x, algo == CCS_ALGO_NVLS ? net : net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
 		x.steps_intra = 1;
 		x.steps_inter = G > 1 ? (algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(G) : 1) : 0;
 		x.lat_algo = algo;
@@ -801,7 +810,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		x.W = S;
 		if (p > 1)
 			set_rate(&x, algo == CCS_ALGO_COLLNET_DIRECT ? su * p / (p + 1.0) : su / 2, su_b);
-		set_rate(&x, net, CCS_BOUND_NIC);
+		set_net(&x, net, CCS_BOUND_NIC);
 		x.steps_intra = algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (p - 1);
 		x.steps_inter = 1;
 		x.lat_algo = algo;
@@ -819,7 +828,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		if (p > 1)
 			set_rate(&x, su, su_b);
 		if (!intra_only)
-			set_rate(&x, net, CCS_BOUND_NIC);
+			set_net(&x, net, CCS_BOUND_NIC);
 		x.steps_intra = ilog2_ceil(p);
 		x.steps_inter = ilog2_ceil(G);
 		x.lat_algo = CCS_ALGO_PAT;
@@ -843,9 +852,8 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		 * peers get the big halves), RD S, Bruck AllGather 2^k S/n,
 		 * Bruck AllToAll S/2. */
 		int L2 = ilog2_ceil(n);
-		double t = 0;
+		double t = 0, tnet = 0;
 		int inter = 0;
-		x.bound = su_b;
 		for (int k = 0; k < L2; k++) {
 			int dist = 1 << k;
 			int same = dist < p && p > 1 && c->p_min == p;
@@ -861,20 +869,24 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 				*why = "a step crosses groups but a rank has no nic";
 				return -1;
 			}
-			t += bytes / r;
-			if (!same) {
+			/* steps run one after another: network steps add up too */
+			if (same) {
+				t += bytes / r;
+			} else {
+				tnet += bytes / r;
 				inter++;
-				x.bound = CCS_BOUND_NIC;
 			}
 		}
 		if (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) {
 			t *= 2;
+			tnet *= 2;
 			inter *= 2;
 			L2 *= 2;
 		}
-		bw_s = t;
 		x.W = f * S;
-		x.B = t > 0 ? x.W / t : HUGE_VAL;
+		x.ti = t + tnet;
+		x.tn = 0;
+		x.bi_bound = tnet > t ? CCS_BOUND_NIC : su_b;
 		x.steps_inter = inter;
 		x.steps_intra = L2 - inter;
 		break;
@@ -889,7 +901,10 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			/* nccl-tests sendrecv: rank r sends S to r+1 and receives from r-1 */
 			int cross = G > 1;
 			x.W = S;
-			set_rate(&x, cross ? c->b_nic : su, cross ? CCS_BOUND_NIC : su_b);
+			if (cross)
+				set_net(&x, c->b_nic, CCS_BOUND_NIC);
+			else
+				set_rate(&x, su, su_b);
 			x.steps_intra = cross ? 0 : 1;
 			x.steps_inter = cross ? 1 : 0;
 			break;
@@ -900,9 +915,10 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			double rg = c->R_fab < net ? c->R_fab : net;
 			double tn = G > 1 ? inter_b * p / rg : 0;
 			x.W = f * S;
-			bw_s = ti > tn ? ti : tn;
-			x.B = bw_s > 0 ? x.W / bw_s : HUGE_VAL;
-			x.bound = ti >= tn ? su_b : (c->R_fab < net ? c->fab_bound : CCS_BOUND_NIC);
+			x.ti = ti;
+			x.tn = tn;
+			x.bi_bound = su_b;
+			x.bn_bound = c->R_fab < net ? c->fab_bound : CCS_BOUND_NIC;
 			if (algo == CCS_ALGO_PAIRWISE) {
 				x.steps_intra = p - 1;
 				x.steps_inter = n - p;
@@ -925,10 +941,11 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		{
 			double t_rs = p > 1 ? S * (p - 1.0) / p / su : 0;
 			double t_ar = 2.0 * (G - 1) / G * (S / p) / c->b_nic;
-			bw_s = 2 * t_rs + t_ar;
+			/* phases run one after another */
 			x.W = f * S;
-			x.B = x.W / bw_s;
-			x.bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : su_b;
+			x.ti = 2 * t_rs + t_ar;
+			x.tn = 0;
+			x.bi_bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : su_b;
 			x.steps_intra = 2 * (p - 1);
 			x.steps_inter = 2 * (G - 1);
 		}
@@ -938,31 +955,34 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		return -1;
 	}
 
-	/* Protocol: wire efficiency and NCCL's throughput caps. */
-	if (bw_s < 0) {
-		if (isinf(x.B)) {
+	/* Protocol: wire efficiency, and NCCL's throughput caps on the GPU side. */
+	double e = proto_eff[proto];
+	double ti, tn;
+	int bi_bound = x.bi_bound;
+	if (x.ti >= 0) {
+		ti = x.ti / e;
+		tn = x.tn / e;
+	} else {
+		if (isinf(x.Bi) && isinf(x.Bn)) {
 			*why = "no bandwidth between the ranks";
 			return -1;
 		}
-		double B = x.B * proto_eff[proto];
+		double Bi = x.Bi * e;
 		double cap = proto_cap(c, algo, proto);
-		if (cap < B) {
-			B = cap;
-			x.bound = CCS_BOUND_PROTOCOL;
+		if (cap < Bi) {
+			Bi = cap;
+			bi_bound = CCS_BOUND_PROTOCOL;
 		}
-		x.B = B;
-		bw_s = x.W / x.B;
-	} else {
-		bw_s /= proto_eff[proto];
-		x.B *= proto_eff[proto];
+		ti = isinf(Bi) ? 0 : x.W / Bi;
+		tn = isinf(x.Bn) ? 0 : x.W / (x.Bn * e);
 	}
-	/* Memory bandwidth of the reduction or copy. */
+	/* Memory bandwidth of the reduction or copy, on the GPU side. */
 	if (c->mem_bw > 0 && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE) {
 		double m = ccs_coll_reduces(coll) ? 2.5 : 2.0;
 		double tm = m * x.W / c->mem_bw;
-		if (tm > bw_s) {
-			bw_s = tm;
-			x.bound = CCS_BOUND_REDUCE;
+		if (tm > ti) {
+			ti = tm;
+			bi_bound = CCS_BOUND_REDUCE;
 		}
 	}
 
@@ -977,15 +997,22 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	if (K < 1)
 		K = 1;
 	double step = K * c->prm.step_s[proto];
+	/* The GPU side pays a synchronisation per chunk step; the network
+	 * streams through the same steps from its own buffers, so the slower of
+	 * the two sets the pace. */
+	double gpu = ti + step;
+	double bw_s = gpu > tn ? gpu : tn;
+	int bound = gpu >= tn ? bi_bound : x.bn_bound;
+	double rate = bw_s > 0 ? x.W / (bw_s - (gpu >= tn ? step : 0)) : HUGE_VAL;
 
 	out->lat_s = lat;
-	out->bw_s = bw_s;
-	out->step_s = step;
-	out->time_s = lat + bw_s + step;
-	out->rate_Bps = x.B;
+	out->bw_s = bw_s - (gpu >= tn ? step : 0);
+	out->step_s = gpu >= tn ? step : 0;
+	out->time_s = lat + bw_s;
+	out->rate_Bps = rate;
 	out->wire_bytes = x.W;
 	out->channels = C;
-	out->bound = lat + step > bw_s ? CCS_BOUND_LATENCY : x.bound;
+	out->bound = lat + out->step_s > out->bw_s ? CCS_BOUND_LATENCY : bound;
 	return 0;
 }
 
