@@ -637,17 +637,15 @@ static double chunk_bytes(const struct ccs_comm *c, int coll, int algo, int prot
 	if (proto == CCS_PROTO_LL128)
 		return 576000.0;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
-		double chunk = 131072.0;
-		if (c->G > 1 && algo == CCS_ALGO_NVLS)
-			chunk = 32768.0;
+		/* NCCL halves the 128 KiB NVLS chunk below 64, 8 and 2 x (channels
+		 * x heads x chunk) bytes: 32 KiB at 64 KiB x ops, 64 KiB at 512 KiB
+		 * x ops, 128 KiB from 8 MiB x ops.  A power law through those
+		 * points, c = 32 KiB (S / (64 KiB ops))^(2/7), keeps the steps (and
+		 * time) growing smoothly with S instead of jumping at each halving. */
 		double ops = (double)channels * (c->p > 0 ? c->p : 1);
-		if (bytes < 64.0 * ops * chunk && chunk > 65536)
-			chunk = 65536;
-		if (bytes < 8.0 * ops * chunk && chunk > 32768)
-			chunk = 32768;
-		if (bytes < 2.0 * ops * chunk && chunk > 16384)
-			chunk = 16384;
-		return chunk;
+		double chunk = 32768.0 * pow(bytes / (65536.0 * ops), 2.0 / 7.0);
+		double top = (c->G > 1 && algo == CCS_ALGO_NVLS) ? 32768.0 : 131072.0;
+		return chunk < 16384.0 ? 16384.0 : chunk > top ? top : chunk;
 	}
 	if (algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN)
 		return 131072.0;

@@ -11,6 +11,7 @@
 ** case under 2 s and 1 GiB.  Exit status 1 when a target is missed.
 */
 #define _DEFAULT_SOURCE 1
+#include "../../model/cost.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 
@@ -121,6 +122,62 @@ static int run_phases(const struct bcase *c, double out[5])
 	return got == (ssize_t)(5 * sizeof *out) && out[0] >= 0 ? 0 : -1;
 }
 
+/* Closed-form predictions per second on one core: every collective over a
+ * 2^3..2^33 byte sweep, (a) one algorithm and protocol evaluated, (b) NCCL's
+ * selection (its model over every algorithm and protocol) plus our cost. */
+static void bench_predict(void)
+{
+	static const char *const files[] = { "topologies/hgx-h100.yaml", "topologies/cluster-16k-3tier.yaml" };
+	printf("\nclosed-form predictions (ccs_cost_eval; one core)\n");
+	printf("%-28s %10s %14s %14s\n", "topology", "ranks", "eval/s", "select+eval/s");
+	for (size_t i = 0; i < 2; i++) {
+		struct ccs_diag d;
+		memset(&d, 0, sizeof d);
+		struct ccs_topo *t;
+		if (ccs_topo_load(files[i], NULL, 0, &t, &d)) {
+			printf("%-28s failed: %s\n", files[i], d.msg);
+			continue;
+		}
+		struct ccs_comm c;
+		char err[256];
+		if (ccs_comm_build(t, 0, 0, &c, err, sizeof err)) {
+			printf("%-28s failed: %s\n", files[i], err);
+			ccs_topo_free(t);
+			continue;
+		}
+		volatile double sink = 0;
+		long n1 = 0, n2 = 0;
+		double t0 = now();
+		while (now() - t0 < 0.5)
+			for (int coll = 0; coll < CCS_COLL_N; coll++)
+				for (int k = 3; k < 34; k++) {
+					struct ccs_cost cc;
+					int algo = coll >= CCS_COLL_ALLTOALL ? CCS_ALGO_DIRECT : CCS_ALGO_RING;
+					if (!ccs_cost_eval(&c, coll, algo, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL))
+						sink += cc.time_s;
+					n1++;
+				}
+		double r1 = n1 / (now() - t0);
+		t0 = now();
+		while (now() - t0 < 0.5)
+			for (int coll = 0; coll < CCS_COLL_N; coll++)
+				for (int k = 3; k < 34; k++) {
+					int a, q;
+					struct ccs_cost cc;
+					if (!ccs_select(&c, coll, 1ull << k, ~0u, ~0u, 1, &a, &q) &&
+					    !ccs_cost_eval(&c, coll, a, q, 0, 1ull << k, &cc, NULL))
+						sink += cc.time_s;
+					n2++;
+				}
+		double r2 = n2 / (now() - t0);
+		(void)sink;
+		printf("%-28s %10d %14.0f %14.0f%s\n", files[i] + 11, c.n, r1, r2,
+		       r1 >= 1e6 ? "" : "  (target 1,000,000/s MISSED)");
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+}
+
 int main(void)
 {
 	int missed = 0;
@@ -150,5 +207,6 @@ int main(void)
 		printf("%-14s %8.0f %9.0f %9.0f %8.3f %8.3f %8.3f %9.1f %8.2f %8.2f %s\n", c->label, ph[2], ph[3],
 		       ph[4], ph[0], ph[1], wall, mib, wall / base_s, mib / base_mib, target);
 	}
+	bench_predict();
 	return missed;
 }

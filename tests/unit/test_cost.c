@@ -1,0 +1,354 @@
+/*
+** tests/unit/test_cost.c: the closed-form model pinned to hand-computed
+** values, NCCL's tuning model to the worked vectors of nccl-model.md 1.11,
+** and seeded property checks (monotone in bytes, more bandwidth or less
+** latency never slower, busbw within the wire rate).  Run from the root.
+*/
+#include "../check.h"
+#include "../../model/cost.h"
+#include "../../model/nccl_tables.h"
+#include "../../model/topo_yaml.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct ccs_topo *load_str(const char *text)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_topo *t = NULL;
+	if (ccs_topo_load_buf("mem.yaml", text, strlen(text), NULL, 0, &t, &d))
+		fprintf(stderr, "load: %s\n", d.msg);
+	return t;
+}
+
+static struct ccs_topo *load(const char *path, const char *const *sets, int nsets)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_topo *t = NULL;
+	if (ccs_topo_load(path, sets, nsets, &t, &d))
+		fprintf(stderr, "load %s: %s\n", path, d.msg);
+	return t;
+}
+
+/* 8 GPUs on one switch at 450 GB/s per direction, efficiency 1, 16 channels. */
+static const char *const box8 =
+	"devices:\n"
+	"  - {name: \"g[0-7]\", type: gpu, model: H100}\n"
+	"  - {name: sw, type: nvswitch, multicast: true, reduction: true}\n"
+	"links:\n"
+	"  - {from: \"g[0-7]\", to: sw, type: nvlink, lanes: 18, lane_bandwidth: 25GB/s}\n"
+	"model:\n"
+	"  efficiency: {nvlink: 1.0}\n"
+	"  channels: 16\n"
+	"  nvls_channels: 16\n";
+
+/* The same shape at 10 GB/s, so that no protocol cap binds. */
+static const char *const slow8 =
+	"devices:\n"
+	"  - {name: \"g[0-7]\", type: gpu, model: H100}\n"
+	"  - {name: sw, type: nvswitch}\n"
+	"links:\n"
+	"  - {from: \"g[0-7]\", to: sw, type: nvlink, bandwidth: 10GB/s}\n"
+	"model:\n"
+	"  efficiency: {nvlink: 1.0}\n"
+	"  channels: 16\n";
+
+static void test_factors(void)
+{
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_ALLREDUCE, 8), 1.75, 1e-15);
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_ALLGATHER, 8), 0.875, 1e-15);
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_REDUCESCATTER, 8), 0.875, 1e-15);
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_ALLTOALL, 8), 0.875, 1e-15);
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_BROADCAST, 8), 1.0, 1e-15);
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_REDUCE, 8), 1.0, 1e-15);
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_SENDRECV, 8), 1.0, 1e-15);
+	CHECK_NEAR(ccs_busbw_factor(CCS_COLL_ALLREDUCE, 2), 1.0, 1e-15);
+	uint64_t cnt, bytes;
+	ccs_coll_shape(CCS_COLL_ALLGATHER, 8, 1000, 4, &cnt, &bytes);
+	CHECK(cnt == 28 && bytes == 28 * 8 * 4);            /* 250 elems / 8 = 31, aligned to 4 */
+	ccs_coll_shape(CCS_COLL_ALLREDUCE, 8, 1000, 4, &cnt, &bytes);
+	CHECK(cnt == 250 && bytes == 1000);
+	uint64_t v;
+	CHECK(!ccs_parse_nccl_size("64K", &v) && v == 65536);
+	CHECK(!ccs_parse_nccl_size("8G", &v) && v == 8ull << 30);
+	CHECK(!ccs_parse_nccl_size("16MiB", &v) && v == 16u << 20);
+	CHECK(ccs_parse_nccl_size("8X", &v) == -1);
+	CHECK(ccs_coll_parse("all_reduce") == CCS_COLL_ALLREDUCE && ccs_coll_parse("AllGather") == CCS_COLL_ALLGATHER);
+	CHECK(ccs_algo_parse("NVLSTree") == CCS_ALGO_NVLS_TREE && ccs_algo_parse("CollNetDirect") == CCS_ALGO_COLLNET_DIRECT);
+	CHECK(ccs_dtype_parse("bf16")->size == 2 && ccs_dtype_parse("fp8")->size == 1 && !ccs_dtype_parse("float7"));
+}
+
+static void test_ring_hand(void)
+{
+	struct ccs_topo *t = load_str(box8);
+	struct ccs_comm c;
+	char err[256];
+	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	if (!t)
+		return;
+	CHECK(c.n == 8 && c.G == 1 && c.p == 8 && c.intra_nvl && c.nvls);
+	CHECK_NEAR(c.b_su, 450e9, 1e-12);
+	/* Ring AllReduce, Simple, 1 GiB:
+	 *   W = 2(n-1)/n S = 1.75 S;  W/B = 1.75 * 2^30 / 450e9
+	 *   L = 8.4 + 14 * 3.4 us (NCCL's ring Simple base and NVLink hop)
+	 *   K = ceil(W / (16 * 1 MiB)) = 112 steps of 1.5 us */
+	double S = 1073741824.0, W = 1.75 * S;
+	struct ccs_cost cc;
+	CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, (uint64_t)S, &cc, NULL));
+	CHECK_NEAR(cc.lat_s, (8.4 + 14 * 3.4) * 1e-6, 1e-12);
+	CHECK_NEAR(cc.bw_s, W / 450e9, 1e-12);
+	CHECK_NEAR(cc.step_s, 112 * 1.5e-6, 1e-12);
+	CHECK_NEAR(cc.time_s, (8.4 + 14 * 3.4) * 1e-6 + W / 450e9 + 112 * 1.5e-6, 1e-12);
+	CHECK(cc.channels == 16 && cc.bound == CCS_BOUND_NVLINK);
+	/* Small sizes are latency bound: L + one step */
+	CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 8, &cc, NULL));
+	CHECK(cc.bound == CCS_BOUND_LATENCY);
+	CHECK_NEAR(cc.time_s, (8.4 + 14 * 3.4) * 1e-6 + 14.0 / 450e9 + 1.5e-6, 1e-9);
+	/* AllGather: W = (n-1)/n S, n-1 steps */
+	CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLGATHER, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, (uint64_t)S, &cc, NULL));
+	CHECK_NEAR(cc.bw_s, 0.875 * S / 450e9, 1e-12);
+	CHECK_NEAR(cc.lat_s, (8.4 + 7 * 3.4) * 1e-6, 1e-12);
+	/* NVLS AllReduce: W = S at 450 * 8/9 GB/s, L = NCCL's 25 us NVLS hop */
+	CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, (uint64_t)S, &cc, NULL));
+	CHECK_NEAR(cc.bw_s, S / (450e9 * 8.0 / 9.0), 1e-12);
+	CHECK_NEAR(cc.lat_s, 25e-6, 1e-12);
+	/* 1 GiB = 8 MiB x 128 ops: full 128 KiB chunks, S / (16 x 128K) = 512
+	 * steps; 16 MiB: 32 KiB x (16M / 8M)^(2/7) chunks */
+	CHECK_NEAR(cc.step_s, ceil(S / (16 * 32768.0 * pow(128.0, 2.0 / 7.0))) * 1.5e-6, 1e-9);
+	CHECK(cc.step_s <= 513 * 1.5e-6 && cc.step_s >= 512 * 1.5e-6);
+	CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 16u << 20, &cc, NULL));
+	CHECK_NEAR(cc.step_s, ceil(16777216.0 / (16 * 32768.0 * pow(2.0, 2.0 / 7.0))) * 1.5e-6, 1e-9);
+	/* busbw of NVLS may exceed the wire rate (the switch reduces) */
+	CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, (uint64_t)S * 8, &cc, NULL));
+	double busbw = S * 8 / cc.time_s * 1.75;
+	CHECK(busbw > 450e9 * 1.0);
+	/* Channel scaling: half the channels, twice the steps */
+	struct ccs_cost c8, c16;
+	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 8, (uint64_t)S * 4, &c8, NULL);
+	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 16, (uint64_t)S * 4, &c16, NULL);
+	CHECK_NEAR(c8.step_s, 2 * c16.step_s, 1e-3);
+	CHECK_NEAR(c8.bw_s, c16.bw_s, 1e-12);
+	/* Unavailable: tree is AllReduce only; collnet needs SHARP */
+	const char *why = NULL;
+	CHECK(ccs_cost_eval(&c, CCS_COLL_ALLGATHER, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 0, 1024, &cc, &why) == -1 && why);
+	CHECK(ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_COLLNET_DIRECT, CCS_PROTO_SIMPLE, 0, 1024, &cc, &why) == -1);
+	CHECK(ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_LL, 0, 1024, &cc, &why) == -1);
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+}
+
+static void test_protocols(void)
+{
+	struct ccs_topo *t = load_str(slow8);
+	struct ccs_comm c;
+	char err[256];
+	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	if (!t)
+		return;
+	CHECK(!c.nvls);
+	struct ccs_cost ll, ll128, simple;
+	uint64_t S = 1ull << 28;
+	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL, 0, S, &ll, NULL);
+	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL128, 0, S, &ll128, NULL);
+	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, S, &simple, NULL);
+	/* wire efficiency: LL carries 8 of 16 bytes, LL128 120 of 128 */
+	CHECK_NEAR(ll.bw_s / simple.bw_s, 2.0, 1e-12);
+	CHECK_NEAR(ll128.bw_s / simple.bw_s, 128.0 / 120.0, 1e-12);
+	/* per-hop latencies: NCCL's NVLink ring LL 0.6, LL128 1.9, Simple 3.4 us */
+	CHECK_NEAR(ll.lat_s, (6.6 + 14 * 0.6) * 1e-6, 1e-12);
+	CHECK_NEAR(ll128.lat_s, (14.0 + 14 * 1.9) * 1e-6, 1e-12);
+	/* tree latency terms on 4 nodes of 8: 2((p-1) intra + log2(G) net) */
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+	const char *sets[] = { "nodes=4" };
+	t = load("topologies/hgx-h100.yaml", sets, 1);
+	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	if (!t)
+		return;
+	CHECK(c.G == 4 && c.p == 8);
+	/* one network traversal: NIC, leaf (300 ns), NIC for nodes of one group */
+	CHECK_NEAR(c.lat_net, 300e-9, 1e-9);
+	struct ccs_cost tr;
+	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_LL, 0, 8, &tr, NULL);
+	CHECK_NEAR(tr.lat_s, (6.8 + 2 * (7 * 0.6 + 2 * (5.0 + 0.3))) * 1e-6, 1e-9);
+	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 0, 8, &tr, NULL);
+	/* Simple counts the network path twice (NCCL's flush latency) */
+	CHECK_NEAR(tr.lat_s, (8.4 + 2 * (7 * 4.0 + 2 * (14.0 + 0.6))) * 1e-6, 1e-9);
+	/* per-group NIC bandwidth: 8 x 400 Gb/s x 0.92 */
+	CHECK_NEAR(c.B_net, 8 * 50e9 * 0.92, 1e-12);
+	CHECK_NEAR(c.b_nic, 50e9 * 0.92, 1e-12);
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+}
+
+static void test_nccl_vectors(void)
+{
+	/* nccl-model.md 1.11, case A: 1 node x 8 Hopper, ring graph nChannels 16,
+	 * bwIntra 20 GB/s, AllReduce. */
+	struct ccs_comm c;
+	memset(&c, 0, sizeof c);
+	ccs_model_params_default(&c.prm);
+	c.n = 8;
+	c.G = 1;
+	c.p = 8;
+	c.arch = CCS_ARCH_HOPPER;
+	c.intra_nvl = 1;
+	c.nch_ring = 16;
+	c.bw_intra = c.bw_inter = 20;
+	double t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL, 8192);
+	CHECK_NEAR(t * 1e6, 15.0 + 8192 / (1000 * 80.571428), 1e-6);   /* 15.102 us */
+	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL128, 1048576);
+	CHECK_NEAR(t * 1e6, 40.6 + 1048576 / (1000 * 168.228571), 1e-6); /* 46.833 us */
+	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1073741824);
+	CHECK_NEAR(t * 1e6, 56.0 + 1073741824 / (1000 * 182.857143), 1e-6); /* 5928.0 us */
+	/* case B: 2 nodes x 8, ring nChannels 8, bwIntra = bwInter = 24, Simple:
+	 * algBw 102.4, lat (8.4 + 28 * 3.4 + 2 * 14) * 1.4 (plateau) = 184.24 us */
+	c.n = 16;
+	c.G = 2;
+	c.nch_ring = 8;
+	c.bw_intra = c.bw_inter = 24;
+	c.prm.channels = 16;
+	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1073741824);
+	CHECK_NEAR(t * 1e6, 184.24 + 1073741824 / (1000 * 102.4), 1e-6);
+	/* tree, 8 channels: algBw min(192 * 0.92, 8 * 41.4) / 2 = 88.32,
+	 * lat 8.4 + 2 (7 * 4.0 + 1 * 14) = 92.4 us (no size correction at 1 GiB) */
+	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1073741824);
+	CHECK_NEAR(t * 1e6, 92.4 + 1073741824 / (1000 * 88.32), 1e-6);
+	/* what NCCL does not offer */
+	CHECK(ccs_nccl_time(&c, CCS_COLL_ALLGATHER, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1024) < 0);
+	CHECK(ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 1024) < 0);
+}
+
+/* ---- properties ---- */
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Every available (coll, algo, proto): time never decreases with bytes;
+ * in the faster comm f (more bandwidth or less latency) never slower;
+ * busbw within the per-GPU wire rate on one group (but for NVLS). */
+static void props(const struct ccs_comm *c, const struct ccs_comm *f, double wire, const char *what)
+{
+	uint64_t sizes[48];
+	for (int i = 0; i < 48; i++)
+		sizes[i] = 1 + next() % (1ull << (3 + next() % 32));
+	qsort(sizes, 48, sizeof sizes[0], cmp_u64);
+	int bad_mono = 0, bad_fast = 0, bad_wire = 0, checked = 0;
+	for (int coll = 0; coll < CCS_COLL_N; coll++)
+		for (int a = 0; a < CCS_ALGO_N; a++)
+			for (int q = 0; q < CCS_PROTO_N; q++) {
+				double prev = 0;
+				for (int i = 0; i < 48; i++) {
+					struct ccs_cost x, y;
+					if (ccs_cost_eval(c, coll, a, q, 0, sizes[i], &x, NULL))
+						break;
+					checked++;
+					if (x.time_s + 1e-15 < prev) {
+						if (!bad_mono++)
+							fprintf(stderr, "%s: %s %s %s not monotone at %llu bytes (seed 88172645463325252)\n",
+							        what, ccs_coll_name[coll], ccs_algo_name[a], ccs_proto_name[q],
+							        (unsigned long long)sizes[i]);
+					}
+					prev = x.time_s;
+					if (f && !ccs_cost_eval(f, coll, a, q, 0, sizes[i], &y, NULL) && y.time_s > x.time_s * (1 + 1e-12)) {
+						if (!bad_fast++)
+							fprintf(stderr, "%s: %s %s %s slower on faster hardware at %llu bytes\n", what,
+							        ccs_coll_name[coll], ccs_algo_name[a], ccs_proto_name[q],
+							        (unsigned long long)sizes[i]);
+					}
+					double busbw = (double)sizes[i] / x.time_s * ccs_busbw_factor(coll, c->n);
+					if (wire > 0 && a != CCS_ALGO_NVLS && busbw > wire * (1 + 1e-9))
+						bad_wire++;
+				}
+			}
+	CHECK(checked > 100);
+	CHECK(bad_mono == 0);
+	CHECK(bad_fast == 0);
+	CHECK(bad_wire == 0);
+}
+
+static void test_properties(void)
+{
+	struct {
+		const char *file;
+		const char *sets[2], *faster[3];
+		double wire;
+	} cases[] = {
+		{ "topologies/hgx-h100.yaml", { 0 }, { "scaleup.lane_bandwidth=50GB/s" }, 450e9 },
+		{ "topologies/hgx-h100.yaml", { "nodes=4" }, { "nodes=4", "scaleout.switch_latency=100ns" }, 0 },
+		{ "topologies/hgx-h100.yaml", { "nodes=4" }, { "nodes=4", "node.devices.3.bandwidth=800Gb/s" }, 0 },
+		{ "topologies/pcie-8gpu.yaml", { "nodes=2" }, { "nodes=2", "node.links.0.gen=5" }, 0 },
+		{ "topologies/gb200-nvl72.yaml", { 0 }, { "scaleup.lane_bandwidth=60GB/s" }, 900e9 },
+		{ "topologies/cloudmatrix384.yaml", { 0 }, { 0 }, 392e9 },
+		{ "topologies/ascend-8npu-hccs.yaml", { "nodes=2" }, { "nodes=2", "scaleout.radix=128" }, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int ns = 0, nf = 0;
+		while (ns < 2 && cases[i].sets[ns])
+			ns++;
+		while (nf < 3 && cases[i].faster[nf])
+			nf++;
+		struct ccs_topo *t = load(cases[i].file, cases[i].sets, ns);
+		struct ccs_topo *u = nf ? load(cases[i].file, cases[i].faster, nf) : NULL;
+		struct ccs_comm c, f;
+		char err[256];
+		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		if (!t)
+			continue;
+		int have_f = u && !ccs_comm_build(u, 0, 0, &f, err, sizeof err);
+		props(&c, have_f ? &f : NULL, c.G == 1 ? cases[i].wire : 0, cases[i].file);
+		if (have_f)
+			ccs_comm_release(&f);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+		ccs_topo_free(u);
+	}
+}
+
+static void test_comm_errors(void)
+{
+	struct ccs_topo *t = load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_comm c;
+	char err[256];
+	CHECK(t && ccs_comm_build(t, 9, 0, &c, err, sizeof err) == CCS_EINPUT);
+	CHECK(!strcmp(err, "9 ranks requested, but hgx-h100 has 8 gpus"));
+	CHECK(!ccs_comm_build(t, 4, 0, &c, err, sizeof err) && c.n == 4 && c.p == 4);
+	/* 4 ranks use the NICs on their PCIe switches only: 4 x 400G */
+	ccs_comm_release(&c);
+	const char *sets[] = { "nodes=2" };
+	struct ccs_topo *u = load("topologies/hgx-h100.yaml", sets, 1);
+	CHECK(u && !ccs_comm_build(u, 8, 4, &c, err, sizeof err));
+	if (u) {
+		CHECK(c.n == 8 && c.G == 2 && c.p == 4);
+		CHECK_NEAR(c.B_net, 4 * 50e9 * 0.92, 1e-12);
+		ccs_comm_release(&c);
+	}
+	ccs_topo_free(t);
+	ccs_topo_free(u);
+}
+
+int main(void)
+{
+	test_factors();
+	test_ring_hand();
+	test_protocols();
+	test_nccl_vectors();
+	test_properties();
+	test_comm_errors();
+	return CHECK_DONE("test_cost");
+}
