@@ -254,6 +254,7 @@ static int fabric_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 	if (c->G < 2)
 		return CCS_OK;
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
+	int8_t *side = NULL;
 	struct ccs_flownet f;
 	memset(&f, 0, sizeof f);
 	int rc = CCS_ENOMEM;
@@ -262,25 +263,48 @@ static int fabric_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 	uint32_t nv = 2;
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = t->dev[d].kind == CCS_DEV_NETSW ? (int32_t)nv++ : -1;
-	for (int r = 0; r < c->n; r++)
-		if (nic_of_rank[r] != UINT32_MAX && vx[nic_of_rank[r]] < 0)
-			vx[nic_of_rank[r]] = (int32_t)nv++;
+	(void)nic_of_rank;
+	/* The NICs each rank may use: those as close as its best one. */
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+		for (uint32_t i = 0; i < gp->nic_count; i++) {
+			const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
+			if (e->path != t->gnic[gp->nic_first].path)
+				break;
+			if (vx[e->nic] < 0)
+				vx[e->nic] = (int32_t)nv++;
+		}
+	}
 	f.nv = nv;
+	double big = 1;
 	for (uint32_t i = 0; i < t->nlink; i++) {
 		const struct ccs_link *l = &t->link[i];
 		if (!ccs_link_is_network(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
 			continue;
 		double cap = l->bw_Bps * c->prm.eff[l->type];
+		big += 2 * cap;
 		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], cap, cap)))
 			goto out;
 	}
 	uint32_t first_edge = f.ne;
+	/* side of a node: that of the group of its first rank */
+	side = ccs_malloc(((size_t)t->nnodes + 1) * sizeof *side);
+	if (!side)
+		goto out;
+	for (int32_t nd = 0; nd <= t->nnodes; nd++)
+		side[nd] = -1;
 	for (int r = 0; r < c->n; r++) {
-		uint32_t nic = nic_of_rank[r];
-		if (nic == UINT32_MAX)
+		int32_t nd = t->dev[t->gpu[c->rank_gpu[r]].dev].node;
+		if (nd >= 0 && side[nd] < 0)
+			side[nd] = c->rank_group[r] < c->G / 2;
+	}
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		if (t->dev[d].kind != CCS_DEV_NIC || vx[d] < 0 || t->dev[d].node < 0)
 			continue;
-		int a = c->rank_group[r] < c->G / 2;
-		rc = a ? ccs_flownet_add(&f, 0, (uint32_t)vx[nic], 1e30, 0) : ccs_flownet_add(&f, (uint32_t)vx[nic], 1, 1e30, 0);
+		int a = side[t->dev[d].node];
+		if (a < 0)
+			continue;
+		rc = a ? ccs_flownet_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_flownet_add(&f, (uint32_t)vx[d], 1, big, 0);
 		if (rc)
 			goto out;
 	}
@@ -325,6 +349,7 @@ static int fabric_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 	rc = CCS_OK;
 out:
 	ccs_free(vx);
+	ccs_free(side);
 	ccs_flownet_release(&f);
 	return rc;
 }
@@ -1025,13 +1050,16 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 	for (int a = 0; a < CCS_ALGO_N; a++) {
 		if (!(algo_mask & (1u << a)))
 			continue;
-		if (nccl && a >= CCS_ALGO_NCCL_N && tuned)
+		/* NCCL's model covers its own algorithms; the others (asked for by
+		 * name) are timed by ours */
+		int by_nccl = nccl && tuned && a < CCS_ALGO_NCCL_N;
+		if (nccl && tuned && a >= CCS_ALGO_NCCL_N && (algo_mask & ((1u << CCS_ALGO_NCCL_N) - 1)))
 			continue;
 		for (int q = 0; q < CCS_PROTO_N; q++) {
 			if (!(proto_mask & (1u << q)))
 				continue;
 			double t;
-			if (nccl && tuned) {
+			if (by_nccl) {
 				t = ccs_nccl_time(c, coll, a, q, bytes);
 				if (t < 0)
 					continue;

@@ -66,7 +66,7 @@ for c in tests/golden/*.cmd; do
 	rc=$?
 	if [ "$UPDATE" = "--update-golden" ]; then
 		cp "$tmp/out" "$n.out"
-		[ "$rc" -ne 0 ] && echo "$rc" >"$n.rc"
+		if [ "$rc" -ne 0 ]; then echo "$rc" >"$n.rc"; else rm -f "$n.rc"; fi
 	fi
 	if [ "$rc" -eq "$want_rc" ] && cmp -s "$tmp/out" "$n.out"; then
 		pass=$((pass + 1))

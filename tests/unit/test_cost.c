@@ -258,6 +258,12 @@ static void props(const struct ccs_comm *c, const struct ccs_comm *f, double wir
 					if (ccs_cost_eval(c, coll, a, q, 0, sizes[i], &x, NULL))
 						break;
 					checked++;
+					if (!(x.time_s > 0) || isinf(x.time_s)) {
+						if (!bad_mono++)
+							fprintf(stderr, "%s: %s %s %s time %g at %llu bytes\n", what, ccs_coll_name[coll],
+							        ccs_algo_name[a], ccs_proto_name[q], x.time_s, (unsigned long long)sizes[i]);
+						break;
+					}
 					if (x.time_s + 1e-15 < prev) {
 						if (!bad_mono++)
 							fprintf(stderr, "%s: %s %s %s not monotone at %llu bytes (seed 88172645463325252)\n",

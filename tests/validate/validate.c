@@ -318,6 +318,24 @@ int main(int argc, char **argv)
 	fprintf(out, "| **all scored rows, >= 64 MiB** | %d | **%.1f%%** | | **%.1f%%** | |\n", nb_, 100 * mo_big, 100 * mn_big);
 	fprintf(out, "| **all scored rows, every size** | %d | **%.1f%%** | | **%.1f%%** | |\n\n", na_, 100 * mo_all, 100 * mn_all);
 
+	/* by size */
+	fprintf(out, "## By size\n\n| sizes | rows | ccsim median abs | NCCL model median abs |\n|---|---|---|---|\n");
+	static const double edges[5] = { 0, 65536, 1048576, 67108864, 1e30 };
+	static const char *const names[4] = { "below 64 KiB", "64 KiB to 1 MiB", "1 MiB to 64 MiB", "64 MiB and above" };
+	for (int k = 0; k < 4; k++) {
+		static double eo[1024], en[1024];
+		int ko = 0, kn = 0;
+		for (int i = 0; i < nres; i++) {
+			if (res[i].skip || res[i].bytes < edges[k] || res[i].bytes >= edges[k + 1])
+				continue;
+			eo[ko++] = fabs(res[i].ours / res[i].meas - 1);
+			if (!isnan(res[i].nccl))
+				en[kn++] = fabs(res[i].nccl / res[i].meas - 1);
+		}
+		fprintf(out, "| %s | %d | %.1f%% | %.1f%% |\n", names[k], ko, 100 * median(eo, ko), 100 * median(en, kn));
+	}
+	fprintf(out, "\n");
+
 	fprintf(out, "## Rows\n\n| id | size | metric | measured | NCCL ran | ccsim | err | NCCL model | err |\n"
 	             "|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 0; i < nres; i++) {

@@ -1,0 +1,1 @@
+predict -t topologies/dgx-a100.yaml -c allreduce -a nvls

@@ -1,0 +1,1 @@
+predict -c allreduce
