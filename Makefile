@@ -68,7 +68,10 @@ $(REL)/validate: $(REL)/tests/validate/validate.o libccsim.a
 $(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
 
-test: $(TST)/ccsim $(UNIT_TESTS:%=$(TST)/%)
+$(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
+
+test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%)
 	@sh tests/run.sh $(TST)
 
 bench: bin/ccsim $(REL)/bench_topo

@@ -4,7 +4,10 @@
 #   bad      tests/bad/NAME.yaml: `ccsim topo check` must exit 1, print nothing on stdout
 #            and exactly tests/bad/NAME.err on stderr; NAME.args holds --set values
 #   golden   tests/golden/NAME.cmd: ccsim's arguments; stdout and stderr together must
-#            equal NAME.out and the exit status NAME.rc (0 when absent)
+#            equal NAME.out and the exit status NAME.rc (0 when absent); NAME.env holds
+#            VAR=value words for the environment
+#   validate when ../shared/validation/published.csv is there: the model against the
+#            published measurements must meet its targets (tests/validate/validate.c)
 # The binaries are built with AddressSanitizer and UndefinedBehaviorSanitizer: a
 # sanitizer report changes the exit status and the output, so it fails the test.
 # Ends with one line "N passed, N failed".
@@ -61,8 +64,10 @@ for c in tests/golden/*.cmd; do
 	n=${c%.cmd}
 	want_rc=0
 	[ -f "$n.rc" ] && want_rc=$(cat "$n.rc")
-	# shellcheck disable=SC2046
-	"$B/ccsim" $(cat "$c") >"$tmp/out" 2>&1
+	envs=""
+	[ -f "$n.env" ] && envs=$(cat "$n.env")
+	# shellcheck disable=SC2046,SC2086
+	env $envs "$B/ccsim" $(cat "$c") >"$tmp/out" 2>&1
 	rc=$?
 	if [ "$UPDATE" = "--update-golden" ]; then
 		cp "$tmp/out" "$n.out"
@@ -78,5 +83,16 @@ for c in tests/golden/*.cmd; do
 	ngold=$((ngold + 1))
 done
 echo "golden: $ngold commands checked"
+
+if [ -f ../shared/validation/published.csv ] && [ -x "$B/validate" ]; then
+	if "$B/validate" ../shared/validation/published.csv "$tmp/validation.md" --check; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: validation targets"
+	fi
+else
+	echo "validate: ../shared/validation/published.csv not found; skipped"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
