@@ -781,6 +781,12 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		x.steps_intra = 2 * (p - 1);
 		x.steps_inter = 2 * ilog2_ceil(G);
 		x.lat_algo = CCS_ALGO_TREE;
+		/* NCCL's measured shortfall of its trees at medium sizes */
+		{
+			double corr = ccs_nccl_tree_correction(proto, S);
+			x.Bi *= corr;
+			x.Bn *= corr;
+		}
 		break;
 	case CCS_ALGO_NVLS:
 	case CCS_ALGO_NVLS_TREE:
@@ -978,8 +984,12 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		return -1;
 	}
 
-	/* Protocol: wire efficiency, and NCCL's throughput caps on the GPU side. */
+	/* Protocol: wire efficiency, and NCCL's throughput caps on the GPU side.
+	 * NCCL's trees reach less of it (its tuning model: x0.92, and LL /3.8,
+	 * LL128 7/9 on one node). */
 	double e = proto_eff[proto];
+	if (algo == CCS_ALGO_TREE)
+		e = 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (G == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
 	double ti, tn;
 	int bi_bound = x.bi_bound;
 	if (x.ti >= 0) {

@@ -28,6 +28,10 @@ int ccs_nccl_speed_inter_n(int arch);
 double ccs_nccl_ll_max_bw(int arch, int nnodes);
 double ccs_nccl_ring_ll128_max(int arch, int nodes_idx);
 double ccs_nccl_tree_ll128_max(int arch, int nodes_idx);
+/* NCCL's empirical tree correction for medium sizes (treeCorrectionFactor,
+ * per power of two from 64 B to 256 MiB), interpolated in log2(bytes) so it
+ * is continuous and grows slower than the size. */
+double ccs_nccl_tree_correction(int proto, double bytes);
 
 /* L for our model, as in the header (algo selects NCCL's latency row:
  * ring for the MPI classics). */

@@ -81,6 +81,16 @@ double ccs_nccl_ll_max_bw(int arch, int nnodes)
 double ccs_nccl_ring_ll128_max(int arch, int ni) { return ring_ll128[arch][ni]; }
 double ccs_nccl_tree_ll128_max(int arch, int ni) { return tree_ll128[arch][ni]; }
 
+double ccs_nccl_tree_correction(int proto, double bytes)
+{
+	double x = bytes > 64 ? log2(bytes / 64.0) : 0;
+	if (x >= 23)
+		return 1.0;
+	int i = (int)x;
+	double f0 = tree_corr[proto][i], f1 = i + 1 < 24 ? tree_corr[proto][i + 1] : 1.0;
+	return f0 + (f1 - f0) * (x - i);
+}
+
 static int nccl_row(int algo)
 {
 	switch (algo) {
