@@ -747,6 +747,15 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	}
 	int intra_only = G == 1;
 	double su = c->b_su, net = c->B_net;
+	/* Each channel leaves a group through one NIC: fewer channels than NICs
+	 * leave some NICs idle. */
+	{
+		int C0 = channels > 0 ? channels
+		       : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nvls_channels
+		       : ccs_nccl_channels(c, CCS_ALGO_RING);
+		if (c->nics > 0 && C0 < c->nics && algo != CCS_ALGO_DIRECT && algo != CCS_ALGO_PAIRWISE)
+			net = net * C0 / c->nics;
+	}
 	int su_b = c->su_bound;
 
 	switch (algo) {

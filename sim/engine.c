@@ -1,0 +1,145 @@
+/* sim/engine.c: the event loop (engine.h). */
+#include "engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { EV_READY, EV_DONE };
+
+struct run {
+	struct ccs_evq q;
+	struct ccs_flows *fl;
+	struct ccs_sim_stats *st;
+};
+
+static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
+{
+	struct run *r = ctx;
+	return ccs_evq_push(&r->q, done, EV_DONE, flow, ver);
+}
+
+int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
+                struct ccs_flows **flows_out, char *err, size_t errn)
+{
+	struct run r;
+	memset(&r, 0, sizeof r);
+	memset(st, 0, sizeof *st);
+	r.st = st;
+	ccs_evq_init(&r.q);
+	uint8_t *cnt = NULL;
+	int rc = ccs_flows_new(&r.fl, ccs_fabric_nres(fab), ccs_fabric_caps(fab));
+	if (rc)
+		goto out;
+	rc = CCS_ENOMEM;
+	cnt = ccs_malloc(s->nops ? s->nops : 1);
+	if (!cnt)
+		goto out;
+	for (uint64_t i = 0; i < s->nops; i++) {
+		uint32_t d = s->ndeps(s, i);
+		if (d > 255) {
+			snprintf(err, errn, "op %llu waits for %u ops; at most 255", (unsigned long long)i, d);
+			rc = CCS_EINPUT;
+			goto out;
+		}
+		cnt[i] = (uint8_t)d;
+		if (!d) {
+			struct ccs_op op;
+			s->get(s, i, &op);
+			if ((rc = ccs_evq_push(&r.q, ccs_time_from_s(op.delay_s), EV_READY, i, 0)))
+				goto out;
+		}
+	}
+	ccs_time now = 0;
+	uint64_t done_ops = 0;
+	struct ccs_event ev;
+	while (ccs_evq_peek(&r.q) != CCS_TIME_MAX) {
+		ccs_time t = ccs_evq_peek(&r.q);
+		if (t < now) {
+			snprintf(err, errn, "internal: time went back");
+			rc = CCS_EINTERNAL;
+			goto out;
+		}
+		now = t;
+		/* every event of this time */
+		while (ccs_evq_peek(&r.q) == now) {
+			ccs_evq_pop(&r.q, &ev);
+			st->events++;
+			uint64_t opid;
+			if (ev.kind == EV_DONE) {
+				uint32_t f = (uint32_t)ev.id;
+				if (ccs_flows_version(r.fl, f) != ev.ver)
+					continue;       /* rate changed since */
+				opid = ccs_flows_tag(r.fl, f);
+				ccs_flows_remove(r.fl, f, now);
+			} else {
+				struct ccs_op op;
+				s->get(s, ev.id, &op);
+				uint32_t res[CCS_FLOW_MAXPATH];
+				int n = 0;
+				if (op.kind == CCS_OP_XFER)
+					rc = ccs_fabric_route(fab, op.src, op.dst, op.nic_src, op.nic_dst, op.channel, res, &n);
+				else if (op.kind == CCS_OP_NVLS)
+					rc = ccs_fabric_ports(fab, op.src, res, &n);
+				else
+					rc = CCS_OK;
+				if (rc) {
+					snprintf(err, errn, "no route from rank %d to rank %d", op.src, op.dst);
+					goto out;
+				}
+				if (op.kind != CCS_OP_DELAY) {
+					uint32_t fid;
+					if ((rc = ccs_flows_add(r.fl, res, n, op.bytes, ev.id, now, &fid)))
+						goto out;
+					st->flows++;
+					st->bytes_sent += op.bytes;
+					uint32_t a = ccs_flows_active(r.fl);
+					if (a > st->max_active)
+						st->max_active = a;
+					continue;
+				}
+				opid = ev.id;
+			}
+			/* op complete: release its successors */
+			done_ops++;
+			if (ev.kind == EV_DONE) {
+				struct ccs_op op;
+				s->get(s, opid, &op);
+				st->bytes_received += op.bytes;
+			}
+			uint64_t succ[CCS_SCHED_MAXSUCC];
+			int ns = s->succ(s, opid, succ);
+			for (int k = 0; k < ns; k++) {
+				if (cnt[succ[k]] == 0) {
+					snprintf(err, errn, "op %llu released more often than it waits", (unsigned long long)succ[k]);
+					rc = CCS_EINPUT;
+					goto out;
+				}
+				if (--cnt[succ[k]] == 0) {
+					struct ccs_op op;
+					s->get(s, succ[k], &op);
+					if ((rc = ccs_evq_push(&r.q, now + ccs_time_from_s(op.delay_s), EV_READY, succ[k], 0)))
+						goto out;
+				}
+			}
+		}
+		if ((rc = ccs_flows_update(r.fl, now, on_sched, &r)))
+			goto out;
+	}
+	st->ops = done_ops;
+	st->time_s = (double)now * 1e-12;
+	if (done_ops != s->nops) {
+		snprintf(err, errn, "deadlock: %llu of %llu ops never became ready",
+		         (unsigned long long)(s->nops - done_ops), (unsigned long long)s->nops);
+		rc = CCS_EINPUT;
+		goto out;
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(cnt);
+	ccs_evq_release(&r.q);
+	if (flows_out && rc == CCS_OK)
+		*flows_out = r.fl;
+	else
+		ccs_flows_free(r.fl);
+	return rc;
+}

@@ -1,0 +1,34 @@
+/*
+** sim/engine.h: run a schedule on a fabric.
+**
+** The loop: pop every event of the earliest time (ops becoming ready after
+** their delay, flows finishing), apply them all (start flows, finish ops,
+** release successors whose last dependency just completed), then let the
+** flow solver recompute the components those changes touched, once per
+** time.  Time is integer picoseconds and never goes back; ties follow the
+** sequence of the pushes, so a run is reproducible to the byte.  The engine
+** knows times, events and ops; capacities and routes are the fabric's,
+** sharing is the flow solver's.
+** A schedule whose ops never all complete (a dependency that can never be
+** met) ends with CCS_EINPUT and "deadlock": the queue empties first.
+*/
+#ifndef CCS_ENGINE_H
+#define CCS_ENGINE_H
+
+#include "fabric.h"
+#include "sched.h"
+
+struct ccs_sim_stats {
+	double time_s;
+	uint64_t events, ops, flows;
+	uint32_t max_active;
+	double bytes_sent, bytes_received;
+};
+
+/* Run s on fabric fab; the flow solver state (with per-resource statistics)
+ * is left in *flows when flows is non-NULL (caller frees it).  err gets a
+ * one-line reason on CCS_EINPUT. */
+int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
+                struct ccs_flows **flows, char *err, size_t errn);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+** sim/evq.h: the event queue: a binary min-heap ordered by (time, sequence).
+**
+** Time is integer picoseconds (ccs_time).  Ties are common (symmetric ranks
+** finish together) and are broken by a sequence number given at push, so
+** the order is total and runs are reproducible, with no epsilon anywhere.
+** Events are plain records (kind, id, version); what they mean is the
+** engine's business.  Stale events (a flow whose rate changed) are skipped
+** by their version, not removed.
+*/
+#ifndef CCS_EVQ_H
+#define CCS_EVQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int64_t ccs_time;
+#define CCS_TIME_MAX INT64_MAX
+
+/* Seconds to ticks, rounding up, saturating. */
+ccs_time ccs_time_from_s(double s);
+
+struct ccs_event {
+	ccs_time t;
+	uint64_t seq;
+	uint32_t kind, ver;
+	uint64_t id;
+};
+
+struct ccs_evq {
+	struct ccs_event *h;
+	size_t n, cap;
+	uint64_t seq;
+};
+
+void ccs_evq_init(struct ccs_evq *q);
+void ccs_evq_release(struct ccs_evq *q);
+int  ccs_evq_push(struct ccs_evq *q, ccs_time t, uint32_t kind, uint64_t id, uint32_t ver);
+/* Pop the earliest event into *e; 0 if the queue is empty. */
+int  ccs_evq_pop(struct ccs_evq *q, struct ccs_event *e);
+/* Time of the earliest event, CCS_TIME_MAX if empty. */
+ccs_time ccs_evq_peek(const struct ccs_evq *q);
+
+#endif

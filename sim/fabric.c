@@ -1,0 +1,269 @@
+/* sim/fabric.c: capacities and routes (fabric.h). */
+#include "fabric_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void ccs_fabric_free(struct ccs_fabric *f)
+{
+	if (!f)
+		return;
+	ccs_free(f->cap);
+	ccs_free(f->has_ports);
+	ccs_free(f->dist);
+	ccs_free(f->parent);
+	ccs_free(f->queue);
+	ccs_free(f->rc);
+	ccs_free(f);
+}
+
+int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
+{
+	const struct ccs_topo *t = c->t;
+	struct ccs_fabric *f = ccs_calloc(1, sizeof *f);
+	if (!f)
+		return CCS_ENOMEM;
+	f->c = c;
+	f->t = t;
+	f->ngpu = t->ngpu;
+	f->nres = 2 * t->ngpu + 2 * t->nlink;
+	f->cap = ccs_calloc((size_t)f->nres + 1, sizeof *f->cap);
+	f->has_ports = ccs_calloc((size_t)t->ngpu + 1, 1);
+	f->dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->dist);
+	f->parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->parent);
+	f->queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->queue);
+	f->rc_cap = 1024;
+	f->rc = ccs_calloc(f->rc_cap, sizeof *f->rc);
+	if (!f->cap || !f->has_ports || !f->dist || !f->parent || !f->queue || !f->rc) {
+		ccs_fabric_free(f);
+		return CCS_ENOMEM;
+	}
+	/* domain sizes: ports only for GPUs with scale-up peers */
+	int32_t *dom = ccs_calloc((size_t)t->ndomains + 1, sizeof *dom);
+	if (!dom) {
+		ccs_fabric_free(f);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		dom[t->gpu[g].domain]++;
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct ccs_gpu *gp = &t->gpu[g];
+		if (dom[gp->domain] < 2 || gp->su_bw_Bps <= 0)
+			continue;
+		double cap = 0;
+		for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			if (ccs_link_is_scaleup(l->type))
+				cap += l->bw_Bps * c->prm.eff[l->type];
+		}
+		f->has_ports[g] = 1;
+		f->cap[2 * g] = f->cap[2 * g + 1] = cap;
+	}
+	ccs_free(dom);
+	for (uint32_t l = 0; l < t->nlink; l++) {
+		double cap = t->link[l].bw_Bps * c->prm.eff[t->link[l].type];
+		f->cap[2 * t->ngpu + 2 * l] = f->cap[2 * t->ngpu + 2 * l + 1] = cap;
+	}
+	for (uint32_t d = 0; d < t->ndev; d++)
+		f->dist[d] = -1;
+	*out = f;
+	return CCS_OK;
+}
+
+uint32_t ccs_fabric_nres(const struct ccs_fabric *f) { return f->nres; }
+const double *ccs_fabric_caps(const struct ccs_fabric *f) { return f->cap; }
+
+void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, size_t n)
+{
+	const struct ccs_topo *t = f->t;
+	if (res < 2 * f->ngpu) {
+		snprintf(buf, n, "%s scale-up %s", t->dev[t->gpu[res / 2].dev].name, res % 2 ? "in" : "out");
+		return;
+	}
+	uint32_t l = (res - 2 * f->ngpu) / 2, dir = (res - 2 * f->ngpu) % 2;
+	const struct ccs_link *lk = &t->link[l];
+	uint32_t a = dir ? lk->b : lk->a, b = dir ? lk->a : lk->b;
+	snprintf(buf, n, "%s->%s (%s)", t->dev[a].name, t->dev[b].name, ccs_link_type_name[lk->type]);
+}
+
+int ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res)
+{
+	const struct ccs_topo *t = f->t;
+	if (res < 2 * f->ngpu)
+		return 0;
+	const struct ccs_link *lk = &t->link[(res - 2 * f->ngpu) / 2];
+	int ta = t->dev[lk->a].kind == CCS_DEV_NETSW ? t->dev[lk->a].tier : 0;
+	int tb = t->dev[lk->b].kind == CCS_DEV_NETSW ? t->dev[lk->b].tier : 0;
+	if (!ta && !tb)
+		return 0;
+	int lo = ta < tb ? ta : tb;
+	return lo + 1 > CCS_TIER_CORE ? CCS_TIER_CORE : lo + 1;   /* NIC-leaf 1, leaf-spine 2, spine-core 3 */
+}
+
+static uint32_t dir_res(const struct ccs_fabric *f, uint32_t link, uint32_t from)
+{
+	return 2 * f->ngpu + 2 * link + (f->t->link[link].a == from ? 0 : 1);
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Shortest path from a to b over host links (through PCIe switches and
+ * CPUs) or network links (through network switches), appended to res.
+ * Among equal next hops, ECMP picks by hash. */
+static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t hash, uint32_t *res, int *n)
+{
+	const struct ccs_topo *t = f->t;
+	if (a == b)
+		return CCS_OK;
+	/* BFS from b, so that distances to b guide the walk from a */
+	uint32_t qh = 0, qt = 0, touched = 0;
+	f->dist[b] = 0;
+	f->queue[qt++] = b;
+	while (qh < qt) {
+		uint32_t u = f->queue[qh++];
+		if (u != b) {
+			int k = t->dev[u].kind;
+			int through = net ? k == CCS_DEV_NETSW : (k == CCS_DEV_PCISW || k == CCS_DEV_CPU);
+			if (!through)
+				continue;
+		}
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+			int ty = t->link[t->adj[k]].type;
+			if (net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty))
+				continue;
+			uint32_t v = t->adj_nbr[k];
+			if (f->dist[v] >= 0)
+				continue;
+			f->dist[v] = f->dist[u] + 1;
+			f->queue[qt++] = v;
+		}
+	}
+	touched = qt;
+	int rc = CCS_OK;
+	if (f->dist[a] < 0) {
+		rc = CCS_EINPUT;
+		goto out;
+	}
+	for (uint32_t u = a; u != b;) {
+		uint32_t cand[64], nc = 0;
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1] && nc < 64; k++) {
+			int ty = t->link[t->adj[k]].type;
+			if (net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty))
+				continue;
+			uint32_t v = t->adj_nbr[k];
+			if (f->dist[v] == f->dist[u] - 1)
+				cand[nc++] = t->adj[k];
+		}
+		if (!nc || *n >= CCS_FLOW_MAXPATH) {
+			rc = CCS_EINPUT;
+			goto out;
+		}
+		uint32_t pick = cand[nc > 1 ? mix(hash + (uint64_t)u) % nc : 0];
+		res[(*n)++] = dir_res(f, pick, u);
+		u = ccs_link_other(&t->link[pick], u);
+	}
+out:
+	for (uint32_t i = 0; i < touched; i++)
+		f->dist[f->queue[i]] = -1;
+	return rc;
+}
+
+static struct route_entry *cache_slot(struct ccs_fabric *f, uint64_t key)
+{
+	uint32_t i = (uint32_t)(mix(key) & (f->rc_cap - 1));
+	while (f->rc[i].used && f->rc[i].key != key)
+		i = (i + 1) & (f->rc_cap - 1);
+	return &f->rc[i];
+}
+
+static int cache_grow(struct ccs_fabric *f)
+{
+	uint32_t oc = f->rc_cap;
+	struct route_entry *old = f->rc;
+	f->rc = ccs_calloc((size_t)oc * 2, sizeof *f->rc);
+	if (!f->rc) {
+		f->rc = old;
+		return CCS_ENOMEM;
+	}
+	f->rc_cap = oc * 2;
+	for (uint32_t i = 0; i < oc; i++)
+		if (old[i].used)
+			*cache_slot(f, old[i].key) = old[i];
+	ccs_free(old);
+	return CCS_OK;
+}
+
+int ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n)
+{
+	uint32_t g = f->c->rank_gpu[a];
+	if (!f->has_ports[g])
+		return CCS_EINPUT;
+	res[0] = 2 * g;
+	res[1] = 2 * g + 1;
+	*n = 2;
+	return CCS_OK;
+}
+
+int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
+                     uint32_t *res, int *n)
+{
+	const struct ccs_comm *c = f->c;
+	const struct ccs_topo *t = f->t;
+	uint32_t ga = c->rank_gpu[a], gb = c->rank_gpu[b];
+	*n = 0;
+	if (a == b)
+		return CCS_OK;
+	if (c->rank_group[a] == c->rank_group[b]) {
+		if (f->has_ports[ga] && f->has_ports[gb] && t->gpu[ga].domain == t->gpu[gb].domain) {
+			res[0] = 2 * ga;
+			res[1] = 2 * gb + 1;
+			*n = 2;
+			return CCS_OK;
+		}
+	}
+	if (nic_a == UINT32_MAX)
+		nic_a = t->gpu[ga].nic_count ? t->gnic[t->gpu[ga].nic_first].nic : UINT32_MAX;
+	if (nic_b == UINT32_MAX)
+		nic_b = t->gpu[gb].nic_count ? t->gnic[t->gpu[gb].nic_first].nic : UINT32_MAX;
+	uint64_t key = ((uint64_t)ga * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)gb << 21) ^ ((uint64_t)nic_a << 42) ^
+	               ((uint64_t)nic_b * 0xc2b2ae3d27d4eb4full) ^ ((uint64_t)salt << 7);
+	struct route_entry *e = cache_slot(f, key);
+	if (e->used) {
+		memcpy(res, e->res, e->n * sizeof *res);
+		*n = e->n;
+		return CCS_OK;
+	}
+	uint32_t da = t->gpu[ga].dev, db = t->gpu[gb].dev;
+	int rc;
+	if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b]) {
+		rc = path(f, da, db, 0, key, res, n);
+	} else {
+		if (nic_a == UINT32_MAX || nic_b == UINT32_MAX)
+			return CCS_EINPUT;
+		rc = path(f, da, nic_a, 0, key, res, n);
+		if (!rc)
+			rc = path(f, nic_a, nic_b, 1, key, res, n);
+		if (!rc)
+			rc = path(f, nic_b, db, 0, key, res, n);
+	}
+	if (rc)
+		return rc;
+	if (f->rc_n * 2 >= f->rc_cap) {
+		CCS_TRY(cache_grow(f));
+		e = cache_slot(f, key);
+	}
+	e->used = 1;
+	e->key = key;
+	e->n = (uint8_t)*n;
+	memcpy(e->res, res, *n * sizeof *res);
+	f->rc_n++;
+	return CCS_OK;
+}

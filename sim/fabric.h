@@ -1,0 +1,46 @@
+/*
+** sim/fabric.h: the hardware as capacities for the flow solver, and routes.
+**
+** Resources: each direction of every link (bandwidth x the link type's
+** efficiency), and for every GPU in a scale-up domain of two or more an
+** out-port and an in-port whose capacity is the sum of its scale-up links
+** (a non-blocking switch, or a full mesh used by as many rings as it has
+** links, is modelled as ports, not as a shared backplane).
+** Routes between ranks of a communicator:
+**   same scale-up domain   GPU out-port, peer in-port
+**   same node, no domain   the shortest host path (PCIe switches, CPUs)
+**   across groups          host path to the chosen NIC, the network path
+**                          to the peer's NIC (shortest; among equal next hops
+**                          one picked by a deterministic hash of the flow's
+**                          ends and channel: ECMP), host path to the peer
+** Full structs live in fabric_int.h; other modules see only this.
+*/
+#ifndef CCS_FABRIC_H
+#define CCS_FABRIC_H
+
+#include "../model/cost.h"
+#include "flow.h"
+
+struct ccs_fabric;
+
+int  ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out);
+void ccs_fabric_free(struct ccs_fabric *f);
+
+uint32_t      ccs_fabric_nres(const struct ccs_fabric *f);
+const double *ccs_fabric_caps(const struct ccs_fabric *f);
+/* A resource's name for reports ("node0/gpu1->node0/nvsw0", "node3/gpu2 scale-up out"). */
+void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, size_t n);
+/* Network tier of a resource (CCS_TIER_LEAF for NIC-leaf and leaf-spine ...)
+ * or 0 for links that are not between network switches. */
+int  ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res);
+
+/* Route from rank a to rank b for a flow of the given channel; nic_a and
+ * nic_b are the NICs to use when they are in different groups (device
+ * indices; UINT32_MAX: the ranks' best).  res gets up to CCS_FLOW_MAXPATH
+ * resources; *n their count.  Returns CCS_OK or CCS_EINPUT when no path. */
+int  ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
+                      uint32_t *res, int *n);
+/* Resources of an NVLS operation of rank a: its scale-up ports. */
+int  ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n);
+
+#endif

@@ -1,0 +1,28 @@
+/* sim/fabric_int.h: the fabric's full structs (fabric.h), for fabric.c only. */
+#ifndef CCS_FABRIC_INT_H
+#define CCS_FABRIC_INT_H
+
+#include "fabric.h"
+
+struct route_entry {
+	uint64_t key;
+	uint8_t n, used;
+	uint32_t res[CCS_FLOW_MAXPATH];
+};
+
+struct ccs_fabric {
+	const struct ccs_comm *c;
+	const struct ccs_topo *t;
+	uint32_t nres;
+	double *cap;
+	uint32_t ngpu;               /* resources 0..2 ngpu-1 are scale-up ports */
+	uint8_t *has_ports;          /* per GPU */
+	/* scratch for searches */
+	int32_t *dist;
+	uint32_t *parent, *queue;
+	/* route cache, open addressing */
+	struct route_entry *rc;
+	uint32_t rc_cap, rc_n;
+};
+
+#endif

@@ -1,0 +1,333 @@
+/* sim/flow.c: incremental max-min fair sharing (flow.h). */
+#include "flow.h"
+
+#include "../model/ccs.h"
+
+#include <math.h>
+#include <string.h>
+
+struct flow {
+	uint32_t res[CCS_FLOW_MAXPATH];
+	uint32_t pos[CCS_FLOW_MAXPATH];    /* index in each resource's list */
+	uint8_t n, active, mark, frozen;
+	uint32_t ver, next_free;
+	double left, rate;
+	ccs_time t_last, done;
+	uint64_t tag;
+};
+
+struct res {
+	double cap, load, rem;
+	uint32_t *fl, nfl, capfl, nun;
+	uint8_t dirty, mark;
+	ccs_time t_stat;
+	struct ccs_res_stats st;
+};
+
+struct ccs_flows {
+	uint32_t nres;
+	struct res *r;
+	struct flow *f;
+	size_t capf;
+	uint32_t nf, free_head, nactive;
+	uint32_t *dirty, *cres, *cflow;
+	size_t capdirty, capcres, capcflow;
+	uint32_t ndirty;
+};
+
+#define NONE UINT32_MAX
+
+int ccs_flows_new(struct ccs_flows **out, uint32_t nres, const double *cap)
+{
+	struct ccs_flows *f = ccs_calloc(1, sizeof *f);
+	if (!f)
+		return CCS_ENOMEM;
+	f->r = ccs_calloc((size_t)nres + 1, sizeof *f->r);
+	if (!f->r) {
+		ccs_free(f);
+		return CCS_ENOMEM;
+	}
+	f->nres = nres;
+	for (uint32_t i = 0; i < nres; i++)
+		f->r[i].cap = cap[i];
+	f->free_head = NONE;
+	*out = f;
+	return CCS_OK;
+}
+
+void ccs_flows_free(struct ccs_flows *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->nres; i++)
+		ccs_free(f->r[i].fl);
+	ccs_free(f->r);
+	ccs_free(f->f);
+	ccs_free(f->dirty);
+	ccs_free(f->cres);
+	ccs_free(f->cflow);
+	ccs_free(f);
+}
+
+static int mark_dirty(struct ccs_flows *f, uint32_t r)
+{
+	if (f->r[r].dirty)
+		return CCS_OK;
+	CCS_TRY(ccs_grow(&f->dirty, &f->capdirty, (size_t)f->ndirty + 1, sizeof *f->dirty));
+	f->r[r].dirty = 1;
+	f->dirty[f->ndirty++] = r;
+	return CCS_OK;
+}
+
+int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag, ccs_time now,
+                  uint32_t *id)
+{
+	if (n < 0 || n > CCS_FLOW_MAXPATH)
+		return CCS_EINTERNAL;
+	uint32_t k;
+	if (f->free_head != NONE) {
+		k = f->free_head;
+		f->free_head = f->f[k].next_free;
+	} else {
+		CCS_TRY(ccs_grow(&f->f, &f->capf, (size_t)f->nf + 1, sizeof *f->f));
+		k = f->nf++;
+		f->f[k].ver = 0;
+	}
+	struct flow *fl = &f->f[k];
+	uint32_t ver = fl->ver;
+	memset(fl, 0, sizeof *fl);
+	fl->ver = ver + 1;
+	fl->n = (uint8_t)n;
+	fl->active = 1;
+	fl->left = bytes > 0 ? bytes : 0;
+	fl->t_last = now;
+	fl->done = -1;
+	fl->tag = tag;
+	for (int i = 0; i < n; i++) {
+		struct res *r = &f->r[res[i]];
+		if (r->nfl == r->capfl) {
+			uint32_t nc = r->capfl ? r->capfl * 2 : 4;
+			uint32_t *nl = ccs_realloc(r->fl, nc * sizeof *nl);
+			if (!nl)
+				return CCS_ENOMEM;
+			r->fl = nl;
+			r->capfl = nc;
+		}
+		fl->res[i] = res[i];
+		fl->pos[i] = r->nfl;
+		r->fl[r->nfl++] = k;
+		CCS_TRY(mark_dirty(f, res[i]));
+	}
+	f->nactive++;
+	*id = k;
+	return CCS_OK;
+}
+
+static void settle(struct ccs_flows *f, struct flow *fl, ccs_time now)
+{
+	if (now > fl->t_last && fl->rate > 0) {
+		double moved = fl->rate * (double)(now - fl->t_last) * 1e-12;
+		if (moved > fl->left)
+			moved = fl->left;
+		fl->left -= moved;
+		if (fl->left < CCS_EPS_BYTES)
+			fl->left = 0;
+		for (int i = 0; i < fl->n; i++)
+			f->r[fl->res[i]].st.bytes += moved;
+	}
+	fl->t_last = now;
+}
+
+static void account(struct res *r, ccs_time now)
+{
+	if (r->load > 0 && now > r->t_stat)
+		r->st.busy_s += (double)(now - r->t_stat) * 1e-12;
+	r->t_stat = now;
+}
+
+void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
+{
+	struct flow *fl = &f->f[id];
+	if (!fl->active)
+		return;
+	settle(f, fl, now);
+	for (int i = 0; i < fl->n; i++) {
+		struct res *r = &f->r[fl->res[i]];
+		account(r, now);
+		r->load -= fl->rate;
+		if (r->load < 0 || r->nfl == 1)
+			r->load = 0;
+		uint32_t p = fl->pos[i], last = r->fl[--r->nfl];
+		if (p != r->nfl) {
+			r->fl[p] = last;
+			struct flow *lf = &f->f[last];
+			for (int j = 0; j < lf->n; j++)
+				if (lf->res[j] == fl->res[i] && lf->pos[j] == r->nfl) {
+					lf->pos[j] = p;
+					break;
+				}
+		}
+		mark_dirty(f, fl->res[i]);
+	}
+	fl->active = 0;
+	fl->rate = 0;
+	fl->ver++;
+	fl->next_free = f->free_head;
+	f->free_head = id;
+	f->nactive--;
+}
+
+int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
+{
+	uint32_t ncr = 0, ncf = 0;
+	/* Components of the dirty resources. */
+	for (uint32_t d = 0; d < f->ndirty; d++) {
+		uint32_t start = f->dirty[d];
+		if (f->r[start].mark)
+			continue;
+		CCS_TRY(ccs_grow(&f->cres, &f->capcres, (size_t)ncr + 1, sizeof *f->cres));
+		f->r[start].mark = 1;
+		f->cres[ncr++] = start;
+		for (uint32_t qi = ncr - 1; qi < ncr; qi++) {
+			struct res *r = &f->r[f->cres[qi]];
+			for (uint32_t j = 0; j < r->nfl; j++) {
+				struct flow *fl = &f->f[r->fl[j]];
+				if (fl->mark)
+					continue;
+				fl->mark = 1;
+				CCS_TRY(ccs_grow(&f->cflow, &f->capcflow, (size_t)ncf + 1, sizeof *f->cflow));
+				f->cflow[ncf++] = r->fl[j];
+				for (int k = 0; k < fl->n; k++) {
+					struct res *q = &f->r[fl->res[k]];
+					if (q->mark)
+						continue;
+					q->mark = 1;
+					CCS_TRY(ccs_grow(&f->cres, &f->capcres, (size_t)ncr + 1, sizeof *f->cres));
+					f->cres[ncr++] = fl->res[k];
+				}
+			}
+		}
+	}
+	for (uint32_t d = 0; d < f->ndirty; d++)
+		f->r[f->dirty[d]].dirty = 0;
+	f->ndirty = 0;
+
+	/* Settle bytes at the old rates; reset the filling state. */
+	for (uint32_t i = 0; i < ncr; i++) {
+		struct res *r = &f->r[f->cres[i]];
+		account(r, now);
+		r->rem = r->cap;
+		r->nun = r->nfl;
+		r->load = 0;
+	}
+	for (uint32_t i = 0; i < ncf; i++) {
+		struct flow *fl = &f->f[f->cflow[i]];
+		settle(f, fl, now);
+		fl->frozen = 0;
+	}
+	/* Progressive filling. */
+	for (;;) {
+		double best = HUGE_VAL;
+		uint32_t bi = NONE;
+		for (uint32_t i = 0; i < ncr; i++) {
+			struct res *r = &f->r[f->cres[i]];
+			if (!r->nun)
+				continue;
+			double share = (r->rem > 0 ? r->rem : 0) / r->nun;
+			if (share < best) {
+				best = share;
+				bi = i;
+			}
+		}
+		if (bi == NONE)
+			break;
+		struct res *r = &f->r[f->cres[bi]];
+		for (uint32_t j = 0; j < r->nfl; j++) {
+			struct flow *fl = &f->f[r->fl[j]];
+			if (fl->frozen)
+				continue;
+			fl->frozen = 1;
+			fl->rate = best;
+			for (int k = 0; k < fl->n; k++) {
+				struct res *q = &f->r[fl->res[k]];
+				q->rem -= best;
+				q->load += best;
+				q->nun--;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < ncr; i++) {
+		struct res *r = &f->r[f->cres[i]];
+		double u = r->cap > 0 ? r->load / r->cap : 0;
+		if (u > r->st.peak_util)
+			r->st.peak_util = u;
+		r->mark = 0;
+	}
+	for (uint32_t i = 0; i < ncf; i++) {
+		uint32_t id = f->cflow[i];
+		struct flow *fl = &f->f[id];
+		fl->mark = 0;
+		ccs_time done;
+		if (fl->left <= 0)
+			done = now;
+		else if (fl->rate > 0)
+			done = now + ccs_time_from_s(fl->left / fl->rate);
+		else
+			done = CCS_TIME_MAX;
+		if (done != fl->done) {
+			fl->done = done;
+			fl->ver++;
+			if (done != CCS_TIME_MAX)
+				CCS_TRY(fn(ctx, id, done, fl->ver));
+		}
+	}
+	return CCS_OK;
+}
+
+uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id) { return f->f[id].ver; }
+uint64_t ccs_flows_tag(const struct ccs_flows *f, uint32_t id) { return f->f[id].tag; }
+double ccs_flows_rate(const struct ccs_flows *f, uint32_t id) { return f->f[id].rate; }
+uint32_t ccs_flows_active(const struct ccs_flows *f) { return f->nactive; }
+double ccs_flows_cap(const struct ccs_flows *f, uint32_t res) { return f->r[res].cap; }
+const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t res) { return &f->r[res].st; }
+
+double ccs_flows_left(const struct ccs_flows *f, uint32_t id, ccs_time now)
+{
+	const struct flow *fl = &f->f[id];
+	double left = fl->left - fl->rate * (double)(now - fl->t_last) * 1e-12;
+	return left > 0 ? left : 0;
+}
+
+double ccs_flows_load(const struct ccs_flows *f, uint32_t res)
+{
+	double s = 0;
+	const struct res *r = &f->r[res];
+	for (uint32_t j = 0; j < r->nfl; j++)
+		s += f->f[r->fl[j]].rate;
+	return s;
+}
+
+uint32_t ccs_flows_check(const struct ccs_flows *f)
+{
+	uint32_t bad = 0;
+	for (uint32_t i = 0; i < f->nf; i++) {
+		const struct flow *fl = &f->f[i];
+		if (!fl->active || fl->n == 0)
+			continue;
+		int ok = 0;
+		for (int k = 0; k < fl->n && !ok; k++) {
+			const struct res *r = &f->r[fl->res[k]];
+			double load = ccs_flows_load(f, fl->res[k]);
+			if (load < r->cap * (1 - 1e-9))
+				continue;
+			int top = 1;
+			for (uint32_t j = 0; j < r->nfl && top; j++)
+				top = f->f[r->fl[j]].rate <= fl->rate * (1 + 1e-9);
+			ok = top;
+		}
+		bad += !ok;
+	}
+	for (uint32_t r = 0; r < f->nres; r++)
+		bad += ccs_flows_load(f, r) > f->r[r].cap * (1 + 1e-9);
+	return bad;
+}

@@ -1,0 +1,68 @@
+/*
+** sim/flow.h: max-min fair sharing of capacities among flows.
+**
+** Resources have a capacity c_r [B/s]; a flow crosses up to CCS_FLOW_MAXPATH
+** resources and has bytes left.  The allocation is max-min fair, found by
+** progressive filling: repeatedly take the resource with the smallest fair
+** share (c_r - frozen load) / (unfrozen flows on r), give that share to its
+** unfrozen flows and freeze them.  Every flow then crosses a saturated
+** resource on which no other flow gets more, and no resource is above its
+** capacity.
+**
+** Incremental: adding or removing a flow marks its resources dirty;
+** ccs_flows_update(now) settles the bytes of every flow in the connected
+** components of dirty resources (flows linked by shared resources) at their
+** old rates up to now, recomputes only those components, and reports each
+** flow whose rate changed with its new completion time.  Rates are always
+** computed afresh for a component, never adjusted by increments.  Bytes
+** left shrink through ccs_sub_snap semantics: below CCS_EPS_BYTES they are 0.
+** Knows nothing of links or NICs: resources are numbers.
+*/
+#ifndef CCS_FLOW_H
+#define CCS_FLOW_H
+
+#include "evq.h"
+
+#define CCS_FLOW_MAXPATH 16
+#define CCS_EPS_BYTES 1e-6
+
+struct ccs_flows;
+
+/* Resource statistics, kept while flows run. */
+struct ccs_res_stats {
+	double bytes;               /* moved through the resource */
+	double busy_s;              /* time with at least one flow moving */
+	double peak_util;           /* highest sum of rates / capacity */
+};
+
+/* Called for each flow whose completion time changed. */
+typedef int ccs_flow_sched_fn(void *ctx, uint32_t flow, ccs_time done, uint32_t version);
+
+int  ccs_flows_new(struct ccs_flows **out, uint32_t nres, const double *cap_Bps);
+void ccs_flows_free(struct ccs_flows *f);
+
+/* Start a flow of 'bytes' over res[0..n) at time now; *id gets its id.
+ * Zero-byte flows are allowed (they complete at once). */
+int  ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag,
+                   ccs_time now, uint32_t *id);
+/* Remove a finished (or cancelled) flow at time now. */
+void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now);
+/* Settle and recompute the dirty components; report new completion times. */
+int  ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx);
+
+/* Accessors. */
+uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id);
+uint64_t ccs_flows_tag(const struct ccs_flows *f, uint32_t id);
+double   ccs_flows_rate(const struct ccs_flows *f, uint32_t id);
+double   ccs_flows_left(const struct ccs_flows *f, uint32_t id, ccs_time now);
+uint32_t ccs_flows_active(const struct ccs_flows *f);
+/* Sum of rates on a resource (for checks), its capacity, its statistics. */
+double   ccs_flows_load(const struct ccs_flows *f, uint32_t res);
+double   ccs_flows_cap(const struct ccs_flows *f, uint32_t res);
+const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t res);
+/* Check max-min optimality of the current allocation: every flow with a
+ * positive rate crosses a resource loaded to capacity on which its rate is
+ * the largest.  Returns the number of violations. */
+uint32_t ccs_flows_check(const struct ccs_flows *f);
+
+#endif

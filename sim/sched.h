@@ -1,0 +1,59 @@
+/*
+** sim/sched.h: schedules, the simulator's intermediate representation.
+**
+** A schedule is a DAG of operations over the ranks of a communicator:
+**   XFER   move `bytes` from rank src to rank dst (a flow over the route)
+**   NVLS   a rank's multicast/reduce traffic through its scale-up ports
+**   DELAY  wait (no traffic)
+** Each op pays `delay_s` (hop latency, per-step synchronisation) after its
+** last dependency completes, then starts; it completes when its flow has
+** moved its bytes.  ndeps(op) ops must complete before it; succ(op) lists
+** the ops that wait for it (at most CCS_SCHED_MAXSUCC).
+** Schedules are generated arithmetically where they can be (ring: op id =
+** ((channel x steps) + step) x n + position), so that tens of millions of
+** ops cost the engine one counter byte each.
+**
+** Ring (step granularity): in each of C channels the ranks form a ring in
+** group order, entering and leaving each group at ranks close to the NIC
+** the channel uses (channel c uses the group's (c mod k)-th usable NIC);
+** op (c, s, i) sends position i's share of step s to position i+1 and
+** depends on (c, s-1, i-1), the data it forwards, as a chunk travels the
+** ring; ops sharing a port or NIC share it through the flow solver.
+** NVLS (one scale-up domain): each rank moves S (p+1)/p bytes through its
+** scale-up ports (S + S/p out to the switch, as much back), as the closed
+** form says.
+*/
+#ifndef CCS_SCHED_H
+#define CCS_SCHED_H
+
+#include "../model/cost.h"
+
+#define CCS_SCHED_MAXSUCC 8
+
+enum { CCS_OP_XFER, CCS_OP_NVLS, CCS_OP_DELAY };
+
+struct ccs_op {
+	uint8_t kind;
+	int32_t src, dst;
+	uint32_t channel;
+	uint32_t nic_src, nic_dst;  /* for XFER across groups; UINT32_MAX: best */
+	double bytes;               /* on the wire */
+	double delay_s;
+};
+
+struct ccs_sched {
+	uint64_t nops;
+	void *ctx;
+	void (*get)(const struct ccs_sched *s, uint64_t id, struct ccs_op *op);
+	int (*succ)(const struct ccs_sched *s, uint64_t id, uint64_t *out);
+	uint32_t (*ndeps)(const struct ccs_sched *s, uint64_t id);
+	void (*release)(struct ccs_sched *s);
+};
+
+/* Lower (coll, algo, proto) of `bytes` on communicator c with C channels
+ * (0: NCCL's count) into s.  Returns CCS_EINPUT with why set when the
+ * algorithm has no schedule (yet) for the collective. */
+int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
+                    struct ccs_sched *s, const char **why);
+
+#endif

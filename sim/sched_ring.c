@@ -1,0 +1,316 @@
+/* sim/sched_ring.c: ring and NVLS schedules (sched.h). */
+#include "sched.h"
+
+#include "../model/nccl_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+struct ring {
+	int n, C, steps;
+	int32_t *order;             /* C x n: rank at ring position */
+	uint32_t *nic;              /* C x G: NIC channel c uses in group g */
+	double bytes_intra, bytes_inter;
+	double d_intra, d_inter, d_base;
+};
+
+/* The ring and the communicator it runs on. */
+struct ring_sched {
+	struct ring r;
+	const struct ccs_comm *c;
+};
+
+static void rs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct ring_sched *rs = s->ctx;
+	const struct ring *r = &rs->r;
+	uint64_t n = (uint64_t)r->n;
+	int i = (int)(id % n);
+	uint64_t cs = id / n;
+	int step = (int)(cs % (uint64_t)r->steps), c = (int)(cs / (uint64_t)r->steps);
+	const int32_t *ord = r->order + (size_t)c * r->n;
+	int a = ord[i], b = ord[(i + 1) % r->n];
+	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
+	op->kind = CCS_OP_XFER;
+	op->src = a;
+	op->dst = b;
+	op->channel = (uint32_t)c;
+	op->nic_src = op->nic_dst = UINT32_MAX;
+	if (ga != gb) {
+		op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
+		op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
+		op->bytes = r->bytes_inter;
+		op->delay_s = r->d_inter;
+	} else {
+		op->bytes = r->bytes_intra;
+		op->delay_s = r->d_intra;
+	}
+	if (step == 0)
+		op->delay_s += r->d_base;
+}
+
+static int rs_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct ring_sched *rs = s->ctx;
+	uint64_t n = (uint64_t)rs->r.n;
+	uint64_t i = id % n, cs = id / n;
+	uint64_t step = cs % (uint64_t)rs->r.steps;
+	if (step + 1 >= (uint64_t)rs->r.steps)
+		return 0;
+	out[0] = (cs + 1) * n + (i + 1) % n;
+	return 1;
+}
+
+static uint32_t rs_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct ring_sched *rs = s->ctx;
+	uint64_t step = (id / (uint64_t)rs->r.n) % (uint64_t)rs->r.steps;
+	return step ? 1 : 0;
+}
+
+static void rs_release(struct ccs_sched *s)
+{
+	struct ring_sched *rs = s->ctx;
+	if (rs) {
+		ccs_free(rs->r.order);
+		ccs_free(rs->r.nic);
+		ccs_free(rs);
+	}
+	memset(s, 0, sizeof *s);
+}
+
+/* Is NIC d usable by rank r (as close as its best)? */
+static int usable(const struct ccs_topo *t, uint32_t gpu, uint32_t d)
+{
+	const struct ccs_gpu *gp = &t->gpu[gpu];
+	for (uint32_t i = 0; i < gp->nic_count; i++) {
+		const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
+		if (e->path != t->gnic[gp->nic_first].path)
+			break;
+		if (e->nic == d)
+			return 1;
+	}
+	return 0;
+}
+
+static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint64_t bytes, struct ring_sched *rs)
+{
+	const struct ccs_topo *t = c->t;
+	struct ring *r = &rs->r;
+	int n = c->n, G = c->G;
+	r->n = n;
+	r->C = C;
+	r->steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+	r->order = ccs_malloc((size_t)C * n * sizeof *r->order);
+	r->nic = ccs_malloc(((size_t)C * G + 1) * sizeof *r->nic);
+	int32_t *gstart = ccs_calloc((size_t)G + 2, sizeof *gstart);
+	int32_t *members = ccs_malloc((size_t)n * sizeof *members);
+	uint32_t *nics = NULL;
+	size_t nics_cap = 0;
+	int rc = CCS_ENOMEM;
+	if (!r->order || !r->nic || !gstart || !members)
+		goto out;
+	for (int k = 0; k < n; k++)
+		gstart[c->rank_group[k] + 1]++;
+	for (int g = 0; g < G; g++)
+		gstart[g + 1] += gstart[g];
+	{
+		int32_t *fill = ccs_malloc(((size_t)G + 1) * sizeof *fill);
+		if (!fill)
+			goto out;
+		memcpy(fill, gstart, (size_t)G * sizeof *fill);
+		for (int k = 0; k < n; k++)
+			members[fill[c->rank_group[k]]++] = k;
+		ccs_free(fill);
+	}
+	for (int ch = 0; ch < C; ch++) {
+		int32_t *ord = r->order + (size_t)ch * n;
+		int pos = 0;
+		for (int g = 0; g < G; g++) {
+			int m = gstart[g + 1] - gstart[g];
+			const int32_t *mem = members + gstart[g];
+			int entry = 0, exit = m - 1;
+			uint32_t nic = UINT32_MAX;
+			if (G > 1) {
+				/* the group's usable NICs, in device order */
+				size_t nn = 0;
+				for (int k = 0; k < m; k++) {
+					const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[k]]];
+					for (uint32_t e = 0; e < gp->nic_count; e++) {
+						const struct ccs_gpu_nic *x = &t->gnic[gp->nic_first + e];
+						if (x->path != t->gnic[gp->nic_first].path)
+							break;
+						int seen = 0;
+						for (size_t q = 0; q < nn && !seen; q++)
+							seen = nics[q] == x->nic;
+						if (seen)
+							continue;
+						if (ccs_grow(&nics, &nics_cap, nn + 1, sizeof *nics))
+							goto out;
+						nics[nn++] = x->nic;
+					}
+				}
+				if (!nn) {
+					rc = CCS_EINPUT;
+					goto out;
+				}
+				nic = nics[(size_t)ch % nn];
+				/* enter at the rank whose own NIC it is (else the first that
+				 * may use it) and leave at another rank that may use it, as
+				 * NCCL's rings do (NET/0 GPU/0 ... GPU/1 NET/0), so that the
+				 * PCIe links share the load as the NICs do */
+				entry = exit = -1;
+				for (int k = 0; k < m && entry < 0; k++) {
+					const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[k]]];
+					if (gp->nic_count && t->gnic[gp->nic_first].nic == nic)
+						entry = k;
+				}
+				for (int k = 0; k < m && entry < 0; k++)
+					if (usable(t, c->rank_gpu[mem[k]], nic))
+						entry = k;
+				for (int k = 0; k < m && exit < 0; k++)
+					if (k != entry && usable(t, c->rank_gpu[mem[k]], nic))
+						exit = k;
+				if (entry < 0)
+					entry = 0;
+				if (exit < 0)
+					exit = m > 1 ? (entry == m - 1 ? 0 : m - 1) : entry;
+			}
+			r->nic[(size_t)ch * G + g] = nic;
+			ord[pos++] = mem[entry];
+			for (int k = 0; k < m; k++)
+				if (k != entry && k != exit)
+					ord[pos++] = mem[k];
+			if (exit != entry)
+				ord[pos++] = mem[exit];
+		}
+	}
+	/* Bytes and delays as the closed form counts them. */
+	double S = (double)bytes;
+	double per = S / ((double)n * C);
+	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
+	double cap = HUGE_VAL;
+	if (proto == CCS_PROTO_LL)
+		cap = ccs_nccl_ll_max_bw(c->arch, c->G) * 1e9;
+	else if (proto == CCS_PROTO_LL128)
+		cap = ccs_nccl_ring_ll128_max(c->arch, c->G <= 2 ? c->G - 1 : 2) * 1e9 * c->nch_ring;
+	double bi = c->b_su * e < cap ? c->b_su * e : cap;
+	r->bytes_intra = c->b_su > 0 ? per * c->b_su / bi : per / e;
+	r->bytes_inter = per / e;
+	double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0
+	             : (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) ? 1048576.0
+	                                                                                                          : 524288.0;
+	double sync = c->prm.step_s[proto] * per / chunk;
+	r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);
+	r->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) - r->d_base + sync;
+	r->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) - r->d_base + sync;
+	/* the closed form rounds the pipeline steps up; pay the remainder once */
+	{
+		double W = r->steps * per * C, K = W / ((double)C * chunk);
+		r->d_base += (ceil(K) - K) * c->prm.step_s[proto];
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(gstart);
+	ccs_free(members);
+	ccs_free(nics);
+	return rc;
+}
+
+/* ---- NVLS ---- */
+
+struct nvls_sched {
+	int n;
+	double bytes, delay;
+};
+
+static void nv_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct nvls_sched *v = s->ctx;
+	op->kind = CCS_OP_NVLS;
+	op->src = op->dst = (int32_t)id;
+	op->channel = 0;
+	op->nic_src = op->nic_dst = UINT32_MAX;
+	op->bytes = v->bytes;
+	op->delay_s = v->delay;
+}
+
+static int nv_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	(void)s;
+	(void)id;
+	(void)out;
+	return 0;
+}
+
+static uint32_t nv_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	(void)s;
+	(void)id;
+	return 0;
+}
+
+static void nv_release(struct ccs_sched *s)
+{
+	ccs_free(s->ctx);
+	memset(s, 0, sizeof *s);
+}
+
+int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
+                    struct ccs_sched *s, const char **why)
+{
+	memset(s, 0, sizeof *s);
+	*why = NULL;
+	if (algo == CCS_ALGO_RING) {
+		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
+			*why = "the ring schedule covers AllReduce, AllGather and ReduceScatter so far";
+			return CCS_EINPUT;
+		}
+		int C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+		struct ring_sched *rs = ccs_calloc(1, sizeof *rs);
+		if (!rs)
+			return CCS_ENOMEM;
+		rs->c = c;
+		int rc = build_ring(c, coll, proto, C, bytes, rs);
+		s->ctx = rs;
+		s->release = rs_release;
+		if (rc) {
+			if (rc == CCS_EINPUT)
+				*why = "a group has no nic for the ring to leave through";
+			rs_release(s);
+			return rc;
+		}
+		s->nops = (uint64_t)C * (uint64_t)rs->r.steps * (uint64_t)c->n;
+		s->get = rs_get;
+		s->succ = rs_succ;
+		s->ndeps = rs_ndeps;
+		return CCS_OK;
+	}
+	if (algo == CCS_ALGO_NVLS) {
+		if (coll != CCS_COLL_ALLREDUCE || c->G != 1 || !c->nvls || proto != CCS_PROTO_SIMPLE) {
+			*why = "the nvls schedule covers AllReduce, Simple, inside one multicast scale-up domain";
+			return CCS_EINPUT;
+		}
+		struct nvls_sched *v = ccs_calloc(1, sizeof *v);
+		if (!v)
+			return CCS_ENOMEM;
+		struct ccs_cost cc;
+		if (ccs_cost_eval(c, coll, algo, proto, channels, bytes, &cc, why)) {
+			ccs_free(v);
+			return CCS_EINPUT;
+		}
+		v->n = c->n;
+		v->bytes = (double)bytes * (c->p + 1.0) / c->p;
+		/* the closed form's latency and pipeline steps, paid before the move */
+		v->delay = cc.lat_s + cc.step_s;
+		s->ctx = v;
+		s->nops = (uint64_t)c->n;
+		s->get = nv_get;
+		s->succ = nv_succ;
+		s->ndeps = nv_ndeps;
+		s->release = nv_release;
+		return CCS_OK;
+	}
+	*why = "the simulator has schedules for ring and nvls so far";
+	return CCS_EINPUT;
+}
