@@ -61,6 +61,7 @@ static void usage(FILE *f)
 	        "commands:\n"
 	        "  topo show|check|dot FILE   describe, validate or draw a topology\n"
 	        "  predict -t TOPO -c COLL    closed-form cost of a collective, as nccl-tests prints it\n"
+	        "  simulate -t TOPO -c COLL   the same through the event simulator (ring, nvls so far)\n"
 	        "  version                    print the version\n"
 	        "every command takes --set key.path=value to override a topology scalar.\n"
 	        "run 'ccsim COMMAND --help' for a command's options.\n");
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
 		return ccs_cmd_topo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "predict"))
 		return ccs_cmd_predict(argc - 1, argv + 1);
+	if (!strcmp(cmd, "simulate"))
+		return ccs_cmd_simulate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("ccsim %s\n", CCSIM_VERSION);
 		return ccs_flush_stdout() ? 1 : 0;

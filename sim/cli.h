@@ -23,5 +23,6 @@ int  ccs_flush_stdout(void);
 
 int ccs_cmd_topo(int argc, char **argv);
 int ccs_cmd_predict(int argc, char **argv);
+int ccs_cmd_simulate(int argc, char **argv);
 
 #endif

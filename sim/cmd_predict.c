@@ -1,9 +1,11 @@
-/* sim/cmd_predict.c: `ccsim predict`, the closed-form model in nccl-tests' format. */
+/* sim/cmd_predict.c: `ccsim predict` (the closed form) and `ccsim simulate`
+ * (the event simulator), one command line and nccl-tests' format for both. */
 #include "cli.h"
 
 #include "../model/coll.h"
 #include "../model/cost.h"
 #include "../model/topo_yaml.h"
+#include "engine.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -11,19 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "ccsim predict" or "ccsim simulate", for messages. */
+static const char *me = "ccsim predict";
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: ccsim predict -t TOPO -c COLL [-a ALGO|auto] [-p PROTO|auto] [-n RANKS] [--ppn N]\n"
-	        "                     [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--channels N] [-d TYPE]\n"
-	        "                     [-o OP] [-r ROOT] [--best] [--format table|csv|json] [--set k=v]...\n"
+	        "usage: %s -t TOPO -c COLL [-a ALGO|auto] [-p PROTO|auto] [-n RANKS] [--ppn N]\n"
+	        "         [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--channels N] [-d TYPE]\n"
+	        "         [-o OP] [-r ROOT] [--best] [--format table|csv|json] [--set k=v]...%s\n"
 	        "  COLL   allreduce allgather reducescatter broadcast reduce alltoall sendrecv\n"
 	        "  ALGO   ring tree nvls nvls_tree collnet_direct collnet_chain pat rhd rd bruck\n"
 	        "         direct pairwise hier, or auto (NCCL's choice by its own tuning model)\n"
 	        "  PROTO  LL LL128 Simple, or auto\n"
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
-	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n");
+	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
+	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--granularity step]\n"
+	        "simulate runs the ring and nvls schedules (AllReduce, AllGather, ReduceScatter) through the\n"
+	        "event simulator with max-min bandwidth sharing; --links prints the busiest links of the last size.");
 }
 
 /* nccl-tests' getFloatStr: fit v into width with %.2f, %.1f, %.0f, else %e. */
@@ -92,7 +100,7 @@ static int env_int(const char *name, int *out)
 	char *end;
 	long v = strtol(s, &end, 10);
 	if (*end || v < 1 || v > 64) {
-		fprintf(stderr, "ccsim predict: %s must be a number from 1 to 64, got '%s'\n", name, s);
+		fprintf(stderr, "%s: %s must be a number from 1 to 64, got '%s'\n", me, name, s);
 		return -1;
 	}
 	*out = (int)v;
@@ -107,13 +115,21 @@ struct row {
 	double alt_time;
 };
 
-int ccs_cmd_predict(int argc, char **argv)
+struct row;
+static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
+                   struct row *rw, struct ccs_flows **keep);
+static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
+
+static int run_coll(int argc, char **argv, int sim)
 {
+	me = sim ? "ccsim simulate" : "ccsim predict";
 	const char *topo = NULL, *coll_s = NULL, *algo_s = NULL, *proto_s = NULL, *format = "table";
 	const char *dtype_s = "float", *op_s = "sum";
 	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
 	double factor = 0;
-	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0;
+	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0, links = 0;
+	struct ccs_fabric *fab = NULL;
+	struct ccs_flows *last_flows = NULL;
 	struct ccs_sets sets;
 	ccs_sets_init(&sets);
 	int rc = 2;
@@ -138,17 +154,29 @@ int ccs_cmd_predict(int argc, char **argv)
 			best = 1;
 			continue;
 		}
+		if (sim && !strcmp(a, "--links")) {
+			links = 1;
+			continue;
+		}
+		if (sim && !strcmp(a, "--granularity")) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "step")) {
+				fprintf(stderr, "%s: '--granularity' takes 'step' (chunk granularity is not there yet)\n", me);
+				goto out;
+			}
+			i++;
+			continue;
+		}
 		static const char *const with_val[] = { "-t", "-c", "-a", "-p", "-n", "--ppn", "-b", "-e", "-f", "-i",
 		                                        "--channels", "-d", "-o", "--op", "-r", "--format" };
 		int known = 0;
 		for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
 			known |= !strcmp(a, with_val[k]);
 		if (!known) {
-			fprintf(stderr, "ccsim predict: unknown option '%s' (see ccsim predict --help)\n", a);
+			fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", me, a, me);
 			goto out;
 		}
 		if (i + 1 >= argc) {
-			fprintf(stderr, "ccsim predict: '%s' needs a value\n", a);
+			fprintf(stderr, "%s: '%s' needs a value\n", me, a);
 			goto out;
 		}
 		const char *v = argv[++i];
@@ -170,21 +198,21 @@ int ccs_cmd_predict(int argc, char **argv)
 		else if (!strcmp(a, "-b") || !strcmp(a, "-e") || !strcmp(a, "-i")) {
 			uint64_t x;
 			if (ccs_parse_nccl_size(v, &x) || (x == 0 && strcmp(a, "-b"))) {
-				fprintf(stderr, "ccsim predict: '%s' must be a size such as 8, 64K, 1M or 8G, got '%s'\n", a, v);
+				fprintf(stderr, "%s: '%s' must be a size such as 8, 64K, 1M or 8G, got '%s'\n", me, a, v);
 				goto out;
 			}
 			*(!strcmp(a, "-b") ? &minb : !strcmp(a, "-e") ? &maxb : &stepb) = x;
 		} else if (!strcmp(a, "-f")) {
 			factor = strtod(v, &end);
 			if (*end || !(factor > 1) || factor > 1e6) {
-				fprintf(stderr, "ccsim predict: '-f' must be a factor above 1, got '%s'\n", v);
+				fprintf(stderr, "%s: '-f' must be a factor above 1, got '%s'\n", me, v);
 				goto out;
 			}
 		} else {
 			long x = strtol(v, &end, 10);
 			long lo = !strcmp(a, "-r") ? 0 : 1;
 			if (*end || x < lo || x > 10000000) {
-				fprintf(stderr, "ccsim predict: '%s' must be a whole number, got '%s'\n", a, v);
+				fprintf(stderr, "%s: '%s' must be a whole number, got '%s'\n", me, a, v);
 				goto out;
 			}
 			if (!strcmp(a, "-n"))
@@ -195,7 +223,7 @@ int ccs_cmd_predict(int argc, char **argv)
 				root = (int)x;
 			else {
 				if (x > 64) {
-					fprintf(stderr, "ccsim predict: '--channels' is at most 64, got '%s'\n", v);
+					fprintf(stderr, "%s: '--channels' is at most 64, got '%s'\n", me, v);
 					goto out;
 				}
 				channels = (int)x;
@@ -203,32 +231,32 @@ int ccs_cmd_predict(int argc, char **argv)
 		}
 	}
 	if (!topo || !coll_s) {
-		fprintf(stderr, "ccsim predict: %s\n", !topo ? "missing -t TOPO" : "missing -c COLL");
+		fprintf(stderr, "%s: %s\n", me, !topo ? "missing -t TOPO" : "missing -c COLL");
 		usage(stderr);
 		goto out;
 	}
 	int coll = ccs_coll_parse(coll_s);
 	if (coll < 0) {
-		fprintf(stderr, "ccsim predict: unknown collective '%s'; one of: allreduce, allgather, reducescatter, "
-		                "broadcast, reduce, alltoall, sendrecv\n", coll_s);
+		fprintf(stderr, "%s: unknown collective '%s'; one of: allreduce, allgather, reducescatter, "
+		                "broadcast, reduce, alltoall, sendrecv\n", me, coll_s);
 		goto out;
 	}
 	const struct ccs_dtype *dt = ccs_dtype_parse(dtype_s);
 	if (!dt) {
-		fprintf(stderr, "ccsim predict: unknown type '%s'; one of: %s\n", dtype_s, ccs_dtype_list());
+		fprintf(stderr, "%s: unknown type '%s'; one of: %s\n", me, dtype_s, ccs_dtype_list());
 		goto out;
 	}
 	int op = ccs_redop_parse(op_s);
 	if (op < 0) {
-		fprintf(stderr, "ccsim predict: unknown op '%s'; one of: sum, prod, max, min, avg, mulsum\n", op_s);
+		fprintf(stderr, "%s: unknown op '%s'; one of: sum, prod, max, min, avg, mulsum\n", me, op_s);
 		goto out;
 	}
 	if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr, "ccsim predict: unknown format '%s'; one of: table, csv, json\n", format);
+		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv, json\n", me, format);
 		goto out;
 	}
 	if (minb > maxb) {
-		fprintf(stderr, "ccsim predict: -b %llu is above -e %llu\n", (unsigned long long)minb,
+		fprintf(stderr, "%s: -b %llu is above -e %llu\n", me, (unsigned long long)minb,
 		        (unsigned long long)maxb);
 		goto out;
 	}
@@ -243,8 +271,8 @@ int ccs_cmd_predict(int argc, char **argv)
 	if (algo_s && strcmp(algo_s, "auto")) {
 		int a = ccs_algo_parse(algo_s);
 		if (a < 0) {
-			fprintf(stderr, "ccsim predict: unknown algorithm '%s'; one of: ring, tree, nvls, nvls_tree, "
-			                "collnet_direct, collnet_chain, pat, rhd, rd, bruck, direct, pairwise, hier, auto\n", algo_s);
+			fprintf(stderr, "%s: unknown algorithm '%s'; one of: ring, tree, nvls, nvls_tree, "
+			                "collnet_direct, collnet_chain, pat, rhd, rd, bruck, direct, pairwise, hier, auto\n", me, algo_s);
 			goto out;
 		}
 		amask = 1u << a;
@@ -252,7 +280,7 @@ int ccs_cmd_predict(int argc, char **argv)
 	} else if (!algo_s && getenv("NCCL_ALGO") && *getenv("NCCL_ALGO")) {
 		long m = parse_env_list(getenv("NCCL_ALGO"), coll, 0, all_algo, bad, sizeof bad);
 		if (m < 0) {
-			fprintf(stderr, "ccsim predict: NCCL_ALGO: unknown algorithm '%s'\n", bad);
+			fprintf(stderr, "%s: NCCL_ALGO: unknown algorithm '%s'\n", me, bad);
 			goto out;
 		}
 		amask = (unsigned)m;
@@ -260,17 +288,29 @@ int ccs_cmd_predict(int argc, char **argv)
 	if (proto_s && strcmp(proto_s, "auto")) {
 		int q = ccs_proto_parse(proto_s);
 		if (q < 0) {
-			fprintf(stderr, "ccsim predict: unknown protocol '%s'; one of: LL, LL128, Simple, auto\n", proto_s);
+			fprintf(stderr, "%s: unknown protocol '%s'; one of: LL, LL128, Simple, auto\n", me, proto_s);
 			goto out;
 		}
 		pmask = 1u << q;
 	} else if (!proto_s && getenv("NCCL_PROTO") && *getenv("NCCL_PROTO")) {
 		long m = parse_env_list(getenv("NCCL_PROTO"), coll, 1, all_proto, bad, sizeof bad);
 		if (m < 0) {
-			fprintf(stderr, "ccsim predict: NCCL_PROTO: unknown protocol '%s'\n", bad);
+			fprintf(stderr, "%s: NCCL_PROTO: unknown protocol '%s'\n", me, bad);
 			goto out;
 		}
 		pmask = (unsigned)m;
+	}
+	if (sim) {
+		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS);
+		if (fixed_algo && !(amask & schedulable)) {
+			fprintf(stderr, "%s: the simulator has schedules for ring and nvls so far, not '%s'\n", me, algo_s);
+			goto out;
+		}
+		amask &= schedulable;
+		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
+			fprintf(stderr, "%s: the simulator covers AllReduce, AllGather and ReduceScatter so far\n", me);
+			goto out;
+		}
 	}
 	int minch = 0, maxch = 0;
 	if (env_int("NCCL_MIN_NCHANNELS", &minch) < 0 || env_int("NCCL_MAX_NCHANNELS", &maxch) < 0)
@@ -285,11 +325,11 @@ int ccs_cmd_predict(int argc, char **argv)
 	}
 	char err[256];
 	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
-		fprintf(stderr, "ccsim predict: %s\n", err);
+		fprintf(stderr, "%s: %s\n", me, err);
 		goto out;
 	}
 	if (ccs_coll_rooted(coll) && root >= comm.n) {
-		fprintf(stderr, "ccsim predict: root %d is not one of the %d ranks\n", root, comm.n);
+		fprintf(stderr, "%s: root %d is not one of the %d ranks\n", me, root, comm.n);
 		goto out;
 	}
 	int n = comm.n;
@@ -314,7 +354,7 @@ int ccs_cmd_predict(int argc, char **argv)
 			if ((pmask & (1u << q)) && !ccs_cost_eval(&comm, coll, a, q, channels, 1u << 20, &cc, &why))
 				okp = 1;
 		if (!okp) {
-			fprintf(stderr, "ccsim predict: %s %s on %s: %s\n", ccs_algo_name[a], ccs_coll_name[coll], t->name,
+			fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_algo_name[a], ccs_coll_name[coll], t->name,
 			        why ? why : "not available with the protocols asked for");
 			goto out;
 		}
@@ -332,7 +372,7 @@ int ccs_cmd_predict(int argc, char **argv)
 		ccs_coll_shape(coll, n, s, dt->size, &rw->count, &rw->bytes);
 		nrows++;
 		if (nrows > 100000) {
-			fprintf(stderr, "ccsim predict: more than 100000 sizes; use -f\n");
+			fprintf(stderr, "%s: more than 100000 sizes; use -f\n", me);
 			goto out;
 		}
 		uint64_t next = factor > 0 ? (uint64_t)ceil((double)s * factor) : s + stepb;
@@ -349,8 +389,8 @@ int ccs_cmd_predict(int argc, char **argv)
 		int a = -1, q = -1, aa = -1, aq = -1;
 		uint64_t sel_bytes = rw->bytes ? rw->bytes : 1;
 		if (ccs_select(&comm, coll, sel_bytes, amask, pmask, !best, &a, &q)) {
-			fprintf(stderr, "ccsim predict: no algorithm and protocol allowed by the flags and NCCL_ALGO/NCCL_PROTO "
-			                "applies to %s on %s\n", ccs_coll_name[coll], t->name);
+			fprintf(stderr, "%s: no algorithm and protocol allowed by the flags and NCCL_ALGO/NCCL_PROTO "
+			                "applies to %s on %s\n", me, ccs_coll_name[coll], t->name);
 			goto out;
 		}
 		if (!fixed_algo || (pmask & (pmask - 1)))
@@ -362,6 +402,11 @@ int ccs_cmd_predict(int argc, char **argv)
 		rw->channels = cc.channels;
 		rw->bound = cc.bound;
 		rw->time_s = cc.time_s;
+		if (sim) {
+			if (sim_row(&comm, &fab, coll, a, q, channels, rw, &last_flows))
+				goto out;
+			aa = -1;
+		}
 		rw->algbw = cc.time_s > 0 ? (double)rw->bytes / cc.time_s / 1e9 : 0;
 		rw->busbw = rw->algbw * ccs_busbw_factor(coll, n);
 		rw->alt_algo = -1;
@@ -407,7 +452,7 @@ int ccs_cmd_predict(int argc, char **argv)
 		}
 		printf("\n  ],\n  \"avg_busbw_GBps\": %.6g\n}\n", avg_bus);
 	} else {
-		printf("# ccsim predict: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice\n", ccs_coll_name[coll],
+		printf("# %s: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice\n", me, ccs_coll_name[coll],
 		       t->name, n, comm.G, comm.G == 1 ? "" : "s", comm.p,
 		       comm.intra_nvl ? "scale-up domains" : "nodes", best ? "ccsim" : "NCCL");
 		printf("#\n");
@@ -432,11 +477,115 @@ int ccs_cmd_predict(int argc, char **argv)
 		printf("# Avg bus bandwidth    : %g \n", avg_bus);
 		printf("#\n");
 	}
+	if (links && last_flows && fab)
+		print_links(fab, last_flows, rows[nrows - 1].time_s);
 	rc = ccs_flush_stdout() ? 1 : 0;
 out:
+	ccs_flows_free(last_flows);
+	ccs_fabric_free(fab);
 	ccs_free(rows);
 	ccs_comm_release(&comm);
 	ccs_topo_free(t);
 	ccs_sets_release(&sets);
 	return rc;
 }
+
+/* Simulate one row; the flow state of the run is kept in *keep (for
+ * --links).  The bound is what the most utilised resource is (bytes over
+ * capacity x run time), or latency when none reached half. */
+static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
+                   struct row *rw, struct ccs_flows **keep)
+{
+	char err[256];
+	if (!*fab && ccs_fabric_new(c, fab)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return -1;
+	}
+	struct ccs_sched s;
+	const char *why = NULL;
+	int rc = ccs_sched_build(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, &s, &why);
+	if (rc) {
+		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_name[algo], ccs_coll_name[coll],
+		        why ? why : "out of memory");
+		return -1;
+	}
+	struct ccs_sim_stats st;
+	struct ccs_flows *fl = NULL;
+	rc = ccs_sim_run(*fab, &s, &st, &fl, err, sizeof err);
+	s.release(&s);
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
+		return -1;
+	}
+	rw->time_s = st.time_s;
+	double best = 0;
+	uint32_t bi = 0;
+	for (uint32_t r = 0; r < ccs_fabric_nres(*fab); r++) {
+		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
+		double cap = ccs_flows_cap(fl, r);
+		double u = cap > 0 && st.time_s > 0 ? rs->bytes / (cap * st.time_s) : 0;
+		if (u > best) {
+			best = u;
+			bi = r;
+		}
+	}
+	if (best < 0.5) {
+		rw->bound = CCS_BOUND_LATENCY;
+	} else {
+		int kind = ccs_fabric_res_kind(*fab, bi);
+		char name[256];
+		ccs_fabric_res_name(*fab, bi, name, sizeof name);
+		/* kind: 1 NIC-leaf, 2 leaf-spine (leaf uplinks), 3 spine-core */
+		rw->bound = kind == 3 ? CCS_BOUND_SPINE : kind == 2 ? CCS_BOUND_LEAF : kind == 1 ? CCS_BOUND_NIC
+		          : strstr(name, "scale-up") ? c->su_bound : strstr(name, "(pcie)") ? CCS_BOUND_PCIE
+		          : strstr(name, "(c2c)") ? CCS_BOUND_C2C : strstr(name, "(nvlink)") ? CCS_BOUND_NVLINK
+		          : CCS_BOUND_NIC;
+	}
+	ccs_flows_free(*keep);
+	*keep = fl;
+	return 0;
+}
+
+struct link_row {
+	uint32_t res;
+	double util;
+};
+
+static int cmp_util(const void *a, const void *b)
+{
+	const struct link_row *x = a, *y = b;
+	return x->util < y->util ? 1 : x->util > y->util ? -1 : (x->res > y->res) - (x->res < y->res);
+}
+
+/* The busiest resources of the last run: bytes, busy time, peak and mean
+ * utilisation (bytes / (capacity x run time)). */
+static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
+{
+	uint32_t n = ccs_fabric_nres(fab), k = 0;
+	struct link_row *v = ccs_malloc(((size_t)n + 1) * sizeof *v);
+	if (!v)
+		return;
+	for (uint32_t r = 0; r < n; r++) {
+		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
+		double cap = ccs_flows_cap(fl, r);
+		if (rs->bytes <= 0 || cap <= 0)
+			continue;
+		v[k].res = r;
+		v[k].util = T > 0 ? rs->bytes / (cap * T) : 0;
+		k++;
+	}
+	qsort(v, k, sizeof *v, cmp_util);
+	printf("# links of the last size, busiest first (%u of %u carried traffic)\n", k, n);
+	printf("# %-58s %14s %10s %6s %6s\n", "link", "bytes", "busy(us)", "peak", "mean");
+	for (uint32_t i = 0; i < k && i < 20; i++) {
+		char name[256];
+		const struct ccs_res_stats *rs = ccs_flows_stats(fl, v[i].res);
+		ccs_fabric_res_name(fab, v[i].res, name, sizeof name);
+		printf("  %-58s %14.0f %10.2f %5.0f%% %5.0f%%\n", name, rs->bytes, rs->busy_s * 1e6, 100 * rs->peak_util,
+		       100 * v[i].util);
+	}
+	ccs_free(v);
+}
+
+int ccs_cmd_predict(int argc, char **argv) { return run_coll(argc, argv, 0); }
+int ccs_cmd_simulate(int argc, char **argv) { return run_coll(argc, argv, 1); }

@@ -225,7 +225,10 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		settle(f, fl, now);
 		fl->frozen = 0;
 	}
-	/* Progressive filling. */
+	/* Progressive filling.  The water level never falls: in exact
+	 * arithmetic each resource's share stays at or above the last level,
+	 * so rounding below it is clamped there. */
+	double level = 0;
 	for (;;) {
 		double best = HUGE_VAL;
 		uint32_t bi = NONE;
@@ -234,6 +237,8 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 			if (!r->nun)
 				continue;
 			double share = (r->rem > 0 ? r->rem : 0) / r->nun;
+			if (share < level)
+				share = level;
 			if (share < best) {
 				best = share;
 				bi = i;
@@ -241,6 +246,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		}
 		if (bi == NONE)
 			break;
+		level = best;
 		struct res *r = &f->r[f->cres[bi]];
 		for (uint32_t j = 0; j < r->nfl; j++) {
 			struct flow *fl = &f->f[r->fl[j]];
