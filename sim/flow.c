@@ -32,6 +32,8 @@ struct ccs_flows {
 	uint32_t nf, free_head, nactive;
 	uint32_t *dirty, *cres, *cflow;
 	size_t capdirty, capcres, capcflow;
+	struct { uint32_t r0, f0; } *comp;
+	size_t capcomp;
 	uint32_t ndirty;
 };
 
@@ -66,6 +68,7 @@ void ccs_flows_free(struct ccs_flows *f)
 	ccs_free(f->dirty);
 	ccs_free(f->cres);
 	ccs_free(f->cflow);
+	ccs_free(f->comp);
 	ccs_free(f);
 }
 
@@ -179,12 +182,17 @@ void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
 
 int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
 {
-	uint32_t ncr = 0, ncf = 0;
-	/* Components of the dirty resources. */
+	uint32_t ncr = 0, ncf = 0, ncomp = 0;
+	/* Components of the dirty resources, one after another in cres/cflow;
+	 * comp holds where each starts. */
 	for (uint32_t d = 0; d < f->ndirty; d++) {
 		uint32_t start = f->dirty[d];
 		if (f->r[start].mark)
 			continue;
+		CCS_TRY(ccs_grow(&f->comp, &f->capcomp, (size_t)ncomp + 2, sizeof *f->comp));
+		f->comp[ncomp].r0 = ncr;
+		f->comp[ncomp].f0 = ncf;
+		ncomp++;
 		CCS_TRY(ccs_grow(&f->cres, &f->capcres, (size_t)ncr + 1, sizeof *f->cres));
 		f->r[start].mark = 1;
 		f->cres[ncr++] = start;
@@ -211,6 +219,8 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 	for (uint32_t d = 0; d < f->ndirty; d++)
 		f->r[f->dirty[d]].dirty = 0;
 	f->ndirty = 0;
+	f->comp[ncomp].r0 = ncr;
+	f->comp[ncomp].f0 = ncf;
 
 	/* Settle bytes at the old rates; reset the filling state. */
 	for (uint32_t i = 0; i < ncr; i++) {
@@ -225,40 +235,43 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		settle(f, fl, now);
 		fl->frozen = 0;
 	}
-	/* Progressive filling.  The water level never falls: in exact
-	 * arithmetic each resource's share stays at or above the last level,
-	 * so rounding below it is clamped there. */
-	double level = 0;
-	for (;;) {
-		double best = HUGE_VAL;
-		uint32_t bi = NONE;
-		for (uint32_t i = 0; i < ncr; i++) {
-			struct res *r = &f->r[f->cres[i]];
-			if (!r->nun)
-				continue;
-			double share = (r->rem > 0 ? r->rem : 0) / r->nun;
-			if (share < level)
-				share = level;
-			if (share < best) {
-				best = share;
-				bi = i;
+	/* Progressive filling, component by component.  The water level never
+	 * falls: in exact arithmetic each resource's share stays at or above
+	 * the last level, so rounding below it is clamped there. */
+	for (uint32_t k = 0; k < ncomp; k++) {
+		uint32_t r0 = f->comp[k].r0, r1 = f->comp[k + 1].r0;
+		double level = 0;
+		for (;;) {
+			double best = HUGE_VAL;
+			uint32_t bi = NONE;
+			for (uint32_t i = r0; i < r1; i++) {
+				struct res *r = &f->r[f->cres[i]];
+				if (!r->nun)
+					continue;
+				double share = (r->rem > 0 ? r->rem : 0) / r->nun;
+				if (share < level)
+					share = level;
+				if (share < best) {
+					best = share;
+					bi = i;
+				}
 			}
-		}
-		if (bi == NONE)
-			break;
-		level = best;
-		struct res *r = &f->r[f->cres[bi]];
-		for (uint32_t j = 0; j < r->nfl; j++) {
-			struct flow *fl = &f->f[r->fl[j]];
-			if (fl->frozen)
-				continue;
-			fl->frozen = 1;
-			fl->rate = best;
-			for (int k = 0; k < fl->n; k++) {
-				struct res *q = &f->r[fl->res[k]];
-				q->rem -= best;
-				q->load += best;
-				q->nun--;
+			if (bi == NONE)
+				break;
+			level = best;
+			struct res *r = &f->r[f->cres[bi]];
+			for (uint32_t j = 0; j < r->nfl; j++) {
+				struct flow *fl = &f->f[r->fl[j]];
+				if (fl->frozen)
+					continue;
+				fl->frozen = 1;
+				fl->rate = best;
+				for (int q = 0; q < fl->n; q++) {
+					struct res *x = &f->r[fl->res[q]];
+					x->rem -= best;
+					x->load += best;
+					x->nun--;
+				}
 			}
 		}
 	}
