@@ -219,6 +219,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 	for (uint32_t d = 0; d < f->ndirty; d++)
 		f->r[f->dirty[d]].dirty = 0;
 	f->ndirty = 0;
+	CCS_TRY(ccs_grow(&f->comp, &f->capcomp, (size_t)ncomp + 1, sizeof *f->comp));
 	f->comp[ncomp].r0 = ncr;
 	f->comp[ncomp].f0 = ncf;
 
