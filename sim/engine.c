@@ -65,11 +65,13 @@ int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_si
 			ccs_evq_pop(&r.q, &ev);
 			st->events++;
 			uint64_t opid;
+			double done_bytes = 0;
 			if (ev.kind == EV_DONE) {
 				uint32_t f = (uint32_t)ev.id;
 				if (ccs_flows_version(r.fl, f) != ev.ver)
 					continue;       /* rate changed since */
 				opid = ccs_flows_tag(r.fl, f);
+				done_bytes = ccs_flows_bytes(r.fl, f);
 				ccs_flows_remove(r.fl, f, now);
 			} else {
 				struct ccs_op op;
@@ -101,11 +103,8 @@ int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_si
 			}
 			/* op complete: release its successors */
 			done_ops++;
-			if (ev.kind == EV_DONE) {
-				struct ccs_op op;
-				s->get(s, opid, &op);
-				st->bytes_received += op.bytes;
-			}
+			if (ev.kind == EV_DONE)
+				st->bytes_received += done_bytes;
 			uint64_t succ[CCS_SCHED_MAXSUCC];
 			int ns = s->succ(s, opid, succ);
 			for (int k = 0; k < ns; k++) {

@@ -11,7 +11,7 @@ struct flow {
 	uint32_t pos[CCS_FLOW_MAXPATH];    /* index in each resource's list */
 	uint8_t n, active, mark, frozen;
 	uint32_t ver, next_free;
-	double left, rate;
+	double left, rate, bytes;
 	ccs_time t_last, done;
 	uint64_t tag;
 };
@@ -103,6 +103,7 @@ int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes,
 	fl->n = (uint8_t)n;
 	fl->active = 1;
 	fl->left = bytes > 0 ? bytes : 0;
+	fl->bytes = fl->left;
 	fl->t_last = now;
 	fl->done = -1;
 	fl->tag = tag;
@@ -307,6 +308,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id) { return f->f[id].ver; }
 uint64_t ccs_flows_tag(const struct ccs_flows *f, uint32_t id) { return f->f[id].tag; }
 double ccs_flows_rate(const struct ccs_flows *f, uint32_t id) { return f->f[id].rate; }
+double ccs_flows_bytes(const struct ccs_flows *f, uint32_t id) { return f->f[id].bytes; }
 uint32_t ccs_flows_active(const struct ccs_flows *f) { return f->nactive; }
 double ccs_flows_cap(const struct ccs_flows *f, uint32_t res) { return f->r[res].cap; }
 const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t res) { return &f->r[res].st; }

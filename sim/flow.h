@@ -54,6 +54,7 @@ int  ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, 
 uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id);
 uint64_t ccs_flows_tag(const struct ccs_flows *f, uint32_t id);
 double   ccs_flows_rate(const struct ccs_flows *f, uint32_t id);
+double   ccs_flows_bytes(const struct ccs_flows *f, uint32_t id);   /* as started */
 double   ccs_flows_left(const struct ccs_flows *f, uint32_t id, ccs_time now);
 uint32_t ccs_flows_active(const struct ccs_flows *f);
 /* Sum of rates on a resource (for checks), its capacity, its statistics. */

@@ -24,10 +24,18 @@ static void rs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct ring_sched *rs = s->ctx;
 	const struct ring *r = &rs->r;
-	uint64_t n = (uint64_t)r->n;
-	int i = (int)(id % n);
-	uint64_t cs = id / n;
-	int step = (int)(cs % (uint64_t)r->steps), c = (int)(cs / (uint64_t)r->steps);
+	int i, step, c;
+	if (id < UINT32_MAX) {      /* 32-bit division is much cheaper */
+		uint32_t n = (uint32_t)r->n, x = (uint32_t)id, cs = x / n;
+		i = (int)(x - cs * n);
+		c = (int)(cs / (uint32_t)r->steps);
+		step = (int)(cs - (uint32_t)c * (uint32_t)r->steps);
+	} else {
+		uint64_t n = (uint64_t)r->n, cs = id / n;
+		i = (int)(id % n);
+		step = (int)(cs % (uint64_t)r->steps);
+		c = (int)(cs / (uint64_t)r->steps);
+	}
 	const int32_t *ord = r->order + (size_t)c * r->n;
 	int a = ord[i], b = ord[(i + 1) % r->n];
 	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
