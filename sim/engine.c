@@ -69,7 +69,13 @@ int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_si
 			if (ev.kind == EV_DONE) {
 				uint32_t f = (uint32_t)ev.id;
 				if (ccs_flows_version(r.fl, f) != ev.ver)
-					continue;       /* rate changed since */
+					continue;       /* replaced by an earlier one */
+				ccs_time again;
+				if (!ccs_flows_due(r.fl, f, now, &again)) {
+					if ((rc = ccs_evq_push(&r.q, again, EV_DONE, f, ev.ver)))
+						goto out;
+					continue;       /* its end moved later */
+				}
 				opid = ccs_flows_tag(r.fl, f);
 				done_bytes = ccs_flows_bytes(r.fl, f);
 				ccs_flows_remove(r.fl, f, now);

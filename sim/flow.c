@@ -12,7 +12,7 @@ struct flow {
 	uint8_t n, active, mark, frozen;
 	uint32_t ver, next_free;
 	double left, rate, bytes;
-	ccs_time t_last, done;
+	ccs_time t_last, done, pending;    /* expected end; time of its outstanding event */
 	uint64_t tag;
 };
 
@@ -106,6 +106,7 @@ int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes,
 	fl->bytes = fl->left;
 	fl->t_last = now;
 	fl->done = -1;
+	fl->pending = -1;
 	fl->tag = tag;
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
@@ -295,17 +296,32 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 			done = now + ccs_time_from_s(fl->left / fl->rate);
 		else
 			done = CCS_TIME_MAX;
+		/* One outstanding event per flow: a later end keeps the earlier
+		 * event (ccs_flows_due re-arms it when it fires), an earlier end
+		 * replaces it. */
 		if (done != fl->done) {
 			fl->done = done;
-			fl->ver++;
-			if (done != CCS_TIME_MAX)
+			if (done != CCS_TIME_MAX && (fl->pending < 0 || done < fl->pending)) {
+				fl->ver++;
+				fl->pending = done;
 				CCS_TRY(fn(ctx, id, done, fl->ver));
+			}
 		}
 	}
 	return CCS_OK;
 }
 
 uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id) { return f->f[id].ver; }
+
+int ccs_flows_due(struct ccs_flows *f, uint32_t id, ccs_time now, ccs_time *again)
+{
+	struct flow *fl = &f->f[id];
+	if (fl->done <= now)
+		return 1;
+	fl->pending = fl->done;
+	*again = fl->done;
+	return 0;
+}
 uint64_t ccs_flows_tag(const struct ccs_flows *f, uint32_t id) { return f->f[id].tag; }
 double ccs_flows_rate(const struct ccs_flows *f, uint32_t id) { return f->f[id].rate; }
 double ccs_flows_bytes(const struct ccs_flows *f, uint32_t id) { return f->f[id].bytes; }

@@ -12,8 +12,10 @@
 ** Incremental: adding or removing a flow marks its resources dirty;
 ** ccs_flows_update(now) settles the bytes of every flow in the connected
 ** components of dirty resources (flows linked by shared resources) at their
-** old rates up to now, recomputes only those components, and reports each
-** flow whose rate changed with its new completion time.  Rates are always
+** old rates up to now, recomputes only those components, and reports a flow
+** whose end moved earlier than its outstanding event (or that has none);
+** an end that moved later keeps the event, and ccs_flows_due() re-arms it
+** when it fires, so each flow has at most one live event.  Rates are always
 ** computed afresh for a component, never adjusted by increments.  Bytes
 ** left shrink through ccs_sub_snap semantics: below CCS_EPS_BYTES they are 0.
 ** Knows nothing of links or NICs: resources are numbers.
@@ -49,6 +51,11 @@ int  ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes
 void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now);
 /* Settle and recompute the dirty components; report new completion times. */
 int  ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx);
+
+/* A flow's event fired at now (with its current version): 1 if the flow
+ * is done; else 0 and *again, the time to fire again (its end moved later
+ * since the event was set; the version stays). */
+int ccs_flows_due(struct ccs_flows *f, uint32_t id, ccs_time now, ccs_time *again);
 
 /* Accessors. */
 uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id);

@@ -104,6 +104,11 @@ static uint64_t flow_scenario(uint64_t seed, int *bad_cap, int *bad_conserve)
 		if (e.t < now)
 			(*bad_cap)++;
 		now = e.t;
+		ccs_time again;
+		if (!ccs_flows_due(f, e.id, now, &again)) {
+			push_ev(&p, e.id, again, e.ver);   /* its end moved later */
+			continue;
+		}
 		double left = ccs_flows_left(f, e.id, now);
 		if (left > 1e-3) {
 			if (getenv("CCS_DEBUG"))
