@@ -52,6 +52,14 @@ int ccs_flows_new(struct ccs_flows **out, uint32_t nres, const double *cap)
 	f->nres = nres;
 	for (uint32_t i = 0; i < nres; i++)
 		f->r[i].cap = cap[i];
+	/* each resource is in at most one component at a time */
+	f->cres = ccs_malloc(((size_t)nres + 1) * sizeof *f->cres);
+	if (!f->cres) {
+		ccs_free(f->r);
+		ccs_free(f);
+		return CCS_ENOMEM;
+	}
+	f->capcres = (size_t)nres + 1;
 	f->free_head = NONE;
 	*out = f;
 	return CCS_OK;
@@ -77,6 +85,7 @@ static int mark_dirty(struct ccs_flows *f, uint32_t r)
 	if (f->r[r].dirty)
 		return CCS_OK;
 	CCS_TRY(ccs_grow(&f->dirty, &f->capdirty, (size_t)f->ndirty + 1, sizeof *f->dirty));
+	CCS_TRY(ccs_grow(&f->comp, &f->capcomp, (size_t)f->ndirty + 2, sizeof *f->comp));
 	f->r[r].dirty = 1;
 	f->dirty[f->ndirty++] = r;
 	return CCS_OK;
@@ -93,6 +102,7 @@ int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes,
 		f->free_head = f->f[k].next_free;
 	} else {
 		CCS_TRY(ccs_grow(&f->f, &f->capf, (size_t)f->nf + 1, sizeof *f->f));
+		CCS_TRY(ccs_grow(&f->cflow, &f->capcflow, (size_t)f->nf + 1, sizeof *f->cflow));
 		k = f->nf++;
 		f->f[k].ver = 0;
 	}
@@ -191,11 +201,9 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		uint32_t start = f->dirty[d];
 		if (f->r[start].mark)
 			continue;
-		CCS_TRY(ccs_grow(&f->comp, &f->capcomp, (size_t)ncomp + 2, sizeof *f->comp));
 		f->comp[ncomp].r0 = ncr;
 		f->comp[ncomp].f0 = ncf;
 		ncomp++;
-		CCS_TRY(ccs_grow(&f->cres, &f->capcres, (size_t)ncr + 1, sizeof *f->cres));
 		f->r[start].mark = 1;
 		f->cres[ncr++] = start;
 		for (uint32_t qi = ncr - 1; qi < ncr; qi++) {
@@ -205,14 +213,12 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 				if (fl->mark)
 					continue;
 				fl->mark = 1;
-				CCS_TRY(ccs_grow(&f->cflow, &f->capcflow, (size_t)ncf + 1, sizeof *f->cflow));
 				f->cflow[ncf++] = r->fl[j];
 				for (int k = 0; k < fl->n; k++) {
 					struct res *q = &f->r[fl->res[k]];
 					if (q->mark)
 						continue;
 					q->mark = 1;
-					CCS_TRY(ccs_grow(&f->cres, &f->capcres, (size_t)ncr + 1, sizeof *f->cres));
 					f->cres[ncr++] = fl->res[k];
 				}
 			}
@@ -221,7 +227,8 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 	for (uint32_t d = 0; d < f->ndirty; d++)
 		f->r[f->dirty[d]].dirty = 0;
 	f->ndirty = 0;
-	CCS_TRY(ccs_grow(&f->comp, &f->capcomp, (size_t)ncomp + 1, sizeof *f->comp));
+	if (!f->comp)
+		return CCS_OK;              /* nothing was ever dirty */
 	f->comp[ncomp].r0 = ncr;
 	f->comp[ncomp].f0 = ncf;
 
@@ -243,6 +250,24 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 	 * the last level, so rounding below it is clamped there. */
 	for (uint32_t k = 0; k < ncomp; k++) {
 		uint32_t r0 = f->comp[k].r0, r1 = f->comp[k + 1].r0;
+		uint32_t f0 = f->comp[k].f0, f1 = f->comp[k + 1].f0;
+		if (f1 - f0 == 1) {
+			/* one flow alone: the smallest capacity on its path */
+			struct flow *fl = &f->f[f->cflow[f0]];
+			double best = HUGE_VAL;
+			for (int q = 0; q < fl->n; q++)
+				if (f->r[fl->res[q]].cap < best)
+					best = f->r[fl->res[q]].cap;
+			fl->rate = fl->n ? best : 0;
+			fl->frozen = 1;
+			for (int q = 0; q < fl->n; q++) {
+				struct res *x = &f->r[fl->res[q]];
+				x->rem -= fl->rate;
+				x->load += fl->rate;
+				x->nun = 0;
+			}
+			continue;
+		}
 		double level = 0;
 		for (;;) {
 			double best = HUGE_VAL;
