@@ -6,6 +6,7 @@
 #include "../model/cost.h"
 #include "../model/topo_yaml.h"
 #include "engine.h"
+#include "trace.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -29,7 +30,7 @@ static void usage(FILE *f)
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
-	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--granularity step]\n"
+	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step]\n"
 	        "simulate runs the ring and nvls schedules (AllReduce, AllGather, ReduceScatter) through the\n"
 	        "event simulator with max-min bandwidth sharing; --links prints the busiest links of the last size.");
 }
@@ -117,7 +118,7 @@ struct row {
 
 struct row;
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   struct row *rw, struct ccs_flows **keep);
+                   struct row *rw, struct ccs_flows **keep, const char *trace_path);
 static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
 static int run_coll(int argc, char **argv, int sim)
@@ -128,6 +129,7 @@ static int run_coll(int argc, char **argv, int sim)
 	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
 	double factor = 0;
 	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0, links = 0;
+	const char *trace_path = NULL;
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *last_flows = NULL;
 	struct ccs_sets sets;
@@ -156,6 +158,14 @@ static int run_coll(int argc, char **argv, int sim)
 		}
 		if (sim && !strcmp(a, "--links")) {
 			links = 1;
+			continue;
+		}
+		if (sim && !strcmp(a, "--trace")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s: '--trace' needs a FILE.json\n", me);
+				goto out;
+			}
+			trace_path = argv[++i];
 			continue;
 		}
 		if (sim && !strcmp(a, "--granularity")) {
@@ -403,7 +413,7 @@ static int run_coll(int argc, char **argv, int sim)
 		rw->bound = cc.bound;
 		rw->time_s = cc.time_s;
 		if (sim) {
-			if (sim_row(&comm, &fab, coll, a, q, channels, rw, &last_flows))
+			if (sim_row(&comm, &fab, coll, a, q, channels, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
 				goto out;
 			aa = -1;
 		}
@@ -494,7 +504,7 @@ out:
  * --links).  The bound is what the most utilised resource is (bytes over
  * capacity x run time), or latency when none reached half. */
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   struct row *rw, struct ccs_flows **keep)
+                   struct row *rw, struct ccs_flows **keep, const char *trace_path)
 {
 	char err[256];
 	if (!*fab && ccs_fabric_new(c, fab)) {
@@ -511,7 +521,27 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 	}
 	struct ccs_sim_stats st;
 	struct ccs_flows *fl = NULL;
-	rc = ccs_sim_run(*fab, &s, &st, &fl, err, sizeof err);
+	struct ccs_trace *tr = NULL;
+	struct ccs_sim_hooks hooks;
+	memset(&hooks, 0, sizeof hooks);
+	if (trace_path) {
+		char title[256];
+		snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
+		         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
+		rc = ccs_trace_open(&tr, trace_path, &s, c->n, title, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
+			s.release(&s);
+			return -1;
+		}
+		ccs_trace_hooks(tr, &hooks);
+	}
+	rc = ccs_sim_run_hooked(*fab, &s, &st, &fl, tr ? &hooks : NULL, err, sizeof err);
+	if (tr && ccs_trace_close(tr) && !rc) {
+		fprintf(stderr, "%s: cannot write trace '%s'\n", me, trace_path);
+		rc = CCS_EIO;
+		snprintf(err, sizeof err, "cannot write trace '%s'", trace_path);
+	}
 	s.release(&s);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);

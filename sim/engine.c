@@ -21,6 +21,12 @@ static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
 int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
                 struct ccs_flows **flows_out, char *err, size_t errn)
 {
+	return ccs_sim_run_hooked(fab, s, st, flows_out, NULL, err, errn);
+}
+
+int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
+                       struct ccs_flows **flows_out, const struct ccs_sim_hooks *hooks, char *err, size_t errn)
+{
 	struct run r;
 	memset(&r, 0, sizeof r);
 	memset(st, 0, sizeof *st);
@@ -94,6 +100,8 @@ int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_si
 					snprintf(err, errn, "no route from rank %d to rank %d", op.src, op.dst);
 					goto out;
 				}
+				if (hooks && hooks->op_start)
+					hooks->op_start(hooks->ctx, ev.id, &op, now);
 				if (op.kind != CCS_OP_DELAY) {
 					uint32_t fid;
 					if ((rc = ccs_flows_add(r.fl, res, n, op.bytes, ev.id, now, &fid)))
@@ -109,6 +117,8 @@ int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_si
 			}
 			/* op complete: release its successors */
 			done_ops++;
+			if (hooks && hooks->op_end)
+				hooks->op_end(hooks->ctx, opid, now);
 			if (ev.kind == EV_DONE)
 				st->bytes_received += done_bytes;
 			uint64_t succ[CCS_SCHED_MAXSUCC];

@@ -25,6 +25,17 @@ struct ccs_sim_stats {
 	double bytes_sent, bytes_received;
 };
 
+/* Optional observers of a run (a trace writer). */
+struct ccs_sim_hooks {
+	void *ctx;
+	void (*op_start)(void *ctx, uint64_t op, const struct ccs_op *o, ccs_time t);
+	void (*op_end)(void *ctx, uint64_t op, ccs_time t);
+};
+
+/* As ccs_sim_run, calling the hooks (may be NULL) as ops start and end. */
+int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
+                       struct ccs_flows **flows, const struct ccs_sim_hooks *hooks, char *err, size_t errn);
+
 /* Run s on fabric fab; the flow solver state (with per-resource statistics)
  * is left in *flows when flows is non-NULL (caller frees it).  err gets a
  * one-line reason on CCS_EINPUT. */

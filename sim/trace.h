@@ -1,0 +1,29 @@
+/*
+** sim/trace.h: Chrome trace event format (JSON) of a simulation, which
+** Perfetto and chrome://tracing open: one process per rank ("rank N"), one
+** thread per channel, each op a complete event ("ph": "X") from its start
+** (after its latency) to its end, named by its peer and bytes; times in us.
+** Keeps one start time per op, so it takes schedules of at most
+** CCS_TRACE_MAX_OPS ops.
+*/
+#ifndef CCS_TRACE_H
+#define CCS_TRACE_H
+
+#include "engine.h"
+
+#include <stdio.h>
+
+#define CCS_TRACE_MAX_OPS 4000000u
+
+struct ccs_trace;
+
+/* Open path for a schedule of nops ops; CCS_EINPUT (with err) when too big
+ * or the file cannot be written. */
+int  ccs_trace_open(struct ccs_trace **out, const char *path, const struct ccs_sched *s, int nranks,
+                    const char *title, char *err, size_t errn);
+/* Hooks to pass to ccs_sim_run_hooked. */
+void ccs_trace_hooks(struct ccs_trace *t, struct ccs_sim_hooks *h);
+/* Finish the file; CCS_EIO if writing failed.  Frees t. */
+int  ccs_trace_close(struct ccs_trace *t);
+
+#endif
