@@ -1,5 +1,6 @@
 /* model/topo_yaml.c: YAML -> positioned tree -> --set -> spec -> graph. */
 #include "topo_yaml.h"
+#include "ytree.h"
 #include "topo_gen.h"
 #include "units.h"
 
@@ -16,15 +17,6 @@
 
 /* ---- positioned tree ---- */
 
-enum { Y_SCALAR, Y_MAP, Y_SEQ };
-
-struct ynode {
-	int kind;
-	struct ccs_mark mark;
-	const char *str;            /* scalar text */
-	uint32_t n, cap;
-	struct ynode **k, **v;      /* map: keys and values; seq: v */
-};
 
 struct ld {
 	struct ccs_diag *diag;
@@ -56,9 +48,9 @@ static int add_src(struct ld *L, const char *name, int *idx)
 	return CCS_OK;
 }
 
-static struct ynode *ynew(struct ccs_arena *a, int kind, struct ccs_mark m)
+static struct ccs_ynode *ynew(struct ccs_arena *a, int kind, struct ccs_mark m)
 {
-	struct ynode *y = ccs_arena_alloc(a, sizeof *y);
+	struct ccs_ynode *y = ccs_arena_alloc(a, sizeof *y);
 	if (y) {
 		y->kind = kind;
 		y->mark = m;
@@ -66,12 +58,12 @@ static struct ynode *ynew(struct ccs_arena *a, int kind, struct ccs_mark m)
 	return y;
 }
 
-static int ypush(struct ccs_arena *a, struct ynode *y, struct ynode *k, struct ynode *v)
+static int ypush(struct ccs_arena *a, struct ccs_ynode *y, struct ccs_ynode *k, struct ccs_ynode *v)
 {
 	if (y->n == y->cap) {
 		uint32_t nc = y->cap ? y->cap * 2 : 8;
-		struct ynode **nk = ccs_arena_alloc(a, nc * sizeof *nk);
-		struct ynode **nv = ccs_arena_alloc(a, nc * sizeof *nv);
+		struct ccs_ynode **nk = ccs_arena_alloc(a, nc * sizeof *nk);
+		struct ccs_ynode **nv = ccs_arena_alloc(a, nc * sizeof *nv);
 		if (!nk || !nv)
 			return CCS_ENOMEM;
 		if (y->n) {
@@ -94,15 +86,15 @@ static struct ccs_mark ymark(int src, yaml_mark_t m)
 	return r;
 }
 
-static int convert(struct ld *L, yaml_document_t *doc, yaml_node_t *n, int depth, struct ynode **out)
+static int convert(struct ld *L, yaml_document_t *doc, yaml_node_t *n, int depth, struct ccs_ynode **out)
 {
 	struct ccs_mark m = ymark(L->cur, n->start_mark);
 	if (depth > MAX_DEPTH)
 		return ccs_diag_at(L->diag, m, "nesting deeper than %d levels (a recursive alias?)", MAX_DEPTH);
-	struct ynode *y;
+	struct ccs_ynode *y;
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
-		y = ynew(L->a, Y_SCALAR, m);
+		y = ynew(L->a, CCS_Y_SCALAR, m);
 		if (!y || !(y->str = ccs_arena_strndup(L->a, (const char *)n->data.scalar.value,
 		                                      n->data.scalar.length)))
 			return CCS_ENOMEM;
@@ -110,24 +102,24 @@ static int convert(struct ld *L, yaml_document_t *doc, yaml_node_t *n, int depth
 			return ccs_diag_at(L->diag, m, "value contains a NUL character");
 		break;
 	case YAML_SEQUENCE_NODE:
-		y = ynew(L->a, Y_SEQ, m);
+		y = ynew(L->a, CCS_Y_SEQ, m);
 		if (!y)
 			return CCS_ENOMEM;
 		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
-			struct ynode *c;
+			struct ccs_ynode *c;
 			CCS_TRY(convert(L, doc, yaml_document_get_node(doc, *it), depth + 1, &c));
 			CCS_TRY(ypush(L->a, y, NULL, c));
 		}
 		break;
 	case YAML_MAPPING_NODE:
-		y = ynew(L->a, Y_MAP, m);
+		y = ynew(L->a, CCS_Y_MAP, m);
 		if (!y)
 			return CCS_ENOMEM;
 		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 			yaml_node_t *kn = yaml_document_get_node(doc, p->key);
 			if (kn->type != YAML_SCALAR_NODE)
 				return ccs_diag_at(L->diag, ymark(L->cur, kn->start_mark), "a mapping key must be a plain name");
-			struct ynode *k, *v;
+			struct ccs_ynode *k, *v;
 			CCS_TRY(convert(L, doc, kn, depth + 1, &k));
 			for (uint32_t i = 0; i < y->n; i++)
 				if (!strcmp(y->k[i]->str, k->str))
@@ -144,7 +136,7 @@ static int convert(struct ld *L, yaml_document_t *doc, yaml_node_t *n, int depth
 	return CCS_OK;
 }
 
-static int parse_yaml(struct ld *L, const char *buf, size_t len, struct ynode **root)
+static int parse_yaml(struct ld *L, const char *buf, size_t len, struct ccs_ynode **root)
 {
 	yaml_parser_t p;
 	yaml_document_t doc;
@@ -193,7 +185,7 @@ static int parse_yaml(struct ld *L, const char *buf, size_t len, struct ynode **
 
 /* ---- --set overrides ---- */
 
-static int apply_set(struct ld *L, struct ynode *root, const char *arg, int src)
+static int apply_set(struct ld *L, struct ccs_ynode *root, const char *arg, int src)
 {
 	struct ccs_mark m0 = { src, 1, 1 };
 	const char *eq = strchr(arg, '=');
@@ -204,7 +196,7 @@ static int apply_set(struct ld *L, struct ynode *root, const char *arg, int src)
 	const char *val = ccs_arena_strdup(L->a, eq + 1);
 	if (!path || !val)
 		return CCS_ENOMEM;
-	struct ynode *cur = root;
+	struct ccs_ynode *cur = root;
 	char *seg = path;
 	int col = 1;
 	for (;;) {
@@ -215,20 +207,20 @@ static int apply_set(struct ld *L, struct ynode *root, const char *arg, int src)
 		struct ccs_mark ms = { src, 1, col };
 		if (!*seg)
 			return ccs_diag_at(L->diag, ms, "empty part in key path");
-		struct ynode **slot = NULL;
-		if (cur->kind == Y_MAP) {
+		struct ccs_ynode **slot = NULL;
+		if (cur->kind == CCS_Y_MAP) {
 			for (uint32_t i = 0; i < cur->n; i++)
 				if (!strcmp(cur->k[i]->str, seg))
 					slot = &cur->v[i];
 			if (!slot) {
-				struct ynode *k = ynew(L->a, Y_SCALAR, ms);
-				struct ynode *v = ynew(L->a, last ? Y_SCALAR : Y_MAP, last ? mv : ms);
+				struct ccs_ynode *k = ynew(L->a, CCS_Y_SCALAR, ms);
+				struct ccs_ynode *v = ynew(L->a, last ? CCS_Y_SCALAR : CCS_Y_MAP, last ? mv : ms);
 				if (!k || !v || !(k->str = ccs_arena_strdup(L->a, seg)))
 					return CCS_ENOMEM;
 				CCS_TRY(ypush(L->a, cur, k, v));
 				slot = &cur->v[cur->n - 1];
 			}
-		} else if (cur->kind == Y_SEQ) {
+		} else if (cur->kind == CCS_Y_SEQ) {
 			char *end;
 			long i = strtol(seg, &end, 10);
 			if (*end || end == seg || i < 0 || i >= (long)cur->n)
@@ -239,7 +231,7 @@ static int apply_set(struct ld *L, struct ynode *root, const char *arg, int src)
 			return ccs_diag_at(L->diag, ms, "'%s' is inside a value, not a section", seg);
 		}
 		if (last) {
-			struct ynode *v = ynew(L->a, Y_SCALAR, mv);
+			struct ccs_ynode *v = ynew(L->a, CCS_Y_SCALAR, mv);
 			if (!v)
 				return CCS_ENOMEM;
 			v->str = val;
@@ -254,7 +246,7 @@ static int apply_set(struct ld *L, struct ynode *root, const char *arg, int src)
 
 /* ---- schema helpers ---- */
 
-static struct ynode *get(const struct ynode *m, const char *key)
+static struct ccs_ynode *get(const struct ccs_ynode *m, const char *key)
 {
 	for (uint32_t i = 0; i < m->n; i++)
 		if (!strcmp(m->k[i]->str, key))
@@ -262,7 +254,7 @@ static struct ynode *get(const struct ynode *m, const char *key)
 	return NULL;
 }
 
-static int check_keys(struct ld *L, const struct ynode *m, const char *const *keys, int nkeys,
+static int check_keys(struct ld *L, const struct ccs_ynode *m, const char *const *keys, int nkeys,
                       const char *where)
 {
 	for (uint32_t i = 0; i < m->n; i++) {
@@ -280,14 +272,14 @@ static int check_keys(struct ld *L, const struct ynode *m, const char *const *ke
 	return CCS_OK;
 }
 
-static int need(struct ld *L, const struct ynode *m, const char *key, const char *where)
+static int need(struct ld *L, const struct ccs_ynode *m, const char *key, const char *where)
 {
 	if (get(m, key))
 		return CCS_OK;
 	return ccs_diag_at(L->diag, m->mark, "missing '%s' in %s", key, where);
 }
 
-static int want_kind(struct ld *L, const struct ynode *y, int kind, const char *what)
+static int want_kind(struct ld *L, const struct ccs_ynode *y, int kind, const char *what)
 {
 	static const char *const kn[] = { "a value", "a mapping", "a list" };
 	if (y->kind == kind)
@@ -295,23 +287,23 @@ static int want_kind(struct ld *L, const struct ynode *y, int kind, const char *
 	return ccs_diag_at(L->diag, y->mark, "'%s' must be %s", what, kn[kind]);
 }
 
-static int get_str(struct ld *L, const struct ynode *m, const char *key, const char **out)
+static int get_str(struct ld *L, const struct ccs_ynode *m, const char *key, const char **out)
 {
-	struct ynode *y = get(m, key);
+	struct ccs_ynode *y = get(m, key);
 	if (!y)
 		return CCS_OK;
-	CCS_TRY(want_kind(L, y, Y_SCALAR, key));
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, key));
 	*out = y->str;
 	return CCS_OK;
 }
 
-static int get_long(struct ld *L, const struct ynode *m, const char *key, long lo, long hi,
+static int get_long(struct ld *L, const struct ccs_ynode *m, const char *key, long lo, long hi,
                     long *out, struct ccs_mark *mk)
 {
-	struct ynode *y = get(m, key);
+	struct ccs_ynode *y = get(m, key);
 	if (!y)
 		return CCS_OK;
-	CCS_TRY(want_kind(L, y, Y_SCALAR, key));
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, key));
 	const char *s = y->str;
 	char *end;
 	errno = 0;
@@ -328,24 +320,24 @@ static int get_long(struct ld *L, const struct ynode *m, const char *key, long l
 	return CCS_OK;
 }
 
-static int get_qty(struct ld *L, const struct ynode *m, const char *key, enum ccs_qty q, double *out)
+static int get_qty(struct ld *L, const struct ccs_ynode *m, const char *key, enum ccs_qty q, double *out)
 {
-	struct ynode *y = get(m, key);
+	struct ccs_ynode *y = get(m, key);
 	if (!y)
 		return CCS_OK;
-	CCS_TRY(want_kind(L, y, Y_SCALAR, key));
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, key));
 	char err[256];
 	if (ccs_parse_qty(y->str, q, out, err, sizeof err))
 		return ccs_diag_at(L->diag, y->mark, "%s: %s", key, err);
 	return CCS_OK;
 }
 
-static int get_bool(struct ld *L, const struct ynode *m, const char *key, int *out, struct ccs_mark *mk)
+static int get_bool(struct ld *L, const struct ccs_ynode *m, const char *key, int *out, struct ccs_mark *mk)
 {
-	struct ynode *y = get(m, key);
+	struct ccs_ynode *y = get(m, key);
 	if (!y)
 		return CCS_OK;
-	CCS_TRY(want_kind(L, y, Y_SCALAR, key));
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, key));
 	static const char *const t[] = { "true", "yes", "on" }, *const f[] = { "false", "no", "off" };
 	for (int i = 0; i < 3; i++) {
 		if (!strcmp(y->str, t[i])) { *out = 1; goto ok; }
@@ -359,13 +351,13 @@ ok:
 }
 
 /* Look s up in names[0..n); aliases map through to[] when given. */
-static int get_enum(struct ld *L, const struct ynode *m, const char *key, const char *const *names,
+static int get_enum(struct ld *L, const struct ccs_ynode *m, const char *key, const char *const *names,
                     const int *to, int n, int *out)
 {
-	struct ynode *y = get(m, key);
+	struct ccs_ynode *y = get(m, key);
 	if (!y)
 		return CCS_OK;
-	CCS_TRY(want_kind(L, y, Y_SCALAR, key));
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, key));
 	for (int i = 0; i < n; i++)
 		if (!strcmp(y->str, names[i])) {
 			*out = to ? to[i] : i;
@@ -412,7 +404,7 @@ static int valid_name_char(int c)
 }
 
 /* Expand pattern p (prefix already expanded into pre) recursively. */
-static int expand(struct ld *L, const struct ynode *y, const char *p, char *pre, size_t plen,
+static int expand(struct ld *L, const struct ccs_ynode *y, const char *p, char *pre, size_t plen,
                   size_t cap, struct names *out)
 {
 	while (*p && *p != '[') {
@@ -464,7 +456,7 @@ static int expand(struct ld *L, const struct ynode *y, const char *p, char *pre,
 	return CCS_OK;
 }
 
-static int expand_names(struct ld *L, const struct ynode *y, struct names *out)
+static int expand_names(struct ld *L, const struct ccs_ynode *y, struct names *out)
 {
 	char buf[256];
 	memset(out, 0, sizeof *out);
@@ -533,10 +525,10 @@ static const int dev_type_kind[] = {
 static const char *const tier_names[] = { "leaf", "spine", "core" };
 static const int tier_vals[] = { CCS_TIER_LEAF, CCS_TIER_SPINE, CCS_TIER_CORE };
 
-static int only_for(struct ld *L, const struct ynode *m, const char *key, int kind, int want,
+static int only_for(struct ld *L, const struct ccs_ynode *m, const char *key, int kind, int want,
                     const char *tname)
 {
-	struct ynode *y = get(m, key);
+	struct ccs_ynode *y = get(m, key);
 	if (y && kind != want) {
 		uint32_t i = 0;
 		while (m->v[i] != y)
@@ -563,12 +555,12 @@ static int arch_from_model(const char *model)
 	return CCS_ARCH_HOPPER;
 }
 
-static int load_device(struct ld *L, struct ccs_body *b, const struct ynode *m, int template_form)
+static int load_device(struct ld *L, struct ccs_body *b, const struct ccs_ynode *m, int template_form)
 {
 	static const char *const keys[] = { "name", "type", "model", "bandwidth", "latency", "tier",
 	                                    "multicast", "reduction", "sharp", "numa", "node", "arch",
 	                                    "memory_bandwidth" };
-	CCS_TRY(want_kind(L, m, Y_MAP, "device"));
+	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "device"));
 	CCS_TRY(check_keys(L, m, keys, (int)(sizeof keys / sizeof keys[0]), "a device"));
 	CCS_TRY(need(L, m, "name", "a device"));
 	CCS_TRY(need(L, m, "type", "a device"));
@@ -600,7 +592,7 @@ static int load_device(struct ld *L, struct ccs_body *b, const struct ynode *m, 
 	long numa = -1, node = 0;
 	CCS_TRY(get_long(L, m, "numa", 0, 4095, &numa, NULL));
 	d.numa = (int32_t)numa;
-	struct ynode *ny = get(m, "node");
+	struct ccs_ynode *ny = get(m, "node");
 	if (ny && template_form) {
 		uint32_t i = 0;
 		while (m->v[i] != ny)
@@ -627,8 +619,8 @@ static int load_device(struct ld *L, struct ccs_body *b, const struct ynode *m, 
 		d.flags |= (mc ? CCS_DEVF_MULTICAST : 0) | (red ? CCS_DEVF_REDUCE : 0);
 	}
 
-	struct ynode *ny2 = get(m, "name");
-	CCS_TRY(want_kind(L, ny2, Y_SCALAR, "name"));
+	struct ccs_ynode *ny2 = get(m, "name");
+	CCS_TRY(want_kind(L, ny2, CCS_Y_SCALAR, "name"));
 	if (template_form && strchr(ny2->str, '/'))
 		return ccs_diag_at(L->diag, ny2->mark, "device names in 'node' may not contain '/', got '%s'", ny2->str);
 	struct names ns;
@@ -667,11 +659,11 @@ static double pcie_lane_Bps(long gen)
 	return gts[gen] * 1e9 * eff / 8.0;
 }
 
-static int resolve(struct ld *L, const struct nmap *nm, const struct ccs_body *b, const struct ynode *y,
+static int resolve(struct ld *L, const struct nmap *nm, const struct ccs_body *b, const struct ccs_ynode *y,
                    const char *what, uint32_t **idx, uint32_t *n)
 {
 	struct names ns;
-	CCS_TRY(want_kind(L, y, Y_SCALAR, what));
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, what));
 	CCS_TRY(expand_names(L, y, &ns));
 	*idx = ccs_arena_alloc(L->a, ((size_t)ns.n + 1) * sizeof **idx);
 	if (!*idx)
@@ -711,11 +703,11 @@ static int push_link(struct ld *L, struct ccs_body *b, const struct ccs_tmpl_lin
 	return CCS_OK;
 }
 
-static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, const struct ynode *m)
+static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, const struct ccs_ynode *m)
 {
 	static const char *const keys[] = { "from", "to", "pattern", "type", "bandwidth", "lane_bandwidth",
 	                                    "lanes", "gen", "latency" };
-	CCS_TRY(want_kind(L, m, Y_MAP, "link"));
+	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "link"));
 	CCS_TRY(check_keys(L, m, keys, (int)(sizeof keys / sizeof keys[0]), "a link"));
 	CCS_TRY(need(L, m, "from", "a link"));
 	CCS_TRY(need(L, m, "to", "a link"));
@@ -729,12 +721,12 @@ static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, co
 	long lanes = 1, gen = 0;
 	CCS_TRY(get_long(L, m, "lanes", 1, 65535, &lanes, NULL));
 	tl.lanes = (uint16_t)lanes;
-	struct ynode *gy = get(m, "gen");
+	struct ccs_ynode *gy = get(m, "gen");
 	if (gy && type != CCS_LINK_PCIE)
 		return ccs_diag_at(L->diag, gy->mark, "'gen' applies to pcie links only");
 	CCS_TRY(get_long(L, m, "gen", 1, 6, &gen, NULL));
 	CCS_TRY(get_qty(L, m, "latency", CCS_QTY_TIME, &tl.lat_s));
-	struct ynode *bw = get(m, "bandwidth"), *lbw = get(m, "lane_bandwidth");
+	struct ccs_ynode *bw = get(m, "bandwidth"), *lbw = get(m, "lane_bandwidth");
 	int nset = (bw != NULL) + (lbw != NULL) + (gy != NULL);
 	if (nset == 0)
 		return ccs_diag_at(L->diag, m->mark, "a link needs 'bandwidth' (per direction), 'lane_bandwidth' with 'lanes', or for pcie 'gen' with 'lanes'");
@@ -755,7 +747,7 @@ static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, co
 	CCS_TRY(resolve(L, nm, b, get(m, "from"), "from", &fa, &nf));
 	CCS_TRY(resolve(L, nm, b, get(m, "to"), "to", &ta, &nt));
 	int pat = PAT_FULL;
-	struct ynode *py = get(m, "pattern");
+	struct ccs_ynode *py = get(m, "pattern");
 	if (py) {
 		CCS_TRY(get_enum(L, m, "pattern", pattern_names, NULL, 4, &pat));
 	} else if (nf > 1 && nt > 1) {
@@ -800,10 +792,10 @@ static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, co
 	return CCS_OK;
 }
 
-static int load_body(struct ld *L, const struct ynode *devs, const struct ynode *links,
+static int load_body(struct ld *L, const struct ccs_ynode *devs, const struct ccs_ynode *links,
                      struct ccs_body *b, int template_form)
 {
-	CCS_TRY(want_kind(L, devs, Y_SEQ, "devices"));
+	CCS_TRY(want_kind(L, devs, CCS_Y_SEQ, "devices"));
 	if (!devs->n)
 		return ccs_diag_at(L->diag, devs->mark, "'devices' is empty");
 	for (uint32_t i = 0; i < devs->n; i++)
@@ -812,7 +804,7 @@ static int load_body(struct ld *L, const struct ynode *devs, const struct ynode 
 	CCS_TRY(nmap_build(L, &nm, b));
 	if (!links)
 		return CCS_OK;
-	CCS_TRY(want_kind(L, links, Y_SEQ, "links"));
+	CCS_TRY(want_kind(L, links, CCS_Y_SEQ, "links"));
 	for (uint32_t i = 0; i < links->n; i++)
 		CCS_TRY(load_link(L, b, &nm, links->v[i]));
 	return CCS_OK;
@@ -820,14 +812,14 @@ static int load_body(struct ld *L, const struct ynode *devs, const struct ynode 
 
 /* ---- scale-up and scale-out sections ---- */
 
-static int load_scaleup(struct ld *L, const struct ynode *m, struct ccs_scaleup_spec *su)
+static int load_scaleup(struct ld *L, const struct ccs_ynode *m, struct ccs_scaleup_spec *su)
 {
 	static const char *const keys[] = { "type", "nodes_per_domain", "switches", "lanes", "lane_bandwidth",
 	                                    "bandwidth", "latency", "switch_latency", "multicast",
 	                                    "reduction", "radix" };
 	static const char *const tnames[] = { "nvlink", "ub", "hccs" };
 	static const int tvals[] = { CCS_LINK_NVLINK, CCS_LINK_UB, CCS_LINK_HCCS };
-	CCS_TRY(want_kind(L, m, Y_MAP, "scaleup"));
+	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "scaleup"));
 	CCS_TRY(check_keys(L, m, keys, (int)(sizeof keys / sizeof keys[0]), "'scaleup'"));
 	CCS_TRY(need(L, m, "type", "'scaleup'"));
 	CCS_TRY(need(L, m, "switches", "'scaleup'"));
@@ -843,7 +835,7 @@ static int load_scaleup(struct ld *L, const struct ynode *m, struct ccs_scaleup_
 	CCS_TRY(get_long(L, m, "switches", 0, 4096, &su->switches, &su->switches_mark));
 	CCS_TRY(get_long(L, m, "lanes", 1, 4096, &su->lanes, &su->lanes_mark));
 	CCS_TRY(get_long(L, m, "radix", 1, 1000000, &su->radix, &su->radix_mark));
-	struct ynode *bw = get(m, "bandwidth"), *lbw = get(m, "lane_bandwidth");
+	struct ccs_ynode *bw = get(m, "bandwidth"), *lbw = get(m, "lane_bandwidth");
 	if (!bw && !lbw)
 		return ccs_diag_at(L->diag, m->mark, "missing 'lane_bandwidth' (per lane, per direction) or 'bandwidth' (per gpu) in 'scaleup'");
 	if (bw && lbw)
@@ -866,9 +858,9 @@ static int load_scaleup(struct ld *L, const struct ynode *m, struct ccs_scaleup_
 }
 
 /* "2", "2:1", "1.5" -> 2, 2, 1.5 */
-static int parse_ratio(struct ld *L, const struct ynode *y, const char *what, double *out)
+static int parse_ratio(struct ld *L, const struct ccs_ynode *y, const char *what, double *out)
 {
-	CCS_TRY(want_kind(L, y, Y_SCALAR, what));
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, what));
 	char *end;
 	double a = strtod(y->str, &end), b = 1;
 	if (end != y->str && *end == ':') {
@@ -883,14 +875,14 @@ static int parse_ratio(struct ld *L, const struct ynode *y, const char *what, do
 	return CCS_OK;
 }
 
-static int load_scaleout(struct ld *L, const struct ynode *m, struct ccs_scaleout_spec *so)
+static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_scaleout_spec *so)
 {
 	static const char *const keys[] = { "topology", "tiers", "type", "radix", "planes",
 	                                    "oversubscription", "port_bandwidth", "link_latency",
 	                                    "switch_latency", "sharp" };
 	static const char *const tnames[] = { "ib", "infiniband", "roce", "ethernet" };
 	static const int tvals[] = { CCS_LINK_IB, CCS_LINK_IB, CCS_LINK_ROCE, CCS_LINK_ETHERNET };
-	CCS_TRY(want_kind(L, m, Y_MAP, "scaleout"));
+	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "scaleout"));
 	CCS_TRY(check_keys(L, m, keys, (int)(sizeof keys / sizeof keys[0]), "'scaleout'"));
 	CCS_TRY(need(L, m, "topology", "'scaleout'"));
 	CCS_TRY(need(L, m, "tiers", "'scaleout'"));
@@ -912,14 +904,14 @@ static int load_scaleout(struct ld *L, const struct ynode *m, struct ccs_scaleou
 	CCS_TRY(get_qty(L, m, "link_latency", CCS_QTY_TIME, &so->link_lat_s));
 	CCS_TRY(get_qty(L, m, "switch_latency", CCS_QTY_TIME, &so->switch_lat_s));
 	CCS_TRY(get_bool(L, m, "sharp", &so->sharp, NULL));
-	struct ynode *ov = get(m, "oversubscription");
+	struct ccs_ynode *ov = get(m, "oversubscription");
 	if (ov) {
 		if (so->tiers < 2)
 			return ccs_diag_at(L->diag, ov->mark, "oversubscription needs 2 or more tiers: one tier has no uplinks");
-		if (ov->kind == Y_MAP) {
+		if (ov->kind == CCS_Y_MAP) {
 			static const char *const okeys[] = { "leaf", "spine" };
 			CCS_TRY(check_keys(L, ov, okeys, 2, "'oversubscription' (tiers with uplinks)"));
-			struct ynode *sp = get(ov, "spine"), *lf = get(ov, "leaf");
+			struct ccs_ynode *sp = get(ov, "spine"), *lf = get(ov, "leaf");
 			if (sp && so->tiers < 3)
 				return ccs_diag_at(L->diag, sp->mark,
 				                   "'spine' is the top tier of a 2-tier fabric and has no uplinks to oversubscribe");
@@ -936,11 +928,11 @@ static int load_scaleout(struct ld *L, const struct ynode *m, struct ccs_scaleou
 
 /* ---- model parameters ---- */
 
-static int load_model(struct ld *L, const struct ynode *m, struct ccs_model_params *p)
+static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_params *p)
 {
 	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels" };
 	static const char *const pkeys[] = { "ll", "ll128", "simple" };
-	CCS_TRY(want_kind(L, m, Y_MAP, "model"));
+	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "model"));
 	CCS_TRY(check_keys(L, m, keys, 4, "'model'"));
 	long v = 0;
 	if (get(m, "nvls_channels")) {
@@ -951,15 +943,15 @@ static int load_model(struct ld *L, const struct ynode *m, struct ccs_model_para
 		CCS_TRY(get_long(L, m, "channels", 1, 64, &v, NULL));
 		p->channels = (int)v;
 	}
-	struct ynode *e = get(m, "efficiency");
+	struct ccs_ynode *e = get(m, "efficiency");
 	if (e) {
-		CCS_TRY(want_kind(L, e, Y_MAP, "efficiency"));
+		CCS_TRY(want_kind(L, e, CCS_Y_MAP, "efficiency"));
 		CCS_TRY(check_keys(L, e, ccs_link_type_name, CCS_LINK_NTYPES, "'model.efficiency' (link types)"));
 		for (uint32_t i = 0; i < e->n; i++) {
 			int ty = 0;
 			while (strcmp(ccs_link_type_name[ty], e->k[i]->str))
 				ty++;
-			CCS_TRY(want_kind(L, e->v[i], Y_SCALAR, e->k[i]->str));
+			CCS_TRY(want_kind(L, e->v[i], CCS_Y_SCALAR, e->k[i]->str));
 			char *end;
 			double x = strtod(e->v[i]->str, &end);
 			if (end == e->v[i]->str || *end || !(x > 0) || x > 1)
@@ -969,9 +961,9 @@ static int load_model(struct ld *L, const struct ynode *m, struct ccs_model_para
 			p->eff[ty] = x;
 		}
 	}
-	struct ynode *so = get(m, "step_overhead");
+	struct ccs_ynode *so = get(m, "step_overhead");
 	if (so) {
-		CCS_TRY(want_kind(L, so, Y_MAP, "step_overhead"));
+		CCS_TRY(want_kind(L, so, CCS_Y_MAP, "step_overhead"));
 		CCS_TRY(check_keys(L, so, pkeys, 3, "'model.step_overhead' (protocols)"));
 		for (int i = 0; i < 3; i++)
 			CCS_TRY(get_qty(L, so, pkeys[i], CCS_QTY_TIME, &p->step_s[i]));
@@ -981,7 +973,7 @@ static int load_model(struct ld *L, const struct ynode *m, struct ccs_model_para
 
 /* ---- the whole file ---- */
 
-static int load_spec(struct ld *L, const struct ynode *root, const char *fallback_name)
+static int load_spec(struct ld *L, const struct ccs_ynode *root, const char *fallback_name)
 {
 	static const char *const keys[] = { "name", "description", "nodes", "node", "scaleup", "scaleout",
 	                                    "devices", "links", "model" };
@@ -993,10 +985,10 @@ static int load_spec(struct ld *L, const struct ynode *root, const char *fallbac
 	s->name = ccs_arena_strdup(&s->arena, name);
 	if (!s->name)
 		return CCS_ENOMEM;
-	struct ynode *model = get(root, "model");
+	struct ccs_ynode *model = get(root, "model");
 	if (model)
 		CCS_TRY(load_model(L, model, &s->params));
-	struct ynode *node = get(root, "node"), *devs = get(root, "devices");
+	struct ccs_ynode *node = get(root, "node"), *devs = get(root, "devices");
 	if (node && devs)
 		return ccs_diag_at(L->diag, devs->mark,
 		                   "'devices' and 'node' cannot both be given: list a node's devices under 'node'");
@@ -1015,7 +1007,7 @@ static int load_spec(struct ld *L, const struct ynode *root, const char *fallbac
 		return load_body(L, devs, get(root, "links"), &s->body, 0);
 	}
 	s->template_form = 1;
-	struct ynode *tl = get(root, "links");
+	struct ccs_ynode *tl = get(root, "links");
 	if (tl) {
 		uint32_t j = 0;
 		while (root->v[j] != tl)
@@ -1024,13 +1016,13 @@ static int load_spec(struct ld *L, const struct ynode *root, const char *fallbac
 	}
 	s->nodes_mark = root->mark;
 	CCS_TRY(get_long(L, root, "nodes", 1, MAX_NODES, &s->nodes, &s->nodes_mark));
-	CCS_TRY(want_kind(L, node, Y_MAP, "node"));
+	CCS_TRY(want_kind(L, node, CCS_Y_MAP, "node"));
 	static const char *const nkeys[] = { "devices", "links" };
 	CCS_TRY(check_keys(L, node, nkeys, 2, "'node'"));
 	CCS_TRY(need(L, node, "devices", "'node'"));
 	s->node_mark = node->mark;
 	CCS_TRY(load_body(L, get(node, "devices"), get(node, "links"), &s->body, 1));
-	struct ynode *su = get(root, "scaleup"), *so = get(root, "scaleout");
+	struct ccs_ynode *su = get(root, "scaleup"), *so = get(root, "scaleout");
 	if (su)
 		CCS_TRY(load_scaleup(L, su, &s->scaleup));
 	if (!so)
@@ -1096,16 +1088,16 @@ static int read_file(struct ld *L, const char *path, const struct ccs_mark *m, c
 
 /* Overlay 'over' on 'base': mappings merge key by key, anything else is
  * replaced.  Both trees live in the arena; base is changed in place. */
-static int merge(struct ld *L, struct ynode *base, const struct ynode *over)
+static int merge(struct ld *L, struct ccs_ynode *base, const struct ccs_ynode *over)
 {
 	for (uint32_t i = 0; i < over->n; i++) {
-		struct ynode **slot = NULL;
+		struct ccs_ynode **slot = NULL;
 		for (uint32_t j = 0; j < base->n; j++)
 			if (!strcmp(base->k[j]->str, over->k[i]->str))
 				slot = &base->v[j];
 		if (!slot)
 			CCS_TRY(ypush(L->a, base, over->k[i], over->v[i]));
-		else if ((*slot)->kind == Y_MAP && over->v[i]->kind == Y_MAP)
+		else if ((*slot)->kind == CCS_Y_MAP && over->v[i]->kind == CCS_Y_MAP)
 			CCS_TRY(merge(L, *slot, over->v[i]));
 		else
 			*slot = over->v[i];
@@ -1117,13 +1109,13 @@ static int merge(struct ld *L, struct ynode *base, const struct ynode *over)
 
 /* Parse buf (named name) and the files it extends, merged into *root. */
 static int load_tree(struct ld *L, const char *name, const char *buf, size_t len, int depth,
-                     struct ynode **root)
+                     struct ccs_ynode **root)
 {
 	int src;
 	CCS_TRY(add_src(L, name, &src));
 	L->cur = src;
 	CCS_TRY(parse_yaml(L, buf, len, root));
-	struct ynode *ext = NULL;
+	struct ccs_ynode *ext = NULL;
 	uint32_t at = 0;
 	for (uint32_t i = 0; i < (*root)->n; i++)
 		if (!strcmp((*root)->k[i]->str, "extends")) {
@@ -1132,7 +1124,7 @@ static int load_tree(struct ld *L, const char *name, const char *buf, size_t len
 		}
 	if (!ext)
 		return CCS_OK;
-	CCS_TRY(want_kind(L, ext, Y_SCALAR, "extends"));
+	CCS_TRY(want_kind(L, ext, CCS_Y_SCALAR, "extends"));
 	if (depth >= MAX_EXTENDS)
 		return ccs_diag_at(L->diag, ext->mark, "'extends' goes more than %d files deep (a cycle?)", MAX_EXTENDS);
 	/* Relative paths are relative to the file that names them. */
@@ -1145,7 +1137,7 @@ static int load_tree(struct ld *L, const char *name, const char *buf, size_t len
 	char *bbuf;
 	size_t blen;
 	CCS_TRY(read_file(L, path, &ext->mark, &bbuf, &blen));
-	struct ynode *base = NULL;
+	struct ccs_ynode *base = NULL;
 	int rc = load_tree(L, path, bbuf, blen, depth + 1, &base);
 	ccs_free(bbuf);
 	if (rc)
@@ -1180,7 +1172,7 @@ int ccs_topo_load_buf(const char *name, const char *buf, size_t len, const char 
 	L.a = &tmp;
 	L.spec = &spec;
 
-	struct ynode *root = NULL;
+	struct ccs_ynode *root = NULL;
 	rc = load_tree(&L, name, buf, len, 0, &root);
 	if (rc)
 		goto out;
@@ -1242,4 +1234,77 @@ int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct c
 	rc = ccs_topo_load_buf(path, buf, len, sets, nsets, out, diag);
 	ccs_free(buf);
 	return rc;
+}
+
+/* ---- positioned trees for other formats (ytree.h) ---- */
+
+int ccs_ydoc_load(struct ccs_ydoc *d, const char *path, struct ccs_diag *diag, struct ccs_ynode **root)
+{
+	memset(d, 0, sizeof *d);
+	ccs_arena_init(&d->arena);
+	struct ld *L = ccs_arena_alloc(&d->arena, sizeof *L);
+	if (!L)
+		return CCS_ENOMEM;
+	L->diag = diag;
+	L->a = &d->arena;
+	d->priv = L;
+	char *buf;
+	size_t len;
+	CCS_TRY(read_file(L, path, NULL, &buf, &len));
+	int src, rc = add_src(L, path, &src);
+	if (!rc) {
+		L->cur = src;
+		rc = parse_yaml(L, buf, len, root);
+	}
+	ccs_free(buf);
+	return rc;
+}
+
+void ccs_ydoc_release(struct ccs_ydoc *d)
+{
+	struct ld *L = d->priv;
+	if (L && L->diag) {
+		L->diag->srcs = NULL;
+		L->diag->nsrcs = 0;
+	}
+	ccs_arena_release(&d->arena);
+	memset(d, 0, sizeof *d);
+}
+
+const struct ccs_ynode *ccs_y_get(const struct ccs_ynode *m, const char *key) { return get(m, key); }
+
+int ccs_y_keys(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *const *keys, int n, const char *where)
+{
+	return check_keys(d->priv, m, keys, n, where);
+}
+
+int ccs_y_need(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *key, const char *where)
+{
+	return need(d->priv, m, key, where);
+}
+
+int ccs_y_kind(struct ccs_ydoc *d, const struct ccs_ynode *y, int kind, const char *what)
+{
+	return want_kind(d->priv, y, kind, what);
+}
+
+int ccs_y_long(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *key, long lo, long hi, long *out)
+{
+	return get_long(d->priv, m, key, lo, hi, out, NULL);
+}
+
+int ccs_y_qty(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *key, enum ccs_qty q, double *out)
+{
+	return get_qty(d->priv, m, key, q, out);
+}
+
+int ccs_y_str(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *key, const char **out)
+{
+	return get_str(d->priv, m, key, out);
+}
+
+int ccs_y_error(struct ccs_ydoc *d, const struct ccs_ynode *y, const char *msg)
+{
+	struct ld *L = d->priv;
+	return ccs_diag_at(L->diag, y->mark, "%s", msg);
 }

@@ -121,6 +121,9 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
                    struct row *rw, struct ccs_flows **keep, const char *trace_path);
 static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
+static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn, const char *path,
+                        int links, const char *trace_path);
+
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
@@ -129,7 +132,7 @@ static int run_coll(int argc, char **argv, int sim)
 	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
 	double factor = 0;
 	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0, links = 0;
-	const char *trace_path = NULL;
+	const char *trace_path = NULL, *sched_path = NULL;
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *last_flows = NULL;
 	struct ccs_sets sets;
@@ -166,6 +169,14 @@ static int run_coll(int argc, char **argv, int sim)
 				goto out;
 			}
 			trace_path = argv[++i];
+			continue;
+		}
+		if (sim && !strcmp(a, "--schedule")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "%s: '--schedule' needs a FILE.yaml\n", me);
+				goto out;
+			}
+			sched_path = argv[++i];
 			continue;
 		}
 		if (sim && !strcmp(a, "--granularity")) {
@@ -239,6 +250,18 @@ static int run_coll(int argc, char **argv, int sim)
 				channels = (int)x;
 			}
 		}
+	}
+	if (sched_path) {
+		if (!topo) {
+			fprintf(stderr, "%s: missing -t TOPO\n", me);
+			goto out;
+		}
+		if (coll_s || algo_s || proto_s) {
+			fprintf(stderr, "%s: --schedule runs the ops the file lists; -c, -a and -p do not apply\n", me);
+			goto out;
+		}
+		rc = run_schedule(topo, &sets, nranks, ppn, sched_path, links, trace_path);
+		goto out;
 	}
 	if (!topo || !coll_s) {
 		fprintf(stderr, "%s: %s\n", me, !topo ? "missing -t TOPO" : "missing -c COLL");
@@ -615,6 +638,108 @@ static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl
 		       100 * v[i].util);
 	}
 	ccs_free(v);
+}
+
+/* `simulate --schedule`: the ops a YAML file lists, on the first R ranks
+ * of the topology (R: the file's `ranks`, or -n). */
+static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn, const char *path,
+                        int links, const char *trace_path)
+{
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
+	struct ccs_topo *t = NULL;
+	struct ccs_comm comm;
+	memset(&comm, 0, sizeof comm);
+	struct ccs_sched s;
+	memset(&s, 0, sizeof s);
+	struct ccs_fabric *fab = NULL;
+	struct ccs_flows *fl = NULL;
+	struct ccs_trace *tr = NULL;
+	char err[256];
+	int rc = 1, ranks = 0;
+	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &t, &diag)) {
+		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+		goto out;
+	}
+	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", me, err);
+		goto out;
+	}
+	if (ccs_sched_load(path, &comm, &s, &ranks, &diag)) {
+		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
+		goto out;
+	}
+	if (ranks > comm.n) {
+		fprintf(stderr, "%s: %s: the schedule has %d ranks; %s gives %d%s\n", me, path, ranks, t->name, comm.n,
+		        nranks ? " (-n)" : "");
+		goto out;
+	}
+	if (ranks < comm.n) {
+		if (nranks) {
+			fprintf(stderr, "%s: %s: the schedule has %d ranks, not the %d of -n\n", me, path, ranks, nranks);
+			goto out;
+		}
+		/* the first `ranks` ranks, with hop latencies of that communicator */
+		s.release(&s);
+		ccs_comm_release(&comm);
+		memset(&comm, 0, sizeof comm);
+		if (ccs_comm_build(t, ranks, ppn, &comm, err, sizeof err)) {
+			fprintf(stderr, "%s: %s\n", me, err);
+			goto out;
+		}
+		if (ccs_sched_load(path, &comm, &s, &ranks, &diag)) {
+			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
+			goto out;
+		}
+	}
+	if (ccs_fabric_new(&comm, &fab)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		goto out;
+	}
+	struct ccs_sim_hooks hooks;
+	memset(&hooks, 0, sizeof hooks);
+	if (trace_path) {
+		char title[256];
+		snprintf(title, sizeof title, "schedule %s on %d ranks of %s", path, comm.n, t->name);
+		int trc = ccs_trace_open(&tr, trace_path, &s, comm.n, title, err, sizeof err);
+		if (trc) {
+			fprintf(stderr, "%s: %s\n", me, trc == CCS_ENOMEM ? "out of memory" : err);
+			goto out;
+		}
+		ccs_trace_hooks(tr, &hooks);
+	}
+	struct ccs_sim_stats st;
+	int src = ccs_sim_run_hooked(fab, &s, &st, &fl, tr ? &hooks : NULL, err, sizeof err);
+	if (tr) {
+		int bad = ccs_trace_close(tr);
+		tr = NULL;
+		if (bad && !src) {
+			fprintf(stderr, "%s: cannot write trace '%s'\n", me, trace_path);
+			goto out;
+		}
+	}
+	if (src) {
+		fprintf(stderr, "%s: %s: %s\n", me, path, src == CCS_ENOMEM ? "out of memory" : err);
+		goto out;
+	}
+	printf("# %s: schedule %s on %s: %d ranks in %d group%s of %d\n", me, path, t->name, comm.n, comm.G,
+	       comm.G == 1 ? "" : "s", comm.p);
+	printf("# %8s %10s %8s %16s %16s\n", "time(us)", "ops", "flows", "bytes sent", "events");
+	printf("  %8.3f %10llu %8llu %16.0f %16llu\n", st.time_s * 1e6, (unsigned long long)st.ops,
+	       (unsigned long long)st.flows, st.bytes_sent, (unsigned long long)st.events);
+	if (links)
+		print_links(fab, fl, st.time_s);
+	rc = ccs_flush_stdout() ? 1 : 0;
+out:
+	if (tr)
+		ccs_trace_close(tr);
+	if (s.release)
+		s.release(&s);
+	ccs_flows_free(fl);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&comm);
+	ccs_topo_free(t);
+	return rc;
 }
 
 int ccs_cmd_predict(int argc, char **argv) { return run_coll(argc, argv, 0); }

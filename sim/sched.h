@@ -28,7 +28,7 @@
 
 #include "../model/cost.h"
 
-#define CCS_SCHED_MAXSUCC 8
+#define CCS_SCHED_MAXSUCC 64
 
 enum { CCS_OP_XFER, CCS_OP_NVLS, CCS_OP_DELAY };
 
@@ -55,5 +55,13 @@ struct ccs_sched {
  * algorithm has no schedule (yet) for the collective. */
 int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                     struct ccs_sched *s, const char **why);
+
+/* Load a schedule written as YAML (sim/sched_file.c, docs/simulator.md)
+ * for communicator c (hop latencies, memory bandwidth); *ranks gets the
+ * ranks it declares.  CCS_EINPUT with "file:line:col: why" in diag on any
+ * error, before anything runs. */
+struct ccs_diag;
+int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
+                   struct ccs_diag *diag);
 
 #endif

@@ -3,6 +3,8 @@
 #   unit     BUILD_DIR/test_* (tests/unit/), each ending "name: N passed, N failed"
 #   bad      tests/bad/NAME.yaml: `ccsim topo check` must exit 1, print nothing on stdout
 #            and exactly tests/bad/NAME.err on stderr; NAME.args holds --set values
+#   bad-sched tests/bad-sched/NAME.yaml: `ccsim simulate --schedule` on hgx-h100 must
+#            exit 1, print nothing on stdout and exactly NAME.err on stderr
 #   golden   tests/golden/NAME.cmd: ccsim's arguments; stdout and stderr together must
 #            equal NAME.out and the exit status NAME.rc (0 when absent); NAME.env holds
 #            VAR=value words for the environment
@@ -58,6 +60,23 @@ for y in tests/bad/*.yaml; do
 	nbad=$((nbad + 1))
 done
 echo "bad inputs: $nbad files checked"
+
+nbs=0
+for y in tests/bad-sched/*.yaml; do
+	n=${y%.yaml}
+	"$B/ccsim" simulate -t topologies/hgx-h100.yaml --schedule "$y" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/err" "$n.err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $y: exit $rc"
+		echo "  expected: $(cat "$n.err" 2>/dev/null)"
+		echo "  got:      $(cat "$tmp/err")"
+	fi
+	nbs=$((nbs + 1))
+done
+echo "bad schedules: $nbs files checked"
 
 ngold=0
 for c in tests/golden/*.cmd; do

@@ -3,13 +3,14 @@
 ** the flow solver (no resource above capacity, max-min fair after every
 ** change, bytes conserved, identical runs), the engine (time never goes
 ** back, deadlock reported), and agreement with the closed form where
-** nothing contends.  A failing seed is printed.
+** nothing contends; schedules read from YAML.  A failing seed is printed.
 */
 #include "../check.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/engine.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 static uint64_t rng;
@@ -295,9 +296,104 @@ static void test_engine(void)
 	ccs_topo_free(t);
 }
 
+/* Write text to a temporary schedule file and load it for c. */
+static int sched_text(const char *text, const struct ccs_comm *c, struct ccs_sched *s, int *ranks, char *msg,
+                      size_t n)
+{
+	char path[] = "/tmp/ccsim-sched-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	int rc = ccs_sched_load(path, c, s, ranks, &d);
+	snprintf(msg, n, "%s", d.set ? d.msg : "");
+	unlink(path);
+	return rc;
+}
+
+static double sched_time(const char *text, const struct ccs_comm *c, struct ccs_fabric *fab)
+{
+	struct ccs_sched s;
+	struct ccs_sim_stats st;
+	char msg[512];
+	int ranks;
+	if (sched_text(text, c, &s, &ranks, msg, sizeof msg)) {
+		fprintf(stderr, "schedule: %s\n", msg);
+		return -1;
+	}
+	int rc = ccs_sim_run(fab, &s, &st, NULL, msg, sizeof msg);
+	s.release(&s);
+	return rc ? -1 : st.time_s;
+}
+
+/* Schedules from files: times that follow from the fabric's capacities. */
+static void test_sched_file(void)
+{
+	const char *sets[] = { "nodes=2" };
+	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", sets, 1);
+	struct ccs_comm c;
+	char err[256];
+	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	if (!t)
+		return;
+	struct ccs_fabric *fab;
+	CHECK(!ccs_fabric_new(&c, &fab));
+	/* compute ops in a chain add up, to the picosecond */
+	double tc = sched_time("ranks: 2\nops:\n  - {name: a, rank: 0, op: compute, time: 3us}\n"
+	                       "  - {rank: 1, op: compute, time: 5.5us, after: [a]}\n", &c, fab);
+	CHECK(tc == 8.5e-6);
+	/* reduce: 2.5 bytes of HBM traffic per byte */
+	double tr = sched_time("ranks: 1\nops:\n  - {rank: 0, op: reduce, bytes: 1GiB}\n", &c, fab);
+	CHECK(c.mem_bw > 0);
+	CHECK_NEAR(tr, 2.5 * 1073741824.0 / c.mem_bw, 1e-6);
+	/* incast into one NIC: k senders of B bytes take k B / capacity
+	 * (plus one hop), the capacity being the route's narrowest link */
+	uint32_t res[CCS_FLOW_MAXPATH];
+	int nres = 0;
+	CHECK(!ccs_fabric_route(fab, 0, 8, UINT32_MAX, UINT32_MAX, 0, res, &nres) && nres > 0);
+	double cap = 1e300;
+	for (int i = 0; i < nres; i++)
+		if (ccs_fabric_caps(fab)[res[i]] < cap)
+			cap = ccs_fabric_caps(fab)[res[i]];
+	double tk[4];
+	for (int k = 1; k <= 3; k++) {
+		char text[1024];
+		int o = snprintf(text, sizeof text, "ranks: 16\nops:\n");
+		for (int i = 0; i < k; i++)
+			o += snprintf(text + o, sizeof text - (size_t)o,
+			              "  - {rank: %d, op: send, peer: 8, bytes: 64MiB}\n  - {rank: 8, op: recv, peer: %d}\n", i, i);
+		tk[k] = sched_time(text, &c, fab);
+	}
+	CHECK_NEAR(tk[2] - tk[1], 64.0 * 1048576 / cap, 1e-3);
+	CHECK_NEAR(tk[3] - tk[2], 64.0 * 1048576 / cap, 1e-3);
+	CHECK(tk[1] > 64.0 * 1048576 / cap);   /* plus the hop latency */
+	/* sends and receives pair in order: the second recv waits for the 2nd send */
+	double tp = sched_time("ranks: 2\nops:\n  - {name: c, rank: 0, op: compute, time: 100us}\n"
+	                       "  - {rank: 0, op: send, peer: 1, bytes: 8B, latency: 0us}\n"
+	                       "  - {rank: 0, op: send, peer: 1, bytes: 8B, latency: 0us, after: [c]}\n"
+	                       "  - {rank: 1, op: recv, peer: 0}\n  - {name: r2, rank: 1, op: recv, peer: 0}\n"
+	                       "  - {rank: 1, op: compute, time: 1us, after: [r2]}\n", &c, fab);
+	CHECK(tp > 101e-6 && tp < 101.01e-6);
+	/* errors name the place */
+	struct ccs_sched s;
+	int ranks;
+	char msg[512];
+	CHECK(sched_text("ranks: 2\nops:\n  - {rank: 0, op: send, peer: 1, bytes: 1MiB}\n", &c, &s, &ranks, msg,
+	                 sizeof msg) == CCS_EINPUT);
+	CHECK(strstr(msg, ":3:5: send from rank 0 to rank 1 on channel 0 has no matching recv") != NULL);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+}
+
 int main(void)
 {
 	test_flows();
 	test_engine();
+	test_sched_file();
 	return CHECK_DONE("test_sim");
 }

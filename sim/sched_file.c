@@ -1,0 +1,351 @@
+/*
+** sim/sched_file.c: schedules written as YAML (docs/simulator.md):
+**
+**   name: my-ring
+**   ranks: 4
+**   ops:
+**     - {name: s0, rank: 0, op: send, peer: 1, bytes: 1MiB}
+**     - {name: r0, rank: 1, op: recv, peer: 0}
+**     - {rank: 1, op: send, peer: 2, bytes: 1MiB, after: [r0]}
+**
+** send/recv pair up in order per (sender, receiver, channel); a recv
+** completes when its send's bytes arrive.  compute waits `time`; reduce and
+** copy take `bytes` at the GPU's memory bandwidth (2.5 and 2 bytes of
+** traffic per byte).  Every op may name the ops it waits for (`after`) and a
+** `latency` (default: the model's hop latency for the route).  Checked
+** before anything runs, each error at its position: unknown keys and
+** values, ranks and peers out of range, duplicate or unknown names,
+** unmatched sends and receives, dependency cycles.
+*/
+#include "sched.h"
+
+#include "../model/nccl_tables.h"
+#include "../model/ytree.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct fop {
+	struct ccs_op op;
+	uint32_t ndeps, nsucc, succ_off;
+	struct ccs_mark mark;
+	const char *name;
+	int pair;                    /* send: its recv; recv: its send; else -1 */
+};
+
+struct fsched {
+	uint32_t n;
+	struct fop *op;
+	uint64_t *succ;
+};
+
+static void fs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct fsched *f = s->ctx;
+	*op = f->op[id].op;
+}
+
+static int fs_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct fsched *f = s->ctx;
+	const struct fop *o = &f->op[id];
+	memcpy(out, f->succ + o->succ_off, o->nsucc * sizeof *out);
+	return (int)o->nsucc;
+}
+
+static uint32_t fs_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct fsched *f = s->ctx;
+	return f->op[id].ndeps;
+}
+
+static void fs_release(struct ccs_sched *s)
+{
+	struct fsched *f = s->ctx;
+	if (f) {
+		ccs_free(f->op);
+		ccs_free(f->succ);
+		ccs_free(f);
+	}
+	memset(s, 0, sizeof *s);
+}
+
+enum { K_SEND, K_RECV, K_COMPUTE, K_REDUCE, K_COPY };
+
+struct edge {
+	uint32_t from, to;
+};
+
+static int add_edge(struct edge **e, size_t *n, size_t *cap, uint32_t from, uint32_t to)
+{
+	CCS_TRY(ccs_grow(e, cap, *n + 1, sizeof **e));
+	(*e)[(*n)++] = (struct edge){ from, to };
+	return CCS_OK;
+}
+
+int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
+                   struct ccs_diag *diag)
+{
+	static const char *const top_keys[] = { "name", "description", "ranks", "ops" };
+	static const char *const op_keys[] = { "name", "rank", "op", "peer", "bytes", "channel", "after",
+	                                       "latency", "time" };
+	static const char *const kinds[] = { "send", "recv", "compute", "reduce", "copy" };
+	struct ccs_ydoc d;
+	struct ccs_ynode *root = NULL;
+	struct fsched *fs = NULL;
+	struct edge *edges = NULL;
+	size_t ne = 0, cape = 0;
+	uint32_t *indeg = NULL, *queue = NULL;
+	char msg[512];
+	memset(s, 0, sizeof *s);
+	int rc = ccs_ydoc_load(&d, path, diag, &root);
+	if (rc)
+		goto out;
+	if ((rc = ccs_y_keys(&d, root, top_keys, 4, "the schedule")) || (rc = ccs_y_need(&d, root, "ranks", "the schedule")) ||
+	    (rc = ccs_y_need(&d, root, "ops", "the schedule")))
+		goto out;
+	long nr = 0;
+	if ((rc = ccs_y_long(&d, root, "ranks", 1, 1000000, &nr)))
+		goto out;
+	*ranks = (int)nr;
+	const struct ccs_ynode *ops = ccs_y_get(root, "ops");
+	if ((rc = ccs_y_kind(&d, ops, CCS_Y_SEQ, "ops")))
+		goto out;
+	rc = CCS_ENOMEM;
+	fs = ccs_calloc(1, sizeof *fs);
+	if (!fs)
+		goto out;
+	fs->n = ops->n;
+	fs->op = ccs_calloc((size_t)fs->n + 1, sizeof *fs->op);
+	if (!fs->op)
+		goto out;
+
+	/* each op */
+	for (uint32_t i = 0; i < ops->n; i++) {
+		const struct ccs_ynode *m = ops->v[i];
+		struct fop *o = &fs->op[i];
+		if ((rc = ccs_y_kind(&d, m, CCS_Y_MAP, "an op")) || (rc = ccs_y_keys(&d, m, op_keys, 9, "an op")) ||
+		    (rc = ccs_y_need(&d, m, "rank", "an op")) || (rc = ccs_y_need(&d, m, "op", "an op")))
+			goto out;
+		o->mark = m->mark;
+		o->pair = -1;
+		long rank = 0, peer = -1, ch = 0;
+		const char *kind_s = NULL;
+		if ((rc = ccs_y_long(&d, m, "rank", 0, 1000000, &rank)) || (rc = ccs_y_str(&d, m, "op", &kind_s)) ||
+		    (rc = ccs_y_long(&d, m, "channel", 0, 63, &ch)) || (rc = ccs_y_str(&d, m, "name", &o->name)))
+			goto out;
+		if (rank >= nr) {
+			snprintf(msg, sizeof msg, "rank %ld is not in a %ld-rank schedule", rank, nr);
+			rc = ccs_y_error(&d, ccs_y_get(m, "rank"), msg);
+			goto out;
+		}
+		int kind = -1;
+		for (int k = 0; k < 5; k++)
+			if (!strcmp(kind_s, kinds[k]))
+				kind = k;
+		if (kind < 0) {
+			snprintf(msg, sizeof msg, "unknown op '%s'; one of: send, recv, compute, reduce, copy", kind_s);
+			rc = ccs_y_error(&d, ccs_y_get(m, "op"), msg);
+			goto out;
+		}
+		o->op.src = o->op.dst = (int32_t)rank;
+		o->op.channel = (uint32_t)ch;
+		o->op.nic_src = o->op.nic_dst = UINT32_MAX;
+		o->op.kind = kind == K_SEND ? CCS_OP_XFER : CCS_OP_DELAY;
+		o->op.src = (int32_t)rank;
+		if (kind == K_SEND || kind == K_RECV) {
+			const char *what = kind == K_SEND ? "a send" : "a recv";
+			if ((rc = ccs_y_need(&d, m, "peer", what)) || (kind == K_SEND && (rc = ccs_y_need(&d, m, "bytes", what))))
+				goto out;
+			if ((rc = ccs_y_long(&d, m, "peer", 0, 1000000, &peer)))
+				goto out;
+			if (peer >= nr || peer == rank) {
+				snprintf(msg, sizeof msg, peer == rank ? "peer %ld is the op's own rank" : "unknown peer %ld in a %ld-rank schedule",
+				         peer, nr);
+				rc = ccs_y_error(&d, ccs_y_get(m, "peer"), msg);
+				goto out;
+			}
+			if (kind == K_SEND) {
+				o->op.dst = (int32_t)peer;
+				if ((rc = ccs_y_qty(&d, m, "bytes", CCS_QTY_SIZE, &o->op.bytes)))
+					goto out;
+				/* default latency: the model's hop for the route */
+				int same = c && rank < c->n && peer < c->n && c->rank_group[rank] == c->rank_group[peer];
+				o->op.delay_s = !c ? 0
+				              : ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
+				                ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+			} else {
+				o->op.src = (int32_t)peer;     /* resolved below */
+				o->op.dst = (int32_t)rank;
+			}
+		} else if (kind == K_COMPUTE) {
+			if ((rc = ccs_y_need(&d, m, "time", "a compute op")) ||
+			    (rc = ccs_y_qty(&d, m, "time", CCS_QTY_TIME, &o->op.delay_s)))
+				goto out;
+		} else {
+			double b = 0;
+			if ((rc = ccs_y_need(&d, m, "bytes", "a reduce or copy")) || (rc = ccs_y_qty(&d, m, "bytes", CCS_QTY_SIZE, &b)))
+				goto out;
+			if (!c || c->mem_bw <= 0) {
+				rc = ccs_y_error(&d, m, "reduce and copy need the GPU's memory_bandwidth in the topology");
+				goto out;
+			}
+			o->op.delay_s = b * (kind == K_REDUCE ? 2.5 : 2.0) / c->mem_bw;
+		}
+		if (ccs_y_get(m, "latency") && (rc = ccs_y_qty(&d, m, "latency", CCS_QTY_TIME, &o->op.delay_s)))
+			goto out;
+		o->succ_off = (uint32_t)kind;   /* kind, kept until pairing */
+	}
+
+	/* names unique */
+	for (uint32_t i = 0; i < fs->n; i++) {
+		if (!fs->op[i].name)
+			continue;
+		for (uint32_t j = 0; j < i; j++)
+			if (fs->op[j].name && !strcmp(fs->op[i].name, fs->op[j].name)) {
+				snprintf(msg, sizeof msg, "duplicate op name '%s' (first at line %d)", fs->op[i].name,
+				         fs->op[j].mark.line);
+				rc = ccs_y_error(&d, ccs_y_get(ops->v[i], "name"), msg);
+				goto out;
+			}
+	}
+	/* pair sends and receives in order per (sender, receiver, channel) */
+	for (uint32_t i = 0; i < fs->n; i++) {
+		struct fop *o = &fs->op[i];
+		if (o->succ_off != K_SEND || o->pair >= 0)
+			continue;
+		/* the k-th send of this triple pairs with the k-th recv */
+		uint32_t k = 0;
+		for (uint32_t j = 0; j < i; j++)
+			k += fs->op[j].succ_off == K_SEND && fs->op[j].op.src == o->op.src && fs->op[j].op.dst == o->op.dst &&
+			     fs->op[j].op.channel == o->op.channel;
+		uint32_t seen = 0;
+		for (uint32_t j = 0; j < fs->n; j++) {
+			struct fop *r = &fs->op[j];
+			if (r->succ_off != K_RECV || r->op.src != o->op.src || r->op.dst != o->op.dst || r->op.channel != o->op.channel)
+				continue;
+			if (seen++ == k) {
+				o->pair = (int)j;
+				r->pair = (int)i;
+				break;
+			}
+		}
+		if (o->pair < 0) {
+			snprintf(msg, sizeof msg, "send from rank %d to rank %d on channel %u has no matching recv",
+			         o->op.src, o->op.dst, o->op.channel);
+			rc = ccs_y_error(&d, ops->v[i], msg);
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < fs->n; i++)
+		if (fs->op[i].succ_off == K_RECV && fs->op[i].pair < 0) {
+			snprintf(msg, sizeof msg, "recv on rank %d from rank %d on channel %u has no matching send",
+			         fs->op[i].op.dst, fs->op[i].op.src, fs->op[i].op.channel);
+			rc = ccs_y_error(&d, ops->v[i], msg);
+			goto out;
+		}
+	/* edges: send -> its recv; each `after` -> op */
+	for (uint32_t i = 0; i < fs->n; i++) {
+		if (fs->op[i].succ_off == K_RECV) {
+			fs->op[i].op.delay_s = 0;
+			fs->op[i].op.src = fs->op[i].op.dst;   /* the op is the receiver's */
+			if ((rc = add_edge(&edges, &ne, &cape, (uint32_t)fs->op[i].pair, i)))
+				goto out;
+		}
+		const struct ccs_ynode *after = ccs_y_get(ops->v[i], "after");
+		if (!after)
+			continue;
+		if ((rc = ccs_y_kind(&d, after, CCS_Y_SEQ, "after")))
+			goto out;
+		for (uint32_t a = 0; a < after->n; a++) {
+			if ((rc = ccs_y_kind(&d, after->v[a], CCS_Y_SCALAR, "an op name")))
+				goto out;
+			int found = -1;
+			for (uint32_t j = 0; j < fs->n && found < 0; j++)
+				if (fs->op[j].name && !strcmp(fs->op[j].name, after->v[a]->str))
+					found = (int)j;
+			if (found < 0) {
+				snprintf(msg, sizeof msg, "unknown op '%s' in 'after'", after->v[a]->str);
+				rc = ccs_y_error(&d, after->v[a], msg);
+				goto out;
+			}
+			if ((rc = add_edge(&edges, &ne, &cape, (uint32_t)found, i)))
+				goto out;
+		}
+	}
+	/* successor lists */
+	rc = CCS_ENOMEM;
+	fs->succ = ccs_malloc((ne + 1) * sizeof *fs->succ);
+	indeg = ccs_calloc((size_t)fs->n + 1, sizeof *indeg);
+	queue = ccs_malloc(((size_t)fs->n + 1) * sizeof *queue);
+	if (!fs->succ || !indeg || !queue)
+		goto out;
+	for (uint32_t i = 0; i < fs->n; i++)
+		fs->op[i].nsucc = fs->op[i].ndeps = 0;
+	for (size_t e = 0; e < ne; e++) {
+		fs->op[edges[e].from].nsucc++;
+		fs->op[edges[e].to].ndeps++;
+	}
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < fs->n; i++) {
+		if (fs->op[i].nsucc > CCS_SCHED_MAXSUCC || fs->op[i].ndeps > 255) {
+			snprintf(msg, sizeof msg, "an op may release at most %d ops and wait for at most 255",
+			         CCS_SCHED_MAXSUCC);
+			rc = ccs_y_error(&d, ops->v[i], msg);
+			goto out;
+		}
+		fs->op[i].succ_off = off;
+		off += fs->op[i].nsucc;
+		fs->op[i].nsucc = 0;
+	}
+	for (size_t e = 0; e < ne; e++) {
+		struct fop *o = &fs->op[edges[e].from];
+		fs->succ[o->succ_off + o->nsucc++] = edges[e].to;
+	}
+	/* cycles (Kahn) */
+	uint32_t qh = 0, qt = 0;
+	for (uint32_t i = 0; i < fs->n; i++) {
+		indeg[i] = fs->op[i].ndeps;
+		if (!indeg[i])
+			queue[qt++] = i;
+	}
+	while (qh < qt) {
+		const struct fop *o = &fs->op[queue[qh++]];
+		for (uint32_t k = 0; k < o->nsucc; k++)
+			if (--indeg[fs->succ[o->succ_off + k]] == 0)
+				queue[qt++] = (uint32_t)fs->succ[o->succ_off + k];
+	}
+	if (qt < fs->n) {
+		for (uint32_t i = 0; i < fs->n; i++)
+			if (indeg[i]) {
+				snprintf(msg, sizeof msg, "op %s%s%s is in a dependency cycle", fs->op[i].name ? "'" : "",
+				         fs->op[i].name ? fs->op[i].name : "here", fs->op[i].name ? "'" : "");
+				rc = ccs_y_error(&d, ops->v[i], msg);
+				goto out;
+			}
+	}
+	/* names point into the document: drop them */
+	for (uint32_t i = 0; i < fs->n; i++)
+		fs->op[i].name = NULL;
+	s->nops = fs->n;
+	s->ctx = fs;
+	s->get = fs_get;
+	s->succ = fs_succ;
+	s->ndeps = fs_ndeps;
+	s->release = fs_release;
+	fs = NULL;
+	rc = CCS_OK;
+out:
+	if (rc == CCS_ENOMEM && !diag->set)
+		ccs_diag_msg(diag, "%s: out of memory", path);
+	ccs_free(edges);
+	ccs_free(indeg);
+	ccs_free(queue);
+	if (fs) {
+		ccs_free(fs->op);
+		ccs_free(fs->succ);
+		ccs_free(fs);
+	}
+	ccs_ydoc_release(&d);
+	return rc;
+}
