@@ -440,7 +440,7 @@ static int run_coll(int argc, char **argv, int sim)
 				goto out;
 			aa = -1;
 		}
-		rw->algbw = cc.time_s > 0 ? (double)rw->bytes / cc.time_s / 1e9 : 0;
+		rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
 		rw->busbw = rw->algbw * ccs_busbw_factor(coll, n);
 		rw->alt_algo = -1;
 		if (aa >= 0 && (aa != a || aq != q)) {
