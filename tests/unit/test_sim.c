@@ -388,6 +388,48 @@ static void test_sched_file(void)
 	ccs_fabric_free(fab);
 	ccs_comm_release(&c);
 	ccs_topo_free(t);
+
+	/* contention: bisection traffic through a 2:1 leaf takes twice what the
+	 * NICs alone allow, and the busiest link is a leaf uplink */
+	const char *ov2[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=48",
+	                      "scaleout.oversubscription=2" };
+	t = load("topologies/hgx-h100-cluster.yaml", ov2, 4);
+	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	if (!t)
+		return;
+	CHECK(!ccs_fabric_new(&c, &fab));
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_sched bs;
+	int br = 0;
+	CHECK(!ccs_sched_load("scenarios/bisection-2to1.yaml", &c, &bs, &br, &d) && br == 64);
+	struct ccs_sim_stats st;
+	struct ccs_flows *fl = NULL;
+	CHECK(!ccs_sim_run(fab, &bs, &st, &fl, err, sizeof err));
+	bs.release(&bs);
+	double nic = 0;
+	CHECK(!ccs_fabric_route(fab, 0, 32, UINT32_MAX, UINT32_MAX, 0, res, &nres));
+	for (int i = 0; i < nres; i++)
+		if (ccs_fabric_res_kind(fab, res[i]) == 1)
+			nic = ccs_fabric_caps(fab)[res[i]];
+	CHECK(nic > 0);
+	double ratio = st.time_s / (256.0 * 1048576 / nic);
+	CHECK(ratio > 1.99 && ratio < 2.01);
+	double top = 0;
+	int top_kind = -1;
+	for (uint32_t r = 0; fl && r < ccs_fabric_nres(fab); r++) {
+		double cap_r = ccs_flows_cap(fl, r);
+		double u = cap_r > 0 ? ccs_flows_stats(fl, r)->bytes / cap_r : 0;
+		if (u > top * 1.001) {
+			top = u;
+			top_kind = ccs_fabric_res_kind(fab, r);
+		}
+	}
+	CHECK(top_kind == 2);
+	ccs_flows_free(fl);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
 }
 
 int main(void)
