@@ -118,11 +118,11 @@ struct row {
 
 struct row;
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   struct row *rw, struct ccs_flows **keep, const char *trace_path);
+                   int copies, struct row *rw, struct ccs_flows **keep, const char *trace_path);
 static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
-static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn, const char *path,
-                        int links, const char *trace_path);
+static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
+                        const char *const *paths, int npaths, int links, const char *trace_path);
 
 static int run_coll(int argc, char **argv, int sim)
 {
@@ -132,7 +132,8 @@ static int run_coll(int argc, char **argv, int sim)
 	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
 	double factor = 0;
 	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0, links = 0;
-	const char *trace_path = NULL, *sched_path = NULL;
+	const char *trace_path = NULL, *sched_path[8];
+	int nsched = 0, concurrent = 1;
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *last_flows = NULL;
 	struct ccs_sets sets;
@@ -176,7 +177,22 @@ static int run_coll(int argc, char **argv, int sim)
 				fprintf(stderr, "%s: '--schedule' needs a FILE.yaml\n", me);
 				goto out;
 			}
-			sched_path = argv[++i];
+			if (nsched == 8) {
+				fprintf(stderr, "%s: at most 8 --schedule files\n", me);
+				goto out;
+			}
+			sched_path[nsched++] = argv[++i];
+			continue;
+		}
+		if (sim && !strcmp(a, "--concurrent")) {
+			char *e2;
+			long x = i + 1 < argc ? strtol(argv[i + 1], &e2, 10) : 0;
+			if (i + 1 >= argc || *e2 || x < 1 || x > 64) {
+				fprintf(stderr, "%s: '--concurrent' takes a number of copies from 1 to 64\n", me);
+				goto out;
+			}
+			concurrent = (int)x;
+			i++;
 			continue;
 		}
 		if (sim && !strcmp(a, "--granularity")) {
@@ -251,16 +267,16 @@ static int run_coll(int argc, char **argv, int sim)
 			}
 		}
 	}
-	if (sched_path) {
+	if (nsched) {
 		if (!topo) {
 			fprintf(stderr, "%s: missing -t TOPO\n", me);
 			goto out;
 		}
-		if (coll_s || algo_s || proto_s) {
-			fprintf(stderr, "%s: --schedule runs the ops the file lists; -c, -a and -p do not apply\n", me);
+		if (coll_s || algo_s || proto_s || concurrent > 1) {
+			fprintf(stderr, "%s: --schedule runs the ops the files list; -c, -a, -p and --concurrent do not apply\n", me);
 			goto out;
 		}
-		rc = run_schedule(topo, &sets, nranks, ppn, sched_path, links, trace_path);
+		rc = run_schedule(topo, &sets, nranks, ppn, sched_path, nsched, links, trace_path);
 		goto out;
 	}
 	if (!topo || !coll_s) {
@@ -436,7 +452,7 @@ static int run_coll(int argc, char **argv, int sim)
 		rw->bound = cc.bound;
 		rw->time_s = cc.time_s;
 		if (sim) {
-			if (sim_row(&comm, &fab, coll, a, q, channels, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
+			if (sim_row(&comm, &fab, coll, a, q, channels, concurrent, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
 				goto out;
 			aa = -1;
 		}
@@ -485,9 +501,12 @@ static int run_coll(int argc, char **argv, int sim)
 		}
 		printf("\n  ],\n  \"avg_busbw_GBps\": %.6g\n}\n", avg_bus);
 	} else {
-		printf("# %s: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice\n", me, ccs_coll_name[coll],
+		printf("# %s: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice", me, ccs_coll_name[coll],
 		       t->name, n, comm.G, comm.G == 1 ? "" : "s", comm.p,
 		       comm.intra_nvl ? "scale-up domains" : "nodes", best ? "ccsim" : "NCCL");
+		if (concurrent > 1)
+			printf("; %d copies at once (time: all done)", concurrent);
+		printf("\n");
 		printf("#\n");
 		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %-14s %-6s %3s  %-8s %s\n", "size", "count", "type",
 		       "redop", "root", "time", "algbw", "busbw", "algo", "proto", "ch", "bound", best ? "nccl" : "best");
@@ -527,7 +546,7 @@ out:
  * --links).  The bound is what the most utilised resource is (bytes over
  * capacity x run time), or latency when none reached half. */
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   struct row *rw, struct ccs_flows **keep, const char *trace_path)
+                   int copies, struct row *rw, struct ccs_flows **keep, const char *trace_path)
 {
 	char err[256];
 	if (!*fab && ccs_fabric_new(c, fab)) {
@@ -536,7 +555,17 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 	}
 	struct ccs_sched s;
 	const char *why = NULL;
-	int rc = ccs_sched_build(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, &s, &why);
+	struct ccs_sched part[64];
+	int rc = 0, built = 0;
+	for (; built < copies && !rc; built++)
+		rc = ccs_sched_build(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, &part[built], &why);
+	if (!rc && copies == 1)
+		s = part[0];
+	else if (!rc)
+		rc = ccs_sched_concat(part, copies, &s);   /* the copies start together and share the fabric */
+	else
+		for (int j = 0; j + 1 < built; j++)
+			part[j].release(&part[j]);
 	if (rc) {
 		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_name[algo], ccs_coll_name[coll],
 		        why ? why : "out of memory");
@@ -640,23 +669,48 @@ static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl
 	ccs_free(v);
 }
 
-/* `simulate --schedule`: the ops a YAML file lists, on the first R ranks
- * of the topology (R: the file's `ranks`, or -n). */
-static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn, const char *path,
-                        int links, const char *trace_path)
+/* Load every schedule file for comm; *maxr gets the most ranks any
+ * declares.  The parts are released on failure. */
+static int load_parts(const char *const *paths, int npaths, const struct ccs_comm *comm, struct ccs_sched *parts,
+                      int *maxr)
+{
+	struct ccs_diag diag;
+	*maxr = 0;
+	for (int j = 0; j < npaths; j++) {
+		int r = 0;
+		memset(&diag, 0, sizeof diag);
+		if (ccs_sched_load(paths[j], comm, &parts[j], &r, &diag)) {
+			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
+			for (int k = 0; k < j; k++)
+				parts[k].release(&parts[k]);
+			return -1;
+		}
+		if (r > *maxr)
+			*maxr = r;
+	}
+	return 0;
+}
+
+/* `simulate --schedule`: the ops YAML files list, all starting together, on
+ * the first R ranks of the topology (R: the most ranks a file declares, or
+ * -n). */
+static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
+                        const char *const *paths, int npaths, int links, const char *trace_path)
 {
 	struct ccs_diag diag;
 	memset(&diag, 0, sizeof diag);
 	struct ccs_topo *t = NULL;
 	struct ccs_comm comm;
 	memset(&comm, 0, sizeof comm);
-	struct ccs_sched s;
+	struct ccs_sched s, parts[8];
 	memset(&s, 0, sizeof s);
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *fl = NULL;
 	struct ccs_trace *tr = NULL;
 	char err[256];
-	int rc = 1, ranks = 0;
+	int rc = 1, ranks = 0, loaded = 0;
+	const char *what = npaths == 1 ? paths[0] : "the schedules";
+	const char *has = npaths == 1 ? "the schedule has" : "they use up to";
 	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &t, &diag)) {
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
 		goto out;
@@ -665,32 +719,39 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		fprintf(stderr, "%s: %s\n", me, err);
 		goto out;
 	}
-	if (ccs_sched_load(path, &comm, &s, &ranks, &diag)) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
+	if (load_parts(paths, npaths, &comm, parts, &ranks))
 		goto out;
-	}
+	loaded = 1;
 	if (ranks > comm.n) {
-		fprintf(stderr, "%s: %s: the schedule has %d ranks; %s gives %d%s\n", me, path, ranks, t->name, comm.n,
+		fprintf(stderr, "%s: %s: %s %d ranks; %s gives %d%s\n", me, what, has, ranks, t->name, comm.n,
 		        nranks ? " (-n)" : "");
 		goto out;
 	}
 	if (ranks < comm.n) {
 		if (nranks) {
-			fprintf(stderr, "%s: %s: the schedule has %d ranks, not the %d of -n\n", me, path, ranks, nranks);
+			fprintf(stderr, "%s: %s: %s %d ranks, not the %d of -n\n", me, what, has, ranks, nranks);
 			goto out;
 		}
 		/* the first `ranks` ranks, with hop latencies of that communicator */
-		s.release(&s);
+		for (int j = 0; j < npaths; j++)
+			parts[j].release(&parts[j]);
+		loaded = 0;
 		ccs_comm_release(&comm);
 		memset(&comm, 0, sizeof comm);
 		if (ccs_comm_build(t, ranks, ppn, &comm, err, sizeof err)) {
 			fprintf(stderr, "%s: %s\n", me, err);
 			goto out;
 		}
-		if (ccs_sched_load(path, &comm, &s, &ranks, &diag)) {
-			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
+		if (load_parts(paths, npaths, &comm, parts, &ranks))
 			goto out;
-		}
+		loaded = 1;
+	}
+	loaded = 0;
+	if (npaths == 1)
+		s = parts[0];
+	else if (ccs_sched_concat(parts, npaths, &s)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		goto out;
 	}
 	if (ccs_fabric_new(&comm, &fab)) {
 		fprintf(stderr, "%s: out of memory\n", me);
@@ -700,7 +761,7 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 	memset(&hooks, 0, sizeof hooks);
 	if (trace_path) {
 		char title[256];
-		snprintf(title, sizeof title, "schedule %s on %d ranks of %s", path, comm.n, t->name);
+		snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 		int trc = ccs_trace_open(&tr, trace_path, &s, comm.n, title, err, sizeof err);
 		if (trc) {
 			fprintf(stderr, "%s: %s\n", me, trc == CCS_ENOMEM ? "out of memory" : err);
@@ -719,11 +780,13 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		}
 	}
 	if (src) {
-		fprintf(stderr, "%s: %s: %s\n", me, path, src == CCS_ENOMEM ? "out of memory" : err);
+		fprintf(stderr, "%s: %s: %s\n", me, what, src == CCS_ENOMEM ? "out of memory" : err);
 		goto out;
 	}
-	printf("# %s: schedule %s on %s: %d ranks in %d group%s of %d\n", me, path, t->name, comm.n, comm.G,
-	       comm.G == 1 ? "" : "s", comm.p);
+	printf("# %s: schedule", me);
+	for (int j = 0; j < npaths; j++)
+		printf("%s %s", j ? " +" : "", paths[j]);
+	printf(" on %s: %d ranks in %d group%s of %d\n", t->name, comm.n, comm.G, comm.G == 1 ? "" : "s", comm.p);
 	printf("# %8s %10s %8s %16s %16s\n", "time(us)", "ops", "flows", "bytes sent", "events");
 	printf("  %8.3f %10llu %8llu %16.0f %16llu\n", st.time_s * 1e6, (unsigned long long)st.ops,
 	       (unsigned long long)st.flows, st.bytes_sent, (unsigned long long)st.events);
@@ -733,6 +796,9 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 out:
 	if (tr)
 		ccs_trace_close(tr);
+	if (loaded)
+		for (int j = 0; j < npaths; j++)
+			parts[j].release(&parts[j]);
 	if (s.release)
 		s.release(&s);
 	ccs_flows_free(fl);

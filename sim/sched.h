@@ -64,4 +64,9 @@ struct ccs_diag;
 int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
                    struct ccs_diag *diag);
 
+/* Run the k schedules in parts as one, all starting at time 0 (op j of
+ * part p becomes op offset(p) + j).  Takes the parts over (they are
+ * released with out, or at once on CCS_ENOMEM). */
+int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out);
+
 #endif

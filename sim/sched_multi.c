@@ -1,0 +1,96 @@
+/*
+** sim/sched_multi.c: several schedules run as one (sched.h): part j's op i
+** is op off[j] + i, with its dependencies and successors shifted alike, so
+** the parts start together and share the fabric only through the flow
+** solver (two jobs, or overlapping collectives on the same ranks).
+*/
+#include "sched.h"
+
+#include <string.h>
+
+struct multi {
+	int k;
+	struct ccs_sched *part;
+	uint64_t *off;               /* k + 1 prefix sums of nops */
+};
+
+static int which(const struct multi *m, uint64_t id)
+{
+	int j = 0;
+	while (j + 1 < m->k && id >= m->off[j + 1])
+		j++;
+	return j;
+}
+
+static void mu_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct multi *m = s->ctx;
+	int j = which(m, id);
+	m->part[j].get(&m->part[j], id - m->off[j], op);
+}
+
+static int mu_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct multi *m = s->ctx;
+	int j = which(m, id);
+	int n = m->part[j].succ(&m->part[j], id - m->off[j], out);
+	for (int i = 0; i < n; i++)
+		out[i] += m->off[j];
+	return n;
+}
+
+static uint32_t mu_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct multi *m = s->ctx;
+	int j = which(m, id);
+	return m->part[j].ndeps(&m->part[j], id - m->off[j]);
+}
+
+static void mu_release(struct ccs_sched *s)
+{
+	struct multi *m = s->ctx;
+	if (m) {
+		for (int j = 0; j < m->k; j++)
+			if (m->part[j].release)
+				m->part[j].release(&m->part[j]);
+		ccs_free(m->part);
+		ccs_free(m->off);
+		ccs_free(m);
+	}
+	memset(s, 0, sizeof *s);
+}
+
+int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
+{
+	memset(out, 0, sizeof *out);
+	struct multi *m = ccs_calloc(1, sizeof *m);
+	if (m) {
+		m->part = ccs_malloc((size_t)(k > 0 ? k : 1) * sizeof *m->part);
+		m->off = ccs_malloc(((size_t)(k > 0 ? k : 1) + 1) * sizeof *m->off);
+	}
+	if (!m || !m->part || !m->off) {
+		if (m) {
+			ccs_free(m->part);
+			ccs_free(m->off);
+			ccs_free(m);
+		}
+		for (int j = 0; j < k; j++)
+			if (parts[j].release)
+				parts[j].release(&parts[j]);
+		return CCS_ENOMEM;
+	}
+	m->k = k;
+	m->off[0] = 0;
+	for (int j = 0; j < k; j++) {
+		m->part[j] = parts[j];
+		m->off[j + 1] = m->off[j] + parts[j].nops;
+		memset(&parts[j], 0, sizeof parts[j]);
+	}
+	out->nops = m->off[k];
+	out->ctx = m;
+	out->get = mu_get;
+	out->succ = mu_succ;
+	out->ndeps = mu_ndeps;
+	out->release = mu_release;
+	return CCS_OK;
+}
