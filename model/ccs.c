@@ -71,7 +71,7 @@ void *ccs_realloc(void *p, size_t n)
 
 void ccs_free(void *p) { free(p); }
 
-int ccs_grow(void *pp, size_t *cap, size_t need, size_t sz)
+int ccs_grow_slow(void *pp, size_t *cap, size_t need, size_t sz)
 {
 	void **p = pp;
 	if (need <= *cap)

@@ -45,8 +45,13 @@ void  ccs_alloc_fail_at(long n);
 int   ccs_alloc_failed(void);
 /* Read CCS_FAIL_ALLOC from the environment (call once, in main). */
 void  ccs_alloc_init_from_env(void);
-/* Grow *p (an array of *cap elements of size sz) to hold at least need. */
-int   ccs_grow(void *p, size_t *cap, size_t need, size_t sz);
+/* Grow *p (an array of *cap elements of size sz) to hold at least need;
+ * the common case (room already) costs one comparison, inline. */
+int   ccs_grow_slow(void *p, size_t *cap, size_t need, size_t sz);
+static inline int ccs_grow(void *p, size_t *cap, size_t need, size_t sz)
+{
+	return need <= *cap ? 0 : ccs_grow_slow(p, cap, need, sz);
+}
 
 /* Arena: bump allocation in chunks, freed all at once. */
 struct ccs_arena_chunk;

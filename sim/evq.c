@@ -12,10 +12,11 @@ ccs_time ccs_time_from_s(double s)
 {
 	if (!(s > 0))
 		return 0;
-	double ps = ceil(s * 1e12);
+	double ps = s * 1e12;
 	if (ps >= 9.2e18)
 		return CCS_TIME_MAX;
-	return (ccs_time)ps;
+	ccs_time t = (ccs_time)ps;   /* ceil without the libm call */
+	return (double)t < ps ? t + 1 : t;
 }
 
 void ccs_evq_init(struct ccs_evq *q)

@@ -37,7 +37,7 @@ static void rs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		c = (int)(cs / (uint64_t)r->steps);
 	}
 	const int32_t *ord = r->order + (size_t)c * r->n;
-	int a = ord[i], b = ord[(i + 1) % r->n];
+	int a = ord[i], b = ord[i + 1 == r->n ? 0 : i + 1];
 	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
 	op->kind = CCS_OP_XFER;
 	op->src = a;
@@ -60,6 +60,13 @@ static void rs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 static int rs_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct ring_sched *rs = s->ctx;
+	if (id < UINT32_MAX) {      /* 32-bit division is much cheaper */
+		uint32_t n = (uint32_t)rs->r.n, x = (uint32_t)id, cs = x / n, i = x - cs * n;
+		if (cs % (uint32_t)rs->r.steps + 1 >= (uint32_t)rs->r.steps)
+			return 0;
+		out[0] = (uint64_t)(cs + 1) * n + (i + 1 == n ? 0 : i + 1);
+		return 1;
+	}
 	uint64_t n = (uint64_t)rs->r.n;
 	uint64_t i = id % n, cs = id / n;
 	uint64_t step = cs % (uint64_t)rs->r.steps;
@@ -72,6 +79,8 @@ static int rs_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 static uint32_t rs_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct ring_sched *rs = s->ctx;
+	if (id < UINT32_MAX)
+		return ((uint32_t)id / (uint32_t)rs->r.n) % (uint32_t)rs->r.steps ? 1 : 0;
 	uint64_t step = (id / (uint64_t)rs->r.n) % (uint64_t)rs->r.steps;
 	return step ? 1 : 0;
 }
