@@ -31,7 +31,7 @@ static void usage(FILE *f)
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
 	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step]\n"
-	        "simulate runs the ring and nvls schedules (AllReduce, AllGather, ReduceScatter) through the\n"
+	        "simulate runs the ring, tree and nvls schedules (AllReduce; ring also AllGather, ReduceScatter) through the\n"
 	        "event simulator with max-min bandwidth sharing; --links prints the busiest links of the last size.");
 }
 
@@ -350,9 +350,9 @@ static int run_coll(int argc, char **argv, int sim)
 		pmask = (unsigned)m;
 	}
 	if (sim) {
-		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS);
+		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS) | (1u << CCS_ALGO_TREE);
 		if (fixed_algo && !(amask & schedulable)) {
-			fprintf(stderr, "%s: the simulator has schedules for ring and nvls so far, not '%s'\n", me, algo_s);
+			fprintf(stderr, "%s: the simulator has schedules for ring, tree and nvls so far, not '%s'\n", me, algo_s);
 			goto out;
 		}
 		amask &= schedulable;

@@ -69,4 +69,9 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
  * released with out, or at once on CCS_ENOMEM). */
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out);
 
+/* Tree AllReduce (sim/sched_tree.c): chains inside groups, NCCL's double
+ * binary tree across them, chunk-pipelined reduce up and broadcast down. */
+int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                   const char **why);
+
 #endif

@@ -328,6 +328,13 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
 		s->release = nv_release;
 		return CCS_OK;
 	}
-	*why = "the simulator has schedules for ring and nvls so far";
+	if (algo == CCS_ALGO_TREE) {
+		if (coll != CCS_COLL_ALLREDUCE) {
+			*why = "tree applies to AllReduce";
+			return CCS_EINPUT;
+		}
+		return ccs_sched_tree(c, proto, channels, bytes, s, why);
+	}
+	*why = "the simulator has schedules for ring, tree and nvls so far";
 	return CCS_EINPUT;
 }

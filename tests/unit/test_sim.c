@@ -308,6 +308,34 @@ static void test_engine(void)
 	ccs_fabric_free(fab);
 	ccs_comm_release(&c);
 	ccs_topo_free(t);
+
+	/* tree AllReduce: completes on odd group counts and odd channel counts,
+	 * conserves bytes, and at 1 GiB on one and two nodes lands within 10% of
+	 * the closed form (the schedule pays the pipeline fill that the closed
+	 * form folds into NCCL's efficiencies; docs/simulator.md) */
+	for (int nodes = 1; nodes <= 5; nodes++) {
+		char nb[32];
+		snprintf(nb, sizeof nb, "nodes=%d", nodes);
+		const char *ts_sets[] = { nb };
+		t = load("topologies/hgx-h100-cluster.yaml", ts_sets, 1);
+		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		if (!t)
+			return;
+		CHECK(!ccs_fabric_new(&c, &fab));
+		for (int ch = 0; ch <= 3; ch += 3) {
+			double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, ch, 1ull << 30, &st);
+			CHECK(ts > 0 && st.bytes_sent == st.bytes_received && st.ops > 0);
+			struct ccs_cost cc;
+			ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, ch, 1ull << 30, &cc, NULL);
+			if (nodes <= 2 && ch == 0)
+				CHECK_NEAR(ts, cc.time_s, 0.10);
+			if (ts <= 0)
+				fprintf(stderr, "tree: %d nodes, %d channels: %s\n", nodes, ch, err);
+		}
+		ccs_fabric_free(fab);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
 }
 
 /* Write text to a temporary schedule file and load it for c. */

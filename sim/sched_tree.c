@@ -1,0 +1,269 @@
+/*
+** sim/sched_tree.c: NCCL's tree AllReduce as a schedule (sched.h).
+**
+** Inside each group the ranks form a chain m0 <- m1 <- ... <- m(p-1); the
+** groups' heads (m0) form a binary tree, two of them (NCCL's double binary
+** tree): channel c uses tree c mod 2, tree 0 an in-order binary tree over
+** the groups (most edges join neighbours), tree 1 the same over the
+** mirrored order (shifted by one when G is odd), so a group that is inner
+** in one is a leaf in the other; and channel c's
+** chains start (c/2) mod p ranks further on, so that the channels' heads,
+** and the NICs they reach the network through, differ.
+** Each channel moves S/C bytes in K chunks of NCCL's tree chunk size (at
+** most CCS_TREE_MAXCHUNKS; larger chunks beyond that).  Per (channel c,
+** chunk k, rank r) two ops, id = ((c K + k) n + r) 2 + {0: up, 1: down}:
+**   up(c,k,r)    r sends chunk k, reduced with its children's, to its parent;
+**                waits for up(c,k,child) of every child and up(c,k-1,r);
+**                the root's is a no-traffic op (the reduction completes there)
+**   down(c,k,r)  r receives the reduced chunk k from its parent; waits for
+**                down(c,k,parent) (the root's own: its up) and down(c,k-1,r)
+** so reduction up and broadcast down run at once, as NCCL pipelines them,
+** and each link carries one chunk at a time per channel and direction.
+** Each op pays its hop's latency (NCCL's intra or network tree latency)
+** and one chunk step of synchronisation; leaves' first ops the base
+** latency.  Bytes on the wire are the chunk over NCCL's tree efficiency and
+** its measured tree shortfall, as the closed form counts them.
+*/
+#include "sched.h"
+
+#include "../model/nccl_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CCS_TREE_MAXCHUNKS 256
+
+struct tree_sched {
+	int n, C, K;
+	int V;                      /* variants: 2 trees x R chain rotations */
+	int32_t **parent;           /* per variant: rank's parent, -1 at the root */
+	int32_t **child;            /* per variant: 3 children per rank */
+	uint8_t **nchild;
+	int32_t *group;             /* rank's group (for intra/inter) */
+	double bytes;
+	double d_intra, d_inter, d_base;
+};
+
+static void ts_split(const struct tree_sched *ts, uint64_t id, int *c, int *k, int *r, int *down)
+{
+	uint64_t x = id >> 1;
+	*down = (int)(id & 1);
+	*r = (int)(x % (uint64_t)ts->n);
+	uint64_t ck = x / (uint64_t)ts->n;
+	*k = (int)(ck % (uint64_t)ts->K);
+	*c = (int)(ck / (uint64_t)ts->K);
+}
+
+static uint64_t ts_id(const struct tree_sched *ts, int c, int k, int r, int down)
+{
+	return ((((uint64_t)c * (uint64_t)ts->K + (uint64_t)k) * (uint64_t)ts->n + (uint64_t)r) << 1) | (uint64_t)down;
+}
+
+/* Channel c uses tree c mod 2 and chains rotated by (c / 2) mod R. */
+static int variant(const struct tree_sched *ts, int c)
+{
+	return c % ts->V;
+}
+
+static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct tree_sched *ts = s->ctx;
+	int c, k, r, down;
+	ts_split(ts, id, &c, &k, &r, &down);
+	int t = variant(ts, c);
+	int par = ts->parent[t][r];
+	memset(op, 0, sizeof *op);
+	op->channel = (uint32_t)c;
+	op->nic_src = op->nic_dst = UINT32_MAX;
+	if (par < 0) {
+		op->kind = CCS_OP_DELAY;
+		op->src = op->dst = r;
+		return;
+	}
+	op->kind = CCS_OP_XFER;
+	op->src = down ? par : r;
+	op->dst = down ? r : par;
+	op->bytes = ts->bytes;
+	int inter = ts->group[r] != ts->group[par];
+	op->delay_s = inter ? ts->d_inter : ts->d_intra;
+	if (k == 0 && !down && ts->nchild[t][r] == 0)
+		op->delay_s += ts->d_base;
+}
+
+static int ts_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct tree_sched *ts = s->ctx;
+	int c, k, r, down, n = 0;
+	ts_split(ts, id, &c, &k, &r, &down);
+	int t = variant(ts, c);
+	if (!down) {
+		int par = ts->parent[t][r];
+		out[n++] = par >= 0 ? ts_id(ts, c, k, par, 0) : ts_id(ts, c, k, r, 1);
+	} else {
+		for (int j = 0; j < ts->nchild[t][r]; j++)
+			out[n++] = ts_id(ts, c, k, ts->child[t][3 * r + j], 1);
+	}
+	if (k + 1 < ts->K)
+		out[n++] = ts_id(ts, c, k + 1, r, down);
+	return n;
+}
+
+static uint32_t ts_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct tree_sched *ts = s->ctx;
+	int c, k, r, down;
+	ts_split(ts, id, &c, &k, &r, &down);
+	uint32_t d = k > 0;
+	return d + (down ? 1u : ts->nchild[variant(ts, c)][r]);
+}
+
+static void ts_release(struct ccs_sched *s)
+{
+	struct tree_sched *ts = s->ctx;
+	if (ts) {
+		for (int t = 0; t < ts->V && ts->parent; t++) {
+			ccs_free(ts->parent[t]);
+			ccs_free(ts->child[t]);
+			ccs_free(ts->nchild[t]);
+		}
+		ccs_free(ts->parent);
+		ccs_free(ts->child);
+		ccs_free(ts->nchild);
+		ccs_free(ts->group);
+		ccs_free(ts);
+	}
+	memset(s, 0, sizeof *s);
+}
+
+/* Parent of position k in an in-order binary tree over 0..G-1 rooted at 0
+ * (NCCL's btree shape): with b the lowest set bit of k, the parent is k
+ * with b cleared and 2b set, or with b cleared alone when that is past the
+ * end; positions then sit between their children k - b/2 and k + b/2. */
+static int btree_parent(int k, int G)
+{
+	if (k == 0)
+		return -1;
+	int b = k & -k;
+	int up = (k ^ b) | (b << 1);
+	return up < G ? up : k ^ b;
+}
+
+static void add_child(struct tree_sched *ts, int t, int par, int r)
+{
+	ts->parent[t][r] = par;
+	if (par >= 0)
+		ts->child[t][3 * par + ts->nchild[t][par]++] = r;
+}
+
+int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                   const char **why)
+{
+	memset(s, 0, sizeof *s);
+	int n = c->n, G = c->G;
+	struct tree_sched *ts = ccs_calloc(1, sizeof *ts);
+	int32_t *gstart = ccs_calloc((size_t)G + 2, sizeof *gstart);
+	int32_t *members = ccs_malloc(((size_t)n + 1) * sizeof *members);
+	int rc = CCS_ENOMEM;
+	s->ctx = ts;
+	s->release = ts_release;
+	if (!ts || !gstart || !members)
+		goto out;
+	ts->n = n;
+	ts->C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
+	if (ts->C < 1)
+		ts->C = 1;
+	ts->group = ccs_malloc(((size_t)n + 1) * sizeof *ts->group);
+	if (!ts->group)
+		goto out;
+	/* enough rotations that the channels' chains start at different ranks
+	 * (and so leave through different NICs), as NCCL's do */
+	int R = c->p < 1 ? 1 : c->p;
+	if (R > (ts->C + 1) / 2)
+		R = (ts->C + 1) / 2;
+	if (R < 1)
+		R = 1;
+	ts->V = 2 * R;
+	if (ts->V > ts->C)
+		ts->V = ts->C < 2 ? (G > 1 ? 1 : 1) : ts->C;
+	ts->parent = ccs_calloc((size_t)ts->V, sizeof *ts->parent);
+	ts->child = ccs_calloc((size_t)ts->V, sizeof *ts->child);
+	ts->nchild = ccs_calloc((size_t)ts->V, sizeof *ts->nchild);
+	if (!ts->parent || !ts->child || !ts->nchild)
+		goto out;
+	for (int t = 0; t < ts->V; t++) {
+		ts->parent[t] = ccs_malloc(((size_t)n + 1) * sizeof *ts->parent[t]);
+		ts->child[t] = ccs_malloc(((size_t)n * 3 + 1) * sizeof *ts->child[t]);
+		ts->nchild[t] = ccs_calloc((size_t)n + 1, 1);
+		if (!ts->parent[t] || !ts->child[t] || !ts->nchild[t])
+			goto out;
+	}
+	memcpy(ts->group, c->rank_group, (size_t)n * sizeof *ts->group);
+	for (int r = 0; r < n; r++)
+		gstart[c->rank_group[r] + 1]++;
+	for (int g = 0; g < G; g++)
+		gstart[g + 1] += gstart[g];
+	{
+		int32_t *fill = ccs_malloc(((size_t)G + 1) * sizeof *fill);
+		if (!fill)
+			goto out;
+		memcpy(fill, gstart, (size_t)G * sizeof *fill);
+		for (int r = 0; r < n; r++)
+			members[fill[c->rank_group[r]]++] = r;
+		ccs_free(fill);
+	}
+	for (int v = 0; v < ts->V; v++) {
+		int t = v & 1, rot = v >> 1;
+		/* member j of group g in this variant's chain order */
+#define MEMBER(g, j) members[gstart[g] + ((j) + rot) % (gstart[(g) + 1] - gstart[g])]
+		/* the groups' heads: an in-order binary tree over positions, so that
+		 * most edges join neighbouring groups; tree 1 over the mirrored
+		 * positions (G even) or those shifted by one (G odd) */
+		for (int k = 0; k < G; k++) {
+			int pk = btree_parent(k, G);
+			int g = t ? (G % 2 == 0 ? G - 1 - k : (k + 1) % G) : k;
+			int pg = pk < 0 ? -1 : t ? (G % 2 == 0 ? G - 1 - pk : (pk + 1) % G) : pk;
+			if (pg >= 0 && ts->nchild[v][MEMBER(pg, 0)] >= 3) {
+				rc = CCS_EINTERNAL;
+				goto out;
+			}
+			add_child(ts, v, pg >= 0 ? MEMBER(pg, 0) : -1, MEMBER(g, 0));
+		}
+		/* the chains inside the groups */
+		for (int g = 0; g < G; g++)
+			for (int j = 1; j < gstart[g + 1] - gstart[g]; j++)
+				add_child(ts, v, MEMBER(g, j - 1), MEMBER(g, j));
+#undef MEMBER
+	}
+	/* chunks, bytes and delays as the closed form counts them */
+	double S = (double)bytes;
+	double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0 : 524288.0;
+	double K = ceil(S / ((double)ts->C * chunk));
+	if (K < 1)
+		K = 1;
+	if (K > CCS_TREE_MAXCHUNKS)
+		K = CCS_TREE_MAXCHUNKS;
+	ts->K = (int)K;
+	double e = 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (G == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
+	e *= ccs_nccl_tree_correction(proto, S);
+	ts->bytes = S / ((double)ts->C * K) / e;
+	/* synchronisation: one step per NCCL chunk the op stands for */
+	double real_k = ceil(S / ((double)ts->C * chunk));
+	double sync = c->prm.step_s[proto] * (real_k < 1 ? 1 : real_k) / K;
+	ts->d_base = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 0, 0);
+	ts->d_intra = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 1, 0) - ts->d_base + sync;
+	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 0, 1) - ts->d_base + sync;
+	s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)n * 2;
+	s->get = ts_get;
+	s->succ = ts_succ;
+	s->ndeps = ts_ndeps;
+	rc = CCS_OK;
+out:
+	ccs_free(gstart);
+	ccs_free(members);
+	if (rc) {
+		ts_release(s);
+		if (why)
+			*why = rc == CCS_ENOMEM ? "out of memory" : "internal: a tree position with more than two children";
+	}
+	return rc;
+}
