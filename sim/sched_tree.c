@@ -6,9 +6,9 @@
 ** tree): channel c uses tree c mod 2, tree 0 an in-order binary tree over
 ** the groups (most edges join neighbours), tree 1 the same over the
 ** mirrored order (shifted by one when G is odd), so a group that is inner
-** in one is a leaf in the other; and channel c's
-** chains start (c/2) mod p ranks further on, so that the channels' heads,
-** and the NICs they reach the network through, differ.
+** in one is a leaf in the other; and channel c's chains start c ranks
+** further on, so that the channels' heads, and the NICs they reach the
+** network through, differ, and every NIC carries both trees.
 ** Each channel moves S/C bytes in K chunks of NCCL's tree chunk size (at
 ** most CCS_TREE_MAXCHUNKS; larger chunks beyond that).  Per (channel c,
 ** chunk k, rank r) two ops, id = ((c K + k) n + r) 2 + {0: up, 1: down}:
@@ -35,7 +35,7 @@
 
 struct tree_sched {
 	int n, C, K;
-	int V;                      /* variants: 2 trees x R chain rotations */
+	int V;                      /* variants: one per channel */
 	int32_t **parent;           /* per variant: rank's parent, -1 at the root */
 	int32_t **child;            /* per variant: 3 children per rank */
 	uint8_t **nchild;
@@ -59,10 +59,11 @@ static uint64_t ts_id(const struct tree_sched *ts, int c, int k, int r, int down
 	return ((((uint64_t)c * (uint64_t)ts->K + (uint64_t)k) * (uint64_t)ts->n + (uint64_t)r) << 1) | (uint64_t)down;
 }
 
-/* Channel c uses tree c mod 2 and chains rotated by (c / 2) mod R. */
+/* Channel c has its own tree and chains (below). */
 static int variant(const struct tree_sched *ts, int c)
 {
-	return c % ts->V;
+	(void)ts;
+	return c;
 }
 
 static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
@@ -175,16 +176,11 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 	ts->group = ccs_malloc(((size_t)n + 1) * sizeof *ts->group);
 	if (!ts->group)
 		goto out;
-	/* enough rotations that the channels' chains start at different ranks
-	 * (and so leave through different NICs), as NCCL's do */
-	int R = c->p < 1 ? 1 : c->p;
-	if (R > (ts->C + 1) / 2)
-		R = (ts->C + 1) / 2;
-	if (R < 1)
-		R = 1;
-	ts->V = 2 * R;
-	if (ts->V > ts->C)
-		ts->V = ts->C < 2 ? (G > 1 ? 1 : 1) : ts->C;
+	/* one variant per channel: the first half of the channels on tree 0,
+	 * the second on tree 1 (NCCL's split), channel c's chains starting c
+	 * ranks further on, so that the channels reach the network through
+	 * different NICs and every NIC carries both trees */
+	ts->V = ts->C;
 	ts->parent = ccs_calloc((size_t)ts->V, sizeof *ts->parent);
 	ts->child = ccs_calloc((size_t)ts->V, sizeof *ts->child);
 	ts->nchild = ccs_calloc((size_t)ts->V, sizeof *ts->nchild);
@@ -212,7 +208,7 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 		ccs_free(fill);
 	}
 	for (int v = 0; v < ts->V; v++) {
-		int t = v & 1, rot = v >> 1;
+		int t = 2 * v >= ts->C && ts->C > 1, rot = v;
 		/* member j of group g in this variant's chain order */
 #define MEMBER(g, j) members[gstart[g] + ((j) + rot) % (gstart[(g) + 1] - gstart[g])]
 		/* the groups' heads: an in-order binary tree over positions, so that
