@@ -581,6 +581,10 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 		snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
 		         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
 		rc = ccs_trace_open(&tr, trace_path, &s, c->n, title, err, sizeof err);
+		if (!rc && ccs_trace_links(tr, *fab)) {
+			ccs_trace_close(tr);
+			rc = CCS_ENOMEM;
+		}
 		if (rc) {
 			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
 			s.release(&s);
@@ -763,6 +767,10 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		char title[256];
 		snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 		int trc = ccs_trace_open(&tr, trace_path, &s, comm.n, title, err, sizeof err);
+		if (!trc && (trc = ccs_trace_links(tr, fab)) != 0) {
+			ccs_trace_close(tr);
+			tr = NULL;
+		}
 		if (trc) {
 			fprintf(stderr, "%s: %s\n", me, trc == CCS_ENOMEM ? "out of memory" : err);
 			goto out;

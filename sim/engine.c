@@ -139,6 +139,8 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 		}
 		if ((rc = ccs_flows_update(r.fl, now, on_sched, &r)))
 			goto out;
+		if (hooks && hooks->rates)
+			hooks->rates(hooks->ctx, r.fl, now);
 	}
 	st->ops = done_ops;
 	st->time_s = (double)now * 1e-12;

@@ -30,6 +30,8 @@ struct ccs_sim_hooks {
 	void *ctx;
 	void (*op_start)(void *ctx, uint64_t op, const struct ccs_op *o, ccs_time t);
 	void (*op_end)(void *ctx, uint64_t op, ccs_time t);
+	/* after the rates were recomputed at time t (ccs_flows_touched) */
+	void (*rates)(void *ctx, const struct ccs_flows *fl, ccs_time t);
 };
 
 /* As ccs_sim_run, calling the hooks (may be NULL) as ops start and end. */

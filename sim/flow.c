@@ -35,6 +35,7 @@ struct ccs_flows {
 	struct { uint32_t r0, f0; } *comp;
 	size_t capcomp;
 	uint32_t ndirty;
+	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
 };
 
 #define NONE UINT32_MAX
@@ -227,6 +228,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 	for (uint32_t d = 0; d < f->ndirty; d++)
 		f->r[f->dirty[d]].dirty = 0;
 	f->ndirty = 0;
+	f->ntouched = ncr;
 	if (!f->comp)
 		return CCS_OK;              /* nothing was ever dirty */
 	f->comp[ncomp].r0 = ncr;
@@ -337,6 +339,12 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 }
 
 uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id) { return f->f[id].ver; }
+
+const uint32_t *ccs_flows_touched(const struct ccs_flows *f, uint32_t *n)
+{
+	*n = f->ntouched;
+	return f->cres;
+}
 
 int ccs_flows_due(struct ccs_flows *f, uint32_t id, ccs_time now, ccs_time *again)
 {

@@ -67,6 +67,9 @@ uint32_t ccs_flows_active(const struct ccs_flows *f);
 /* Sum of rates on a resource (for checks), its capacity, its statistics. */
 double   ccs_flows_load(const struct ccs_flows *f, uint32_t res);
 double   ccs_flows_cap(const struct ccs_flows *f, uint32_t res);
+/* The resources whose rates the last ccs_flows_update recomputed (valid
+ * until the next change). */
+const uint32_t *ccs_flows_touched(const struct ccs_flows *f, uint32_t *n);
 const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t res);
 /* Check max-min optimality of the current allocation: every flow with a
  * positive rate crosses a resource loaded to capacity on which its rate is

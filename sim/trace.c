@@ -1,13 +1,16 @@
 /* sim/trace.c: Chrome trace event writer (trace.h). */
 #include "trace.h"
 
+#include <math.h>
 #include <string.h>
 
 struct ccs_trace {
 	FILE *f;
 	const struct ccs_sched *s;
 	ccs_time *start;
-	int first;
+	int first, nranks;
+	const struct ccs_fabric *fab;   /* link counters when set */
+	double *last;                   /* per resource: last utilisation written */
 };
 
 int ccs_trace_open(struct ccs_trace **out, const char *path, const struct ccs_sched *s, int nranks,
@@ -35,6 +38,7 @@ int ccs_trace_open(struct ccs_trace **out, const char *path, const struct ccs_sc
 	}
 	t->s = s;
 	t->first = 1;
+	t->nranks = nranks;
 	fprintf(t->f, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"title\": \"");
 	for (const char *p = title; *p; p++)
 		if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
@@ -72,11 +76,54 @@ static void on_end(void *ctx, uint64_t op, ccs_time t)
 	tr->first = 0;
 }
 
+/* A counter per link, written when its utilisation changes. */
+static void on_rates(void *ctx, const struct ccs_flows *fl, ccs_time t)
+{
+	struct ccs_trace *tr = ctx;
+	if (!tr->last)
+		return;
+	uint32_t n;
+	const uint32_t *res = ccs_flows_touched(fl, &n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = res[i];
+		double cap = ccs_flows_cap(fl, r);
+		double u = cap > 0 ? 100 * ccs_flows_load(fl, r) / cap : 0;
+		if (fabs(u - tr->last[r]) < 1e-9)
+			continue;
+		tr->last[r] = u;
+		char name[256];
+		ccs_fabric_res_name(tr->fab, r, name, sizeof name);
+		fprintf(tr->f, "%s{\"name\": \"", tr->first ? "" : ",\n");
+		for (const char *p = name; *p; p++)
+			if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+				fputc(*p, tr->f);
+		fprintf(tr->f, "\", \"ph\": \"C\", \"ts\": %.6f, \"pid\": %d, \"args\": {\"util %%\": %.3f}}",
+		        (double)t * 1e-6, tr->nranks, u);
+		tr->first = 0;
+	}
+}
+
+int ccs_trace_links(struct ccs_trace *t, const struct ccs_fabric *fab)
+{
+	uint32_t n = ccs_fabric_nres(fab);
+	t->last = ccs_malloc(((size_t)n + 1) * sizeof *t->last);
+	if (!t->last)
+		return CCS_ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		t->last[i] = 0;
+	t->fab = fab;
+	fprintf(t->f, "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"args\": {\"name\": \"links (utilisation %%)\"}}",
+	        t->first ? "" : ",\n", t->nranks);
+	t->first = 0;
+	return CCS_OK;
+}
+
 void ccs_trace_hooks(struct ccs_trace *t, struct ccs_sim_hooks *h)
 {
 	h->ctx = t;
 	h->op_start = on_start;
 	h->op_end = on_end;
+	h->rates = on_rates;
 }
 
 int ccs_trace_close(struct ccs_trace *t)
@@ -85,6 +132,7 @@ int ccs_trace_close(struct ccs_trace *t)
 	int bad = ferror(t->f) != 0;
 	bad |= fclose(t->f) != 0;
 	ccs_free(t->start);
+	ccs_free(t->last);
 	ccs_free(t);
 	return bad ? CCS_EIO : CCS_OK;
 }

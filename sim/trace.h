@@ -2,7 +2,8 @@
 ** sim/trace.h: Chrome trace event format (JSON) of a simulation, which
 ** Perfetto and chrome://tracing open: one process per rank ("rank N"), one
 ** thread per channel, each op a complete event ("ph": "X") from its start
-** (after its latency) to its end, named by its peer and bytes; times in us.
+** (after its latency) to its end, named by its peer and bytes; times in us;
+** with ccs_trace_links, a counter per link of its utilisation.
 ** Keeps one start time per op, so it takes schedules of at most
 ** CCS_TRACE_MAX_OPS ops.
 */
@@ -21,6 +22,9 @@ struct ccs_trace;
  * or the file cannot be written. */
 int  ccs_trace_open(struct ccs_trace **out, const char *path, const struct ccs_sched *s, int nranks,
                     const char *title, char *err, size_t errn);
+/* Also write each link's utilisation (percent of capacity) as a counter
+ * track of a process "links", whenever it changes. */
+int  ccs_trace_links(struct ccs_trace *t, const struct ccs_fabric *fab);
 /* Hooks to pass to ccs_sim_run_hooked. */
 void ccs_trace_hooks(struct ccs_trace *t, struct ccs_sim_hooks *h);
 /* Finish the file; CCS_EIO if writing failed.  Frees t. */

@@ -8,6 +8,7 @@
 #include "../check.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/engine.h"
+#include "../../sim/trace.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -420,6 +421,38 @@ static void test_sched_file(void)
 	                       "  - {rank: 1, op: recv, peer: 0}\n  - {name: r2, rank: 1, op: recv, peer: 0}\n"
 	                       "  - {rank: 1, op: compute, time: 1us, after: [r2]}\n", &c, fab);
 	CHECK(tp > 101e-6 && tp < 101.01e-6);
+	/* the trace has a counter track per link: rank 8's NIC link saturated by the incast */
+	{
+		struct ccs_diag dd;
+		memset(&dd, 0, sizeof dd);
+		struct ccs_sched is;
+		int ir;
+		CHECK(!ccs_sched_load("scenarios/incast-2node.yaml", &c, &is, &ir, &dd));
+		struct ccs_trace *trc = NULL;
+		char tpath[] = "/tmp/ccsim-trace-XXXXXX";
+		int fd = mkstemp(tpath);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		CHECK(!ccs_trace_open(&trc, tpath, &is, c.n, "incast", err, sizeof err) && !ccs_trace_links(trc, fab));
+		struct ccs_sim_hooks h;
+		memset(&h, 0, sizeof h);
+		ccs_trace_hooks(trc, &h);
+		struct ccs_sim_stats ist;
+		CHECK(!ccs_sim_run_hooked(fab, &is, &ist, NULL, &h, err, sizeof err));
+		CHECK(!ccs_trace_close(trc));
+		is.release(&is);
+		static char buf[1 << 16];
+		FILE *tf = fopen(tpath, "r");
+		size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
+		if (tf)
+			fclose(tf);
+		buf[got] = 0;
+		unlink(tpath);
+		CHECK(strstr(buf, "{\"name\": \"leaf0->node1/nic0 (ib)\", \"ph\": \"C\", \"ts\": 14.600000, \"pid\": 16, "
+		                  "\"args\": {\"util %\": 100.000}}") != NULL);
+		CHECK(strstr(buf, "\"name\": \"links (utilisation %)\"") != NULL);
+	}
 	/* errors name the place */
 	struct ccs_sched s;
 	int ranks;
