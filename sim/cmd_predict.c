@@ -30,9 +30,13 @@ static void usage(FILE *f)
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
-	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step]\n"
-	        "simulate runs the ring, tree and nvls schedules (AllReduce; ring also AllGather, ReduceScatter) through the\n"
-	        "event simulator with max-min bandwidth sharing; --links prints the busiest links of the last size.");
+	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step] [--concurrent N]\n"
+	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
+	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
+	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
+	        "simulate runs the ring, tree, nvls (AllReduce; ring also AllGather, ReduceScatter) and direct\n"
+	        "(AllToAll) schedules through the event simulator with max-min bandwidth sharing;\n"
+	        "--links prints the busiest links of the last size.");
 }
 
 /* nccl-tests' getFloatStr: fit v into width with %.2f, %.1f, %.0f, else %e. */
@@ -350,14 +354,16 @@ static int run_coll(int argc, char **argv, int sim)
 		pmask = (unsigned)m;
 	}
 	if (sim) {
-		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS) | (1u << CCS_ALGO_TREE);
+		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS) | (1u << CCS_ALGO_TREE) |
+		                       (1u << CCS_ALGO_DIRECT);
 		if (fixed_algo && !(amask & schedulable)) {
-			fprintf(stderr, "%s: the simulator has schedules for ring, tree and nvls so far, not '%s'\n", me, algo_s);
+			fprintf(stderr, "%s: the simulator has schedules for ring, tree, nvls and direct so far, not '%s'\n", me, algo_s);
 			goto out;
 		}
 		amask &= schedulable;
-		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
-			fprintf(stderr, "%s: the simulator covers AllReduce, AllGather and ReduceScatter so far\n", me);
+		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
+		    coll != CCS_COLL_ALLTOALL) {
+			fprintf(stderr, "%s: the simulator covers AllReduce, AllGather, ReduceScatter and AllToAll so far\n", me);
 			goto out;
 		}
 	}

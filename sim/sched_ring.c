@@ -335,6 +335,13 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
 		}
 		return ccs_sched_tree(c, proto, channels, bytes, s, why);
 	}
-	*why = "the simulator has schedules for ring, tree and nvls so far";
+	if (algo == CCS_ALGO_DIRECT) {
+		if (coll != CCS_COLL_ALLTOALL) {
+			*why = "the direct schedule covers AllToAll";
+			return CCS_EINPUT;
+		}
+		return ccs_sched_alltoall(c, proto, bytes, s, why);
+	}
+	*why = "the simulator has schedules for ring, tree, nvls and direct (AllToAll) so far";
 	return CCS_EINPUT;
 }
