@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
-	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step] [--concurrent N]\n"
+	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
@@ -122,7 +122,7 @@ struct row {
 
 struct row;
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   int copies, struct row *rw, struct ccs_flows **keep, const char *trace_path);
+                   int copies, int chunked, struct row *rw, struct ccs_flows **keep, const char *trace_path);
 static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
 static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
@@ -137,7 +137,7 @@ static int run_coll(int argc, char **argv, int sim)
 	double factor = 0;
 	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0, links = 0;
 	const char *trace_path = NULL, *sched_path[8];
-	int nsched = 0, concurrent = 1;
+	int nsched = 0, concurrent = 1, chunked = 0;
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *last_flows = NULL;
 	struct ccs_sets sets;
@@ -200,11 +200,11 @@ static int run_coll(int argc, char **argv, int sim)
 			continue;
 		}
 		if (sim && !strcmp(a, "--granularity")) {
-			if (i + 1 >= argc || strcmp(argv[i + 1], "step")) {
-				fprintf(stderr, "%s: '--granularity' takes 'step' (chunk granularity is not there yet)\n", me);
+			if (i + 1 >= argc || (strcmp(argv[i + 1], "step") && strcmp(argv[i + 1], "chunk"))) {
+				fprintf(stderr, "%s: '--granularity' takes 'step' or 'chunk'\n", me);
 				goto out;
 			}
-			i++;
+			chunked = !strcmp(argv[++i], "chunk");
 			continue;
 		}
 		static const char *const with_val[] = { "-t", "-c", "-a", "-p", "-n", "--ppn", "-b", "-e", "-f", "-i",
@@ -458,7 +458,7 @@ static int run_coll(int argc, char **argv, int sim)
 		rw->bound = cc.bound;
 		rw->time_s = cc.time_s;
 		if (sim) {
-			if (sim_row(&comm, &fab, coll, a, q, channels, concurrent, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
+			if (sim_row(&comm, &fab, coll, a, q, channels, concurrent, chunked, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
 				goto out;
 			aa = -1;
 		}
@@ -552,7 +552,7 @@ out:
  * --links).  The bound is what the most utilised resource is (bytes over
  * capacity x run time), or latency when none reached half. */
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   int copies, struct row *rw, struct ccs_flows **keep, const char *trace_path)
+                   int copies, int chunked, struct row *rw, struct ccs_flows **keep, const char *trace_path)
 {
 	char err[256];
 	if (!*fab && ccs_fabric_new(c, fab)) {
@@ -564,7 +564,7 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 	struct ccs_sched part[64];
 	int rc = 0, built = 0;
 	for (; built < copies && !rc; built++)
-		rc = ccs_sched_build(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, &part[built], &why);
+		rc = ccs_sched_build_g(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, chunked, &part[built], &why);
 	if (!rc && copies == 1)
 		s = part[0];
 	else if (!rc)

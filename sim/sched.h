@@ -55,6 +55,10 @@ struct ccs_sched {
  * algorithm has no schedule (yet) for the collective. */
 int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                     struct ccs_sched *s, const char **why);
+/* As ccs_sched_build; chunked: the ring at chunk granularity (each step in
+ * NCCL's chunks, at most 16, pipelined hop to hop) instead of whole steps. */
+int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
+                      int chunked, struct ccs_sched *s, const char **why);
 
 /* Load a schedule written as YAML (sim/sched_file.c, docs/simulator.md)
  * for communicator c (hop latencies, memory bandwidth); *ranks gets the

@@ -8,6 +8,8 @@
 
 struct ring {
 	int n, C, steps;
+	int K;                      /* chunks per step (chunk granularity), else 1 */
+	double sync_chunk, hop_intra, hop_inter;
 	int32_t *order;             /* C x n: rank at ring position */
 	uint32_t *nic;              /* C x G: NIC channel c uses in group g */
 	double bytes_intra, bytes_inter;
@@ -83,6 +85,97 @@ static uint32_t rs_ndeps(const struct ccs_sched *s, uint64_t id)
 		return ((uint32_t)id / (uint32_t)rs->r.n) % (uint32_t)rs->r.steps ? 1 : 0;
 	uint64_t step = (id / (uint64_t)rs->r.n) % (uint64_t)rs->r.steps;
 	return step ? 1 : 0;
+}
+
+/* Chunk granularity: chunk (c, s, k, i) = ((c steps + s) K + k) n + i is two
+ * ops, 2 x chunk + 0: the transfer from position i to i+1, and 2 x chunk + 1:
+ * its hop latency (a wait).  A transfer waits for the latency op of chunk k
+ * of step s-1 from the previous position (its data) and for the transfer
+ * before it on the same link (k-1 of its step, or the last of the step
+ * before: a link sends its chunks in order); inside a group it pays its
+ * share of the per-chunk synchronisation before it starts (the network
+ * streams from its own buffers, as the closed form counts it).  The hop latency runs after
+ * the transfer and delays only the next hop, not the link, so chunks stream
+ * behind each other as NCCL's do with several steps in flight. */
+static void rc_split(const struct ring *r, uint64_t chunk, int *c, int *step, int *k, int *i)
+{
+	uint64_t n = (uint64_t)r->n;
+	*i = (int)(chunk % n);
+	uint64_t x = chunk / n;
+	*k = (int)(x % (uint64_t)r->K);
+	x /= (uint64_t)r->K;
+	*step = (int)(x % (uint64_t)r->steps);
+	*c = (int)(x / (uint64_t)r->steps);
+}
+
+static uint64_t rc_chunk(const struct ring *r, int c, int step, int k, int i)
+{
+	return (((uint64_t)c * (uint64_t)r->steps + (uint64_t)step) * (uint64_t)r->K + (uint64_t)k) * (uint64_t)r->n +
+	       (uint64_t)i;
+}
+
+static void rc_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct ring_sched *rs = s->ctx;
+	const struct ring *r = &rs->r;
+	int c, step, k, i;
+	rc_split(r, id >> 1, &c, &step, &k, &i);
+	const int32_t *ord = r->order + (size_t)c * r->n;
+	int a = ord[i], b = ord[i + 1 == r->n ? 0 : i + 1];
+	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
+	memset(op, 0, sizeof *op);
+	op->src = a;
+	op->dst = b;
+	op->channel = (uint32_t)c;
+	op->nic_src = op->nic_dst = UINT32_MAX;
+	if (id & 1) {
+		op->kind = CCS_OP_DELAY;
+		op->src = op->dst = b;
+		op->delay_s = ga != gb ? r->hop_inter : r->hop_intra;
+		return;
+	}
+	op->kind = CCS_OP_XFER;
+	/* the GPU side pays the per-chunk synchronisation; the network streams
+	 * from its own buffers (as the closed form counts it) */
+	op->delay_s = ga != gb ? 0 : r->sync_chunk;
+	if (ga != gb) {
+		op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
+		op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
+		op->bytes = r->bytes_inter / r->K;
+	} else {
+		op->bytes = r->bytes_intra / r->K;
+	}
+	if (step == 0 && k == 0)
+		op->delay_s += r->d_base;
+}
+
+static int rc_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct ring_sched *rs = s->ctx;
+	const struct ring *r = &rs->r;
+	int c, step, k, i, m = 0;
+	rc_split(r, id >> 1, &c, &step, &k, &i);
+	if (id & 1) {
+		if (step + 1 < r->steps)
+			out[m++] = rc_chunk(r, c, step + 1, k, i + 1 == r->n ? 0 : i + 1) << 1;
+		return m;
+	}
+	out[m++] = id | 1;
+	if (k + 1 < r->K)
+		out[m++] = rc_chunk(r, c, step, k + 1, i) << 1;
+	else if (step + 1 < r->steps)
+		out[m++] = rc_chunk(r, c, step + 1, 0, i) << 1;
+	return m;
+}
+
+static uint32_t rc_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct ring_sched *rs = s->ctx;
+	int c, step, k, i;
+	if (id & 1)
+		return 1;
+	rc_split(&rs->r, id >> 1, &c, &step, &k, &i);
+	return (uint32_t)(step > 0) + (uint32_t)(k > 0 || step > 0);
 }
 
 static void rs_release(struct ccs_sched *s)
@@ -221,6 +314,10 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);
 	r->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) - r->d_base + sync;
 	r->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) - r->d_base + sync;
+	r->K = 1;
+	r->hop_intra = r->d_intra - sync;
+	r->hop_inter = r->d_inter - sync;
+	r->sync_chunk = sync;
 	/* the closed form rounds the pipeline steps up; pay the remainder once */
 	{
 		double W = r->steps * per * C, K = W / ((double)C * chunk);
@@ -276,6 +373,12 @@ static void nv_release(struct ccs_sched *s)
 int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                     struct ccs_sched *s, const char **why)
 {
+	return ccs_sched_build_g(c, coll, algo, proto, channels, bytes, 0, s, why);
+}
+
+int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
+                      int chunked, struct ccs_sched *s, const char **why)
+{
 	memset(s, 0, sizeof *s);
 	*why = NULL;
 	if (algo == CCS_ALGO_RING) {
@@ -296,6 +399,20 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
 				*why = "a group has no nic for the ring to leave through";
 			rs_release(s);
 			return rc;
+		}
+		if (chunked) {
+			/* NCCL's ring chunk (its protocol's chunk), at most 16 a step */
+			struct ring *r = &rs->r;
+			double per = (double)bytes / ((double)c->n * C);
+			double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0 : 1048576.0;
+			double K = ceil(per / chunk);
+			r->K = K < 1 ? 1 : K > 16 ? 16 : (int)K;
+			r->sync_chunk /= r->K;
+			s->nops = (uint64_t)C * (uint64_t)r->steps * (uint64_t)r->K * (uint64_t)c->n * 2;
+			s->get = rc_get;
+			s->succ = rc_succ;
+			s->ndeps = rc_ndeps;
+			return CCS_OK;
 		}
 		s->nops = (uint64_t)C * (uint64_t)rs->r.steps * (uint64_t)c->n;
 		s->get = rs_get;
