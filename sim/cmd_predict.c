@@ -122,7 +122,7 @@ struct row {
 
 struct row;
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   int copies, int chunked, struct row *rw, struct ccs_flows **keep, const char *trace_path);
+                   int copies, int flags, struct row *rw, struct ccs_flows **keep, const char *trace_path);
 static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
 static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
@@ -367,6 +367,16 @@ static int run_coll(int argc, char **argv, int sim)
 			goto out;
 		}
 	}
+	int sched_flags = chunked ? CCS_SCHED_CHUNKED : 0;
+	{
+		const char *pd = getenv("NCCL_PXN_DISABLE");
+		if (pd && *pd && strcmp(pd, "0") && strcmp(pd, "1")) {
+			fprintf(stderr, "%s: NCCL_PXN_DISABLE must be 0 or 1, got '%s'\n", me, pd);
+			goto out;
+		}
+		if (pd && !strcmp(pd, "1"))
+			sched_flags |= CCS_SCHED_NO_PXN;
+	}
 	int minch = 0, maxch = 0;
 	if (env_int("NCCL_MIN_NCHANNELS", &minch) < 0 || env_int("NCCL_MAX_NCHANNELS", &maxch) < 0)
 		goto out;
@@ -458,7 +468,7 @@ static int run_coll(int argc, char **argv, int sim)
 		rw->bound = cc.bound;
 		rw->time_s = cc.time_s;
 		if (sim) {
-			if (sim_row(&comm, &fab, coll, a, q, channels, concurrent, chunked, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
+			if (sim_row(&comm, &fab, coll, a, q, channels, concurrent, sched_flags, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
 				goto out;
 			aa = -1;
 		}
@@ -552,7 +562,7 @@ out:
  * --links).  The bound is what the most utilised resource is (bytes over
  * capacity x run time), or latency when none reached half. */
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   int copies, int chunked, struct row *rw, struct ccs_flows **keep, const char *trace_path)
+                   int copies, int flags, struct row *rw, struct ccs_flows **keep, const char *trace_path)
 {
 	char err[256];
 	if (!*fab && ccs_fabric_new(c, fab)) {
@@ -564,7 +574,7 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 	struct ccs_sched part[64];
 	int rc = 0, built = 0;
 	for (; built < copies && !rc; built++)
-		rc = ccs_sched_build_g(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, chunked, &part[built], &why);
+		rc = ccs_sched_build_g(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, flags, &part[built], &why);
 	if (!rc && copies == 1)
 		s = part[0];
 	else if (!rc)

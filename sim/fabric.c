@@ -10,6 +10,7 @@ void ccs_fabric_free(struct ccs_fabric *f)
 		return;
 	ccs_free(f->cap);
 	ccs_free(f->has_ports);
+	ccs_free(f->gpu_at);
 	ccs_free(f->dist);
 	ccs_free(f->parent);
 	ccs_free(f->queue);
@@ -38,6 +39,21 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 		ccs_fabric_free(f);
 		return CCS_ENOMEM;
 	}
+	/* GPUs by (node, local index), for PXN */
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		if (t->gpu[g].local + 1 > f->L)
+			f->L = t->gpu[g].local + 1;
+	f->gpu_at = ccs_malloc(((size_t)(t->nnodes > 0 ? t->nnodes : 1) * (size_t)(f->L > 0 ? f->L : 1) + 1) *
+	                       sizeof *f->gpu_at);
+	if (!f->gpu_at) {
+		ccs_fabric_free(f);
+		return CCS_ENOMEM;
+	}
+	for (size_t i = 0; i < (size_t)(t->nnodes > 0 ? t->nnodes : 1) * (size_t)(f->L > 0 ? f->L : 1); i++)
+		f->gpu_at[i] = UINT32_MAX;
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		if (t->gpu[g].node >= 0 && t->gpu[g].local >= 0)
+			f->gpu_at[(size_t)t->gpu[g].node * (size_t)f->L + (size_t)t->gpu[g].local] = g;
 	/* domain sizes: ports only for GPUs with scale-up peers */
 	int32_t *dom = ccs_calloc((size_t)t->ndomains + 1, sizeof *dom);
 	if (!dom) {
@@ -229,6 +245,17 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 			return CCS_OK;
 		}
 	}
+	uint32_t proxy = UINT32_MAX;
+	if (nic_a == CCS_NIC_PXN) {
+		const struct ccs_gpu *pa = &t->gpu[ga], *pb = &t->gpu[gb];
+		uint32_t gp = pa->node >= 0 && pb->local >= 0 && pb->local < f->L
+		            ? f->gpu_at[(size_t)pa->node * (size_t)f->L + (size_t)pb->local] : UINT32_MAX;
+		if (gp != UINT32_MAX && gp != ga && f->has_ports[ga] && f->has_ports[gp] &&
+		    t->gpu[gp].domain == pa->domain && t->gpu[gp].nic_count)
+			proxy = gp;
+		nic_a = proxy != UINT32_MAX ? t->gnic[t->gpu[proxy].nic_first].nic : UINT32_MAX;
+		salt ^= 0x5bd1e995u;        /* PXN routes cache apart from direct ones */
+	}
 	if (nic_a == UINT32_MAX)
 		nic_a = t->gpu[ga].nic_count ? t->gnic[t->gpu[ga].nic_first].nic : UINT32_MAX;
 	if (nic_b == UINT32_MAX)
@@ -248,6 +275,12 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 	} else {
 		if (nic_a == UINT32_MAX || nic_b == UINT32_MAX)
 			return CCS_EINPUT;
+		if (proxy != UINT32_MAX) {
+			/* over the scale-up ports to the proxy, then its host path */
+			res[(*n)++] = 2 * ga;
+			res[(*n)++] = 2 * proxy + 1;
+			da = t->gpu[proxy].dev;
+		}
 		rc = path(f, da, nic_a, 0, key, res, n);
 		if (!rc)
 			rc = path(f, nic_a, nic_b, 1, key, res, n);

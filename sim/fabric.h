@@ -34,9 +34,14 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
  * or 0 for links that are not between network switches. */
 int  ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res);
 
+/* nic_a for PXN: leave through the NIC of the GPU in a's scale-up domain
+ * with b's local index (b's rail), reached over the scale-up ports; a's own
+ * best NIC when there is no such GPU. */
+#define CCS_NIC_PXN (UINT32_MAX - 1)
+
 /* Route from rank a to rank b for a flow of the given channel; nic_a and
  * nic_b are the NICs to use when they are in different groups (device
- * indices; UINT32_MAX: the ranks' best).  res gets up to CCS_FLOW_MAXPATH
+ * indices; UINT32_MAX: the ranks' best; nic_a may be CCS_NIC_PXN).  res gets up to CCS_FLOW_MAXPATH
  * resources; *n their count.  Returns CCS_OK or CCS_EINPUT when no path. */
 int  ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
                       uint32_t *res, int *n);

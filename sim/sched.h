@@ -55,10 +55,14 @@ struct ccs_sched {
  * algorithm has no schedule (yet) for the collective. */
 int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                     struct ccs_sched *s, const char **why);
-/* As ccs_sched_build; chunked: the ring at chunk granularity (each step in
- * NCCL's chunks, at most 16, pipelined hop to hop) instead of whole steps. */
+/* As ccs_sched_build with flags: CCS_SCHED_CHUNKED runs the ring at chunk
+ * granularity (each step in NCCL's chunks, at most 16, pipelined hop to
+ * hop) instead of whole steps; CCS_SCHED_NO_PXN sends AllToAll traffic for
+ * another rail through the sender's own NIC instead of through the peer on
+ * that rail (NCCL's PXN, on by default as in NCCL). */
+enum { CCS_SCHED_CHUNKED = 1, CCS_SCHED_NO_PXN = 2 };
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
-                      int chunked, struct ccs_sched *s, const char **why);
+                      int flags, struct ccs_sched *s, const char **why);
 
 /* Load a schedule written as YAML (sim/sched_file.c, docs/simulator.md)
  * for communicator c (hop latencies, memory bandwidth); *ranks gets the
@@ -80,6 +84,7 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 
 /* AllToAll, NCCL's direct algorithm (sim/sched_a2a.c): every pair, 8 peers
  * in flight per rank. */
-int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, struct ccs_sched *s, const char **why);
+int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
+                       const char **why);
 
 #endif

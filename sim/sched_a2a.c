@@ -7,11 +7,14 @@
 ** each rank 8 lanes that stream their peers one after another.  Op id =
 ** r (n - 1) + k.  Each send pays its hop's latency (NCCL's ring hop over
 ** NVLink or the network; the base latency on a rank's first 8); bytes on
-** the wire are the share over the protocol's wire efficiency.  Sends cross
-** the fabric by the fabric's routes: each GPU's own NIC, then the network
-** (no PXN: a send to another rail crosses the spine).
+** the wire are the share over the protocol's wire efficiency.  A send to
+** another group goes, as NCCL's PXN does by default, over the scale-up
+** fabric to the sender-side GPU on the receiver's rail and out of that
+** GPU's NIC (CCS_NIC_PXN), so it stays on one rail; without PXN it leaves
+** through the sender's own NIC and crosses the spine to another rail.
 */
 #include "sched.h"
+#include "fabric.h"
 
 #include "../model/nccl_tables.h"
 
@@ -20,7 +23,7 @@
 #define LANES 8
 
 struct a2a {
-	int n;
+	int n, pxn;
 	const int32_t *group;
 	double bytes, d_intra, d_inter, d_base;
 };
@@ -37,6 +40,8 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->dst = peer;
 	op->channel = (uint32_t)(k % LANES);
 	op->nic_src = op->nic_dst = UINT32_MAX;
+	if (a->pxn && a->group[r] != a->group[peer])
+		op->nic_src = CCS_NIC_PXN;
 	op->bytes = a->bytes;
 	op->delay_s = a->group[r] == a->group[peer] ? a->d_intra : a->d_inter;
 	if (k < LANES)
@@ -65,7 +70,8 @@ static void a_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, struct ccs_sched *s, const char **why)
+int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
+                       const char **why)
 {
 	memset(s, 0, sizeof *s);
 	if (c->n < 2) {
@@ -79,6 +85,7 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, stru
 	}
 	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
 	a->n = c->n;
+	a->pxn = pxn;
 	a->group = c->rank_group;
 	a->bytes = (double)bytes / c->n / e;
 	a->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);

@@ -377,7 +377,7 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
 }
 
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
-                      int chunked, struct ccs_sched *s, const char **why)
+                      int flags, struct ccs_sched *s, const char **why)
 {
 	memset(s, 0, sizeof *s);
 	*why = NULL;
@@ -400,7 +400,7 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 			rs_release(s);
 			return rc;
 		}
-		if (chunked) {
+		if (flags & CCS_SCHED_CHUNKED) {
 			/* NCCL's ring chunk (its protocol's chunk), at most 16 a step */
 			struct ring *r = &rs->r;
 			double per = (double)bytes / ((double)c->n * C);
@@ -457,7 +457,7 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 			*why = "the direct schedule covers AllToAll";
 			return CCS_EINPUT;
 		}
-		return ccs_sched_alltoall(c, proto, bytes, s, why);
+		return ccs_sched_alltoall(c, proto, bytes, !(flags & CCS_SCHED_NO_PXN), s, why);
 	}
 	*why = "the simulator has schedules for ring, tree, nvls and direct (AllToAll) so far";
 	return CCS_EINPUT;
