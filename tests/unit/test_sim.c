@@ -469,6 +469,17 @@ static void test_sched_file(void)
 	                       "  - {rank: 1, op: recv, peer: 0}\n  - {name: r2, rank: 1, op: recv, peer: 0}\n"
 	                       "  - {rank: 1, op: compute, time: 1us, after: [r2]}\n", &c, fab);
 	CHECK(tp > 101e-6 && tp < 101.01e-6);
+	/* PXN: rank 0 (node 0, GPU 0) to rank 13 (node 1, GPU 5) leaves over its
+	 * scale-up port to node 0's GPU 5 and out of that GPU's NIC; without PXN
+	 * through its own NIC */
+	{
+		uint32_t pr[CCS_FLOW_MAXPATH], dr[CCS_FLOW_MAXPATH];
+		int pn = 0, dn = 0;
+		CHECK(!ccs_fabric_route(fab, 0, 13, CCS_NIC_PXN, UINT32_MAX, 0, pr, &pn));
+		CHECK(!ccs_fabric_route(fab, 0, 13, UINT32_MAX, UINT32_MAX, 0, dr, &dn));
+		CHECK(pn >= 3 && pr[0] == 2 * c.rank_gpu[0] && pr[1] == 2 * c.rank_gpu[5] + 1);
+		CHECK(dn >= 1 && dr[0] != pr[0]);
+	}
 	/* the trace has a counter track per link: rank 8's NIC link saturated by the incast */
 	{
 		struct ccs_diag dd;
