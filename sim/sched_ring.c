@@ -203,6 +203,31 @@ static int usable(const struct ccs_topo *t, uint32_t gpu, uint32_t d)
 	return 0;
 }
 
+int ccs_sched_members(const struct ccs_comm *c, int32_t **start, int32_t **members)
+{
+	int n = c->n, G = c->G;
+	int32_t *gs = ccs_calloc((size_t)G + 2, sizeof *gs);
+	int32_t *mem = ccs_malloc(((size_t)n + 1) * sizeof *mem);
+	int32_t *fill = ccs_malloc(((size_t)G + 1) * sizeof *fill);
+	if (!gs || !mem || !fill) {
+		ccs_free(gs);
+		ccs_free(mem);
+		ccs_free(fill);
+		return CCS_ENOMEM;
+	}
+	for (int k = 0; k < n; k++)
+		gs[c->rank_group[k] + 1]++;
+	for (int g = 0; g < G; g++)
+		gs[g + 1] += gs[g];
+	memcpy(fill, gs, (size_t)G * sizeof *fill);
+	for (int k = 0; k < n; k++)
+		mem[fill[c->rank_group[k]]++] = k;
+	ccs_free(fill);
+	*start = gs;
+	*members = mem;
+	return CCS_OK;
+}
+
 static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint64_t bytes, struct ring_sched *rs)
 {
 	const struct ccs_topo *t = c->t;
@@ -213,26 +238,12 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	r->steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
 	r->order = ccs_malloc((size_t)C * n * sizeof *r->order);
 	r->nic = ccs_malloc(((size_t)C * G + 1) * sizeof *r->nic);
-	int32_t *gstart = ccs_calloc((size_t)G + 2, sizeof *gstart);
-	int32_t *members = ccs_malloc((size_t)n * sizeof *members);
+	int32_t *gstart = NULL, *members = NULL;
 	uint32_t *nics = NULL;
 	size_t nics_cap = 0;
 	int rc = CCS_ENOMEM;
-	if (!r->order || !r->nic || !gstart || !members)
+	if (!r->order || !r->nic || ccs_sched_members(c, &gstart, &members))
 		goto out;
-	for (int k = 0; k < n; k++)
-		gstart[c->rank_group[k] + 1]++;
-	for (int g = 0; g < G; g++)
-		gstart[g + 1] += gstart[g];
-	{
-		int32_t *fill = ccs_malloc(((size_t)G + 1) * sizeof *fill);
-		if (!fill)
-			goto out;
-		memcpy(fill, gstart, (size_t)G * sizeof *fill);
-		for (int k = 0; k < n; k++)
-			members[fill[c->rank_group[k]]++] = k;
-		ccs_free(fill);
-	}
 	for (int ch = 0; ch < C; ch++) {
 		int32_t *ord = r->order + (size_t)ch * n;
 		int pos = 0;

@@ -39,7 +39,7 @@ struct tree_sched {
 	int32_t **parent;           /* per variant: rank's parent, -1 at the root */
 	int32_t **child;            /* per variant: 3 children per rank */
 	uint8_t **nchild;
-	int32_t *group;             /* rank's group (for intra/inter) */
+	const int32_t *group;       /* the communicator's rank_group */
 	double bytes;
 	double d_intra, d_inter, d_base;
 };
@@ -130,7 +130,6 @@ static void ts_release(struct ccs_sched *s)
 		ccs_free(ts->parent);
 		ccs_free(ts->child);
 		ccs_free(ts->nchild);
-		ccs_free(ts->group);
 		ccs_free(ts);
 	}
 	memset(s, 0, sizeof *s);
@@ -162,20 +161,17 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 	memset(s, 0, sizeof *s);
 	int n = c->n, G = c->G;
 	struct tree_sched *ts = ccs_calloc(1, sizeof *ts);
-	int32_t *gstart = ccs_calloc((size_t)G + 2, sizeof *gstart);
-	int32_t *members = ccs_malloc(((size_t)n + 1) * sizeof *members);
+	int32_t *gstart = NULL, *members = NULL;
 	int rc = CCS_ENOMEM;
 	s->ctx = ts;
 	s->release = ts_release;
-	if (!ts || !gstart || !members)
+	if (!ts || ccs_sched_members(c, &gstart, &members))
 		goto out;
 	ts->n = n;
 	ts->C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
 	if (ts->C < 1)
 		ts->C = 1;
-	ts->group = ccs_malloc(((size_t)n + 1) * sizeof *ts->group);
-	if (!ts->group)
-		goto out;
+	ts->group = c->rank_group;
 	/* one variant per channel: the first half of the channels on tree 0,
 	 * the second on tree 1 (NCCL's split), channel c's chains starting c
 	 * ranks further on, so that the channels reach the network through
@@ -192,20 +188,6 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 		ts->nchild[t] = ccs_calloc((size_t)n + 1, 1);
 		if (!ts->parent[t] || !ts->child[t] || !ts->nchild[t])
 			goto out;
-	}
-	memcpy(ts->group, c->rank_group, (size_t)n * sizeof *ts->group);
-	for (int r = 0; r < n; r++)
-		gstart[c->rank_group[r] + 1]++;
-	for (int g = 0; g < G; g++)
-		gstart[g + 1] += gstart[g];
-	{
-		int32_t *fill = ccs_malloc(((size_t)G + 1) * sizeof *fill);
-		if (!fill)
-			goto out;
-		memcpy(fill, gstart, (size_t)G * sizeof *fill);
-		for (int r = 0; r < n; r++)
-			members[fill[c->rank_group[r]]++] = r;
-		ccs_free(fill);
 	}
 	for (int v = 0; v < ts->V; v++) {
 		int t = 2 * v >= ts->C && ts->C > 1, rot = v;
