@@ -179,10 +179,61 @@ static void bench_predict(void)
 	}
 }
 
+/* One simulator case in a child (for its own peak memory): 1 GiB AllReduce
+ * of algo with C channels on topo with sets.  r gets wall seconds,
+ * simulated and closed-form seconds, events and ranks (r[0] < 0: failed);
+ * *mib the child's peak RSS. */
+static void sim_case(const char *topo, const char *const *sets, int nsets, int algo, int C, double r[5], double *mib)
+{
+	r[0] = -1;
+	int fds[2];
+	if (pipe(fds))
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		double x[5] = { -1, 0, 0, 0, 0 };
+		struct ccs_diag d;
+		memset(&d, 0, sizeof d);
+		struct ccs_topo *t;
+		struct ccs_comm c;
+		struct ccs_fabric *fab;
+		struct ccs_sched s;
+		const char *why;
+		char err[256];
+		if (!ccs_topo_load(topo, sets, nsets, &t, &d) && !ccs_comm_build(t, 0, 0, &c, err, sizeof err) &&
+		    !ccs_fabric_new(&c, &fab) &&
+		    !ccs_sched_build(&c, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, C, 1ull << 30, &s, &why)) {
+			struct ccs_sim_stats st;
+			double t0 = now();
+			if (!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err)) {
+				struct ccs_cost cc;
+				ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, C, 1ull << 30, &cc, NULL);
+				x[0] = now() - t0;
+				x[1] = st.time_s;
+				x[2] = cc.time_s;
+				x[3] = (double)st.events;
+				x[4] = c.n;
+			}
+		}
+		ssize_t w = write(fds[1], x, sizeof x);
+		_exit(w == (ssize_t)sizeof x ? 0 : 1);
+	}
+	close(fds[1]);
+	ssize_t got = read(fds[0], r, 5 * sizeof *r);
+	close(fds[0]);
+	int st;
+	struct rusage ru;
+	wait4(pid, &st, 0, &ru);
+	if (got != (ssize_t)(5 * sizeof *r))
+		r[0] = -1;
+	*mib = (double)ru.ru_maxrss / 1024.0;
+}
+
 /* The simulator: 1 GiB ring AllReduce, 1 channel, HGX nodes of 8 GPUs with
- * 400 Gb/s NICs on a non-blocking fat tree with 1 us links, as issue 4 asks;
- * each case in a child for its peak memory.  SimGrid 3.32 takes 7.3 s for
- * 1,024 ranks on this class of machine (shared/reference/des-notes.md). */
+ * 400 Gb/s NICs on a non-blocking fat tree with 1 us links, as issue 4 asks.
+ * SimGrid 3.32 takes 7.3 s for 1,024 ranks on this class of machine
+ * (shared/reference/des-notes.md). */
 static void bench_sim(void)
 {
 	static const int nodes[] = { 8, 128, 512 };
@@ -190,54 +241,15 @@ static void bench_sim(void)
 	printf("%8s %10s %12s %10s %10s %14s %12s %s\n", "ranks", "sim_ms", "closed_ms", "wall_s", "rss_MiB",
 	       "events/s", "vs_simgrid", "target");
 	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
-		int fds[2];
-		if (pipe(fds))
-			return;
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			double r[5] = { -1, 0, 0, 0, 0 };
-			char nb[32];
-			snprintf(nb, sizeof nb, "nodes=%d", nodes[i]);
-			const char *sets[] = { nb, "scaleout.radix=128", "scaleout.topology=fat-tree", "scaleout.link_latency=1us" };
-			struct ccs_diag d;
-			memset(&d, 0, sizeof d);
-			struct ccs_topo *t;
-			struct ccs_comm c;
-			struct ccs_fabric *fab;
-			struct ccs_sched s;
-			const char *why;
-			char err[256];
-			if (!ccs_topo_load("topologies/hgx-h100.yaml", sets, 4, &t, &d) &&
-			    !ccs_comm_build(t, 0, 0, &c, err, sizeof err) && !ccs_fabric_new(&c, &fab) &&
-			    !ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 1ull << 30, &s, &why)) {
-				struct ccs_sim_stats st;
-				double t0 = now();
-				if (!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err)) {
-					struct ccs_cost cc;
-					ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 1ull << 30, &cc, NULL);
-					r[0] = now() - t0;
-					r[1] = st.time_s;
-					r[2] = cc.time_s;
-					r[3] = (double)st.events;
-					r[4] = c.n;
-				}
-			}
-			ssize_t w = write(fds[1], r, sizeof r);
-			_exit(w == (ssize_t)sizeof r ? 0 : 1);
-		}
-		close(fds[1]);
-		double r[5];
-		ssize_t got = read(fds[0], r, sizeof r);
-		close(fds[0]);
-		int st;
-		struct rusage ru;
-		wait4(pid, &st, 0, &ru);
-		if (got != (ssize_t)sizeof r || r[0] < 0) {
+		char nb[32];
+		snprintf(nb, sizeof nb, "nodes=%d", nodes[i]);
+		const char *sets[] = { nb, "scaleout.radix=128", "scaleout.topology=fat-tree", "scaleout.link_latency=1us" };
+		double r[5], mib;
+		sim_case("topologies/hgx-h100.yaml", sets, 4, CCS_ALGO_RING, 1, r, &mib);
+		if (r[0] < 0) {
 			printf("%8d failed\n", nodes[i] * 8);
 			continue;
 		}
-		double mib = (double)ru.ru_maxrss / 1024.0;
 		char target[96] = "-";
 		if (r[4] == 1024)
 			snprintf(target, sizeof target, "%s (<= 0.365 s, 1/20 of SimGrid)", r[0] <= 0.365 ? "ok" : "MISSED");
@@ -252,64 +264,25 @@ static void bench_sim(void)
 }
 
 /* Tree AllReduce on the shipped 3-tier cluster (2:1 at the spines), 1 GiB,
- * 2 channels, in a child for its peak memory.  Issue 4 asks for 32,768
- * ranks; the flow solver does not get there in useful time yet (giant
- * components, docs/simulator.md), so the table stops at 4,096 ranks and says so. */
+ * 2 channels.  Issue 4 asks for 32,768 ranks; the flow solver does not get
+ * there in useful time yet (giant components, docs/simulator.md), so the
+ * table stops at 4,096 ranks and says so. */
 static void bench_tree(void)
 {
 	static const int nodes[] = { 64, 512 };
 	printf("\nsimulator: 1 GiB tree AllReduce, 2 channels, cluster-16k-3tier (2:1 spines)\n");
 	printf("%8s %10s %12s %10s %10s %14s\n", "ranks", "sim_ms", "closed_ms", "wall_s", "rss_MiB", "events/s");
 	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
-		int fds[2];
-		if (pipe(fds))
-			return;
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(fds[0]);
-			double r[5] = { -1, 0, 0, 0, 0 };
-			char nb[32];
-			snprintf(nb, sizeof nb, "nodes=%d", nodes[i]);
-			const char *sets[] = { nb };
-			struct ccs_diag d;
-			memset(&d, 0, sizeof d);
-			struct ccs_topo *t;
-			struct ccs_comm c;
-			struct ccs_fabric *fab;
-			struct ccs_sched s;
-			const char *why;
-			char err[256];
-			if (!ccs_topo_load("topologies/cluster-16k-3tier.yaml", sets, 1, &t, &d) &&
-			    !ccs_comm_build(t, 0, 0, &c, err, sizeof err) && !ccs_fabric_new(&c, &fab) &&
-			    !ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 2, 1ull << 30, &s, &why)) {
-				struct ccs_sim_stats st;
-				double t0 = now();
-				if (!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err)) {
-					struct ccs_cost cc;
-					ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 2, 1ull << 30, &cc, NULL);
-					r[0] = now() - t0;
-					r[1] = st.time_s;
-					r[2] = cc.time_s;
-					r[3] = (double)st.events;
-					r[4] = c.n;
-				}
-			}
-			ssize_t w = write(fds[1], r, sizeof r);
-			_exit(w == (ssize_t)sizeof r ? 0 : 1);
-		}
-		close(fds[1]);
-		double r[5];
-		ssize_t got = read(fds[0], r, sizeof r);
-		close(fds[0]);
-		int st;
-		struct rusage ru;
-		wait4(pid, &st, 0, &ru);
-		if (got != (ssize_t)sizeof r || r[0] < 0) {
+		char nb[32];
+		snprintf(nb, sizeof nb, "nodes=%d", nodes[i]);
+		const char *sets[] = { nb };
+		double r[5], mib;
+		sim_case("topologies/cluster-16k-3tier.yaml", sets, 1, CCS_ALGO_TREE, 2, r, &mib);
+		if (r[0] < 0) {
 			printf("%8d failed\n", nodes[i] * 8);
 			continue;
 		}
-		printf("%8.0f %10.3f %12.3f %10.3f %10.1f %14.0f\n", r[4], r[1] * 1e3, r[2] * 1e3, r[0],
-		       (double)ru.ru_maxrss / 1024.0, r[3] / r[0]);
+		printf("%8.0f %10.3f %12.3f %10.3f %10.1f %14.0f\n", r[4], r[1] * 1e3, r[2] * 1e3, r[0], mib, r[3] / r[0]);
 	}
 	printf("   32768 not run here: MISSED (did not finish in 20 min, 500 MiB when stopped; docs/simulator.md)\n");
 }
