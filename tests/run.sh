@@ -40,6 +40,20 @@ for t in "$B"/test_*; do
 	fail=$((fail + f))
 done
 
+# judge_bad FILE RC: a rejected input must exit 1, print nothing on stdout and
+# exactly FILE's .err on stderr (the command's output is in $tmp/out, $tmp/err)
+judge_bad() {
+	n=${1%.yaml}
+	if [ "$2" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/err" "$n.err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $1: exit $2"
+		echo "  expected: $(cat "$n.err" 2>/dev/null)"
+		echo "  got:      $(cat "$tmp/err")"
+	fi
+}
+
 nbad=0
 for y in tests/bad/*.yaml; do
 	n=${y%.yaml}
@@ -48,32 +62,15 @@ for y in tests/bad/*.yaml; do
 	else
 		"$B/ccsim" topo check "$y" >"$tmp/out" 2>"$tmp/err"
 	fi
-	rc=$?
-	if [ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/err" "$n.err"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $y: exit $rc"
-		echo "  expected: $(cat "$n.err" 2>/dev/null)"
-		echo "  got:      $(cat "$tmp/err")"
-	fi
+	judge_bad "$y" $?
 	nbad=$((nbad + 1))
 done
 echo "bad inputs: $nbad files checked"
 
 nbs=0
 for y in tests/bad-sched/*.yaml; do
-	n=${y%.yaml}
 	"$B/ccsim" simulate -t topologies/hgx-h100.yaml --schedule "$y" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/err" "$n.err"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $y: exit $rc"
-		echo "  expected: $(cat "$n.err" 2>/dev/null)"
-		echo "  got:      $(cat "$tmp/err")"
-	fi
+	judge_bad "$y" $?
 	nbs=$((nbs + 1))
 done
 echo "bad schedules: $nbs files checked"
