@@ -152,7 +152,6 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 		o->op.channel = (uint32_t)ch;
 		o->op.nic_src = o->op.nic_dst = UINT32_MAX;
 		o->op.kind = kind == K_SEND ? CCS_OP_XFER : CCS_OP_DELAY;
-		o->op.src = (int32_t)rank;
 		if (kind == K_SEND || kind == K_RECV) {
 			const char *what = kind == K_SEND ? "a send" : "a recv";
 			if ((rc = ccs_y_need(&d, m, "peer", what)) || (kind == K_SEND && (rc = ccs_y_need(&d, m, "bytes", what))))
