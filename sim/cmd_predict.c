@@ -673,7 +673,9 @@ static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl
 		if (rs->bytes <= 0 || cap <= 0)
 			continue;
 		v[k].res = r;
-		v[k].util = T > 0 ? rs->bytes / (cap * T) : 0;
+		/* whole bytes: sums of the same transfers settled at different
+		 * moments differ in the last bits, and must not reorder ties */
+		v[k].util = T > 0 ? round(rs->bytes) / (cap * T) : 0;
 		k++;
 	}
 	qsort(v, k, sizeof *v, cmp_util);

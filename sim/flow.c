@@ -9,7 +9,7 @@
 struct flow {
 	uint32_t res[CCS_FLOW_MAXPATH];
 	uint32_t pos[CCS_FLOW_MAXPATH];    /* index in each resource's list */
-	uint8_t n, active, mark, frozen;
+	uint8_t n, active, mark, frozen, seen;
 	uint32_t ver, next_free;
 	double left, rate, bytes;
 	ccs_time t_last, done, pending;    /* expected end; time of its outstanding event */
@@ -18,10 +18,16 @@ struct flow {
 
 struct res {
 	double cap, load, rem;
+	double load0, lvl;          /* load before the update; level it froze at */
 	uint32_t *fl, nfl, capfl, nun;
-	uint8_t dirty, mark;
+	uint8_t dirty, mark, froze, seen, shared; /* mark: 0, IN or OPEN during an update */
 	ccs_time t_stat;
 	struct ccs_res_stats st;
+};
+
+struct hent {
+	double key;
+	uint32_t i;
 };
 
 struct ccs_flows {
@@ -31,14 +37,18 @@ struct ccs_flows {
 	size_t capf;
 	uint32_t nf, free_head, nactive;
 	uint32_t *dirty, *cres, *cflow;
+	struct hent *heap;          /* nres entries, for fill_heap */
 	size_t capdirty, capcres, capcflow;
-	struct { uint32_t r0, f0; } *comp;
-	size_t capcomp;
+	uint32_t *xq;               /* nres entries: resources to open next */
+	uint32_t *corder;           /* nres entries: the region by connected part */
 	uint32_t ndirty;
 	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
 };
 
 #define NONE UINT32_MAX
+/* Components above this many resources are filled with a heap. */
+#define HEAP_MIN 48
+enum { IN = 1, OPEN = 2 };
 
 int ccs_flows_new(struct ccs_flows **out, uint32_t nres, const double *cap)
 {
@@ -53,9 +63,16 @@ int ccs_flows_new(struct ccs_flows **out, uint32_t nres, const double *cap)
 	f->nres = nres;
 	for (uint32_t i = 0; i < nres; i++)
 		f->r[i].cap = cap[i];
-	/* each resource is in at most one component at a time */
+	/* each resource enters the region of an update at most once */
 	f->cres = ccs_malloc(((size_t)nres + 1) * sizeof *f->cres);
-	if (!f->cres) {
+	f->heap = ccs_malloc(((size_t)nres + 1) * sizeof *f->heap);
+	f->xq = ccs_malloc(((size_t)nres + 1) * sizeof *f->xq);
+	f->corder = ccs_malloc(((size_t)nres + 1) * sizeof *f->corder);
+	if (!f->cres || !f->heap || !f->xq || !f->corder) {
+		ccs_free(f->corder);
+		ccs_free(f->cres);
+		ccs_free(f->heap);
+		ccs_free(f->xq);
 		ccs_free(f->r);
 		ccs_free(f);
 		return CCS_ENOMEM;
@@ -76,8 +93,10 @@ void ccs_flows_free(struct ccs_flows *f)
 	ccs_free(f->f);
 	ccs_free(f->dirty);
 	ccs_free(f->cres);
+	ccs_free(f->heap);
 	ccs_free(f->cflow);
-	ccs_free(f->comp);
+	ccs_free(f->xq);
+	ccs_free(f->corder);
 	ccs_free(f);
 }
 
@@ -86,7 +105,6 @@ static int mark_dirty(struct ccs_flows *f, uint32_t r)
 	if (f->r[r].dirty)
 		return CCS_OK;
 	CCS_TRY(ccs_grow(&f->dirty, &f->capdirty, (size_t)f->ndirty + 1, sizeof *f->dirty));
-	CCS_TRY(ccs_grow(&f->comp, &f->capcomp, (size_t)f->ndirty + 2, sizeof *f->comp));
 	f->r[r].dirty = 1;
 	f->dirty[f->ndirty++] = r;
 	return CCS_OK;
@@ -193,118 +211,278 @@ void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
 	f->nactive--;
 }
 
+/* Give every unfrozen flow on r the rate 'share' and freeze it. */
+static void freeze(struct ccs_flows *f, struct res *r, double share)
+{
+	r->froze = 1;
+	r->lvl = share;
+	for (uint32_t j = 0; j < r->nfl; j++) {
+		struct flow *fl = &f->f[r->fl[j]];
+		if (fl->frozen)
+			continue;
+		fl->frozen = 1;
+		fl->rate = share;
+		for (int q = 0; q < fl->n; q++) {
+			struct res *x = &f->r[fl->res[q]];
+			x->rem -= share;
+			x->load += share;
+			x->nun--;
+		}
+	}
+}
+
+static double share_of(const struct res *r, double level)
+{
+	double share = (r->rem > 0 ? r->rem : 0) / r->nun;
+	return share < level ? level : share;
+}
+
+/* Progressive filling of the component cres[r0..r1) by scanning for the
+ * smallest share each round: O(rounds x resources), best when small.  The
+ * water level never falls: in exact arithmetic each resource's share stays
+ * at or above the last level, so rounding below it is clamped there. */
+static void fill_scan(struct ccs_flows *f, const uint32_t *list, uint32_t n)
+{
+	double level = 0;
+	for (;;) {
+		double best = HUGE_VAL;
+		uint32_t bi = NONE;
+		for (uint32_t i = 0; i < n; i++) {
+			struct res *r = &f->r[list[i]];
+			if (!r->nun)
+				continue;
+			double share = share_of(r, level);
+			if (share < best) {
+				best = share;
+				bi = i;
+			}
+		}
+		if (bi == NONE)
+			break;
+		level = best;
+		freeze(f, &f->r[list[bi]], best);
+	}
+}
+
+static void sift_down(struct hent *h, uint32_t n, uint32_t i)
+{
+	struct hent e = h[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && (h[c + 1].key < h[c].key || (h[c + 1].key == h[c].key && h[c + 1].i < h[c].i)))
+			c++;
+		if (h[c].key > e.key || (h[c].key == e.key && h[c].i > e.i))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = e;
+}
+
+/* The same filling with a lazy min-heap of shares: freezing flows at the
+ * level only raises the shares of the other resources they cross
+ * ((rem - l) / (nun - 1) >= rem / nun when l <= rem / nun), so an entry
+ * whose key is below its resource's current share is stale and goes back
+ * with the new key; one that is current is the smallest share.  Ties go to
+ * the lower position, as in the scan.  O((resources + freezes) log resources). */
+static void fill_heap(struct ccs_flows *f, const uint32_t *list, uint32_t nl)
+{
+	struct hent *h = f->heap;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < nl; i++) {
+		struct res *r = &f->r[list[i]];
+		if (r->nun)
+			h[n++] = (struct hent){ share_of(r, 0), i };
+	}
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(h, n, i);
+	double level = 0;
+	while (n) {
+		struct res *r = &f->r[list[h[0].i]];
+		if (!r->nun) {
+			h[0] = h[--n];
+			sift_down(h, n, 0);
+			continue;
+		}
+		double share = share_of(r, level);
+		if (share > h[0].key) {
+			h[0].key = share;
+			sift_down(h, n, 0);
+			continue;
+		}
+		level = share;
+		h[0] = h[--n];
+		sift_down(h, n, 0);
+		freeze(f, r, share);
+	}
+}
+
+/* Fill the region cres[0..ncr) one connected part at a time (parts share
+ * no resource, so they are independent): a lone flow takes the smallest
+ * room on its path, small parts are scanned, large ones use the heap. */
+static void fill(struct ccs_flows *f, uint32_t ncr, uint32_t ncf)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < ncr; i++) {
+		struct res *r0 = &f->r[f->cres[i]];
+		if (r0->seen)
+			continue;
+		uint32_t start = k, nfl = 0, first = NONE;
+		r0->seen = 1;
+		f->corder[k++] = f->cres[i];
+		for (uint32_t q = start; q < k; q++) {
+			struct res *r = &f->r[f->corder[q]];
+			for (uint32_t j = 0; j < r->nfl; j++) {
+				struct flow *fl = &f->f[r->fl[j]];
+				if (!fl->mark || fl->seen)
+					continue;
+				fl->seen = 1;
+				nfl++;
+				first = r->fl[j];
+				for (int x = 0; x < fl->n; x++) {
+					struct res *y = &f->r[fl->res[x]];
+					if (!y->seen) {
+						y->seen = 1;
+						f->corder[k++] = fl->res[x];
+					}
+				}
+			}
+		}
+		if (nfl == 1) {
+			struct flow *fl = &f->f[first];
+			struct res *b = NULL;
+			for (int x = 0; x < fl->n; x++) {
+				struct res *y = &f->r[fl->res[x]];
+				if (!b || y->rem < b->rem)
+					b = y;
+			}
+			freeze(f, b, b->rem > 0 ? b->rem : 0);
+		} else if (k - start > HEAP_MIN)
+			fill_heap(f, f->corder + start, k - start);
+		else if (nfl)
+			fill_scan(f, f->corder + start, k - start);
+	}
+	for (uint32_t i = 0; i < k; i++)
+		f->r[f->corder[i]].seen = 0;
+	for (uint32_t i = 0; i < ncf; i++)
+		f->f[f->cflow[i]].seen = 0;
+}
+
+/* Put resource ri into the region (as a constraint whose other flows keep
+ * their rates) if it is not there yet. */
+static void take_res(struct ccs_flows *f, uint32_t ri, uint32_t *ncr, ccs_time now)
+{
+	struct res *r = &f->r[ri];
+	if (r->mark)
+		return;
+	r->mark = IN;
+	r->load0 = r->load;
+	account(r, now);
+	f->cres[(*ncr)++] = ri;
+}
+
+/* Open resource ri: every flow on it joins the region (settled at its old
+ * rate up to now), and so do the resources those flows cross. */
+static void open_res(struct ccs_flows *f, uint32_t ri, uint32_t *ncr, uint32_t *ncf, ccs_time now)
+{
+	take_res(f, ri, ncr, now);
+	struct res *r = &f->r[ri];
+	r->mark = OPEN;
+	for (uint32_t j = 0; j < r->nfl; j++) {
+		struct flow *fl = &f->f[r->fl[j]];
+		if (fl->mark)
+			continue;
+		fl->mark = 1;
+		f->cflow[(*ncf)++] = r->fl[j];
+		settle(f, fl, now);
+		for (int k = 0; k < fl->n; k++)
+			take_res(f, fl->res[k], ncr, now);
+	}
+}
+
+static int saturated(const struct res *r, double load) { return load >= r->cap * (1 - 1e-9); }
+
 int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
 {
-	uint32_t ncr = 0, ncf = 0, ncomp = 0;
-	/* Components of the dirty resources, one after another in cres/cflow;
-	 * comp holds where each starts. */
+	uint32_t ncr = 0, ncf = 0;
+	/* The region: the dirty resources are open (all their flows are
+	 * recomputed); the other resources those flows cross are constraints
+	 * whose remaining flows keep their rates. */
 	for (uint32_t d = 0; d < f->ndirty; d++) {
-		uint32_t start = f->dirty[d];
-		if (f->r[start].mark)
-			continue;
-		f->comp[ncomp].r0 = ncr;
-		f->comp[ncomp].f0 = ncf;
-		ncomp++;
-		f->r[start].mark = 1;
-		f->cres[ncr++] = start;
-		for (uint32_t qi = ncr - 1; qi < ncr; qi++) {
-			struct res *r = &f->r[f->cres[qi]];
+		f->r[f->dirty[d]].dirty = 0;
+		if (f->r[f->dirty[d]].mark != OPEN)
+			open_res(f, f->dirty[d], &ncr, &ncf, now);
+	}
+	f->ndirty = 0;
+	for (int round = 0;; round++) {
+		/* Fill the region's flows against what the others leave. */
+		for (uint32_t i = 0; i < ncr; i++) {
+			struct res *r = &f->r[f->cres[i]];
+			r->froze = 0;
+			r->shared = 0;
+			if (r->mark == OPEN) {
+				r->rem = r->cap;
+				r->nun = r->nfl;
+				r->load = 0;
+				continue;
+			}
+			double out = 0;
+			uint32_t in = 0;
 			for (uint32_t j = 0; j < r->nfl; j++) {
 				struct flow *fl = &f->f[r->fl[j]];
 				if (fl->mark)
-					continue;
-				fl->mark = 1;
-				f->cflow[ncf++] = r->fl[j];
-				for (int k = 0; k < fl->n; k++) {
-					struct res *q = &f->r[fl->res[k]];
-					if (q->mark)
-						continue;
-					q->mark = 1;
-					f->cres[ncr++] = fl->res[k];
+					in++;
+				else {
+					out += fl->rate;
+					fl->frozen = 1;
 				}
 			}
+			r->load = out;
+			r->rem = r->cap - out;
+			r->nun = in;
+			r->shared = in < r->nfl;
 		}
-	}
-	for (uint32_t d = 0; d < f->ndirty; d++)
-		f->r[f->dirty[d]].dirty = 0;
-	f->ndirty = 0;
-	f->ntouched = ncr;
-	if (!f->comp)
-		return CCS_OK;              /* nothing was ever dirty */
-	f->comp[ncomp].r0 = ncr;
-	f->comp[ncomp].f0 = ncf;
-
-	/* Settle bytes at the old rates; reset the filling state. */
-	for (uint32_t i = 0; i < ncr; i++) {
-		struct res *r = &f->r[f->cres[i]];
-		account(r, now);
-		r->rem = r->cap;
-		r->nun = r->nfl;
-		r->load = 0;
-	}
-	for (uint32_t i = 0; i < ncf; i++) {
-		struct flow *fl = &f->f[f->cflow[i]];
-		settle(f, fl, now);
-		fl->frozen = 0;
-	}
-	/* Progressive filling, component by component.  The water level never
-	 * falls: in exact arithmetic each resource's share stays at or above
-	 * the last level, so rounding below it is clamped there. */
-	for (uint32_t k = 0; k < ncomp; k++) {
-		uint32_t r0 = f->comp[k].r0, r1 = f->comp[k + 1].r0;
-		uint32_t f0 = f->comp[k].f0, f1 = f->comp[k + 1].f0;
-		if (f1 - f0 == 1) {
-			/* one flow alone: the smallest capacity on its path */
-			struct flow *fl = &f->f[f->cflow[f0]];
-			double best = HUGE_VAL;
-			for (int q = 0; q < fl->n; q++)
-				if (f->r[fl->res[q]].cap < best)
-					best = f->r[fl->res[q]].cap;
-			fl->rate = fl->n ? best : 0;
-			fl->frozen = 1;
-			for (int q = 0; q < fl->n; q++) {
-				struct res *x = &f->r[fl->res[q]];
-				x->rem -= fl->rate;
-				x->load += fl->rate;
-				x->nun = 0;
-			}
-			continue;
-		}
-		double level = 0;
-		for (;;) {
-			double best = HUGE_VAL;
-			uint32_t bi = NONE;
-			for (uint32_t i = r0; i < r1; i++) {
-				struct res *r = &f->r[f->cres[i]];
-				if (!r->nun)
-					continue;
-				double share = (r->rem > 0 ? r->rem : 0) / r->nun;
-				if (share < level)
-					share = level;
-				if (share < best) {
-					best = share;
-					bi = i;
-				}
-			}
-			if (bi == NONE)
-				break;
-			level = best;
-			struct res *r = &f->r[f->cres[bi]];
+		for (uint32_t i = 0; i < ncf; i++)
+			f->f[f->cflow[i]].frozen = 0;
+		fill(f, ncr, ncf);
+		/* Check the constraints shared with flows outside: a region flow
+		 * stopped there must not get less than an outside flow on it, and
+		 * an outside flow whose bottleneck it was must keep it (still
+		 * saturated, no region flow above it).  Else open it and refill:
+		 * the region only grows, so this ends, at worst with the whole
+		 * component.  After a few rounds every such constraint opens. */
+		uint32_t nopen = 0;
+		for (uint32_t i = 0; i < ncr; i++) {
+			uint32_t ri = f->cres[i];
+			struct res *r = &f->r[ri];
+			if (r->mark != IN || !r->shared)
+				continue;
+			double max_out = 0, min_out = HUGE_VAL, max_in = 0;
 			for (uint32_t j = 0; j < r->nfl; j++) {
-				struct flow *fl = &f->f[r->fl[j]];
-				if (fl->frozen)
-					continue;
-				fl->frozen = 1;
-				fl->rate = best;
-				for (int q = 0; q < fl->n; q++) {
-					struct res *x = &f->r[fl->res[q]];
-					x->rem -= best;
-					x->load += best;
-					x->nun--;
-				}
+				const struct flow *fl = &f->f[r->fl[j]];
+				if (!fl->mark) {
+					max_out = fl->rate > max_out ? fl->rate : max_out;
+					min_out = fl->rate < min_out ? fl->rate : min_out;
+				} else if (fl->rate > max_in)
+					max_in = fl->rate;
 			}
+			if (min_out == HUGE_VAL)
+				continue;           /* no outside flows */
+			int sat = saturated(r, r->load);
+			int bad = round >= 3 ||
+			          (sat && r->froze && r->lvl < max_out * (1 - 1e-9)) ||
+			          (saturated(r, r->load0) && (!sat || max_in > min_out * (1 + 1e-9)));
+			if (bad)
+				f->xq[nopen++] = ri;
 		}
+		if (!nopen)
+			break;
+		for (uint32_t i = 0; i < nopen; i++)
+			open_res(f, f->xq[i], &ncr, &ncf, now);
 	}
+	f->ntouched = ncr;
 	for (uint32_t i = 0; i < ncr; i++) {
 		struct res *r = &f->r[f->cres[i]];
 		double u = r->cap > 0 ? r->load / r->cap : 0;
@@ -316,6 +494,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		uint32_t id = f->cflow[i];
 		struct flow *fl = &f->f[id];
 		fl->mark = 0;
+		fl->frozen = 0;
 		ccs_time done;
 		if (fl->left <= 0)
 			done = now;

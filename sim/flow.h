@@ -10,14 +10,24 @@
 ** capacity.
 **
 ** Incremental: adding or removing a flow marks its resources dirty;
-** ccs_flows_update(now) settles the bytes of every flow in the connected
-** components of dirty resources (flows linked by shared resources) at their
-** old rates up to now, recomputes only those components, and reports a flow
-** whose end moved earlier than its outstanding event (or that has none);
-** an end that moved later keeps the event, and ccs_flows_due() re-arms it
-** when it fires, so each flow has at most one live event.  Rates are always
-** computed afresh for a component, never adjusted by increments.  Bytes
-** left shrink through ccs_sub_snap semantics: below CCS_EPS_BYTES they are 0.
+** ccs_flows_update(now) recomputes a region and leaves every other rate
+** alone.  The dirty resources are opened (all their flows join), and the
+** other resources those flows cross are constraints on which the flows
+** outside keep their rates.  After filling, each constraint is checked:
+** a region flow stopped there must get at least what the outside flows on
+** it get, and an outside flow for which it was a bottleneck must still
+** find it saturated with no region flow above it.  A constraint that fails
+** is opened and the region refilled (from the fourth round every
+** constraint with outside flows opens), so the result is the max-min
+** allocation of the whole system, which is unique; usually the region is
+** a few saturated links, not the connected component.  Flows entering the
+** region are settled at their old rates up to now; a flow whose end moved
+** earlier than its outstanding event (or that has none) is reported; an
+** end that moved later keeps the event, and ccs_flows_due() re-arms it
+** when it fires, so each flow has at most one live event.  Filling scans
+** for the smallest share in small regions and uses a lazy heap of shares
+** in large ones.  Bytes left shrink through ccs_sub_snap semantics: below
+** CCS_EPS_BYTES they are 0.
 ** Knows nothing of links or NICs: resources are numbers.
 */
 #ifndef CCS_FLOW_H
