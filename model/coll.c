@@ -171,3 +171,19 @@ int ccs_parse_nccl_size(const char *s, uint64_t *out)
 	char err[128];
 	return ccs_parse_size(s, out, err, sizeof err);
 }
+
+int ccs_btree_parent(int k, int G)
+{
+	if (k == 0)
+		return -1;
+	int b = k & -k;
+	int up = (k ^ b) | (b << 1);
+	return up < G ? up : k ^ b;
+}
+
+int ccs_btree_place(int t, int k, int G)
+{
+	if (!t)
+		return k;
+	return G % 2 == 0 ? G - 1 - k : (k + 1) % G;
+}

@@ -60,6 +60,17 @@ int ccs_coll_rooted(int coll);
 /* nccl-tests busbw factor for n ranks. */
 double ccs_busbw_factor(int coll, int n);
 
+/* NCCL's double binary tree over G positions.  Tree 0 is an in-order
+ * binary tree whose root is position 0 (one child) and whose edges mostly
+ * join neighbours: the parent of k is k with its lowest set bit moved up
+ * one place, or cleared when that leaves the range.  Tree 1 is the same
+ * over mirrored positions (G even) or positions shifted by one (G odd), so
+ * that a position inner in one tree is a leaf in the other.
+ * ccs_btree_parent: parent position of k in tree 0, -1 at the root.
+ * ccs_btree_place: the group at position k of tree t (0 or 1). */
+int ccs_btree_parent(int k, int G);
+int ccs_btree_place(int t, int k, int G);
+
 /* nccl-tests shape of a requested size: the element count column and the
  * bytes actually moved (size column), for n ranks and element size esz. */
 void ccs_coll_shape(int coll, int n, uint64_t req_bytes, int esz, uint64_t *count, uint64_t *bytes);

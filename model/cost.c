@@ -620,6 +620,21 @@ int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_com
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
 	nccl_graph(c);
+	/* Network bytes of the busiest group in the double binary tree, per
+	 * byte of the operation: each tree carries half, and a group sends and
+	 * receives that half once per tree edge it has (gnics is free by now). */
+	c->tree_net = 0;
+	if (c->G > 1) {
+		memset(gnics, 0, ((size_t)c->G + 1) * sizeof *gnics);
+		for (int tr = 0; tr < 2; tr++)
+			for (int k = 1; k < c->G; k++) {
+				gnics[ccs_btree_place(tr, k, c->G)]++;
+				gnics[ccs_btree_place(tr, ccs_btree_parent(k, c->G), c->G)]++;
+			}
+		for (int g = 0; g < c->G; g++)
+			if (gnics[g] / 2.0 > c->tree_net)
+				c->tree_net = gnics[g] / 2.0;
+	}
 	rc = CCS_OK;
 out:
 	ccs_free(vx);
@@ -655,10 +670,27 @@ static int ilog2_ceil(int n)
  * buffers of 512 KiB (LL), 4.6875 MiB (LL128), 4 MiB (Simple) in 8 steps;
  * ring Simple moves 2-step slices; NVLS 128 KiB chunks that shrink for
  * small operations, src/enqueue.cc calcCollChunking). */
-static double chunk_bytes(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes)
+double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes)
 {
 	if (proto == CCS_PROTO_LL)
 		return 32768.0;
+	if (proto == CCS_PROTO_LL128 && algo == CCS_ALGO_TREE) {
+		/* NCCL halves the tree's LL128 chunk for operations that would
+		 * not fill the pipeline: while S / (C chunk) < steps x 64 / ppn
+		 * (down to 128 KiB), then x 16 / ppn (down to 32 KiB), with
+		 * steps = 1 + log2(nodes) + 0.1 ppn (calcCollChunking) */
+		double ppn = c->G > 0 ? (double)c->n / c->G : 1;
+		int lg = 0;
+		while ((2 << lg) <= c->G)
+			lg++;
+		double steps = 1 + lg + 0.1 * ppn, chunk = 576000.0;
+		double C = channels > 0 ? channels : 1;
+		while (bytes / (C * chunk) < steps * 64 / ppn && chunk > 131072)
+			chunk /= 2;
+		while (bytes / (C * chunk) < steps * 16 / ppn && chunk > 32768)
+			chunk /= 2;
+		return chunk;
+	}
 	if (proto == CCS_PROTO_LL128)
 		return 576000.0;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
@@ -681,7 +713,7 @@ static double chunk_bytes(const struct ccs_comm *c, int coll, int algo, int prot
 }
 
 /* NCCL's per-protocol throughput caps [B/s] for the algorithm's B. */
-static double proto_cap(const struct ccs_comm *c, int algo, int proto)
+double ccs_cost_proto_cap(const struct ccs_comm *c, int algo, int proto)
 {
 	int nodes_idx = c->G <= 2 ? c->G - 1 : 2;
 	if (proto == CCS_PROTO_LL) {
@@ -783,10 +815,18 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			return -1;
 		}
 		x.W = S;
-		if (p > 1)
-			set_rate(&x, su / 2, su_b);
+		if (p > 1) {
+			/* Inside a group each rank sends its S up the chain and S
+			 * down, except where it heads the chain (its up leaves by the
+			 * network, or it is the root) or ends it (nothing below).
+			 * Channel c's chain starts at member c mod p, so with C
+			 * channels the busiest rank sends S (2C - m) / C, m the
+			 * fewest head-or-tail roles any member has. */
+			int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+			set_rate(&x, su / ccs_cost_tree_share(p, C0), su_b);
+		}
 		if (!intra_only)
-			set_net(&x, net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
+			set_net(&x, net / c->tree_net, CCS_BOUND_NIC);
 		x.steps_intra = 2 * (p - 1);
 		x.steps_inter = 2 * ilog2_ceil(G);
 		x.lat_algo = CCS_ALGO_TREE;
@@ -826,7 +866,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			return -1;
 		}
 		if (G > 1)
-			set_net(&x, algo == CCS_ALGO_NVLS ? net : net / (G > 2 ? 2 : 1), CCS_BOUND_NIC);
+			set_net(&x, algo == CCS_ALGO_NVLS ? net : net / c->tree_net, CCS_BOUND_NIC);
 		x.steps_intra = 1;
 		x.steps_inter = G > 1 ? (algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(G) : 1) : 0;
 		x.lat_algo = algo;
@@ -1010,7 +1050,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			return -1;
 		}
 		double Bi = x.Bi * e;
-		double cap = proto_cap(c, algo, proto);
+		double cap = ccs_cost_proto_cap(c, algo, proto);
 		if (cap < Bi) {
 			Bi = cap;
 			bi_bound = CCS_BOUND_PROTOCOL;
@@ -1034,7 +1074,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	if (C < 1)
 		C = 1;
 	double lat = ccs_nccl_latency(c, x.lat_algo, proto, x.steps_intra, x.steps_inter);
-	double chunk = chunk_bytes(c, coll, algo, proto, C, S);
+	double chunk = ccs_cost_chunk(c, coll, algo, proto, C, S);
 	double K = ceil(x.W / ((double)C * chunk));
 	if (K < 1)
 		K = 1;
@@ -1056,6 +1096,20 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	out->channels = C;
 	out->bound = lat + out->step_s > out->bw_s ? CCS_BOUND_LATENCY : bound;
 	return 0;
+}
+
+double ccs_cost_tree_share(int p, int C)
+{
+	if (p < 2 || C < 1)
+		return 0;
+	int m = 2 * C;
+	for (int j = 0; j < p; j++) {
+		int a = j, b = (j + 1) % p;
+		int mj = C / p + (a < C % p) + C / p + (b < C % p);
+		if (mj < m)
+			m = mj;
+	}
+	return (2.0 * C - m) / C;
 }
 
 /* ---- selection ---- */

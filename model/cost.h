@@ -90,6 +90,7 @@ struct ccs_comm {
 	int nch_ring;               /* search channels of the ring graph */
 	double bw_intra, bw_inter;  /* per search channel, GB/s */
 	int nvls_channels;
+	double tree_net;            /* busiest group's tree AllReduce network bytes per byte (1 at G = 2, 2 for large G) */
 };
 
 struct ccs_cost {
@@ -115,6 +116,19 @@ void ccs_comm_release(struct ccs_comm *c);
  * hardware: NVLS without multicast switches, CollNet without SHARP ...). */
 int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int channels,
                   uint64_t bytes, struct ccs_cost *out, const char **why);
+
+/* Pieces of the model that the simulator's schedules share, so that both
+ * count the same bytes.  ccs_cost_proto_cap: NCCL's cap on the GPU-side
+ * throughput of algo with proto [B/s] (HUGE_VAL: none).
+ * ccs_cost_tree_share: the busiest rank's intra-group bytes per byte of the
+ * operation in a tree AllReduce whose C channels start their chains at
+ * member c mod p: S (2C - m) / C, m the fewest head-or-tail roles any member
+ * has (2 with one channel per member, 2 - 2/p when C is a multiple of p). */
+double ccs_cost_proto_cap(const struct ccs_comm *c, int algo, int proto);
+/* Bytes each channel moves per pipeline step (NCCL's chunk) for an
+ * operation of 'bytes' on 'channels' channels. */
+double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes);
+double ccs_cost_tree_share(int p, int C);
 
 /* NCCL's tuning model (src/graph/tuning.cc, NCCL 2.30), reimplemented on the
  * same communicator: predicted seconds, or -1 when NCCL would not offer the

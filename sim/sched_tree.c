@@ -40,8 +40,8 @@ struct tree_sched {
 	int32_t **child;            /* per variant: 3 children per rank */
 	uint8_t **nchild;
 	const int32_t *group;       /* the communicator's rank_group */
-	double bytes;
-	double d_intra, d_inter, d_base;
+	double bytes, bytes_intra;   /* per op on the wire: network hops, chains */
+	double d_intra, d_inter, d_base, sync;
 };
 
 static void ts_split(const struct tree_sched *ts, uint64_t id, int *c, int *k, int *r, int *down)
@@ -84,9 +84,12 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->kind = CCS_OP_XFER;
 	op->src = down ? par : r;
 	op->dst = down ? r : par;
-	op->bytes = ts->bytes;
 	int inter = ts->group[r] != ts->group[par];
-	op->delay_s = inter ? ts->d_inter : ts->d_intra;
+	op->bytes = inter ? ts->bytes : ts->bytes_intra;
+	/* the first chunk pays the hop's latency (NCCL's per-hop figure, its
+	 * step work included); later ones arrive while the receiver works on
+	 * earlier ones (NCCL_STEPS-deep buffers) and pay the step work only */
+	op->delay_s = k == 0 ? (inter ? ts->d_inter : ts->d_intra) : ts->sync;
 	if (k == 0 && !down && ts->nchild[t][r] == 0)
 		op->delay_s += ts->d_base;
 }
@@ -139,15 +142,6 @@ static void ts_release(struct ccs_sched *s)
  * (NCCL's btree shape): with b the lowest set bit of k, the parent is k
  * with b cleared and 2b set, or with b cleared alone when that is past the
  * end; positions then sit between their children k - b/2 and k + b/2. */
-static int btree_parent(int k, int G)
-{
-	if (k == 0)
-		return -1;
-	int b = k & -k;
-	int up = (k ^ b) | (b << 1);
-	return up < G ? up : k ^ b;
-}
-
 static void add_child(struct tree_sched *ts, int t, int par, int r)
 {
 	ts->parent[t][r] = par;
@@ -197,9 +191,9 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 		 * most edges join neighbouring groups; tree 1 over the mirrored
 		 * positions (G even) or those shifted by one (G odd) */
 		for (int k = 0; k < G; k++) {
-			int pk = btree_parent(k, G);
-			int g = t ? (G % 2 == 0 ? G - 1 - k : (k + 1) % G) : k;
-			int pg = pk < 0 ? -1 : t ? (G % 2 == 0 ? G - 1 - pk : (pk + 1) % G) : pk;
+			int pk = ccs_btree_parent(k, G);
+			int g = ccs_btree_place(t, k, G);
+			int pg = pk < 0 ? -1 : ccs_btree_place(t, pk, G);
 			if (pg >= 0 && ts->nchild[v][MEMBER(pg, 0)] >= 3) {
 				rc = CCS_EINTERNAL;
 				goto out;
@@ -214,7 +208,7 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 	}
 	/* chunks, bytes and delays as the closed form counts them */
 	double S = (double)bytes;
-	double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0 : 524288.0;
+	double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, proto, ts->C, S);
 	double K = ceil(S / ((double)ts->C * chunk));
 	if (K < 1)
 		K = 1;
@@ -224,12 +218,23 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 	double e = 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (G == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
 	e *= ccs_nccl_tree_correction(proto, S);
 	ts->bytes = S / ((double)ts->C * K) / e;
+	/* NCCL's protocol cap on the GPU side slows the chains as the closed
+	 * form's Bi = min(b_su / share x e, cap) */
+	ts->bytes_intra = ts->bytes;
+	{
+		double share = ccs_cost_tree_share(c->p, ts->C);
+		double cap = ccs_cost_proto_cap(c, CCS_ALGO_TREE, proto);
+		double bi = share > 0 ? c->b_su / share * e : HUGE_VAL;
+		if (cap < bi)
+			ts->bytes_intra = ts->bytes * bi / cap;
+	}
 	/* synchronisation: one step per NCCL chunk the op stands for */
 	double real_k = ceil(S / ((double)ts->C * chunk));
 	double sync = c->prm.step_s[proto] * (real_k < 1 ? 1 : real_k) / K;
 	ts->d_base = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 0, 0);
-	ts->d_intra = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 1, 0) - ts->d_base + sync;
-	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 0, 1) - ts->d_base + sync;
+	ts->d_intra = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 1, 0) - ts->d_base;
+	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 0, 1) - ts->d_base;
+	ts->sync = sync;
 	s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)n * 2;
 	s->get = ts_get;
 	s->succ = ts_succ;

@@ -370,9 +370,10 @@ static void test_engine(void)
 	}
 
 	/* tree AllReduce: completes on odd group counts and odd channel counts,
-	 * conserves bytes, and at 1 GiB on one and two nodes lands within 10% of
-	 * the closed form (the schedule pays the pipeline fill that the closed
-	 * form folds into NCCL's efficiencies; docs/simulator.md) */
+	 * conserves bytes, and at 1 GiB with NCCL's channels lands within 6%
+	 * of the closed form on 1 to 5 nodes (measured -5.1% .. +3.6%: the
+	 * schedule lets other channels use a port while one pays its step
+	 * overhead, the closed form adds every step; docs/simulator.md) */
 	for (int nodes = 1; nodes <= 5; nodes++) {
 		char nb[32];
 		snprintf(nb, sizeof nb, "nodes=%d", nodes);
@@ -387,8 +388,8 @@ static void test_engine(void)
 			CHECK(ts > 0 && st.bytes_sent == st.bytes_received && st.ops > 0);
 			struct ccs_cost cc;
 			ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, ch, 1ull << 30, &cc, NULL);
-			if (nodes <= 2 && ch == 0)
-				CHECK_NEAR(ts, cc.time_s, 0.10);
+			if (ch == 0)
+				CHECK_NEAR(ts, cc.time_s, 0.06);
 			if (ts <= 0)
 				fprintf(stderr, "tree: %d nodes, %d channels: %s\n", nodes, ch, err);
 		}
