@@ -927,19 +927,23 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		/* Steps k = 0..log2(n)-1 with peers at distance 2^k (ranks are
 		 * placed group by group, so small distances stay inside a group).
 		 * Bytes per step: RHD halving S/2^(k+1) (largest first, so the far
-		 * peers get the big halves), RD S, Bruck AllGather 2^k S/n,
-		 * Bruck AllToAll S/2. */
+		 * peers get the big halves), RD S, Bruck AllGather
+		 * min(2^k, n - 2^k) S/n, Bruck AllToAll the blocks with bit k set
+		 * (S/2 for n a power of two).  sim/sched_steps.c runs the same. */
 		int L2 = ilog2_ceil(n);
 		double t = 0, tnet = 0;
 		int inter = 0;
 		for (int k = 0; k < L2; k++) {
 			int dist = 1 << k;
-			int same = dist < p && p > 1 && c->p_min == p;
+			/* xor peers at a distance below p stay in a group; Bruck's
+			 * shifts cross a group boundary in every round */
+			int same = algo == CCS_ALGO_BRUCK ? G == 1 : dist < p && p > 1 && c->p_min == p;
 			double bytes;
 			if (algo == CCS_ALGO_RD)
 				bytes = coll == CCS_COLL_ALLGATHER ? S * (double)(1 << k) / n : S;
 			else if (algo == CCS_ALGO_BRUCK)
-				bytes = coll == CCS_COLL_ALLTOALL ? S / 2 : S * (double)(1 << k) / n;
+				bytes = coll == CCS_COLL_ALLTOALL ? S * ccs_cost_bruck_blocks(n, k) / n
+				      : S * (dist < n - dist ? dist : n - dist) / n;
 			else
 				bytes = S / (double)(2 << (L2 - 1 - k));
 			double r = rate_of(c, same);
@@ -998,8 +1002,15 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			x.bi_bound = su_b;
 			x.bn_bound = c->R_fab < net ? c->fab_bound : CCS_BOUND_NIC;
 			if (algo == CCS_ALGO_PAIRWISE) {
-				x.steps_intra = p - 1;
-				x.steps_inter = n - p;
+				/* n - 1 rounds, one peer each, one after another; with
+				 * ranks placed group by group every round has a rank whose
+				 * peer is in another group once there are several */
+				double rr = G > 1 ? (c->R_fab / p < c->b_nic ? c->R_fab / p : c->b_nic) : su;
+				x.ti = rr > 0 ? (n - 1) * (S / n) / rr : 0;
+				x.tn = 0;
+				x.bi_bound = G > 1 ? x.bn_bound : su_b;
+				x.steps_intra = G > 1 ? 0 : n - 1;
+				x.steps_inter = G > 1 ? n - 1 : 0;
 			} else {
 				/* NCCL posts up to 8 peers per round */
 				x.steps_intra = (p - 1 + 7) / 8;
@@ -1098,6 +1109,14 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	return 0;
 }
 
+double ccs_cost_bruck_blocks(int n, int k)
+{
+	/* j in [0, n) with bit k set: whole periods of 2^(k+1), then the tail */
+	long per = 1L << (k + 1), half = 1L << k;
+	long full = n / per, rest = n % per;
+	return (double)(full * half + (rest > half ? rest - half : 0));
+}
+
 double ccs_cost_tree_share(int p, int C)
 {
 	if (p < 2 || C < 1)
@@ -1144,7 +1163,8 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 				/* NCCL moves AllToAll and SendRecv with direct p2p, Simple
 				 * above its LL threshold. */
 				if (nccl && !tuned) {
-					if (a != CCS_ALGO_DIRECT)
+					/* another algorithm only when asked for by name */
+					if (a != CCS_ALGO_DIRECT && (algo_mask & (1u << CCS_ALGO_DIRECT)))
 						continue;
 					int want = bytes <= 16384u * (uint64_t)ccs_nccl_channels(c, CCS_ALGO_RING) ? CCS_PROTO_LL
 					                                                                         : CCS_PROTO_SIMPLE;

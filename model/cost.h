@@ -129,6 +129,9 @@ double ccs_cost_proto_cap(const struct ccs_comm *c, int algo, int proto);
  * operation of 'bytes' on 'channels' channels. */
 double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes);
 double ccs_cost_tree_share(int p, int C);
+/* Blocks j in [0, n) with bit k set: what a Bruck AllToAll rank sends in
+ * round k, in units of S / n. */
+double ccs_cost_bruck_blocks(int n, int k);
 
 /* NCCL's tuning model (src/graph/tuning.cc, NCCL 2.30), reimplemented on the
  * same communicator: predicted seconds, or -1 when NCCL would not offer the

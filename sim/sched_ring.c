@@ -470,6 +470,8 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 		}
 		return ccs_sched_alltoall(c, proto, bytes, !(flags & CCS_SCHED_NO_PXN), s, why);
 	}
-	*why = "the simulator has schedules for ring, tree, nvls and direct (AllToAll) so far";
+	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE)
+		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
+	*why = "the simulator has schedules for ring, tree, nvls, direct, pairwise, rd, rhd and bruck so far";
 	return CCS_EINPUT;
 }

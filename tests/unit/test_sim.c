@@ -399,6 +399,73 @@ static void test_engine(void)
 	}
 }
 
+/* Round-by-round schedules (rd, rhd, Bruck, pairwise): on one node and,
+ * for the xor exchanges, on four nodes (whose rounds never share a NIC or a
+ * link) the simulation equals the closed form within 1%; bytes sent equal
+ * bytes received; a 12-rank communicator runs Bruck and pairwise and is
+ * refused for rd with a reason. */
+static void test_rounds(void)
+{
+	static const struct { int coll, algo; } cases[] = {
+		{ CCS_COLL_ALLREDUCE, CCS_ALGO_RD },      { CCS_COLL_ALLGATHER, CCS_ALGO_RD },
+		{ CCS_COLL_ALLREDUCE, CCS_ALGO_RHD },     { CCS_COLL_ALLGATHER, CCS_ALGO_RHD },
+		{ CCS_COLL_REDUCESCATTER, CCS_ALGO_RHD }, { CCS_COLL_ALLGATHER, CCS_ALGO_BRUCK },
+		{ CCS_COLL_ALLTOALL, CCS_ALGO_BRUCK },    { CCS_COLL_ALLTOALL, CCS_ALGO_PAIRWISE },
+	};
+	char err[256];
+	for (int nodes = 1; nodes <= 4; nodes += 3) {
+		char nb[32];
+		snprintf(nb, sizeof nb, "nodes=%d", nodes);
+		const char *sets[] = { nb };
+		struct ccs_topo *t = load("topologies/hgx-h100.yaml", sets, 1);
+		struct ccs_comm c;
+		struct ccs_fabric *fab;
+		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		if (!t)
+			return;
+		CHECK(!ccs_fabric_new(&c, &fab));
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			int xor = cases[i].algo == CCS_ALGO_RD || cases[i].algo == CCS_ALGO_RHD;
+			for (int k = 16; k <= 30; k += 7) {
+				struct ccs_sim_stats st;
+				double ts = sim_time(&c, fab, cases[i].coll, cases[i].algo, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+				struct ccs_cost cc;
+				CHECK(!ccs_cost_eval(&c, cases[i].coll, cases[i].algo, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL));
+				CHECK(ts > 0 && st.bytes_sent == st.bytes_received);
+				if (nodes == 1 || xor)
+					CHECK_NEAR(ts, cc.time_s, 0.01);
+				else
+					CHECK(ts >= cc.time_s * 0.99);  /* contention only adds */
+			}
+		}
+		ccs_fabric_free(fab);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+	/* 12 ranks: not a power of two */
+	const char *sets[] = { "nodes=2" };
+	struct ccs_topo *t = load("topologies/hgx-h100.yaml", sets, 1);
+	struct ccs_comm c;
+	struct ccs_fabric *fab;
+	CHECK(t && !ccs_comm_build(t, 12, 6, &c, err, sizeof err));
+	if (!t)
+		return;
+	CHECK(!ccs_fabric_new(&c, &fab));
+	struct ccs_sim_stats st;
+	CHECK(sim_time(&c, fab, CCS_COLL_ALLGATHER, CCS_ALGO_BRUCK, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
+	CHECK(st.ops == 4 * 12);
+	CHECK(sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_PAIRWISE, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
+	CHECK(st.ops == 11 * 12);
+	struct ccs_sched s;
+	const char *why = NULL;
+	CHECK(ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RD, CCS_PROTO_SIMPLE, 0, 1u << 20, &s, &why) == CCS_EINPUT);
+	CHECK(why && strstr(why, "power-of-two"));
+	CHECK(ccs_cost_bruck_blocks(12, 3) == 4 && ccs_cost_bruck_blocks(8, 2) == 4 && ccs_cost_bruck_blocks(5, 0) == 2);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+}
+
 /* Write text to a temporary schedule file and load it for c. */
 static int sched_text(const char *text, const struct ccs_comm *c, struct ccs_sched *s, int *ranks, char *msg,
                       size_t n)
@@ -582,6 +649,7 @@ int main(void)
 {
 	test_flows();
 	test_engine();
+	test_rounds();
 	test_sched_file();
 	return CHECK_DONE("test_sim");
 }

@@ -1,0 +1,188 @@
+/*
+** sim/sched_steps.c: the round-by-round algorithms as schedules (sched.h):
+** recursive doubling (rd), recursive halving-doubling (rhd), Bruck and
+** pairwise exchange.  In round k every rank sends b_k bytes to one peer
+** and receives b_k from another; round k + 1 of rank r waits for r's send
+** of round k and for the send that reached r in round k.  Op id = k n + r.
+**
+**   rd AllReduce     rounds log2 n, peer r xor 2^k, b_k = S
+**   rd AllGather     rounds log2 n, peer r xor 2^k, b_k = 2^k S / n
+**   rhd ReduceScatter rounds log2 n, peer r xor n / 2^(k+1), b_k = S / 2^(k+1)
+**                    (the far peers get the big halves)
+**   rhd AllGather    the reverse: peer r xor 2^k, b_k = 2^k S / n
+**   rhd AllReduce    ReduceScatter then AllGather
+**   bruck AllGather  rounds ceil(log2 n), to r - 2^k, b_k = min(2^k, n - 2^k) S / n
+**   bruck AllToAll   rounds ceil(log2 n), to r + 2^k, b_k = S / n x (blocks
+**                    j < n with bit k set)
+**   pairwise AllToAll rounds n - 1, to r + k + 1, b_k = S / n
+** rd and rhd need n a power of two.  Each op pays its hop's latency (NCCL's
+** ring hop, intra or network, by the peer's group; the base latency in the
+** first round) and the closed form's step overhead, shared over the rounds
+** by bytes; bytes on the wire are b_k over the protocol's wire efficiency.
+** The closed form (model/cost.c) adds the same rounds up.
+*/
+#include "sched.h"
+
+#include "../model/nccl_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { PEER_XOR, PEER_DOWN, PEER_UP };
+
+struct round {
+	int dist, how;
+	double bytes, sync;
+};
+
+struct steps {
+	int n, L;
+	const int32_t *group;
+	struct round *rd;
+	double d_intra, d_inter, d_base;
+};
+
+static int peer_of(const struct steps *st, int k, int r)
+{
+	const struct round *x = &st->rd[k];
+	switch (x->how) {
+	case PEER_XOR:
+		return r ^ x->dist;
+	case PEER_DOWN:
+		return (r - x->dist % st->n + st->n) % st->n;
+	default:
+		return (r + x->dist) % st->n;
+	}
+}
+
+static void st_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct steps *st = s->ctx;
+	int k = (int)(id / (uint64_t)st->n), r = (int)(id % (uint64_t)st->n);
+	int peer = peer_of(st, k, r);
+	memset(op, 0, sizeof *op);
+	op->kind = CCS_OP_XFER;
+	op->src = r;
+	op->dst = peer;
+	op->nic_src = op->nic_dst = UINT32_MAX;
+	op->bytes = st->rd[k].bytes;
+	op->delay_s = (st->group[r] == st->group[peer] ? st->d_intra : st->d_inter) + st->rd[k].sync;
+	if (k == 0)
+		op->delay_s += st->d_base;
+}
+
+static int st_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct steps *st = s->ctx;
+	int k = (int)(id / (uint64_t)st->n), r = (int)(id % (uint64_t)st->n);
+	if (k + 1 >= st->L)
+		return 0;
+	uint64_t next = (uint64_t)(k + 1) * (uint64_t)st->n;
+	out[0] = next + (uint64_t)r;
+	out[1] = next + (uint64_t)peer_of(st, k, r);
+	return 2;
+}
+
+static uint32_t st_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct steps *st = s->ctx;
+	return id < (uint64_t)st->n ? 0 : 2;
+}
+
+static void st_release(struct ccs_sched *s)
+{
+	struct steps *st = s->ctx;
+	if (st)
+		ccs_free(st->rd);
+	ccs_free(st);
+	s->ctx = NULL;
+}
+
+static int log2_ceil(int n)
+{
+	int k = 0;
+	while ((1 << k) < n)
+		k++;
+	return k;
+}
+
+int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
+                    const char **why)
+{
+	memset(s, 0, sizeof *s);
+	int n = c->n, L2 = log2_ceil(n);
+	struct ccs_cost cc;
+	if (ccs_cost_eval(c, coll, algo, proto, 0, bytes, &cc, why))
+		return CCS_EINPUT;
+	if ((algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD) && (n & (n - 1))) {
+		*why = "recursive doubling and halving-doubling are simulated on a power-of-two rank count";
+		return CCS_EINPUT;
+	}
+	if (n < 2) {
+		*why = "a round schedule needs two ranks";
+		return CCS_EINPUT;
+	}
+	if (algo == CCS_ALGO_PAIRWISE && coll != CCS_COLL_ALLTOALL) {
+		*why = "the pairwise schedule covers AllToAll";
+		return CCS_EINPUT;
+	}
+	int L = algo == CCS_ALGO_PAIRWISE ? n - 1 : (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) ? 2 * L2 : L2;
+	struct steps *st = ccs_calloc(1, sizeof *st);
+	if (!st)
+		return CCS_ENOMEM;
+	st->rd = ccs_calloc((size_t)L + 1, sizeof *st->rd);
+	if (!st->rd) {
+		ccs_free(st);
+		return CCS_ENOMEM;
+	}
+	st->n = n;
+	st->L = L;
+	st->group = c->rank_group;
+	double S = (double)bytes, total = 0;
+	for (int k = 0; k < L; k++) {
+		struct round *x = &st->rd[k];
+		if (algo == CCS_ALGO_PAIRWISE) {
+			x->how = PEER_UP;
+			x->dist = k + 1;
+			x->bytes = S / n;
+		} else if (algo == CCS_ALGO_BRUCK) {
+			int d = 1 << k;
+			x->dist = d;
+			if (coll == CCS_COLL_ALLGATHER) {
+				x->how = PEER_DOWN;
+				x->bytes = (d < n - d ? d : n - d) * S / n;
+			} else {
+				x->how = PEER_UP;
+				x->bytes = ccs_cost_bruck_blocks(n, k) * S / n;
+			}
+		} else if (algo == CCS_ALGO_RD) {
+			x->how = PEER_XOR;
+			x->dist = 1 << k;
+			x->bytes = coll == CCS_COLL_ALLGATHER ? x->dist * S / n : S;
+		} else {
+			/* rhd: reduce-scatter rounds (far peers first), then gather */
+			int rs = coll == CCS_COLL_REDUCESCATTER || (coll == CCS_COLL_ALLREDUCE && k < L2);
+			int j = coll == CCS_COLL_ALLREDUCE && k >= L2 ? k - L2 : k;
+			x->how = PEER_XOR;
+			x->dist = rs ? n >> (j + 1) : 1 << j;
+			x->bytes = rs ? S / (double)(2 << j) : x->dist * S / n;
+		}
+		total += x->bytes;
+	}
+	/* the closed form's step overhead, by bytes; wire efficiency */
+	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
+	for (int k = 0; k < L; k++) {
+		st->rd[k].sync = total > 0 ? cc.step_s * st->rd[k].bytes / total : 0;
+		st->rd[k].bytes /= e;
+	}
+	st->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);
+	st->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) - st->d_base;
+	st->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) - st->d_base;
+	s->ctx = st;
+	s->nops = (uint64_t)L * (uint64_t)n;
+	s->get = st_get;
+	s->succ = st_succ;
+	s->ndeps = st_ndeps;
+	s->release = st_release;
+	return CCS_OK;
+}
