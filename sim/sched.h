@@ -93,7 +93,8 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int 
                        const char **why);
 
 /* Round-by-round schedules (sim/sched_steps.c): recursive doubling,
- * halving-doubling, Bruck and pairwise exchange, one peer per round. */
+ * halving-doubling, Bruck, pairwise exchange and hierarchical AllReduce,
+ * one peer per round. */
 int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
                     const char **why);
 

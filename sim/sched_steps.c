@@ -15,7 +15,12 @@
 **   bruck AllToAll   rounds ceil(log2 n), to r + 2^k, b_k = S / n x (blocks
 **                    j < n with bit k set)
 **   pairwise AllToAll rounds n - 1, to r + k + 1, b_k = S / n
-** rd and rhd need n a power of two.  Each op pays its hop's latency (NCCL's
+**   hier AllReduce   a ring reduce-scatter inside each group (p - 1 rounds of
+**                    S/p to the next member), a ring AllReduce of each
+**                    member's S/p across the groups (2(G - 1) rounds of
+**                    S/(pG) to the same member of the next group), a ring
+**                    AllGather inside each group (p - 1 rounds of S/p)
+** rd and rhd need n a power of two; hier equal groups of consecutive ranks.  Each op pays its hop's latency (NCCL's
 ** ring hop, intra or network, by the peer's group; the base latency in the
 ** first round) and the closed form's step overhead, shared over the rounds
 ** by bytes; bytes on the wire are b_k over the protocol's wire efficiency.
@@ -28,7 +33,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { PEER_XOR, PEER_DOWN, PEER_UP };
+enum { PEER_XOR, PEER_DOWN, PEER_UP, PEER_GROUP_NEXT, PEER_RAIL_NEXT };
 
 struct round {
 	int dist, how;
@@ -36,7 +41,7 @@ struct round {
 };
 
 struct steps {
-	int n, L;
+	int n, L, p;                /* p: ranks per group (hier) */
 	const int32_t *group;
 	struct round *rd;
 	double d_intra, d_inter, d_base;
@@ -50,6 +55,10 @@ static int peer_of(const struct steps *st, int k, int r)
 		return r ^ x->dist;
 	case PEER_DOWN:
 		return (r - x->dist % st->n + st->n) % st->n;
+	case PEER_GROUP_NEXT:       /* next member of r's group */
+		return r - r % st->p + (r % st->p + 1) % st->p;
+	case PEER_RAIL_NEXT:        /* same member of the next group */
+		return (r + st->p) % st->n;
 	default:
 		return (r + x->dist) % st->n;
 	}
@@ -126,7 +135,19 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 		*why = "the pairwise schedule covers AllToAll";
 		return CCS_EINPUT;
 	}
-	int L = algo == CCS_ALGO_PAIRWISE ? n - 1 : (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) ? 2 * L2 : L2;
+	int p = c->p, G = c->G;
+	if (algo == CCS_ALGO_HIER) {
+		int ok = G > 1 && c->p_min == p && p * G == n;
+		for (int r = 0; ok && r < n; r++)
+			ok = c->rank_group[r] == r / p;
+		if (!ok) {
+			*why = "the hierarchical schedule needs equal groups of consecutive ranks";
+			return CCS_EINPUT;
+		}
+	}
+	int L = algo == CCS_ALGO_PAIRWISE ? n - 1
+	      : algo == CCS_ALGO_HIER ? 2 * (p - 1) + 2 * (G - 1)
+	      : (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) ? 2 * L2 : L2;
 	struct steps *st = ccs_calloc(1, sizeof *st);
 	if (!st)
 		return CCS_ENOMEM;
@@ -137,11 +158,17 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	}
 	st->n = n;
 	st->L = L;
+	st->p = p;
 	st->group = c->rank_group;
 	double S = (double)bytes, total = 0;
 	for (int k = 0; k < L; k++) {
 		struct round *x = &st->rd[k];
-		if (algo == CCS_ALGO_PAIRWISE) {
+		if (algo == CCS_ALGO_HIER) {
+			int inter = k >= p - 1 && k < p - 1 + 2 * (G - 1);
+			x->how = inter ? PEER_RAIL_NEXT : PEER_GROUP_NEXT;
+			x->dist = 1;
+			x->bytes = inter ? S / ((double)p * G) : S / p;
+		} else if (algo == CCS_ALGO_PAIRWISE) {
 			x->how = PEER_UP;
 			x->dist = k + 1;
 			x->bytes = S / n;

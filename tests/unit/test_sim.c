@@ -399,9 +399,9 @@ static void test_engine(void)
 	}
 }
 
-/* Round-by-round schedules (rd, rhd, Bruck, pairwise): on one node and,
- * for the xor exchanges, on four nodes (whose rounds never share a NIC or a
- * link) the simulation equals the closed form within 1%; bytes sent equal
+/* Round-by-round schedules (rd, rhd, Bruck, pairwise, hier): on one node
+ * and, for the xor exchanges and hier, on four nodes (whose rounds never
+ * share a NIC or a link) the simulation equals the closed form within 1%; bytes sent equal
  * bytes received; a 12-rank communicator runs Bruck and pairwise and is
  * refused for rd with a reason. */
 static void test_rounds(void)
@@ -411,6 +411,7 @@ static void test_rounds(void)
 		{ CCS_COLL_ALLREDUCE, CCS_ALGO_RHD },     { CCS_COLL_ALLGATHER, CCS_ALGO_RHD },
 		{ CCS_COLL_REDUCESCATTER, CCS_ALGO_RHD }, { CCS_COLL_ALLGATHER, CCS_ALGO_BRUCK },
 		{ CCS_COLL_ALLTOALL, CCS_ALGO_BRUCK },    { CCS_COLL_ALLTOALL, CCS_ALGO_PAIRWISE },
+		{ CCS_COLL_ALLREDUCE, CCS_ALGO_HIER },
 	};
 	char err[256];
 	for (int nodes = 1; nodes <= 4; nodes += 3) {
@@ -425,7 +426,16 @@ static void test_rounds(void)
 			return;
 		CHECK(!ccs_fabric_new(&c, &fab));
 		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-			int xor = cases[i].algo == CCS_ALGO_RD || cases[i].algo == CCS_ALGO_RHD;
+			int xor = cases[i].algo == CCS_ALGO_RD || cases[i].algo == CCS_ALGO_RHD ||
+			          cases[i].algo == CCS_ALGO_HIER;
+			if (cases[i].algo == CCS_ALGO_HIER && nodes == 1) {
+				/* one group: refused, with the closed form's reason */
+				struct ccs_sched s;
+				const char *why = NULL;
+				CHECK(ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_HIER, CCS_PROTO_SIMPLE, 0, 1u << 20, &s,
+				                      &why) == CCS_EINPUT && why && strstr(why, "more than one group"));
+				continue;
+			}
 			for (int k = 16; k <= 30; k += 7) {
 				struct ccs_sim_stats st;
 				double ts = sim_time(&c, fab, cases[i].coll, cases[i].algo, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
