@@ -1,7 +1,7 @@
 /*
 ** sim/sched_steps.c: the round-by-round algorithms as schedules (sched.h):
-** recursive doubling (rd), recursive halving-doubling (rhd), Bruck and
-** pairwise exchange.  In round k every rank sends b_k bytes to one peer
+** recursive doubling (rd), recursive halving-doubling (rhd), Bruck,
+** pairwise exchange and the hierarchical AllReduce (hier).  In round k every rank sends b_k bytes to one peer
 ** and receives b_k from another; round k + 1 of rank r waits for r's send
 ** of round k and for the send that reached r in round k.  Op id = k n + r.
 **
