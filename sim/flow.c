@@ -6,13 +6,17 @@
 #include <math.h>
 #include <string.h>
 
+/* Hot fields first: filling and settling read the flags, rate, bytes
+ * left and the path, which then share the first two cache lines. */
 struct flow {
-	uint32_t res[CCS_FLOW_MAXPATH];
-	uint32_t pos[CCS_FLOW_MAXPATH];    /* index in each resource's list */
 	uint8_t n, active, mark, frozen, seen;
 	uint32_t ver, next_free;
-	double left, rate, bytes;
-	ccs_time t_last, done, pending;    /* expected end; time of its outstanding event */
+	double rate, left;
+	ccs_time t_last;
+	uint32_t res[CCS_FLOW_MAXPATH];
+	uint32_t pos[CCS_FLOW_MAXPATH];    /* index in each resource's list */
+	double bytes;
+	ccs_time done, pending;            /* expected end; time of its outstanding event */
 	uint64_t tag;
 };
 
@@ -20,7 +24,7 @@ struct res {
 	double cap, load, rem;
 	double load0, lvl;          /* load before the update; level it froze at */
 	uint32_t *fl, nfl, capfl, nun;
-	uint8_t dirty, mark, froze, seen, shared; /* mark: 0, IN or OPEN during an update */
+	uint8_t dirty, mark, froze, seen; /* mark: 0, IN or OPEN during an update */
 	ccs_time t_stat;
 	struct ccs_res_stats st;
 };
@@ -41,6 +45,7 @@ struct ccs_flows {
 	size_t capdirty, capcres, capcflow;
 	uint32_t *xq;               /* nres entries: resources to open next */
 	uint32_t *corder;           /* nres entries: the region by connected part */
+	uint32_t *shq;              /* nres entries: constraints shared with outside flows */
 	uint32_t ndirty;
 	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
 };
@@ -68,8 +73,10 @@ int ccs_flows_new(struct ccs_flows **out, uint32_t nres, const double *cap)
 	f->heap = ccs_malloc(((size_t)nres + 1) * sizeof *f->heap);
 	f->xq = ccs_malloc(((size_t)nres + 1) * sizeof *f->xq);
 	f->corder = ccs_malloc(((size_t)nres + 1) * sizeof *f->corder);
-	if (!f->cres || !f->heap || !f->xq || !f->corder) {
+	f->shq = ccs_malloc(((size_t)nres + 1) * sizeof *f->shq);
+	if (!f->cres || !f->heap || !f->xq || !f->corder || !f->shq) {
 		ccs_free(f->corder);
+		ccs_free(f->shq);
 		ccs_free(f->cres);
 		ccs_free(f->heap);
 		ccs_free(f->xq);
@@ -97,6 +104,7 @@ void ccs_flows_free(struct ccs_flows *f)
 	ccs_free(f->cflow);
 	ccs_free(f->xq);
 	ccs_free(f->corder);
+	ccs_free(f->shq);
 	ccs_free(f);
 }
 
@@ -417,11 +425,12 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 	}
 	f->ndirty = 0;
 	for (int round = 0;; round++) {
-		/* Fill the region's flows against what the others leave. */
+		/* Fill the region's flows against what the others leave; shq
+		 * collects the constraints shared with outside flows. */
+		uint32_t nsh = 0;
 		for (uint32_t i = 0; i < ncr; i++) {
 			struct res *r = &f->r[f->cres[i]];
 			r->froze = 0;
-			r->shared = 0;
 			if (r->mark == OPEN) {
 				r->rem = r->cap;
 				r->nun = r->nfl;
@@ -442,7 +451,8 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 			r->load = out;
 			r->rem = r->cap - out;
 			r->nun = in;
-			r->shared = in < r->nfl;
+			if (in < r->nfl)
+				f->shq[nsh++] = f->cres[i];
 		}
 		for (uint32_t i = 0; i < ncf; i++)
 			f->f[f->cflow[i]].frozen = 0;
@@ -454,11 +464,9 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		 * the region only grows, so this ends, at worst with the whole
 		 * component.  After a few rounds every such constraint opens. */
 		uint32_t nopen = 0;
-		for (uint32_t i = 0; i < ncr; i++) {
-			uint32_t ri = f->cres[i];
+		for (uint32_t i = 0; i < nsh; i++) {
+			uint32_t ri = f->shq[i];
 			struct res *r = &f->r[ri];
-			if (r->mark != IN || !r->shared)
-				continue;
 			double max_out = 0, min_out = HUGE_VAL, max_in = 0;
 			for (uint32_t j = 0; j < r->nfl; j++) {
 				const struct flow *fl = &f->f[r->fl[j]];
