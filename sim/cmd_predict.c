@@ -34,7 +34,7 @@ static void usage(FILE *f)
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
-	        "simulate runs the ring, tree, nvls (AllReduce; ring also AllGather, ReduceScatter), direct and\n"
+	        "simulate runs the ring, tree, nvls, nvls_tree (AllReduce; ring also AllGather, ReduceScatter), direct and\n"
 	        "pairwise (AllToAll), rd, rhd, bruck and hier schedules through the event simulator with max-min\n"
 	        "bandwidth sharing;\n"
 	        "--links prints the busiest links of the last size.");
@@ -357,9 +357,10 @@ static int run_coll(int argc, char **argv, int sim)
 	if (sim) {
 		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS) | (1u << CCS_ALGO_TREE) |
 		                       (1u << CCS_ALGO_DIRECT) | (1u << CCS_ALGO_PAIRWISE) | (1u << CCS_ALGO_RD) |
-		                       (1u << CCS_ALGO_RHD) | (1u << CCS_ALGO_BRUCK) | (1u << CCS_ALGO_HIER);
+		                       (1u << CCS_ALGO_RHD) | (1u << CCS_ALGO_BRUCK) | (1u << CCS_ALGO_HIER) |
+		                       (1u << CCS_ALGO_NVLS_TREE);
 		if (fixed_algo && !(amask & schedulable)) {
-			fprintf(stderr, "%s: the simulator has schedules for ring, tree, nvls, direct, pairwise, rd, rhd, bruck and hier so far, not '%s'\n", me, algo_s);
+			fprintf(stderr, "%s: the simulator has schedules for ring, tree, nvls, nvls_tree, direct, pairwise, rd, rhd, bruck and hier so far, not '%s'\n", me, algo_s);
 			goto out;
 		}
 		amask &= schedulable;

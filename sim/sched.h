@@ -87,6 +87,12 @@ int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out);
 int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                    const char **why);
 
+/* NVLS-tree's network part: one double binary tree per member index over
+ * the groups' members of that index (each rail its own), S/p each,
+ * chunk-pipelined; no chains inside groups (the NVLS part does that). */
+int ccs_sched_tree_rails(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                         const char **why);
+
 /* AllToAll, NCCL's direct algorithm (sim/sched_a2a.c): every pair, 8 peers
  * in flight per rank. */
 int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,

@@ -456,6 +456,38 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 		s->release = nv_release;
 		return CCS_OK;
 	}
+	if (algo == CCS_ALGO_NVLS_TREE) {
+		/* NVLS inside each domain (multicast reduce and broadcast through
+		 * the switches) beside a tree per rail across the domains: they use
+		 * different links and run at once, as NCCL pipelines them */
+		struct ccs_cost cc;
+		if (ccs_cost_eval(c, coll, algo, proto, channels, bytes, &cc, why))
+			return CCS_EINPUT;
+		if (c->G < 2) {
+			*why = "nvls_tree needs more than one scale-up domain (nvls covers one)";
+			return CCS_EINPUT;
+		}
+		struct ccs_sched parts[2];
+		memset(parts, 0, sizeof parts);
+		struct nvls_sched *v = ccs_calloc(1, sizeof *v);
+		if (!v)
+			return CCS_ENOMEM;
+		v->n = c->n;
+		v->bytes = (double)bytes * (c->p + 1.0) / c->p;
+		v->delay = cc.lat_s + cc.step_s;
+		parts[0].ctx = v;
+		parts[0].nops = (uint64_t)c->n;
+		parts[0].get = nv_get;
+		parts[0].succ = nv_succ;
+		parts[0].ndeps = nv_ndeps;
+		parts[0].release = nv_release;
+		int rc = ccs_sched_tree_rails(c, proto, channels, bytes, &parts[1], why);
+		if (rc) {
+			nv_release(&parts[0]);
+			return rc;
+		}
+		return ccs_sched_concat(parts, 2, s);
+	}
 	if (algo == CCS_ALGO_TREE) {
 		if (coll != CCS_COLL_ALLREDUCE) {
 			*why = "tree applies to AllReduce";
@@ -473,6 +505,6 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
 	    algo == CCS_ALGO_HIER)
 		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
-	*why = "the simulator has schedules for ring, tree, nvls, direct, pairwise, rd, rhd, bruck and hier so far";
+	*why = "the simulator has schedules for ring, tree, nvls, nvls_tree, direct, pairwise, rd, rhd, bruck and hier so far";
 	return CCS_EINPUT;
 }

@@ -149,8 +149,8 @@ static void add_child(struct tree_sched *ts, int t, int par, int r)
 		ts->child[t][3 * par + ts->nchild[t][par]++] = r;
 }
 
-int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
-                   const char **why)
+static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, int rails,
+                      struct ccs_sched *s, const char **why)
 {
 	memset(s, 0, sizeof *s);
 	int n = c->n, G = c->G;
@@ -162,7 +162,7 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 	if (!ts || ccs_sched_members(c, &gstart, &members))
 		goto out;
 	ts->n = n;
-	ts->C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
+	ts->C = channels > 0 ? channels : rails ? c->nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
 	if (ts->C < 1)
 		ts->C = 1;
 	ts->group = c->rank_group;
@@ -183,7 +183,19 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 		if (!ts->parent[t] || !ts->child[t] || !ts->nchild[t])
 			goto out;
 	}
-	for (int v = 0; v < ts->V; v++) {
+	for (int v = 0; v < ts->V && rails; v++) {
+		/* one tree per member index j over the groups' j-th members: each
+		 * rail carries its own slice (NVLS-tree's network part) */
+		int t = 2 * v >= ts->C && ts->C > 1;
+		for (int j = 0; j < c->p; j++)
+			for (int k = 0; k < G; k++) {
+				int pk = ccs_btree_parent(k, G);
+				int g = ccs_btree_place(t, k, G);
+				int pg = pk < 0 ? -1 : ccs_btree_place(t, pk, G);
+				add_child(ts, v, pg >= 0 ? members[gstart[pg] + j] : -1, members[gstart[g] + j]);
+			}
+	}
+	for (int v = 0; v < ts->V && !rails; v++) {
 		int t = 2 * v >= ts->C && ts->C > 1, rot = v;
 		/* member j of group g in this variant's chain order */
 #define MEMBER(g, j) members[gstart[g] + ((j) + rot) % (gstart[(g) + 1] - gstart[g])]
@@ -208,6 +220,27 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 	}
 	/* chunks, bytes and delays as the closed form counts them */
 	double S = (double)bytes;
+	if (rails) {
+		/* each rail's tree moves S/p in NVLS chunks; the network streams
+		 * from its own buffers (no step work), and the first chunk pays
+		 * NVLS-tree's network latency per hop */
+		double Sr = S / c->p;
+		double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, proto, ts->C, S);
+		double K = ceil(Sr / ((double)ts->C * chunk));
+		K = K < 1 ? 1 : K > CCS_TREE_MAXCHUNKS ? CCS_TREE_MAXCHUNKS : K;
+		ts->K = (int)K;
+		ts->bytes = ts->bytes_intra = Sr / ((double)ts->C * K) / (proto == CCS_PROTO_SIMPLE ? 1.0 : 120.0 / 128.0);
+		ts->d_base = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 0);
+		ts->d_intra = 0;
+		ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
+		ts->sync = 0;
+		s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)n * 2;
+		s->get = ts_get;
+		s->succ = ts_succ;
+		s->ndeps = ts_ndeps;
+		rc = CCS_OK;
+		goto out;
+	}
 	double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, proto, ts->C, S);
 	double K = ceil(S / ((double)ts->C * chunk));
 	if (K < 1)
@@ -249,4 +282,20 @@ out:
 			*why = rc == CCS_ENOMEM ? "out of memory" : "internal: a tree position with more than two children";
 	}
 	return rc;
+}
+
+int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                   const char **why)
+{
+	return build_tree(c, proto, channels, bytes, 0, s, why);
+}
+
+int ccs_sched_tree_rails(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                         const char **why)
+{
+	if (c->G < 2 || c->p_min != c->p) {
+		*why = "the rail trees need several groups of equal size";
+		return CCS_EINPUT;
+	}
+	return build_tree(c, proto, channels, bytes, 1, s, why);
 }
