@@ -429,9 +429,10 @@ int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_com
 	uint32_t *nic_of_rank = ccs_malloc(((size_t)c->n + 1) * sizeof *nic_of_rank);
 	uint32_t *nic_users = ccs_calloc((size_t)t->ndev + 1, sizeof *nic_users);
 	double *gnet = ccs_calloc((size_t)c->G + 1, sizeof *gnet);
+	double *ghost = ccs_calloc((size_t)c->G + 1, sizeof *ghost);
 	int32_t *gnics = ccs_calloc((size_t)c->G + 1, sizeof *gnics);
 	rc = CCS_ENOMEM;
-	if (!vx || !queue || !parent || !members || !gstart || !nic_of_rank || !nic_users || !gnet || !gnics)
+	if (!vx || !queue || !parent || !members || !gstart || !nic_of_rank || !nic_users || !gnet || !gnics || !ghost)
 		goto out;
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
@@ -548,10 +549,26 @@ int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_com
 					vx[e->nic] = c->rank_group[r];
 				}
 			}
+			if (pass) {
+				/* GPUDirect traffic crosses the GPU's own PCIe link: it
+				 * caps what the rank can drive, and the group's total */
+				double host = 0;
+				for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
+					const struct ccs_link *l = &t->link[t->adj[k]];
+					if (l->type == CCS_LINK_PCIE)
+						host += l->bw_Bps * c->prm.eff[l->type];
+				}
+				if (host > 0 && host < share)
+					share = host;
+				ghost[c->rank_group[r]] += host > 0 ? host : HUGE_VAL;
+			}
 			if (pass && share < c->b_nic)
 				c->b_nic = share;
 		}
 	}
+	for (int g = 0; g < c->G; g++)
+		if (ghost[g] < gnet[g])
+			gnet[g] = ghost[g];
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
 	c->B_net = HUGE_VAL;
@@ -645,6 +662,7 @@ out:
 	ccs_free(nic_of_rank);
 	ccs_free(nic_users);
 	ccs_free(gnet);
+	ccs_free(ghost);
 	ccs_free(gnics);
 	if (rc) {
 		if (rc == CCS_ENOMEM)

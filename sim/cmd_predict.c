@@ -34,8 +34,9 @@ static void usage(FILE *f)
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
-	        "simulate runs the ring, tree, nvls, nvls_tree (AllReduce; ring also AllGather, ReduceScatter), direct and\n"
-	        "pairwise (AllToAll), rd, rhd, bruck and hier schedules through the event simulator with max-min\n"
+	        "simulate runs the ring, tree, nvls, nvls_tree (AllReduce; ring also AllGather, ReduceScatter), pat\n"
+	        "(AllGather, ReduceScatter), direct and pairwise (AllToAll), rd, rhd, bruck and hier schedules\n"
+	        "through the event simulator with max-min\n"
 	        "bandwidth sharing;\n"
 	        "--links prints the busiest links of the last size.");
 }
@@ -358,9 +359,9 @@ static int run_coll(int argc, char **argv, int sim)
 		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS) | (1u << CCS_ALGO_TREE) |
 		                       (1u << CCS_ALGO_DIRECT) | (1u << CCS_ALGO_PAIRWISE) | (1u << CCS_ALGO_RD) |
 		                       (1u << CCS_ALGO_RHD) | (1u << CCS_ALGO_BRUCK) | (1u << CCS_ALGO_HIER) |
-		                       (1u << CCS_ALGO_NVLS_TREE);
+		                       (1u << CCS_ALGO_NVLS_TREE) | (1u << CCS_ALGO_PAT);
 		if (fixed_algo && !(amask & schedulable)) {
-			fprintf(stderr, "%s: the simulator has schedules for ring, tree, nvls, nvls_tree, direct, pairwise, rd, rhd, bruck and hier so far, not '%s'\n", me, algo_s);
+			fprintf(stderr, "%s: the simulator has schedules for ring, tree, nvls, nvls_tree, pat, direct, pairwise, rd, rhd, bruck and hier so far, not '%s'\n", me, algo_s);
 			goto out;
 		}
 		amask &= schedulable;
@@ -456,9 +457,21 @@ static int run_coll(int argc, char **argv, int sim)
 		struct row *rw = &rows[i];
 		int a = -1, q = -1, aa = -1, aq = -1;
 		uint64_t sel_bytes = rw->bytes ? rw->bytes : 1;
-		if (ccs_select(&comm, coll, sel_bytes, amask, pmask, !best, &a, &q)) {
-			fprintf(stderr, "%s: no algorithm and protocol allowed by the flags and NCCL_ALGO/NCCL_PROTO "
-			                "applies to %s on %s\n", me, ccs_coll_name[coll], t->name);
+		if (ccs_select(&comm, coll, sel_bytes, amask, pmask, !best, &a, &q) &&
+		    (!fixed_algo || ccs_select(&comm, coll, sel_bytes, amask, pmask, 0, &a, &q))) {
+			/* an algorithm asked for by name that NCCL would not run here is
+			 * timed by our model; if that cannot either, say why */
+			const char *why = NULL;
+			struct ccs_cost tmp;
+			for (int qq = 0; qq < CCS_PROTO_N && fixed_algo; qq++)
+				if ((pmask & (1u << qq)) && ccs_cost_eval(&comm, coll, ccs_algo_parse(algo_s), qq, channels,
+				                                          sel_bytes, &tmp, &why))
+					break;
+			if (why)
+				fprintf(stderr, "%s: %s %s on %s: %s\n", me, algo_s, ccs_coll_name[coll], t->name, why);
+			else
+				fprintf(stderr, "%s: no algorithm and protocol allowed by the flags and NCCL_ALGO/NCCL_PROTO "
+				                "applies to %s on %s\n", me, ccs_coll_name[coll], t->name);
 			goto out;
 		}
 		if (!fixed_algo || (pmask & (pmask - 1)))

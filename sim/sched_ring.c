@@ -503,8 +503,8 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 		return ccs_sched_alltoall(c, proto, bytes, !(flags & CCS_SCHED_NO_PXN), s, why);
 	}
 	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
-	    algo == CCS_ALGO_HIER)
+	    algo == CCS_ALGO_HIER || algo == CCS_ALGO_PAT)
 		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
-	*why = "the simulator has schedules for ring, tree, nvls, nvls_tree, direct, pairwise, rd, rhd, bruck and hier so far";
+	*why = "the simulator has schedules for ring, tree, nvls, nvls_tree, pat, direct, pairwise, rd, rhd, bruck and hier so far";
 	return CCS_EINPUT;
 }

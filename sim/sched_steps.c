@@ -1,9 +1,11 @@
 /*
 ** sim/sched_steps.c: the round-by-round algorithms as schedules (sched.h):
 ** recursive doubling (rd), recursive halving-doubling (rhd), Bruck,
-** pairwise exchange and the hierarchical AllReduce (hier).  In round k every rank sends b_k bytes to one peer
+** pairwise exchange, PAT and the hierarchical AllReduce (hier).  In round k every rank sends b_k bytes to one peer
 ** and receives b_k from another; round k + 1 of rank r waits for r's send
-** of round k and for the send that reached r in round k.  Op id = k n + r.
+** of round k and for the send that reached r in round k.  Across groups a
+** send is split over the M best NICs of each rank (NCCL spreads its
+** channels over them): op id = (k n + r) M + i, part i over NIC i.
 **
 **   rd AllReduce     rounds log2 n, peer r xor 2^k, b_k = S
 **   rd AllGather     rounds log2 n, peer r xor 2^k, b_k = 2^k S / n
@@ -15,6 +17,8 @@
 **   bruck AllToAll   rounds ceil(log2 n), to r + 2^k, b_k = S / n x (blocks
 **                    j < n with bit k set)
 **   pairwise AllToAll rounds n - 1, to r + k + 1, b_k = S / n
+**   pat AllGather    Bruck's rounds with NCCL's PAT latency, one rank per
+**                    group; ReduceScatter the mirror (far halves first)
 **   hier AllReduce   a ring reduce-scatter inside each group (p - 1 rounds of
 **                    S/p to the next member), a ring AllReduce of each
 **                    member's S/p across the groups (2(G - 1) rounds of
@@ -42,7 +46,10 @@ struct round {
 
 struct steps {
 	int n, L, p;                /* p: ranks per group (hier) */
+	int M;                      /* NICs a rank spreads each send over */
 	const int32_t *group;
+	const struct ccs_topo *t;
+	const uint32_t *rank_gpu;
 	struct round *rd;
 	double d_intra, d_inter, d_base;
 };
@@ -64,38 +71,59 @@ static int peer_of(const struct steps *st, int k, int r)
 	}
 }
 
+/* The i-th of rank r's best NICs (those as close as its closest). */
+static uint32_t nic_of(const struct steps *st, int r, int i)
+{
+	const struct ccs_gpu *gp = &st->t->gpu[st->rank_gpu[r]];
+	return st->t->gnic[gp->nic_first + (uint32_t)i].nic;
+}
+
 static void st_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct steps *st = s->ctx;
-	int k = (int)(id / (uint64_t)st->n), r = (int)(id % (uint64_t)st->n);
+	uint64_t kr = id / (uint64_t)st->M;
+	int i = (int)(id % (uint64_t)st->M);
+	int k = (int)(kr / (uint64_t)st->n), r = (int)(kr % (uint64_t)st->n);
 	int peer = peer_of(st, k, r);
 	memset(op, 0, sizeof *op);
 	op->kind = CCS_OP_XFER;
 	op->src = r;
 	op->dst = peer;
+	op->channel = (uint32_t)i;
 	op->nic_src = op->nic_dst = UINT32_MAX;
-	op->bytes = st->rd[k].bytes;
+	if (st->group[r] != st->group[peer] && st->M > 1) {
+		op->nic_src = nic_of(st, r, i);
+		op->nic_dst = nic_of(st, peer, i);
+	}
+	op->bytes = st->rd[k].bytes / st->M;
 	op->delay_s = (st->group[r] == st->group[peer] ? st->d_intra : st->d_inter) + st->rd[k].sync;
 	if (k == 0)
 		op->delay_s += st->d_base;
 }
 
+/* Each of round k's M parts of rank r releases all M parts of round k + 1
+ * of r and of the peer it sent to. */
 static int st_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct steps *st = s->ctx;
-	int k = (int)(id / (uint64_t)st->n), r = (int)(id % (uint64_t)st->n);
+	uint64_t kr = id / (uint64_t)st->M;
+	int k = (int)(kr / (uint64_t)st->n), r = (int)(kr % (uint64_t)st->n);
 	if (k + 1 >= st->L)
 		return 0;
-	uint64_t next = (uint64_t)(k + 1) * (uint64_t)st->n;
-	out[0] = next + (uint64_t)r;
-	out[1] = next + (uint64_t)peer_of(st, k, r);
-	return 2;
+	uint64_t next = (uint64_t)(k + 1) * (uint64_t)st->n, M = (uint64_t)st->M;
+	uint64_t a = (next + (uint64_t)r) * M, b = (next + (uint64_t)peer_of(st, k, r)) * M;
+	int m = 0;
+	for (uint64_t j = 0; j < M; j++) {
+		out[m++] = a + j;
+		out[m++] = b + j;
+	}
+	return m;
 }
 
 static uint32_t st_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct steps *st = s->ctx;
-	return id < (uint64_t)st->n ? 0 : 2;
+	return id < (uint64_t)st->n * (uint64_t)st->M ? 0 : 2 * (uint32_t)st->M;
 }
 
 static void st_release(struct ccs_sched *s)
@@ -131,6 +159,10 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 		*why = "a round schedule needs two ranks";
 		return CCS_EINPUT;
 	}
+	if (algo == CCS_ALGO_PAT && c->p != 1) {
+		*why = "pat is simulated with one rank per group (NCCL runs it with one GPU per node)";
+		return CCS_EINPUT;
+	}
 	if (algo == CCS_ALGO_PAIRWISE && coll != CCS_COLL_ALLTOALL) {
 		*why = "the pairwise schedule covers AllToAll";
 		return CCS_EINPUT;
@@ -159,6 +191,22 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	st->n = n;
 	st->L = L;
 	st->p = p;
+	st->t = c->t;
+	st->rank_gpu = c->rank_gpu;
+	/* Across groups a rank spreads each send over its best NICs, as NCCL
+	 * spreads channels over them and the closed form's b_nic counts them:
+	 * M = the fewest any rank has (at most 8) */
+	st->M = 8;
+	for (int r = 0; r < n; r++) {
+		const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
+		int m = 0;
+		while ((uint32_t)m < gp->nic_count && c->t->gnic[gp->nic_first + (uint32_t)m].path == c->t->gnic[gp->nic_first].path)
+			m++;
+		if (m < st->M)
+			st->M = m;
+	}
+	if (G == 1 || st->M < 1)
+		st->M = 1;
 	st->group = c->rank_group;
 	double S = (double)bytes, total = 0;
 	for (int k = 0; k < L; k++) {
@@ -172,6 +220,14 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 			x->how = PEER_UP;
 			x->dist = k + 1;
 			x->bytes = S / n;
+		} else if (algo == CCS_ALGO_PAT) {
+			/* Bruck's rounds, gathering outwards; reduce-scatter is the
+			 * mirror: the far halves first, towards r + 2^j */
+			int j = coll == CCS_COLL_ALLGATHER ? k : L - 1 - k;
+			int d = 1 << j;
+			x->dist = d;
+			x->how = coll == CCS_COLL_ALLGATHER ? PEER_DOWN : PEER_UP;
+			x->bytes = (d < n - d ? d : n - d) * S / n;
 		} else if (algo == CCS_ALGO_BRUCK) {
 			int d = 1 << k;
 			x->dist = d;
@@ -199,14 +255,17 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	/* the closed form's step overhead, by bytes; wire efficiency */
 	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
 	for (int k = 0; k < L; k++) {
-		st->rd[k].sync = total > 0 ? cc.step_s * st->rd[k].bytes / total : 0;
+		/* PAT's network streams from its own buffers while the GPU pays
+		 * the steps (the closed form overlaps them) */
+		st->rd[k].sync = total > 0 && algo != CCS_ALGO_PAT ? cc.step_s * st->rd[k].bytes / total : 0;
 		st->rd[k].bytes /= e;
 	}
-	st->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);
-	st->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) - st->d_base;
-	st->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) - st->d_base;
+	int lat_algo = algo == CCS_ALGO_PAT ? CCS_ALGO_PAT : CCS_ALGO_RING;
+	st->d_base = ccs_nccl_latency(c, lat_algo, proto, 0, 0);
+	st->d_intra = ccs_nccl_latency(c, lat_algo, proto, 1, 0) - st->d_base;
+	st->d_inter = ccs_nccl_latency(c, lat_algo, proto, 0, 1) - st->d_base;
 	s->ctx = st;
-	s->nops = (uint64_t)L * (uint64_t)n;
+	s->nops = (uint64_t)L * (uint64_t)n * (uint64_t)st->M;
 	s->get = st_get;
 	s->succ = st_succ;
 	s->ndeps = st_ndeps;

@@ -463,9 +463,10 @@ static void test_rounds(void)
 	CHECK(!ccs_fabric_new(&c, &fab));
 	struct ccs_sim_stats st;
 	CHECK(sim_time(&c, fab, CCS_COLL_ALLGATHER, CCS_ALGO_BRUCK, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
-	CHECK(st.ops == 4 * 12);
+	/* rounds x ranks x 2 parts: each HGX H100 GPU has two NICs at PIX */
+	CHECK(st.ops == 4 * 12 * 2);
 	CHECK(sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_PAIRWISE, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
-	CHECK(st.ops == 11 * 12);
+	CHECK(st.ops == 11 * 12 * 2);
 	struct ccs_sched s;
 	const char *why = NULL;
 	CHECK(ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RD, CCS_PROTO_SIMPLE, 0, 1u << 20, &s, &why) == CCS_EINPUT);
@@ -510,6 +511,50 @@ static void test_nvls_tree(void)
 		ccs_comm_release(&c);
 		ccs_topo_free(t);
 	}
+}
+
+/* PAT, one rank per node as NCCL runs it: Bruck's rounds over both of the
+ * GPU's PIX NICs, capped by the GPU's own PCIe link (which the closed form
+ * now counts too): equal to the closed form at 64 MiB and 1 GiB on 4 and
+ * 16 nodes, within 2% at 64 KiB; refused with 8 ranks per node. */
+static void test_pat(void)
+{
+	char err[256];
+	for (int nodes = 4; nodes <= 16; nodes *= 4) {
+		char nb[32];
+		snprintf(nb, sizeof nb, "nodes=%d", nodes);
+		const char *sets[] = { nb };
+		struct ccs_topo *t = load("topologies/hgx-h100.yaml", sets, 1);
+		struct ccs_comm c;
+		struct ccs_fabric *fab;
+		CHECK(t && !ccs_comm_build(t, 0, 1, &c, err, sizeof err));
+		if (!t)
+			return;
+		CHECK(!ccs_fabric_new(&c, &fab));
+		for (int coll = CCS_COLL_ALLGATHER; coll <= CCS_COLL_REDUCESCATTER; coll++)
+			for (int k = 16; k <= 30; k += 7) {
+				struct ccs_sim_stats st;
+				double ts = sim_time(&c, fab, coll, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+				struct ccs_cost cc;
+				CHECK(!ccs_cost_eval(&c, coll, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL));
+				CHECK_NEAR(ts, cc.time_s, k == 16 ? 0.02 : 0.001);
+			}
+		ccs_fabric_free(fab);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+	const char *sets[] = { "nodes=2" };
+	struct ccs_topo *t = load("topologies/hgx-h100.yaml", sets, 1);
+	struct ccs_comm c;
+	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	if (!t)
+		return;
+	struct ccs_sched s;
+	const char *why = NULL;
+	CHECK(ccs_sched_build(&c, CCS_COLL_ALLGATHER, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 0, 1u << 20, &s, &why) == CCS_EINPUT);
+	CHECK(why && strstr(why, "one rank per group"));
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
 }
 
 /* Write text to a temporary schedule file and load it for c. */
@@ -697,6 +742,7 @@ int main(void)
 	test_engine();
 	test_rounds();
 	test_nvls_tree();
+	test_pat();
 	test_sched_file();
 	return CHECK_DONE("test_sim");
 }
