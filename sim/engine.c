@@ -94,6 +94,8 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 					rc = ccs_fabric_route(fab, op.src, op.dst, op.nic_src, op.nic_dst, op.channel, res, &n);
 				else if (op.kind == CCS_OP_NVLS)
 					rc = ccs_fabric_ports(fab, op.src, res, &n);
+				else if (op.kind == CCS_OP_UP || op.kind == CCS_OP_DOWN)
+					rc = ccs_fabric_uplink(fab, op.src, op.nic_src, op.kind == CCS_OP_DOWN, res, &n);
 				else
 					rc = CCS_OK;
 				if (rc) {

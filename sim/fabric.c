@@ -300,3 +300,30 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 	f->rc_n++;
 	return CCS_OK;
 }
+
+int ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint32_t *res, int *n)
+{
+	const struct ccs_topo *t = f->t;
+	uint32_t g = f->c->rank_gpu[a];
+	*n = 0;
+	if (nic == UINT32_MAX)
+		nic = t->gpu[g].nic_count ? t->gnic[t->gpu[g].nic_first].nic : UINT32_MAX;
+	if (nic == UINT32_MAX)
+		return CCS_EINPUT;
+	uint32_t port = UINT32_MAX;
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1] && port == UINT32_MAX; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			port = t->adj[k];
+	if (port == UINT32_MAX)
+		return CCS_EINPUT;
+	uint64_t key = ((uint64_t)g << 32) ^ nic;
+	if (!down) {
+		CCS_TRY(path(f, t->gpu[g].dev, nic, 0, key, res, n));
+		if (*n >= CCS_FLOW_MAXPATH)
+			return CCS_EINPUT;
+		res[(*n)++] = dir_res(f, port, nic);
+		return CCS_OK;
+	}
+	res[(*n)++] = dir_res(f, port, ccs_link_other(&t->link[port], nic));
+	return path(f, nic, t->gpu[g].dev, 0, key, res, n);
+}

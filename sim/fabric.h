@@ -45,6 +45,11 @@ int  ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res);
  * resources; *n their count.  Returns CCS_OK or CCS_EINPUT when no path. */
 int  ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
                       uint32_t *res, int *n);
+/* Rank a's way to the network for in-network reduction: its host path to
+ * nic (UINT32_MAX: its best) and the NIC's link to its switch, up (down 0)
+ * or the reverse (down 1).  Switch-to-switch links of the aggregation
+ * tree are not included. */
+int  ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint32_t *res, int *n);
 /* Resources of an NVLS operation of rank a: its scale-up ports. */
 int  ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n);
 

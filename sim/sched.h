@@ -30,7 +30,10 @@
 
 #define CCS_SCHED_MAXSUCC 64
 
-enum { CCS_OP_XFER, CCS_OP_NVLS, CCS_OP_DELAY };
+/* XFER src -> dst; NVLS through src's scale-up ports; DELAY waits only;
+ * UP / DOWN between src's GPU and its NIC's switch (in-network reduction,
+ * nic_src the NIC). */
+enum { CCS_OP_XFER, CCS_OP_NVLS, CCS_OP_DELAY, CCS_OP_UP, CCS_OP_DOWN };
 
 struct ccs_op {
 	uint8_t kind;
@@ -92,6 +95,12 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
  * chunk-pipelined; no chains inside groups (the NVLS part does that). */
 int ccs_sched_tree_rails(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                          const char **why);
+
+/* CollNet Direct AllReduce (sim/sched_collnet.c): NVLS-like intra op per
+ * rank beside each rank's slice going up to the switches and coming back
+ * reduced, per chunk, the switch waiting for every member of the rail. */
+int ccs_sched_collnet(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                      const char **why);
 
 /* AllToAll, NCCL's direct algorithm (sim/sched_a2a.c): every pair, 8 peers
  * in flight per rank. */

@@ -488,6 +488,13 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 		}
 		return ccs_sched_concat(parts, 2, s);
 	}
+	if (algo == CCS_ALGO_COLLNET_DIRECT) {
+		if (coll != CCS_COLL_ALLREDUCE) {
+			*why = "collnet applies to AllReduce";
+			return CCS_EINPUT;
+		}
+		return ccs_sched_collnet(c, proto, channels, bytes, s, why);
+	}
 	if (algo == CCS_ALGO_TREE) {
 		if (coll != CCS_COLL_ALLREDUCE) {
 			*why = "tree applies to AllReduce";
@@ -505,6 +512,6 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
 	    algo == CCS_ALGO_HIER || algo == CCS_ALGO_PAT)
 		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
-	*why = "the simulator has schedules for ring, tree, nvls, nvls_tree, pat, direct, pairwise, rd, rhd, bruck and hier so far";
+	*why = "the simulator has schedules for ring, tree, nvls, nvls_tree, collnet_direct, pat, direct, pairwise, rd, rhd, bruck and hier so far";
 	return CCS_EINPUT;
 }

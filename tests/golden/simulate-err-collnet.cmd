@@ -1,1 +1,1 @@
-simulate -t topologies/hgx-h100.yaml -c allreduce -a collnet_direct
+simulate -t topologies/hgx-h100.yaml -c allreduce -a collnet_chain

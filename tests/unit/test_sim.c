@@ -557,6 +557,45 @@ static void test_pat(void)
 	ccs_topo_free(t);
 }
 
+/* CollNet Direct: intra op beside each rank's slice going up to the
+ * switches and back reduced.  1 GiB on HGX H100 nodes: 8 ranks a node is
+ * NVLink-bound and equals the closed form; 2 a node (NIC-bound) and 1 a
+ * node on 128 nodes (the switch waits for 256 parts: relays both ways)
+ * within 2% (the 64-chunk pipeline fills); one node is refused. */
+static void test_collnet(void)
+{
+	static const struct { int nodes, ppn; double tol; } cases[] = {
+		{ 4, 8, 1e-6 }, { 4, 2, 0.02 }, { 128, 1, 0.02 }, { 1, 8, -1 },
+	};
+	char err[256];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char nb[32];
+		snprintf(nb, sizeof nb, "nodes=%d", cases[i].nodes);
+		const char *sets[] = { nb };
+		struct ccs_topo *t = load("topologies/hgx-h100.yaml", sets, 1);
+		struct ccs_comm c;
+		struct ccs_fabric *fab;
+		CHECK(t && !ccs_comm_build(t, 0, cases[i].ppn, &c, err, sizeof err));
+		if (!t)
+			return;
+		CHECK(!ccs_fabric_new(&c, &fab));
+		struct ccs_sim_stats st;
+		double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_COLLNET_DIRECT, CCS_PROTO_SIMPLE, 0, 1ull << 30,
+		                     &st);
+		struct ccs_cost cc;
+		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_COLLNET_DIRECT, CCS_PROTO_SIMPLE, 0, 1ull << 30, &cc, NULL);
+		if (cases[i].tol < 0)
+			CHECK(ts < 0);
+		else {
+			CHECK_NEAR(ts, cc.time_s, cases[i].tol);
+			CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
+		}
+		ccs_fabric_free(fab);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+}
+
 /* Write text to a temporary schedule file and load it for c. */
 static int sched_text(const char *text, const struct ccs_comm *c, struct ccs_sched *s, int *ranks, char *msg,
                       size_t n)
@@ -743,6 +782,7 @@ int main(void)
 	test_rounds();
 	test_nvls_tree();
 	test_pat();
+	test_collnet();
 	test_sched_file();
 	return CHECK_DONE("test_sim");
 }

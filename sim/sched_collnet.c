@@ -1,0 +1,310 @@
+/*
+** sim/sched_collnet.c: CollNet Direct AllReduce (in-network reduction,
+** SHARP) as a schedule (sched.h).
+**
+** Inside each group every rank runs one NVLS-like op through its scale-up
+** ports (S out, S/p more in: the direct reduce-scatter and all-gather the
+** closed form counts as b_su p/(p+1)).  Beside it, on the network, rank r
+** (member j of its group) owns the slice S/p and moves it in K chunks:
+**   up(k, r)     chunk k from r's GPU to its NICs and up their links to
+**                the switches (CCS_OP_UP; one part per best NIC of r, as
+**                NCCL spreads channels over them); after up(k-1, r)
+**   agg(k, j)    the switches hold chunk k of every member j of every group
+**                and reduce it (a wait of one network hop); after up(k, r)
+**                of all G ranks of rail j
+**   down(k, r)   the reduced chunk back down to r (CCS_OP_DOWN); after
+**                agg(k, j) and down(k-1, r)
+** so each NIC carries S/p up and S/p down, as the closed form's B_net
+** counts; agg gathers the ups and fans out to the downs through relay
+** waits of no duration when there are more than one op may wait for or
+** release.  The links between switches of
+** the aggregation tree are not charged (each carries one reduced stream per
+** rail, no more than a NIC link).  The intra op pays the closed form's
+** latency and step work, the first up NCCL's base latency.
+*/
+#include "sched.h"
+
+#include "../model/nccl_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+#define FAN (CCS_SCHED_MAXSUCC - 1)
+
+struct dag {
+	struct ccs_op *op;
+	uint32_t *ndeps;
+	uint64_t *succ;
+	uint32_t *soff;             /* succ of op i: succ[soff[i] .. soff[i+1]) */
+	uint32_t n;
+	size_t cap_op, cap_nd;
+	struct { uint32_t from, to; } *e;
+	size_t ne, cape;
+};
+
+static void dg_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct dag *d = s->ctx;
+	*op = d->op[id];
+}
+
+static int dg_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct dag *d = s->ctx;
+	uint32_t a = d->soff[id], b = d->soff[id + 1];
+	memcpy(out, d->succ + a, (size_t)(b - a) * sizeof *out);
+	return (int)(b - a);
+}
+
+static uint32_t dg_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct dag *d = s->ctx;
+	return d->ndeps[id];
+}
+
+static void dg_free(struct dag *d)
+{
+	if (!d)
+		return;
+	ccs_free(d->op);
+	ccs_free(d->ndeps);
+	ccs_free(d->succ);
+	ccs_free(d->soff);
+	ccs_free(d->e);
+	ccs_free(d);
+}
+
+static void dg_release(struct ccs_sched *s)
+{
+	dg_free(s->ctx);
+	memset(s, 0, sizeof *s);
+}
+
+static int dg_op(struct dag *d, const struct ccs_op *op, uint32_t *id)
+{
+	CCS_TRY(ccs_grow(&d->op, &d->cap_op, (size_t)d->n + 1, sizeof *d->op));
+	CCS_TRY(ccs_grow(&d->ndeps, &d->cap_nd, (size_t)d->n + 1, sizeof *d->ndeps));
+	d->op[d->n] = *op;
+	d->ndeps[d->n] = 0;
+	*id = d->n++;
+	return CCS_OK;
+}
+
+static int dg_edge(struct dag *d, uint32_t from, uint32_t to)
+{
+	CCS_TRY(ccs_grow(&d->e, &d->cape, d->ne + 1, sizeof *d->e));
+	d->e[d->ne].from = from;
+	d->e[d->ne].to = to;
+	d->ne++;
+	d->ndeps[to]++;
+	return CCS_OK;
+}
+
+/* parent releases every target, through relay waits when there are more
+ * than one op may release */
+static int fan(struct dag *d, uint32_t parent, const uint32_t *tg, uint32_t m, uint32_t *scratch)
+{
+	if (m <= FAN) {
+		for (uint32_t i = 0; i < m; i++)
+			CCS_TRY(dg_edge(d, parent, tg[i]));
+		return CCS_OK;
+	}
+	uint32_t nr = (m + FAN - 1) / FAN;
+	struct ccs_op w;
+	memset(&w, 0, sizeof w);
+	w.kind = CCS_OP_DELAY;
+	w.src = w.dst = d->op[tg[0]].src;
+	w.nic_src = w.nic_dst = UINT32_MAX;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t id;
+		CCS_TRY(dg_op(d, &w, &id));
+		scratch[i] = id;
+		uint32_t lo = i * FAN, hi = lo + FAN < m ? lo + FAN : m;
+		for (uint32_t j = lo; j < hi; j++)
+			CCS_TRY(dg_edge(d, id, tg[j]));
+	}
+	return fan(d, parent, scratch, nr, scratch + nr);
+}
+
+/* target waits for every source, through relay waits when there are more
+ * than one op may wait for */
+#define GATHER 254
+static int gather(struct dag *d, const uint32_t *src, uint32_t m, uint32_t target, uint32_t *scratch)
+{
+	if (m <= GATHER) {
+		for (uint32_t i = 0; i < m; i++)
+			CCS_TRY(dg_edge(d, src[i], target));
+		return CCS_OK;
+	}
+	uint32_t nr = (m + GATHER - 1) / GATHER;
+	struct ccs_op w;
+	memset(&w, 0, sizeof w);
+	w.kind = CCS_OP_DELAY;
+	w.src = w.dst = d->op[target].src;
+	w.nic_src = w.nic_dst = UINT32_MAX;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t id;
+		CCS_TRY(dg_op(d, &w, &id));
+		scratch[i] = id;
+		uint32_t lo = i * GATHER, hi = lo + GATHER < m ? lo + GATHER : m;
+		for (uint32_t j = lo; j < hi; j++)
+			CCS_TRY(dg_edge(d, src[j], id));
+	}
+	return gather(d, scratch, nr, target, scratch + nr);
+}
+
+static int dg_finish(struct dag *d)
+{
+	d->soff = ccs_calloc((size_t)d->n + 2, sizeof *d->soff);
+	d->succ = ccs_malloc((d->ne + 1) * sizeof *d->succ);
+	if (!d->soff || !d->succ)
+		return CCS_ENOMEM;
+	for (size_t i = 0; i < d->ne; i++)
+		d->soff[d->e[i].from + 1]++;
+	for (uint32_t i = 0; i < d->n; i++)
+		d->soff[i + 1] += d->soff[i];
+	uint32_t *fill = ccs_malloc(((size_t)d->n + 1) * sizeof *fill);
+	if (!fill)
+		return CCS_ENOMEM;
+	memcpy(fill, d->soff, (size_t)d->n * sizeof *fill);
+	for (size_t i = 0; i < d->ne; i++)
+		d->succ[fill[d->e[i].from]++] = d->e[i].to;
+	ccs_free(fill);
+	for (uint32_t i = 0; i < d->n; i++)
+		if (d->soff[i + 1] - d->soff[i] > CCS_SCHED_MAXSUCC)
+			return CCS_EINTERNAL;
+	ccs_free(d->e);
+	d->e = NULL;
+	return CCS_OK;
+}
+
+int ccs_sched_collnet(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                      const char **why)
+{
+	memset(s, 0, sizeof *s);
+	struct ccs_cost cc;
+	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, CCS_ALGO_COLLNET_DIRECT, proto, channels, bytes, &cc, why))
+		return CCS_EINPUT;
+	int n = c->n, G = c->G, p = c->p;
+	if (G < 2 || c->p_min != p) {
+		*why = "the collnet schedule needs several groups of equal size";
+		return CCS_EINPUT;
+	}
+	int32_t *gstart = NULL, *members = NULL;
+	uint32_t *up = NULL, *down = NULL, *tg = NULL, *scratch = NULL;
+	struct dag *d = ccs_calloc(1, sizeof *d);
+	int rc = CCS_ENOMEM;
+	if (!d || ccs_sched_members(c, &gstart, &members))
+		goto out;
+	double Sr = (double)bytes / p;
+	double chunk = 131072.0;
+	double Kd = ceil(Sr / chunk);
+	int K = Kd < 1 ? 1 : Kd > 64 ? 64 : (int)Kd;
+	/* each rank spreads its slice over its best NICs (M: the fewest any
+	 * rank has, at most 8), as NCCL spreads its channels */
+	int M = 8;
+	for (int r = 0; r < n; r++) {
+		const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
+		int m = 0;
+		while ((uint32_t)m < gp->nic_count &&
+		       c->t->gnic[gp->nic_first + (uint32_t)m].path == c->t->gnic[gp->nic_first].path)
+			m++;
+		M = m < M ? m : M;
+	}
+	if (M < 1) {
+		*why = "a rank has no nic";
+		rc = CCS_EINPUT;
+		goto out;
+	}
+	size_t nud = (size_t)n * K * M;
+	up = ccs_malloc(nud * sizeof *up);
+	down = ccs_malloc(nud * sizeof *down);
+	tg = ccs_malloc(((size_t)G * M + 1) * sizeof *tg);
+	scratch = ccs_malloc(((size_t)G * M + 1) * sizeof *scratch);
+	if (!up || !down || !tg || !scratch)
+		goto out;
+	double base = ccs_nccl_latency(c, CCS_ALGO_COLLNET_DIRECT, proto, 0, 0);
+	double hop = ccs_nccl_latency(c, CCS_ALGO_COLLNET_DIRECT, proto, 0, 1) - base;
+	struct ccs_op o;
+	uint32_t id;
+	/* the intra op of every rank (none with one rank per group) */
+	for (int r = 0; r < n && p > 1; r++) {
+		memset(&o, 0, sizeof o);
+		o.kind = CCS_OP_NVLS;
+		o.src = o.dst = r;
+		o.nic_src = o.nic_dst = UINT32_MAX;
+		o.bytes = (double)bytes * (p + 1.0) / p;
+		o.delay_s = cc.lat_s + cc.step_s;
+		if ((rc = dg_op(d, &o, &id)))
+			goto out;
+	}
+	/* up and down chunks, part i over the rank's i-th best NIC */
+#define UD(r, k, i) (((size_t)(r) * K + (size_t)(k)) * M + (size_t)(i))
+	for (int r = 0; r < n; r++) {
+		const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
+		for (int k = 0; k < K; k++)
+			for (int i = 0; i < M; i++) {
+				memset(&o, 0, sizeof o);
+				o.kind = CCS_OP_UP;
+				o.src = o.dst = r;
+				o.channel = (uint32_t)i;
+				o.nic_src = o.nic_dst = c->t->gnic[gp->nic_first + (uint32_t)i].nic;
+				o.bytes = Sr / K / M;
+				o.delay_s = k == 0 ? base : 0;
+				if ((rc = dg_op(d, &o, &up[UD(r, k, i)])))
+					goto out;
+				o.kind = CCS_OP_DOWN;
+				o.delay_s = 0;
+				if ((rc = dg_op(d, &o, &down[UD(r, k, i)])))
+					goto out;
+				if (k > 0 && ((rc = dg_edge(d, up[UD(r, k - 1, i)], up[UD(r, k, i)])) ||
+				              (rc = dg_edge(d, down[UD(r, k - 1, i)], down[UD(r, k, i)]))))
+					goto out;
+			}
+	}
+	/* the switches' reduction per rail and chunk */
+	for (int j = 0; j < p; j++)
+		for (int k = 0; k < K; k++) {
+			memset(&o, 0, sizeof o);
+			o.kind = CCS_OP_DELAY;
+			o.src = o.dst = members[gstart[0] + j];
+			o.nic_src = o.nic_dst = UINT32_MAX;
+			o.delay_s = hop;
+			if ((rc = dg_op(d, &o, &id)))
+				goto out;
+			uint32_t m = 0;
+			for (int g = 0; g < G; g++)
+				for (int i = 0; i < M; i++)
+					tg[m++] = up[UD(members[gstart[g] + j], k, i)];
+			if ((rc = gather(d, tg, m, id, scratch)))
+				goto out;
+			m = 0;
+			for (int g = 0; g < G; g++)
+				for (int i = 0; i < M; i++)
+					tg[m++] = down[UD(members[gstart[g] + j], k, i)];
+			if ((rc = fan(d, id, tg, m, scratch)))
+				goto out;
+		}
+#undef UD
+	if ((rc = dg_finish(d)))
+		goto out;
+	s->ctx = d;
+	s->nops = d->n;
+	s->get = dg_get;
+	s->succ = dg_succ;
+	s->ndeps = dg_ndeps;
+	s->release = dg_release;
+	d = NULL;
+	rc = CCS_OK;
+out:
+	dg_free(d);
+	ccs_free(gstart);
+	ccs_free(members);
+	ccs_free(up);
+	ccs_free(down);
+	ccs_free(tg);
+	ccs_free(scratch);
+	if (rc && !*why)
+		*why = rc == CCS_ENOMEM ? "out of memory" : "internal: collnet schedule";
+	return rc;
+}
