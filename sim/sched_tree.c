@@ -89,7 +89,7 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	/* the first chunk pays the hop's latency (NCCL's per-hop figure, its
 	 * step work included); later ones arrive while the receiver works on
 	 * earlier ones (NCCL_STEPS-deep buffers) and pay the step work only */
-	op->delay_s = k == 0 ? (inter ? ts->d_inter : ts->d_intra) : ts->sync;
+	op->delay_s = k == 0 ? (inter ? ts->d_inter : ts->d_intra) : 0;
 	if (k == 0 && !down && ts->nchild[t][r] == 0)
 		op->delay_s += ts->d_base;
 }
@@ -264,10 +264,23 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 	/* synchronisation: one step per NCCL chunk the op stands for */
 	double real_k = ceil(S / ((double)ts->C * chunk));
 	double sync = c->prm.step_s[proto] * (real_k < 1 ? 1 : real_k) / K;
-	ts->d_base = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 0, 0);
-	ts->d_intra = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 1, 0) - ts->d_base;
-	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 0, 1) - ts->d_base;
+	{
+		int lg = 0;
+		while ((1 << lg) < G)
+			lg++;
+		ts->d_base = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 2 * (c->p - 1), 2 * lg);
+	}
+	ts->d_intra = ts->d_inter = 0;
 	ts->sync = sync;
+	/* The step work occupies the channel's SM, and NCCL's channels move in
+	 * step, so it costs port time: each chain transfer carries it as bytes
+	 * at the channel's share of its port (the closed form adds the steps
+	 * to the GPU side); the network streams from its own buffers. */
+	{
+		double share = ccs_cost_tree_share(c->p, ts->C);
+		if (share > 0)
+			ts->bytes_intra += sync * c->b_su / (share * ts->C);
+	}
 	s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)n * 2;
 	s->get = ts_get;
 	s->succ = ts_succ;

@@ -370,10 +370,10 @@ static void test_engine(void)
 	}
 
 	/* tree AllReduce: completes on odd group counts and odd channel counts,
-	 * conserves bytes, and at 1 GiB with NCCL's channels lands within 6%
-	 * of the closed form on 1 to 5 nodes (measured -5.1% .. +3.6%: the
-	 * schedule lets other channels use a port while one pays its step
-	 * overhead, the closed form adds every step; docs/simulator.md) */
+	 * conserves bytes; at 1 GiB with NCCL's channels within 0.1% of the
+	 * closed form on 1 to 3 nodes (GPU-bound) and 3% on 4 and 5 (NIC-bound:
+	 * +1.9%, the pipeline fill); and on one node equal to it within 0.1% for
+	 * every protocol from 64 KiB to 1 GiB */
 	for (int nodes = 1; nodes <= 5; nodes++) {
 		char nb[32];
 		snprintf(nb, sizeof nb, "nodes=%d", nodes);
@@ -385,14 +385,22 @@ static void test_engine(void)
 		CHECK(!ccs_fabric_new(&c, &fab));
 		for (int ch = 0; ch <= 3; ch += 3) {
 			double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, ch, 1ull << 30, &st);
-			CHECK(ts > 0 && st.bytes_sent == st.bytes_received && st.ops > 0);
+			CHECK(ts > 0 && st.ops > 0);
+			CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 			struct ccs_cost cc;
 			ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, ch, 1ull << 30, &cc, NULL);
 			if (ch == 0)
-				CHECK_NEAR(ts, cc.time_s, 0.06);
+				CHECK_NEAR(ts, cc.time_s, nodes <= 3 ? 1e-3 : 0.03);
 			if (ts <= 0)
 				fprintf(stderr, "tree: %d nodes, %d channels: %s\n", nodes, ch, err);
 		}
+		for (int q = 0; q < CCS_PROTO_N && nodes == 1; q++)
+			for (int k = 16; k <= 30; k += 2) {
+				double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &st);
+				struct ccs_cost cc;
+				ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &cc, NULL);
+				CHECK_NEAR(ts, cc.time_s, 1e-3);
+			}
 		ccs_fabric_free(fab);
 		ccs_comm_release(&c);
 		ccs_topo_free(t);
