@@ -140,7 +140,7 @@ static int run_coll(int argc, char **argv, int sim)
 	double factor = 0;
 	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0, links = 0;
 	const char *trace_path = NULL, *sched_path[8];
-	int nsched = 0, concurrent = 1, chunked = 0;
+	int nsched = 0, concurrent = 1, stepwise = 0;
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *last_flows = NULL;
 	struct ccs_sets sets;
@@ -207,7 +207,7 @@ static int run_coll(int argc, char **argv, int sim)
 				fprintf(stderr, "%s: '--granularity' takes 'step' or 'chunk'\n", me);
 				goto out;
 			}
-			chunked = !strcmp(argv[++i], "chunk");
+			stepwise = !strcmp(argv[++i], "step");
 			continue;
 		}
 		static const char *const with_val[] = { "-t", "-c", "-a", "-p", "-n", "--ppn", "-b", "-e", "-f", "-i",
@@ -372,7 +372,7 @@ static int run_coll(int argc, char **argv, int sim)
 			goto out;
 		}
 	}
-	int sched_flags = chunked ? CCS_SCHED_CHUNKED : 0;
+	int sched_flags = stepwise ? CCS_SCHED_STEP : 0;
 	{
 		const char *pd = getenv("NCCL_PXN_DISABLE");
 		if (pd && *pd && strcmp(pd, "0") && strcmp(pd, "1")) {

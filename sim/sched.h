@@ -58,12 +58,13 @@ struct ccs_sched {
  * algorithm has no schedule (yet) for the collective. */
 int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                     struct ccs_sched *s, const char **why);
-/* As ccs_sched_build with flags: CCS_SCHED_CHUNKED runs the ring at chunk
- * granularity (each step in NCCL's chunks, at most 16, pipelined hop to
- * hop) instead of whole steps; CCS_SCHED_NO_PXN sends AllToAll traffic for
- * another rail through the sender's own NIC instead of through the peer on
- * that rail (NCCL's PXN, on by default as in NCCL). */
-enum { CCS_SCHED_CHUNKED = 1, CCS_SCHED_NO_PXN = 2 };
+/* As ccs_sched_build with flags: CCS_SCHED_STEP runs the ring at step
+ * granularity (each step's share in one transfer per hop, store and
+ * forward) instead of NCCL's chunks (the default: each step in NCCL's
+ * chunks, at most 16, pipelined hop to hop); CCS_SCHED_NO_PXN sends
+ * AllToAll traffic for another rail through the sender's own NIC instead of
+ * through the peer on that rail (NCCL's PXN, on by default as in NCCL). */
+enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2 };
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                       int flags, struct ccs_sched *s, const char **why);
 

@@ -9,7 +9,7 @@
 struct ring {
 	int n, C, steps;
 	int K;                      /* chunks per step (chunk granularity), else 1 */
-	double sync_chunk, hop_intra, hop_inter;
+	double sync_chunk;
 	int32_t *order;             /* C x n: rank at ring position */
 	uint32_t *nic;              /* C x G: NIC channel c uses in group g */
 	double bytes_intra, bytes_inter;
@@ -87,18 +87,28 @@ static uint32_t rs_ndeps(const struct ccs_sched *s, uint64_t id)
 	return step ? 1 : 0;
 }
 
-/* Chunk granularity: chunk (c, s, k, i) = ((c steps + s) K + k) n + i is two
- * ops, 2 x chunk + 0: the transfer from position i to i+1, and 2 x chunk + 1:
- * its hop latency (a wait).  A transfer waits for the latency op of chunk k
- * of step s-1 from the previous position (its data) and for the transfer
- * before it on the same link (k-1 of its step, or the last of the step
- * before: a link sends its chunks in order); inside a group it pays its
- * share of the per-chunk synchronisation before it starts (the network
- * streams from its own buffers, as the closed form counts it).  The hop latency runs after
- * the transfer and delays only the next hop, not the link, so chunks stream
- * behind each other as NCCL's do with several steps in flight. */
+/* Chunk granularity (the default): chunk (c, s, k, i) = ((c steps + s) K
+ * + k) n + i is one op, the transfer of chunk k of step s from position i
+ * to i+1.  It waits for chunk k of step s-1 from the previous position (its
+ * data) and for the transfer before it on the same link (k-1 of its step,
+ * or the last of the step before: a link sends its chunks in order); inside
+ * a group it pays its share of the per-chunk synchronisation before it
+ * starts (the network streams from its own buffers, as the closed form
+ * counts it).  The pipeline's latency is paid once, before the first
+ * chunk. */
 static void rc_split(const struct ring *r, uint64_t chunk, int *c, int *step, int *k, int *i)
 {
+	if (chunk < UINT32_MAX) {   /* 32-bit division is much cheaper */
+		uint32_t x = (uint32_t)chunk, n = (uint32_t)r->n, K = (uint32_t)r->K, S = (uint32_t)r->steps;
+		uint32_t q = x / n;
+		*i = (int)(x - q * n);
+		uint32_t q2 = q / K;
+		*k = (int)(q - q2 * K);
+		uint32_t q3 = q2 / S;
+		*step = (int)(q2 - q3 * S);
+		*c = (int)q3;
+		return;
+	}
 	uint64_t n = (uint64_t)r->n;
 	*i = (int)(chunk % n);
 	uint64_t x = chunk / n;
@@ -119,31 +129,25 @@ static void rc_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	const struct ring_sched *rs = s->ctx;
 	const struct ring *r = &rs->r;
 	int c, step, k, i;
-	rc_split(r, id >> 1, &c, &step, &k, &i);
+	rc_split(r, id, &c, &step, &k, &i);
 	const int32_t *ord = r->order + (size_t)c * r->n;
 	int a = ord[i], b = ord[i + 1 == r->n ? 0 : i + 1];
 	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
-	memset(op, 0, sizeof *op);
+	op->kind = CCS_OP_XFER;
 	op->src = a;
 	op->dst = b;
 	op->channel = (uint32_t)c;
 	op->nic_src = op->nic_dst = UINT32_MAX;
-	if (id & 1) {
-		op->kind = CCS_OP_DELAY;
-		op->src = op->dst = b;
-		op->delay_s = ga != gb ? r->hop_inter : r->hop_intra;
-		return;
-	}
-	op->kind = CCS_OP_XFER;
 	/* the GPU side pays the per-chunk synchronisation; the network streams
 	 * from its own buffers (as the closed form counts it) */
-	op->delay_s = ga != gb ? 0 : r->sync_chunk;
 	if (ga != gb) {
 		op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
 		op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
 		op->bytes = r->bytes_inter / r->K;
+		op->delay_s = 0;
 	} else {
 		op->bytes = r->bytes_intra / r->K;
+		op->delay_s = r->sync_chunk;
 	}
 	if (step == 0 && k == 0)
 		op->delay_s += r->d_base;
@@ -154,17 +158,13 @@ static int rc_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 	const struct ring_sched *rs = s->ctx;
 	const struct ring *r = &rs->r;
 	int c, step, k, i, m = 0;
-	rc_split(r, id >> 1, &c, &step, &k, &i);
-	if (id & 1) {
-		if (step + 1 < r->steps)
-			out[m++] = rc_chunk(r, c, step + 1, k, i + 1 == r->n ? 0 : i + 1) << 1;
-		return m;
-	}
-	out[m++] = id | 1;
+	rc_split(r, id, &c, &step, &k, &i);
+	if (step + 1 < r->steps)
+		out[m++] = rc_chunk(r, c, step + 1, k, i + 1 == r->n ? 0 : i + 1);
 	if (k + 1 < r->K)
-		out[m++] = rc_chunk(r, c, step, k + 1, i) << 1;
+		out[m++] = id + (uint64_t)r->n;
 	else if (step + 1 < r->steps)
-		out[m++] = rc_chunk(r, c, step + 1, 0, i) << 1;
+		out[m++] = rc_chunk(r, c, step + 1, 0, i);
 	return m;
 }
 
@@ -172,9 +172,7 @@ static uint32_t rc_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct ring_sched *rs = s->ctx;
 	int c, step, k, i;
-	if (id & 1)
-		return 1;
-	rc_split(&rs->r, id >> 1, &c, &step, &k, &i);
+	rc_split(&rs->r, id, &c, &step, &k, &i);
 	return (uint32_t)(step > 0) + (uint32_t)(k > 0 || step > 0);
 }
 
@@ -318,16 +316,32 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	double bi = c->b_su * e < cap ? c->b_su * e : cap;
 	r->bytes_intra = c->b_su > 0 ? per * c->b_su / bi : per / e;
 	r->bytes_inter = per / e;
+	/* The GPU produces what it sends to the network too: where its side
+	 * (a protocol cap, or slower links) is slower than the channel's share
+	 * of the NICs, network hops go at the GPU's pace, as the closed form's
+	 * max(GPU side, network side) has it. */
+	if (c->G > 1 && c->b_su > 0) {
+		double bn = c->B_net * e;
+		if (c->nics > 0 && C < c->nics)
+			bn = bn * C / c->nics;
+		if (bn > bi)
+			r->bytes_inter *= bn / bi;
+	}
 	double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0
 	             : (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) ? 1048576.0
 	                                                                                                          : 524288.0;
 	double sync = c->prm.step_s[proto] * per / chunk;
-	r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);
-	r->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) - r->d_base + sync;
-	r->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) - r->d_base + sync;
+	/* The closed form's latency (NCCL's: 2(G-1) network steps for
+	 * AllReduce, G-1 otherwise, the rest inside groups) once, before the
+	 * first step; a ring's chunk crosses more group boundaries than that on
+	 * its way round (2G(n-1)/n), and charging each hop would count the
+	 * pipeline's latency again */
+	{
+		int inter = c->G > 1 ? (coll == CCS_COLL_ALLREDUCE ? 2 * (c->G - 1) : c->G - 1) : 0;
+		r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, r->steps - inter, inter);
+	}
+	r->d_intra = r->d_inter = sync;
 	r->K = 1;
-	r->hop_intra = r->d_intra - sync;
-	r->hop_inter = r->d_inter - sync;
 	r->sync_chunk = sync;
 	/* the closed form rounds the pipeline steps up; pay the remainder once */
 	{
@@ -411,7 +425,7 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 			rs_release(s);
 			return rc;
 		}
-		if (flags & CCS_SCHED_CHUNKED) {
+		if (!(flags & CCS_SCHED_STEP)) {
 			/* NCCL's ring chunk (its protocol's chunk), at most 16 a step */
 			struct ring *r = &rs->r;
 			double per = (double)bytes / ((double)c->n * C);
@@ -419,7 +433,7 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 			double K = ceil(per / chunk);
 			r->K = K < 1 ? 1 : K > 16 ? 16 : (int)K;
 			r->sync_chunk /= r->K;
-			s->nops = (uint64_t)C * (uint64_t)r->steps * (uint64_t)r->K * (uint64_t)c->n * 2;
+			s->nops = (uint64_t)C * (uint64_t)r->steps * (uint64_t)r->K * (uint64_t)c->n;
 			s->get = rc_get;
 			s->succ = rc_succ;
 			s->ndeps = rc_ndeps;

@@ -237,7 +237,7 @@ static void sim_case(const char *topo, const char *const *sets, int nsets, int a
 static void bench_sim(void)
 {
 	static const int nodes[] = { 8, 128, 512 };
-	printf("\nsimulator: 1 GiB ring AllReduce, 1 channel (wall time, peak RSS, events per second)\n");
+	printf("\nsimulator: 1 GiB ring AllReduce, 1 channel, in NCCL's chunks (wall time, peak RSS, events per second)\n");
 	printf("%8s %10s %12s %10s %10s %14s %12s %s\n", "ranks", "sim_ms", "closed_ms", "wall_s", "rss_MiB",
 	       "events/s", "vs_simgrid", "target");
 	for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
