@@ -1108,6 +1108,16 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	if (K < 1)
 		K = 1;
 	double step = K * c->prm.step_s[proto];
+	/* A tree across groups is a pipeline: the first chunk climbs log2 G
+	 * network levels before the root can send the result down, and each
+	 * level holds the network for one chunk's time (the network term over
+	 * the chunks per channel, x.W / (C chunk), at least one).  NCCL's model
+	 * leaves this out; it shows between 1 and 64 MiB (the simulated tree,
+	 * and the published 2-node tree rows, agree). */
+	if (algo == CCS_ALGO_TREE && G > 1) {
+		double Kc = x.W / ((double)C * chunk);
+		tn *= 1 + ilog2_ceil(G) / (Kc > 1 ? Kc : 1);
+	}
 	/* The GPU side pays a synchronisation per chunk step; the network
 	 * streams through the same steps from its own buffers, so the slower of
 	 * the two sets the pace. */
