@@ -97,11 +97,12 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 int ccs_sched_tree_rails(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                          const char **why);
 
-/* CollNet Direct AllReduce (sim/sched_collnet.c): NVLS-like intra op per
+/* CollNet Direct AllReduce (sim/sched_collnet.c), and NVLS AllReduce
+ * across domains with SHARP (algo CCS_ALGO_NVLS): NVLS-like intra op per
  * rank beside each rank's slice going up to the switches and coming back
  * reduced, per chunk, the switch waiting for every member of the rail. */
-int ccs_sched_collnet(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
-                      const char **why);
+int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channels, uint64_t bytes,
+                      struct ccs_sched *s, const char **why);
 
 /* AllToAll, NCCL's direct algorithm (sim/sched_a2a.c): every pair, 8 peers
  * in flight per rank. */

@@ -1,6 +1,8 @@
 /*
 ** sim/sched_collnet.c: CollNet Direct AllReduce (in-network reduction,
-** SHARP) as a schedule (sched.h).
+** SHARP) as a schedule (sched.h); NVLS across scale-up domains with SHARP
+** switches is the same shape (NVLS inside, SHARP across) with NVLS's
+** chunks and latencies.
 **
 ** Inside each group every rank runs one NVLS-like op through its scale-up
 ** ports (S out, S/p more in: the direct reduce-scatter and all-gather the
@@ -178,12 +180,12 @@ static int dg_finish(struct dag *d)
 	return CCS_OK;
 }
 
-int ccs_sched_collnet(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
-                      const char **why)
+int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channels, uint64_t bytes,
+                      struct ccs_sched *s, const char **why)
 {
 	memset(s, 0, sizeof *s);
 	struct ccs_cost cc;
-	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, CCS_ALGO_COLLNET_DIRECT, proto, channels, bytes, &cc, why))
+	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, algo, proto, channels, bytes, &cc, why))
 		return CCS_EINPUT;
 	int n = c->n, G = c->G, p = c->p;
 	if (G < 2 || c->p_min != p) {
@@ -197,7 +199,8 @@ int ccs_sched_collnet(const struct ccs_comm *c, int proto, int channels, uint64_
 	if (!d || ccs_sched_members(c, &gstart, &members))
 		goto out;
 	double Sr = (double)bytes / p;
-	double chunk = 131072.0;
+	double chunk = algo == CCS_ALGO_NVLS ? ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, algo, proto, cc.channels, (double)bytes)
+	                                     : 131072.0;
 	double Kd = ceil(Sr / chunk);
 	int K = Kd < 1 ? 1 : Kd > 64 ? 64 : (int)Kd;
 	/* each rank spreads its slice over its best NICs (M: the fewest any
@@ -223,8 +226,8 @@ int ccs_sched_collnet(const struct ccs_comm *c, int proto, int channels, uint64_
 	scratch = ccs_malloc(((size_t)G * M + 1) * sizeof *scratch);
 	if (!up || !down || !tg || !scratch)
 		goto out;
-	double base = ccs_nccl_latency(c, CCS_ALGO_COLLNET_DIRECT, proto, 0, 0);
-	double hop = ccs_nccl_latency(c, CCS_ALGO_COLLNET_DIRECT, proto, 0, 1) - base;
+	double base = ccs_nccl_latency(c, algo, proto, 0, 0);
+	double hop = ccs_nccl_latency(c, algo, proto, 0, 1) - base;
 	struct ccs_op o;
 	uint32_t id;
 	/* the intra op of every rank (none with one rank per group) */

@@ -445,9 +445,11 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 		s->ndeps = rs_ndeps;
 		return CCS_OK;
 	}
+	if (algo == CCS_ALGO_NVLS && coll == CCS_COLL_ALLREDUCE && c->G > 1)
+		return ccs_sched_collnet(c, CCS_ALGO_NVLS, proto, channels, bytes, s, why);
 	if (algo == CCS_ALGO_NVLS) {
-		if (coll != CCS_COLL_ALLREDUCE || c->G != 1 || !c->nvls || proto != CCS_PROTO_SIMPLE) {
-			*why = "the nvls schedule covers AllReduce, Simple, inside one multicast scale-up domain";
+		if (coll != CCS_COLL_ALLREDUCE || !c->nvls || proto != CCS_PROTO_SIMPLE) {
+			*why = "the nvls schedule covers AllReduce, Simple, on multicast scale-up domains";
 			return CCS_EINPUT;
 		}
 		struct nvls_sched *v = ccs_calloc(1, sizeof *v);
@@ -507,7 +509,7 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 			*why = "collnet applies to AllReduce";
 			return CCS_EINPUT;
 		}
-		return ccs_sched_collnet(c, proto, channels, bytes, s, why);
+		return ccs_sched_collnet(c, CCS_ALGO_COLLNET_DIRECT, proto, channels, bytes, s, why);
 	}
 	if (algo == CCS_ALGO_TREE) {
 		if (coll != CCS_COLL_ALLREDUCE) {
