@@ -904,8 +904,12 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			return -1;
 		}
 		x.W = S;
-		if (p > 1)
-			set_rate(&x, algo == CCS_ALGO_COLLNET_DIRECT ? su * p / (p + 1.0) : su / 2, su_b);
+		if (p > 1) {
+			/* chain: as the tree's chains, heads and tails rotating over
+			 * the channels */
+			int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+			set_rate(&x, algo == CCS_ALGO_COLLNET_DIRECT ? su * p / (p + 1.0) : su / ccs_cost_tree_share(p, C0), su_b);
+		}
 		set_net(&x, net, CCS_BOUND_NIC);
 		x.steps_intra = algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (p - 1);
 		x.steps_inter = 1;

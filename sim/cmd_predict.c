@@ -34,11 +34,9 @@ static void usage(FILE *f)
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
-	        "simulate runs the ring, tree, nvls, nvls_tree, collnet_direct (AllReduce; ring also AllGather,\n"
-	        "ReduceScatter), pat\n"
-	        "(AllGather, ReduceScatter), direct and pairwise (AllToAll), rd, rhd, bruck and hier schedules\n"
-	        "through the event simulator with max-min\n"
-	        "bandwidth sharing;\n"
+	        "simulate lowers every algorithm above (ring also AllGather and ReduceScatter; pat, rd, rhd,\n"
+	        "bruck AllGather/ReduceScatter; direct, pairwise, bruck AllToAll) into per-rank schedules of\n"
+	        "NCCL's chunks and runs them through the event simulator with max-min bandwidth sharing;\n"
 	        "--links prints the busiest links of the last size.");
 }
 
@@ -357,15 +355,6 @@ static int run_coll(int argc, char **argv, int sim)
 		pmask = (unsigned)m;
 	}
 	if (sim) {
-		unsigned schedulable = (1u << CCS_ALGO_RING) | (1u << CCS_ALGO_NVLS) | (1u << CCS_ALGO_TREE) |
-		                       (1u << CCS_ALGO_DIRECT) | (1u << CCS_ALGO_PAIRWISE) | (1u << CCS_ALGO_RD) |
-		                       (1u << CCS_ALGO_RHD) | (1u << CCS_ALGO_BRUCK) | (1u << CCS_ALGO_HIER) |
-		                       (1u << CCS_ALGO_NVLS_TREE) | (1u << CCS_ALGO_PAT) | (1u << CCS_ALGO_COLLNET_DIRECT);
-		if (fixed_algo && !(amask & schedulable)) {
-			fprintf(stderr, "%s: the simulator has schedules for ring, tree, nvls, nvls_tree, collnet_direct, pat, direct, pairwise, rd, rhd, bruck and hier so far, not '%s'\n", me, algo_s);
-			goto out;
-		}
-		amask &= schedulable;
 		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
 		    coll != CCS_COLL_ALLTOALL) {
 			fprintf(stderr, "%s: the simulator covers AllReduce, AllGather, ReduceScatter and AllToAll so far\n", me);

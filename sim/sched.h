@@ -104,6 +104,12 @@ int ccs_sched_tree_rails(const struct ccs_comm *c, int proto, int channels, uint
 int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channels, uint64_t bytes,
                       struct ccs_sched *s, const char **why);
 
+/* CollNet Chain AllReduce (sim/sched_collnet.c): per channel a chain in
+ * each group to the head, the heads' sums reduced in the switches, the
+ * result back down the chains. */
+int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                            const char **why);
+
 /* AllToAll, NCCL's direct algorithm (sim/sched_a2a.c): every pair, 8 peers
  * in flight per rank. */
 int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,

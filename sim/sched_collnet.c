@@ -311,3 +311,151 @@ out:
 		*why = rc == CCS_ENOMEM ? "out of memory" : "internal: collnet schedule";
 	return rc;
 }
+
+/* CollNet Chain: per channel c and group, a chain of the group's members
+ * starting at member c mod p (heads, and the NICs they use, rotate over
+ * the channels, as the tree's chains do).  Per chunk k:
+ *   u(j)   member j sends the partial sum to member j - 1 (j = p-1 .. 1),
+ *          after u(j+1) and its own u of chunk k-1
+ *   up     the head sends the group's sum up to the switches (CCS_OP_UP)
+ *   agg    the switches wait for every group's head and reduce
+ *   down   the result comes back to the head (CCS_OP_DOWN)
+ *   d(j)   member j-1 passes it on to member j
+ * The leaves' first transfer waits the closed form's latency; chain
+ * transfers carry their chunk's step work as bytes at the channel's share
+ * of the port (as the tree's). */
+int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                            const char **why)
+{
+	memset(s, 0, sizeof *s);
+	struct ccs_cost cc;
+	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, CCS_ALGO_COLLNET_CHAIN, proto, channels, bytes, &cc, why))
+		return CCS_EINPUT;
+	int G = c->G, p = c->p, C = cc.channels > 0 ? cc.channels : 1;
+	if (G < 2 || c->p_min != p) {
+		*why = "the collnet schedule needs several groups of equal size";
+		return CCS_EINPUT;
+	}
+	int32_t *gstart = NULL, *members = NULL;
+	uint32_t *prev = NULL, *heads = NULL, *scratch = NULL;
+	struct dag *d = ccs_calloc(1, sizeof *d);
+	int rc = CCS_ENOMEM;
+	if (!d || ccs_sched_members(c, &gstart, &members))
+		goto out;
+	double S = (double)bytes, chunk = 131072.0;
+	double Kd = ceil(S / ((double)C * chunk));
+	int K = Kd < 1 ? 1 : Kd > 64 ? 64 : (int)Kd;
+	double real_k = Kd < 1 ? 1 : Kd;
+	double per = S / ((double)C * K);
+	double sync = c->prm.step_s[proto] * real_k / K;
+	double share = ccs_cost_tree_share(p, C);
+	double intra = per + (share > 0 ? sync * c->b_su / (share * C) : 0);
+	/* ops of the previous chunk, per (channel, group, slot): slots 0..p-2
+	 * the u(j), p-1 up, p down, p+1.. the d(j) */
+	int slots = 2 * p;
+	prev = ccs_malloc((size_t)C * G * slots * sizeof *prev);
+	heads = ccs_malloc(((size_t)G * 2 + 1) * sizeof *heads);
+	scratch = ccs_malloc(((size_t)G * 2 + 1) * sizeof *scratch);
+	if (!prev || !heads || !scratch)
+		goto out;
+	struct ccs_op o;
+	for (int ch = 0; ch < C; ch++)
+		for (int k = 0; k < K; k++) {
+			uint32_t agg;
+			memset(&o, 0, sizeof o);
+			o.kind = CCS_OP_DELAY;
+			o.src = o.dst = members[gstart[0] + ch % p];
+			o.nic_src = o.nic_dst = UINT32_MAX;
+			o.delay_s = 0;          /* in the latency the leaves paid */
+			if ((rc = dg_op(d, &o, &agg)))
+				goto out;
+			for (int g = 0; g < G; g++) {
+#define M(j) members[gstart[g] + ((j) + ch) % p]
+				uint32_t *pv = prev + ((size_t)ch * G + g) * slots, id, last = UINT32_MAX;
+				/* up the chain, tail first */
+				for (int j = p - 1; j >= 1; j--) {
+					memset(&o, 0, sizeof o);
+					o.kind = CCS_OP_XFER;
+					o.src = M(j);
+					o.dst = M(j - 1);
+					o.channel = (uint32_t)ch;
+					o.nic_src = o.nic_dst = UINT32_MAX;
+					o.bytes = intra;
+					o.delay_s = k == 0 && j == p - 1 ? cc.lat_s : 0;
+					if ((rc = dg_op(d, &o, &id)) || (last != UINT32_MAX && (rc = dg_edge(d, last, id))) ||
+					    (k > 0 && (rc = dg_edge(d, pv[p - 1 - j], id))))
+						goto out;
+					pv[p - 1 - j] = id;
+					last = id;
+				}
+				/* the head to the switches, through the channel's NIC among
+				 * the head's best (they rotate with the channels) */
+				memset(&o, 0, sizeof o);
+				o.kind = CCS_OP_UP;
+				o.src = o.dst = M(0);
+				o.channel = (uint32_t)ch;
+				{
+					const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[M(0)]];
+					uint32_t m = 0;
+					while (m < gp->nic_count &&
+					       c->t->gnic[gp->nic_first + m].path == c->t->gnic[gp->nic_first].path)
+						m++;
+					o.nic_src = o.nic_dst = m ? c->t->gnic[gp->nic_first + (uint32_t)ch / (uint32_t)p % m].nic
+					                          : UINT32_MAX;
+				}
+				o.bytes = per;
+				o.delay_s = k == 0 && p == 1 ? cc.lat_s : 0;
+				if ((rc = dg_op(d, &o, &id)) || (last != UINT32_MAX && (rc = dg_edge(d, last, id))) ||
+				    (k > 0 && (rc = dg_edge(d, pv[p - 1], id))))
+					goto out;
+				pv[p - 1] = id;
+				heads[g] = id;
+				/* back down to the head, then along the chain */
+				o.kind = CCS_OP_DOWN;
+				o.delay_s = 0;
+				if ((rc = dg_op(d, &o, &id)) || (k > 0 && (rc = dg_edge(d, pv[p], id))))
+					goto out;
+				pv[p] = id;
+				heads[G + g] = id;
+				last = id;
+				for (int j = 1; j < p; j++) {
+					memset(&o, 0, sizeof o);
+					o.kind = CCS_OP_XFER;
+					o.src = M(j - 1);
+					o.dst = M(j);
+					o.channel = (uint32_t)ch;
+					o.nic_src = o.nic_dst = UINT32_MAX;
+					o.bytes = intra;
+					if ((rc = dg_op(d, &o, &id)) || (rc = dg_edge(d, last, id)) ||
+					    (k > 0 && (rc = dg_edge(d, pv[p + j], id))))
+						goto out;
+					pv[p + j] = id;
+					last = id;
+				}
+#undef M
+			}
+			if ((rc = gather(d, heads, (uint32_t)G, agg, scratch)) ||
+			    (rc = fan(d, agg, heads + G, (uint32_t)G, scratch)))
+				goto out;
+		}
+	if ((rc = dg_finish(d)))
+		goto out;
+	s->ctx = d;
+	s->nops = d->n;
+	s->get = dg_get;
+	s->succ = dg_succ;
+	s->ndeps = dg_ndeps;
+	s->release = dg_release;
+	d = NULL;
+	rc = CCS_OK;
+out:
+	dg_free(d);
+	ccs_free(gstart);
+	ccs_free(members);
+	ccs_free(prev);
+	ccs_free(heads);
+	ccs_free(scratch);
+	if (rc && !*why)
+		*why = rc == CCS_ENOMEM ? "out of memory" : "internal: collnet chain schedule";
+	return rc;
+}

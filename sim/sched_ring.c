@@ -504,12 +504,13 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 		}
 		return ccs_sched_concat(parts, 2, s);
 	}
-	if (algo == CCS_ALGO_COLLNET_DIRECT) {
+	if (algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) {
 		if (coll != CCS_COLL_ALLREDUCE) {
 			*why = "collnet applies to AllReduce";
 			return CCS_EINPUT;
 		}
-		return ccs_sched_collnet(c, CCS_ALGO_COLLNET_DIRECT, proto, channels, bytes, s, why);
+		return algo == CCS_ALGO_COLLNET_CHAIN ? ccs_sched_collnet_chain(c, proto, channels, bytes, s, why)
+		                                      : ccs_sched_collnet(c, CCS_ALGO_COLLNET_DIRECT, proto, channels, bytes, s, why);
 	}
 	if (algo == CCS_ALGO_TREE) {
 		if (coll != CCS_COLL_ALLREDUCE) {
@@ -528,6 +529,6 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
 	    algo == CCS_ALGO_HIER || algo == CCS_ALGO_PAT)
 		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
-	*why = "the simulator has schedules for ring, tree, nvls, nvls_tree, collnet_direct, pat, direct, pairwise, rd, rhd, bruck and hier so far";
+	*why = "no schedule for this algorithm";
 	return CCS_EINPUT;
 }

@@ -573,7 +573,8 @@ static void test_pat(void)
 	ccs_topo_free(t);
 }
 
-/* CollNet Direct (and NVLS across domains with SHARP, the same shape):
+/* CollNet Direct and Chain (and NVLS across domains with SHARP, Direct's
+ * shape):
  * intra op beside each rank's slice going up to the switches and back
  * reduced.  1 GiB on HGX H100 nodes: 8 ranks a node is
  * NVLink-bound and equals the closed form; 2 a node (NIC-bound) and 1 a
@@ -598,7 +599,9 @@ static void test_collnet(void)
 		CHECK(!ccs_fabric_new(&c, &fab));
 		struct ccs_sim_stats st;
 		/* NVLS across domains with SHARP is the same shape */
-		for (int algo = CCS_ALGO_NVLS; algo <= CCS_ALGO_COLLNET_DIRECT; algo += CCS_ALGO_COLLNET_DIRECT - CCS_ALGO_NVLS) {
+		static const int algos[] = { CCS_ALGO_NVLS, CCS_ALGO_COLLNET_DIRECT, CCS_ALGO_COLLNET_CHAIN };
+		for (int ai = 0; ai < 3; ai++) {
+			int algo = algos[ai];
 			if (algo == CCS_ALGO_NVLS && cases[i].tol < 0)
 				continue;           /* one domain: the single-domain NVLS schedule */
 			double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
@@ -610,7 +613,8 @@ static void test_collnet(void)
 			if (cases[i].tol < 0)
 				CHECK(ts < 0);
 			else {
-				CHECK_NEAR(ts, cc.time_s, cases[i].tol);
+				/* the chain's 64-chunk pipeline fills along p hops: +2.1% */
+				CHECK_NEAR(ts, cc.time_s, algo == CCS_ALGO_COLLNET_CHAIN && cases[i].tol > 1e-3 ? 0.025 : cases[i].tol);
 				CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 			}
 		}
