@@ -10,6 +10,7 @@ struct ring {
 	int n, C, steps;
 	int K;                      /* chunks per step (chunk granularity), else 1 */
 	double sync_chunk;
+	int inter_sync;             /* network hops pay the step work (GPU-paced) */
 	int32_t *order;             /* C x n: rank at ring position */
 	uint32_t *nic;              /* C x G: NIC channel c uses in group g */
 	double bytes_intra, bytes_inter;
@@ -144,7 +145,7 @@ static void rc_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
 		op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
 		op->bytes = r->bytes_inter / r->K;
-		op->delay_s = 0;
+		op->delay_s = r->inter_sync ? r->sync_chunk : 0;
 	} else {
 		op->bytes = r->bytes_intra / r->K;
 		op->delay_s = r->sync_chunk;
@@ -324,8 +325,10 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 		double bn = c->B_net * e;
 		if (c->nics > 0 && C < c->nics)
 			bn = bn * C / c->nics;
-		if (bn > bi)
+		if (bn > bi) {
 			r->bytes_inter *= bn / bi;
+			r->inter_sync = 1;      /* and pay the GPU's step work too */
+		}
 	}
 	double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0
 	             : (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) ? 1048576.0

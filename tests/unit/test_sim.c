@@ -323,9 +323,10 @@ static void test_engine(void)
 
 	/* ring at chunk granularity, NCCL's channels, on 1, 2 and 4 nodes of a
 	 * non-blocking fabric (Simple also on 16): AllReduce and AllGather at
-	 * 64 KiB, 16 MiB and 1 GiB within 1% of the closed form for Simple, 2%
-	 * for LL and LL128 (measured down to -1.5% across nodes); never below
-	 * the closed form's bandwidth term; bytes conserved */
+	 * 64 KiB, 16 MiB and 1 GiB within 1% of the closed form for every
+	 * protocol (measured: LL and LL128 within 0.5%, Simple -0.6% at 1 GiB
+	 * across nodes); never below the closed form's bandwidth term; bytes
+	 * conserved */
 	for (int nodes = 1; nodes <= 16; nodes *= 2) {
 		if (nodes == 8)
 			continue;
@@ -347,7 +348,7 @@ static void test_engine(void)
 					ks.release(&ks);
 					struct ccs_cost cc;
 					ccs_cost_eval(&c, coll, CCS_ALGO_RING, q, 0, 1ull << k, &cc, NULL);
-					CHECK_NEAR(st.time_s, cc.time_s, q == CCS_PROTO_SIMPLE ? 0.01 : 0.02);
+					CHECK_NEAR(st.time_s, cc.time_s, 0.01);
 					CHECK(st.time_s >= cc.bw_s);
 					CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 				}
