@@ -330,10 +330,10 @@ static void fill_heap(struct ccs_flows *f, const uint32_t *list, uint32_t nl)
 /* Fill the region cres[0..ncr) one connected part at a time (parts share
  * no resource, so they are independent): a lone flow takes the smallest
  * room on its path, small parts are scanned, large ones use the heap. */
-static void fill(struct ccs_flows *f, uint32_t ncr, uint32_t ncf)
+static void fill(struct ccs_flows *f, uint32_t r0i, uint32_t ncr, uint32_t ncf)
 {
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < ncr; i++) {
+	for (uint32_t i = r0i; i < ncr; i++) {
 		struct res *r0 = &f->r[f->cres[i]];
 		if (r0->seen)
 			continue;
@@ -415,6 +415,37 @@ static int saturated(const struct res *r, double load) { return load >= r->cap *
 int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
 {
 	uint32_t ncr = 0, ncf = 0;
+	/* A flow alone on every resource it crosses (a ring's NVLink hop, say)
+	 * gets the smallest capacity on its path, whatever else changed: no
+	 * region needed.  Its resources go first in cres. */
+	for (uint32_t d = 0; d < f->ndirty; d++) {
+		struct res *r = &f->r[f->dirty[d]];
+		if (r->mark || r->nfl != 1)
+			continue;
+		uint32_t id = r->fl[0];
+		struct flow *fl = &f->f[id];
+		int alone = 1;
+		for (int k = 0; k < fl->n && alone; k++)
+			alone = f->r[fl->res[k]].nfl == 1;
+		if (!alone)
+			continue;
+		settle(f, fl, now);
+		double best = HUGE_VAL;
+		for (int k = 0; k < fl->n; k++) {
+			struct res *x = &f->r[fl->res[k]];
+			account(x, now);
+			x->mark = OPEN;
+			f->cres[ncr++] = fl->res[k];
+			if (x->cap < best)
+				best = x->cap;
+		}
+		fl->rate = best;
+		fl->mark = 1;
+		f->cflow[ncf++] = id;
+		for (int k = 0; k < fl->n; k++)
+			f->r[fl->res[k]].load = best;
+	}
+	uint32_t nfast = ncr;
 	/* The region: the dirty resources are open (all their flows are
 	 * recomputed); the other resources those flows cross are constraints
 	 * whose remaining flows keep their rates. */
@@ -428,7 +459,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		/* Fill the region's flows against what the others leave; shq
 		 * collects the constraints shared with outside flows. */
 		uint32_t nsh = 0;
-		for (uint32_t i = 0; i < ncr; i++) {
+		for (uint32_t i = nfast; i < ncr; i++) {
 			struct res *r = &f->r[f->cres[i]];
 			r->froze = 0;
 			if (r->mark == OPEN) {
@@ -456,7 +487,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		}
 		for (uint32_t i = 0; i < ncf; i++)
 			f->f[f->cflow[i]].frozen = 0;
-		fill(f, ncr, ncf);
+		fill(f, nfast, ncr, ncf);
 		/* Check the constraints shared with flows outside: a region flow
 		 * stopped there must not get less than an outside flow on it, and
 		 * an outside flow whose bottleneck it was must keep it (still

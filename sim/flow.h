@@ -11,7 +11,8 @@
 **
 ** Incremental: adding or removing a flow marks its resources dirty;
 ** ccs_flows_update(now) recomputes a region and leaves every other rate
-** alone.  The dirty resources are opened (all their flows join), and the
+** alone.  A dirty flow alone on every resource it crosses simply gets the
+** smallest capacity on its path.  The dirty resources are opened (all their flows join), and the
 ** other resources those flows cross are constraints on which the flows
 ** outside keep their rates.  After filling, each constraint is checked:
 ** a region flow stopped there must get at least what the outside flows on
