@@ -73,6 +73,13 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
  * Both arrays are the caller's to free; CCS_ENOMEM leaves none. */
 int ccs_sched_members(const struct ccs_comm *c, int32_t **start, int32_t **members);
 
+/* For schedule builders: how many NICs rank r has as close as its best
+ * (NCCL spreads channels over them), the i-th of them (a device index),
+ * and the fewest any rank of c has, at most 'most'. */
+int      ccs_sched_best_nics(const struct ccs_comm *c, int r);
+uint32_t ccs_sched_nic(const struct ccs_comm *c, int r, int i);
+int      ccs_sched_fewest_nics(const struct ccs_comm *c, int most);
+
 /* Load a schedule written as YAML (sim/sched_file.c, docs/simulator.md)
  * for communicator c (hop latencies, memory bandwidth); *ranks gets the
  * ranks it declares.  CCS_EINPUT with "file:line:col: why" in diag on any

@@ -205,15 +205,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	int K = Kd < 1 ? 1 : Kd > 64 ? 64 : (int)Kd;
 	/* each rank spreads its slice over its best NICs (M: the fewest any
 	 * rank has, at most 8), as NCCL spreads its channels */
-	int M = 8;
-	for (int r = 0; r < n; r++) {
-		const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
-		int m = 0;
-		while ((uint32_t)m < gp->nic_count &&
-		       c->t->gnic[gp->nic_first + (uint32_t)m].path == c->t->gnic[gp->nic_first].path)
-			m++;
-		M = m < M ? m : M;
-	}
+	int M = ccs_sched_fewest_nics(c, 8);
 	if (M < 1) {
 		*why = "a rank has no nic";
 		rc = CCS_EINPUT;
@@ -244,14 +236,13 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	/* up and down chunks, part i over the rank's i-th best NIC */
 #define UD(r, k, i) (((size_t)(r) * K + (size_t)(k)) * M + (size_t)(i))
 	for (int r = 0; r < n; r++) {
-		const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
 		for (int k = 0; k < K; k++)
 			for (int i = 0; i < M; i++) {
 				memset(&o, 0, sizeof o);
 				o.kind = CCS_OP_UP;
 				o.src = o.dst = r;
 				o.channel = (uint32_t)i;
-				o.nic_src = o.nic_dst = c->t->gnic[gp->nic_first + (uint32_t)i].nic;
+				o.nic_src = o.nic_dst = ccs_sched_nic(c, r, i);
 				o.bytes = Sr / K / M;
 				o.delay_s = k == 0 ? base : 0;
 				if ((rc = dg_op(d, &o, &up[UD(r, k, i)])))
@@ -395,13 +386,8 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 				o.src = o.dst = M(0);
 				o.channel = (uint32_t)ch;
 				{
-					const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[M(0)]];
-					uint32_t m = 0;
-					while (m < gp->nic_count &&
-					       c->t->gnic[gp->nic_first + m].path == c->t->gnic[gp->nic_first].path)
-						m++;
-					o.nic_src = o.nic_dst = m ? c->t->gnic[gp->nic_first + (uint32_t)ch / (uint32_t)p % m].nic
-					                          : UINT32_MAX;
+					int m = ccs_sched_best_nics(c, M(0));
+					o.nic_src = o.nic_dst = m ? ccs_sched_nic(c, M(0), ch / p % m) : UINT32_MAX;
 				}
 				o.bytes = per;
 				o.delay_s = k == 0 && p == 1 ? cc.lat_s : 0;

@@ -202,6 +202,33 @@ static int usable(const struct ccs_topo *t, uint32_t gpu, uint32_t d)
 	return 0;
 }
 
+int ccs_sched_best_nics(const struct ccs_comm *c, int r)
+{
+	const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
+	int m = 0;
+	while ((uint32_t)m < gp->nic_count &&
+	       c->t->gnic[gp->nic_first + (uint32_t)m].path == c->t->gnic[gp->nic_first].path)
+		m++;
+	return m;
+}
+
+uint32_t ccs_sched_nic(const struct ccs_comm *c, int r, int i)
+{
+	const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
+	return c->t->gnic[gp->nic_first + (uint32_t)i].nic;
+}
+
+int ccs_sched_fewest_nics(const struct ccs_comm *c, int most)
+{
+	int M = most;
+	for (int r = 0; r < c->n; r++) {
+		int m = ccs_sched_best_nics(c, r);
+		if (m < M)
+			M = m;
+	}
+	return M;
+}
+
 int ccs_sched_members(const struct ccs_comm *c, int32_t **start, int32_t **members)
 {
 	int n = c->n, G = c->G;

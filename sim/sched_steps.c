@@ -48,8 +48,7 @@ struct steps {
 	int n, L, p;                /* p: ranks per group (hier) */
 	int M;                      /* NICs a rank spreads each send over */
 	const int32_t *group;
-	const struct ccs_topo *t;
-	const uint32_t *rank_gpu;
+	const struct ccs_comm *c;
 	struct round *rd;
 	double d_intra, d_inter, d_base;
 };
@@ -71,13 +70,6 @@ static int peer_of(const struct steps *st, int k, int r)
 	}
 }
 
-/* The i-th of rank r's best NICs (those as close as its closest). */
-static uint32_t nic_of(const struct steps *st, int r, int i)
-{
-	const struct ccs_gpu *gp = &st->t->gpu[st->rank_gpu[r]];
-	return st->t->gnic[gp->nic_first + (uint32_t)i].nic;
-}
-
 static void st_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct steps *st = s->ctx;
@@ -92,8 +84,8 @@ static void st_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->channel = (uint32_t)i;
 	op->nic_src = op->nic_dst = UINT32_MAX;
 	if (st->group[r] != st->group[peer] && st->M > 1) {
-		op->nic_src = nic_of(st, r, i);
-		op->nic_dst = nic_of(st, peer, i);
+		op->nic_src = ccs_sched_nic(st->c, r, i);
+		op->nic_dst = ccs_sched_nic(st->c, peer, i);
 	}
 	op->bytes = st->rd[k].bytes / st->M;
 	op->delay_s = (st->group[r] == st->group[peer] ? st->d_intra : st->d_inter) + st->rd[k].sync;
@@ -191,20 +183,11 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	st->n = n;
 	st->L = L;
 	st->p = p;
-	st->t = c->t;
-	st->rank_gpu = c->rank_gpu;
+	st->c = c;
 	/* Across groups a rank spreads each send over its best NICs, as NCCL
 	 * spreads channels over them and the closed form's b_nic counts them:
 	 * M = the fewest any rank has (at most 8) */
-	st->M = 8;
-	for (int r = 0; r < n; r++) {
-		const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
-		int m = 0;
-		while ((uint32_t)m < gp->nic_count && c->t->gnic[gp->nic_first + (uint32_t)m].path == c->t->gnic[gp->nic_first].path)
-			m++;
-		if (m < st->M)
-			st->M = m;
-	}
+	st->M = ccs_sched_fewest_nics(c, 8);
 	if (G == 1 || st->M < 1)
 		st->M = 1;
 	st->group = c->rank_group;
