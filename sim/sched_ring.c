@@ -23,6 +23,27 @@ struct ring_sched {
 	const struct ccs_comm *c;
 };
 
+/* The transfer of channel c from ring position i to i+1: ends, channel and,
+ * across groups, the channel's NICs of both groups.  Returns whether it
+ * crosses groups; bytes and delay are the caller's. */
+static int hop(const struct ring_sched *rs, int c, int i, struct ccs_op *op)
+{
+	const struct ring *r = &rs->r;
+	const int32_t *ord = r->order + (size_t)c * r->n;
+	int a = ord[i], b = ord[i + 1 == r->n ? 0 : i + 1];
+	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
+	op->kind = CCS_OP_XFER;
+	op->src = a;
+	op->dst = b;
+	op->channel = (uint32_t)c;
+	op->nic_src = op->nic_dst = UINT32_MAX;
+	if (ga == gb)
+		return 0;
+	op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
+	op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
+	return 1;
+}
+
 static void rs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct ring_sched *rs = s->ctx;
@@ -39,17 +60,7 @@ static void rs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		step = (int)(cs % (uint64_t)r->steps);
 		c = (int)(cs / (uint64_t)r->steps);
 	}
-	const int32_t *ord = r->order + (size_t)c * r->n;
-	int a = ord[i], b = ord[i + 1 == r->n ? 0 : i + 1];
-	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
-	op->kind = CCS_OP_XFER;
-	op->src = a;
-	op->dst = b;
-	op->channel = (uint32_t)c;
-	op->nic_src = op->nic_dst = UINT32_MAX;
-	if (ga != gb) {
-		op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
-		op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
+	if (hop(rs, c, i, op)) {
 		op->bytes = r->bytes_inter;
 		op->delay_s = r->d_inter;
 	} else {
@@ -131,19 +142,9 @@ static void rc_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	const struct ring *r = &rs->r;
 	int c, step, k, i;
 	rc_split(r, id, &c, &step, &k, &i);
-	const int32_t *ord = r->order + (size_t)c * r->n;
-	int a = ord[i], b = ord[i + 1 == r->n ? 0 : i + 1];
-	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
-	op->kind = CCS_OP_XFER;
-	op->src = a;
-	op->dst = b;
-	op->channel = (uint32_t)c;
-	op->nic_src = op->nic_dst = UINT32_MAX;
 	/* the GPU side pays the per-chunk synchronisation; the network streams
 	 * from its own buffers (as the closed form counts it) */
-	if (ga != gb) {
-		op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
-		op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
+	if (hop(rs, c, i, op)) {
 		op->bytes = r->bytes_inter / r->K;
 		op->delay_s = r->inter_sync ? r->sync_chunk : 0;
 	} else {
