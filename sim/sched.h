@@ -80,6 +80,21 @@ int      ccs_sched_best_nics(const struct ccs_comm *c, int r);
 uint32_t ccs_sched_nic(const struct ccs_comm *c, int r, int i);
 int      ccs_sched_fewest_nics(const struct ccs_comm *c, int most);
 
+/* Explicit schedules (sim/sched_dag.c): ops in an array, numbered as
+ * added, and edges between them.  ccs_dag_install builds the successor
+ * lists (in edge order) and checks that every op releases at most
+ * CCS_SCHED_MAXSUCC ops and waits for at most 255 (else CCS_EINPUT, *bad
+ * the first op over) and that no op is on or after a dependency cycle
+ * (else CCS_EINPUT, *cycle 1, *bad the first such op); on success s runs
+ * the dag and owns it, on failure it is still the caller's to free. */
+struct ccs_dag;
+int  ccs_dag_new(struct ccs_dag **out);
+void ccs_dag_free(struct ccs_dag *d);
+int  ccs_dag_op(struct ccs_dag *d, const struct ccs_op *op, uint32_t *id);
+const struct ccs_op *ccs_dag_at(const struct ccs_dag *d, uint32_t id);
+int  ccs_dag_edge(struct ccs_dag *d, uint32_t from, uint32_t to);
+int  ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int *cycle);
+
 /* Load a schedule written as YAML (sim/sched_file.c, docs/simulator.md)
  * for communicator c (hop latencies, memory bandwidth); *ranks gets the
  * ranks it declares.  CCS_EINPUT with "file:line:col: why" in diag on any

@@ -33,97 +33,28 @@
 
 #define FAN (CCS_SCHED_MAXSUCC - 1)
 
-struct dag {
-	struct ccs_op *op;
-	uint32_t *ndeps;
-	uint64_t *succ;
-	uint32_t *soff;             /* succ of op i: succ[soff[i] .. soff[i+1]) */
-	uint32_t n;
-	size_t cap_op, cap_nd;
-	struct { uint32_t from, to; } *e;
-	size_t ne, cape;
-};
-
-static void dg_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
-{
-	const struct dag *d = s->ctx;
-	*op = d->op[id];
-}
-
-static int dg_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
-{
-	const struct dag *d = s->ctx;
-	uint32_t a = d->soff[id], b = d->soff[id + 1];
-	memcpy(out, d->succ + a, (size_t)(b - a) * sizeof *out);
-	return (int)(b - a);
-}
-
-static uint32_t dg_ndeps(const struct ccs_sched *s, uint64_t id)
-{
-	const struct dag *d = s->ctx;
-	return d->ndeps[id];
-}
-
-static void dg_free(struct dag *d)
-{
-	if (!d)
-		return;
-	ccs_free(d->op);
-	ccs_free(d->ndeps);
-	ccs_free(d->succ);
-	ccs_free(d->soff);
-	ccs_free(d->e);
-	ccs_free(d);
-}
-
-static void dg_release(struct ccs_sched *s)
-{
-	dg_free(s->ctx);
-	memset(s, 0, sizeof *s);
-}
-
-static int dg_op(struct dag *d, const struct ccs_op *op, uint32_t *id)
-{
-	CCS_TRY(ccs_grow(&d->op, &d->cap_op, (size_t)d->n + 1, sizeof *d->op));
-	CCS_TRY(ccs_grow(&d->ndeps, &d->cap_nd, (size_t)d->n + 1, sizeof *d->ndeps));
-	d->op[d->n] = *op;
-	d->ndeps[d->n] = 0;
-	*id = d->n++;
-	return CCS_OK;
-}
-
-static int dg_edge(struct dag *d, uint32_t from, uint32_t to)
-{
-	CCS_TRY(ccs_grow(&d->e, &d->cape, d->ne + 1, sizeof *d->e));
-	d->e[d->ne].from = from;
-	d->e[d->ne].to = to;
-	d->ne++;
-	d->ndeps[to]++;
-	return CCS_OK;
-}
-
 /* parent releases every target, through relay waits when there are more
  * than one op may release */
-static int fan(struct dag *d, uint32_t parent, const uint32_t *tg, uint32_t m, uint32_t *scratch)
+static int fan(struct ccs_dag *d, uint32_t parent, const uint32_t *tg, uint32_t m, uint32_t *scratch)
 {
 	if (m <= FAN) {
 		for (uint32_t i = 0; i < m; i++)
-			CCS_TRY(dg_edge(d, parent, tg[i]));
+			CCS_TRY(ccs_dag_edge(d, parent, tg[i]));
 		return CCS_OK;
 	}
 	uint32_t nr = (m + FAN - 1) / FAN;
 	struct ccs_op w;
 	memset(&w, 0, sizeof w);
 	w.kind = CCS_OP_DELAY;
-	w.src = w.dst = d->op[tg[0]].src;
+	w.src = w.dst = ccs_dag_at(d, tg[0])->src;
 	w.nic_src = w.nic_dst = UINT32_MAX;
 	for (uint32_t i = 0; i < nr; i++) {
 		uint32_t id;
-		CCS_TRY(dg_op(d, &w, &id));
+		CCS_TRY(ccs_dag_op(d, &w, &id));
 		scratch[i] = id;
 		uint32_t lo = i * FAN, hi = lo + FAN < m ? lo + FAN : m;
 		for (uint32_t j = lo; j < hi; j++)
-			CCS_TRY(dg_edge(d, id, tg[j]));
+			CCS_TRY(ccs_dag_edge(d, id, tg[j]));
 	}
 	return fan(d, parent, scratch, nr, scratch + nr);
 }
@@ -131,53 +62,36 @@ static int fan(struct dag *d, uint32_t parent, const uint32_t *tg, uint32_t m, u
 /* target waits for every source, through relay waits when there are more
  * than one op may wait for */
 #define GATHER 254
-static int gather(struct dag *d, const uint32_t *src, uint32_t m, uint32_t target, uint32_t *scratch)
+static int gather(struct ccs_dag *d, const uint32_t *src, uint32_t m, uint32_t target, uint32_t *scratch)
 {
 	if (m <= GATHER) {
 		for (uint32_t i = 0; i < m; i++)
-			CCS_TRY(dg_edge(d, src[i], target));
+			CCS_TRY(ccs_dag_edge(d, src[i], target));
 		return CCS_OK;
 	}
 	uint32_t nr = (m + GATHER - 1) / GATHER;
 	struct ccs_op w;
 	memset(&w, 0, sizeof w);
 	w.kind = CCS_OP_DELAY;
-	w.src = w.dst = d->op[target].src;
+	w.src = w.dst = ccs_dag_at(d, target)->src;
 	w.nic_src = w.nic_dst = UINT32_MAX;
 	for (uint32_t i = 0; i < nr; i++) {
 		uint32_t id;
-		CCS_TRY(dg_op(d, &w, &id));
+		CCS_TRY(ccs_dag_op(d, &w, &id));
 		scratch[i] = id;
 		uint32_t lo = i * GATHER, hi = lo + GATHER < m ? lo + GATHER : m;
 		for (uint32_t j = lo; j < hi; j++)
-			CCS_TRY(dg_edge(d, src[j], id));
+			CCS_TRY(ccs_dag_edge(d, src[j], id));
 	}
 	return gather(d, scratch, nr, target, scratch + nr);
 }
 
-static int dg_finish(struct dag *d)
+/* The dag into s; its checks can only fail here by a builder's mistake. */
+static int finish(struct ccs_dag *d, struct ccs_sched *s)
 {
-	d->soff = ccs_calloc((size_t)d->n + 2, sizeof *d->soff);
-	d->succ = ccs_malloc((d->ne + 1) * sizeof *d->succ);
-	if (!d->soff || !d->succ)
-		return CCS_ENOMEM;
-	for (size_t i = 0; i < d->ne; i++)
-		d->soff[d->e[i].from + 1]++;
-	for (uint32_t i = 0; i < d->n; i++)
-		d->soff[i + 1] += d->soff[i];
-	uint32_t *fill = ccs_malloc(((size_t)d->n + 1) * sizeof *fill);
-	if (!fill)
-		return CCS_ENOMEM;
-	memcpy(fill, d->soff, (size_t)d->n * sizeof *fill);
-	for (size_t i = 0; i < d->ne; i++)
-		d->succ[fill[d->e[i].from]++] = d->e[i].to;
-	ccs_free(fill);
-	for (uint32_t i = 0; i < d->n; i++)
-		if (d->soff[i + 1] - d->soff[i] > CCS_SCHED_MAXSUCC)
-			return CCS_EINTERNAL;
-	ccs_free(d->e);
-	d->e = NULL;
-	return CCS_OK;
+	uint32_t bad;
+	int cycle, rc = ccs_dag_install(d, s, &bad, &cycle);
+	return rc == CCS_EINPUT ? CCS_EINTERNAL : rc;
 }
 
 int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channels, uint64_t bytes,
@@ -194,9 +108,9 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	}
 	int32_t *gstart = NULL, *members = NULL;
 	uint32_t *up = NULL, *down = NULL, *tg = NULL, *scratch = NULL;
-	struct dag *d = ccs_calloc(1, sizeof *d);
+	struct ccs_dag *d = NULL;
 	int rc = CCS_ENOMEM;
-	if (!d || ccs_sched_members(c, &gstart, &members))
+	if (ccs_dag_new(&d) || ccs_sched_members(c, &gstart, &members))
 		goto out;
 	double Sr = (double)bytes / p;
 	double chunk = algo == CCS_ALGO_NVLS ? ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, algo, proto, cc.channels, (double)bytes)
@@ -230,7 +144,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 		o.nic_src = o.nic_dst = UINT32_MAX;
 		o.bytes = (double)bytes * (p + 1.0) / p;
 		o.delay_s = cc.lat_s + cc.step_s;
-		if ((rc = dg_op(d, &o, &id)))
+		if ((rc = ccs_dag_op(d, &o, &id)))
 			goto out;
 	}
 	/* up and down chunks, part i over the rank's i-th best NIC */
@@ -245,14 +159,14 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 				o.nic_src = o.nic_dst = ccs_sched_nic(c, r, i);
 				o.bytes = Sr / K / M;
 				o.delay_s = k == 0 ? base : 0;
-				if ((rc = dg_op(d, &o, &up[UD(r, k, i)])))
+				if ((rc = ccs_dag_op(d, &o, &up[UD(r, k, i)])))
 					goto out;
 				o.kind = CCS_OP_DOWN;
 				o.delay_s = 0;
-				if ((rc = dg_op(d, &o, &down[UD(r, k, i)])))
+				if ((rc = ccs_dag_op(d, &o, &down[UD(r, k, i)])))
 					goto out;
-				if (k > 0 && ((rc = dg_edge(d, up[UD(r, k - 1, i)], up[UD(r, k, i)])) ||
-				              (rc = dg_edge(d, down[UD(r, k - 1, i)], down[UD(r, k, i)]))))
+				if (k > 0 && ((rc = ccs_dag_edge(d, up[UD(r, k - 1, i)], up[UD(r, k, i)])) ||
+				              (rc = ccs_dag_edge(d, down[UD(r, k - 1, i)], down[UD(r, k, i)]))))
 					goto out;
 			}
 	}
@@ -264,7 +178,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 			o.src = o.dst = members[gstart[0] + j];
 			o.nic_src = o.nic_dst = UINT32_MAX;
 			o.delay_s = hop;
-			if ((rc = dg_op(d, &o, &id)))
+			if ((rc = ccs_dag_op(d, &o, &id)))
 				goto out;
 			uint32_t m = 0;
 			for (int g = 0; g < G; g++)
@@ -280,18 +194,11 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 				goto out;
 		}
 #undef UD
-	if ((rc = dg_finish(d)))
+	if ((rc = finish(d, s)))
 		goto out;
-	s->ctx = d;
-	s->nops = d->n;
-	s->get = dg_get;
-	s->succ = dg_succ;
-	s->ndeps = dg_ndeps;
-	s->release = dg_release;
 	d = NULL;
-	rc = CCS_OK;
 out:
-	dg_free(d);
+	ccs_dag_free(d);
 	ccs_free(gstart);
 	ccs_free(members);
 	ccs_free(up);
@@ -329,9 +236,9 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 	}
 	int32_t *gstart = NULL, *members = NULL;
 	uint32_t *prev = NULL, *heads = NULL, *scratch = NULL;
-	struct dag *d = ccs_calloc(1, sizeof *d);
+	struct ccs_dag *d = NULL;
 	int rc = CCS_ENOMEM;
-	if (!d || ccs_sched_members(c, &gstart, &members))
+	if (ccs_dag_new(&d) || ccs_sched_members(c, &gstart, &members))
 		goto out;
 	double S = (double)bytes, chunk = 131072.0;
 	double Kd = ceil(S / ((double)C * chunk));
@@ -358,7 +265,7 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 			o.src = o.dst = members[gstart[0] + ch % p];
 			o.nic_src = o.nic_dst = UINT32_MAX;
 			o.delay_s = 0;          /* in the latency the leaves paid */
-			if ((rc = dg_op(d, &o, &agg)))
+			if ((rc = ccs_dag_op(d, &o, &agg)))
 				goto out;
 			for (int g = 0; g < G; g++) {
 #define M(j) members[gstart[g] + ((j) + ch) % p]
@@ -373,8 +280,8 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 					o.nic_src = o.nic_dst = UINT32_MAX;
 					o.bytes = intra;
 					o.delay_s = k == 0 && j == p - 1 ? cc.lat_s : 0;
-					if ((rc = dg_op(d, &o, &id)) || (last != UINT32_MAX && (rc = dg_edge(d, last, id))) ||
-					    (k > 0 && (rc = dg_edge(d, pv[p - 1 - j], id))))
+					if ((rc = ccs_dag_op(d, &o, &id)) || (last != UINT32_MAX && (rc = ccs_dag_edge(d, last, id))) ||
+					    (k > 0 && (rc = ccs_dag_edge(d, pv[p - 1 - j], id))))
 						goto out;
 					pv[p - 1 - j] = id;
 					last = id;
@@ -391,15 +298,15 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 				}
 				o.bytes = per;
 				o.delay_s = k == 0 && p == 1 ? cc.lat_s : 0;
-				if ((rc = dg_op(d, &o, &id)) || (last != UINT32_MAX && (rc = dg_edge(d, last, id))) ||
-				    (k > 0 && (rc = dg_edge(d, pv[p - 1], id))))
+				if ((rc = ccs_dag_op(d, &o, &id)) || (last != UINT32_MAX && (rc = ccs_dag_edge(d, last, id))) ||
+				    (k > 0 && (rc = ccs_dag_edge(d, pv[p - 1], id))))
 					goto out;
 				pv[p - 1] = id;
 				heads[g] = id;
 				/* back down to the head, then along the chain */
 				o.kind = CCS_OP_DOWN;
 				o.delay_s = 0;
-				if ((rc = dg_op(d, &o, &id)) || (k > 0 && (rc = dg_edge(d, pv[p], id))))
+				if ((rc = ccs_dag_op(d, &o, &id)) || (k > 0 && (rc = ccs_dag_edge(d, pv[p], id))))
 					goto out;
 				pv[p] = id;
 				heads[G + g] = id;
@@ -412,8 +319,8 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 					o.channel = (uint32_t)ch;
 					o.nic_src = o.nic_dst = UINT32_MAX;
 					o.bytes = intra;
-					if ((rc = dg_op(d, &o, &id)) || (rc = dg_edge(d, last, id)) ||
-					    (k > 0 && (rc = dg_edge(d, pv[p + j], id))))
+					if ((rc = ccs_dag_op(d, &o, &id)) || (rc = ccs_dag_edge(d, last, id)) ||
+					    (k > 0 && (rc = ccs_dag_edge(d, pv[p + j], id))))
 						goto out;
 					pv[p + j] = id;
 					last = id;
@@ -424,18 +331,11 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 			    (rc = fan(d, agg, heads + G, (uint32_t)G, scratch)))
 				goto out;
 		}
-	if ((rc = dg_finish(d)))
+	if ((rc = finish(d, s)))
 		goto out;
-	s->ctx = d;
-	s->nops = d->n;
-	s->get = dg_get;
-	s->succ = dg_succ;
-	s->ndeps = dg_ndeps;
-	s->release = dg_release;
 	d = NULL;
-	rc = CCS_OK;
 out:
-	dg_free(d);
+	ccs_dag_free(d);
 	ccs_free(gstart);
 	ccs_free(members);
 	ccs_free(prev);

@@ -25,63 +25,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What the loader keeps of each op until the schedule is built. */
 struct fop {
 	struct ccs_op op;
-	uint32_t ndeps, nsucc, succ_off;
 	struct ccs_mark mark;
 	const char *name;
+	int kind;
 	int pair;                    /* send: its recv; recv: its send; else -1 */
 };
 
-struct fsched {
-	uint32_t n;
-	struct fop *op;
-	uint64_t *succ;
-};
-
-static void fs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
-{
-	const struct fsched *f = s->ctx;
-	*op = f->op[id].op;
-}
-
-static int fs_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
-{
-	const struct fsched *f = s->ctx;
-	const struct fop *o = &f->op[id];
-	memcpy(out, f->succ + o->succ_off, o->nsucc * sizeof *out);
-	return (int)o->nsucc;
-}
-
-static uint32_t fs_ndeps(const struct ccs_sched *s, uint64_t id)
-{
-	const struct fsched *f = s->ctx;
-	return f->op[id].ndeps;
-}
-
-static void fs_release(struct ccs_sched *s)
-{
-	struct fsched *f = s->ctx;
-	if (f) {
-		ccs_free(f->op);
-		ccs_free(f->succ);
-		ccs_free(f);
-	}
-	memset(s, 0, sizeof *s);
-}
-
 enum { K_SEND, K_RECV, K_COMPUTE, K_REDUCE, K_COPY };
-
-struct edge {
-	uint32_t from, to;
-};
-
-static int add_edge(struct edge **e, size_t *n, size_t *cap, uint32_t from, uint32_t to)
-{
-	CCS_TRY(ccs_grow(e, cap, *n + 1, sizeof **e));
-	(*e)[(*n)++] = (struct edge){ from, to };
-	return CCS_OK;
-}
 
 int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
                    struct ccs_diag *diag)
@@ -92,10 +45,8 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 	static const char *const kinds[] = { "send", "recv", "compute", "reduce", "copy" };
 	struct ccs_ydoc d;
 	struct ccs_ynode *root = NULL;
-	struct fsched *fs = NULL;
-	struct edge *edges = NULL;
-	size_t ne = 0, cape = 0;
-	uint32_t *indeg = NULL, *queue = NULL;
+	struct fop *fo = NULL;
+	struct ccs_dag *dag = NULL;
 	char msg[512];
 	memset(s, 0, sizeof *s);
 	int rc = ccs_ydoc_load(&d, path, diag, &root);
@@ -112,18 +63,15 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 	if ((rc = ccs_y_kind(&d, ops, CCS_Y_SEQ, "ops")))
 		goto out;
 	rc = CCS_ENOMEM;
-	fs = ccs_calloc(1, sizeof *fs);
-	if (!fs)
-		goto out;
-	fs->n = ops->n;
-	fs->op = ccs_calloc((size_t)fs->n + 1, sizeof *fs->op);
-	if (!fs->op)
+	uint32_t nops = ops->n;
+	fo = ccs_calloc((size_t)nops + 1, sizeof *fo);
+	if (!fo || ccs_dag_new(&dag))
 		goto out;
 
 	/* each op */
 	for (uint32_t i = 0; i < ops->n; i++) {
 		const struct ccs_ynode *m = ops->v[i];
-		struct fop *o = &fs->op[i];
+		struct fop *o = &fo[i];
 		if ((rc = ccs_y_kind(&d, m, CCS_Y_MAP, "an op")) || (rc = ccs_y_keys(&d, m, op_keys, 9, "an op")) ||
 		    (rc = ccs_y_need(&d, m, "rank", "an op")) || (rc = ccs_y_need(&d, m, "op", "an op")))
 			goto out;
@@ -193,35 +141,35 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 		}
 		if (ccs_y_get(m, "latency") && (rc = ccs_y_qty(&d, m, "latency", CCS_QTY_TIME, &o->op.delay_s)))
 			goto out;
-		o->succ_off = (uint32_t)kind;   /* kind, kept until pairing */
+		o->kind = kind;
 	}
 
 	/* names unique */
-	for (uint32_t i = 0; i < fs->n; i++) {
-		if (!fs->op[i].name)
+	for (uint32_t i = 0; i < nops; i++) {
+		if (!fo[i].name)
 			continue;
 		for (uint32_t j = 0; j < i; j++)
-			if (fs->op[j].name && !strcmp(fs->op[i].name, fs->op[j].name)) {
-				snprintf(msg, sizeof msg, "duplicate op name '%s' (first at line %d)", fs->op[i].name,
-				         fs->op[j].mark.line);
+			if (fo[j].name && !strcmp(fo[i].name, fo[j].name)) {
+				snprintf(msg, sizeof msg, "duplicate op name '%s' (first at line %d)", fo[i].name,
+				         fo[j].mark.line);
 				rc = ccs_y_error(&d, ccs_y_get(ops->v[i], "name"), msg);
 				goto out;
 			}
 	}
 	/* pair sends and receives in order per (sender, receiver, channel) */
-	for (uint32_t i = 0; i < fs->n; i++) {
-		struct fop *o = &fs->op[i];
-		if (o->succ_off != K_SEND || o->pair >= 0)
+	for (uint32_t i = 0; i < nops; i++) {
+		struct fop *o = &fo[i];
+		if (o->kind != K_SEND || o->pair >= 0)
 			continue;
 		/* the k-th send of this triple pairs with the k-th recv */
 		uint32_t k = 0;
 		for (uint32_t j = 0; j < i; j++)
-			k += fs->op[j].succ_off == K_SEND && fs->op[j].op.src == o->op.src && fs->op[j].op.dst == o->op.dst &&
-			     fs->op[j].op.channel == o->op.channel;
+			k += fo[j].kind == K_SEND && fo[j].op.src == o->op.src && fo[j].op.dst == o->op.dst &&
+			     fo[j].op.channel == o->op.channel;
 		uint32_t seen = 0;
-		for (uint32_t j = 0; j < fs->n; j++) {
-			struct fop *r = &fs->op[j];
-			if (r->succ_off != K_RECV || r->op.src != o->op.src || r->op.dst != o->op.dst || r->op.channel != o->op.channel)
+		for (uint32_t j = 0; j < nops; j++) {
+			struct fop *r = &fo[j];
+			if (r->kind != K_RECV || r->op.src != o->op.src || r->op.dst != o->op.dst || r->op.channel != o->op.channel)
 				continue;
 			if (seen++ == k) {
 				o->pair = (int)j;
@@ -236,21 +184,27 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 			goto out;
 		}
 	}
-	for (uint32_t i = 0; i < fs->n; i++)
-		if (fs->op[i].succ_off == K_RECV && fs->op[i].pair < 0) {
+	for (uint32_t i = 0; i < nops; i++)
+		if (fo[i].kind == K_RECV && fo[i].pair < 0) {
 			snprintf(msg, sizeof msg, "recv on rank %d from rank %d on channel %u has no matching send",
-			         fs->op[i].op.dst, fs->op[i].op.src, fs->op[i].op.channel);
+			         fo[i].op.dst, fo[i].op.src, fo[i].op.channel);
 			rc = ccs_y_error(&d, ops->v[i], msg);
 			goto out;
 		}
-	/* edges: send -> its recv; each `after` -> op */
-	for (uint32_t i = 0; i < fs->n; i++) {
-		if (fs->op[i].succ_off == K_RECV) {
-			fs->op[i].op.delay_s = 0;
-			fs->op[i].op.src = fs->op[i].op.dst;   /* the op is the receiver's */
-			if ((rc = add_edge(&edges, &ne, &cape, (uint32_t)fs->op[i].pair, i)))
-				goto out;
+	/* the ops, numbered as in the file; edges: send -> its recv; each
+	 * `after` -> op */
+	for (uint32_t i = 0; i < nops; i++) {
+		uint32_t id;
+		if (fo[i].kind == K_RECV) {
+			fo[i].op.delay_s = 0;
+			fo[i].op.src = fo[i].op.dst;   /* the op is the receiver's */
 		}
+		if ((rc = ccs_dag_op(dag, &fo[i].op, &id)))
+			goto out;
+	}
+	for (uint32_t i = 0; i < nops; i++) {
+		if (fo[i].kind == K_RECV && (rc = ccs_dag_edge(dag, (uint32_t)fo[i].pair, i)))
+			goto out;
 		const struct ccs_ynode *after = ccs_y_get(ops->v[i], "after");
 		if (!after)
 			continue;
@@ -260,91 +214,41 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 			if ((rc = ccs_y_kind(&d, after->v[a], CCS_Y_SCALAR, "an op name")))
 				goto out;
 			int found = -1;
-			for (uint32_t j = 0; j < fs->n && found < 0; j++)
-				if (fs->op[j].name && !strcmp(fs->op[j].name, after->v[a]->str))
+			for (uint32_t j = 0; j < nops && found < 0; j++)
+				if (fo[j].name && !strcmp(fo[j].name, after->v[a]->str))
 					found = (int)j;
 			if (found < 0) {
 				snprintf(msg, sizeof msg, "unknown op '%s' in 'after'", after->v[a]->str);
 				rc = ccs_y_error(&d, after->v[a], msg);
 				goto out;
 			}
-			if ((rc = add_edge(&edges, &ne, &cape, (uint32_t)found, i)))
+			if ((rc = ccs_dag_edge(dag, (uint32_t)found, i)))
 				goto out;
 		}
 	}
-	/* successor lists */
-	rc = CCS_ENOMEM;
-	fs->succ = ccs_malloc((ne + 1) * sizeof *fs->succ);
-	indeg = ccs_calloc((size_t)fs->n + 1, sizeof *indeg);
-	queue = ccs_malloc(((size_t)fs->n + 1) * sizeof *queue);
-	if (!fs->succ || !indeg || !queue)
-		goto out;
-	for (uint32_t i = 0; i < fs->n; i++)
-		fs->op[i].nsucc = fs->op[i].ndeps = 0;
-	for (size_t e = 0; e < ne; e++) {
-		fs->op[edges[e].from].nsucc++;
-		fs->op[edges[e].to].ndeps++;
-	}
-	uint32_t off = 0;
-	for (uint32_t i = 0; i < fs->n; i++) {
-		if (fs->op[i].nsucc > CCS_SCHED_MAXSUCC || fs->op[i].ndeps > 255) {
+	/* successor lists, limits, cycles */
+	uint32_t bad = 0;
+	int cycle = 0;
+	rc = ccs_dag_install(dag, s, &bad, &cycle);
+	if (rc == CCS_EINPUT) {
+		if (cycle)
+			snprintf(msg, sizeof msg, "op %s%s%s is in a dependency cycle", fo[bad].name ? "'" : "",
+			         fo[bad].name ? fo[bad].name : "here", fo[bad].name ? "'" : "");
+		else
 			snprintf(msg, sizeof msg, "an op may release at most %d ops and wait for at most 255",
 			         CCS_SCHED_MAXSUCC);
-			rc = ccs_y_error(&d, ops->v[i], msg);
-			goto out;
-		}
-		fs->op[i].succ_off = off;
-		off += fs->op[i].nsucc;
-		fs->op[i].nsucc = 0;
+		rc = ccs_y_error(&d, ops->v[bad], msg);
+		goto out;
 	}
-	for (size_t e = 0; e < ne; e++) {
-		struct fop *o = &fs->op[edges[e].from];
-		fs->succ[o->succ_off + o->nsucc++] = edges[e].to;
-	}
-	/* cycles (Kahn) */
-	uint32_t qh = 0, qt = 0;
-	for (uint32_t i = 0; i < fs->n; i++) {
-		indeg[i] = fs->op[i].ndeps;
-		if (!indeg[i])
-			queue[qt++] = i;
-	}
-	while (qh < qt) {
-		const struct fop *o = &fs->op[queue[qh++]];
-		for (uint32_t k = 0; k < o->nsucc; k++)
-			if (--indeg[fs->succ[o->succ_off + k]] == 0)
-				queue[qt++] = (uint32_t)fs->succ[o->succ_off + k];
-	}
-	if (qt < fs->n) {
-		for (uint32_t i = 0; i < fs->n; i++)
-			if (indeg[i]) {
-				snprintf(msg, sizeof msg, "op %s%s%s is in a dependency cycle", fs->op[i].name ? "'" : "",
-				         fs->op[i].name ? fs->op[i].name : "here", fs->op[i].name ? "'" : "");
-				rc = ccs_y_error(&d, ops->v[i], msg);
-				goto out;
-			}
-	}
-	/* names point into the document: drop them */
-	for (uint32_t i = 0; i < fs->n; i++)
-		fs->op[i].name = NULL;
-	s->nops = fs->n;
-	s->ctx = fs;
-	s->get = fs_get;
-	s->succ = fs_succ;
-	s->ndeps = fs_ndeps;
-	s->release = fs_release;
-	fs = NULL;
+	if (rc)
+		goto out;
+	dag = NULL;
 	rc = CCS_OK;
 out:
 	if (rc == CCS_ENOMEM && !diag->set)
 		ccs_diag_msg(diag, "%s: out of memory", path);
-	ccs_free(edges);
-	ccs_free(indeg);
-	ccs_free(queue);
-	if (fs) {
-		ccs_free(fs->op);
-		ccs_free(fs->succ);
-		ccs_free(fs);
-	}
+	ccs_dag_free(dag);
+	ccs_free(fo);
 	ccs_ydoc_release(&d);
 	return rc;
 }
