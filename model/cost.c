@@ -711,6 +711,27 @@ double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, i
 	}
 	if (proto == CCS_PROTO_LL128)
 		return 576000.0;
+	if (algo == CCS_ALGO_TREE) {
+		/* NCCL shrinks the Simple tree's 512 KiB chunk so that each
+		 * channel's pipeline holds enough chunks for the tree's depth
+		 * (ranks per node - 1 + floor log2 nodes): to 128 KiB while
+		 * fewer than 8 x depth, 64 KiB while fewer than 4 x depth, 32 KiB
+		 * while fewer than depth (src/enqueue.cc, the chunking of
+		 * ncclPatternTreeUpDown) */
+		double ppn = c->G > 0 ? (double)c->n / c->G : 1;
+		int lg = 0;
+		while ((2 << lg) <= c->G)
+			lg++;
+		double depth = ppn - 1 + lg, chunk = 524288.0;
+		double C = channels > 0 ? channels : 1;
+		while (bytes / (C * chunk) < depth * 8 && chunk > 131072)
+			chunk /= 2;
+		while (bytes / (C * chunk) < depth * 4 && chunk > 65536)
+			chunk /= 2;
+		while (bytes / (C * chunk) < depth && chunk > 32768)
+			chunk /= 2;
+		return chunk;
+	}
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
 		/* NCCL halves the 128 KiB NVLS chunk below 64, 8 and 2 x (channels
 		 * x heads x chunk) bytes: 32 KiB at 64 KiB x ops, 64 KiB at 512 KiB
@@ -1114,13 +1135,17 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double step = K * c->prm.step_s[proto];
 	/* A tree across groups is a pipeline: the first chunk climbs log2 G
 	 * network levels before the root can send the result down, and each
-	 * level holds the network for one chunk's time (the network term over
-	 * the chunks per channel, x.W / (C chunk), at least one).  NCCL's model
-	 * leaves this out; it shows between 1 and 64 MiB (the simulated tree,
-	 * and the published 2-node tree rows, agree). */
+	 * level holds the network for a chunk's time, tn / Kc with Kc the
+	 * chunks per channel (at least one).  A lone chunk (Kc = 1) meets the
+	 * network lightly loaded and crosses it in about log2 G chunk times
+	 * in all; K chunks take K + log2 G - 1/K.  NCCL's model leaves this
+	 * out; it shows between 1 and 64 MiB (fitted to the simulated tree on
+	 * 2-16 HGX H100 nodes, where it is within 1 chunk time of it). */
 	if (algo == CCS_ALGO_TREE && G > 1) {
 		double Kc = x.W / ((double)C * chunk);
-		tn *= 1 + ilog2_ceil(G) / (Kc > 1 ? Kc : 1);
+		if (Kc < 1)
+			Kc = 1;
+		tn *= 1 + (ilog2_ceil(G) - 1 / Kc) / Kc;
 	}
 	/* The GPU side pays a synchronisation per chunk step; the network
 	 * streams through the same steps from its own buffers, so the slower of
