@@ -669,13 +669,15 @@ static int cmp_util(const void *a, const void *b)
  * utilisation (bytes / (capacity x run time)). */
 static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
 {
-	uint32_t n = ccs_fabric_nres(fab), k = 0;
+	uint32_t n = ccs_fabric_nres(fab), k = 0, total = 0;
 	struct link_row *v = ccs_malloc(((size_t)n + 1) * sizeof *v);
 	if (!v)
 		return;
 	for (uint32_t r = 0; r < n; r++) {
 		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
 		double cap = ccs_flows_cap(fl, r);
+		/* copy ports count only where a kernel used them */
+		total += !ccs_fabric_is_copy(fab, r) || rs->bytes > 0;
 		if (rs->bytes <= 0 || cap <= 0)
 			continue;
 		v[k].res = r;
@@ -685,7 +687,7 @@ static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl
 		k++;
 	}
 	qsort(v, k, sizeof *v, cmp_util);
-	printf("# links of the last size, busiest first (%u of %u carried traffic)\n", k, n);
+	printf("# links of the last size, busiest first (%u of %u carried traffic)\n", k, total);
 	printf("# %-58s %14s %10s %6s %6s\n", "link", "bytes", "busy(us)", "peak", "mean");
 	for (uint32_t i = 0; i < k && i < 20; i++) {
 		char name[256];

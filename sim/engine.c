@@ -90,8 +90,11 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				s->get(s, ev.id, &op);
 				uint32_t res[CCS_FLOW_MAXPATH];
 				int n = 0;
-				if (op.kind == CCS_OP_XFER)
+				if (op.kind == CCS_OP_XFER) {
 					rc = ccs_fabric_route(fab, op.src, op.dst, op.nic_src, op.nic_dst, op.channel, res, &n);
+					if (!rc && op.sm && n + 2 <= CCS_FLOW_MAXPATH)
+						ccs_fabric_copy(fab, op.src, op.dst, res, &n);
+				}
 				else if (op.kind == CCS_OP_NVLS)
 					rc = ccs_fabric_ports(fab, op.src, res, &n);
 				else if (op.kind == CCS_OP_UP || op.kind == CCS_OP_DOWN)

@@ -27,7 +27,7 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	f->c = c;
 	f->t = t;
 	f->ngpu = t->ngpu;
-	f->nres = 2 * t->ngpu + 2 * t->nlink;
+	f->nres = 2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu;
 	f->cap = ccs_calloc((size_t)f->nres + 1, sizeof *f->cap);
 	f->has_ports = ccs_calloc((size_t)t->ngpu + 1, 1);
 	f->dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->dist);
@@ -80,6 +80,13 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 		double cap = t->link[l].bw_Bps * c->prm.eff[t->link[l].type];
 		f->cap[2 * t->ngpu + 2 * l] = f->cap[2 * t->ngpu + 2 * l + 1] = cap;
 	}
+	/* copy ports: the scale-up port rate, else half the memory bandwidth */
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		double cap = f->has_ports[g] ? f->cap[2 * g] : t->dev[t->gpu[g].dev].bw_Bps / 2;
+		if (!(cap > 0))
+			cap = 1e15;
+		f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g] = f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g + 1] = cap;
+	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
 	*out = f;
@@ -96,6 +103,11 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
 		snprintf(buf, n, "%s scale-up %s", t->dev[t->gpu[res / 2].dev].name, res % 2 ? "in" : "out");
 		return;
 	}
+	if (res >= 2 * f->ngpu + 2 * t->nlink) {
+		uint32_t k = res - 2 * f->ngpu - 2 * t->nlink;
+		snprintf(buf, n, "%s copy %s", t->dev[t->gpu[k / 2].dev].name, k % 2 ? "in" : "out");
+		return;
+	}
 	uint32_t l = (res - 2 * f->ngpu) / 2, dir = (res - 2 * f->ngpu) % 2;
 	const struct ccs_link *lk = &t->link[l];
 	uint32_t a = dir ? lk->b : lk->a, b = dir ? lk->a : lk->b;
@@ -105,7 +117,7 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
 int ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res)
 {
 	const struct ccs_topo *t = f->t;
-	if (res < 2 * f->ngpu)
+	if (res < 2 * f->ngpu || res >= 2 * f->ngpu + 2 * t->nlink)
 		return 0;
 	const struct ccs_link *lk = &t->link[(res - 2 * f->ngpu) / 2];
 	int ta = t->dev[lk->a].kind == CCS_DEV_NETSW ? t->dev[lk->a].tier : 0;
@@ -114,6 +126,18 @@ int ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res)
 		return 0;
 	int lo = ta < tb ? ta : tb;
 	return lo + 1 > CCS_TIER_CORE ? CCS_TIER_CORE : lo + 1;   /* NIC-leaf 1, leaf-spine 2, spine-core 3 */
+}
+
+void ccs_fabric_copy(const struct ccs_fabric *f, int a, int b, uint32_t *res, int *n)
+{
+	uint32_t base = 2 * f->ngpu + 2 * f->t->nlink;
+	res[(*n)++] = base + 2 * f->c->rank_gpu[a];
+	res[(*n)++] = base + 2 * f->c->rank_gpu[b] + 1;
+}
+
+int ccs_fabric_is_copy(const struct ccs_fabric *f, uint32_t res)
+{
+	return res >= 2 * f->ngpu + 2 * f->t->nlink;
 }
 
 static uint32_t dir_res(const struct ccs_fabric *f, uint32_t link, uint32_t from)

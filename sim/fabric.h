@@ -6,6 +6,10 @@
 ** out-port and an in-port whose capacity is the sum of its scale-up links
 ** (a non-blocking switch, or a full mesh used by as many rings as it has
 ** links, is modelled as ports, not as a shared backplane).
+** And per GPU a copy-out and a copy-in port at its scale-up port rate (its
+** memory bandwidth / 2 without scale-up peers): the rate at which the SM
+** copy loops of kernels such as DeepEP's move data, local copies included,
+** crossed only by transfers that say so (ccs_fabric_copy).
 ** Routes between ranks of a communicator:
 **   same scale-up domain   GPU out-port, peer in-port
 **   same node, no domain   the shortest host path (PCIe switches, CPUs)
@@ -50,6 +54,11 @@ int  ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32
  * or the reverse (down 1).  Switch-to-switch links of the aggregation
  * tree are not included. */
 int  ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint32_t *res, int *n);
+/* Append to res (n entries already) rank a's copy-out and rank b's
+ * copy-in port (a may equal b: a local copy). */
+void ccs_fabric_copy(const struct ccs_fabric *f, int a, int b, uint32_t *res, int *n);
+/* Whether resource res is a copy port. */
+int  ccs_fabric_is_copy(const struct ccs_fabric *f, uint32_t res);
 /* Resources of an NVLS operation of rank a: its scale-up ports. */
 int  ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n);
 

@@ -37,6 +37,8 @@ enum { CCS_OP_XFER, CCS_OP_NVLS, CCS_OP_DELAY, CCS_OP_UP, CCS_OP_DOWN };
 
 struct ccs_op {
 	uint8_t kind;
+	uint8_t sm;                 /* XFER moved by SM copy loops (DeepEP's kernels):
+	                               it also crosses both ranks' copy ports */
 	int32_t src, dst;
 	uint32_t channel;
 	uint32_t nic_src, nic_dst;  /* for XFER across groups; UINT32_MAX: best */
