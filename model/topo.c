@@ -36,6 +36,10 @@ void ccs_model_params_default(struct ccs_model_params *p)
 	p->step_s[0] = 0.2e-6;
 	p->step_s[1] = 0.5e-6;
 	p->step_s[2] = 1.5e-6;
+	/* An expert-parallel kernel's fixed cost: DeepEP's low-latency tables
+	 * (H800, 128 tokens, EP8-EP256) leave 26-36 us beyond the bytes over
+	 * the busiest link at every EP size (docs/moe.md). */
+	p->ep_overhead_s = 30e-6;
 }
 
 int ccs_link_is_scaleup(int type)

@@ -111,12 +111,15 @@ struct ccs_fabric_info {
 **   step_s[proto] fixed cost of one pipeline step (LL, LL128, Simple)
 **   nvls_channels channels NVLS uses (0: by GPU architecture)
 **   channels      ring/tree channel count (0: chosen from the graph)
+**   ep_overhead_s fixed cost of one expert-parallel kernel (DeepEP's dispatch
+**                 or combine): launch, signalling, the receivers' wait
 */
 struct ccs_model_params {
 	double eff[CCS_LINK_NTYPES];
 	double step_s[3];
 	int nvls_channels;
 	int channels;
+	double ep_overhead_s;
 };
 
 /* The defaults. */

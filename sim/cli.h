@@ -21,8 +21,15 @@ int  ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i);
 /* Flush stdout; print a message and return -1 if writing failed. */
 int  ccs_flush_stdout(void);
 
+/* The busiest resources of a finished run, as `--links` prints them. */
+struct ccs_fabric;
+struct ccs_flows;
+void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
+
 int ccs_cmd_topo(int argc, char **argv);
 int ccs_cmd_predict(int argc, char **argv);
 int ccs_cmd_simulate(int argc, char **argv);
+/* predict / simulate for -c dispatch, combine, alltoallv (sim/cmd_moe.c) */
+int ccs_cmd_moe(int argc, char **argv, int sim);
 
 #endif

@@ -124,7 +124,6 @@ struct row {
 struct row;
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
                    int copies, int flags, struct row *rw, struct ccs_flows **keep, const char *trace_path);
-static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
 static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
                         const char *const *paths, int npaths, int links, const char *trace_path);
@@ -132,6 +131,11 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
+	/* expert-parallel traffic has its own options (sim/cmd_moe.c) */
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "-c") && (!strcmp(argv[i + 1], "dispatch") || !strcmp(argv[i + 1], "combine") ||
+		                               !strcmp(argv[i + 1], "alltoallv")))
+			return ccs_cmd_moe(argc, argv, sim);
 	const char *topo = NULL, *coll_s = NULL, *algo_s = NULL, *proto_s = NULL, *format = "table";
 	const char *dtype_s = "float", *op_s = "sum";
 	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
@@ -552,7 +556,7 @@ static int run_coll(int argc, char **argv, int sim)
 		printf("#\n");
 	}
 	if (links && last_flows && fab)
-		print_links(fab, last_flows, rows[nrows - 1].time_s);
+		ccs_print_links(fab, last_flows, rows[nrows - 1].time_s);
 	rc = ccs_flush_stdout() ? 1 : 0;
 out:
 	ccs_flows_free(last_flows);
@@ -667,7 +671,7 @@ static int cmp_util(const void *a, const void *b)
 
 /* The busiest resources of the last run: bytes, busy time, peak and mean
  * utilisation (bytes / (capacity x run time)). */
-static void print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
+void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
 {
 	uint32_t n = ccs_fabric_nres(fab), k = 0, total = 0;
 	struct link_row *v = ccs_malloc(((size_t)n + 1) * sizeof *v);
@@ -825,7 +829,7 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 	printf("  %8.3f %10llu %8llu %16.0f %16llu\n", st.time_s * 1e6, (unsigned long long)st.ops,
 	       (unsigned long long)st.flows, st.bytes_sent, (unsigned long long)st.events);
 	if (links)
-		print_links(fab, fl, st.time_s);
+		ccs_print_links(fab, fl, st.time_s);
 	rc = ccs_flush_stdout() ? 1 : 0;
 out:
 	if (tr)

@@ -145,4 +145,9 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int 
 int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
                     const char **why);
 
+/* An expert-parallel plan (model/moe.h, sim/sched_moe.c): its transfers,
+ * forwards chunk-pipelined behind what they forward. */
+struct ccs_moe_plan;
+int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why);
+
 #endif

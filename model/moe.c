@@ -1,0 +1,574 @@
+/* model/moe.c: expert-parallel traffic and its closed form (moe.h). */
+#include "moe.h"
+
+#include "ccs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const ccs_moe_op_name[CCS_MOE_OP_N] = { "dispatch", "combine", "alltoallv" };
+const char *const ccs_moe_algo_name[CCS_MOE_ALGO_N] = { "direct", "scaleup", "deepep_normal", "deepep_ll" };
+const char *const ccs_moe_dist_name[CCS_MOE_DIST_N] = { "uniform", "zipf", "hot", "trace" };
+const char *const ccs_moe_place_name[CCS_MOE_PLACE_N] = { "contiguous", "round-robin" };
+
+int ccs_moe_parse(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+void ccs_moe_cfg_default(struct ccs_moe_cfg *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->tokens = 128;
+	cfg->hidden = 7168;
+	cfg->topk = 8;
+	cfg->experts = 256;
+	cfg->dist = CCS_MOE_UNIFORM;
+	cfg->skew = 1.0;
+	cfg->hot_share = 0.5;
+	cfg->place = CCS_MOE_CONTIGUOUS;
+	cfg->seed = 1;
+}
+
+static int bad(char *why, size_t n, const char *msg)
+{
+	snprintf(why, n, "%s", msg);
+	return CCS_EINPUT;
+}
+
+int ccs_moe_check(const struct ccs_moe_cfg *cfg, int n, char *why, size_t whyn)
+{
+	char m[160];
+	if (cfg->tokens < 1 || cfg->tokens > (1 << 20))
+		return bad(why, whyn, "tokens per rank must be between 1 and 1048576");
+	if (cfg->hidden < 1 || cfg->hidden > (1 << 20))
+		return bad(why, whyn, "hidden size must be between 1 and 1048576");
+	if (cfg->experts < 1 || cfg->experts > (1 << 20))
+		return bad(why, whyn, "the expert count must be between 1 and 1048576");
+	if (cfg->topk < 1 || cfg->topk > 64) {
+		snprintf(m, sizeof m, "top-k must be between 1 and 64, got %d", cfg->topk);
+		return bad(why, whyn, m);
+	}
+	if (cfg->topk > cfg->experts) {
+		snprintf(m, sizeof m, "top-k %d is above the expert count %d", cfg->topk, cfg->experts);
+		return bad(why, whyn, m);
+	}
+	if ((double)n * cfg->tokens * cfg->topk > 2e9)
+		return bad(why, whyn, "ranks x tokens x top-k is above 2e9 picks");
+	if (cfg->dist == CCS_MOE_ZIPF && !(cfg->skew > 0 && cfg->skew <= 10))
+		return bad(why, whyn, "the zipf skew must be above 0 and at most 10");
+	if (cfg->dist == CCS_MOE_HOT) {
+		if (cfg->hot < 1 || cfg->hot >= cfg->experts)
+			return bad(why, whyn, "the hot expert count must be at least 1 and below the expert count");
+		if (!(cfg->hot_share > 0 && cfg->hot_share < 1))
+			return bad(why, whyn, "the hot share must be a fraction between 0 and 1");
+	}
+	if (cfg->groups < 0 || cfg->groups > cfg->experts)
+		return bad(why, whyn, "expert groups must be between 1 and the expert count");
+	if (cfg->topk_groups < 0)
+		return bad(why, whyn, "top-k groups must not be negative");
+	if (cfg->replicas < 0 || cfg->replicas >= n)
+		return bad(why, whyn, "replicas must be between 0 and the rank count - 1");
+	if (cfg->replicas > 0 && cfg->hot < 1)
+		return bad(why, whyn, "replicas copy the hottest experts: give how many (hot)");
+	if (cfg->hot > cfg->experts)
+		return bad(why, whyn, "the hot expert count is above the expert count");
+	return CCS_OK;
+}
+
+/* ---- routing ---- */
+
+static uint64_t sm64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double unif(uint64_t *s)
+{
+	return ((double)(sm64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* index of the first cumulative weight above u (cw increasing, n > 0) */
+static int pick_cum(const double *cw, int n, double u)
+{
+	int lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (cw[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* k distinct items of [0, n) with weights w (cumulative cw), those with
+ * allow[i] == 0 excluded (allow NULL: all): rejection, then Efraimidis-
+ * Spirakis keys when rejection stalls.  seen is scratch of n bytes, zero on
+ * entry and on return. */
+static void draw(const double *w, const double *cw, int n, const uint8_t *allow, int k, uint64_t *rng,
+                 uint8_t *seen, int32_t *out)
+{
+	int got = 0, tries = 0;
+	double total = cw[n - 1];
+	while (got < k && tries < 64 * k) {
+		tries++;
+		int e = pick_cum(cw, n, unif(rng) * total);
+		if (seen[e] || (allow && !allow[e]) || !(w[e] > 0))
+			continue;
+		seen[e] = 1;
+		out[got++] = e;
+	}
+	while (got < k) {
+		/* the largest u^(1/w) among what is left */
+		int best = -1;
+		double bk = -1;
+		for (int e = 0; e < n; e++) {
+			if (seen[e] || (allow && !allow[e]) || !(w[e] > 0))
+				continue;
+			double key = log(unif(rng)) / w[e];
+			if (best < 0 || key > bk) {
+				best = e;
+				bk = key;
+			}
+		}
+		if (best < 0)
+			break;              /* cannot happen after ccs_moe_check */
+		seen[best] = 1;
+		out[got++] = best;
+	}
+	for (int j = 0; j < got; j++)
+		seen[out[j]] = 0;
+}
+
+int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const int32_t *trace,
+                  struct ccs_moe_routing *out)
+{
+	int n = c->n, E = cfg->experts, k = cfg->topk, T = cfg->tokens;
+	size_t picks = (size_t)n * (size_t)T * (size_t)k;
+	memset(out, 0, sizeof *out);
+	double *w = ccs_calloc((size_t)E + 1, sizeof *w), *cw = ccs_calloc((size_t)E + 1, sizeof *cw);
+	int32_t *pi = ccs_malloc(((size_t)E + 1) * sizeof *pi), *order = ccs_malloc(((size_t)E + 1) * sizeof *order);
+	int32_t *home = ccs_malloc(((size_t)E + 1) * sizeof *home);
+	int32_t *copy = NULL;
+	uint8_t *seen = ccs_calloc((size_t)E + 1, 1), *allow = ccs_calloc((size_t)E + 1, 1);
+	int Ge = cfg->groups > 0 ? cfg->groups : c->G;
+	if (Ge > E)
+		Ge = E;
+	double *gw = ccs_calloc((size_t)Ge + 1, sizeof *gw), *gcw = ccs_calloc((size_t)Ge + 1, sizeof *gcw);
+	uint8_t *gseen = ccs_calloc((size_t)Ge + 1, 1);
+	int32_t *gpick = ccs_malloc(((size_t)Ge + 1) * sizeof *gpick);
+	out->expert = ccs_malloc((picks + 1) * sizeof *out->expert);
+	out->rank = ccs_malloc((picks + 1) * sizeof *out->rank);
+	int R = cfg->replicas, H = cfg->hot;
+	if (R > 0)
+		copy = ccs_malloc(((size_t)E * (size_t)(R + 1) + 1) * sizeof *copy);
+	int rc = CCS_ENOMEM;
+	if (!w || !cw || !pi || !order || !home || !seen || !allow || !gw || !gcw || !gseen || !gpick ||
+	    !out->expert || !out->rank || (R > 0 && !copy))
+		goto out;
+	out->n = n;
+	out->tokens = T;
+	out->topk = k;
+	/* popularity order: a seeded permutation; pi[e] its place, order[i] the
+	 * expert at place i */
+	uint64_t prng = cfg->seed ^ 0x2545f4914f6cdd1dull;
+	for (int e = 0; e < E; e++)
+		order[e] = e;
+	for (int i = E - 1; i > 0; i--) {
+		int j = (int)(sm64(&prng) % (uint64_t)(i + 1));
+		int32_t tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	for (int i = 0; i < E; i++)
+		pi[order[i]] = i;
+	for (int e = 0; e < E; e++) {
+		if (cfg->dist == CCS_MOE_ZIPF)
+			w[e] = pow(1.0 + pi[e], -cfg->skew);
+		else if (cfg->dist == CCS_MOE_HOT)
+			w[e] = pi[e] < H ? cfg->hot_share * (E - H) / (H * (1 - cfg->hot_share)) : 1.0;
+		else
+			w[e] = 1.0;
+		cw[e] = (e ? cw[e - 1] : 0) + w[e];
+	}
+	/* placement, and the copies of the H hottest */
+	int per = (E + n - 1) / n;
+	for (int e = 0; e < E; e++)
+		home[e] = cfg->place == CCS_MOE_ROUND_ROBIN ? e % n : e / per;
+	if (R > 0)
+		for (int e = 0; e < E; e++)
+			for (int j = 0; j <= R; j++)
+				copy[(size_t)e * (size_t)(R + 1) + (size_t)j] =
+				    pi[e] < H ? (int32_t)((home[e] + (long)j * n / (R + 1)) % n) : home[e];
+	/* groups: contiguous ranges of experts */
+	int glimit = cfg->topk_groups > 0 && cfg->topk_groups < Ge;
+	for (int e = 0; e < E; e++)
+		gw[(long)e * Ge / E] += w[e];
+	for (int g = 0; g < Ge; g++)
+		gcw[g] = (g ? gcw[g - 1] : 0) + gw[g];
+	for (int r = 0; r < n; r++) {
+		uint64_t rng = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)r * 0xd1b54a32d192ed03ull + 1;
+		for (int t = 0; t < T; t++) {
+			size_t base = ((size_t)r * (size_t)T + (size_t)t) * (size_t)k;
+			int32_t *ex = out->expert + base;
+			if (trace) {
+				memcpy(ex, trace + base, (size_t)k * sizeof *ex);
+			} else if (glimit) {
+				draw(gw, gcw, Ge, NULL, cfg->topk_groups, &rng, gseen, gpick);
+				for (int j = 0; j < cfg->topk_groups; j++)
+					for (long e = ((long)gpick[j] * E + Ge - 1) / Ge; e < E && e * Ge / E == gpick[j]; e++)
+						allow[e] = 1;
+				draw(w, cw, E, allow, k, &rng, seen, ex);
+				for (int j = 0; j < cfg->topk_groups; j++)
+					for (long e = ((long)gpick[j] * E + Ge - 1) / Ge; e < E && e * Ge / E == gpick[j]; e++)
+						allow[e] = 0;
+			} else {
+				draw(w, cw, E, NULL, k, &rng, seen, ex);
+			}
+			for (int j = 0; j < k; j++) {
+				int e = ex[j];
+				out->rank[base + (size_t)j] = R > 0 ? copy[(size_t)e * (size_t)(R + 1) + (size_t)((r + t) % (R + 1))]
+				                                    : home[e];
+			}
+		}
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(w);
+	ccs_free(cw);
+	ccs_free(pi);
+	ccs_free(order);
+	ccs_free(home);
+	ccs_free(copy);
+	ccs_free(seen);
+	ccs_free(allow);
+	ccs_free(gw);
+	ccs_free(gcw);
+	ccs_free(gseen);
+	ccs_free(gpick);
+	if (rc)
+		ccs_moe_routing_release(out);
+	return rc;
+}
+
+void ccs_moe_routing_release(struct ccs_moe_routing *r)
+{
+	ccs_free(r->expert);
+	ccs_free(r->rank);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---- plans ---- */
+
+struct xbuf {
+	struct ccs_moe_xfer *x;
+	size_t n, cap;
+};
+
+static int push(struct xbuf *b, int src, int dst, int parent, uint32_t tokens, int sm)
+{
+	if (ccs_grow(&b->x, &b->cap, b->n + 1, sizeof *b->x))
+		return CCS_ENOMEM;
+	b->x[b->n++] = (struct ccs_moe_xfer){ src, dst, parent, tokens, (uint8_t)sm };
+	return CCS_OK;
+}
+
+/* bytes of one token: bf16, or fp8 with an fp32 scale per 128 values */
+static double tok_bytes(int hidden, int fp8)
+{
+	return fp8 ? hidden + 4.0 * ((hidden + 127) / 128) : 2.0 * hidden;
+}
+
+int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const struct ccs_moe_routing *r,
+                 const double *matrix, int op, int algo, struct ccs_moe_plan *out, char *why, size_t whyn)
+{
+	int n = c->n;
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	out->op = op;
+	out->algo = algo;
+	if (algo == CCS_MOE_SCALEUP && (c->G > 1 || !c->intra_nvl))
+		return bad(why, whyn, "scaleup needs every rank in one scale-up domain");
+	if (op == CCS_MOE_ALLTOALLV && (algo == CCS_MOE_NORMAL || algo == CCS_MOE_LL))
+		return bad(why, whyn, "alltoallv runs direct (or scaleup); DeepEP's kernels route tokens");
+	out->logical = ccs_calloc((size_t)n + 1, sizeof *out->logical);
+	uint32_t *cnt = ccs_calloc((size_t)n + 1, sizeof *cnt);
+	int32_t *mark = ccs_malloc(((size_t)n + 1) * sizeof *mark);
+	int32_t *gmark = ccs_malloc(((size_t)c->G + 1) * sizeof *gmark);
+	uint32_t *gcnt = ccs_calloc((size_t)c->G + 1, sizeof *gcnt);
+	int32_t *gstart = ccs_calloc((size_t)c->G + 2, sizeof *gstart), *members = ccs_malloc(((size_t)n + 1) * sizeof *members);
+	int32_t *pos = ccs_malloc(((size_t)n + 1) * sizeof *pos);
+	int32_t *ridx = NULL;
+	struct xbuf b = { 0 };
+	int rc = CCS_ENOMEM;
+	if (!out->logical || !cnt || !mark || !gmark || !gcnt || !gstart || !members || !pos)
+		goto out;
+	/* group members in rank order; pos: a rank's index in its group */
+	for (int x = 0; x < n; x++)
+		gstart[c->rank_group[x] + 1]++;
+	for (int g = 0; g < c->G; g++)
+		gstart[g + 1] += gstart[g];
+	{
+		int32_t *next = ccs_malloc(((size_t)c->G + 1) * sizeof *next);
+		if (!next)
+			goto out;
+		for (int g = 0; g < c->G; g++)
+			next[g] = gstart[g];
+		for (int x = 0; x < n; x++) {
+			int g = c->rank_group[x];
+			pos[x] = next[g] - gstart[g];
+			members[next[g]++] = x;
+		}
+		ccs_free(next);
+	}
+	if (op == CCS_MOE_ALLTOALLV) {
+		out->tok_bytes = 1;
+		for (int s = 0; s < n; s++)
+			for (int d = 0; d < n; d++) {
+				double v = matrix[(size_t)s * (size_t)n + (size_t)d];
+				out->logical[s] += v;
+				/* one transfer per pair, split into whole units of 2^31 bytes at most */
+				while (v > 0 && s != d) {
+					double part = v > 2147483648.0 ? 2147483648.0 : v;
+					if (push(&b, s, d, -1, (uint32_t)part, 0))
+						goto out;
+					v -= part;
+				}
+			}
+		rc = CCS_OK;
+		goto done;
+	}
+	int fp8 = cfg->fp8;
+	out->tok_bytes = tok_bytes(cfg->hidden, fp8);
+	int T = r->tokens, k = r->topk;
+	for (int x = 0; x < n; x++)
+		mark[x] = -1;
+	for (int g = 0; g < c->G; g++)
+		gmark[g] = -1;
+	double tb = out->tok_bytes;
+	if (algo == CCS_MOE_LL || algo == CCS_MOE_DIRECT || algo == CCS_MOE_SCALEUP ||
+	    (algo == CCS_MOE_NORMAL && c->G == 1)) {
+		/* per (source, destination): picks (LL) or tokens (once per rank) */
+		int per_pick = algo == CCS_MOE_LL;
+		int sm = algo == CCS_MOE_LL || algo == CCS_MOE_NORMAL;
+		for (int s = 0; s < n; s++) {
+			memset(cnt, 0, (size_t)n * sizeof *cnt);
+			for (int t = 0; t < T; t++) {
+				const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
+				for (int j = 0; j < k; j++) {
+					if (!per_pick && mark[rk[j]] == t)
+						continue;
+					mark[rk[j]] = t;
+					cnt[rk[j]]++;
+				}
+			}
+			for (int x = 0; x < n; x++)
+				mark[x] = -1;
+			for (int d = 0; d < n; d++) {
+				if (!cnt[d])
+					continue;
+				/* logical: LL counts the sender's picks, the others what the
+				 * receiver gets (local included) */
+				out->logical[per_pick ? s : d] += cnt[d] * tb;
+				int same = c->rank_group[s] == c->rank_group[d];
+				if (d == s && !sm)
+					continue;   /* stays put */
+				if (push(&b, s, d, -1, cnt[d], sm && same))
+					goto out;
+			}
+		}
+		rc = CCS_OK;
+		goto done;
+	}
+	/* deepep_normal across groups: per (token, remote group) one RDMA message
+	 * to the member of the source's index there, then per (token, rank) the
+	 * forwarder's scale-up copy (the source forwards on its own node) */
+	ridx = ccs_malloc(((size_t)c->G + 1) * sizeof *ridx);
+	uint32_t *fwd = ccs_calloc((size_t)n + 1, sizeof *fwd);
+	if (!ridx || !fwd) {
+		ccs_free(fwd);
+		goto out;
+	}
+	for (int s = 0; s < n; s++) {
+		int gs = c->rank_group[s];
+		memset(gcnt, 0, (size_t)c->G * sizeof *gcnt);
+		memset(fwd, 0, (size_t)n * sizeof *fwd);
+		for (int t = 0; t < T; t++) {
+			const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
+			for (int j = 0; j < k; j++) {
+				int d = rk[j], gd = c->rank_group[d];
+				if (gmark[gd] != t) {
+					gmark[gd] = t;
+					gcnt[gd]++;
+				}
+				if (mark[d] != t) {
+					mark[d] = t;
+					fwd[d]++;
+				}
+			}
+		}
+		for (int x = 0; x < n; x++)
+			mark[x] = -1;
+		for (int g = 0; g < c->G; g++) {
+			gmark[g] = -1;
+			out->logical[s] += gcnt[g] * tb;
+			ridx[g] = -1;
+			if (g == gs || !gcnt[g])
+				continue;
+			int size = gstart[g + 1] - gstart[g];
+			int fw = members[gstart[g] + pos[s] % size];
+			ridx[g] = (int32_t)b.n;
+			if (push(&b, s, fw, -1, gcnt[g], 0)) {
+				ccs_free(fwd);
+				goto out;
+			}
+		}
+		for (int d = 0; d < n; d++) {
+			if (!fwd[d])
+				continue;
+			int gd = c->rank_group[d];
+			int from = gd == gs ? s : b.x[ridx[gd]].dst;
+			if (push(&b, from, d, gd == gs ? -1 : ridx[gd], fwd[d], 1)) {
+				ccs_free(fwd);
+				goto out;
+			}
+		}
+	}
+	ccs_free(fwd);
+	rc = CCS_OK;
+done:
+	out->x = b.x;
+	out->nx = b.n;
+	b.x = NULL;
+out:
+	ccs_free(b.x);
+	ccs_free(cnt);
+	ccs_free(mark);
+	ccs_free(gmark);
+	ccs_free(gcnt);
+	ccs_free(gstart);
+	ccs_free(members);
+	ccs_free(pos);
+	ccs_free(ridx);
+	if (rc) {
+		ccs_moe_plan_release(out);
+		if (rc == CCS_ENOMEM)
+			bad(why, whyn, "out of memory");
+	}
+	return rc;
+}
+
+void ccs_moe_plan_release(struct ccs_moe_plan *p)
+{
+	ccs_free(p->x);
+	ccs_free(p->logical);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- closed form ---- */
+
+double ccs_moe_latency(const struct ccs_comm *c, int algo)
+{
+	if (algo == CCS_MOE_NORMAL || algo == CCS_MOE_LL)
+		return c->prm.ep_overhead_s + c->lat_intra + (c->G > 1 ? c->lat_net : 0);
+	struct ccs_cost cc;
+	if (ccs_cost_eval(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 0, &cc, NULL))
+		return 0;
+	return cc.lat_s;
+}
+
+enum { R_UO, R_UI, R_NO, R_NI, R_CO, R_CI, R_RED, R_N };
+
+int ccs_moe_eval(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_moe_cost *out)
+{
+	int n = c->n, G = c->G;
+	memset(out, 0, sizeof *out);
+	double *ld = ccs_calloc((size_t)n * R_N + 1, sizeof *ld);
+	double *fo = ccs_calloc((size_t)G + 1, sizeof *fo), *fi = ccs_calloc((size_t)G + 1, sizeof *fi);
+	double *snd = ccs_calloc((size_t)n + 1, sizeof *snd), *rcv = ccs_calloc((size_t)n + 1, sizeof *rcv);
+	int rc = CCS_ENOMEM;
+	if (!ld || !fo || !fi || !snd || !rcv)
+		goto out;
+	int comb = p->op == CCS_MOE_COMBINE;
+	for (size_t i = 0; i < p->nx; i++) {
+		const struct ccs_moe_xfer *x = &p->x[i];
+		double bytes = x->tokens * p->tok_bytes;
+		int s = comb ? x->dst : x->src, d = comb ? x->src : x->dst;
+		if (comb)
+			ld[(size_t)d * R_N + R_RED] += bytes;
+		if (x->sm) {
+			ld[(size_t)s * R_N + R_CO] += bytes;
+			ld[(size_t)d * R_N + R_CI] += bytes;
+		}
+		if (s == d) {
+			out->local_bytes += bytes;
+			continue;
+		}
+		snd[s] += bytes;
+		rcv[d] += bytes;
+		if (c->rank_group[s] == c->rank_group[d]) {
+			ld[(size_t)s * R_N + R_UO] += bytes;
+			ld[(size_t)d * R_N + R_UI] += bytes;
+			out->scaleup_bytes += bytes;
+		} else {
+			ld[(size_t)s * R_N + R_NO] += bytes;
+			ld[(size_t)d * R_N + R_NI] += bytes;
+			fo[c->rank_group[s]] += bytes;
+			fi[c->rank_group[d]] += bytes;
+			out->net_bytes += bytes;
+		}
+	}
+	double su = c->b_su > 0 ? c->b_su : HUGE_VAL, nic = c->b_nic > 0 ? c->b_nic : HUGE_VAL;
+	double rate[R_N] = { su, su, nic, nic, su, su, c->mem_bw > 0 ? c->mem_bw / 2.5 : HUGE_VAL };
+	int bnd[R_N] = { c->su_bound, c->su_bound, CCS_BOUND_NIC, CCS_BOUND_NIC, c->su_bound, c->su_bound,
+	                 CCS_BOUND_REDUCE };
+	double bw = 0;
+	out->bound = CCS_BOUND_LATENCY;
+	out->hot_rank = 0;
+	for (int r = 0; r < n; r++) {
+		for (int k = 0; k < R_N; k++) {
+			double t = ld[(size_t)r * R_N + k] / rate[k];
+			if (t > bw) {
+				bw = t;
+				out->bound = bnd[k];
+				out->hot_rank = r;
+			}
+		}
+		out->send_mean += snd[r] / n;
+		out->recv_mean += rcv[r] / n;
+		if (snd[r] > out->send_max)
+			out->send_max = snd[r];
+		if (rcv[r] > out->recv_max)
+			out->recv_max = rcv[r];
+		out->logical_mean += p->logical[r] / n;
+	}
+	if (G > 1 && c->R_fab > 0)
+		for (int g = 0; g < G; g++) {
+			double t = (fo[g] > fi[g] ? fo[g] : fi[g]) / c->R_fab;
+			if (t > bw) {
+				bw = t;
+				out->bound = c->fab_bound;
+			}
+		}
+	out->lat_s = ccs_moe_latency(c, p->algo);
+	out->time_s = out->lat_s + bw;
+	if (out->lat_s > bw)
+		out->bound = CCS_BOUND_LATENCY;
+	out->bottleneck_Bps = out->time_s > 0 ? out->logical_mean / out->time_s : 0;
+	rc = CCS_OK;
+out:
+	ccs_free(ld);
+	ccs_free(fo);
+	ccs_free(fi);
+	ccs_free(snd);
+	ccs_free(rcv);
+	return rc;
+}
