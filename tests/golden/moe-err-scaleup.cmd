@@ -1,0 +1,1 @@
+predict -t topologies/hgx-h800.yaml --set nodes=2 -c dispatch -a scaleup
