@@ -60,8 +60,10 @@ static void usage(FILE *f)
 	        "usage: ccsim COMMAND [ARGS]\n"
 	        "commands:\n"
 	        "  topo show|check|dot FILE   describe, validate or draw a topology\n"
-	        "  predict -t TOPO -c COLL    closed-form cost of a collective, as nccl-tests prints it\n"
-	        "  simulate -t TOPO -c COLL   the same through the event simulator (ring, nvls so far)\n"
+	        "  predict -t TOPO -c COLL    closed-form cost of a collective, as nccl-tests prints it;\n"
+	        "                             -c dispatch|combine|alltoallv for MoE expert-parallel traffic\n"
+	        "  simulate -t TOPO -c COLL   the same through the event simulator (every algorithm)\n"
+	        "  run SCENARIO.yaml          designs x workloads side by side (scenarios/)\n"
 	        "  version                    print the version\n"
 	        "every command takes --set key.path=value to override a topology scalar.\n"
 	        "run 'ccsim COMMAND --help' for a command's options.\n");
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
 		return ccs_cmd_predict(argc - 1, argv + 1);
 	if (!strcmp(cmd, "simulate"))
 		return ccs_cmd_simulate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return ccs_cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("ccsim %s\n", CCSIM_VERSION);
 		return ccs_flush_stdout() ? 1 : 0;

@@ -31,5 +31,7 @@ int ccs_cmd_predict(int argc, char **argv);
 int ccs_cmd_simulate(int argc, char **argv);
 /* predict / simulate for -c dispatch, combine, alltoallv (sim/cmd_moe.c) */
 int ccs_cmd_moe(int argc, char **argv, int sim);
+/* ccsim run SCENARIO (sim/cmd_run.c) */
+int ccs_cmd_run(int argc, char **argv);
 
 #endif

@@ -1,0 +1,1 @@
+run scenarios/deepseek-v3-decode.yaml
