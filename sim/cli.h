@@ -25,6 +25,10 @@ int  ccs_flush_stdout(void);
 struct ccs_fabric;
 struct ccs_flows;
 void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
+/* The bound of a finished run of T seconds: the busiest resource's kind
+ * (enum ccs_bound), latency when none was busy half the run. */
+struct ccs_comm;
+int  ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
 int ccs_cmd_topo(int argc, char **argv);
 int ccs_cmd_predict(int argc, char **argv);

@@ -96,28 +96,7 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 		return -1;
 	}
 	rw->sim_s = st.time_s;
-	/* the bound: the busiest resource, if busy most of the run */
-	double best = 0;
-	uint32_t bi = 0;
-	for (uint32_t r = 0; r < ccs_fabric_nres(*fab); r++) {
-		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
-		double cap = ccs_flows_cap(fl, r);
-		double u = cap > 0 && st.time_s > 0 ? rs->bytes / (cap * st.time_s) : 0;
-		if (u > best) {
-			best = u;
-			bi = r;
-		}
-	}
-	if (best < 0.5) {
-		rw->sim_bound = CCS_BOUND_LATENCY;
-	} else {
-		int kind = ccs_fabric_res_kind(*fab, bi);
-		char name[256];
-		ccs_fabric_res_name(*fab, bi, name, sizeof name);
-		rw->sim_bound = kind == 3 ? CCS_BOUND_SPINE : kind == 2 ? CCS_BOUND_LEAF : kind == 1 ? CCS_BOUND_NIC
-		              : ccs_fabric_is_copy(*fab, bi) || strstr(name, "scale-up") ? c->su_bound
-		              : strstr(name, "(pcie)") ? CCS_BOUND_PCIE : CCS_BOUND_NIC;
-	}
+	rw->sim_bound = ccs_sim_bound(c, *fab, fl, st.time_s);
 	ccs_flows_free(*keep);
 	*keep = fl;
 	return 0;

@@ -630,32 +630,37 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 		return -1;
 	}
 	rw->time_s = st.time_s;
+	rw->bound = ccs_sim_bound(c, *fab, fl, st.time_s);
+	ccs_flows_free(*keep);
+	*keep = fl;
+	return 0;
+}
+
+/* What bounded a finished run: the busiest resource's kind, or latency when
+ * none was busy half the run. */
+int ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
+{
 	double best = 0;
 	uint32_t bi = 0;
-	for (uint32_t r = 0; r < ccs_fabric_nres(*fab); r++) {
+	for (uint32_t r = 0; r < ccs_fabric_nres(fab); r++) {
 		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
 		double cap = ccs_flows_cap(fl, r);
-		double u = cap > 0 && st.time_s > 0 ? rs->bytes / (cap * st.time_s) : 0;
+		double u = cap > 0 && T > 0 ? rs->bytes / (cap * T) : 0;
 		if (u > best) {
 			best = u;
 			bi = r;
 		}
 	}
-	if (best < 0.5) {
-		rw->bound = CCS_BOUND_LATENCY;
-	} else {
-		int kind = ccs_fabric_res_kind(*fab, bi);
-		char name[256];
-		ccs_fabric_res_name(*fab, bi, name, sizeof name);
-		/* kind: 1 NIC-leaf, 2 leaf-spine (leaf uplinks), 3 spine-core */
-		rw->bound = kind == 3 ? CCS_BOUND_SPINE : kind == 2 ? CCS_BOUND_LEAF : kind == 1 ? CCS_BOUND_NIC
-		          : strstr(name, "scale-up") ? c->su_bound : strstr(name, "(pcie)") ? CCS_BOUND_PCIE
-		          : strstr(name, "(c2c)") ? CCS_BOUND_C2C : strstr(name, "(nvlink)") ? CCS_BOUND_NVLINK
-		          : CCS_BOUND_NIC;
-	}
-	ccs_flows_free(*keep);
-	*keep = fl;
-	return 0;
+	if (best < 0.5)
+		return CCS_BOUND_LATENCY;
+	int kind = ccs_fabric_res_kind(fab, bi);
+	char name[256];
+	ccs_fabric_res_name(fab, bi, name, sizeof name);
+	/* kind: 1 NIC-leaf, 2 leaf-spine (leaf uplinks), 3 spine-core */
+	return kind == 3 ? CCS_BOUND_SPINE : kind == 2 ? CCS_BOUND_LEAF : kind == 1 ? CCS_BOUND_NIC
+	     : ccs_fabric_is_copy(fab, bi) || strstr(name, "scale-up") ? c->su_bound
+	     : strstr(name, "(pcie)") ? CCS_BOUND_PCIE : strstr(name, "(c2c)") ? CCS_BOUND_C2C
+	     : strstr(name, "(nvlink)") ? CCS_BOUND_NVLINK : CCS_BOUND_NIC;
 }
 
 struct link_row {
