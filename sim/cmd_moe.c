@@ -64,35 +64,13 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 	}
 	struct ccs_sim_stats st;
 	struct ccs_flows *fl = NULL;
-	struct ccs_trace *tr = NULL;
-	struct ccs_sim_hooks hooks;
-	memset(&hooks, 0, sizeof hooks);
-	int rc = 0;
-	if (trace_path) {
-		char title[160];
-		snprintf(title, sizeof title, "MoE %s/%s on %d ranks", ccs_moe_op_name[p->op], ccs_moe_algo_name[p->algo], c->n);
-		rc = ccs_trace_open(&tr, trace_path, &s, c->n, title, err, sizeof err);
-		if (!rc && ccs_trace_links(tr, *fab)) {
-			ccs_trace_close(tr);
-			tr = NULL;
-			rc = CCS_ENOMEM;
-		}
-		if (rc) {
-			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
-			s.release(&s);
-			return -1;
-		}
-		ccs_trace_hooks(tr, &hooks);
-	}
-	rc = ccs_sim_run_hooked(*fab, &s, &st, &fl, tr ? &hooks : NULL, err, sizeof err);
-	if (tr && ccs_trace_close(tr) && !rc) {
-		rc = CCS_EIO;
-		snprintf(err, sizeof err, "cannot write trace '%s'", trace_path);
-	}
+	char title[160];
+	int in_trace;
+	snprintf(title, sizeof title, "MoE %s/%s on %d ranks", ccs_moe_op_name[p->op], ccs_moe_algo_name[p->algo], c->n);
+	int rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
 	s.release(&s);
 	if (rc) {
-		ccs_flows_free(fl);
-		fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
+		fprintf(stderr, "%s: %s\n", me, err);
 		return -1;
 	}
 	rw->sim_s = st.time_s;

@@ -599,34 +599,14 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 	}
 	struct ccs_sim_stats st;
 	struct ccs_flows *fl = NULL;
-	struct ccs_trace *tr = NULL;
-	struct ccs_sim_hooks hooks;
-	memset(&hooks, 0, sizeof hooks);
-	if (trace_path) {
-		char title[256];
-		snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
-		         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
-		rc = ccs_trace_open(&tr, trace_path, &s, c->n, title, err, sizeof err);
-		if (!rc && ccs_trace_links(tr, *fab)) {
-			ccs_trace_close(tr);
-			rc = CCS_ENOMEM;
-		}
-		if (rc) {
-			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
-			s.release(&s);
-			return -1;
-		}
-		ccs_trace_hooks(tr, &hooks);
-	}
-	rc = ccs_sim_run_hooked(*fab, &s, &st, &fl, tr ? &hooks : NULL, err, sizeof err);
-	if (tr && ccs_trace_close(tr) && !rc) {
-		fprintf(stderr, "%s: cannot write trace '%s'\n", me, trace_path);
-		rc = CCS_EIO;
-		snprintf(err, sizeof err, "cannot write trace '%s'", trace_path);
-	}
+	char title[256];
+	int in_trace;
+	snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
+	         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
+	rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
 	s.release(&s);
 	if (rc) {
-		fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
+		fprintf(stderr, "%s: %s\n", me, err);
 		return -1;
 	}
 	rw->time_s = st.time_s;
@@ -745,7 +725,6 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 	memset(&s, 0, sizeof s);
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *fl = NULL;
-	struct ccs_trace *tr = NULL;
 	char err[256];
 	int rc = 1, ranks = 0, loaded = 0;
 	const char *what = npaths == 1 ? paths[0] : "the schedules";
@@ -796,34 +775,15 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		fprintf(stderr, "%s: out of memory\n", me);
 		goto out;
 	}
-	struct ccs_sim_hooks hooks;
-	memset(&hooks, 0, sizeof hooks);
-	if (trace_path) {
-		char title[256];
-		snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
-		int trc = ccs_trace_open(&tr, trace_path, &s, comm.n, title, err, sizeof err);
-		if (!trc && (trc = ccs_trace_links(tr, fab)) != 0) {
-			ccs_trace_close(tr);
-			tr = NULL;
-		}
-		if (trc) {
-			fprintf(stderr, "%s: %s\n", me, trc == CCS_ENOMEM ? "out of memory" : err);
-			goto out;
-		}
-		ccs_trace_hooks(tr, &hooks);
-	}
+	char title[256];
+	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 	struct ccs_sim_stats st;
-	int src = ccs_sim_run_hooked(fab, &s, &st, &fl, tr ? &hooks : NULL, err, sizeof err);
-	if (tr) {
-		int bad = ccs_trace_close(tr);
-		tr = NULL;
-		if (bad && !src) {
-			fprintf(stderr, "%s: cannot write trace '%s'\n", me, trace_path);
-			goto out;
-		}
-	}
-	if (src) {
-		fprintf(stderr, "%s: %s: %s\n", me, what, src == CCS_ENOMEM ? "out of memory" : err);
+	int in_trace;
+	if (ccs_trace_run(fab, &s, comm.n, trace_path, title, &st, &fl, &in_trace, err, sizeof err)) {
+		if (in_trace)
+			fprintf(stderr, "%s: %s\n", me, err);
+		else
+			fprintf(stderr, "%s: %s: %s\n", me, what, err);
 		goto out;
 	}
 	printf("# %s: schedule", me);
@@ -837,8 +797,6 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		ccs_print_links(fab, fl, st.time_s);
 	rc = ccs_flush_stdout() ? 1 : 0;
 out:
-	if (tr)
-		ccs_trace_close(tr);
 	if (loaded)
 		for (int j = 0; j < npaths; j++)
 			parts[j].release(&parts[j]);

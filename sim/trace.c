@@ -137,3 +137,39 @@ int ccs_trace_close(struct ccs_trace *t)
 	ccs_free(t);
 	return bad ? CCS_EIO : CCS_OK;
 }
+
+int ccs_trace_run(struct ccs_fabric *fab, const struct ccs_sched *s, int nranks, const char *path,
+                  const char *title, struct ccs_sim_stats *st, struct ccs_flows **flows, int *in_trace,
+                  char *err, size_t errn)
+{
+	struct ccs_trace *tr = NULL;
+	struct ccs_sim_hooks hooks;
+	memset(&hooks, 0, sizeof hooks);
+	*flows = NULL;
+	*in_trace = 1;
+	if (path) {
+		int rc = ccs_trace_open(&tr, path, s, nranks, title, err, errn);
+		if (!rc && ccs_trace_links(tr, fab)) {
+			ccs_trace_close(tr);
+			rc = CCS_ENOMEM;
+		}
+		if (rc) {
+			if (rc == CCS_ENOMEM)
+				snprintf(err, errn, "out of memory");
+			return rc;
+		}
+		ccs_trace_hooks(tr, &hooks);
+	}
+	*in_trace = 0;
+	int rc = ccs_sim_run_hooked(fab, s, st, flows, tr ? &hooks : NULL, err, errn);
+	if (rc == CCS_ENOMEM)
+		snprintf(err, errn, "out of memory");
+	if (tr && ccs_trace_close(tr) && !rc) {
+		*in_trace = 1;
+		rc = CCS_EIO;
+		snprintf(err, errn, "cannot write trace '%s'", path);
+		ccs_flows_free(*flows);
+		*flows = NULL;
+	}
+	return rc;
+}
