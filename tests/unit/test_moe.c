@@ -20,17 +20,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct ccs_topo *load(const char *path, int nodes)
+/* nodes HGX H800 nodes and a communicator of all their GPUs: 0, or -1 with
+ * nothing left to release. */
+static int up(struct ccs_topo **t, struct ccs_comm *c, int nodes)
 {
-	char nb[32];
+	char nb[32], err[256];
 	snprintf(nb, sizeof nb, "nodes=%d", nodes);
 	const char *sets[] = { nb };
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	struct ccs_topo *t = NULL;
-	if (ccs_topo_load(path, sets, 1, &t, &d))
-		fprintf(stderr, "load %s: %s\n", path, d.msg);
-	return t;
+	*t = NULL;
+	if (ccs_topo_load("topologies/hgx-h800.yaml", sets, 1, t, &d)) {
+		fprintf(stderr, "load: %s\n", d.msg);
+		return -1;
+	}
+	if (ccs_comm_build(*t, 0, 0, c, err, sizeof err)) {
+		fprintf(stderr, "comm: %s\n", err);
+		ccs_topo_free(*t);
+		return -1;
+	}
+	return 0;
+}
+
+static void down(struct ccs_topo *t, struct ccs_comm *c)
+{
+	ccs_comm_release(c);
+	ccs_topo_free(t);
 }
 
 static int eval(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, int op, int algo, struct ccs_moe_cost *mc,
@@ -55,11 +70,11 @@ static int eval(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, int op,
 
 static void test_conservation(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h800.yaml", 4);
+	struct ccs_topo *t;
 	struct ccs_comm c;
-	char err[256];
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
-	if (!t)
+	int ok = !up(&t, &c, 4);
+	CHECK(ok);
+	if (!ok)
 		return;
 	struct ccs_moe_cfg cfg;
 	ccs_moe_cfg_default(&cfg);
@@ -124,17 +139,16 @@ static void test_conservation(void)
 	CHECK(!eval(&c, &cfg, CCS_MOE_COMBINE, CCS_MOE_NORMAL, &mcc, NULL));
 	CHECK_NEAR(mcc.net_bytes, mcd.net_bytes, 1e-12);
 	CHECK_NEAR(mcc.send_max, mcd.recv_max, 1e-12);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	down(t, &c);
 }
 
 static void test_skew(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h800.yaml", 2);
+	struct ccs_topo *t;
 	struct ccs_comm c;
-	char err[256];
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
-	if (!t)
+	int ok = !up(&t, &c, 2);
+	CHECK(ok);
+	if (!ok)
 		return;
 	struct ccs_moe_cfg cfg;
 	ccs_moe_cfg_default(&cfg);
@@ -158,17 +172,17 @@ static void test_skew(void)
 	CHECK(ihr < ih && hr.time_s < h.time_s);
 	/* the same bytes leave in all four: only where they go changes */
 	CHECK_NEAR(z.scaleup_bytes + z.net_bytes + z.local_bytes, u.scaleup_bytes + u.net_bytes + u.local_bytes, 1e-12);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	down(t, &c);
 }
 
 static void test_seed_and_checks(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h800.yaml", 1);
+	struct ccs_topo *t;
 	struct ccs_comm c;
 	char err[256];
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
-	if (!t)
+	int ok = !up(&t, &c, 1);
+	CHECK(ok);
+	if (!ok)
 		return;
 	struct ccs_moe_cfg cfg;
 	ccs_moe_cfg_default(&cfg);
@@ -195,15 +209,13 @@ static void test_seed_and_checks(void)
 	ccs_moe_cfg_default(&cfg);
 	struct ccs_moe_cost mc;
 	CHECK(!eval(&c, &cfg, CCS_MOE_DISPATCH, CCS_MOE_SCALEUP, &mc, NULL));
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
-	t = load("topologies/hgx-h800.yaml", 2);
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
-	if (!t)
+	down(t, &c);
+	ok = !up(&t, &c, 2);
+	CHECK(ok);
+	if (!ok)
 		return;
 	CHECK(eval(&c, &cfg, CCS_MOE_DISPATCH, CCS_MOE_SCALEUP, &mc, NULL) < 0);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	down(t, &c);
 }
 
 /* Simulation against the closed form: with every transfer of a kind
@@ -214,11 +226,12 @@ static void test_seed_and_checks(void)
 static void test_sim_agrees(void)
 {
 	for (int nodes = 1; nodes <= 4; nodes *= 2) {
-		struct ccs_topo *t = load("topologies/hgx-h800.yaml", nodes);
+		struct ccs_topo *t;
 		struct ccs_comm c;
 		char err[256];
-		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
-		if (!t)
+		int ok = !up(&t, &c, nodes);
+		CHECK(ok);
+		if (!ok)
 			return;
 		struct ccs_fabric *fab;
 		CHECK(!ccs_fabric_new(&c, &fab));
@@ -244,8 +257,7 @@ static void test_sim_agrees(void)
 				ccs_moe_plan_release(&p);
 			}
 		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		down(t, &c);
 	}
 }
 
