@@ -50,7 +50,6 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 		cnt[i] = (uint8_t)d;
 		if (!d) {
 			struct ccs_op op;
-			memset(&op, 0, sizeof op);
 			s->get(s, i, &op);
 			if ((rc = ccs_evq_push(&r.q, ccs_time_from_s(op.delay_s), EV_READY, i, 0)))
 				goto out;
@@ -88,7 +87,6 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				ccs_flows_remove(r.fl, f, now);
 			} else {
 				struct ccs_op op;
-				memset(&op, 0, sizeof op);
 				s->get(s, ev.id, &op);
 				uint32_t res[CCS_FLOW_MAXPATH];
 				int n = 0;
@@ -139,7 +137,6 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				}
 				if (--cnt[succ[k]] == 0) {
 					struct ccs_op op;
-					memset(&op, 0, sizeof op);
 					s->get(s, succ[k], &op);
 					if ((rc = ccs_evq_push(&r.q, now + ccs_time_from_s(op.delay_s), EV_READY, succ[k], 0)))
 						goto out;

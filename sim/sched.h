@@ -49,7 +49,7 @@ struct ccs_op {
 struct ccs_sched {
 	uint64_t nops;
 	void *ctx;
-	void (*get)(const struct ccs_sched *s, uint64_t id, struct ccs_op *op);
+	void (*get)(const struct ccs_sched *s, uint64_t id, struct ccs_op *op);   /* fills every field */
 	int (*succ)(const struct ccs_sched *s, uint64_t id, uint64_t *out);
 	uint32_t (*ndeps)(const struct ccs_sched *s, uint64_t id);
 	void (*release)(struct ccs_sched *s);

@@ -32,6 +32,7 @@ static int hop(const struct ring_sched *rs, int c, int i, struct ccs_op *op)
 	const int32_t *ord = r->order + (size_t)c * r->n;
 	int a = ord[i], b = ord[i + 1 == r->n ? 0 : i + 1];
 	int ga = rs->c->rank_group[a], gb = rs->c->rank_group[b];
+	memset(op, 0, sizeof *op);
 	op->kind = CCS_OP_XFER;
 	op->src = a;
 	op->dst = b;
@@ -397,6 +398,7 @@ struct nvls_sched {
 static void nv_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct nvls_sched *v = s->ctx;
+	memset(op, 0, sizeof *op);
 	op->kind = CCS_OP_NVLS;
 	op->src = op->dst = (int32_t)id;
 	op->channel = 0;
