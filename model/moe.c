@@ -281,8 +281,7 @@ static int push(struct xbuf *b, int src, int dst, int parent, uint32_t tokens, i
 	return CCS_OK;
 }
 
-/* bytes of one token: bf16, or fp8 with an fp32 scale per 128 values */
-static double tok_bytes(int hidden, int fp8)
+double ccs_moe_tok_bytes(int hidden, int fp8)
 {
 	return fp8 ? hidden + 4.0 * ((hidden + 127) / 128) : 2.0 * hidden;
 }
@@ -347,7 +346,7 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 		goto done;
 	}
 	int fp8 = cfg->fp8;
-	out->tok_bytes = tok_bytes(cfg->hidden, fp8);
+	out->tok_bytes = ccs_moe_tok_bytes(cfg->hidden, fp8);
 	int T = r->tokens, k = r->topk;
 	for (int x = 0; x < n; x++)
 		mark[x] = -1;

@@ -68,6 +68,10 @@ struct ccs_moe_cfg {
 	uint64_t seed;
 };
 
+/* Bytes of one token of hidden values: bf16, or fp8 with an fp32 scale per
+ * 128 values (the top of this file). */
+double ccs_moe_tok_bytes(int hidden, int fp8);
+
 /* DeepSeek-V3 decoding defaults: 128 tokens, hidden 7168, bf16, top-8 of
  * 256 experts, uniform, contiguous, seed 1. */
 void ccs_moe_cfg_default(struct ccs_moe_cfg *cfg);

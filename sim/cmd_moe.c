@@ -317,7 +317,6 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		}
 	}
 
-	const char *why_first = NULL;
 	char whybuf[256];
 	for (int a = 0; a < CCS_MOE_ALGO_N; a++) {
 		if (!(amask & (1u << a)))
@@ -329,7 +328,6 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 				        whybuf);
 				goto out;
 			}
-			why_first = why_first ? why_first : "";
 			continue;
 		}
 		struct mrow *rw = &rows[nrows];
@@ -359,7 +357,7 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		nrows = 1;
 	}
 
-	double tb = op == CCS_MOE_ALLTOALLV ? 0 : (cfg.fp8 ? cfg.hidden + 4.0 * ((cfg.hidden + 127) / 128) : 2.0 * cfg.hidden);
+	double tb = op == CCS_MOE_ALLTOALLV ? 0 : ccs_moe_tok_bytes(cfg.hidden, cfg.fp8);
 	if (!strcmp(format, "csv")) {
 		printf("collective,algo,ranks,groups,time_us,send_max_B,send_mean_B,recv_max_B,recv_mean_B,imbalance,"
 		       "scaleup_B,network_B,bottleneck_GBps,bound\n");
