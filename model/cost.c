@@ -424,33 +424,18 @@ int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_com
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
 	uint32_t *queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *queue);
 	uint32_t *parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *parent);
-	int32_t *members = ccs_malloc(((size_t)c->n + 1) * sizeof *members);
-	int32_t *gstart = ccs_calloc((size_t)c->G + 2, sizeof *gstart);
+	int32_t *members = NULL, *gstart = NULL;
 	uint32_t *nic_of_rank = ccs_malloc(((size_t)c->n + 1) * sizeof *nic_of_rank);
 	uint32_t *nic_users = ccs_calloc((size_t)t->ndev + 1, sizeof *nic_users);
 	double *gnet = ccs_calloc((size_t)c->G + 1, sizeof *gnet);
 	double *ghost = ccs_calloc((size_t)c->G + 1, sizeof *ghost);
 	int32_t *gnics = ccs_calloc((size_t)c->G + 1, sizeof *gnics);
 	rc = CCS_ENOMEM;
-	if (!vx || !queue || !parent || !members || !gstart || !nic_of_rank || !nic_users || !gnet || !gnics || !ghost)
+	if (!vx || !queue || !parent || !nic_of_rank || !nic_users || !gnet || !gnics || !ghost ||
+	    ccs_comm_members(c, &gstart, &members))
 		goto out;
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
-
-	/* Members of each group, in rank order (counting sort). */
-	for (int r = 0; r < c->n; r++)
-		gstart[c->rank_group[r] + 1]++;
-	for (int g = 0; g < c->G; g++)
-		gstart[g + 1] += gstart[g];
-	{
-		int32_t *fill = ccs_malloc(((size_t)c->G + 1) * sizeof *fill);
-		if (!fill)
-			goto out;
-		memcpy(fill, gstart, (size_t)c->G * sizeof *fill);
-		for (int r = 0; r < c->n; r++)
-			members[fill[c->rank_group[r]]++] = r;
-		ccs_free(fill);
-	}
 
 	/* Architecture, memory bandwidth, NCCL's per-GPU link figures. */
 	c->arch = CCS_ARCH_BLACKWELL;
@@ -1241,4 +1226,29 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 	*algo = ba;
 	*proto = bp;
 	return 0;
+}
+
+int ccs_comm_members(const struct ccs_comm *c, int32_t **start, int32_t **members)
+{
+	int n = c->n, G = c->G;
+	int32_t *gs = ccs_calloc((size_t)G + 2, sizeof *gs);
+	int32_t *mem = ccs_malloc(((size_t)n + 1) * sizeof *mem);
+	int32_t *fill = ccs_malloc(((size_t)G + 1) * sizeof *fill);
+	if (!gs || !mem || !fill) {
+		ccs_free(gs);
+		ccs_free(mem);
+		ccs_free(fill);
+		return CCS_ENOMEM;
+	}
+	for (int k = 0; k < n; k++)
+		gs[c->rank_group[k] + 1]++;
+	for (int g = 0; g < G; g++)
+		gs[g + 1] += gs[g];
+	memcpy(fill, gs, (size_t)G * sizeof *fill);
+	for (int k = 0; k < n; k++)
+		mem[fill[c->rank_group[k]]++] = k;
+	ccs_free(fill);
+	*start = gs;
+	*members = mem;
+	return CCS_OK;
 }

@@ -110,6 +110,10 @@ struct ccs_cost {
 int  ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c,
                     char *err, size_t errn);
 void ccs_comm_release(struct ccs_comm *c);
+/* The ranks of each group in rank order, members [start[g], start[g+1])
+ * (a counting sort on rank_group).  Both arrays are the caller's to free;
+ * CCS_ENOMEM leaves none. */
+int  ccs_comm_members(const struct ccs_comm *c, int32_t **start, int32_t **members);
 
 /* Our model.  channels 0 picks NCCL's count for the algorithm.  Returns 0,
  * or -1 with a reason in why (algorithm not available for this collective or

@@ -303,31 +303,17 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 	int32_t *mark = ccs_malloc(((size_t)n + 1) * sizeof *mark);
 	int32_t *gmark = ccs_malloc(((size_t)c->G + 1) * sizeof *gmark);
 	uint32_t *gcnt = ccs_calloc((size_t)c->G + 1, sizeof *gcnt);
-	int32_t *gstart = ccs_calloc((size_t)c->G + 2, sizeof *gstart), *members = ccs_malloc(((size_t)n + 1) * sizeof *members);
+	int32_t *gstart = NULL, *members = NULL;
 	int32_t *pos = ccs_malloc(((size_t)n + 1) * sizeof *pos);
 	int32_t *ridx = NULL;
 	struct xbuf b = { 0 };
 	int rc = CCS_ENOMEM;
-	if (!out->logical || !cnt || !mark || !gmark || !gcnt || !gstart || !members || !pos)
+	if (!out->logical || !cnt || !mark || !gmark || !gcnt || !pos || ccs_comm_members(c, &gstart, &members))
 		goto out;
-	/* group members in rank order; pos: a rank's index in its group */
-	for (int x = 0; x < n; x++)
-		gstart[c->rank_group[x] + 1]++;
+	/* pos: a rank's index in its group */
 	for (int g = 0; g < c->G; g++)
-		gstart[g + 1] += gstart[g];
-	{
-		int32_t *next = ccs_malloc(((size_t)c->G + 1) * sizeof *next);
-		if (!next)
-			goto out;
-		for (int g = 0; g < c->G; g++)
-			next[g] = gstart[g];
-		for (int x = 0; x < n; x++) {
-			int g = c->rank_group[x];
-			pos[x] = next[g] - gstart[g];
-			members[next[g]++] = x;
-		}
-		ccs_free(next);
-	}
+		for (int i = gstart[g]; i < gstart[g + 1]; i++)
+			pos[members[i]] = i - gstart[g];
 	if (op == CCS_MOE_ALLTOALLV) {
 		out->tok_bytes = 1;
 		for (int s = 0; s < n; s++)

@@ -70,10 +70,6 @@ enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2 };
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                       int flags, struct ccs_sched *s, const char **why);
 
-/* For schedule builders: the ranks of each group in rank order, members
- * [start[g], start[g+1]) (counting sort on the communicator's groups).
- * Both arrays are the caller's to free; CCS_ENOMEM leaves none. */
-int ccs_sched_members(const struct ccs_comm *c, int32_t **start, int32_t **members);
 
 /* For schedule builders: how many NICs rank r has as close as its best
  * (NCCL spreads channels over them), the i-th of them (a device index),

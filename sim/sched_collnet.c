@@ -110,7 +110,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	uint32_t *up = NULL, *down = NULL, *tg = NULL, *scratch = NULL;
 	struct ccs_dag *d = NULL;
 	int rc = CCS_ENOMEM;
-	if (ccs_dag_new(&d) || ccs_sched_members(c, &gstart, &members))
+	if (ccs_dag_new(&d) || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	double Sr = (double)bytes / p;
 	double chunk = algo == CCS_ALGO_NVLS ? ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, algo, proto, cc.channels, (double)bytes)
@@ -238,7 +238,7 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 	uint32_t *prev = NULL, *heads = NULL, *scratch = NULL;
 	struct ccs_dag *d = NULL;
 	int rc = CCS_ENOMEM;
-	if (ccs_dag_new(&d) || ccs_sched_members(c, &gstart, &members))
+	if (ccs_dag_new(&d) || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	double S = (double)bytes, chunk = 131072.0;
 	double Kd = ceil(S / ((double)C * chunk));

@@ -231,31 +231,6 @@ int ccs_sched_fewest_nics(const struct ccs_comm *c, int most)
 	return M;
 }
 
-int ccs_sched_members(const struct ccs_comm *c, int32_t **start, int32_t **members)
-{
-	int n = c->n, G = c->G;
-	int32_t *gs = ccs_calloc((size_t)G + 2, sizeof *gs);
-	int32_t *mem = ccs_malloc(((size_t)n + 1) * sizeof *mem);
-	int32_t *fill = ccs_malloc(((size_t)G + 1) * sizeof *fill);
-	if (!gs || !mem || !fill) {
-		ccs_free(gs);
-		ccs_free(mem);
-		ccs_free(fill);
-		return CCS_ENOMEM;
-	}
-	for (int k = 0; k < n; k++)
-		gs[c->rank_group[k] + 1]++;
-	for (int g = 0; g < G; g++)
-		gs[g + 1] += gs[g];
-	memcpy(fill, gs, (size_t)G * sizeof *fill);
-	for (int k = 0; k < n; k++)
-		mem[fill[c->rank_group[k]]++] = k;
-	ccs_free(fill);
-	*start = gs;
-	*members = mem;
-	return CCS_OK;
-}
-
 static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint64_t bytes, struct ring_sched *rs)
 {
 	const struct ccs_topo *t = c->t;
@@ -270,7 +245,7 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	uint32_t *nics = NULL;
 	size_t nics_cap = 0;
 	int rc = CCS_ENOMEM;
-	if (!r->order || !r->nic || ccs_sched_members(c, &gstart, &members))
+	if (!r->order || !r->nic || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	for (int ch = 0; ch < C; ch++) {
 		int32_t *ord = r->order + (size_t)ch * n;

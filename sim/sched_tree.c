@@ -159,7 +159,7 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 	int rc = CCS_ENOMEM;
 	s->ctx = ts;
 	s->release = ts_release;
-	if (!ts || ccs_sched_members(c, &gstart, &members))
+	if (!ts || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	ts->n = n;
 	ts->C = channels > 0 ? channels : rails ? c->nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
