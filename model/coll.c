@@ -14,7 +14,7 @@ const char *const ccs_coll_cli[CCS_COLL_N] = {
 };
 const char *const ccs_algo_name[CCS_ALGO_N] = {
 	"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain", "pat",
-	"rhd", "rd", "bruck", "direct", "pairwise", "hier",
+	"rhd", "rd", "bruck", "direct", "pairwise", "hier", "oneshot", "twoshot",
 };
 const char *const ccs_proto_name[CCS_PROTO_N] = { "LL", "LL128", "Simple" };
 const char *const ccs_redop_name[CCS_OP_N] = { "sum", "prod", "max", "min", "avg", "mulsum" };
@@ -70,10 +70,11 @@ int ccs_algo_parse(const char *s)
 	if (i >= 0)
 		return i;
 	static const char *const alias[] = { "nvlstree", "collnet", "halvingdoubling", "recursivedoubling",
-	                                     "hierarchical", "twolevel" };
+	                                     "hierarchical", "twolevel", "one_shot", "two_shot", "1shot", "2shot" };
 	static const int to[] = { CCS_ALGO_NVLS_TREE, CCS_ALGO_COLLNET_DIRECT, CCS_ALGO_RHD, CCS_ALGO_RD,
-	                          CCS_ALGO_HIER, CCS_ALGO_HIER };
-	i = find(s, alias, 6);
+	                          CCS_ALGO_HIER, CCS_ALGO_HIER, CCS_ALGO_ONESHOT, CCS_ALGO_TWOSHOT,
+	                          CCS_ALGO_ONESHOT, CCS_ALGO_TWOSHOT };
+	i = find(s, alias, 10);
 	return i >= 0 ? to[i] : -1;
 }
 

@@ -1067,6 +1067,31 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			x.steps_inter = 2 * (G - 1);
 		}
 		break;
+	case CCS_ALGO_ONESHOT:
+	case CCS_ALGO_TWOSHOT:
+		if (coll != CCS_COLL_ALLREDUCE) {
+			*why = "oneshot and twoshot apply to AllReduce";
+			return -1;
+		}
+		if (G > 1 || !c->intra_nvl) {
+			*why = "oneshot and twoshot need every rank on one scale-up domain (peer loads and stores over NVLink)";
+			return -1;
+		}
+		if (proto != CCS_PROTO_SIMPLE) {
+			*why = "oneshot and twoshot carry their own flags; they run as Simple";
+			return -1;
+		}
+		if (n > 256) {
+			*why = "oneshot and twoshot are for at most 256 ranks";
+			return -1;
+		}
+		/* one-shot: every rank reads (or is sent) all p - 1 peers' S and
+		 * reduces locally; two-shot: a reduce-scatter then an all-gather,
+		 * each rank moving (p - 1) S / p each way in each.  No chunk steps:
+		 * one kernel, barriers between phases (ccs_cost_shot_lat). */
+		x.W = algo == CCS_ALGO_ONESHOT ? (p - 1.0) * S : 2.0 * (p - 1) / p * S;
+		set_rate(&x, su, su_b);
+		break;
 	default:
 		*why = "unknown algorithm";
 		return -1;
@@ -1097,10 +1122,14 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		ti = isinf(Bi) ? 0 : x.W / Bi;
 		tn = isinf(x.Bn) ? 0 : x.W / (x.Bn * e);
 	}
-	/* Memory bandwidth of the reduction or copy, on the GPU side. */
+	/* Memory bandwidth of the reduction or copy, on the GPU side.  The
+	 * one-shot GPU serves p - 1 peers' reads of its S, reads its own S and
+	 * writes the sum: (p + 1) S; the two-shot one 3 S (serves (p-1)/p S
+	 * twice, reads and writes its S/p share, writes the whole result). */
+	int shot = algo == CCS_ALGO_ONESHOT || algo == CCS_ALGO_TWOSHOT;
 	if (c->mem_bw > 0 && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE) {
 		double m = ccs_coll_reduces(coll) ? 2.5 : 2.0;
-		double tm = m * x.W / c->mem_bw;
+		double tm = shot ? (algo == CCS_ALGO_ONESHOT ? p + 1.0 : 3.0) * S / c->mem_bw : m * x.W / c->mem_bw;
 		if (tm > ti) {
 			ti = tm;
 			bi_bound = CCS_BOUND_REDUCE;
@@ -1117,7 +1146,12 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double K = ceil(x.W / ((double)C * chunk));
 	if (K < 1)
 		K = 1;
-	double step = K * c->prm.step_s[proto];
+	double step = shot ? 0 : K * c->prm.step_s[proto];
+	if (shot) {
+		double start, stage;
+		ccs_cost_shot_lat(c, algo, &start, &stage);
+		lat = start + (algo == CCS_ALGO_ONESHOT ? 1 : 2) * stage;
+	}
 	/* A tree across groups is a pipeline: the first chunk climbs log2 G
 	 * network levels before the root can send the result down, and each
 	 * level holds the network for a chunk's time, tn / Kc with Kc the
@@ -1146,9 +1180,19 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	out->time_s = lat + bw_s;
 	out->rate_Bps = rate;
 	out->wire_bytes = x.W;
-	out->channels = C;
+	out->channels = shot ? 1 : C;
 	out->bound = lat + out->step_s > out->bw_s ? CCS_BOUND_LATENCY : bound;
 	return 0;
+}
+
+void ccs_cost_shot_lat(const struct ccs_comm *c, int algo, double *start, double *stage)
+{
+	/* a flag store seen across one NVLink hop: NCCL's LL hop latency over
+	 * NVLink plus the graph's */
+	double h = ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_LL, 1, 0) -
+	           ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_LL, 0, 0);
+	*start = c->prm.shot_overhead_s[algo == CCS_ALGO_TWOSHOT] + h;
+	*stage = h;
 }
 
 double ccs_cost_bruck_blocks(int n, int k)

@@ -51,6 +51,12 @@
 **               R_fab)); SendRecv: S / (b_su or b_nic)
 **   hier        intra ring ReduceScatter + inter ring AllReduce of S/p per
 **               rank on b_nic + intra AllGather, one after another
+**   oneshot     AllReduce in one scale-up domain (vLLM / TensorRT-LLM custom
+**               AllReduce): W = (p-1) S, B = b_su; no chunk steps;
+**               L = o_1 + 2h: launch and start barrier, end barrier, with o_1
+**               model.oneshot_overhead and h one flag across NVLink
+**   twoshot     reduce-scatter then all-gather by peer loads:
+**               W = 2 (p-1)/p S, B = b_su, L = o_2 + 3h (a barrier between)
 ** 'bound' names the resource that sets B, or 'latency' when L + K o_q
 ** exceeds the bandwidth term.
 */
@@ -133,6 +139,9 @@ double ccs_cost_proto_cap(const struct ccs_comm *c, int algo, int proto);
  * operation of 'bytes' on 'channels' channels. */
 double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes);
 double ccs_cost_tree_share(int p, int C);
+/* One-shot / two-shot latency pieces: the kernel's start (fixed cost and
+ * start barrier) and one barrier between or after phases [s]. */
+void ccs_cost_shot_lat(const struct ccs_comm *c, int algo, double *start, double *stage);
 /* Blocks j in [0, n) with bit k set: what a Bruck AllToAll rank sends in
  * round k, in units of S / n. */
 double ccs_cost_bruck_blocks(int n, int k);

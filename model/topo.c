@@ -40,6 +40,13 @@ void ccs_model_params_default(struct ccs_model_params *p)
 	 * (H800, 128 tokens, EP8-EP256) leave 26-36 us beyond the bytes over
 	 * the busiest link at every EP size (docs/moe.md). */
 	p->ep_overhead_s = 30e-6;
+	/* One-shot and two-shot AllReduce kernels (vLLM's and TensorRT-LLM's
+	 * custom AllReduce): launch and flag barriers beyond the bytes.  vLLM's
+	 * H100 tables (PRs 24111, 24532: 4 and 6 GPUs, 0.5-4 MiB) put the
+	 * one-shot kernel at 5-6 us and the two-shot at 12-14 us above the
+	 * NVLink bytes (docs/moe.md). */
+	p->shot_overhead_s[0] = 5e-6;
+	p->shot_overhead_s[1] = 12e-6;
 }
 
 int ccs_link_is_scaleup(int type)

@@ -120,6 +120,7 @@ struct ccs_model_params {
 	int nvls_channels;
 	int channels;
 	double ep_overhead_s;
+	double shot_overhead_s[2];   /* oneshot, twoshot AllReduce kernels' fixed cost */
 };
 
 /* The defaults. */

@@ -930,12 +930,17 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 
 static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_params *p)
 {
-	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels", "ep_overhead" };
+	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels", "ep_overhead",
+	                                    "oneshot_overhead", "twoshot_overhead" };
 	static const char *const pkeys[] = { "ll", "ll128", "simple" };
 	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "model"));
-	CCS_TRY(check_keys(L, m, keys, 5, "'model'"));
+	CCS_TRY(check_keys(L, m, keys, 7, "'model'"));
 	if (get(m, "ep_overhead"))
 		CCS_TRY(get_qty(L, m, "ep_overhead", CCS_QTY_TIME, &p->ep_overhead_s));
+	if (get(m, "oneshot_overhead"))
+		CCS_TRY(get_qty(L, m, "oneshot_overhead", CCS_QTY_TIME, &p->shot_overhead_s[0]));
+	if (get(m, "twoshot_overhead"))
+		CCS_TRY(get_qty(L, m, "twoshot_overhead", CCS_QTY_TIME, &p->shot_overhead_s[1]));
 	long v = 0;
 	if (get(m, "nvls_channels")) {
 		CCS_TRY(get_long(L, m, "nvls_channels", 1, 64, &v, NULL));

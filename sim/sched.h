@@ -141,6 +141,10 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int 
 int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
                     const char **why);
 
+/* One-shot and two-shot AllReduce in one scale-up domain (sim/sched_shot.c):
+ * barriers as DELAY ops, every peer's transfer of a phase at once. */
+int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct ccs_sched *s, const char **why);
+
 /* An expert-parallel plan (model/moe.h, sim/sched_moe.c): its transfers,
  * forwards chunk-pipelined behind what they forward. */
 struct ccs_moe_plan;

@@ -537,6 +537,8 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
 	    algo == CCS_ALGO_HIER || algo == CCS_ALGO_PAT)
 		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
+	if (algo == CCS_ALGO_ONESHOT || algo == CCS_ALGO_TWOSHOT)
+		return ccs_sched_shot(c, algo, bytes, s, why);
 	*why = "no schedule for this algorithm";
 	return CCS_EINPUT;
 }

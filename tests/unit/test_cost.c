@@ -131,6 +131,31 @@ static void test_ring_hand(void)
 	ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 16, (uint64_t)S * 4, &c16, NULL);
 	CHECK_NEAR(c8.step_s, 2 * c16.step_s, 1e-3);
 	CHECK_NEAR(c8.bw_s, c16.bw_s, 1e-12);
+	/* One-shot and two-shot AllReduce, 1 MiB: every rank moves 7 S (one-shot)
+	 * or 2 x 7/8 S (two-shot) over its 450 GB/s, no chunk steps; latency
+	 * the kernel's fixed cost (5 and 12 us) plus 2 (3) flags across one
+	 * NVLink hop (NCCL's 0.6 us LL hop plus the graph's) */
+	{
+		double M = 1048576.0, h = 0.6e-6 + c.lat_intra;
+		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_ONESHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)M, &cc, NULL));
+		CHECK_NEAR(cc.time_s, 5e-6 + 2 * h + 7 * M / 450e9, 1e-12);
+		CHECK(cc.step_s == 0 && cc.bound == CCS_BOUND_NVLINK);
+		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TWOSHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)M, &cc, NULL));
+		CHECK_NEAR(cc.time_s, 12e-6 + 3 * h + 1.75 * M / 450e9, 1e-12);
+		/* one-shot wins small, two-shot large: they cross where
+		 * 7 x / B - 1.75 x / B = 7 us + h */
+		struct ccs_cost o, w2;
+		double cross = (7e-6 + h) * 450e9 / 5.25;
+		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_ONESHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)(cross * 0.9), &o, NULL);
+		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TWOSHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)(cross * 0.9), &w2, NULL);
+		CHECK(o.time_s < w2.time_s);
+		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_ONESHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)(cross * 1.1), &o, NULL);
+		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TWOSHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)(cross * 1.1), &w2, NULL);
+		CHECK(o.time_s > w2.time_s);
+		const char *w = NULL;
+		CHECK(ccs_cost_eval(&c, CCS_COLL_ALLGATHER, CCS_ALGO_ONESHOT, CCS_PROTO_SIMPLE, 0, 1024, &cc, &w) == -1 && w);
+		CHECK(ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TWOSHOT, CCS_PROTO_LL, 0, 1024, &cc, &w) == -1 && w);
+	}
 	/* Unavailable: tree is AllReduce only; collnet needs SHARP */
 	const char *why = NULL;
 	CHECK(ccs_cost_eval(&c, CCS_COLL_ALLGATHER, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 0, 1024, &cc, &why) == -1 && why);

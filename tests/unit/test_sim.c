@@ -856,6 +856,51 @@ static void test_sched_file(void)
 	ccs_topo_free(t);
 }
 
+/* One-shot and two-shot AllReduce: equal to the closed form on one HGX
+ * H100 node and on a 72-GPU NVL72 domain (barriers split over two DELAY
+ * ops there), 16 KiB to 16 MiB; bytes conserved; refused across nodes. */
+static void test_shot(void)
+{
+	const char *const topos[] = { "topologies/hgx-h100.yaml", "topologies/gb200-nvl72.yaml" };
+	for (int ti = 0; ti < 2; ti++) {
+		struct ccs_topo *t = load(topos[ti], NULL, 0);
+		struct ccs_comm c;
+		struct ccs_fabric *fab = NULL;
+		char err[256];
+		int ok = t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err);
+		CHECK(ok);
+		if (!ok) {
+			ccs_topo_free(t);
+			return;
+		}
+		CHECK(c.G == 1 && !ccs_fabric_new(&c, &fab));
+		for (int a = CCS_ALGO_ONESHOT; a <= CCS_ALGO_TWOSHOT && fab; a++)
+			for (uint64_t b = 16384; b <= (16u << 20); b *= 16) {
+				struct ccs_sim_stats st;
+				struct ccs_cost cc;
+				double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, a, CCS_PROTO_SIMPLE, 0, b, &st);
+				CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, a, CCS_PROTO_SIMPLE, 0, b, &cc, NULL));
+				CHECK_NEAR(ts, cc.time_s, 1e-6);
+				double per = a == CCS_ALGO_ONESHOT ? (double)b : (double)b / c.n * 2;
+				CHECK_NEAR(st.bytes_sent, per * c.n * (c.n - 1), 1e-9);
+				CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
+			}
+		ccs_fabric_free(fab);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+	struct world w;
+	int up = world_up(&w, 2, 0);
+	CHECK(up == 0);
+	if (up)
+		return;
+	struct ccs_sched s;
+	const char *why = NULL;
+	CHECK(ccs_sched_build(&w.c, CCS_COLL_ALLREDUCE, CCS_ALGO_ONESHOT, CCS_PROTO_SIMPLE, 0, 1 << 20, &s, &why) ==
+	      CCS_EINPUT && why && strstr(why, "scale-up domain"));
+	world_down(&w);
+}
+
 int main(void)
 {
 	test_flows();
@@ -865,6 +910,7 @@ int main(void)
 	test_nvls_tree();
 	test_pat();
 	test_collnet();
+	test_shot();
 	test_sched_file();
 	return CHECK_DONE("test_sim");
 }
