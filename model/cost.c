@@ -1090,7 +1090,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		 * each rank moving (p - 1) S / p each way in each.  No chunk steps:
 		 * one kernel, barriers between phases (ccs_cost_shot_lat). */
 		x.W = algo == CCS_ALGO_ONESHOT ? (p - 1.0) * S : 2.0 * (p - 1) / p * S;
-		set_rate(&x, su, su_b);
+		set_rate(&x, algo == CCS_ALGO_ONESHOT ? su : su * c->prm.twoshot_eff, su_b);
 		break;
 	default:
 		*why = "unknown algorithm";

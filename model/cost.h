@@ -56,7 +56,9 @@
 **               L = o_1 + 2h: launch and start barrier, end barrier, with o_1
 **               model.oneshot_overhead and h one flag across NVLink
 **   twoshot     reduce-scatter then all-gather by peer loads:
-**               W = 2 (p-1)/p S, B = b_su, L = o_2 + 3h (a barrier between)
+**               W = 2 (p-1)/p S, B = e_2 b_su (e_2 model.twoshot_efficiency:
+**               measured two-shot kernels reach less of the link than
+**               one-shot ones), L = o_2 + 3h (a barrier between)
 ** 'bound' names the resource that sets B, or 'latency' when L + K o_q
 ** exceeds the bandwidth term.
 */

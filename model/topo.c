@@ -47,6 +47,11 @@ void ccs_model_params_default(struct ccs_model_params *p)
 	 * NVLink bytes (docs/moe.md). */
 	p->shot_overhead_s[0] = 5e-6;
 	p->shot_overhead_s[1] = 12e-6;
+	/* The same tables show two-shot kernels moving their 2 (p-1)/p S at
+	 * 58-73% of what one-shot kernels reach on the same NVLink (221-277
+	 * vs 322-393 GB/s on H100); torch's two-shot at 8 GPUs likewise
+	 * (vLLM PR 42324). */
+	p->twoshot_eff = 0.65;
 }
 
 int ccs_link_is_scaleup(int type)

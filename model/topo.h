@@ -121,6 +121,7 @@ struct ccs_model_params {
 	int channels;
 	double ep_overhead_s;
 	double shot_overhead_s[2];   /* oneshot, twoshot AllReduce kernels' fixed cost */
+	double twoshot_eff;          /* share of the scale-up rate the two-shot kernels reach */
 };
 
 /* The defaults. */

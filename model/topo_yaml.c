@@ -931,10 +931,10 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_params *p)
 {
 	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels", "ep_overhead",
-	                                    "oneshot_overhead", "twoshot_overhead" };
+	                                    "oneshot_overhead", "twoshot_overhead", "twoshot_efficiency" };
 	static const char *const pkeys[] = { "ll", "ll128", "simple" };
 	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "model"));
-	CCS_TRY(check_keys(L, m, keys, 7, "'model'"));
+	CCS_TRY(check_keys(L, m, keys, 8, "'model'"));
 	if (get(m, "ep_overhead"))
 		CCS_TRY(get_qty(L, m, "ep_overhead", CCS_QTY_TIME, &p->ep_overhead_s));
 	if (get(m, "oneshot_overhead"))
@@ -949,6 +949,16 @@ static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_
 	if (get(m, "channels")) {
 		CCS_TRY(get_long(L, m, "channels", 1, 64, &v, NULL));
 		p->channels = (int)v;
+	}
+	struct ccs_ynode *te = get(m, "twoshot_efficiency");
+	if (te) {
+		CCS_TRY(want_kind(L, te, CCS_Y_SCALAR, "twoshot_efficiency"));
+		char *end;
+		double x = strtod(te->str, &end);
+		if (end == te->str || *end || !(x > 0) || x > 1)
+			return ccs_diag_at(L->diag, te->mark, "'twoshot_efficiency' must be a fraction in (0, 1], got '%s'",
+			                   te->str);
+		p->twoshot_eff = x;
 	}
 	struct ccs_ynode *e = get(m, "efficiency");
 	if (e) {

@@ -54,6 +54,30 @@ int ccs_flush_stdout(void)
 	return -1;
 }
 
+int ccs_arg_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out)
+{
+	char *end;
+	long x = strtol(v, &end, 10);
+	if (!*v || *end || x < lo || x > hi) {
+		fprintf(stderr, "%s: '%s' must be a whole number from %ld to %ld, got '%s'\n", me, flag, lo, hi, v);
+		return -1;
+	}
+	*out = (int)x;
+	return 0;
+}
+
+int ccs_arg_real(const char *me, const char *flag, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (!*v || *end || !(x >= lo && x <= hi)) {
+		fprintf(stderr, "%s: '%s' must be a number from %g to %g, got '%s'\n", me, flag, lo, hi, v);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -20,6 +20,10 @@ void ccs_sets_release(struct ccs_sets *s);
 int  ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i);
 /* Flush stdout; print a message and return -1 if writing failed. */
 int  ccs_flush_stdout(void);
+/* A flag's value as a whole number in [lo, hi] or a real in [lo, hi]:
+ * 0, or -1 with "me: 'flag' must be ..." printed. */
+int  ccs_arg_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out);
+int  ccs_arg_real(const char *me, const char *flag, const char *v, double lo, double hi, double *out);
 
 /* The busiest resources of a finished run, as `--links` prints them. */
 struct ccs_fabric;
@@ -35,6 +39,8 @@ int ccs_cmd_predict(int argc, char **argv);
 int ccs_cmd_simulate(int argc, char **argv);
 /* predict / simulate for -c dispatch, combine, alltoallv (sim/cmd_moe.c) */
 int ccs_cmd_moe(int argc, char **argv, int sim);
+/* predict / simulate for -c kvcache (sim/cmd_kv.c) */
+int ccs_cmd_kv(int argc, char **argv, int sim);
 /* ccsim run SCENARIO (sim/cmd_run.c) */
 int ccs_cmd_run(int argc, char **argv);
 

@@ -80,30 +80,6 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 	return 0;
 }
 
-static int want_int(const char *flag, const char *v, long lo, long hi, int *out)
-{
-	char *end;
-	long x = strtol(v, &end, 10);
-	if (!*v || *end || x < lo || x > hi) {
-		fprintf(stderr, "%s: '%s' must be a whole number from %ld to %ld, got '%s'\n", me, flag, lo, hi, v);
-		return -1;
-	}
-	*out = (int)x;
-	return 0;
-}
-
-static int want_real(const char *flag, const char *v, double lo, double hi, double *out)
-{
-	char *end;
-	double x = strtod(v, &end);
-	if (!*v || *end || !(x >= lo && x <= hi)) {
-		fprintf(stderr, "%s: '%s' must be a number from %g to %g, got '%s'\n", me, flag, lo, hi, v);
-		return -1;
-	}
-	*out = x;
-	return 0;
-}
-
 static int want_name(const char *flag, const char *v, const char *const *names, int n, int *out)
 {
 	int k = ccs_moe_parse(names, n, v);
@@ -181,38 +157,38 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		else if (!strcmp(a, "-a"))
 			algo_s = v;
 		else if (!strcmp(a, "-n"))
-			bad = want_int(a, v, 1, 1 << 20, &nranks);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &nranks);
 		else if (!strcmp(a, "--ppn"))
-			bad = want_int(a, v, 1, 1 << 20, &ppn);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &ppn);
 		else if (!strcmp(a, "--tokens"))
-			bad = want_int(a, v, 1, 1 << 20, &cfg.tokens);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.tokens);
 		else if (!strcmp(a, "--hidden"))
-			bad = want_int(a, v, 1, 1 << 20, &cfg.hidden);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.hidden);
 		else if (!strcmp(a, "--dtype")) {
 			static const char *const dt[] = { "bf16", "fp8" };
 			bad = want_name("dtype", v, dt, 2, &cfg.fp8);
 		} else if (!strcmp(a, "--topk"))
-			bad = want_int(a, v, 1, 64, &cfg.topk);
+			bad = ccs_arg_int(me, a, v, 1, 64, &cfg.topk);
 		else if (!strcmp(a, "--experts"))
-			bad = want_int(a, v, 1, 1 << 20, &cfg.experts);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.experts);
 		else if (!strcmp(a, "--routing"))
 			bad = want_name("routing", v, ccs_moe_dist_name, CCS_MOE_DIST_N, &cfg.dist);
 		else if (!strcmp(a, "--skew"))
-			bad = want_real(a, v, 1e-6, 10, &cfg.skew);
+			bad = ccs_arg_real(me, a, v, 1e-6, 10, &cfg.skew);
 		else if (!strcmp(a, "--hot"))
-			bad = want_int(a, v, 1, 1 << 20, &cfg.hot);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.hot);
 		else if (!strcmp(a, "--hot-share"))
-			bad = want_real(a, v, 1e-9, 1 - 1e-9, &cfg.hot_share);
+			bad = ccs_arg_real(me, a, v, 1e-9, 1 - 1e-9, &cfg.hot_share);
 		else if (!strcmp(a, "--routing-trace"))
 			trace_in = v;
 		else if (!strcmp(a, "--expert-groups"))
-			bad = want_int(a, v, 1, 1 << 20, &cfg.groups);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.groups);
 		else if (!strcmp(a, "--topk-groups"))
-			bad = want_int(a, v, 1, 1 << 20, &cfg.topk_groups);
+			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.topk_groups);
 		else if (!strcmp(a, "--placement"))
 			bad = want_name("placement", v, ccs_moe_place_name, CCS_MOE_PLACE_N, &cfg.place);
 		else if (!strcmp(a, "--replicas"))
-			bad = want_int(a, v, 0, 1 << 20, &cfg.replicas);
+			bad = ccs_arg_int(me, a, v, 0, 1 << 20, &cfg.replicas);
 		else if (!strcmp(a, "--seed")) {
 			char *end;
 			unsigned long long x = strtoull(v, &end, 10);

@@ -25,7 +25,9 @@ static void usage(FILE *f)
 	        "         [-o OP] [-r ROOT] [--best] [--format table|csv|json] [--set k=v]...%s\n"
 	        "  COLL   allreduce allgather reducescatter broadcast reduce alltoall sendrecv\n"
 	        "  ALGO   ring tree nvls nvls_tree collnet_direct collnet_chain pat rhd rd bruck\n"
-	        "         direct pairwise hier, or auto (NCCL's choice by its own tuning model)\n"
+	        "         direct pairwise hier oneshot twoshot, or auto (NCCL's choice by its own\n"
+	        "         tuning model); oneshot and twoshot are inference engines' AllReduce kernels\n"
+	        "  COLL   also dispatch, combine, alltoallv (MoE) and kvcache, with their own options (-c X --help)\n"
 	        "  PROTO  LL LL128 Simple, or auto\n"
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
@@ -136,6 +138,9 @@ static int run_coll(int argc, char **argv, int sim)
 		if (!strcmp(argv[i], "-c") && (!strcmp(argv[i + 1], "dispatch") || !strcmp(argv[i + 1], "combine") ||
 		                               !strcmp(argv[i + 1], "alltoallv")))
 			return ccs_cmd_moe(argc, argv, sim);
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "-c") && !strcmp(argv[i + 1], "kvcache"))
+			return ccs_cmd_kv(argc, argv, sim);
 	const char *topo = NULL, *coll_s = NULL, *algo_s = NULL, *proto_s = NULL, *format = "table";
 	const char *dtype_s = "float", *op_s = "sum";
 	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
@@ -329,8 +334,10 @@ static int run_coll(int argc, char **argv, int sim)
 	if (algo_s && strcmp(algo_s, "auto")) {
 		int a = ccs_algo_parse(algo_s);
 		if (a < 0) {
-			fprintf(stderr, "%s: unknown algorithm '%s'; one of: ring, tree, nvls, nvls_tree, "
-			                "collnet_direct, collnet_chain, pat, rhd, rd, bruck, direct, pairwise, hier, auto\n", me, algo_s);
+			fprintf(stderr, "%s: unknown algorithm '%s'; one of:", me, algo_s);
+			for (int k = 0; k < CCS_ALGO_N; k++)
+				fprintf(stderr, " %s,", ccs_algo_name[k]);
+			fprintf(stderr, " auto\n");
 			goto out;
 		}
 		amask = 1u << a;

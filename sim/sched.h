@@ -145,6 +145,13 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
  * barriers as DELAY ops, every peer's transfer of a phase at once. */
 int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct ccs_sched *s, const char **why);
 
+/* A KV-cache transfer (model/kv.h, sim/sched_kv.c): each pair's bytes per
+ * layer, released layer by layer as prefill computes them. */
+struct ccs_kv_cfg;
+struct ccs_kv_plan;
+int ccs_sched_kv(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const struct ccs_kv_plan *p,
+                 struct ccs_sched *s, const char **why);
+
 /* An expert-parallel plan (model/moe.h, sim/sched_moe.c): its transfers,
  * forwards chunk-pipelined behind what they forward. */
 struct ccs_moe_plan;

@@ -10,7 +10,8 @@
 ** of j's reduced share) -> end_k.  A barrier that releases more than
 ** CCS_SCHED_MAXSUCC transfers is split into equal DELAY ops that each
 ** release up to that many.  Latencies come from ccs_cost_shot_lat, bytes
-** from the closed form's W, so both engines count the same.
+** from the closed form's W (two-shot's: divided by model.twoshot_efficiency,
+** the share of the link its kernels reach), so both engines count the same.
 */
 #include "sched.h"
 
@@ -87,7 +88,9 @@ int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct cc
 		if ((rc = phase(d, n, S, b0, kb, stage, b1)))
 			goto out;
 	} else {
-		if ((rc = phase(d, n, S / n, b0, kb, stage, b1)) || (rc = phase(d, n, S / n, b1, kb, stage, b2)))
+		/* the kernels' shortfall as wire bytes, as protocols' are */
+		double w = S / n / c->prm.twoshot_eff;
+		if ((rc = phase(d, n, w, b0, kb, stage, b1)) || (rc = phase(d, n, w, b1, kb, stage, b2)))
 			goto out;
 	}
 	uint32_t bad;

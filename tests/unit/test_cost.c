@@ -141,11 +141,11 @@ static void test_ring_hand(void)
 		CHECK_NEAR(cc.time_s, 5e-6 + 2 * h + 7 * M / 450e9, 1e-12);
 		CHECK(cc.step_s == 0 && cc.bound == CCS_BOUND_NVLINK);
 		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TWOSHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)M, &cc, NULL));
-		CHECK_NEAR(cc.time_s, 12e-6 + 3 * h + 1.75 * M / 450e9, 1e-12);
+		CHECK_NEAR(cc.time_s, 12e-6 + 3 * h + 1.75 * M / (0.65 * 450e9), 1e-12);
 		/* one-shot wins small, two-shot large: they cross where
-		 * 7 x / B - 1.75 x / B = 7 us + h */
+		 * 7 x / B - 1.75 x / (0.65 B) = 7 us + h */
 		struct ccs_cost o, w2;
-		double cross = (7e-6 + h) * 450e9 / 5.25;
+		double cross = (7e-6 + h) * 450e9 / (7 - 1.75 / 0.65);
 		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_ONESHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)(cross * 0.9), &o, NULL);
 		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TWOSHOT, CCS_PROTO_SIMPLE, 0, (uint64_t)(cross * 0.9), &w2, NULL);
 		CHECK(o.time_s < w2.time_s);

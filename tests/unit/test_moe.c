@@ -10,9 +10,14 @@
 **   - the same seed gives the same picks, another seed others; top-k distinct
 **   - the simulation agrees with the closed form where nothing contends
 **   - bad configurations are refused with a reason
+**   - KV-cache transfers (model/kv.h): bytes add up to the cache, counted
+**     here from the head ranges; TP 8 -> 4 and 4 -> 8 pair the right ranks;
+**     layer streaming hides the transfer behind compute when a layer's
+**     transfer is shorter than its compute; both engines agree
 */
 #include "../check.h"
 
+#include "../../model/kv.h"
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/engine.h"
@@ -261,11 +266,93 @@ static void test_sim_agrees(void)
 	}
 }
 
+static void test_kv(void)
+{
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	char err[256];
+	int ok = !up(&t, &c, 2);
+	CHECK(ok);
+	if (!ok)
+		return;
+	struct ccs_fabric *fab = NULL;
+	CHECK(!ccs_fabric_new(&c, &fab));
+	/* (P, Q, replicated, layer time) */
+	static const struct { int P, Q, rep; double tc; } cases[] = {
+		{ 8, 8, 0, 0 }, { 8, 4, 0, 0 }, { 4, 8, 0, 0 }, { 8, 8, 1, 0 }, { 8, 8, 0, 300e-6 }, { 8, 8, 0, 10e-6 },
+		{ 4, 4, 0, 0 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0] && fab; k++) {
+		struct ccs_kv_cfg cfg;
+		ccs_kv_cfg_default(&cfg);
+		cfg.layers = 8;
+		cfg.prefill = cases[k].P;
+		cfg.decode = cases[k].Q;
+		cfg.replicated = cases[k].rep;
+		cfg.layer_s = cases[k].tc;
+		if (cfg.replicated)
+			cfg.dim = 576;
+		struct ccs_kv_plan p;
+		CHECK(!ccs_kv_plan(&c, &cfg, &p, err, sizeof err));
+		/* conservation: sharded, every value of the cache once; replicated,
+		 * the whole cache to each decode rank */
+		double sum = 0;
+		for (int i = 0; i < p.npairs; i++) {
+			sum += p.pair[i].bytes;
+			CHECK(p.pair[i].src < cfg.prefill && p.pair[i].dst >= c.n - cfg.decode);
+			/* 8 -> 4: decode j gets prefill 2j and 2j+1; 4 -> 8: prefill i
+			 * feeds decode 2i and 2i+1 */
+			int j = p.pair[i].dst - (c.n - cfg.decode);
+			if (!cfg.replicated && cfg.prefill == 8 && cfg.decode == 4)
+				CHECK(p.pair[i].src / 2 == j);
+			if (!cfg.replicated && cfg.prefill == 4 && cfg.decode == 8)
+				CHECK(j / 2 == p.pair[i].src);
+		}
+		double cache = (double)cfg.tokens * cfg.dim * cfg.dsize;
+		CHECK_NEAR(sum, cfg.replicated ? cache * cfg.decode : cache, 1e-12);
+		CHECK(p.npairs == (cfg.replicated ? cfg.decode : cfg.prefill > cfg.decode ? cfg.prefill : cfg.decode));
+		struct ccs_kv_cost kc;
+		CHECK(!ccs_kv_eval(&c, &cfg, &p, &kc));
+		CHECK_NEAR(kc.net_bytes + kc.scaleup_bytes, sum * cfg.layers, 1e-12);
+		if (cfg.prefill + cfg.decode == c.n)
+			CHECK(kc.scaleup_bytes == 0);
+		/* streaming: exposed = L + one layer when a layer's transfer is
+		 * shorter than its compute, else first layer + all transfers */
+		if (cfg.layer_s > kc.layer_s)
+			CHECK_NEAR(kc.exposed_s, kc.lat_s + kc.layer_s, 1e-9);
+		else
+			CHECK_NEAR(kc.time_s, kc.lat_s + cfg.layer_s + cfg.layers * kc.layer_s, 1e-9);
+		struct ccs_sched s;
+		const char *why = NULL;
+		struct ccs_sim_stats st;
+		CHECK(!ccs_sched_kv(&c, &cfg, &p, &s, &why));
+		CHECK(!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err));
+		s.release(&s);
+		CHECK_NEAR(st.bytes_sent, sum * cfg.layers, 1e-9);
+		CHECK_NEAR(st.time_s, kc.time_s, 1e-3);
+		ccs_kv_plan_release(&p);
+	}
+	/* refused: ranks that do not fit, values that do not split */
+	struct ccs_kv_cfg cfg;
+	struct ccs_kv_plan p;
+	ccs_kv_cfg_default(&cfg);
+	cfg.prefill = 12;
+	cfg.decode = 8;
+	CHECK(ccs_kv_plan(&c, &cfg, &p, err, sizeof err) == CCS_EINPUT && strstr(err, "fit"));
+	ccs_kv_cfg_default(&cfg);
+	cfg.dim = 1000;
+	cfg.decode = 3;
+	CHECK(ccs_kv_plan(&c, &cfg, &p, err, sizeof err) == CCS_EINPUT && strstr(err, "split"));
+	ccs_fabric_free(fab);
+	down(t, &c);
+}
+
 int main(void)
 {
 	test_conservation();
 	test_skew();
 	test_seed_and_checks();
 	test_sim_agrees();
+	test_kv();
 	return CHECK_DONE("test_moe");
 }

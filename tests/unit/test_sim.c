@@ -881,7 +881,7 @@ static void test_shot(void)
 				double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, a, CCS_PROTO_SIMPLE, 0, b, &st);
 				CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, a, CCS_PROTO_SIMPLE, 0, b, &cc, NULL));
 				CHECK_NEAR(ts, cc.time_s, 1e-6);
-				double per = a == CCS_ALGO_ONESHOT ? (double)b : (double)b / c.n * 2;
+				double per = a == CCS_ALGO_ONESHOT ? (double)b : (double)b / c.n * 2 / c.prm.twoshot_eff;
 				CHECK_NEAR(st.bytes_sent, per * c.n * (c.n - 1), 1e-9);
 				CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 			}
