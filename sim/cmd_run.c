@@ -8,7 +8,9 @@
 **   workloads: - {name, collective, algo, bytes,            (collectives)
 **                 tokens, hidden, dtype, topk, experts,      (dispatch, combine)
 **                 routing, skew, hot, hot_share, expert_groups, topk_groups,
-**                 placement, replicas, seed}
+**                 placement, replicas, seed,
+**                 prefill, decode, layers, kv_dim, kv_replicated,  (kvcache)
+**                 page_tokens, layer_time}
 ** A topology path is taken relative to the scenario's folder.  The whole
 ** file is checked (keys, values, topologies load, algorithms apply) before
 ** anything runs; errors name file:line:column.  Sweeps, a results database
@@ -16,6 +18,7 @@
 */
 #include "cli.h"
 
+#include "../model/kv.h"
 #include "../model/moe.h"
 #include "../model/topo_yaml.h"
 #include "../model/ytree.h"
@@ -44,10 +47,11 @@ struct design {
 struct work {
 	const struct ccs_ynode *node;
 	const char *name;
-	int moe, op, coll, algo;     /* algo -1: auto */
+	int moe, kv, op, coll, algo; /* algo -1: auto */
 	long ranks;                  /* 0: the design's */
 	uint64_t bytes;
 	struct ccs_moe_cfg cfg;
+	struct ccs_kv_cfg kvc;
 };
 
 static int ydiag(struct ccs_ydoc *d, const struct ccs_ynode *y, const char *fmt, ...) CCS_PRINTF(3, 4);
@@ -107,14 +111,47 @@ static int load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, const char
 	return CCS_OK;
 }
 
+/* A kvcache workload (model/kv.h): its own keys, tokens, dtype; no algo. */
+static int load_kv(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w)
+{
+	static const char *const not_kv[] = { "algo", "bytes", "hidden", "topk", "experts", "routing", "skew", "hot",
+	                                      "hot_share", "expert_groups", "topk_groups", "placement", "replicas",
+	                                      "seed" };
+	for (size_t k = 0; k < sizeof not_kv / sizeof not_kv[0]; k++)
+		if (ccs_y_get(m, not_kv[k]))
+			return ydiag(d, ccs_y_get(m, not_kv[k]), "'%s' is not a kvcache key", not_kv[k]);
+	ccs_kv_cfg_default(&w->kvc);
+	struct { const char *key; int *out; long lo, hi; } ints[] = {
+		{ "prefill", &w->kvc.prefill, 1, 1 << 20 }, { "decode", &w->kvc.decode, 1, 1 << 20 },
+		{ "layers", &w->kvc.layers, 1, 100000 }, { "kv_dim", &w->kvc.dim, 1, 1 << 24 },
+		{ "tokens", &w->kvc.tokens, 1, 1 << 26 }, { "page_tokens", &w->kvc.page_tokens, 1, 1 << 26 },
+	};
+	int rc;
+	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
+		long v = *ints[k].out;
+		if ((rc = ccs_y_long(d, m, ints[k].key, ints[k].lo, ints[k].hi, &v)))
+			return rc;
+		*ints[k].out = (int)v;
+	}
+	static const char *const dt[] = { "fp8", "bf16", "fp32" };
+	int di = 1;
+	static const char *const yn[] = { "false", "true" };
+	if ((rc = name_of(d, m, "dtype", dt, 3, &di)) || (rc = name_of(d, m, "kv_replicated", yn, 2, &w->kvc.replicated)) ||
+	    (rc = ccs_y_qty(d, m, "layer_time", CCS_QTY_TIME, &w->kvc.layer_s)))
+		return rc;
+	w->kvc.dsize = di == 0 ? 1 : di == 1 ? 2 : 4;
+	return CCS_OK;
+}
+
 static int load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w)
 {
 	static const char *const keys[] = { "name", "collective", "algo", "bytes", "tokens", "hidden", "dtype", "topk",
 	                                    "experts", "routing", "skew", "hot", "hot_share", "expert_groups",
-	                                    "topk_groups", "placement", "replicas", "seed", "ranks" };
+	                                    "topk_groups", "placement", "replicas", "seed", "ranks", "prefill", "decode",
+	                                    "layers", "kv_dim", "kv_replicated", "page_tokens", "layer_time" };
 	int rc;
 	w->node = m;
-	if ((rc = ccs_y_kind(d, m, CCS_Y_MAP, "a workload")) || (rc = ccs_y_keys(d, m, keys, 19, "a workload")) ||
+	if ((rc = ccs_y_kind(d, m, CCS_Y_MAP, "a workload")) || (rc = ccs_y_keys(d, m, keys, (int)(sizeof keys / sizeof keys[0]), "a workload")) ||
 	    (rc = ccs_y_long(d, m, "ranks", 1, 1 << 20, &w->ranks)) ||
 	    (rc = ccs_y_need(d, m, "name", "a workload")) || (rc = ccs_y_need(d, m, "collective", "a workload")) ||
 	    (rc = ccs_y_str(d, m, "name", &w->name)))
@@ -124,10 +161,19 @@ static int load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work 
 		return rc;
 	w->op = ccs_moe_parse(ccs_moe_op_name, CCS_MOE_OP_N, cy->str);
 	w->moe = w->op == CCS_MOE_DISPATCH || w->op == CCS_MOE_COMBINE;
-	w->coll = w->moe ? -1 : ccs_coll_parse(cy->str);
-	if (!w->moe && w->coll < 0)
-		return ydiag(d, cy, "unknown collective '%s'; one of: dispatch, combine, allreduce, allgather, reducescatter, "
-		             "broadcast, reduce, alltoall, sendrecv", cy->str);
+	w->kv = !strcmp(cy->str, "kvcache");
+	w->coll = w->moe || w->kv ? -1 : ccs_coll_parse(cy->str);
+	if (!w->moe && !w->kv && w->coll < 0)
+		return ydiag(d, cy, "unknown collective '%s'; one of: dispatch, combine, kvcache, allreduce, allgather, "
+		             "reducescatter, broadcast, reduce, alltoall, sendrecv", cy->str);
+	static const char *const kv_keys[] = { "prefill", "decode", "layers", "kv_dim", "kv_replicated", "page_tokens",
+	                                       "layer_time" };
+	if (!w->kv)
+		for (size_t k = 0; k < sizeof kv_keys / sizeof kv_keys[0]; k++)
+			if (ccs_y_get(m, kv_keys[k]))
+				return ydiag(d, ccs_y_get(m, kv_keys[k]), "'%s' is for kvcache, not %s", kv_keys[k], cy->str);
+	if (w->kv)
+		return load_kv(d, m, w);
 	w->algo = -1;
 	const struct ccs_ynode *ay = ccs_y_get(m, "algo");
 	if (ay && (rc = ccs_y_kind(d, ay, CCS_Y_SCALAR, "algo")))
@@ -206,6 +252,69 @@ struct cell {
 static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
                      size_t errn);
 
+/* A kvcache cell: time until the last layer lands, the rate a decode rank
+ * receives at. */
+static int kv_cell(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
+                   size_t errn)
+{
+	struct ccs_kv_cfg cfg = w->kvc;
+	struct ccs_kv_plan p;
+	struct ccs_kv_cost kc;
+	int rc = ccs_kv_plan(c, &cfg, &p, err, errn);
+	if (rc)
+		return rc;
+	rc = ccs_kv_eval(c, &cfg, &p, &kc);
+	if (!rc) {
+		snprintf(out->algo, sizeof out->algo, "%d->%d%s", cfg.prefill, cfg.decode, cfg.replicated ? " repl" : "");
+		out->t_model = kc.time_s;
+		out->bw = kc.time_s > 0 ? kc.recv_max / kc.time_s : 0;
+	}
+	if (!rc && engine) {
+		struct ccs_sched s;
+		const char *why = NULL;
+		struct ccs_fabric *fab = NULL;
+		struct ccs_sim_stats st;
+		rc = ccs_sched_kv(c, &cfg, &p, &s, &why);
+		if (rc == CCS_EINPUT)
+			snprintf(err, errn, "%s", why);
+		if (!rc) {
+			rc = ccs_fabric_new(c, &fab);
+			if (!rc)
+				rc = ccs_sim_run(fab, &s, &st, NULL, err, errn);
+			ccs_fabric_free(fab);
+			s.release(&s);
+			if (!rc)
+				out->t_sim = st.time_s;
+		}
+	}
+	ccs_kv_plan_release(&p);
+	return rc;
+}
+
+/* Whether a kvcache workload fits the design (its ranks), before anything
+ * runs: 0, or -1 with the reason in err. */
+static int kv_check(const struct design *g, const struct work *w, char *err, size_t errn)
+{
+	struct ccs_comm c;
+	const struct ccs_comm *cp = &g->c;
+	int own = w->ranks && w->ranks != g->c.n;
+	if (own) {
+		if (ccs_comm_build(g->t, (int)w->ranks, (int)g->ppn, &c, err, errn))
+			return -1;
+		cp = &c;
+	}
+	struct ccs_kv_cfg cfg = w->kvc;
+	struct ccs_kv_plan p;
+	int rc = ccs_kv_plan(cp, &cfg, &p, err, errn);
+	if (rc == CCS_ENOMEM)
+		snprintf(err, errn, "out of memory");
+	if (!rc)
+		ccs_kv_plan_release(&p);
+	if (own)
+		ccs_comm_release(&c);
+	return rc ? -1 : 0;
+}
+
 /* A workload with its own rank count runs on the design's first ranks. */
 static int run_cell(const struct design *g, const struct work *w, int engine, struct cell *out, char *err, size_t errn)
 {
@@ -224,6 +333,8 @@ static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine,
 {
 	memset(out, 0, sizeof *out);
 	out->t_model = out->t_sim = -1;
+	if (w->kv)
+		return kv_cell(c, w, engine, out, err, errn);
 	if (!w->moe) {
 		unsigned amask = w->algo >= 0 ? 1u << w->algo : (1u << CCS_ALGO_N) - 1;
 		int a, q;
@@ -416,7 +527,8 @@ int ccs_cmd_run(int argc, char **argv)
 		}
 		g->built = 1;
 		for (int j = 0; j < nw; j++)
-			if (ws[j].moe && ccs_moe_check(&ws[j].cfg, g->c.n, err, sizeof err)) {
+			if ((ws[j].moe && ccs_moe_check(&ws[j].cfg, g->c.n, err, sizeof err)) ||
+			    (ws[j].kv && kv_check(g, &ws[j], err, sizeof err))) {
 				char msg[512];
 				snprintf(msg, sizeof msg, "on design '%s': %s", g->name, err);
 				ccs_y_error(&doc, ws[j].node, msg);
@@ -468,7 +580,7 @@ int ccs_cmd_run(int argc, char **argv)
 			}
 			printf("\n");
 		}
-		printf("#\n# bandwidth: MoE rows DeepEP's bottleneck bandwidth, collectives busbw (GB/s, closed form)\n");
+		printf("#\n# bandwidth: MoE rows DeepEP's bottleneck bandwidth, kvcache what a decode rank receives per second, collectives busbw (GB/s, closed form)\n");
 		for (int j = 0; j < nw; j++) {
 			printf("  %-24.24s", ws[j].name);
 			for (int i = 0; i < ng; i++) {

@@ -1,0 +1,1 @@
+run tests/data/scenarios/bad-kv.yaml

@@ -1,0 +1,1 @@
+run tests/data/scenarios/kv.yaml
