@@ -252,6 +252,21 @@ struct cell {
 static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
                      size_t errn);
 
+/* Run s (released here) on a fresh fabric of c: its time in *t. */
+static int sim_sched(const struct ccs_comm *c, struct ccs_sched *s, double *t, char *err, size_t errn)
+{
+	struct ccs_fabric *fab = NULL;
+	struct ccs_sim_stats st;
+	int rc = ccs_fabric_new(c, &fab);
+	if (!rc)
+		rc = ccs_sim_run(fab, s, &st, NULL, err, errn);
+	ccs_fabric_free(fab);
+	s->release(s);
+	if (!rc)
+		*t = st.time_s;
+	return rc;
+}
+
 /* A kvcache cell: time until the last layer lands, the rate a decode rank
  * receives at. */
 static int kv_cell(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
@@ -272,20 +287,11 @@ static int kv_cell(const struct ccs_comm *c, const struct work *w, int engine, s
 	if (!rc && engine) {
 		struct ccs_sched s;
 		const char *why = NULL;
-		struct ccs_fabric *fab = NULL;
-		struct ccs_sim_stats st;
 		rc = ccs_sched_kv(c, &cfg, &p, &s, &why);
 		if (rc == CCS_EINPUT)
 			snprintf(err, errn, "%s", why);
-		if (!rc) {
-			rc = ccs_fabric_new(c, &fab);
-			if (!rc)
-				rc = ccs_sim_run(fab, &s, &st, NULL, err, errn);
-			ccs_fabric_free(fab);
-			s.release(&s);
-			if (!rc)
-				out->t_sim = st.time_s;
-		}
+		if (!rc)
+			rc = sim_sched(c, &s, &out->t_sim, err, errn);
 	}
 	ccs_kv_plan_release(&p);
 	return rc;
@@ -350,20 +356,13 @@ static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine,
 		if (engine) {
 			struct ccs_sched s;
 			const char *why;
-			struct ccs_fabric *fab;
-			struct ccs_sim_stats st;
 			if (ccs_sched_build(c, w->coll, a, q, 0, w->bytes, &s, &why)) {
 				snprintf(err, errn, "%s", why);
 				return CCS_EINPUT;
 			}
-			int rc = ccs_fabric_new(c, &fab);
-			if (!rc)
-				rc = ccs_sim_run(fab, &s, &st, NULL, err, errn);
-			ccs_fabric_free(fab);
-			s.release(&s);
+			int rc = sim_sched(c, &s, &out->t_sim, err, errn);
 			if (rc)
 				return rc;
-			out->t_sim = st.time_s;
 		}
 		return CCS_OK;
 	}
@@ -403,8 +402,6 @@ static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine,
 			struct ccs_moe_plan p;
 			struct ccs_sched s;
 			const char *why;
-			struct ccs_fabric *fab = NULL;
-			struct ccs_sim_stats st;
 			rc = ccs_moe_plan(c, &w->cfg, &r, NULL, w->op, best, &p, err, errn);
 			if (!rc) {
 				rc = ccs_sched_moe(c, &p, &s, &why);
@@ -412,15 +409,8 @@ static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine,
 				if (rc)
 					snprintf(err, errn, "%s", why);
 			}
-			if (!rc) {
-				rc = ccs_fabric_new(c, &fab);
-				if (!rc)
-					rc = ccs_sim_run(fab, &s, &st, NULL, err, errn);
-				ccs_fabric_free(fab);
-				s.release(&s);
-				if (!rc)
-					out->t_sim = st.time_s;
-			}
+			if (!rc)
+				rc = sim_sched(c, &s, &out->t_sim, err, errn);
 		}
 	}
 	ccs_moe_routing_release(&r);

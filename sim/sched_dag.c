@@ -82,6 +82,18 @@ int ccs_dag_edge(struct ccs_dag *d, uint32_t from, uint32_t to)
 	return CCS_OK;
 }
 
+int ccs_dag_take(struct ccs_dag **d, struct ccs_sched *s, const char **why)
+{
+	uint32_t bad;
+	int cycle;
+	int rc = ccs_dag_install(*d, s, &bad, &cycle);
+	if (rc == CCS_EINPUT)
+		*why = "internal: the schedule broke its limits";
+	if (!rc)
+		*d = NULL;
+	return rc;
+}
+
 int ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int *cycle)
 {
 	*cycle = 0;

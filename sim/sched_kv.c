@@ -57,13 +57,7 @@ int ccs_sched_kv(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const s
 					goto out;
 			}
 		}
-	uint32_t bad;
-	int cycle;
-	rc = ccs_dag_install(d, s, &bad, &cycle);
-	if (rc == CCS_EINPUT)
-		*why = "internal: the schedule broke its limits";
-	if (!rc)
-		d = NULL;
+	rc = ccs_dag_take(&d, s, why);
 out:
 	ccs_dag_free(d);
 	ccs_free(prev);

@@ -93,13 +93,7 @@ int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct cc
 		if ((rc = phase(d, n, w, b0, kb, stage, b1)) || (rc = phase(d, n, w, b1, kb, stage, b2)))
 			goto out;
 	}
-	uint32_t bad;
-	int cycle;
-	rc = ccs_dag_install(d, s, &bad, &cycle);
-	if (rc == CCS_EINPUT)
-		*why = "internal: the schedule broke its limits";
-	if (!rc)
-		d = NULL;
+	rc = ccs_dag_take(&d, s, why);
 out:
 	ccs_dag_free(d);
 	ccs_free(b0);
