@@ -1,0 +1,448 @@
+/* calibrate/ingest.c: nccl-tests and perftest logs into records (ingest.h). */
+#include "ingest.h"
+
+#include "../model/coll.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXTOK 48
+
+/* One line split on blanks: tokens (NUL-terminated copies) and their
+ * 1-based columns. */
+struct toks {
+	int n;
+	char buf[1024];
+	char *t[MAXTOK];
+	int col[MAXTOK];
+};
+
+static void split(const char *s, size_t len, struct toks *k)
+{
+	k->n = 0;
+	size_t o = 0;
+	for (size_t i = 0; i < len && k->n < MAXTOK;) {
+		while (i < len && isspace((unsigned char)s[i]))
+			i++;
+		if (i >= len)
+			break;
+		size_t j = i;
+		while (j < len && !isspace((unsigned char)s[j]))
+			j++;
+		if (o + (j - i) + 1 > sizeof k->buf)
+			break;
+		memcpy(k->buf + o, s + i, j - i);
+		k->buf[o + (j - i)] = 0;
+		k->t[k->n] = k->buf + o;
+		k->col[k->n] = (int)i + 1;
+		k->n++;
+		o += j - i + 1;
+		i = j;
+	}
+}
+
+static int is_uint(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static int num(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (end == s || *end || errno == ERANGE || x != x)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static struct ccs_mark mk(int line, int col)
+{
+	struct ccs_mark m = { 0, line, col };
+	return m;
+}
+
+int ccs_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d)
+{
+	*text = NULL;
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		ccs_diag_msg(d, "%s: cannot open: %s", path, strerror(errno));
+		return CCS_EIO;
+	}
+	size_t cap = 65536, n = 0;
+	char *b = ccs_malloc(cap);
+	while (b) {
+		size_t r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0)
+			break;
+		if (n + 1 >= cap) {
+			char *nb = ccs_realloc(b, cap * 2);
+			if (!nb) {
+				ccs_free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (!b)
+		return CCS_ENOMEM;
+	if (err) {
+		ccs_free(b);
+		ccs_diag_msg(d, "%s: cannot read", path);
+		return CCS_EIO;
+	}
+	b[n] = 0;
+	*text = b;
+	*len = n;
+	return CCS_OK;
+}
+
+/* "all_reduce_perf" (or a path ending in it, or with .log / .txt after it)
+ * to the CLI name of the collective; "" when none matches. */
+static void coll_from(const char *s, char *out, size_t outn)
+{
+	out[0] = 0;
+	const char *base = strrchr(s, '/');
+	base = base ? base + 1 : s;
+	static const char *const tests[] = { "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+	                                     "alltoall", "sendrecv" };
+	static const int colls[] = { CCS_COLL_ALLREDUCE, CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER, CCS_COLL_BROADCAST,
+	                             CCS_COLL_REDUCE, CCS_COLL_ALLTOALL, CCS_COLL_SENDRECV };
+	for (int i = 0; i < 7; i++) {
+		char pat[40];
+		snprintf(pat, sizeof pat, "%s_perf", tests[i]);
+		const char *p = strstr(base, pat);
+		/* "reduce_perf" is inside "all_reduce_perf": take the match at
+		 * the start of the name or after a separator */
+		while (p && p != base && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			p = strstr(p + 1, pat);
+		if (p) {
+			snprintf(out, outn, "%s", ccs_coll_cli[colls[i]]);
+			return;
+		}
+	}
+}
+
+/* ---- nccl-tests ---- */
+
+struct ntschema {
+	int have, redop, root, extra;   /* header seen; columns present; extra columns after the halves */
+	int inplace_col;                /* column of the in-place time in the header */
+};
+
+static int nt_header(const struct toks *k, struct ntschema *s, int *cputime)
+{
+	/* "#  size count type [redop] [root] time algbw busbw #wrong time ..." */
+	int i = 0;
+	if (k->n > 0 && !strcmp(k->t[0], "#"))
+		i = 1;
+	if (k->n - i < 9 || strcmp(k->t[i], "size") || strcmp(k->t[i + 1], "count") || strcmp(k->t[i + 2], "type"))
+		return 0;
+	memset(s, 0, sizeof *s);
+	s->have = 1;
+	int j = i + 3;
+	if (j < k->n && !strcmp(k->t[j], "redop")) {
+		s->redop = 1;
+		j++;
+	}
+	if (j < k->n && !strcmp(k->t[j], "root")) {
+		s->root = 1;
+		j++;
+	}
+	*cputime = j < k->n && !strcmp(k->t[j], "cputime");
+	int halves = 0;
+	for (int m = j; m < k->n; m++)
+		if (!strcmp(k->t[m], "time") || !strcmp(k->t[m], "cputime")) {
+			if (++halves == 2)
+				s->inplace_col = k->col[m];
+		}
+	s->extra = k->n - (j + 8) > 0;
+	return 1;
+}
+
+static int nt_half(const char *src, int line, const struct toks *k, int at, struct ccs_nt_half *h,
+                   struct ccs_diag *d)
+{
+	(void)src;
+	memset(h, 0, sizeof *h);
+	double v[3];
+	for (int q = 0; q < 3; q++) {
+		if (!strcmp(k->t[at + q], "N/A"))
+			return CCS_OK;
+		if (num(k->t[at + q], &v[q]) || v[q] < 0)
+			return ccs_diag_at(d, mk(line, k->col[at + q]), "expected a %s, got '%s'",
+			                   q == 0 ? "time in us" : "bandwidth in GB/s", k->t[at + q]);
+	}
+	double w;
+	if (strcmp(k->t[at + 3], "N/A") && num(k->t[at + 3], &w))
+		return ccs_diag_at(d, mk(line, k->col[at + 3]), "expected an error count, got '%s'", k->t[at + 3]);
+	h->valid = 1;
+	h->time_s = v[0] * 1e-6;
+	h->algbw_Bps = v[1] * 1e9;
+	h->busbw_Bps = v[2] * 1e9;
+	return CCS_OK;
+}
+
+int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll_hint, struct ccs_nt_log *out,
+                 struct ccs_diag *d)
+{
+	memset(out, 0, sizeof *out);
+	out->avg_busbw_Bps = -1;
+	const char *srcs[1] = { src };
+	d->srcs = srcs;
+	d->nsrcs = 1;
+	struct ntschema sc;
+	memset(&sc, 0, sizeof sc);
+	size_t cap = 0;
+	int rc = CCS_OK, line = 0;
+	struct toks *k = ccs_malloc(sizeof *k);
+	if (!k)
+		return CCS_ENOMEM;
+	for (size_t pos = 0; pos < len && !rc;) {
+		const char *s = text + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - s) : len - pos;
+		pos += ll + 1;
+		line++;
+		split(s, ll, k);
+		if (!k->n)
+			continue;
+		if (k->t[0][0] == '#') {
+			int cpu = 0;
+			if (nt_header(k, &sc, &cpu)) {
+				out->cputime = cpu;
+				continue;
+			}
+			/* "# Collective test starting: all_reduce_perf" */
+			for (int i = 0; i + 1 < k->n; i++)
+				if (!strcmp(k->t[i], "starting:"))
+					coll_from(k->t[i + 1], out->coll, sizeof out->coll);
+			/* "#  Rank  0 Group  0 Pid 123 on host device ..." */
+			if (k->n > 2 && !strcmp(k->t[1], "Rank") && is_uint(k->t[2])) {
+				out->ranks++;
+				for (int i = 3; i + 1 < k->n; i++)
+					if (!strcmp(k->t[i], "on") && !out->host[0] && !strcmp(k->t[2], "0"))
+						snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);
+			}
+			/* "# Avg bus bandwidth    : 745.53" */
+			if (k->n >= 6 && !strcmp(k->t[1], "Avg") && !strcmp(k->t[2], "bus") && !strcmp(k->t[3], "bandwidth")) {
+				double v;
+				if (num(k->t[5], &v) || v < 0)
+					rc = ccs_diag_at(d, mk(line, k->col[5]), "expected the average bus bandwidth in GB/s, got '%s'",
+					                 k->t[5]);
+				else
+					out->avg_busbw_Bps = v * 1e9;
+			}
+			continue;
+		}
+		if (!is_uint(k->t[0]))
+			continue;       /* NCCL INFO lines and other chatter */
+		/* the schema: the header's, else by token count (11: no redop or
+		 * root, 12: no root, 13: both) */
+		struct ntschema rs = sc;
+		if (!rs.have) {
+			if (k->n < 11 || k->n > 13) {
+				rc = ccs_diag_at(d, mk(line, 1), "a data row before any nccl-tests header, with %d fields", k->n);
+				break;
+			}
+			rs.redop = k->n >= 12;
+			rs.root = k->n == 13;
+		}
+		int fixed = 3 + rs.redop + rs.root;
+		int halves = k->n >= fixed + 8 ? 2 : k->n >= fixed + 4 ? 1 : 0;
+		if (!halves || (k->n > fixed + 8 && !rs.extra) || (halves == 1 && k->n > fixed + 4 && !rs.extra)) {
+			int c = k->n > fixed + 8 ? k->col[fixed + 8] : k->col[k->n - 1];
+			rc = ccs_diag_at(d, mk(line, c), "a row of %d fields does not fit the header (%d or %d expected)", k->n,
+			                 fixed + 4, fixed + 8);
+			break;
+		}
+		if (out->nrow == cap) {
+			if ((rc = ccs_grow(&out->row, &cap, out->nrow + 1, sizeof *out->row)))
+				break;
+		}
+		struct ccs_nt_row *r = &out->row[out->nrow];
+		memset(r, 0, sizeof *r);
+		r->line = line;
+		r->root = -1;
+		char *end;
+		r->size = strtoull(k->t[0], &end, 10);
+		if (!is_uint(k->t[1])) {
+			rc = ccs_diag_at(d, mk(line, k->col[1]), "expected an element count, got '%s'", k->t[1]);
+			break;
+		}
+		r->count = strtoull(k->t[1], &end, 10);
+		if (!ccs_dtype_parse(k->t[2])) {
+			rc = ccs_diag_at(d, mk(line, k->col[2]), "unknown data type '%s'", k->t[2]);
+			break;
+		}
+		snprintf(r->type, sizeof r->type, "%s", k->t[2]);
+		int at = 3;
+		if (rs.redop)
+			snprintf(r->redop, sizeof r->redop, "%s", k->t[at++]);
+		if (rs.root) {
+			double v;
+			if (num(k->t[at], &v) || v != (int)v) {
+				rc = ccs_diag_at(d, mk(line, k->col[at]), "expected a root rank, got '%s'", k->t[at]);
+				break;
+			}
+			r->root = (int)v;
+			at++;
+		}
+		int which = 0;
+		if (halves == 1 && sc.inplace_col && k->col[at] >= sc.inplace_col - 2)
+			which = 1;      /* only the in-place half is printed */
+		for (int h = 0; h < halves && !rc; h++)
+			rc = nt_half(src, line, k, at + 4 * h, &r->half[which + h], d);
+		if (rc)
+			break;
+		out->nrow++;
+	}
+	ccs_free(k);
+	if (!rc && !out->nrow)
+		rc = ccs_diag_at(d, mk(line > 0 ? line : 1, 1), "no nccl-tests table found");
+	if (!rc && !out->coll[0])
+		coll_from(coll_hint ? coll_hint : src, out->coll, sizeof out->coll);
+	if (rc)
+		ccs_nt_release(out);
+	d->srcs = NULL;
+	d->nsrcs = 0;
+	return rc;
+}
+
+void ccs_nt_release(struct ccs_nt_log *l)
+{
+	ccs_free(l->row);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- perftest ---- */
+
+int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_log *out, struct ccs_diag *d)
+{
+	memset(out, 0, sizeof *out);
+	const char *srcs[1] = { src };
+	d->srcs = srcs;
+	d->nsrcs = 1;
+	size_t cap = 0;
+	int rc = CCS_OK, line = 0, in_table = 0, duration = 0;
+	double unit = 0;            /* B/s per printed bandwidth unit */
+	struct toks *k = ccs_malloc(sizeof *k);
+	if (!k)
+		return CCS_ENOMEM;
+	for (size_t pos = 0; pos < len && !rc;) {
+		const char *s = text + pos;
+		const char *nl = memchr(s, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - s) : len - pos;
+		pos += ll + 1;
+		line++;
+		split(s, ll, k);
+		if (!k->n)
+			continue;
+		if (!out->verb[0]) {
+			for (int i = 0; i < k->n; i++) {
+				if (!strcmp(k->t[i], "RDMA_Write"))
+					snprintf(out->verb, sizeof out->verb, "write");
+				else if (!strcmp(k->t[i], "RDMA_Read"))
+					snprintf(out->verb, sizeof out->verb, "read");
+				else if (!strcmp(k->t[i], "Send") && i + 1 < k->n &&
+				         (!strcmp(k->t[i + 1], "BW") || !strcmp(k->t[i + 1], "Latency")))
+					snprintf(out->verb, sizeof out->verb, "send");
+			}
+		}
+		/* " Dual-port : OFF		Device : ib0": settings two to a line */
+		for (int i = 0; i + 2 < k->n && !out->device[0]; i++)
+			if (!strcmp(k->t[i], "Device") && !strcmp(k->t[i + 1], ":"))
+				snprintf(out->device, sizeof out->device, "%s", k->t[i + 2]);
+		if (!strcmp(k->t[0], "#bytes")) {
+			in_table = 1;
+			if (strstr(s, "BW average")) {
+				out->kind = CCS_PF_BW;
+				const char *u = strstr(s, "BW average[");
+				u = u ? u + 11 : "";
+				unit = !strncmp(u, "Gb/sec", 6) ? 125e6 : (!strncmp(u, "MB/sec", 6) || !strncmp(u, "MiB/sec", 7))
+				                                              ? 1048576.0 : 0;
+				if (!unit) {
+					rc = ccs_diag_at(d, mk(line, (int)(u - s) + 1), "unknown bandwidth unit in the perftest header");
+					break;
+				}
+			} else if (strstr(s, "t_min") || strstr(s, "t_avg")) {
+				out->kind = CCS_PF_LAT;
+				duration = !strstr(s, "t_min");
+			} else {
+				rc = ccs_diag_at(d, mk(line, 1), "a perftest header that is neither bandwidth nor latency");
+				break;
+			}
+			continue;
+		}
+		if (k->t[0][0] == '-' && k->t[0][1] == '-') {
+			in_table = 0;
+			continue;
+		}
+		if (!in_table || !is_uint(k->t[0]))
+			continue;       /* settings, warnings ("Conflicting CPU frequency ...") */
+		int want = out->kind == CCS_PF_BW ? 5 : duration ? 4 : 6;
+		if (k->n < want) {
+			rc = ccs_diag_at(d, mk(line, k->col[k->n - 1]), "a perftest row of %d fields, %d expected", k->n, want);
+			break;
+		}
+		double v[9] = { 0 };
+		int nv = k->n < 9 ? k->n : 9;
+		for (int i = 1; i < nv; i++)
+			if (num(k->t[i], &v[i]) || v[i] < 0) {
+				rc = ccs_diag_at(d, mk(line, k->col[i]), "expected a number, got '%s'", k->t[i]);
+				break;
+			}
+		if (rc)
+			break;
+		if ((rc = ccs_grow(&out->row, &cap, out->nrow + 1, sizeof *out->row)))
+			break;
+		struct ccs_pf_row *r = &out->row[out->nrow++];
+		memset(r, 0, sizeof *r);
+		r->line = line;
+		r->bytes = strtoull(k->t[0], NULL, 10);
+		r->iters = (uint64_t)v[1];
+		if (out->kind == CCS_PF_BW) {
+			r->peak_Bps = v[2] * unit;
+			r->avg_Bps = v[3] * unit;
+			r->rate_Mpps = v[4];
+		} else if (duration) {
+			r->t_avg_s = v[2] * 1e-6;
+		} else {
+			r->t_min_s = v[2] * 1e-6;
+			r->t_max_s = v[3] * 1e-6;
+			r->t_typ_s = v[4] * 1e-6;
+			r->t_avg_s = v[5] * 1e-6;
+		}
+	}
+	ccs_free(k);
+	if (!rc && !out->nrow)
+		rc = ccs_diag_at(d, mk(line > 0 ? line : 1, 1), "no perftest table found");
+	out->round_trip = out->kind == CCS_PF_LAT && !strcmp(out->verb, "read");
+	if (rc)
+		ccs_pf_release(out);
+	d->srcs = NULL;
+	d->nsrcs = 0;
+	return rc;
+}
+
+void ccs_pf_release(struct ccs_pf_log *l)
+{
+	ccs_free(l->row);
+	memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,86 @@
+/*
+** calibrate/ingest.h: measured logs into plain records.
+**
+** nccl-tests (every layout since ~2020): data rows are lines whose first
+** token is an integer; the schema comes from the `size count type ...`
+** header: with or without `redop` and `root`, `#wrong` or `error`, `time`
+** or `cputime`.  Each row holds an out-of-place and an in-place half; a
+** half may be blank (no in-place variant) or N/A.  Units as printed: time
+** [us], algbw and busbw [GB/s = 1e9 B/s], stored here in seconds and B/s.
+** The collective comes from "# Collective test starting: X_perf" or the
+** caller (the file name); ranks from the "#  Rank" lines.
+**
+** perftest (ib_{write,send,read}_{bw,lat}): the table after the ` #bytes`
+** header.  Bandwidth columns are labelled MB/sec or MiB/sec (both 2^20 B/s:
+** perftest divides by 0x100000) or Gb/sec (1e9 bit/s); latencies in us,
+** one-way for write and send (perftest halves the round trip), the round
+** trip for read.  Warning lines inside the table are skipped.
+**
+** Errors name source:line:column: a row whose token count does not fit the
+** header, a token that is not a number, a log with no table.
+*/
+#ifndef CCS_INGEST_H
+#define CCS_INGEST_H
+
+#include "../model/ccs.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ccs_nt_half {
+	int valid;                  /* 0: blank or N/A */
+	double time_s, algbw_Bps, busbw_Bps;
+};
+
+struct ccs_nt_row {
+	uint64_t size, count;
+	char type[16], redop[16];
+	int root;                   /* -1: none or not printed */
+	struct ccs_nt_half half[2]; /* out-of-place, in-place */
+	int line;
+};
+
+struct ccs_nt_log {
+	char coll[32];              /* "allreduce" ... (model/coll.h cli names), "" unknown */
+	char host[64];              /* host of rank 0, "" unknown */
+	int ranks;                  /* from the Rank lines, 0 unknown */
+	int cputime;                /* times are -C CPU times */
+	double avg_busbw_Bps;       /* footer, -1 when absent */
+	struct ccs_nt_row *row;
+	size_t nrow;
+};
+
+/* Parse text[0..len) of nccl-tests output named src (for messages).
+ * coll_hint: the collective when the log does not say (NULL: from src's
+ * file name, e.g. all_reduce_perf.log).  CCS_EINPUT with d set, CCS_ENOMEM;
+ * on failure out holds nothing to free. */
+int  ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll_hint, struct ccs_nt_log *out,
+                  struct ccs_diag *d);
+void ccs_nt_release(struct ccs_nt_log *l);
+
+enum { CCS_PF_BW, CCS_PF_LAT };
+
+struct ccs_pf_row {
+	uint64_t bytes, iters;
+	double peak_Bps, avg_Bps, rate_Mpps;            /* bandwidth tests */
+	double t_min_s, t_max_s, t_typ_s, t_avg_s;      /* latency tests (t_typ: median) */
+	int line;
+};
+
+struct ccs_pf_log {
+	int kind;                   /* CCS_PF_BW or CCS_PF_LAT */
+	char verb[16];              /* write, send, read, "" unknown */
+	int round_trip;             /* latencies are round trips (read) */
+	char device[64];
+	struct ccs_pf_row *row;
+	size_t nrow;
+};
+
+int  ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_log *out, struct ccs_diag *d);
+void ccs_pf_release(struct ccs_pf_log *l);
+
+/* Read a whole file into a NUL-terminated buffer the caller frees:
+ * CCS_EIO with d set when it cannot be read. */
+int ccs_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d);
+
+#endif
