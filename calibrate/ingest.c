@@ -44,6 +44,53 @@ static void split(const char *s, size_t len, struct toks *k)
 	}
 }
 
+/* A text walked line by line: each line split into k, its text (NUL-
+ * terminated, truncated to the buffer) in raw, its number in line. */
+struct lines {
+	const char *text;
+	size_t len, pos;
+	int line;
+	char raw[1024];
+	struct toks k;
+};
+
+static int next_line(struct lines *L)
+{
+	if (L->pos >= L->len)
+		return 0;
+	const char *s = L->text + L->pos;
+	const char *nl = memchr(s, '\n', L->len - L->pos);
+	size_t ll = nl ? (size_t)(nl - s) : L->len - L->pos;
+	L->pos += ll + 1;
+	L->line++;
+	size_t c = ll < sizeof L->raw - 1 ? ll : sizeof L->raw - 1;
+	memcpy(L->raw, s, c);
+	L->raw[c] = 0;
+	split(s, ll, &L->k);
+	return 1;
+}
+
+/* Lines of text, diagnostics in d naming src (srcs, which must outlive the
+ * parse); NULL when out of memory. */
+static struct lines *lines_new(const char *text, size_t len, const char *const *srcs, struct ccs_diag *d)
+{
+	struct lines *L = ccs_calloc(1, sizeof *L);
+	if (L) {
+		L->text = text;
+		L->len = len;
+		d->srcs = srcs;
+		d->nsrcs = 1;
+	}
+	return L;
+}
+
+static void lines_free(struct lines *L, struct ccs_diag *d)
+{
+	ccs_free(L);
+	d->srcs = NULL;
+	d->nsrcs = 0;
+}
+
 static int is_uint(const char *s)
 {
 	if (!*s)
@@ -176,10 +223,8 @@ static int nt_header(const struct toks *k, struct ntschema *s, int *cputime)
 	return 1;
 }
 
-static int nt_half(const char *src, int line, const struct toks *k, int at, struct ccs_nt_half *h,
-                   struct ccs_diag *d)
+static int nt_half(int line, const struct toks *k, int at, struct ccs_nt_half *h, struct ccs_diag *d)
 {
-	(void)src;
 	memset(h, 0, sizeof *h);
 	double v[3];
 	for (int q = 0; q < 3; q++) {
@@ -205,22 +250,16 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 	memset(out, 0, sizeof *out);
 	out->avg_busbw_Bps = -1;
 	const char *srcs[1] = { src };
-	d->srcs = srcs;
-	d->nsrcs = 1;
 	struct ntschema sc;
 	memset(&sc, 0, sizeof sc);
 	size_t cap = 0;
-	int rc = CCS_OK, line = 0;
-	struct toks *k = ccs_malloc(sizeof *k);
-	if (!k)
+	int rc = CCS_OK;
+	struct lines *L = lines_new(text, len, srcs, d);
+	if (!L)
 		return CCS_ENOMEM;
-	for (size_t pos = 0; pos < len && !rc;) {
-		const char *s = text + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t ll = nl ? (size_t)(nl - s) : len - pos;
-		pos += ll + 1;
-		line++;
-		split(s, ll, k);
+	const struct toks *k = &L->k;
+	while (!rc && next_line(L)) {
+		int line = L->line;
 		if (!k->n)
 			continue;
 		if (k->t[0][0] == '#') {
@@ -308,20 +347,18 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 		if (halves == 1 && sc.inplace_col && k->col[at] >= sc.inplace_col - 2)
 			which = 1;      /* only the in-place half is printed */
 		for (int h = 0; h < halves && !rc; h++)
-			rc = nt_half(src, line, k, at + 4 * h, &r->half[which + h], d);
+			rc = nt_half(line, k, at + 4 * h, &r->half[which + h], d);
 		if (rc)
 			break;
 		out->nrow++;
 	}
-	ccs_free(k);
 	if (!rc && !out->nrow)
-		rc = ccs_diag_at(d, mk(line > 0 ? line : 1, 1), "no nccl-tests table found");
+		rc = ccs_diag_at(d, mk(L->line > 0 ? L->line : 1, 1), "no nccl-tests table found");
+	lines_free(L, d);
 	if (!rc && !out->coll[0])
 		coll_from(coll_hint ? coll_hint : src, out->coll, sizeof out->coll);
 	if (rc)
 		ccs_nt_release(out);
-	d->srcs = NULL;
-	d->nsrcs = 0;
 	return rc;
 }
 
@@ -337,21 +374,16 @@ int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_lo
 {
 	memset(out, 0, sizeof *out);
 	const char *srcs[1] = { src };
-	d->srcs = srcs;
-	d->nsrcs = 1;
 	size_t cap = 0;
-	int rc = CCS_OK, line = 0, in_table = 0, duration = 0;
+	int rc = CCS_OK, in_table = 0, duration = 0;
 	double unit = 0;            /* B/s per printed bandwidth unit */
-	struct toks *k = ccs_malloc(sizeof *k);
-	if (!k)
+	struct lines *L = lines_new(text, len, srcs, d);
+	if (!L)
 		return CCS_ENOMEM;
-	for (size_t pos = 0; pos < len && !rc;) {
-		const char *s = text + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t ll = nl ? (size_t)(nl - s) : len - pos;
-		pos += ll + 1;
-		line++;
-		split(s, ll, k);
+	const struct toks *k = &L->k;
+	while (!rc && next_line(L)) {
+		int line = L->line;
+		const char *s = L->raw;
 		if (!k->n)
 			continue;
 		if (!out->verb[0]) {
@@ -430,14 +462,12 @@ int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_lo
 			r->t_avg_s = v[5] * 1e-6;
 		}
 	}
-	ccs_free(k);
 	if (!rc && !out->nrow)
-		rc = ccs_diag_at(d, mk(line > 0 ? line : 1, 1), "no perftest table found");
+		rc = ccs_diag_at(d, mk(L->line > 0 ? L->line : 1, 1), "no perftest table found");
+	lines_free(L, d);
 	out->round_trip = out->kind == CCS_PF_LAT && !strcmp(out->verb, "read");
 	if (rc)
 		ccs_pf_release(out);
-	d->srcs = NULL;
-	d->nsrcs = 0;
 	return rc;
 }
 

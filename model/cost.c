@@ -759,6 +759,10 @@ struct term {
 	double ti, tn;                  /* or times set directly (multi-phase) */
 	int steps_intra, steps_inter;   /* hop counts for the latency */
 	int lat_algo;                   /* NCCL latency row to use */
+	/* one kernel without chunk steps (one-shot, two-shot): its own latency
+	 * and GPU memory bytes; 0 for NCCL's pipelined algorithms */
+	int kernel;
+	double kernel_lat, kernel_mem;
 };
 
 static void set_rate(struct term *x, double B, int bound)
@@ -789,7 +793,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double S = (double)ubytes;
 	int n = c->n, G = c->G, p = c->p;
 	double f = ccs_busbw_factor(coll, n);
-	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING };
+	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0 };
 	const char *dummy;
 	if (!why)
 		why = &dummy;
@@ -1091,6 +1095,17 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		 * one kernel, barriers between phases (ccs_cost_shot_lat). */
 		x.W = algo == CCS_ALGO_ONESHOT ? (p - 1.0) * S : 2.0 * (p - 1) / p * S;
 		set_rate(&x, algo == CCS_ALGO_ONESHOT ? su : su * c->prm.twoshot_eff, su_b);
+		/* memory: the one-shot GPU serves p - 1 peers' reads of its S,
+		 * reads its own S and writes the sum, (p + 1) S; the two-shot one
+		 * 3 S (serves (p-1)/p S twice, reads and writes its S/p share,
+		 * writes the whole result) */
+		x.kernel = 1;
+		x.kernel_mem = (algo == CCS_ALGO_ONESHOT ? p + 1.0 : 3.0) * S;
+		{
+			double start, stage;
+			ccs_cost_shot_lat(c, algo, &start, &stage);
+			x.kernel_lat = start + (algo == CCS_ALGO_ONESHOT ? 1 : 2) * stage;
+		}
 		break;
 	default:
 		*why = "unknown algorithm";
@@ -1122,14 +1137,10 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		ti = isinf(Bi) ? 0 : x.W / Bi;
 		tn = isinf(x.Bn) ? 0 : x.W / (x.Bn * e);
 	}
-	/* Memory bandwidth of the reduction or copy, on the GPU side.  The
-	 * one-shot GPU serves p - 1 peers' reads of its S, reads its own S and
-	 * writes the sum: (p + 1) S; the two-shot one 3 S (serves (p-1)/p S
-	 * twice, reads and writes its S/p share, writes the whole result). */
-	int shot = algo == CCS_ALGO_ONESHOT || algo == CCS_ALGO_TWOSHOT;
+	/* Memory bandwidth of the reduction or copy, on the GPU side. */
 	if (c->mem_bw > 0 && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE) {
 		double m = ccs_coll_reduces(coll) ? 2.5 : 2.0;
-		double tm = shot ? (algo == CCS_ALGO_ONESHOT ? p + 1.0 : 3.0) * S / c->mem_bw : m * x.W / c->mem_bw;
+		double tm = (x.kernel ? x.kernel_mem : m * x.W) / c->mem_bw;
 		if (tm > ti) {
 			ti = tm;
 			bi_bound = CCS_BOUND_REDUCE;
@@ -1141,17 +1152,12 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	      : ccs_nccl_channels(c, CCS_ALGO_RING);
 	if (C < 1)
 		C = 1;
-	double lat = ccs_nccl_latency(c, x.lat_algo, proto, x.steps_intra, x.steps_inter);
+	double lat = x.kernel ? x.kernel_lat : ccs_nccl_latency(c, x.lat_algo, proto, x.steps_intra, x.steps_inter);
 	double chunk = ccs_cost_chunk(c, coll, algo, proto, C, S);
 	double K = ceil(x.W / ((double)C * chunk));
 	if (K < 1)
 		K = 1;
-	double step = shot ? 0 : K * c->prm.step_s[proto];
-	if (shot) {
-		double start, stage;
-		ccs_cost_shot_lat(c, algo, &start, &stage);
-		lat = start + (algo == CCS_ALGO_ONESHOT ? 1 : 2) * stage;
-	}
+	double step = x.kernel ? 0 : K * c->prm.step_s[proto];
 	/* A tree across groups is a pipeline: the first chunk climbs log2 G
 	 * network levels before the root can send the result down, and each
 	 * level holds the network for a chunk's time, tn / Kc with Kc the
@@ -1180,7 +1186,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	out->time_s = lat + bw_s;
 	out->rate_Bps = rate;
 	out->wire_bytes = x.W;
-	out->channels = shot ? 1 : C;
+	out->channels = x.kernel ? 1 : C;
 	out->bound = lat + out->step_s > out->bw_s ? CCS_BOUND_LATENCY : bound;
 	return 0;
 }

@@ -38,17 +38,9 @@ int ccs_kv_plan(const struct ccs_comm *c, struct ccs_kv_cfg *cfg, struct ccs_kv_
 		         "(use --kv-replicated for an MLA latent)", cfg->dim, P, Q);
 		return CCS_EINPUT;
 	}
-	int np = cfg->replicated ? Q : 0;
-	if (!cfg->replicated) {
-		/* pairs whose ranges overlap */
-		for (int i = 0; i < P; i++)
-			for (int j = 0; j < Q; j++) {
-				long a0 = (long)i * (cfg->dim / P), a1 = a0 + cfg->dim / P;
-				long b0 = (long)j * (cfg->dim / Q), b1 = b0 + cfg->dim / Q;
-				np += (a0 > b0 ? a0 : b0) < (a1 < b1 ? a1 : b1);
-			}
-	}
-	out->pair = ccs_malloc((size_t)np * sizeof *out->pair + 1);
+	/* at most Q pairs replicated; sharded, a merge of the two sorted
+	 * lists of ranges meets at most P + Q - 1 overlapping pairs */
+	out->pair = ccs_malloc((size_t)(cfg->replicated ? Q : P + Q) * sizeof *out->pair);
 	if (!out->pair)
 		return CCS_ENOMEM;
 	double T = cfg->tokens, d = cfg->dsize;
@@ -59,17 +51,18 @@ int ccs_kv_plan(const struct ccs_comm *c, struct ccs_kv_cfg *cfg, struct ccs_kv_
 			out->pair[k++] = (struct ccs_kv_pair){ j % P, n - Q + j, T * cfg->dim * d };
 		maxov = cfg->dim;
 	} else {
-		for (int i = 0; i < P; i++)
-			for (int j = 0; j < Q; j++) {
-				long a0 = (long)i * (cfg->dim / P), a1 = a0 + cfg->dim / P;
-				long b0 = (long)j * (cfg->dim / Q), b1 = b0 + cfg->dim / Q;
-				long lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
-				if (lo >= hi)
-					continue;
+		long wp = cfg->dim / P, wq = cfg->dim / Q;
+		for (int i = 0, j = 0; i < P && j < Q;) {
+			long a0 = i * wp, a1 = a0 + wp, b0 = j * wq, b1 = b0 + wq;
+			long lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+			if (lo < hi) {
 				out->pair[k++] = (struct ccs_kv_pair){ i, n - Q + j, T * (double)(hi - lo) * d };
 				if (hi - lo > maxov)
 					maxov = (double)(hi - lo);
 			}
+			i += a1 <= b1;
+			j += b1 <= a1;
+		}
 	}
 	out->npairs = k;
 	out->pages = ceil(T / cfg->page_tokens);

@@ -78,6 +78,25 @@ int ccs_arg_real(const char *me, const char *flag, const char *v, double lo, dou
 	return 0;
 }
 
+int ccs_arg_value(const char *me, const char *what, int argc, char **argv, int *i, const char *const *names, size_t n,
+                  const char **v)
+{
+	const char *a = argv[*i];
+	size_t k = 0;
+	while (k < n && strcmp(a, names[k]))
+		k++;
+	if (k == n) {
+		fprintf(stderr, "%s: unknown option '%s' for %s (see %s %s --help)\n", me, a, what, me, what);
+		return -1;
+	}
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s: '%s' needs a value\n", me, a);
+		return -1;
+	}
+	*v = argv[++*i];
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -8,6 +8,8 @@
 #ifndef CCS_CLI_H
 #define CCS_CLI_H
 
+#include <stddef.h>
+
 struct ccs_sets {
 	int n, cap;
 	char **v;                   /* borrowed from argv */
@@ -24,6 +26,11 @@ int  ccs_flush_stdout(void);
  * 0, or -1 with "me: 'flag' must be ..." printed. */
 int  ccs_arg_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out);
 int  ccs_arg_real(const char *me, const char *flag, const char *v, double lo, double hi, double *out);
+/* argv[*i] as one of the n options in names that take a value: advance *i
+ * past the value and set *v; else print "me: unknown option 'X' for WHAT
+ * (see me WHAT --help)" or "'X' needs a value" and return -1. */
+int  ccs_arg_value(const char *me, const char *what, int argc, char **argv, int *i, const char *const *names, size_t n,
+                   const char **v);
 
 /* The busiest resources of a finished run, as `--links` prints them. */
 struct ccs_fabric;

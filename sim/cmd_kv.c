@@ -81,18 +81,11 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 		static const char *const with_val[] = { "-t", "-c", "-n", "--ppn", "--prefill", "--decode", "--layers",
 		                                        "--kv-dim", "--tokens", "--page-tokens", "--dtype", "--layer-time",
 		                                        "--format", "--trace" };
-		int known = 0;
-		for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
-			known |= !strcmp(a, with_val[k]);
-		if (!known || (!sim && !strcmp(a, "--trace"))) {
-			fprintf(stderr, "%s: unknown option '%s' for -c kvcache (see %s -c kvcache --help)\n", me, a, me);
+		/* --trace (last) is simulate's */
+		size_t nv = sizeof with_val / sizeof with_val[0] - !sim;
+		const char *v;
+		if (ccs_arg_value(me, "-c kvcache", argc, argv, &i, with_val, nv, &v))
 			goto out;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "%s: '%s' needs a value\n", me, a);
-			goto out;
-		}
-		const char *v = argv[++i];
 		int bad = 0;
 		if (!strcmp(a, "-t"))
 			topo = v;

@@ -136,19 +136,13 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		                                        "--topk", "--experts", "--routing", "--skew", "--hot", "--hot-share",
 		                                        "--routing-trace", "--expert-groups", "--topk-groups", "--placement",
 		                                        "--replicas", "--seed", "--matrix", "--format", "--trace" };
-		int known = 0;
-		for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
-			known |= !strcmp(a, with_val[k]);
-		if (!known || (!sim && !strcmp(a, "--trace"))) {
-			fprintf(stderr, "%s: unknown option '%s' for -c %s (see %s -c dispatch --help)\n", me, a,
-			        op_s ? op_s : "dispatch", me);
+		char what[48];
+		snprintf(what, sizeof what, "-c %s", op_s ? op_s : "dispatch");
+		/* --trace (last) is simulate's */
+		size_t nv = sizeof with_val / sizeof with_val[0] - !sim;
+		const char *v;
+		if (ccs_arg_value(me, what, argc, argv, &i, with_val, nv, &v))
 			goto out;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "%s: '%s' needs a value\n", me, a);
-			goto out;
-		}
-		const char *v = argv[++i];
 		int bad = 0;
 		if (!strcmp(a, "-t"))
 			topo = v;

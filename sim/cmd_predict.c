@@ -133,14 +133,17 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
-	/* expert-parallel traffic has its own options (sim/cmd_moe.c) */
-	for (int i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "-c") && (!strcmp(argv[i + 1], "dispatch") || !strcmp(argv[i + 1], "combine") ||
-		                               !strcmp(argv[i + 1], "alltoallv")))
+	/* expert-parallel traffic (sim/cmd_moe.c) and KV-cache transfers
+	 * (sim/cmd_kv.c) have their own options */
+	for (int i = 1; i + 1 < argc; i++) {
+		const char *c = argv[i + 1];
+		if (strcmp(argv[i], "-c"))
+			continue;
+		if (!strcmp(c, "dispatch") || !strcmp(c, "combine") || !strcmp(c, "alltoallv"))
 			return ccs_cmd_moe(argc, argv, sim);
-	for (int i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "-c") && !strcmp(argv[i + 1], "kvcache"))
+		if (!strcmp(c, "kvcache"))
 			return ccs_cmd_kv(argc, argv, sim);
+	}
 	const char *topo = NULL, *coll_s = NULL, *algo_s = NULL, *proto_s = NULL, *format = "table";
 	const char *dtype_s = "float", *op_s = "sum";
 	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;

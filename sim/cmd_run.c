@@ -288,7 +288,7 @@ static int kv_cell(const struct ccs_comm *c, const struct work *w, int engine, s
 		struct ccs_sched s;
 		const char *why = NULL;
 		rc = ccs_sched_kv(c, &cfg, &p, &s, &why);
-		if (rc == CCS_EINPUT)
+		if (rc && rc != CCS_ENOMEM)
 			snprintf(err, errn, "%s", why);
 		if (!rc)
 			rc = sim_sched(c, &s, &out->t_sim, err, errn);

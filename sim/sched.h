@@ -93,8 +93,8 @@ const struct ccs_op *ccs_dag_at(const struct ccs_dag *d, uint32_t id);
 int  ccs_dag_edge(struct ccs_dag *d, uint32_t from, uint32_t to);
 int  ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int *cycle);
 /* For generated schedules, whose limits hold by construction: install *d
- * into s and clear *d (s owns it), or leave it the caller's with *why set
- * ("internal: ...") or CCS_ENOMEM. */
+ * into s and clear *d (s owns it); else leave it the caller's with *why set
+ * and return CCS_ENOMEM or CCS_EINTERNAL (a limit broken: a bug). */
 int  ccs_dag_take(struct ccs_dag **d, struct ccs_sched *s, const char **why);
 
 /* Load a schedule written as YAML (sim/sched_file.c, docs/simulator.md)

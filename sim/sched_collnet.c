@@ -87,13 +87,6 @@ static int gather(struct ccs_dag *d, const uint32_t *src, uint32_t m, uint32_t t
 }
 
 /* The dag into s; its checks can only fail here by a builder's mistake. */
-static int finish(struct ccs_dag *d, struct ccs_sched *s)
-{
-	uint32_t bad;
-	int cycle, rc = ccs_dag_install(d, s, &bad, &cycle);
-	return rc == CCS_EINPUT ? CCS_EINTERNAL : rc;
-}
-
 int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channels, uint64_t bytes,
                       struct ccs_sched *s, const char **why)
 {
@@ -194,9 +187,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 				goto out;
 		}
 #undef UD
-	if ((rc = finish(d, s)))
-		goto out;
-	d = NULL;
+	rc = ccs_dag_take(&d, s, why);
 out:
 	ccs_dag_free(d);
 	ccs_free(gstart);
@@ -331,9 +322,7 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 			    (rc = fan(d, agg, heads + G, (uint32_t)G, scratch)))
 				goto out;
 		}
-	if ((rc = finish(d, s)))
-		goto out;
-	d = NULL;
+	rc = ccs_dag_take(&d, s, why);
 out:
 	ccs_dag_free(d);
 	ccs_free(gstart);

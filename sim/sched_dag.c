@@ -87,11 +87,16 @@ int ccs_dag_take(struct ccs_dag **d, struct ccs_sched *s, const char **why)
 	uint32_t bad;
 	int cycle;
 	int rc = ccs_dag_install(*d, s, &bad, &cycle);
-	if (rc == CCS_EINPUT)
-		*why = "internal: the schedule broke its limits";
-	if (!rc)
+	if (!rc) {
 		*d = NULL;
-	return rc;
+		return CCS_OK;
+	}
+	if (rc == CCS_ENOMEM) {
+		*why = "out of memory";
+		return rc;
+	}
+	*why = "internal: a generated schedule breaks the schedule limits";
+	return CCS_EINTERNAL;
 }
 
 int ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int *cycle)

@@ -59,6 +59,8 @@ int ccs_sched_kv(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const s
 		}
 	rc = ccs_dag_take(&d, s, why);
 out:
+	if (rc == CCS_ENOMEM)
+		*why = "out of memory";
 	ccs_dag_free(d);
 	ccs_free(prev);
 	return rc;

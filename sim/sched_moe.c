@@ -118,16 +118,10 @@ int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct
 			}
 		}
 	}
-	uint32_t badop;
-	int cycle;
-	rc = ccs_dag_install(d, s, &badop, &cycle);
-	if (rc) {
-		*why = rc == CCS_ENOMEM ? "out of memory" : "internal: the plan's schedule breaks the schedule limits";
-		goto out;
-	}
-	d = NULL;
-	rc = CCS_OK;
+	rc = ccs_dag_take(&d, s, why);
 out:
+	if (rc == CCS_ENOMEM)
+		*why = "out of memory";
 	ccs_dag_free(d);
 	ccs_free(first);
 	ccs_free(nch);

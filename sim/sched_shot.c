@@ -95,6 +95,8 @@ int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct cc
 	}
 	rc = ccs_dag_take(&d, s, why);
 out:
+	if (rc == CCS_ENOMEM)
+		*why = "out of memory";
 	ccs_dag_free(d);
 	ccs_free(b0);
 	ccs_free(b1);

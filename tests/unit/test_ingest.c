@@ -13,7 +13,8 @@
 
 #include <string.h>
 
-static int nt(const char *path, struct ccs_nt_log *l, struct ccs_diag *d)
+/* Parse the file at path as nccl-tests (nl set) or perftest (pl set). */
+static int parse(const char *path, struct ccs_nt_log *nl, struct ccs_pf_log *pl, struct ccs_diag *d)
 {
 	char *text;
 	size_t len;
@@ -21,23 +22,13 @@ static int nt(const char *path, struct ccs_nt_log *l, struct ccs_diag *d)
 	int rc = ccs_read_file(path, &text, &len, d);
 	if (rc)
 		return rc;
-	rc = ccs_nt_parse(path, text, len, NULL, l, d);
+	rc = nl ? ccs_nt_parse(path, text, len, NULL, nl, d) : ccs_pf_parse(path, text, len, pl, d);
 	ccs_free(text);
 	return rc;
 }
 
-static int pf(const char *path, struct ccs_pf_log *l, struct ccs_diag *d)
-{
-	char *text;
-	size_t len;
-	memset(d, 0, sizeof *d);
-	int rc = ccs_read_file(path, &text, &len, d);
-	if (rc)
-		return rc;
-	rc = ccs_pf_parse(path, text, len, l, d);
-	ccs_free(text);
-	return rc;
-}
+static int nt(const char *path, struct ccs_nt_log *l, struct ccs_diag *d) { return parse(path, l, NULL, d); }
+static int pf(const char *path, struct ccs_pf_log *l, struct ccs_diag *d) { return parse(path, NULL, l, d); }
 
 static void test_nccltests(void)
 {
