@@ -5,6 +5,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +403,9 @@ int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_lo
 		for (int i = 0; i + 2 < k->n && !out->device[0]; i++)
 			if (!strcmp(k->t[i], "Device") && !strcmp(k->t[i + 1], ":"))
 				snprintf(out->device, sizeof out->device, "%s", k->t[i + 2]);
+		/* " Link type       : Ethernet" */
+		if (k->n >= 4 && !strcmp(k->t[0], "Link") && !strcmp(k->t[1], "type") && !strcmp(k->t[2], ":"))
+			snprintf(out->link, sizeof out->link, "%s", !strcmp(k->t[3], "IB") ? "ib" : "roce");
 		if (!strcmp(k->t[0], "#bytes")) {
 			in_table = 1;
 			if (strstr(s, "BW average")) {
@@ -475,4 +480,378 @@ void ccs_pf_release(struct ccs_pf_log *l)
 {
 	ccs_free(l->row);
 	memset(l, 0, sizeof *l);
+}
+
+/* ---- ccsim-bench logs ---- */
+
+static int warn_add(char ***w, size_t *n, const char *fmt, ...) CCS_PRINTF(3, 4);
+static int warn_add(char ***w, size_t *n, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	char **nw = ccs_realloc(*w, (*n + 1) * sizeof **w);
+	if (!nw)
+		return CCS_ENOMEM;
+	*w = nw;
+	size_t l = strlen(buf) + 1;
+	if (!(nw[*n] = ccs_malloc(l)))
+		return CCS_ENOMEM;
+	memcpy(nw[*n], buf, l);
+	(*n)++;
+	return CCS_OK;
+}
+
+static void warn_free(char **w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ccs_free(w[i]);
+	ccs_free(w);
+}
+
+static void cat_kv(char *dst, size_t n, const char *k, const char *v)
+{
+	size_t l = strlen(dst);
+	if (l < n)
+		snprintf(dst + l, n - l, "%s%s=%s", l ? " " : "", k, v);
+}
+
+/* One record line into r; 0, or -1 with why (and the column) set. */
+static int bl_record(const struct toks *k, struct ccs_bl_rec *r, char *msg, size_t msgn, int *col)
+{
+	static const char *const keys[] = { "name", "class", "size", "iters", "median", "min", "max", "unit",
+	                                    "devices", "host", "driver", "runtime", "firmware", "gpu", "nic" };
+	enum { NAME, CLASS, SIZE, ITERS, MEDIAN, MIN, MAX, UNIT, NKEYS = 15 };
+	const char *v[NKEYS] = { 0 };
+	int c[NKEYS] = { 0 };
+	memset(r, 0, sizeof *r);
+	for (int i = 0; i < k->n; i++) {
+		const char *eq = strchr(k->t[i], '=');
+		*col = k->col[i];
+		if (!eq || eq == k->t[i]) {
+			snprintf(msg, msgn, "expected key=value, got '%.200s'", k->t[i]);
+			return -1;
+		}
+		int j = 0;
+		while (j < NKEYS && (strlen(keys[j]) != (size_t)(eq - k->t[i]) || strncmp(keys[j], k->t[i], (size_t)(eq - k->t[i]))))
+			j++;
+		if (j == NKEYS) {
+			snprintf(msg, msgn, "unknown key in '%.200s'", k->t[i]);
+			return -1;
+		}
+		v[j] = eq + 1;
+		c[j] = k->col[i] + (int)(eq + 1 - k->t[i]);
+	}
+	static const int req[] = { NAME, SIZE, ITERS, MEDIAN, UNIT };
+	for (int i = 0; i < 5; i++)
+		if (!v[req[i]] || !*v[req[i]]) {
+			*col = k->n ? k->col[k->n - 1] : 1;
+			snprintf(msg, msgn, "record without '%s' (cut short?)", keys[req[i]]);
+			return -1;
+		}
+	double scale = !strcmp(v[UNIT], "s") ? 1 : !strcmp(v[UNIT], "ms") ? 1e-3 : !strcmp(v[UNIT], "us") ? 1e-6
+	             : !strcmp(v[UNIT], "ns") ? 1e-9 : 0;
+	if (!scale) {
+		*col = c[UNIT];
+		snprintf(msg, msgn, "unknown time unit '%s' (s, ms, us or ns)", v[UNIT]);
+		return -1;
+	}
+	snprintf(r->name, sizeof r->name, "%s", v[NAME]);
+	snprintf(r->cls, sizeof r->cls, "%s", v[CLASS] ? v[CLASS] : "");
+	for (int i = 0; i < 2; i++) {
+		const char *s = v[i ? ITERS : SIZE];
+		if (!is_uint(s)) {
+			*col = c[i ? ITERS : SIZE];
+			snprintf(msg, msgn, "expected a whole number, got '%s'", s);
+			return -1;
+		}
+		*(i ? &r->iters : &r->size) = strtoull(s, NULL, 10);
+	}
+	const int tk[3] = { MEDIAN, MIN, MAX };
+	double *dst[3] = { &r->median_s, &r->min_s, &r->max_s };
+	for (int i = 0; i < 3; i++) {
+		*dst[i] = NAN;
+		if (!v[tk[i]])
+			continue;
+		double x;
+		if (num(v[tk[i]], &x) || !(x > 0) || x > 1e9) {
+			*col = c[tk[i]];
+			snprintf(msg, msgn, "expected a positive time, got '%s'", v[tk[i]]);
+			return -1;
+		}
+		*dst[i] = x * scale;
+	}
+	if ((r->min_s == r->min_s && r->min_s > r->median_s * (1 + 1e-9)) ||
+	    (r->max_s == r->max_s && r->max_s < r->median_s * (1 - 1e-9))) {
+		*col = c[MEDIAN];
+		snprintf(msg, msgn, "median '%s' outside [min, max]", v[MEDIAN]);
+		return -1;
+	}
+	if (v[8])
+		snprintf(r->devices, sizeof r->devices, "%s", v[8]);
+	return 0;
+}
+
+int ccs_bl_parse(const char *src, const char *text, size_t len, struct ccs_bl_log *out, struct ccs_diag *d)
+{
+	memset(out, 0, sizeof *out);
+	const char *srcs[1] = { src };
+	size_t cap = 0;
+	int rc = CCS_OK, seen_magic = 0;
+	struct lines *L = lines_new(text, len, srcs, d);
+	if (!L)
+		return CCS_ENOMEM;
+	const struct toks *k = &L->k;
+	while (!rc && next_line(L)) {
+		int line = L->line;
+		if (!k->n)
+			continue;
+		if (k->t[0][0] == '#') {
+			if (k->n >= 3 && !strcmp(k->t[1], "ccsim-bench")) {
+				if (strcmp(k->t[2], "1")) {
+					rc = ccs_diag_at(d, mk(line, k->col[2]), "ccsim-bench log version '%s' is newer than this ccsim reads (1)",
+					                 k->t[2]);
+					break;
+				}
+				seen_magic = 1;
+			} else if (k->n >= 3 && !strcmp(k->t[1], "host:") && !out->host[0]) {
+				snprintf(out->host, sizeof out->host, "%s", k->t[2]);
+			} else if (k->n >= 3 && (!strcmp(k->t[1], "driver:") || !strcmp(k->t[1], "runtime:") ||
+			                         !strcmp(k->t[1], "firmware:"))) {
+				char key[16];
+				snprintf(key, sizeof key, "%.*s", (int)strlen(k->t[1]) - 1, k->t[1]);
+				cat_kv(out->versions, sizeof out->versions, key, k->t[2]);
+			}
+			continue;
+		}
+		if (!seen_magic) {
+			rc = ccs_diag_at(d, mk(line, 1), "not a ccsim-bench log: expected '# ccsim-bench 1' before any record");
+			break;
+		}
+		struct ccs_bl_rec r;
+		char msg[256];
+		int col = 1;
+		if (bl_record(k, &r, msg, sizeof msg, &col)) {
+			rc = warn_add(&out->warn, &out->nwarn, "%s:%d:%d: %s; record skipped", src, line, col, msg);
+			continue;
+		}
+		r.line = line;
+		if ((rc = ccs_grow(&out->rec, &cap, out->nrec + 1, sizeof *out->rec)))
+			break;
+		out->rec[out->nrec++] = r;
+	}
+	if (!rc && !out->nrec)
+		rc = ccs_diag_at(d, mk(L->line > 0 ? L->line : 1, 1), "%s",
+		                 seen_magic ? "no usable ccsim-bench record in the log" : "not a ccsim-bench log: no '# ccsim-bench 1' line");
+	lines_free(L, d);
+	if (rc)
+		ccs_bl_release(out);
+	return rc;
+}
+
+void ccs_bl_release(struct ccs_bl_log *l)
+{
+	ccs_free(l->rec);
+	warn_free(l->warn, l->nwarn);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- any log into measurements ---- */
+
+int ccs_log_kind(const char *text, size_t len)
+{
+	/* the first 64 KiB decide: perftest's table header, nccl-tests' size
+	 * header or its rows' shape, the benches' magic line */
+	size_t n = len < 65536 ? len : 65536;
+	struct lines L;
+	memset(&L, 0, sizeof L);
+	L.text = text;
+	L.len = n;
+	int rows = 0;
+	while (next_line(&L)) {
+		const struct toks *k = &L.k;
+		if (!k->n)
+			continue;
+		if (k->n >= 2 && !strcmp(k->t[0], "#") && !strcmp(k->t[1], "ccsim-bench"))
+			return CCS_LOG_BENCH;
+		if (!strcmp(k->t[0], "#bytes"))
+			return CCS_LOG_PERFTEST;
+		for (int i = 0; i + 2 < k->n; i++)
+			if (!strcmp(k->t[i], "size") && !strcmp(k->t[i + 1], "count") && !strcmp(k->t[i + 2], "type"))
+				return CCS_LOG_NCCL;
+		if (!strcmp(k->t[0], "#") && k->n >= 3 && (!strcmp(k->t[1], "nThread") || !strcmp(k->t[1], "Collective")))
+			return CCS_LOG_NCCL;
+		if (is_uint(k->t[0]) && k->n >= 11 && k->n <= 13 && is_uint(k->t[1]) && ccs_dtype_parse(k->t[2]))
+			rows++;
+	}
+	return rows ? CCS_LOG_NCCL : CCS_LOG_NONE;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* A log without its Rank lines: the rank count from busbw / algbw of the
+ * largest row (nccl-tests' factor, 2(n-1)/n or (n-1)/n); 0 when it does not
+ * say (factor 1, or no row with both). */
+static int ranks_from_busbw(const struct ccs_nt_log *l)
+{
+	int coll = ccs_coll_parse(l->coll);
+	for (size_t i = l->nrow; i-- > 0;) {
+		const struct ccs_nt_half *h = &l->row[i].half[0];
+		if (!h->valid || !(h->algbw_Bps > 0) || !(h->busbw_Bps > 0) || h->algbw_Bps < 1e9)
+			continue;   /* two printed decimals: small values say little */
+		double f = h->busbw_Bps / h->algbw_Bps, n;
+		if (coll == CCS_COLL_ALLREDUCE)
+			n = f < 1.999 ? 2 / (2 - f) : 0;
+		else if (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER || coll == CCS_COLL_ALLTOALL)
+			n = f < 0.999 ? 1 / (1 - f) : 0;
+		else
+			return 0;
+		int r = (int)lround(n);
+		if (r >= 2 && fabs(ccs_busbw_factor(coll, r) / f - 1) < 0.01)
+			return r;
+		return 0;
+	}
+	return 0;
+}
+
+static int meas_push(struct ccs_meas_set *set, struct ccs_meas **m)
+{
+	CCS_TRY(ccs_grow(&set->m, &set->cap, set->n + 1, sizeof *set->m));
+	*m = &set->m[set->n++];
+	memset(*m, 0, sizeof **m);
+	(*m)->min_s = (*m)->max_s = (*m)->busbw_Bps = NAN;
+	return CCS_OK;
+}
+
+int ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_meas_set *set, struct ccs_diag *d)
+{
+	size_t n0 = set->n, w0 = set->nwarn;
+	int rc = CCS_OK, kind = ccs_log_kind(text, len);
+	struct ccs_meas *m;
+	const char *file = base_of(src);
+	if (kind == CCS_LOG_NCCL) {
+		struct ccs_nt_log l;
+		CCS_TRY(ccs_nt_parse(src, text, len, NULL, &l, d));
+		if (!l.coll[0]) {
+			rc = ccs_diag_at(d, mk(l.nrow ? l.row[0].line : 1, 1),
+			                 "which collective? the log does not say: name the file after the test (all_reduce_perf.log ...)");
+			ccs_nt_release(&l);
+			return rc;
+		}
+		if (!l.ranks)
+			l.ranks = ranks_from_busbw(&l);
+		for (size_t i = 0; i < l.nrow && !rc; i++)
+			for (int h = 0; h < 2 && !rc; h++) {
+				const struct ccs_nt_half *hf = &l.row[i].half[h];
+				if (!hf->valid || !(hf->time_s > 0))
+					continue;
+				if ((rc = meas_push(set, &m)))
+					break;
+				snprintf(m->source, sizeof m->source, "nccl-tests");
+				snprintf(m->name, sizeof m->name, "%s", l.coll);
+				snprintf(m->cls, sizeof m->cls, "nccl");
+				snprintf(m->variant, sizeof m->variant, "%s %s", h ? "ip" : "oop", l.row[i].type);
+				m->size = l.row[i].size;
+				m->ranks = l.ranks;
+				m->median_s = hf->time_s;
+				m->busbw_Bps = hf->busbw_Bps;
+				m->line = l.row[i].line;
+				snprintf(m->file, sizeof m->file, "%s", file);
+			}
+		if (!rc && l.host[0] && !set->host[0])
+			snprintf(set->host, sizeof set->host, "%s", l.host);
+		ccs_nt_release(&l);
+	} else if (kind == CCS_LOG_PERFTEST) {
+		struct ccs_pf_log l;
+		CCS_TRY(ccs_pf_parse(src, text, len, &l, d));
+		for (size_t i = 0; i < l.nrow && !rc; i++) {
+			const struct ccs_pf_row *r = &l.row[i];
+			double t = l.kind == CCS_PF_BW ? (r->avg_Bps > 0 ? (double)r->bytes / r->avg_Bps : 0)
+			                               : (r->t_typ_s > 0 ? r->t_typ_s : r->t_avg_s);
+			if (!(t > 0) || !r->bytes) {
+				rc = warn_add(&set->warn, &set->nwarn, "%s:%d:1: a zero %s; row skipped", src, r->line,
+				              l.kind == CCS_PF_BW ? "bandwidth" : "latency");
+				continue;
+			}
+			if ((rc = meas_push(set, &m)))
+				break;
+			snprintf(m->source, sizeof m->source, "perftest");
+			snprintf(m->name, sizeof m->name, "rdma_%s_%s", l.verb[0] ? l.verb : "write", l.kind == CCS_PF_BW ? "bw" : "lat");
+			snprintf(m->cls, sizeof m->cls, "%s", l.link[0] ? l.link : "ib");
+			snprintf(m->variant, sizeof m->variant, "%s", l.round_trip ? "rtt" : "");
+			snprintf(m->devices, sizeof m->devices, "%.47s", l.device);
+			m->size = r->bytes;
+			m->iters = r->iters;
+			m->median_s = t;
+			if (l.kind == CCS_PF_LAT && r->t_min_s > 0) {
+				m->min_s = r->t_min_s;
+				m->max_s = r->t_max_s;
+			}
+			m->line = r->line;
+			snprintf(m->file, sizeof m->file, "%s", file);
+		}
+		ccs_pf_release(&l);
+	} else if (kind == CCS_LOG_BENCH) {
+		struct ccs_bl_log l;
+		CCS_TRY(ccs_bl_parse(src, text, len, &l, d));
+		for (size_t i = 0; i < l.nrec && !rc; i++) {
+			const struct ccs_bl_rec *r = &l.rec[i];
+			if ((rc = meas_push(set, &m)))
+				break;
+			snprintf(m->source, sizeof m->source, "bench");
+			snprintf(m->name, sizeof m->name, "%s", r->name);
+			snprintf(m->cls, sizeof m->cls, "%s", r->cls[0] ? r->cls : "gpu");
+			snprintf(m->devices, sizeof m->devices, "%s", r->devices);
+			m->size = r->size;
+			m->iters = r->iters;
+			m->median_s = r->median_s;
+			m->min_s = r->min_s;
+			m->max_s = r->max_s;
+			m->line = r->line;
+			snprintf(m->file, sizeof m->file, "%s", file);
+		}
+		for (size_t i = 0; i < l.nwarn && !rc; i++)
+			rc = warn_add(&set->warn, &set->nwarn, "%s", l.warn[i]);
+		if (!rc && l.host[0] && !set->host[0])
+			snprintf(set->host, sizeof set->host, "%s", l.host);
+		if (!rc && l.versions[0] && !set->versions[0])
+			snprintf(set->versions, sizeof set->versions, "%s", l.versions);
+		ccs_bl_release(&l);
+	} else {
+		const char *srcs[1] = { src };
+		d->srcs = srcs;
+		d->nsrcs = 1;
+		rc = ccs_diag_at(d, mk(1, 1), "not a nccl-tests, perftest or ccsim-bench log");
+		d->srcs = NULL;
+		d->nsrcs = 0;
+	}
+	if (rc) {
+		set->n = n0;
+		while (set->nwarn > w0)
+			ccs_free(set->warn[--set->nwarn]);
+	}
+	return rc;
+}
+
+int ccs_ingest_file(const char *path, struct ccs_meas_set *set, struct ccs_diag *d)
+{
+	char *text;
+	size_t len;
+	CCS_TRY(ccs_read_file(path, &text, &len, d));
+	int rc = ccs_ingest_text(path, text, len, set, d);
+	ccs_free(text);
+	return rc;
+}
+
+void ccs_meas_set_release(struct ccs_meas_set *set)
+{
+	ccs_free(set->m);
+	warn_free(set->warn, set->nwarn);
+	memset(set, 0, sizeof *set);
 }

@@ -16,8 +16,21 @@
 ** one-way for write and send (perftest halves the round trip), the round
 ** trip for read.  Warning lines inside the table are skipped.
 **
+** ccsim-bench (the benches' own logs, calibrate/bench_*.c*): a first line
+** "# ccsim-bench 1", "# key: value" lines of metadata, then one record per
+** line of key=value tokens:
+**   name=h2d class=pcie size=1048576 iters=200 median=4.1e-05 min=4.0e-05
+**   max=4.6e-05 unit=s devices=0 host=dgx01 driver=550.54.15 runtime=12040
+** name, size, iters, median and unit are required; unit is s, ms, us or ns
+** and times are per operation.  A record that is cut short or garbled is
+** skipped with a warning naming its line; a log with no record is an error.
+**
 ** Errors name source:line:column: a row whose token count does not fit the
 ** header, a token that is not a number, a log with no table.
+**
+** All three become measurements (struct ccs_meas): one per size and
+** variant, time per operation in seconds, the link class it measures
+** (nvlink, pcie, hbm, gpu, ib, roce; "nccl" for collectives).
 */
 #ifndef CCS_INGEST_H
 #define CCS_INGEST_H
@@ -72,12 +85,69 @@ struct ccs_pf_log {
 	char verb[16];              /* write, send, read, "" unknown */
 	int round_trip;             /* latencies are round trips (read) */
 	char device[64];
+	char link[8];               /* "ib", "roce" (Link type : IB / Ethernet), "" unknown */
 	struct ccs_pf_row *row;
 	size_t nrow;
 };
 
 int  ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_log *out, struct ccs_diag *d);
 void ccs_pf_release(struct ccs_pf_log *l);
+
+/* ccsim-bench records. */
+struct ccs_bl_rec {
+	char name[32], cls[16], devices[48];
+	uint64_t size, iters;
+	double median_s, min_s, max_s;   /* min/max NAN when absent */
+	int line;
+};
+
+struct ccs_bl_log {
+	char host[64], versions[192];    /* "driver=... runtime=..." as the log gives them */
+	struct ccs_bl_rec *rec;
+	size_t nrec;
+	char **warn;                     /* "src:line:col: ... skipped", ccs_malloc'd */
+	size_t nwarn;
+};
+
+int  ccs_bl_parse(const char *src, const char *text, size_t len, struct ccs_bl_log *out, struct ccs_diag *d);
+void ccs_bl_release(struct ccs_bl_log *l);
+
+/* One measurement, whatever log it came from. */
+struct ccs_meas {
+	char source[12];            /* "nccl-tests", "perftest", "bench" */
+	char name[32];              /* allreduce ... | rdma_write_bw, rdma_send_lat ... | h2d, p2p_write ... */
+	char cls[16];               /* link class measured; "nccl" for collectives */
+	char variant[24];           /* nccl-tests: "oop float" / "ip bf16"; perftest: "rtt" for round trips */
+	char devices[48];
+	uint64_t size, iters;
+	int ranks;                  /* nccl-tests, 0 unknown */
+	double median_s, min_s, max_s;  /* time per operation; min/max NAN unknown */
+	double busbw_Bps;           /* nccl-tests; NAN otherwise */
+	int line;                   /* in file */
+	char file[96];              /* the log's base name */
+};
+
+struct ccs_meas_set {
+	struct ccs_meas *m;
+	size_t n, cap;
+	char host[64];              /* first host any log named, "" none */
+	char versions[192];
+	char **warn;                /* lines skipped, with positions */
+	size_t nwarn;
+};
+
+enum { CCS_LOG_NONE, CCS_LOG_NCCL, CCS_LOG_PERFTEST, CCS_LOG_BENCH };
+
+/* Which kind of log text is (CCS_LOG_NONE: none of them). */
+int ccs_log_kind(const char *text, size_t len);
+
+/* Parse the log in path, whatever its kind, and append its measurements
+ * to set.  CCS_EINPUT (d names the file and line), CCS_EIO, CCS_ENOMEM; on
+ * failure set keeps what it held before. */
+int  ccs_ingest_file(const char *path, struct ccs_meas_set *set, struct ccs_diag *d);
+/* The same for text already read (src names it in messages). */
+int  ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_meas_set *set, struct ccs_diag *d);
+void ccs_meas_set_release(struct ccs_meas_set *set);
 
 /* Read a whole file into a NUL-terminated buffer the caller frees:
  * CCS_EIO with d set when it cannot be read. */

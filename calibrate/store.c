@@ -1,0 +1,487 @@
+/* calibrate/store.c: the SQLite calibration history (store.h). */
+#include "store.h"
+
+#include <sqlite3.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct ccs_store {
+	sqlite3 *db;
+	char path[256];
+};
+
+/* Migration i takes the schema from version i to i + 1. */
+static const char *const migrations[CCS_STORE_VERSION] = {
+	/* 0 -> 1: the tables and the append-only triggers */
+	"CREATE TABLE hosts(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, first_seen TEXT NOT NULL);"
+	"CREATE TABLE runs(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL REFERENCES hosts(id),"
+	" created TEXT NOT NULL, kind TEXT NOT NULL CHECK(kind IN ('run','ingest')), topology TEXT,"
+	" sources TEXT NOT NULL, versions TEXT, ccsim_version TEXT NOT NULL);"
+	"CREATE TABLE measurements(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" source TEXT NOT NULL, name TEXT NOT NULL, class TEXT NOT NULL, variant TEXT NOT NULL, devices TEXT,"
+	" size INTEGER NOT NULL CHECK(size >= 0), iters INTEGER, ranks INTEGER,"
+	" median_s REAL NOT NULL CHECK(median_s > 0), min_s REAL, max_s REAL, busbw_Bps REAL, file TEXT, line INTEGER);"
+	"CREATE TABLE fits(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), batch INTEGER NOT NULL,"
+	" created TEXT NOT NULL,"
+	" class TEXT NOT NULL, name TEXT NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL,"
+	" alpha_s REAL NOT NULL, alpha_lo REAL, alpha_hi REAL, beta_spB REAL NOT NULL, beta_lo REAL, beta_hi REAL,"
+	" r2 REAL, rms REAL, n INTEGER NOT NULL);"
+	"CREATE TRIGGER runs_ro_u BEFORE UPDATE ON runs BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;"
+	"CREATE TRIGGER runs_ro_d BEFORE DELETE ON runs BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;"
+	"CREATE TRIGGER meas_ro_u BEFORE UPDATE ON measurements BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;"
+	"CREATE TRIGGER meas_ro_d BEFORE DELETE ON measurements BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;"
+	"CREATE TRIGGER fits_ro_u BEFORE UPDATE ON fits BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;"
+	"CREATE TRIGGER fits_ro_d BEFORE DELETE ON fits BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;",
+	/* 1 -> 2: lookups by run and a one-line-per-run view */
+	"CREATE INDEX meas_by_run ON measurements(run_id, source, name, size);"
+	"CREATE INDEX fits_by_run ON fits(run_id, class, name);"
+	"CREATE VIEW run_summary AS SELECT r.id AS run, h.name AS host, r.created, r.kind, r.topology,"
+	" (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS measurements,"
+	" (SELECT count(*) FROM fits f WHERE f.run_id = r.id) AS fits, r.sources"
+	" FROM runs r JOIN hosts h ON h.id = r.host_id;",
+};
+
+static int dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
+{
+	ccs_diag_msg(d, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	return CCS_EDB;
+}
+
+static int exec(struct ccs_store *s, const char *sql, struct ccs_diag *d, const char *what)
+{
+	char *err = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+		ccs_diag_msg(d, "%s: %s: %s", s->path, what, err ? err : sqlite3_errmsg(s->db));
+		sqlite3_free(err);
+		return CCS_EDB;
+	}
+	return CCS_OK;
+}
+
+static int user_version(struct ccs_store *s, int *v)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+	*v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int ccs_store_version(struct ccs_store *s)
+{
+	int v = -1;
+	return user_version(s, &v) ? -1 : v;
+}
+
+int ccs_store_open(const char *path, struct ccs_store **out, struct ccs_diag *d)
+{
+	*out = NULL;
+	struct ccs_store *s = ccs_calloc(1, sizeof *s);
+	if (!s)
+		return CCS_ENOMEM;
+	snprintf(s->path, sizeof s->path, "%s", path);
+	int rc = CCS_OK;
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		rc = s->db ? dberr(s, d, "cannot open") : (ccs_diag_msg(d, "%s: cannot open", path), CCS_EDB);
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_extended_result_codes(s->db, 1);
+	int v;
+	if (user_version(s, &v)) {
+		rc = dberr(s, d, "not a SQLite database");
+		goto fail;
+	}
+	if (v > CCS_STORE_VERSION) {
+		ccs_diag_msg(d, "%s: schema version %d is newer than this ccsim knows (%d); use a newer ccsim", path, v,
+		             CCS_STORE_VERSION);
+		rc = CCS_EDB;
+		goto fail;
+	}
+	if (v == 0) {
+		/* an empty file, or somebody else's database */
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK) {
+			rc = dberr(s, d, "not a SQLite database");
+			goto fail;
+		}
+		int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+		sqlite3_finalize(st);
+		if (n != 0) {
+			ccs_diag_msg(d, "%s: a SQLite database that ccsim did not create (no schema version); refusing to change it",
+			             path);
+			rc = CCS_EDB;
+			goto fail;
+		}
+	}
+	if ((rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", d,
+	               "cannot set WAL")))
+		goto fail;
+	if (v < CCS_STORE_VERSION) {
+		/* one transaction for all the steps; BEGIN IMMEDIATE so two
+		 * processes opening a new file do not both migrate */
+		if ((rc = exec(s, "BEGIN IMMEDIATE", d, "cannot start the migration")))
+			goto fail;
+		if (user_version(s, &v)) {
+			rc = dberr(s, d, "cannot read the schema version");
+			exec(s, "ROLLBACK", d, "rollback");
+			goto fail;
+		}
+		for (; v < CCS_STORE_VERSION; v++) {
+			char sql[64];
+			snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
+			if ((rc = exec(s, migrations[v], d, "migration failed")) || (rc = exec(s, sql, d, "migration failed"))) {
+				sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+				goto fail;
+			}
+		}
+		if ((rc = exec(s, "COMMIT", d, "cannot commit the migration")))
+			goto fail;
+	}
+	*out = s;
+	return CCS_OK;
+fail:
+	sqlite3_close(s->db);
+	ccs_free(s);
+	return rc;
+}
+
+void ccs_store_close(struct ccs_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	ccs_free(s);
+}
+
+static void now_iso(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double x)
+{
+	if (x == x && isfinite(x))
+		sqlite3_bind_double(st, i, x);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *x)
+{
+	if (x && *x)
+		sqlite3_bind_text(st, i, x, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int host_id(struct ccs_store *s, const char *host, const char *created, int64_t *id, struct ccs_diag *d)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO hosts(name, first_seen) VALUES(?1, ?2)", -1, &st, NULL))
+		return dberr(s, d, "cannot add the host");
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
+	int r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE)
+		return dberr(s, d, "cannot add the host");
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM hosts WHERE name = ?1", -1, &st, NULL))
+		return dberr(s, d, "cannot find the host");
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the host");
+}
+
+int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct ccs_meas *m, size_t n,
+                      struct ccs_diag *d)
+{
+	now_iso(r->created, sizeof r->created);
+	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
+	sqlite3_stmt *st = NULL;
+	int64_t hid;
+	int rc = host_id(s, r->host[0] ? r->host : "unknown", r->created, &hid, d);
+	if (rc)
+		goto fail;
+	if (sqlite3_prepare_v2(s->db,
+	                       "INSERT INTO runs(host_id, created, kind, topology, sources, versions, ccsim_version)"
+	                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &st, NULL)) {
+		rc = dberr(s, d, "cannot add the run");
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, hid);
+	sqlite3_bind_text(st, 2, r->created, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, r->kind, -1, SQLITE_TRANSIENT);
+	bind_text(st, 4, r->topology);
+	sqlite3_bind_text(st, 5, r->sources, -1, SQLITE_TRANSIENT);
+	bind_text(st, 6, r->versions);
+	sqlite3_bind_text(st, 7, r->ccsim_version, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = dberr(s, d, "cannot add the run");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	r->id = sqlite3_last_insert_rowid(s->db);
+	if (sqlite3_prepare_v2(s->db,
+	                       "INSERT INTO measurements(run_id, source, name, class, variant, devices, size, iters, ranks,"
+	                       " median_s, min_s, max_s, busbw_Bps, file, line)"
+	                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", -1, &st, NULL)) {
+		rc = dberr(s, d, "cannot add measurements");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ccs_meas *x = &m[i];
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r->id);
+		sqlite3_bind_text(st, 2, x->source, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, x->name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, x->cls, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, x->variant, -1, SQLITE_TRANSIENT);
+		bind_text(st, 6, x->devices);
+		sqlite3_bind_int64(st, 7, (sqlite3_int64)x->size);
+		if (x->iters)
+			sqlite3_bind_int64(st, 8, (sqlite3_int64)x->iters);
+		else
+			sqlite3_bind_null(st, 8);
+		if (x->ranks)
+			sqlite3_bind_int(st, 9, x->ranks);
+		else
+			sqlite3_bind_null(st, 9);
+		sqlite3_bind_double(st, 10, x->median_s);
+		bind_real(st, 11, x->min_s);
+		bind_real(st, 12, x->max_s);
+		bind_real(st, 13, x->busbw_Bps);
+		bind_text(st, 14, x->file);
+		sqlite3_bind_int(st, 15, x->line);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = dberr(s, d, "cannot add a measurement");
+			goto fail;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = exec(s, "COMMIT", d, "cannot commit the run")))
+		goto fail;
+	r->nmeas = (int64_t)n;
+	return CCS_OK;
+fail:
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *dst, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? (double)NAN : sqlite3_column_double(st, i);
+}
+
+int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, struct ccs_diag *d)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT r.id, h.name, r.created, r.kind, r.topology, r.sources, r.versions, r.ccsim_version,"
+	                       " (SELECT count(*) FROM measurements m WHERE m.run_id = r.id)"
+	                       " FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", -1, &st, NULL))
+		return dberr(s, d, "cannot list runs");
+	size_t cap = 0;
+	int r, rc = CCS_OK;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = ccs_grow(out, &cap, *n + 1, sizeof **out)))
+			break;
+		struct ccs_run_info *x = &(*out)[(*n)++];
+		memset(x, 0, sizeof *x);
+		x->id = sqlite3_column_int64(st, 0);
+		col_text(st, 1, x->host, sizeof x->host);
+		col_text(st, 2, x->created, sizeof x->created);
+		col_text(st, 3, x->kind, sizeof x->kind);
+		col_text(st, 4, x->topology, sizeof x->topology);
+		col_text(st, 5, x->sources, sizeof x->sources);
+		col_text(st, 6, x->versions, sizeof x->versions);
+		col_text(st, 7, x->ccsim_version, sizeof x->ccsim_version);
+		x->nmeas = sqlite3_column_int64(st, 8);
+	}
+	if (!rc && r != SQLITE_DONE)
+		rc = dberr(s, d, "cannot list runs");
+	sqlite3_finalize(st);
+	if (rc) {
+		ccs_free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size_t *n, struct ccs_diag *d)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT source, name, class, variant, devices, size, iters, ranks, median_s, min_s, max_s,"
+	                       " busbw_Bps, file, line FROM measurements WHERE run_id = ?1 ORDER BY id", -1, &st, NULL))
+		return dberr(s, d, "cannot read measurements");
+	sqlite3_bind_int64(st, 1, run);
+	size_t cap = 0;
+	int r, rc = CCS_OK;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = ccs_grow(out, &cap, *n + 1, sizeof **out)))
+			break;
+		struct ccs_meas *x = &(*out)[(*n)++];
+		memset(x, 0, sizeof *x);
+		col_text(st, 0, x->source, sizeof x->source);
+		col_text(st, 1, x->name, sizeof x->name);
+		col_text(st, 2, x->cls, sizeof x->cls);
+		col_text(st, 3, x->variant, sizeof x->variant);
+		col_text(st, 4, x->devices, sizeof x->devices);
+		x->size = (uint64_t)sqlite3_column_int64(st, 5);
+		x->iters = (uint64_t)sqlite3_column_int64(st, 6);
+		x->ranks = sqlite3_column_int(st, 7);
+		x->median_s = sqlite3_column_double(st, 8);
+		x->min_s = col_real(st, 9);
+		x->max_s = col_real(st, 10);
+		x->busbw_Bps = col_real(st, 11);
+		col_text(st, 12, x->file, sizeof x->file);
+		x->line = sqlite3_column_int(st, 13);
+	}
+	if (!rc && r != SQLITE_DONE)
+		rc = dberr(s, d, "cannot read measurements");
+	sqlite3_finalize(st);
+	if (rc) {
+		ccs_free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d)
+{
+	char created[32];
+	now_iso(created, sizeof created);
+	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
+	sqlite3_stmt *st;
+	int rc = CCS_OK;
+	int64_t batch = 1;
+	if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(batch), 0) + 1 FROM fits", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			batch = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(s->db,
+	                       "INSERT INTO fits(run_id, batch, created, class, name, lo, hi, alpha_s, alpha_lo, alpha_hi,"
+	                       " beta_spB, beta_lo, beta_hi, r2, rms, n)"
+	                       " VALUES(?1, ?16, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", -1, &st, NULL)) {
+		rc = dberr(s, d, "cannot add fits");
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, f[i].cls, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, f[i].name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 5, (sqlite3_int64)f[i].lo);
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)f[i].hi);
+		sqlite3_bind_double(st, 7, f[i].alpha_s);
+		bind_real(st, 8, f[i].alpha_lo);
+		bind_real(st, 9, f[i].alpha_hi);
+		sqlite3_bind_double(st, 10, f[i].beta_spB);
+		bind_real(st, 11, f[i].beta_lo);
+		bind_real(st, 12, f[i].beta_hi);
+		bind_real(st, 13, f[i].r2);
+		bind_real(st, 14, f[i].rms);
+		sqlite3_bind_int(st, 15, f[i].n);
+		sqlite3_bind_int64(st, 16, batch);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = dberr(s, d, "cannot add a fit");
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = exec(s, "COMMIT", d, "cannot commit the fits");
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int ccs_store_fits(struct ccs_store *s, int64_t run, struct ccs_fit **out, size_t *n, struct ccs_diag *d)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	/* the newest batch of fits for the run */
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT class, name, lo, hi, alpha_s, alpha_lo, alpha_hi, beta_spB, beta_lo, beta_hi, r2, rms, n"
+	                       " FROM fits WHERE run_id = ?1 AND batch = (SELECT max(batch) FROM fits WHERE run_id = ?1)"
+	                       " ORDER BY id", -1, &st, NULL))
+		return dberr(s, d, "cannot read fits");
+	sqlite3_bind_int64(st, 1, run);
+	size_t cap = 0;
+	int r, rc = CCS_OK;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = ccs_grow(out, &cap, *n + 1, sizeof **out)))
+			break;
+		struct ccs_fit *x = &(*out)[(*n)++];
+		memset(x, 0, sizeof *x);
+		col_text(st, 0, x->cls, sizeof x->cls);
+		col_text(st, 1, x->name, sizeof x->name);
+		x->lo = (uint64_t)sqlite3_column_int64(st, 2);
+		x->hi = (uint64_t)sqlite3_column_int64(st, 3);
+		x->alpha_s = sqlite3_column_double(st, 4);
+		x->alpha_lo = col_real(st, 5);
+		x->alpha_hi = col_real(st, 6);
+		x->beta_spB = sqlite3_column_double(st, 7);
+		x->beta_lo = col_real(st, 8);
+		x->beta_hi = col_real(st, 9);
+		x->r2 = col_real(st, 10);
+		x->rms = col_real(st, 11);
+		x->n = sqlite3_column_int(st, 12);
+	}
+	if (!rc && r != SQLITE_DONE)
+		rc = dberr(s, d, "cannot read fits");
+	sqlite3_finalize(st);
+	if (rc) {
+		ccs_free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int ccs_store_check(struct ccs_store *s, struct ccs_diag *d)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL))
+		return dberr(s, d, "integrity check failed");
+	int rc = CCS_OK;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		if (!t || strcmp((const char *)t, "ok")) {
+			ccs_diag_msg(d, "%s: integrity check: %s", s->path, t ? (const char *)t : "no answer");
+			rc = CCS_EDB;
+		}
+	} else {
+		rc = dberr(s, d, "integrity check failed");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

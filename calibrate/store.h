@@ -1,0 +1,71 @@
+/*
+** calibrate/store.h: the calibration history in SQLite (the one file that
+** includes <sqlite3.h>).
+**
+** Tables (schema version in PRAGMA user_version; migrations below):
+**   hosts(id, name UNIQUE, first_seen)
+**   runs(id, host_id, created, kind 'run'|'ingest', topology, sources,
+**        versions, ccsim_version)
+**   measurements(id, run_id, source, name, class, variant, devices, size,
+**        iters, ranks, median_s, min_s, max_s, busbw_Bps, file, line)
+**   fits(id, run_id, batch, created, class, name, lo, hi, alpha_s, alpha_lo,
+**        alpha_hi, beta_spB, beta_lo, beta_hi, r2, rms, n)
+**   v1 creates them; v2 adds the index measurements(run_id, source, name,
+**   size) and the view run_summary (one line per run).
+** History is append-only: triggers refuse UPDATE and DELETE on runs,
+** measurements and fits.  A run and its measurements go in one
+** transaction, so an interrupted write leaves the run absent, never half
+** there.  The journal is WAL and writers wait for each other (busy timeout
+** 10 s), so two processes can append to one file.
+** Times in seconds, sizes in bytes, bandwidths in B/s; readable with the
+** sqlite3 shell.
+*/
+#ifndef CCS_STORE_H
+#define CCS_STORE_H
+
+#include "ingest.h"
+#include "fit.h"
+
+#include <stdint.h>
+
+#define CCS_STORE_VERSION 2
+
+struct ccs_store;
+
+struct ccs_run_info {
+	int64_t id;
+	char host[64];
+	char created[32];           /* UTC, ISO 8601 */
+	char kind[8];               /* "run" or "ingest" */
+	char topology[256];
+	char sources[512];          /* the logs' names, space separated */
+	char versions[192];
+	char ccsim_version[16];
+	int64_t nmeas;
+};
+
+/* Open (creating or migrating) the database at path.  CCS_EDB with d set
+ * (the path and sqlite3_errmsg) when it cannot be opened, is not a ccsim
+ * database, or has a newer schema than this ccsim knows. */
+int  ccs_store_open(const char *path, struct ccs_store **out, struct ccs_diag *d);
+void ccs_store_close(struct ccs_store *s);
+/* The schema version of an open store (CCS_STORE_VERSION after open). */
+int  ccs_store_version(struct ccs_store *s);
+
+/* Append one run with its measurements in one transaction; *id gets the
+ * run's number.  r->host is created when new; r->id, created, nmeas are
+ * filled in. */
+int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct ccs_meas *m, size_t n,
+                      struct ccs_diag *d);
+/* Every run, oldest first (*out the caller frees with ccs_free). */
+int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, struct ccs_diag *d);
+/* One run's measurements in insertion order (caller frees *out). */
+int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size_t *n, struct ccs_diag *d);
+/* Append fits made from run (one transaction). */
+int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d);
+/* The newest fits stored for run, one per (class, name, lo) (caller frees). */
+int ccs_store_fits(struct ccs_store *s, int64_t run, struct ccs_fit **out, size_t *n, struct ccs_diag *d);
+/* PRAGMA integrity_check: 0 when "ok", else CCS_EDB with the first complaint. */
+int ccs_store_check(struct ccs_store *s, struct ccs_diag *d);
+
+#endif
