@@ -259,8 +259,11 @@ static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
 		goto out;
 	}
 	int said = 0;
-	for (int pass = 0; pass < 3 && !rc; pass++) {
-		/* passes 0, 1: efficiencies; pass 2: step overheads */
+	/* passes until the ratios settle (at most 6): efficiencies; then one
+	 * for the step overheads */
+	for (int pass = 0, settled = 0; pass < 7 && !rc; pass++) {
+		if (settled && pass < 6)
+			pass = 6;
 		size_t nr = 0, no[3] = { 0, 0, 0 };
 		int cur_ranks = -1;
 		struct ccs_comm cm;
@@ -269,7 +272,7 @@ static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
 			const struct ccs_meas *x = &m[i];
 			if (!is_nccl(x) || !fitted(x))
 				continue;
-			if (pass < 2 ? x->size < BIG_SIZE : x->size >= SMALL_SIZE)
+			if (pass < 6 ? x->size < BIG_SIZE : x->size >= SMALL_SIZE)
 				continue;
 			int coll = ccs_coll_parse(x->name);
 			if (coll < 0 || !x->ranks) {
@@ -300,7 +303,7 @@ static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
 			struct ccs_cost cc;
 			if (ccs_cost_eval(&cm, coll, a, q, 0, x->size, &cc, NULL))
 				continue;
-			if (pass < 2) {
+			if (pass < 6) {
 				int ty = bound_link(cc.bound, cm.net_type);
 				if (ty < 0)
 					continue;
@@ -315,8 +318,9 @@ static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
 			ccs_comm_release(&cm);
 		if (rc)
 			break;
-		if (pass < 2) {
+		if (pass < 6) {
 			/* the median ratio per bounding link type */
+			settled = 1;
 			for (int ty = 0; ty < CCS_LINK_NTYPES; ty++) {
 				size_t k = 0;
 				for (size_t i = 0; i < nr; i++)
@@ -325,6 +329,8 @@ static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
 				if (!k)
 					continue;
 				double r = median(ov[0], k);
+				if (fabs(r - 1) > 0.002)
+					settled = 0;
 				double e = t->params.eff[ty] * r;
 				if (e > 1)
 					e = 1;

@@ -276,7 +276,10 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 					coll_from(k->t[i + 1], out->coll, sizeof out->coll);
 			/* "#  Rank  0 Group  0 Pid 123 on host device ..." */
 			if (k->n > 2 && !strcmp(k->t[1], "Rank") && is_uint(k->t[2])) {
-				out->ranks++;
+				/* the highest rank + 1: quoted logs often keep one line */
+				long rk = strtol(k->t[2], NULL, 10);
+				if (rk >= out->ranks && rk < 1000000)
+					out->ranks = (int)rk + 1;
 				for (int i = 3; i + 1 < k->n; i++)
 					if (!strcmp(k->t[i], "on") && !out->host[0] && !strcmp(k->t[2], "0"))
 						snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);

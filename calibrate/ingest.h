@@ -56,7 +56,7 @@ struct ccs_nt_row {
 struct ccs_nt_log {
 	char coll[32];              /* "allreduce" ... (model/coll.h cli names), "" unknown */
 	char host[64];              /* host of rank 0, "" unknown */
-	int ranks;                  /* from the Rank lines, 0 unknown */
+	int ranks;                  /* highest "#  Rank" + 1; 0 unknown */
 	int cputime;                /* times are -C CPU times */
 	double avg_busbw_Bps;       /* footer, -1 when absent */
 	struct ccs_nt_row *row;

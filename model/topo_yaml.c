@@ -988,12 +988,94 @@ static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_
 	return CCS_OK;
 }
 
+/* ---- calibration files (written by `ccsim calibrate fit`) ---- */
+
+static int read_file(struct ld *L, const char *path, const struct ccs_mark *m, char **out, size_t *outlen);
+
+/* A quantity that may be negative (a fitted intercept) or 'unbounded'. */
+static int check_fit_qty(struct ld *L, const struct ccs_ynode *y, enum ccs_qty q, int unbounded_ok, const char *key)
+{
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, key));
+	if (unbounded_ok && !strcmp(y->str, "unbounded"))
+		return CCS_OK;
+	const char *s = y->str[0] == '-' && q == CCS_QTY_TIME ? y->str + 1 : y->str;
+	char err[256];
+	double v;
+	if (ccs_parse_qty(s, q, &v, err, sizeof err))
+		return ccs_diag_at(L->diag, y->mark, "%s: %s", key, err);
+	return CCS_OK;
+}
+
+static int load_calibration(struct ld *L, const struct ccs_ynode *y, struct ccs_model_params *p)
+{
+	CCS_TRY(want_kind(L, y, CCS_Y_SCALAR, "calibration"));
+	/* relative to the file that names it; from --set, to the working directory */
+	const char *from = y->mark.src < L->nsrcs ? L->srcs[y->mark.src] : "";
+	const char *slash = strncmp(from, "--set", 5) ? strrchr(from, '/') : NULL;
+	const char *path = y->str[0] == '/' || !slash ? y->str
+	                 : ccs_arena_printf(L->a, "%.*s/%s", (int)(slash - from), from, y->str);
+	if (!path)
+		return CCS_ENOMEM;
+	char *buf;
+	size_t len;
+	CCS_TRY(read_file(L, path, &y->mark, &buf, &len));
+	int src, keep = L->cur;
+	int rc = add_src(L, path, &src);
+	struct ccs_ynode *root = NULL;
+	if (!rc) {
+		L->cur = src;
+		rc = parse_yaml(L, buf, len, &root);
+		L->cur = keep;
+	}
+	ccs_free(buf);
+	if (rc)
+		return rc;
+	static const char *const keys[] = { "calibration", "model", "fits" };
+	CCS_TRY(check_keys(L, root, keys, 3, "a calibration file"));
+	struct ccs_ynode *c = get(root, "calibration");
+	if (!c)
+		return ccs_diag_at(L->diag, root->mark,
+		                   "not a calibration file: no 'calibration' block (write one with 'ccsim calibrate fit -o FILE')");
+	static const char *const ckeys[] = { "host", "run", "db", "topology" };
+	CCS_TRY(want_kind(L, c, CCS_Y_MAP, "calibration"));
+	CCS_TRY(check_keys(L, c, ckeys, 4, "'calibration'"));
+	struct ccs_ynode *fits = get(root, "fits");
+	if (fits) {
+		static const char *const fkeys[] = { "class", "name", "sizes", "alpha", "bandwidth", "alpha_ci",
+		                                     "bandwidth_ci", "r2", "rms", "points" };
+		CCS_TRY(want_kind(L, fits, CCS_Y_SEQ, "fits"));
+		for (uint32_t i = 0; i < fits->n; i++) {
+			const struct ccs_ynode *f = fits->v[i];
+			CCS_TRY(want_kind(L, f, CCS_Y_MAP, "a fit"));
+			CCS_TRY(check_keys(L, f, fkeys, 10, "a fit"));
+			CCS_TRY(need(L, f, "alpha", "a fit"));
+			CCS_TRY(need(L, f, "bandwidth", "a fit"));
+			CCS_TRY(check_fit_qty(L, get(f, "alpha"), CCS_QTY_TIME, 0, "alpha"));
+			CCS_TRY(check_fit_qty(L, get(f, "bandwidth"), CCS_QTY_BW, 1, "bandwidth"));
+			const struct ccs_ynode *ci[2] = { get(f, "alpha_ci"), get(f, "bandwidth_ci") };
+			for (int k = 0; k < 2; k++) {
+				if (!ci[k])
+					continue;
+				CCS_TRY(want_kind(L, ci[k], CCS_Y_SEQ, k ? "bandwidth_ci" : "alpha_ci"));
+				if (ci[k]->n != 2)
+					return ccs_diag_at(L->diag, ci[k]->mark, "'%s' must be [low, high]", k ? "bandwidth_ci" : "alpha_ci");
+				for (int j = 0; j < 2; j++)
+					CCS_TRY(check_fit_qty(L, ci[k]->v[j], k ? CCS_QTY_BW : CCS_QTY_TIME, k, k ? "bandwidth_ci" : "alpha_ci"));
+			}
+		}
+	}
+	struct ccs_ynode *m = get(root, "model");
+	if (m)
+		CCS_TRY(load_model(L, m, p));
+	return CCS_OK;
+}
+
 /* ---- the whole file ---- */
 
 static int load_spec(struct ld *L, const struct ccs_ynode *root, const char *fallback_name)
 {
 	static const char *const keys[] = { "name", "description", "nodes", "node", "scaleup", "scaleout",
-	                                    "devices", "links", "model" };
+	                                    "devices", "links", "model", "calibration" };
 	struct ccs_topo_spec *s = L->spec;
 	CCS_TRY(check_keys(L, root, keys, (int)(sizeof keys / sizeof keys[0]), "the topology"));
 	const char *name = fallback_name, *desc = NULL;
@@ -1005,6 +1087,10 @@ static int load_spec(struct ld *L, const struct ccs_ynode *root, const char *fal
 	struct ccs_ynode *model = get(root, "model");
 	if (model)
 		CCS_TRY(load_model(L, model, &s->params));
+	/* fitted numbers override the file's own */
+	struct ccs_ynode *cal = get(root, "calibration");
+	if (cal)
+		CCS_TRY(load_calibration(L, cal, &s->params));
 	struct ccs_ynode *node = get(root, "node"), *devs = get(root, "devices");
 	if (node && devs)
 		return ccs_diag_at(L->diag, devs->mark,

@@ -10,6 +10,8 @@
 
 #define CCSIM_VERSION "0.1.0"
 
+const char *const ccs_version = CCSIM_VERSION;
+
 void ccs_sets_init(struct ccs_sets *s) { memset(s, 0, sizeof *s); }
 
 void ccs_sets_release(struct ccs_sets *s)
@@ -107,6 +109,8 @@ static void usage(FILE *f)
 	        "                             -c dispatch|combine|alltoallv for MoE expert-parallel traffic\n"
 	        "  simulate -t TOPO -c COLL   the same through the event simulator (every algorithm)\n"
 	        "  run SCENARIO.yaml          designs x workloads side by side (scenarios/)\n"
+	        "  calibrate run|ingest|fit|show|diff|check\n"
+	        "                             measure, store (SQLite), fit and gate the hardware's alpha-beta\n"
 	        "  version                    print the version\n"
 	        "every command takes --set key.path=value to override a topology scalar.\n"
 	        "run 'ccsim COMMAND --help' for a command's options.\n");
@@ -128,6 +132,8 @@ int main(int argc, char **argv)
 		return ccs_cmd_simulate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return ccs_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "calibrate"))
+		return ccs_cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("ccsim %s\n", CCSIM_VERSION);
 		return ccs_flush_stdout() ? 1 : 0;

@@ -41,7 +41,12 @@ void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, d
 struct ccs_comm;
 int  ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
 
+/* "0.1.0": what `ccsim version` prints; stored with each calibration run */
+extern const char *const ccs_version;
+
 int ccs_cmd_topo(int argc, char **argv);
+/* calibrate run|ingest|fit|show|diff|check (sim/cmd_calibrate.c) */
+int ccs_cmd_calibrate(int argc, char **argv);
 int ccs_cmd_predict(int argc, char **argv);
 int ccs_cmd_simulate(int argc, char **argv);
 /* predict / simulate for -c dispatch, combine, alltoallv (sim/cmd_moe.c) */
