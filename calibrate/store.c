@@ -80,6 +80,11 @@ int ccs_store_version(struct ccs_store *s)
 
 int ccs_store_open(const char *path, struct ccs_store **out, struct ccs_diag *d)
 {
+	return ccs_store_open_at(path, CCS_STORE_VERSION, out, d);
+}
+
+int ccs_store_open_at(const char *path, int target, struct ccs_store **out, struct ccs_diag *d)
+{
 	*out = NULL;
 	struct ccs_store *s = ccs_calloc(1, sizeof *s);
 	if (!s)
@@ -122,7 +127,9 @@ int ccs_store_open(const char *path, struct ccs_store **out, struct ccs_diag *d)
 	if ((rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", d,
 	               "cannot set WAL")))
 		goto fail;
-	if (v < CCS_STORE_VERSION) {
+	if (target > CCS_STORE_VERSION || target < 1)
+		target = CCS_STORE_VERSION;
+	if (v < target) {
 		/* one transaction for all the steps; BEGIN IMMEDIATE so two
 		 * processes opening a new file do not both migrate */
 		if ((rc = exec(s, "BEGIN IMMEDIATE", d, "cannot start the migration")))
@@ -132,7 +139,7 @@ int ccs_store_open(const char *path, struct ccs_store **out, struct ccs_diag *d)
 			exec(s, "ROLLBACK", d, "rollback");
 			goto fail;
 		}
-		for (; v < CCS_STORE_VERSION; v++) {
+		for (; v < target; v++) {
 			char sql[64];
 			snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
 			if ((rc = exec(s, migrations[v], d, "migration failed")) || (rc = exec(s, sql, d, "migration failed"))) {

@@ -48,6 +48,9 @@ struct ccs_run_info {
  * (the path and sqlite3_errmsg) when it cannot be opened, is not a ccsim
  * database, or has a newer schema than this ccsim knows. */
 int  ccs_store_open(const char *path, struct ccs_store **out, struct ccs_diag *d);
+/* The same, migrating only up to schema version target (tests of the
+ * migrations). */
+int  ccs_store_open_at(const char *path, int target, struct ccs_store **out, struct ccs_diag *d);
 void ccs_store_close(struct ccs_store *s);
 /* The schema version of an open store (CCS_STORE_VERSION after open). */
 int  ccs_store_version(struct ccs_store *s);
