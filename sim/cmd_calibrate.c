@@ -4,6 +4,7 @@
 
 #include "../calibrate/calib.h"
 #include "../calibrate/store.h"
+#include "../model/coll.h"
 #include "../model/topo_yaml.h"
 #include "../model/units.h"
 
@@ -656,12 +657,14 @@ static int compare(const struct ccs_meas *a, size_t na, const struct ccs_meas *b
 			else
 				snprintf(c.what, sizeof c.what, "%s %s busbw", b[j].name, b[j].variant);
 			ccs_fmt_size((double)b[j].size, c.size, sizeof c.size);
-			/* busbw when printed (two decimals), else algbw from the time */
-			int bus = a[i].busbw_Bps > 0 && b[j].busbw_Bps > 0;
-			c.base = bus ? a[i].busbw_Bps / 1e9 : (double)a[i].size / a[i].median_s / 1e9;
-			c.cur = bus ? b[j].busbw_Bps / 1e9 : (double)b[j].size / b[j].median_s / 1e9;
-			if (!bus)
+			/* from the time (printed to 0.01 us), not the printed busbw
+			 * (0.01 GB/s, nothing at small sizes): busbw = S / t x f */
+			int coll = ccs_coll_parse(b[j].name);
+			double fct = b[j].ranks && coll >= 0 ? ccs_busbw_factor(coll, b[j].ranks) : 1;
+			if (!b[j].ranks || coll < 0)
 				memcpy(c.what + strlen(c.what) - 5, "algbw", 5);
+			c.base = (double)a[i].size / a[i].median_s * fct / 1e9;
+			c.cur = (double)b[j].size / b[j].median_s * fct / 1e9;
 			snprintf(c.unit, sizeof c.unit, "GB/s");
 			c.higher_better = 1;
 			c.verdict = c.base > 0 && c.cur > 0 ? judge(c.base, c.cur, 1, tol, 1) : 0;

@@ -1,0 +1,123 @@
+#!/bin/sh
+# tests/calib.sh BUILD_DIR: `ccsim calibrate` end to end, in a scratch directory:
+# ingest, show, fit -> calibration file -> predict, check and diff with JUnit,
+# bad logs, the database read with the sqlite3 shell, append-only history, and
+# benches that find no device.  Ends with "calib: N passed, N failed".
+B=$(cd "${1:?usage: tests/calib.sh BUILD_DIR}" && pwd)
+ROOT=$(pwd)
+C="$B/ccsim"
+T="$ROOT/topologies/hgx-h100.yaml"
+D="$ROOT/tests/data/calib"
+pass=0
+fail=0
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+cd "$w" || exit 1
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: calib: $1"; [ -f out ] && head -n 15 out; }
+# expect RC DESCRIPTION -- COMMAND...: run, keep stdout+stderr in ./out
+expect() {
+	want=$1; what=$2; shift 3
+	"$@" >out 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, want $want"; fi
+}
+has() { if grep -q -- "$1" out; then ok; else bad "output lacks '$1'"; fi; }
+
+# An nccl-tests log made by the model with known parameters (13 columns).
+synth() {
+	"$C" predict -t "$T" -c allreduce -b 8 -e 8G -f 2 "$@" | awk '
+		BEGIN { print "#  Rank  0 Group  0 Pid 1 on synth-host device  0 [0x00] NVIDIA H100";
+		        print "#  Rank  7 Group  0 Pid 8 on synth-host device  7 [0x00] NVIDIA H100";
+		        print "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" }
+		/^ +[0-9]/ { printf "%12s %12s %8s %6s %6s %9s %7s %7s %5s %9s %7s %7s %5s\n", $1, $2, $3, $4, $5, $6, $7, $8, 0, $6, $7, $8, 0 }'
+}
+
+# ---- ingest and show ----
+synth --set model.efficiency.nvlink=0.6 --set model.step_overhead.ll=0.5us >all_reduce_perf.log
+expect 0 "ingest" -- "$C" calibrate ingest all_reduce_perf.log "$D/perftest-write-bw-sweep.log" -t "$T"
+has "run 1: 65 measurements from 2 logs, host synth-host, stored in ccsim.db"
+expect 0 "show" -- "$C" calibrate show
+has "synth-host"
+expect 0 "show 1" -- "$C" calibrate show 1
+has "allreduce/8          oop float        31"
+expect 1 "show a run that is not there" -- "$C" calibrate show 9
+has "no run 9 (the database has runs 1 to 1)"
+
+# ---- the database is plain SQLite, readable and append-only ----
+if command -v sqlite3 >/dev/null; then
+	[ "$(sqlite3 ccsim.db 'PRAGMA integrity_check')" = ok ] && ok || bad "integrity_check"
+	[ "$(sqlite3 ccsim.db 'PRAGMA journal_mode')" = wal ] && ok || bad "journal mode is not WAL"
+	[ "$(sqlite3 ccsim.db "SELECT count(*) FROM measurements WHERE source = 'perftest'")" = 3 ] && ok || bad "perftest rows"
+	[ "$(sqlite3 ccsim.db 'SELECT measurements FROM run_summary WHERE run = 1')" = 65 ] && ok || bad "run_summary view"
+	sqlite3 ccsim.db 'DELETE FROM measurements' >out 2>&1 && bad "DELETE allowed" || has "history is append-only"
+	sqlite3 ccsim.db "UPDATE runs SET kind = 'run'" >out 2>&1 && bad "UPDATE allowed" || has "history is append-only"
+else
+	bad "the sqlite3 shell is missing (.ci/deps installs it)"
+fi
+
+# ---- bad logs: nothing stored, the line named ----
+expect 1 "truncated log" -- "$C" calibrate ingest all_reduce_perf.log "$D/bad-nt-truncated-h20.log" --db x.db
+has "bad-nt-truncated-h20.log:12:"
+has "nothing stored"
+[ ! -s x.db ] || [ "$(sqlite3 x.db 'SELECT count(*) FROM runs' 2>/dev/null)" = 0 ] && ok || bad "a run was stored from a bad log"
+printf 'hello\nworld\n' >notes.txt
+expect 1 "not a log" -- "$C" calibrate ingest notes.txt --db x.db
+has "notes.txt:1:1: not a nccl-tests, perftest or ccsim-bench log"
+printf '# ccsim-bench 1\n# host: dgx-z\nname=h2d class=pcie size=4096 iters=10 median=3e-06 unit=s\nname=h2d size=8192 iters=10 median=oops unit=s\nname=h2d class=pcie size=16384 iters=10 median=3.6e-06 unit=s\nname=h2d class=pcie size=32768 iters=10 median=4.3e-06 unit=s\nname=h2d cla' >bench.log
+expect 0 "bench log with bad lines" -- "$C" calibrate ingest bench.log --db b.db
+has "warning: bench.log:4:36: expected a positive time, got 'oops'; record skipped"
+has "warning: bench.log:7:10: expected key=value, got 'cla'; record skipped"
+has "run 1: 3 measurements from 1 log, host dgx-z"
+expect 1 "newer schema" -- sh -c "sqlite3 new.db 'PRAGMA user_version=99; CREATE TABLE t(x)' && '$C' calibrate show --db new.db"
+has "new.db: schema version 99 is newer than this ccsim knows (2)"
+expect 1 "somebody else's database" -- sh -c "sqlite3 other.db 'CREATE TABLE t(x)' && '$C' calibrate ingest all_reduce_perf.log --db other.db"
+has "a SQLite database that ccsim did not create"
+
+# ---- fit: the calibration file reproduces the log ----
+expect 0 "fit" -- "$C" calibrate fit -o fitted.yaml
+has "nvlink efficiency 0.600"
+grep -q "ll: 0.49" fitted.yaml && ok || bad "LL step overhead not recovered: $(grep 'll:' fitted.yaml)"
+"$C" topo check "$T" --set calibration="$w/fitted.yaml" >out 2>&1 && ok || bad "topology with the calibration file"
+synth --set calibration="$w/fitted.yaml" >after.log
+worst=$(paste all_reduce_perf.log after.log | awk '/^ +[0-9]/ { e = $19 / $6 - 1; if (e < 0) e = -e; if (e > m) m = e } END { printf "%.4f", m }')
+awk -v m="$worst" 'BEGIN { exit !(m < 0.005) }' && ok || bad "predictions with the calibration file off the log by $worst"
+expect 0 "fit to stdout" -- "$C" calibrate fit --run 1 -t "$T"
+has "  efficiency:"
+has "rdma_write_bw"
+expect 1 "fit a run that is not there" -- "$C" calibrate fit --run 7
+has "no run 7"
+
+# ---- check: an unchanged rerun passes, a 20% bandwidth drop does not ----
+expect 0 "ingest the rerun" -- "$C" calibrate ingest all_reduce_perf.log -t "$T"
+expect 0 "check unchanged" -- "$C" calibrate check --baseline previous --junit same.xml
+has "0 regressions beyond 5.0%"
+grep -q 'failures="0"' same.xml && ok || bad "JUnit of an unchanged run"
+synth --set model.efficiency.nvlink=0.48 --set model.step_overhead.ll=0.5us >all_reduce_perf.log
+expect 0 "ingest the slow run" -- "$C" calibrate ingest all_reduce_perf.log -t "$T"
+expect 1 "check a 20% drop" -- "$C" calibrate check --baseline previous --tolerance 5% --junit drop.xml
+has "REGRESSION"
+has "allreduce/8 oop float busbw"
+grep -q '<failure type="regression"' drop.xml && ok || bad "JUnit has no failure"
+grep -q '<testsuites tests="[0-9]*" failures="[1-9]' drop.xml && ok || bad "JUnit failure count"
+expect 0 "check against run 2 with a loose tolerance" -- "$C" calibrate check --baseline 2 --tolerance 30%
+expect 2 "check without a baseline" -- "$C" calibrate check
+has "'--baseline RUN|previous' is required"
+expect 0 "diff" -- "$C" calibrate diff 2 3
+has "oop float busbw               8 GiB   358.3 GB/s   295.3 GB/s    -17.6%  REGRESSION"
+expect 2 "bad tolerance" -- "$C" calibrate check --baseline previous --tolerance five
+has "must be a percentage"
+
+# ---- benches: built here only where their toolkits are; no device, no run ----
+mkdir benches
+for b in ccsim-bench-cuda ccsim-bench-rdma; do
+	[ -x "$ROOT/bin/$b" ] && cp "$ROOT/bin/$b" benches/
+done
+expect 1 "calibrate run without devices" -- "$C" calibrate run --bench-dir benches --db r.db
+if [ -x benches/ccsim-bench-cuda ]; then has "no CUDA device"; fi
+if [ -x benches/ccsim-bench-rdma ]; then has "no RDMA device"; fi
+has "nothing stored"
+
+echo "calib: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
