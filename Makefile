@@ -35,9 +35,44 @@ REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
 TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
-.PHONY: all test bench validate golden-update clean
+.PHONY: all test bench validate golden-update clean benches
 .SECONDARY:
-all: bin/ccsim libccsim.a
+all: bin/ccsim libccsim.a benches
+
+# The calibration benches (calibrate/bench_*): built where their toolkits
+# are, skipped with a message where not.  CUDA_HOME/bin/nvcc, else nvcc on
+# PATH; ibverbs from libibverbs-dev.  The RDMA bench registers GPU memory
+# (GPUDirect) when CUDA is there too.
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+NVCC_FLAGS := -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+              -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra
+HAVE_VERBS := $(shell printf '\043include <infiniband/verbs.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+BENCHES :=
+ifneq ($(NVCC),)
+BENCHES += bin/ccsim-bench-cuda
+RDMA_CUDA := -DCCS_HAVE_CUDA -I$(CUDA_HOME)/include
+RDMA_CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
+endif
+ifeq ($(HAVE_VERBS),1)
+BENCHES += bin/ccsim-bench-rdma
+endif
+
+benches: $(BENCHES)
+ifeq ($(NVCC),)
+	@echo "calibrate: no nvcc ($(CUDA_HOME)/bin or PATH): ccsim-bench-cuda not built"
+endif
+ifneq ($(HAVE_VERBS),1)
+	@echo "calibrate: no <infiniband/verbs.h> (libibverbs-dev): ccsim-bench-rdma not built"
+endif
+
+bin/ccsim-bench-cuda: calibrate/bench_cuda.cu
+	@mkdir -p bin
+	$(NVCC) $(NVCC_FLAGS) -o $@ $<
+
+bin/ccsim-bench-rdma: calibrate/bench_rdma.c
+	@mkdir -p bin
+	$(CC) $(CPPFLAGS) $(RDMA_CUDA) $(OPT_CFLAGS) -o $@ $< -libverbs $(RDMA_CUDA_LIBS)
 
 $(REL)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -72,7 +107,7 @@ $(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
 $(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
 
-test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%)
+test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) benches
 	@sh tests/run.sh $(TST)
 
 bench: bin/ccsim $(REL)/bench_topo
