@@ -36,7 +36,7 @@ static void test_nccltests(void)
 	struct ccs_diag d;
 	/* GB200 NVL72: 5 rows, 512 MiB .. 8 GiB, redop and root present */
 	CHECK(!nt("tests/data/calib/all_reduce_perf-gb200-nvl72.log", &l, &d));
-	CHECK(l.nrow == 5 && !strcmp(l.coll, "allreduce") && l.ranks == 1);
+	CHECK(l.nrow == 5 && !strcmp(l.coll, "allreduce") && l.ranks == 72);
 	if (l.nrow == 5) {
 		CHECK(l.row[0].size == 536870912u && l.row[0].count == 134217728u && !strcmp(l.row[0].type, "float"));
 		CHECK(!strcmp(l.row[0].redop, "sum") && l.row[0].root == -1 && l.row[0].line == 6);

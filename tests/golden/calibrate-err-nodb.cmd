@@ -1,0 +1,1 @@
+calibrate show --db tests/data/calib/no-such.db

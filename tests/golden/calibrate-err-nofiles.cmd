@@ -1,0 +1,1 @@
+calibrate ingest --db /tmp/never-written.db
