@@ -773,6 +773,12 @@ int ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_me
 	} else if (kind == CCS_LOG_PERFTEST) {
 		struct ccs_pf_log l;
 		CCS_TRY(ccs_pf_parse(src, text, len, &l, d));
+		/* a quote without its title line: the verb from the file name */
+		static const char *const verbs[] = { "write", "read", "send" };
+		for (int v = 0; v < 3 && !l.verb[0]; v++)
+			if (strstr(file, verbs[v]))
+				snprintf(l.verb, sizeof l.verb, "%s", verbs[v]);
+		l.round_trip = l.kind == CCS_PF_LAT && !strcmp(l.verb, "read");
 		for (size_t i = 0; i < l.nrow && !rc; i++) {
 			const struct ccs_pf_row *r = &l.row[i];
 			double t = l.kind == CCS_PF_BW ? (r->avg_Bps > 0 ? (double)r->bytes / r->avg_Bps : 0)
@@ -785,7 +791,7 @@ int ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_me
 			if ((rc = meas_push(set, &m)))
 				break;
 			snprintf(m->source, sizeof m->source, "perftest");
-			snprintf(m->name, sizeof m->name, "rdma_%s_%s", l.verb[0] ? l.verb : "write", l.kind == CCS_PF_BW ? "bw" : "lat");
+			snprintf(m->name, sizeof m->name, "rdma_%s_%s", l.verb[0] ? l.verb : "unknown", l.kind == CCS_PF_BW ? "bw" : "lat");
 			snprintf(m->cls, sizeof m->cls, "%s", l.link[0] ? l.link : "ib");
 			snprintf(m->variant, sizeof m->variant, "%s", l.round_trip ? "rtt" : "");
 			snprintf(m->devices, sizeof m->devices, "%.47s", l.device);

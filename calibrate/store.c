@@ -299,35 +299,30 @@ static double col_real(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? (double)NAN : sqlite3_column_double(st, i);
 }
 
-int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, struct ccs_diag *d)
+/* Rows of sql (with ?1 bound to arg when arg >= 0) into a growing array of
+ * elements of size sz, each filled by fill; the caller frees *out.  On
+ * failure nothing is left to free. */
+static int read_rows(struct ccs_store *s, const char *sql, int64_t arg, void **out, size_t *n, size_t sz,
+                     void (*fill)(sqlite3_stmt *, void *), const char *what, struct ccs_diag *d)
 {
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT r.id, h.name, r.created, r.kind, r.topology, r.sources, r.versions, r.ccsim_version,"
-	                       " (SELECT count(*) FROM measurements m WHERE m.run_id = r.id)"
-	                       " FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id", -1, &st, NULL))
-		return dberr(s, d, "cannot list runs");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
+		return dberr(s, d, what);
+	if (arg >= 0)
+		sqlite3_bind_int64(st, 1, arg);
 	size_t cap = 0;
 	int r, rc = CCS_OK;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((rc = ccs_grow(out, &cap, *n + 1, sizeof **out)))
+		if ((rc = ccs_grow(out, &cap, *n + 1, sz)))
 			break;
-		struct ccs_run_info *x = &(*out)[(*n)++];
-		memset(x, 0, sizeof *x);
-		x->id = sqlite3_column_int64(st, 0);
-		col_text(st, 1, x->host, sizeof x->host);
-		col_text(st, 2, x->created, sizeof x->created);
-		col_text(st, 3, x->kind, sizeof x->kind);
-		col_text(st, 4, x->topology, sizeof x->topology);
-		col_text(st, 5, x->sources, sizeof x->sources);
-		col_text(st, 6, x->versions, sizeof x->versions);
-		col_text(st, 7, x->ccsim_version, sizeof x->ccsim_version);
-		x->nmeas = sqlite3_column_int64(st, 8);
+		char *x = (char *)*out + (*n)++ * sz;
+		memset(x, 0, sz);
+		fill(st, x);
 	}
 	if (!rc && r != SQLITE_DONE)
-		rc = dberr(s, d, "cannot list runs");
+		rc = dberr(s, d, what);
 	sqlite3_finalize(st);
 	if (rc) {
 		ccs_free(*out);
@@ -337,47 +332,54 @@ int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, st
 	return rc;
 }
 
+static void fill_run(sqlite3_stmt *st, void *p)
+{
+	struct ccs_run_info *x = p;
+	x->id = sqlite3_column_int64(st, 0);
+	col_text(st, 1, x->host, sizeof x->host);
+	col_text(st, 2, x->created, sizeof x->created);
+	col_text(st, 3, x->kind, sizeof x->kind);
+	col_text(st, 4, x->topology, sizeof x->topology);
+	col_text(st, 5, x->sources, sizeof x->sources);
+	col_text(st, 6, x->versions, sizeof x->versions);
+	col_text(st, 7, x->ccsim_version, sizeof x->ccsim_version);
+	x->nmeas = sqlite3_column_int64(st, 8);
+}
+
+int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, struct ccs_diag *d)
+{
+	return read_rows(s,
+	                 "SELECT r.id, h.name, r.created, r.kind, r.topology, r.sources, r.versions, r.ccsim_version,"
+	                 " (SELECT count(*) FROM measurements m WHERE m.run_id = r.id)"
+	                 " FROM runs r JOIN hosts h ON h.id = r.host_id ORDER BY r.id",
+	                 -1, (void **)out, n, sizeof **out, fill_run, "cannot list runs", d);
+}
+
+static void fill_meas(sqlite3_stmt *st, void *p)
+{
+	struct ccs_meas *x = p;
+	col_text(st, 0, x->source, sizeof x->source);
+	col_text(st, 1, x->name, sizeof x->name);
+	col_text(st, 2, x->cls, sizeof x->cls);
+	col_text(st, 3, x->variant, sizeof x->variant);
+	col_text(st, 4, x->devices, sizeof x->devices);
+	x->size = (uint64_t)sqlite3_column_int64(st, 5);
+	x->iters = (uint64_t)sqlite3_column_int64(st, 6);
+	x->ranks = sqlite3_column_int(st, 7);
+	x->median_s = sqlite3_column_double(st, 8);
+	x->min_s = col_real(st, 9);
+	x->max_s = col_real(st, 10);
+	x->busbw_Bps = col_real(st, 11);
+	col_text(st, 12, x->file, sizeof x->file);
+	x->line = sqlite3_column_int(st, 13);
+}
+
 int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size_t *n, struct ccs_diag *d)
 {
-	*out = NULL;
-	*n = 0;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT source, name, class, variant, devices, size, iters, ranks, median_s, min_s, max_s,"
-	                       " busbw_Bps, file, line FROM measurements WHERE run_id = ?1 ORDER BY id", -1, &st, NULL))
-		return dberr(s, d, "cannot read measurements");
-	sqlite3_bind_int64(st, 1, run);
-	size_t cap = 0;
-	int r, rc = CCS_OK;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((rc = ccs_grow(out, &cap, *n + 1, sizeof **out)))
-			break;
-		struct ccs_meas *x = &(*out)[(*n)++];
-		memset(x, 0, sizeof *x);
-		col_text(st, 0, x->source, sizeof x->source);
-		col_text(st, 1, x->name, sizeof x->name);
-		col_text(st, 2, x->cls, sizeof x->cls);
-		col_text(st, 3, x->variant, sizeof x->variant);
-		col_text(st, 4, x->devices, sizeof x->devices);
-		x->size = (uint64_t)sqlite3_column_int64(st, 5);
-		x->iters = (uint64_t)sqlite3_column_int64(st, 6);
-		x->ranks = sqlite3_column_int(st, 7);
-		x->median_s = sqlite3_column_double(st, 8);
-		x->min_s = col_real(st, 9);
-		x->max_s = col_real(st, 10);
-		x->busbw_Bps = col_real(st, 11);
-		col_text(st, 12, x->file, sizeof x->file);
-		x->line = sqlite3_column_int(st, 13);
-	}
-	if (!rc && r != SQLITE_DONE)
-		rc = dberr(s, d, "cannot read measurements");
-	sqlite3_finalize(st);
-	if (rc) {
-		ccs_free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return rc;
+	return read_rows(s,
+	                 "SELECT source, name, class, variant, devices, size, iters, ranks, median_s, min_s, max_s,"
+	                 " busbw_Bps, file, line FROM measurements WHERE run_id = ?1 ORDER BY id",
+	                 run, (void **)out, n, sizeof **out, fill_meas, "cannot read measurements", d);
 }
 
 int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d)
@@ -430,48 +432,32 @@ int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f
 	return rc;
 }
 
+static void fill_fit(sqlite3_stmt *st, void *p)
+{
+	struct ccs_fit *x = p;
+	col_text(st, 0, x->cls, sizeof x->cls);
+	col_text(st, 1, x->name, sizeof x->name);
+	x->lo = (uint64_t)sqlite3_column_int64(st, 2);
+	x->hi = (uint64_t)sqlite3_column_int64(st, 3);
+	x->alpha_s = sqlite3_column_double(st, 4);
+	x->alpha_lo = col_real(st, 5);
+	x->alpha_hi = col_real(st, 6);
+	x->beta_spB = sqlite3_column_double(st, 7);
+	x->beta_lo = col_real(st, 8);
+	x->beta_hi = col_real(st, 9);
+	x->r2 = col_real(st, 10);
+	x->rms = col_real(st, 11);
+	x->n = sqlite3_column_int(st, 12);
+}
+
 int ccs_store_fits(struct ccs_store *s, int64_t run, struct ccs_fit **out, size_t *n, struct ccs_diag *d)
 {
-	*out = NULL;
-	*n = 0;
-	sqlite3_stmt *st;
 	/* the newest batch of fits for the run */
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT class, name, lo, hi, alpha_s, alpha_lo, alpha_hi, beta_spB, beta_lo, beta_hi, r2, rms, n"
-	                       " FROM fits WHERE run_id = ?1 AND batch = (SELECT max(batch) FROM fits WHERE run_id = ?1)"
-	                       " ORDER BY id", -1, &st, NULL))
-		return dberr(s, d, "cannot read fits");
-	sqlite3_bind_int64(st, 1, run);
-	size_t cap = 0;
-	int r, rc = CCS_OK;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((rc = ccs_grow(out, &cap, *n + 1, sizeof **out)))
-			break;
-		struct ccs_fit *x = &(*out)[(*n)++];
-		memset(x, 0, sizeof *x);
-		col_text(st, 0, x->cls, sizeof x->cls);
-		col_text(st, 1, x->name, sizeof x->name);
-		x->lo = (uint64_t)sqlite3_column_int64(st, 2);
-		x->hi = (uint64_t)sqlite3_column_int64(st, 3);
-		x->alpha_s = sqlite3_column_double(st, 4);
-		x->alpha_lo = col_real(st, 5);
-		x->alpha_hi = col_real(st, 6);
-		x->beta_spB = sqlite3_column_double(st, 7);
-		x->beta_lo = col_real(st, 8);
-		x->beta_hi = col_real(st, 9);
-		x->r2 = col_real(st, 10);
-		x->rms = col_real(st, 11);
-		x->n = sqlite3_column_int(st, 12);
-	}
-	if (!rc && r != SQLITE_DONE)
-		rc = dberr(s, d, "cannot read fits");
-	sqlite3_finalize(st);
-	if (rc) {
-		ccs_free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return rc;
+	return read_rows(s,
+	                 "SELECT class, name, lo, hi, alpha_s, alpha_lo, alpha_hi, beta_spB, beta_lo, beta_hi, r2, rms, n"
+	                 " FROM fits WHERE run_id = ?1 AND batch = (SELECT max(batch) FROM fits WHERE run_id = ?1)"
+	                 " ORDER BY id",
+	                 run, (void **)out, n, sizeof **out, fill_fit, "cannot read fits", d);
 }
 
 int ccs_store_check(struct ccs_store *s, struct ccs_diag *d)

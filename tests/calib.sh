@@ -62,6 +62,9 @@ expect 1 "truncated log" -- "$C" calibrate ingest all_reduce_perf.log "$D/bad-nt
 has "bad-nt-truncated-h20.log:12:"
 has "nothing stored"
 [ ! -s x.db ] || [ "$(sqlite3 x.db 'SELECT count(*) FROM runs' 2>/dev/null)" = 0 ] && ok || bad "a run was stored from a bad log"
+cat all_reduce_perf.log "$D/perftest-write-bw-sweep.log" >mixed.log
+expect 1 "an nccl-tests log with a perftest table pasted after it" -- "$C" calibrate ingest mixed.log --db x.db
+has "mixed.log:36:"
 printf 'hello\nworld\n' >notes.txt
 expect 1 "not a log" -- "$C" calibrate ingest notes.txt --db x.db
 has "notes.txt:1:1: not a nccl-tests, perftest or ccsim-bench log"
