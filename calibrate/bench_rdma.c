@@ -7,16 +7,17 @@
 **   rdma_write_lat, rdma_read_lat   post -> completion of one signalled
 **                                   operation (a round trip: the request and
 **                                   its acknowledgement or data)
-**   rdma_send_lat                   post -> the receiver's completion
-**                                   (loopback only, where one process sees
-**                                   both ends)
+**   rdma_send_lat                   post -> completion: in loopback the
+**                                   receiver's, across hosts the sender's
+**                                   (the acknowledgement: a round trip)
 **   rdma_write_bw, rdma_read_bw,    a window of 64 operations kept in flight;
 **   rdma_send_bw                    time / operations
 ** Class ib or roce from the port's link layer.  Modes:
-**   (default)         loopback: two QPs on one device and port, connected to
-**                     each other (the traffic goes through the NIC)
+**   (default)         loopback: two QPs on one device, on one port or on
+**                     --port and --peer-port, connected to each other (the
+**                     traffic goes through the NIC)
 **   --server          wait on TCP port 18515 for a client; passive target
-**   --client HOST     the active side across hosts (write and read)
+**   --client HOST     the active side across hosts
 ** --gpu N (when built with CUDA) registers GPU memory (GPUDirect RDMA); the
 ** records are then named rdma_*_gdr.  Without an RDMA device it prints "no
 ** RDMA device" and exits 1.
@@ -27,6 +28,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,14 +93,15 @@ struct side {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	char *buf;
+	int port_num;               /* the port this QP uses */
+	struct ibv_port_attr port;
+	union ibv_gid gid;
 };
 
 struct ctx {
 	struct ibv_context *vc;
 	struct ibv_pd *pd;
-	struct ibv_port_attr port;
-	int port_num, gid_index;
-	union ibv_gid gid;
+	int gid_index;
 	size_t buflen;
 };
 
@@ -121,8 +124,17 @@ static void *alloc_buf(size_t n)
 	return p;
 }
 
-static void side_init(struct ctx *c, struct side *s)
+static void side_init(struct ctx *c, struct side *s, int port)
 {
+	s->port_num = port;
+	if (ibv_query_port(c->vc, (uint8_t)port, &s->port))
+		die("ibv_query_port", 0);
+	if (s->port.state != IBV_PORT_ACTIVE) {
+		fprintf(stderr, ME ": port %d is not active\n", port);
+		exit(1);
+	}
+	if (ibv_query_gid(c->vc, (uint8_t)port, c->gid_index, &s->gid))
+		die("ibv_query_gid", 0);
 	s->cq = ibv_create_cq(c->vc, 4 * WINDOW, NULL, NULL, 0);
 	if (!s->cq)
 		die("ibv_create_cq", 0);
@@ -150,21 +162,21 @@ static void side_init(struct ctx *c, struct side *s)
 	struct ibv_qp_attr a;
 	memset(&a, 0, sizeof a);
 	a.qp_state = IBV_QPS_INIT;
-	a.port_num = (uint8_t)c->port_num;
+	a.port_num = (uint8_t)s->port_num;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
 	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("ibv_modify_qp INIT", 0);
 }
 
-static struct ends my_ends(struct ctx *c, struct side *s)
+static struct ends my_ends(const struct side *s)
 {
 	struct ends e;
 	memset(&e, 0, sizeof e);
 	e.qpn = s->qp->qp_num;
 	e.psn = (uint32_t)(lrand48() & 0xffffff);
 	e.rkey = s->mr->rkey;
-	e.lid = c->port.lid;
-	memcpy(e.gid, &c->gid, 16);
+	e.lid = s->port.lid;
+	memcpy(e.gid, &s->gid, 16);
 	e.addr = (uint64_t)(uintptr_t)s->buf;
 	return e;
 }
@@ -174,14 +186,14 @@ static void connect_qp(struct ctx *c, struct side *s, const struct ends *me, con
 	struct ibv_qp_attr a;
 	memset(&a, 0, sizeof a);
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = c->port.active_mtu;
+	a.path_mtu = s->port.active_mtu;
 	a.dest_qp_num = peer->qpn;
 	a.rq_psn = peer->psn;
 	a.max_dest_rd_atomic = 16;
 	a.min_rnr_timer = 12;
 	a.ah_attr.dlid = peer->lid;
-	a.ah_attr.port_num = (uint8_t)c->port_num;
-	if (c->port.link_layer == IBV_LINK_LAYER_ETHERNET || c->gid_index > 0) {
+	a.ah_attr.port_num = (uint8_t)s->port_num;
+	if (s->port.link_layer == IBV_LINK_LAYER_ETHERNET || c->gid_index > 0) {
 		a.ah_attr.is_global = 1;
 		memcpy(&a.ah_attr.grh.dgid, peer->gid, 16);
 		a.ah_attr.grh.sgid_index = (uint8_t)c->gid_index;
@@ -265,19 +277,17 @@ static void measure(struct side *a, struct side *rb, uint64_t raddr, uint32_t rk
 	};
 	double v[REPS];
 	for (int o = 0; o < 3; o++) {
-		if (ops[o].op == IBV_WR_SEND && !rb)
-			continue;
 		for (size_t n = 2; n <= MAX_MSG; n *= 4) {
 			int it = iters_for(n);
 			/* latency: one at a time */
 			for (int r = 0; r < REPS; r++) {
 				double t0 = now_s();
 				for (int i = 0; i < it; i++) {
-					if (ops[o].op == IBV_WR_SEND)
+					if (ops[o].op == IBV_WR_SEND && rb)
 						post_recv(rb, n);
 					post(a, ops[o].op, n, raddr, rkey, 1);
 					wait_cq(a->cq, 1);
-					if (ops[o].op == IBV_WR_SEND)
+					if (ops[o].op == IBV_WR_SEND && rb)
 						wait_cq(rb->cq, 1);
 				}
 				v[r] = (now_s() - t0) / it;
@@ -289,20 +299,44 @@ static void measure(struct side *a, struct side *rb, uint64_t raddr, uint32_t rk
 				double t0 = now_s();
 				while (done < it) {
 					while (posted < it && posted - done < WINDOW) {
-						if (ops[o].op == IBV_WR_SEND)
+						if (ops[o].op == IBV_WR_SEND && rb)
 							post_recv(rb, n);
 						post(a, ops[o].op, n, raddr, rkey, 1);
 						posted++;
 					}
 					wait_cq(a->cq, 1);
 					done++;
-					if (ops[o].op == IBV_WR_SEND)
+					if (ops[o].op == IBV_WR_SEND && rb)
 						wait_cq(rb->cq, 1);
 				}
 				v[r] = (now_s() - t0) / it;
 			}
 			record(ops[o].bw, n, it, v, REPS);
 		}
+	}
+}
+
+/* The server's part of the send tests: keep WINDOW receives posted until
+ * the client says it is done on the TCP socket. */
+static void serve_receives(struct side *b, int fd)
+{
+	for (int i = 0; i < WINDOW; i++)
+		post_recv(b, MAX_MSG);
+	for (;;) {
+		struct ibv_wc wc[16];
+		int n = ibv_poll_cq(b->cq, 16, wc);
+		if (n < 0)
+			die("ibv_poll_cq", 0);
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				fprintf(stderr, ME ": receive failed: %s\n", ibv_wc_status_str(wc[i].status));
+				exit(2);
+			}
+			post_recv(b, MAX_MSG);
+		}
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (!n && poll(&p, 1, 0) > 0)
+			return;
 	}
 }
 
@@ -362,7 +396,7 @@ static void xfer(int fd, const void *out, void *in, size_t n)
 int main(int argc, char **argv)
 {
 	const char *devname = NULL, *client = NULL;
-	int server = 0, port = 1, gidx = -1;
+	int server = 0, port = 1, port2 = 0, gidx = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--server"))
 			server = 1;
@@ -372,6 +406,8 @@ int main(int argc, char **argv)
 			devname = argv[++i];
 		else if (!strcmp(argv[i], "--port") && i + 1 < argc)
 			port = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--peer-port") && i + 1 < argc)
+			port2 = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--gid-index") && i + 1 < argc)
 			gidx = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
@@ -379,7 +415,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
 			g_gpu = atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: " ME " [-d DEVICE] [--port N] [--gid-index N] [--server | --client HOST]"
+			fprintf(stderr, "usage: " ME " [-d DEVICE] [--port N] [--peer-port N] [--gid-index N] [--server | --client HOST]"
 			                " [--gpu N] [--quick]\n");
 			return 2;
 		}
@@ -414,17 +450,15 @@ int main(int argc, char **argv)
 	c.vc = ibv_open_device(dev);
 	if (!c.vc)
 		die("ibv_open_device", 0);
-	c.port_num = port;
-	if (ibv_query_port(c.vc, (uint8_t)port, &c.port))
+	struct ibv_port_attr pa;
+	if (ibv_query_port(c.vc, (uint8_t)port, &pa))
 		die("ibv_query_port", 0);
-	if (c.port.state != IBV_PORT_ACTIVE) {
+	if (pa.state != IBV_PORT_ACTIVE) {
 		fprintf(stderr, ME ": %s port %d is not active\n", ibv_get_device_name(dev), port);
 		return 1;
 	}
-	g_cls = c.port.link_layer == IBV_LINK_LAYER_ETHERNET ? "roce" : "ib";
-	c.gid_index = gidx >= 0 ? gidx : c.port.link_layer == IBV_LINK_LAYER_ETHERNET ? 3 : 0;
-	if (ibv_query_gid(c.vc, (uint8_t)port, c.gid_index, &c.gid))
-		die("ibv_query_gid", 0);
+	g_cls = pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "roce" : "ib";
+	c.gid_index = gidx >= 0 ? gidx : pa.link_layer == IBV_LINK_LAYER_ETHERNET ? 3 : 0;
 	c.pd = ibv_alloc_pd(c.vc);
 	if (!c.pd)
 		die("ibv_alloc_pd", 0);
@@ -433,34 +467,44 @@ int main(int argc, char **argv)
 	memset(&da, 0, sizeof da);
 	ibv_query_device(c.vc, &da);
 	gethostname(g_host, sizeof g_host - 1);
-	snprintf(g_dev, sizeof g_dev, "%s:%d", ibv_get_device_name(dev), port);
+	if (port2 && !server && !client)
+		snprintf(g_dev, sizeof g_dev, "%s:%d-%d", ibv_get_device_name(dev), port, port2);
+	else
+		snprintf(g_dev, sizeof g_dev, "%s:%d", ibv_get_device_name(dev), port);
 	snprintf(g_ver, sizeof g_ver, "firmware=%s", da.fw_ver[0] ? da.fw_ver : "unknown");
 	srand48((long)getpid());
 	printf("# ccsim-bench 1\n# host: %s\n# firmware: %s\n# device: %s, %s, port %d, link %s, mtu %d\n", g_host,
-	       da.fw_ver, ibv_get_device_name(dev), g_cls, port, g_cls, 128 << c.port.active_mtu);
+	       da.fw_ver, ibv_get_device_name(dev), g_cls, port, g_cls, 128 << pa.active_mtu);
 	fflush(stdout);
 
 	struct side a, b;
-	side_init(&c, &a);
+	side_init(&c, &a, port);
 	if (!server && !client) {
-		side_init(&c, &b);
-		struct ends ea = my_ends(&c, &a), eb = my_ends(&c, &b);
+		side_init(&c, &b, port2 ? port2 : port);
+		struct ends ea = my_ends(&a), eb = my_ends(&b);
 		connect_qp(&c, &a, &ea, &eb);
 		connect_qp(&c, &b, &eb, &ea);
 		measure(&a, &b, eb.addr, eb.rkey);
 		return 0;
 	}
 	int fd = server ? tcp_accept() : tcp_connect(client);
-	struct ends me = my_ends(&c, &a), peer;
+	struct ends me = my_ends(&a), peer;
 	xfer(fd, &me, &peer, sizeof me);
 	connect_qp(&c, &a, &me, &peer);
 	char go = 'g', back;
 	xfer(fd, &go, &back, 1);
-	if (client)
-		measure(&a, NULL, peer.addr, peer.rkey);
-	/* the server is a passive target; both leave when the client is done */
+	/* the client drives; the server is the target of writes and reads and
+	 * keeps receives posted for the sends until the client is done */
 	char bye = 'b';
-	xfer(fd, &bye, &back, 1);
+	if (client) {
+		measure(&a, NULL, peer.addr, peer.rkey);
+		if (write(fd, &bye, 1) != 1)
+			die("exchange (write)", 0);
+	} else {
+		serve_receives(&a, fd);
+		if (read(fd, &back, 1) != 1)
+			die("exchange (read)", 0);
+	}
 	close(fd);
 	return 0;
 }

@@ -59,12 +59,19 @@ static int same_group(const struct ccs_meas *a, const struct ccs_meas *b)
 	       !strcmp(a->variant, b->variant) && a->ranks == b->ranks;
 }
 
-static void group_name(const struct ccs_meas *m, char *buf, size_t n)
+void ccs_calib_group(const struct ccs_meas *m, char *buf, size_t n)
 {
+	const char *type = is_nccl(m) ? strchr(m->variant, ' ') : NULL;
+	type = type && strcmp(type + 1, "float") ? type : "";
 	if (is_nccl(m) && m->ranks)
-		snprintf(buf, n, "%.20s/%d", m->name, m->ranks);
+		snprintf(buf, n, "%.16s/%d%.12s", m->name, m->ranks, type);
 	else
-		snprintf(buf, n, "%s", m->name);
+		snprintf(buf, n, "%.16s%.12s", m->name, type);
+}
+
+int ccs_calib_fitted(const struct ccs_meas *m)
+{
+	return fitted(m);
 }
 
 /* Fit every group; notes (may be NULL) get what was skipped. */
@@ -90,7 +97,7 @@ static int fit_groups(const struct ccs_meas *m, size_t n, struct ccs_fit **out, 
 		struct ccs_fit f[3];
 		memset(f, 0, sizeof f);
 		snprintf(f[0].cls, sizeof f[0].cls, "%s", m[i].cls);
-		group_name(&m[i], f[0].name, sizeof f[0].name);
+		ccs_calib_group(&m[i], f[0].name, sizeof f[0].name);
 		if (distinct < 2 || k < CCS_FIT_MIN_POINTS) {
 			if (notes)
 				rc = note(notes, "%s/%s: %zu point%s over %zu size%s, too few to fit", f[0].cls, f[0].name, k,

@@ -53,6 +53,11 @@ int  ccs_calib_derive(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
                       struct ccs_diag *d);
 void ccs_calib_release(struct ccs_calib *c);
 
+/* The fit name of m's group ("allreduce/8", "allreduce/8 bf16", "h2d") and
+ * whether m enters the fits (nccl-tests: out-of-place halves only). */
+void ccs_calib_group(const struct ccs_meas *m, char *buf, size_t n);
+int  ccs_calib_fitted(const struct ccs_meas *m);
+
 /* Fit the groups of m only (no topology), for check and diff. */
 int  ccs_calib_fits(const struct ccs_meas *m, size_t n, struct ccs_fit **out, size_t *nout);
 

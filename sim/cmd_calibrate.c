@@ -32,7 +32,7 @@ static void usage(FILE *f)
 	        "          their logs as one run\n"
 	        "  ingest  FILE... [--db DB] [--host NAME] [-t TOPO]\n"
 	        "          store nccl-tests, perftest or ccsim-bench logs as one run\n"
-	        "  fit     [--db DB] [--run N] [-t TOPO] [-o FILE] [--set k=v]\n"
+	        "  fit     [--db DB] [--run N] [-t TOPO] [-o FILE] [--residuals] [--set k=v]\n"
 	        "          fit alpha-beta per link class and protocol, efficiencies against TOPO, and write\n"
 	        "          the calibration YAML (stdout without -o) that a topology includes with\n"
 	        "          'calibration: FILE'\n"
@@ -47,6 +47,7 @@ static void usage(FILE *f)
 
 struct opts {
 	const char *db, *host, *topo, *out, *baseline, *junit, *bench_dir;
+	int residuals;
 	long long run;
 	double tol;
 	struct ccs_sets sets;
@@ -82,6 +83,10 @@ static int parse_opts(int argc, char **argv, const char *sub, struct opts *o)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 1;
+		}
+		if (!strcmp(argv[i], "--residuals")) {
+			o->residuals = 1;
+			continue;
 		}
 		const char *v;
 		if (ccs_arg_value("ccsim", what, argc, argv, &i, names, sizeof names / sizeof *names, &v))
@@ -408,6 +413,31 @@ static void print_fit_table(const struct ccs_fit *f, size_t n)
 
 /* ---- fit ---- */
 
+/* Each fitted point: measured, fitted, relative residual. */
+static void print_residuals(const struct ccs_fit *f, size_t nf, const struct ccs_meas *m, size_t nm)
+{
+	for (size_t k = 0; k < nf; k++) {
+		char lo[24], hi[24];
+		ccs_fmt_size((double)f[k].lo, lo, sizeof lo);
+		ccs_fmt_size((double)f[k].hi, hi, sizeof hi);
+		printf("\nresiduals of %s/%s, %s-%s:\n%12s %12s %12s %9s\n", f[k].cls, f[k].name, lo, hi, "size",
+		       "measured", "fitted", "residual");
+		for (size_t i = 0; i < nm; i++) {
+			char g[32];
+			ccs_calib_group(&m[i], g, sizeof g);
+			if (!ccs_calib_fitted(&m[i]) || strcmp(g, f[k].name) || strcmp(m[i].cls, f[k].cls) ||
+			    m[i].size < f[k].lo || m[i].size > f[k].hi)
+				continue;
+			double t = f[k].alpha_s + f[k].beta_spB * (double)m[i].size;
+			char a[24], b[24], c[24];
+			ccs_fmt_size((double)m[i].size, a, sizeof a);
+			ccs_fmt_time(m[i].median_s, b, sizeof b);
+			ccs_fmt_time(t, c, sizeof c);
+			printf("%12s %12s %12s %+8.2f%%\n", a, b, c, 100 * (m[i].median_s - t) / m[i].median_s);
+		}
+	}
+}
+
 static int write_atomic(const char *path, const struct ccs_calib *c, const char *host, long long run,
                         const char *db, const char *topo)
 {
@@ -484,6 +514,8 @@ static int cmd_fit(struct opts *o)
 				printf(", %s efficiency %.3f", ccs_link_type_name[ty], cal.eff[ty]);
 		printf("\n");
 		print_fit_table(cal.fit, cal.nfit);
+		if (o->residuals)
+			print_residuals(cal.fit, cal.nfit, m, nm);
 		printf("wrote %s\n", o->out);
 	} else if (ccs_calib_write(stdout, &cal, runs[ri].host, (long long)runs[ri].id, o->db, topo)) {
 		goto out;

@@ -86,6 +86,8 @@ grep -q "ll: 0.49" fitted.yaml && ok || bad "LL step overhead not recovered: $(g
 synth --set calibration="$w/fitted.yaml" >after.log
 worst=$(paste all_reduce_perf.log after.log | awk '/^ +[0-9]/ { e = $19 / $6 - 1; if (e < 0) e = -e; if (e > m) m = e } END { printf "%.4f", m }')
 awk -v m="$worst" 'BEGIN { exit !(m < 0.005) }' && ok || bad "predictions with the calibration file off the log by $worst"
+expect 0 "fit with residuals" -- "$C" calibrate fit --run 1 -o fitted2.yaml --residuals
+has "residuals of nccl/allreduce/8, 64 MiB-8 GiB:"
 expect 0 "fit to stdout" -- "$C" calibrate fit --run 1 -t "$T"
 has "  efficiency:"
 has "rdma_write_bw"
