@@ -475,6 +475,46 @@ static void test_calibration_file(void)
 	CHECK(system(cmd) == 0);
 }
 
+/* Every allocation of ingest, fit and derive failing in turn: ENOMEM or a
+ * clean success, nothing leaked (ASan), no crash. */
+static void test_alloc_failures(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_read_file("tests/data/calib/all_reduce_perf-h100x8-mooncake.log", &text, &len, &d) == CCS_OK);
+	struct ccs_topo *t = NULL;
+	CHECK(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &t, &d) == CCS_OK);
+	int bad = 0, ok = 0;
+	for (long n = 1; n < 400 && text && t; n++) {
+		struct ccs_meas_set set;
+		memset(&set, 0, sizeof set);
+		memset(&d, 0, sizeof d);
+		ccs_alloc_fail_at(n);
+		int r = ccs_ingest_text("all_reduce_perf.log", text, len, &set, &d);
+		struct ccs_calib cal;
+		memset(&cal, 0, sizeof cal);
+		if (!r)
+			r = ccs_calib_derive(t, set.m, set.n, &cal, &d);
+		int failed = ccs_alloc_failed();
+		ccs_alloc_fail_at(0);
+		if (r == CCS_OK)
+			ccs_calib_release(&cal);
+		ccs_meas_set_release(&set);
+		if (r != CCS_OK && !(r == CCS_ENOMEM && failed))
+			bad++;
+		if (!failed) {
+			ok = r == CCS_OK;
+			break;
+		}
+	}
+	CHECK(bad == 0);
+	CHECK(ok);
+	ccs_topo_free(t);
+	ccs_free(text);
+}
+
 int main(void)
 {
 	ccs_fit_init();
@@ -485,5 +525,6 @@ int main(void)
 	test_bench_log();
 	test_store();
 	test_calibration_file();
+	test_alloc_failures();
 	return CHECK_DONE("test_calib");
 }
