@@ -42,6 +42,17 @@ static const char *const migrations[CCS_STORE_VERSION] = {
 	" (SELECT count(*) FROM measurements m WHERE m.run_id = r.id) AS measurements,"
 	" (SELECT count(*) FROM fits f WHERE f.run_id = r.id) AS fits, r.sources"
 	" FROM runs r JOIN hosts h ON h.id = r.host_id;",
+	/* 2 -> 3: scenario results (ccsim run) */
+	"CREATE TABLE scenarios(id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT, hash TEXT NOT NULL,"
+	" ccsim_version TEXT NOT NULL, created TEXT NOT NULL, UNIQUE(hash, ccsim_version));"
+	"CREATE TABLE results(id INTEGER PRIMARY KEY, scenario_id INTEGER NOT NULL REFERENCES scenarios(id),"
+	" point TEXT NOT NULL, topo_hash TEXT NOT NULL, design TEXT NOT NULL, workload TEXT NOT NULL, axes TEXT NOT NULL,"
+	" ranks INTEGER, collective TEXT, algo TEXT, size INTEGER, t_model_s REAL, t_sim_s REAL, bw_model_Bps REAL,"
+	" bw_sim_Bps REAL, lat_s REAL, bwterm_s REAL, step_s REAL, bound TEXT, created TEXT NOT NULL,"
+	" UNIQUE(scenario_id, point, topo_hash));"
+	"CREATE INDEX results_by_scenario ON results(scenario_id, workload, design);"
+	"CREATE TRIGGER results_ro_u BEFORE UPDATE ON results BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;"
+	"CREATE TRIGGER results_ro_d BEFORE DELETE ON results BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;",
 };
 
 static int dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
@@ -477,4 +488,137 @@ int ccs_store_check(struct ccs_store *s, struct ccs_diag *d)
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* ---- scenario results ---- */
+
+int ccs_store_scenario(struct ccs_store *s, const char *name, const char *path, const char *hash,
+                       const char *version, int64_t *id, struct ccs_diag *d)
+{
+	char created[32];
+	now_iso(created, sizeof created);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db,
+	                       "INSERT OR IGNORE INTO scenarios(name, path, hash, ccsim_version, created)"
+	                       " VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, NULL))
+		return dberr(s, d, "cannot add the scenario");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	bind_text(st, 2, path);
+	sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, version, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, created, -1, SQLITE_TRANSIENT);
+	int r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (r != SQLITE_DONE)
+		return dberr(s, d, "cannot add the scenario");
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM scenarios WHERE hash = ?1 AND ccsim_version = ?2", -1, &st, NULL))
+		return dberr(s, d, "cannot find the scenario");
+	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, version, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the scenario");
+}
+
+int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct ccs_result *r, size_t n,
+                          struct ccs_diag *d)
+{
+	char created[32];
+	now_iso(created, sizeof created);
+	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
+	sqlite3_stmt *st;
+	int rc = CCS_OK;
+	/* a point another run stored meanwhile is kept as it is */
+	if (sqlite3_prepare_v2(s->db,
+	                       "INSERT OR IGNORE INTO results(scenario_id, point, topo_hash, design, workload, axes, ranks,"
+	                       " collective, algo, size, t_model_s, t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s,"
+	                       " step_s, bound, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	                       " ?14, ?15, ?16, ?17, ?18, ?19)", -1, &st, NULL)) {
+		rc = dberr(s, d, "cannot add results");
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct ccs_result *x = &r[i];
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, scenario);
+		sqlite3_bind_text(st, 2, x->point, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, x->topo_hash, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, x->design, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, x->workload, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 6, x->axes, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 7, x->ranks);
+		bind_text(st, 8, x->collective);
+		bind_text(st, 9, x->algo);
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)x->size);
+		bind_real(st, 11, x->t_model_s);
+		bind_real(st, 12, x->t_sim_s);
+		bind_real(st, 13, x->bw_model_Bps);
+		bind_real(st, 14, x->bw_sim_Bps);
+		bind_real(st, 15, x->lat_s);
+		bind_real(st, 16, x->bwterm_s);
+		bind_real(st, 17, x->step_s);
+		bind_text(st, 18, x->bound);
+		sqlite3_bind_text(st, 19, created, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = dberr(s, d, "cannot add a result");
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = exec(s, "COMMIT", d, "cannot commit results");
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static void fill_result(sqlite3_stmt *st, void *p)
+{
+	struct ccs_result *x = p;
+	col_text(st, 0, x->point, sizeof x->point);
+	col_text(st, 1, x->topo_hash, sizeof x->topo_hash);
+	col_text(st, 2, x->design, sizeof x->design);
+	col_text(st, 3, x->workload, sizeof x->workload);
+	col_text(st, 4, x->axes, sizeof x->axes);
+	x->ranks = sqlite3_column_int(st, 5);
+	col_text(st, 6, x->collective, sizeof x->collective);
+	col_text(st, 7, x->algo, sizeof x->algo);
+	x->size = (uint64_t)sqlite3_column_int64(st, 8);
+	x->t_model_s = col_real(st, 9);
+	x->t_sim_s = col_real(st, 10);
+	x->bw_model_Bps = col_real(st, 11);
+	x->bw_sim_Bps = col_real(st, 12);
+	x->lat_s = col_real(st, 13);
+	x->bwterm_s = col_real(st, 14);
+	x->step_s = col_real(st, 15);
+	col_text(st, 16, x->bound, sizeof x->bound);
+}
+
+int ccs_store_results(struct ccs_store *s, int64_t scenario, struct ccs_result **out, size_t *n, struct ccs_diag *d)
+{
+	return read_rows(s,
+	                 "SELECT point, topo_hash, design, workload, axes, ranks, collective, algo, size, t_model_s,"
+	                 " t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s, step_s, bound FROM results"
+	                 " WHERE scenario_id = ?1 ORDER BY id",
+	                 scenario, (void **)out, n, sizeof **out, fill_result, "cannot read results", d);
+}
+
+static void fill_scen(sqlite3_stmt *st, void *p)
+{
+	struct ccs_scenario_info *x = p;
+	x->id = sqlite3_column_int64(st, 0);
+	col_text(st, 1, x->name, sizeof x->name);
+	col_text(st, 2, x->path, sizeof x->path);
+	col_text(st, 3, x->hash, sizeof x->hash);
+	col_text(st, 4, x->ccsim_version, sizeof x->ccsim_version);
+	col_text(st, 5, x->created, sizeof x->created);
+	x->nresults = sqlite3_column_int64(st, 6);
+}
+
+int ccs_store_scenarios(struct ccs_store *s, struct ccs_scenario_info **out, size_t *n, struct ccs_diag *d)
+{
+	return read_rows(s,
+	                 "SELECT c.id, c.name, c.path, c.hash, c.ccsim_version, c.created,"
+	                 " (SELECT count(*) FROM results r WHERE r.scenario_id = c.id) FROM scenarios c ORDER BY c.id",
+	                 -1, (void **)out, n, sizeof **out, fill_scen, "cannot list scenarios", d);
 }

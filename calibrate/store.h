@@ -10,8 +10,15 @@
 **        iters, ranks, median_s, min_s, max_s, busbw_Bps, file, line)
 **   fits(id, run_id, batch, created, class, name, lo, hi, alpha_s, alpha_lo,
 **        alpha_hi, beta_spB, beta_lo, beta_hi, r2, rms, n)
-**   v1 creates them; v2 adds the index measurements(run_id, source, name,
-**   size) and the view run_summary (one line per run).
+**   scenarios(id, name, path, hash, ccsim_version, created)
+**   results(id, scenario_id, point, topo_hash, design, workload, axes, ranks,
+**        collective, algo, size, t_model_s, t_sim_s, bw_model_Bps,
+**        bw_sim_Bps, lat_s, bwterm_s, step_s, bound, created)
+**   v1 creates the calibration tables; v2 adds the index measurements(run_id,
+**   source, name, size) and the view run_summary (one line per run); v3 the
+**   scenario tables of `ccsim run`.  A scenario is its file's hash and the
+**   ccsim version; a result is unique per (scenario, point, topology hash),
+**   so a rerun skips what is stored and a changed topology is rerun.
 ** History is append-only: triggers refuse UPDATE and DELETE on runs,
 ** measurements and fits.  A run and its measurements go in one
 ** transaction, so an interrupted write leaves the run absent, never half
@@ -28,7 +35,7 @@
 
 #include <stdint.h>
 
-#define CCS_STORE_VERSION 2
+#define CCS_STORE_VERSION 3
 
 struct ccs_store;
 
@@ -68,6 +75,37 @@ int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size
 int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d);
 /* The newest fits stored for run, one per (class, name, lo) (caller frees). */
 int ccs_store_fits(struct ccs_store *s, int64_t run, struct ccs_fit **out, size_t *n, struct ccs_diag *d);
+/* ---- scenario results (ccsim run) ---- */
+
+struct ccs_scenario_info {
+	int64_t id;
+	char name[96], path[256], hash[24], ccsim_version[16], created[32];
+	int64_t nresults;
+};
+
+struct ccs_result {
+	char point[384];            /* the point's key: design, workload and axis values */
+	char topo_hash[24];         /* of the expanded topology */
+	char design[96], workload[96], axes[256];
+	int ranks;
+	char collective[24], algo[40], bound[16];
+	uint64_t size;              /* bytes (collectives), 0 otherwise */
+	double t_model_s, t_sim_s;  /* NAN when that engine did not run */
+	double bw_model_Bps, bw_sim_Bps;   /* busbw, or the workload's own rate */
+	double lat_s, bwterm_s, step_s;    /* the closed form's terms */
+};
+
+/* The scenario with this hash and version (created when new). */
+int ccs_store_scenario(struct ccs_store *s, const char *name, const char *path, const char *hash,
+                       const char *version, int64_t *id, struct ccs_diag *d);
+/* Append results in one transaction; a (point, topology hash) already
+ * stored is left as it is. */
+int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct ccs_result *r, size_t n,
+                          struct ccs_diag *d);
+/* A scenario's results in insertion order; every scenario (caller frees). */
+int ccs_store_results(struct ccs_store *s, int64_t scenario, struct ccs_result **out, size_t *n, struct ccs_diag *d);
+int ccs_store_scenarios(struct ccs_store *s, struct ccs_scenario_info **out, size_t *n, struct ccs_diag *d);
+
 /* PRAGMA integrity_check: 0 when "ok", else CCS_EDB with the first complaint. */
 int ccs_store_check(struct ccs_store *s, struct ccs_diag *d);
 
