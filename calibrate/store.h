@@ -88,7 +88,7 @@ struct ccs_result {
 	char topo_hash[24];         /* of the expanded topology */
 	char design[96], workload[96], axes[256];
 	int ranks;
-	char collective[24], algo[40], bound[16];
+	char collective[24], algo[48], bound[16];
 	uint64_t size;              /* bytes (collectives), 0 otherwise */
 	double t_model_s, t_sim_s;  /* NAN when that engine did not run */
 	double bw_model_Bps, bw_sim_Bps;   /* busbw, or the workload's own rate */

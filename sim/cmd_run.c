@@ -278,7 +278,7 @@ struct cell {
 	double t_model, t_sim, bw;
 	double lat_s, bwterm_s, step_s;   /* the closed form's terms (collectives; NAN otherwise) */
 	int bound;                        /* enum ccs_bound, -1 unknown */
-	char algo[32];
+	char algo[48];
 	struct timeline *tl;              /* record link utilisation of the simulation (may be NULL) */
 };
 
@@ -406,8 +406,41 @@ static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine,
 			struct ccs_sched s;
 			const char *why;
 			if (ccs_sched_build(c, w->coll, a, q, 0, w->bytes, &s, &why)) {
-				snprintf(err, errn, "%s", why);
-				return CCS_EINPUT;
+				/* no schedule for the pick (NVLS AllGather ...): with the
+				 * algorithm left to the tool, simulate the fastest by our
+				 * model that has one, and say so */
+				int ok = 0;
+				if (w->algo < 0) {
+					double tried = 0;
+					for (int round = 0; round < CCS_ALGO_N * CCS_PROTO_N && !ok; round++) {
+						double best = HUGE_VAL;
+						int ba = -1, bq = -1;
+						for (int a2 = 0; a2 < CCS_ALGO_N; a2++)
+							for (int q2 = 0; q2 < CCS_PROTO_N; q2++) {
+								struct ccs_cost c2;
+								if (!(pmask & (1u << q2)) || ccs_cost_eval(c, w->coll, a2, q2, 0, w->bytes, &c2, NULL))
+									continue;
+								if (c2.time_s > tried && c2.time_s < best) {
+									best = c2.time_s;
+									ba = a2;
+									bq = q2;
+								}
+							}
+						if (ba < 0)
+							break;
+						tried = best;
+						const char *why2;
+						if (!ccs_sched_build(c, w->coll, ba, bq, 0, w->bytes, &s, &why2)) {
+							ok = 1;
+							snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_name[a],
+							         ccs_proto_name[q], ccs_algo_name[ba], ccs_proto_name[bq]);
+						}
+					}
+				}
+				if (!ok) {
+					snprintf(err, errn, "%s", why);
+					return CCS_EINPUT;
+				}
 			}
 			int rc = sim_sched(c, &s, &out->t_sim, out->tl, err, errn);
 			if (rc)
@@ -546,7 +579,8 @@ static int tl_run(struct timeline *tl, struct ccs_fabric *fab, const struct ccs_
 	if (b && bins && slot) {
 		for (uint32_t r = 0; r < nres; r++) {
 			b[r].res = r;
-			b[r].bytes = ccs_flows_stats(fl, r)->bytes;
+			double cap = ccs_flows_cap(fl, r);
+			b[r].bytes = cap > 0 ? ccs_flows_stats(fl, r)->bytes / cap : 0;   /* busy seconds at full rate */
 			slot[r] = -1;
 		}
 		qsort(b, nres, sizeof *b, by_bytes);
@@ -564,13 +598,13 @@ static int tl_run(struct timeline *tl, struct ccs_fabric *fab, const struct ccs_
 			for (int j = 0; j < nl; j++) {
 				if (i < tl->nev && j != k)
 					continue;
-				for (double a = last_t[j]; a < t;) {
-					int bi = (int)(a / w);
-					if (bi >= TL_BINS)
-						break;
-					double e = fmin(t, (bi + 1) * w);
-					bins[j][bi] += last_u[j] * (e - a) / w;
-					a = e;
+				int b0 = (int)(last_t[j] / w), b1 = (int)(t / w);
+				if (b1 >= TL_BINS)
+					b1 = TL_BINS - 1;
+				for (int bi = b0 < 0 ? 0 : b0; bi <= b1 && last_u[j] > 0; bi++) {
+					double ov = fmin(t, (bi + 1) * w) - fmax(last_t[j], bi * w);
+					if (ov > 0)
+						bins[j][bi] += last_u[j] * ov / w;
 				}
 				last_t[j] = t;
 				if (i < tl->nev)
@@ -579,7 +613,7 @@ static int tl_run(struct timeline *tl, struct ccs_fabric *fab, const struct ccs_
 		}
 		FILE *f = fopen(tl->path, "w");
 		if (f) {
-			fprintf(f, "# %s: utilisation (%%) of the %d busiest links in %d bins of %.4g us\n", tl->title, nl, TL_BINS,
+			fprintf(f, "# %s: utilisation (%%) of the %d busiest links (bytes over capacity) in %d bins of %.4g us\n", tl->title, nl, TL_BINS,
 			        w * 1e6);
 			fprintf(f, "# time_us link util_pct name\n");
 			for (int j = 0; j < nl; j++) {
@@ -667,9 +701,22 @@ struct scen {
 	int64_t scen_id;
 	struct ccs_result *pending;
 	size_t npending, cap_pending;
-	size_t failed, stored;
+	size_t failed, stored, skipped;
 	double last_flush;
 };
+
+/* Whether workload w takes its algorithm or protocol from a list (its own or
+ * a sweep axis). */
+static int listed_algo(const struct scen *S, int w)
+{
+	for (int k = S->lax_off[w]; k < S->lax_off[w + 1]; k++)
+		if (!strcmp(S->lax[k].key, "algo") || !strcmp(S->lax[k].key, "proto"))
+			return 1;
+	for (int a = S->ntopo_ax; a < S->nax; a++)
+		if (!strcmp(S->ax[a].key, "workload.algo") || !strcmp(S->ax[a].key, "workload.proto"))
+			return 1;
+	return 0;
+}
 
 static void topo_hash(const struct ccs_topo *t, char out[24])
 {
@@ -984,10 +1031,17 @@ static void print_tables(const struct scen *S, const struct ccs_result **res)
 {
 	printf("# %s: %s (%s)\n", me, S->name,
 	       S->engine == 0 ? "closed form" : S->engine == 1 ? "simulator" : "closed form / simulator");
+	/* the axes column as wide as its longest text (at least 12) */
+	int aw = 12;
+	for (size_t i = 0; i < S->npt; i++) {
+		int l = (int)(strlen(S->inst[S->pt[i].inst].axes) + 1 + strlen(S->wi[S->pt[i].wi].axes));
+		if (l > aw)
+			aw = l < 120 ? l : 120;
+	}
 	for (int w = 0; w < S->nw; w++) {
-		printf("#\n# %s\n# %-34s", S->ws[w].name, "axes");
+		printf("#\n# %s\n# %-*s", S->ws[w].name, aw, "axes");
 		for (int g = 0; g < S->ng; g++)
-			printf(" | %-30.30s", S->gs[g].name);
+			printf(" | %-36.36s", S->gs[g].name);
 		printf("\n");
 		/* rows: (topology axes, workload axes) in point order */
 		for (size_t i = 0; i < S->npt; i++) {
@@ -997,7 +1051,7 @@ static void print_tables(const struct scen *S, const struct ccs_result **res)
 			char ax[600];
 			snprintf(ax, sizeof ax, "%s%s%s", S->inst[p->inst].axes,
 			         S->inst[p->inst].axes[0] && S->wi[p->wi].axes[0] ? " " : "", S->wi[p->wi].axes);
-			printf("  %-34.34s", ax[0] ? ax : "-");
+			printf("  %-*.*s", aw, aw, ax[0] ? ax : "-");
 			for (int g = 0; g < S->ng; g++) {
 				/* the same axes on design g */
 				const struct ccs_result *r = NULL;
@@ -1009,7 +1063,7 @@ static void print_tables(const struct scen *S, const struct ccs_result **res)
 				}
 				char b[96];
 				cell_text(S, r, b, sizeof b);
-				printf(" | %-30.30s", b);
+				printf(" | %-36.36s", b);
 			}
 			printf("\n");
 		}
@@ -1116,26 +1170,61 @@ static int plot_busbw(const struct scen *S, const struct ccs_result **res, struc
 				stride *= S->lax[k].n;
 			size_t nser = per / nsz;
 			int both = S->engine == 2;
-			fprintf(f, "# busbw (GB/s) of %s on %s %s; x: size\n# size_B label", S->ws[w].name,
+			fprintf(f, "# busbw (GB/s) of %s on %s %s; x: size\nsize_B label", S->ws[w].name,
 			        S->gs[S->inst[in].design].name, S->inst[in].axes);
 			char (*ser)[160] = ccs_calloc(nser ? nser : 1, sizeof *ser);
 			if (!ser) {
 				fclose(f);
 				return -1;
 			}
+			/* the values first: series without any (a combination left
+			 * out at every size) are not drawn */
+			int wcol = both ? 2 : 1;
+			double *val = ccs_malloc((size_t)nsz * nser * (size_t)wcol * sizeof *val + 1);
+			char *keep = ccs_calloc(nser ? nser : 1, 1);
+			if (!val || !keep) {
+				ccs_free(val);
+				ccs_free(keep);
+				ccs_free(ser);
+				fclose(f);
+				return -1;
+			}
+			size_t nkeep = 0;
 			for (size_t s = 0; s < nser; s++) {
+				size_t outer = s / stride, inner = s % stride;
+				for (uint32_t zi = 0; zi < nsz; zi++) {
+					size_t k = first + outer * stride * nsz + zi * stride + inner;
+					const struct ccs_result *r = NULL;
+					for (size_t q = 0; q < S->npt && !r; q++)
+						if (S->pt[q].inst == (int)in && S->pt[q].wi == (int)k)
+							r = res[q];
+					double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
+					double vs = r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN;
+					val[(zi * nser + s) * (size_t)wcol] = v;
+					if (both)
+						val[(zi * nser + s) * 2 + 1] = vs;
+					if (v == v)
+						keep[s] = 1;
+				}
+				nkeep += keep[s];
+			}
+			for (size_t s = 0; s < nser; s++) {
+				if (!keep[s])
+					continue;
 				/* series s: the winst index with size index 0 */
 				size_t outer = s / stride, inner = s % stride;
 				size_t k0 = first + outer * stride * nsz + inner;
-				/* its axes without the size */
+				/* its axes without the size, values only: "ring ll128" */
 				char txt[256] = "";
 				const char *ax = S->wi[k0].axes;
 				for (const char *p = ax; *p;) {
 					const char *e = strchr(p, ' ');
 					size_t l = e ? (size_t)(e - p) : strlen(p);
+					const char *eq = memchr(p, '=', l);
 					if (strncmp(p, "bytes=", 6)) {
 						size_t tl = strlen(txt);
-						snprintf(txt + tl, sizeof txt - tl, "%s%.*s", tl ? " " : "", (int)l, p);
+						size_t off = eq ? (size_t)(eq + 1 - p) : 0;
+						snprintf(txt + tl, sizeof txt - tl, "%s%.*s", tl ? " " : "", (int)(l - off), p + off);
 					}
 					p += l;
 					while (*p == ' ')
@@ -1154,28 +1243,30 @@ static int plot_busbw(const struct scen *S, const struct ccs_result **res, struc
 				char err[64];
 				ccs_parse_size(lab, &bytes, err, sizeof err);
 				fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
-				for (size_t s = 0; s < nser; s++) {
-					size_t outer = s / stride, inner = s % stride;
-					size_t k = first + outer * stride * nsz + zi * stride + inner;
-					const struct ccs_result *r = NULL;
-					for (size_t q = 0; q < S->npt && !r; q++)
-						if (S->pt[q].inst == (int)in && S->pt[q].wi == (int)k)
-							r = res[q];
-					double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
-					fprintf(f, " %.6g", v == v ? v : DNAN);
-					if (both)
-						fprintf(f, " %.6g", r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN);
-				}
+				for (size_t s = 0; s < nser; s++)
+					for (int c = 0; c < wcol && keep[s]; c++)
+						fprintf(f, " %.6g", val[(zi * nser + s) * (size_t)wcol + (size_t)c]);
 				fprintf(f, "\n");
 			}
+			ccs_free(val);
+			ccs_free(keep);
+			nser = nkeep;
 			fclose(f);
 			char body[8192], title[400];
-			int o = snprintf(body, sizeof body,
-			                 "set datafile missing 'nan'\nset logscale x 2\nset xlabel 'message size (bytes, nccl-tests size)'\n"
-			                 "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
-			                 "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints%s\n",
-			                 2 + nser * (both ? 2 : 1), name, both ? " dashtype (i % 2 ? 2 : 1)" : "");
-			(void)o;
+			size_t last = 2 + nser * (both ? 2 : 1);
+			if (both)
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
+				         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
+				         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
+				         "     for [i=4:%zu:2] '%s.dat' using 1:i with points pt 6 ps 1.5\n",
+				         last, name, last, name);
+			else
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
+				         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
+				         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
+				         last, name);
 			snprintf(title, sizeof title, "%s: %s on %s %s", S->name, S->ws[w].name, S->gs[S->inst[in].design].name,
 			         S->inst[in].axes);
 			ccs_free(ser);
@@ -1205,7 +1296,7 @@ static int plot_axes(const struct scen *S, const struct ccs_result **res, struct
 			char prefix[200];
 			snprintf(prefix, sizeof prefix, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
 			         S->ax[a].val[0]->str);
-			fprintf(f, "# time (us) of %s against %s\n# index value", S->ws[w].name, S->ax[a].key);
+			fprintf(f, "# time (us) of %s against %s\nindex value", S->ws[w].name, S->ax[a].key);
 			size_t *series = ccs_calloc(S->npt + 1, sizeof *series);
 			size_t ns = 0;
 			if (!series) {
@@ -1738,6 +1829,13 @@ int ccs_cmd_run(int argc, char **argv)
 						ccs_comm_release(&c2);
 				}
 			}
+			/* algorithms or protocols given as lists: a combination that
+			 * does not apply is left out, not an error */
+			if (bad && !w->moe && !w->kv && listed_algo(&S, S.wi[k].work)) {
+				S.npt--;
+				S.skipped++;
+				continue;
+			}
 			if (bad) {
 				char msg[900];
 				snprintf(msg, sizeof msg, "on design '%s'%s%s%s%s: %s", S.gs[I->design].name,
@@ -1836,8 +1934,8 @@ int ccs_cmd_run(int argc, char **argv)
 		print_tables(&S, res);
 	}
 	if (!strcmp(format, "table"))
-		printf("#\n# %zu points: %zu run now, %zu from %s (scenario %lld)\n", S.npt, ndone, nold, db_path,
-		       (long long)S.scen_id);
+		printf("#\n# %zu points: %zu run now, %zu from %s (scenario %lld)%s\n", S.npt, ndone, nold, db_path,
+		       (long long)S.scen_id, S.skipped ? "; algorithm/protocol combinations that do not apply left out" : "");
 	if (S.plots) {
 		if (plot_busbw(&S, res, &P) || plot_axes(&S, res, &P) || plot_breakdown(&S, res, &P) || plot_heat(&S, &P))
 			goto out;

@@ -96,13 +96,13 @@ int ccs_plot_render(const char *dir, const char *name)
 	if (p < 0)
 		return -1;
 	if (p == 0) {
-		if (chdir(dir))
-			_exit(126);
 		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 2);
 			close(fd);
 		}
+		if (chdir(dir))
+			_exit(126);
 		int nul = open("/dev/null", O_WRONLY);
 		if (nul >= 0) {
 			dup2(nul, 1);
@@ -127,13 +127,14 @@ int ccs_plot_render(const char *dir, const char *name)
 		return 0;
 	}
 	FILE *f = fopen(errp, "r");
-	fprintf(stderr, "ccsim: gnuplot failed on %s/%s.gp", dir, name);
+	fprintf(stderr, "ccsim: gnuplot failed on %s/%s.gp (its messages: %s)\n", dir, name, errp);
 	if (f) {
+		/* gnuplot's own line: "FILE" line N: message */
 		char line[512];
-		if (fgets(line, sizeof line, f))
-			fprintf(stderr, ": %s", line);
+		while (fgets(line, sizeof line, f))
+			if (strstr(line, "\" line "))
+				fprintf(stderr, "  %s", line);
 		fclose(f);
 	}
-	fprintf(stderr, "\n");
 	return -1;
 }
