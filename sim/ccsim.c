@@ -108,7 +108,9 @@ static void usage(FILE *f)
 	        "  predict -t TOPO -c COLL    closed-form cost of a collective, as nccl-tests prints it;\n"
 	        "                             -c dispatch|combine|alltoallv for MoE expert-parallel traffic\n"
 	        "  simulate -t TOPO -c COLL   the same through the event simulator (every algorithm)\n"
-	        "  run SCENARIO.yaml          designs x workloads side by side (scenarios/)\n"
+	        "  run SCENARIO.yaml          a study: designs x workloads x sweeps, stored in ccsim.db, plotted\n"
+	        "  compare A B                two designs (-t A -t B -c COLL) or two stored results side by side\n"
+	        "  report SCENARIO            one Markdown or HTML file with a stored study's tables and plots\n"
 	        "  calibrate run|ingest|fit|show|diff|check\n"
 	        "                             measure, store (SQLite), fit and gate the hardware's alpha-beta\n"
 	        "  version                    print the version\n"
@@ -132,6 +134,10 @@ int main(int argc, char **argv)
 		return ccs_cmd_simulate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "run"))
 		return ccs_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return ccs_cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return ccs_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return ccs_cmd_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

@@ -45,6 +45,9 @@ int  ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const
 extern const char *const ccs_version;
 
 int ccs_cmd_topo(int argc, char **argv);
+/* compare and report (sim/cmd_report.c) */
+int ccs_cmd_compare(int argc, char **argv);
+int ccs_cmd_report(int argc, char **argv);
 /* calibrate run|ingest|fit|show|diff|check (sim/cmd_calibrate.c) */
 int ccs_cmd_calibrate(int argc, char **argv);
 int ccs_cmd_predict(int argc, char **argv);

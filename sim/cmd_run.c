@@ -1230,7 +1230,7 @@ static int plot_busbw(const struct scen *S, const struct ccs_result **res, struc
 					while (*p == ' ')
 						p++;
 				}
-				snprintf(ser[s], sizeof ser[s], "%s", txt[0] ? txt : S->ws[w].name);
+				snprintf(ser[s], sizeof ser[s], "%.150s", txt[0] ? txt : S->ws[w].name);
 				fprintf(f, " \"%s\"", ser[s]);
 				if (both)
 					fprintf(f, " \"%s (sim)\"", ser[s]);
@@ -1837,12 +1837,10 @@ int ccs_cmd_run(int argc, char **argv)
 				continue;
 			}
 			if (bad) {
-				char msg[900];
-				snprintf(msg, sizeof msg, "on design '%s'%s%s%s%s: %s", S.gs[I->design].name,
-				         I->axes[0] || S.wi[k].axes[0] ? " (" : "", I->axes,
-				         S.wi[k].axes[0] ? (I->axes[0] ? " " : "") : "", S.wi[k].axes, err);
-				if (I->axes[0] || S.wi[k].axes[0])
-					strcat(msg, "");
+				char msg[900], ax[520];
+				snprintf(ax, sizeof ax, "%s%s%s", I->axes, I->axes[0] && S.wi[k].axes[0] ? " " : "", S.wi[k].axes);
+				snprintf(msg, sizeof msg, "on design '%s'%s%s%s: %s", S.gs[I->design].name, ax[0] ? " (" : "", ax,
+				         ax[0] ? ")" : "", err);
 				ccs_y_error(&doc, S.ws[S.wi[k].work].node, msg);
 				goto diag;
 			}

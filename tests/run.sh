@@ -9,6 +9,7 @@
 #            equal NAME.out and the exit status NAME.rc (0 when absent); NAME.env holds
 #            VAR=value words for the environment
 #   calib    tests/calib.sh: `ccsim calibrate` end to end in a scratch directory
+#   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   validate when ../shared/validation/published.csv is there: the model against the
 #            published measurements must meet its targets (tests/validate/validate.c)
 # The binaries are built with AddressSanitizer and UndefinedBehaviorSanitizer: a
@@ -101,18 +102,21 @@ for c in tests/golden/*.cmd; do
 done
 echo "golden: $ngold commands checked"
 
-# calibrate end to end (stateful: a scratch database), tests/calib.sh
-sh tests/calib.sh "$B" >"$tmp/calib.out" 2>&1
-crc=$?
-cat "$tmp/calib.out"
-line=$(grep -E '^calib: [0-9]+ passed, [0-9]+ failed$' "$tmp/calib.out" | tail -n 1)
-p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
-f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')
-[ -n "$p" ] || p=0
-[ -n "$f" ] || f=1
-[ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-pass=$((pass + p))
-fail=$((fail + f))
+# stateful end-to-end scripts (scratch databases and folders): calibrate
+# (tests/calib.sh) and scenarios (tests/scenarios.sh)
+for script in calib scenarios; do
+	sh "tests/$script.sh" "$B" >"$tmp/$script.out" 2>&1
+	crc=$?
+	cat "$tmp/$script.out"
+	line=$(grep -E "^$script: [0-9]+ passed, [0-9]+ failed\$" "$tmp/$script.out" | tail -n 1)
+	p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')
+	[ -n "$p" ] || p=0
+	[ -n "$f" ] || f=1
+	[ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	pass=$((pass + p))
+	fail=$((fail + f))
+done
 
 if [ -f ../shared/validation/published.csv ] && [ -x "$B/validate" ]; then
 	if "$B/validate" ../shared/validation/published.csv "$tmp/validation.md" --check; then

@@ -1,1 +1,1 @@
-run scenarios/deepseek-v3-decode.yaml
+run scenarios/deepseek-v3-decode.yaml --db :memory: --no-plots

@@ -1,1 +1,1 @@
-run tests/data/scenarios/bad-bytes.yaml
+run tests/data/scenarios/bad-bytes.yaml --db :memory: --no-plots

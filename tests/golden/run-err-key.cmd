@@ -1,1 +1,1 @@
-run tests/data/scenarios/bad-key.yaml
+run tests/data/scenarios/bad-key.yaml --db :memory: --no-plots

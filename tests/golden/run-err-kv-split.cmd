@@ -1,1 +1,1 @@
-run tests/data/scenarios/bad-kv-split.yaml
+run tests/data/scenarios/bad-kv-split.yaml --db :memory: --no-plots

@@ -1,1 +1,1 @@
-run tests/data/scenarios/bad-kv.yaml
+run tests/data/scenarios/bad-kv.yaml --db :memory: --no-plots

@@ -1,1 +1,1 @@
-run tests/data/scenarios/bad-topk.yaml
+run tests/data/scenarios/bad-topk.yaml --db :memory: --no-plots

@@ -1,1 +1,1 @@
-run tests/data/scenarios/kv.yaml
+run tests/data/scenarios/kv.yaml --db :memory: --no-plots
