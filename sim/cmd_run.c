@@ -1316,7 +1316,8 @@ static int plot_axes(const struct scen *S, const struct ccs_result **res, struct
 				series[ns++] = i;
 				/* the series label: design and the other axes */
 				char lab[700] = "";
-				snprintf(lab, sizeof lab, "%s", S->gs[S->inst[p->inst].design].name);
+				if (S->ng > 1)
+					snprintf(lab, sizeof lab, "%s", S->gs[S->inst[p->inst].design].name);
 				for (char *tok = ax; *tok;) {
 					while (*tok == ' ')
 						tok++;
@@ -1324,15 +1325,17 @@ static int plot_axes(const struct scen *S, const struct ccs_result **res, struct
 					size_t l = e ? (size_t)(e - tok) : strlen(tok);
 					if (l && strncmp(tok, prefix, strlen(prefix) - strlen(S->ax[a].val[0]->str)) != 0) {
 						size_t ll = strlen(lab);
-						snprintf(lab + ll, sizeof lab - ll, " %.*s", (int)l, tok);
+						snprintf(lab + ll, sizeof lab - ll, "%s%.*s", ll ? " " : "", (int)l, tok);
 					}
 					tok += l;
 				}
-				fprintf(f, " \"");
-				for (const char *c = lab; *c; c++)
-					if (*c != '"')
-						fputc(*c, f);
-				fprintf(f, "\"");
+				for (int e = 0; e < (S->engine == 2 ? 2 : 1); e++) {
+					fprintf(f, " \"");
+					for (const char *c = lab; *c; c++)
+						if (*c != '"')
+							fputc(*c, f);
+					fprintf(f, "%s\"", e ? " (sim)" : "");
+				}
 			}
 			fprintf(f, "\n");
 			for (uint32_t v = 0; v < S->ax[a].n; v++) {
@@ -1352,7 +1355,7 @@ static int plot_axes(const struct scen *S, const struct ccs_result **res, struct
 						snprintf(want, sizeof want, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
 					else
 						snprintf(want, sizeof want, "%s", base);
-					double t = DNAN;
+					double t = DNAN, ts = DNAN;
 					for (size_t q = 0; q < S->npt; q++) {
 						const struct point *p = &S->pt[q];
 						if (S->wi[p->wi].work != w || S->inst[p->inst].design != S->inst[p0->inst].design)
@@ -1361,21 +1364,32 @@ static int plot_axes(const struct scen *S, const struct ccs_result **res, struct
 						snprintf(ax, sizeof ax, " %s %s ", S->inst[p->inst].axes, S->wi[p->wi].axes);
 						if (!strcmp(ax, want) && res[q]) {
 							t = shown_t(S, res[q]) * 1e6;
+							ts = res[q]->t_sim_s * 1e6;
 							break;
 						}
 					}
 					fprintf(f, " %.6g", t);
+					if (S->engine == 2)
+						fprintf(f, " %.6g", ts);
 				}
 				fprintf(f, "\n");
 			}
 			fclose(f);
 			ccs_free(series);
 			char body[4096], title[400];
-			snprintf(body, sizeof body,
-			         "set datafile missing 'nan'\nset xlabel '%s'\nset ylabel 'time (us)'\nset logscale y\n"
-			         "set key autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
-			         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints\n",
-			         S->ax[a].key, 2 + ns, name);
+			if (S->engine == 2)
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
+				         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
+				         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
+				         "     for [i=4:%zu:2] '%s.dat' using 1:i with linespoints dt 2 pt 6\n",
+				         S->ax[a].key, 2 + 2 * ns, name, 2 + 2 * ns, name);
+			else
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
+				         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
+				         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
+				         S->ax[a].key, 2 + ns, name);
 			snprintf(title, sizeof title, "%s: %s against %s", S->name, S->ws[w].name, S->ax[a].key);
 			if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
 				return -1;
