@@ -36,6 +36,17 @@
 
 static const char *me = "ccsim";
 
+static int open_db(const char *path, struct ccs_store **s)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	if (ccs_store_open(path, s, &d)) {
+		fprintf(stderr, "%s\n", d.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static int find_scen(struct ccs_store *s, const char *what, struct ccs_scenario_info *out)
 {
 	struct ccs_scenario_info *v = NULL;
@@ -230,12 +241,8 @@ int ccs_cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	struct ccs_store *s;
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	if (ccs_store_open(db, &s, &d)) {
-		fprintf(stderr, "%s\n", d.msg);
+	if (open_db(db, &s))
 		return 1;
-	}
 	struct ccs_scenario_info sc[2];
 	struct ccs_result *r[2] = { 0 };
 	size_t n[2] = { 0 };
@@ -343,12 +350,8 @@ int ccs_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	struct ccs_store *s;
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	if (ccs_store_open(db, &s, &d)) {
-		fprintf(stderr, "%s\n", d.msg);
+	if (open_db(db, &s))
 		return 1;
-	}
 	struct ccs_scenario_info sc;
 	struct ccs_result *r = NULL;
 	size_t n = 0;
