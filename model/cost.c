@@ -421,6 +421,25 @@ int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_com
 		ccs_comm_release(c);
 		return rc;
 	}
+	/* faults: a group cut off from the others (every NIC of a rank down)
+	 * hangs the communicator; a straggler delays every collective */
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *g = &t->gpu[c->rank_gpu[r]];
+		if (g->delay_s > c->late_s)
+			c->late_s = g->delay_s;
+		if (c->G > 1 && !g->nic_count) {
+			char fl[256] = "";
+			for (uint32_t i = 0; i < t->nfault; i++) {
+				size_t l = strlen(fl);
+				snprintf(fl + l, sizeof fl - l, "%s%s", i ? ", " : "", t->fault[i]);
+			}
+			snprintf(err, errn, "hang: rank %d (%s) has no working nic left to reach the other %s; the collective cannot complete%s%.200s%s",
+			         r, t->dev[g->dev].name, c->G == 2 ? "group" : "groups", fl[0] ? " (faults: " : "", fl,
+			         fl[0] ? ")" : "");
+			ccs_comm_release(c);
+			return CCS_EINPUT;
+		}
+	}
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
 	uint32_t *queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *queue);
 	uint32_t *parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *parent);
@@ -1180,6 +1199,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	int bound = gpu >= tn ? bi_bound : x.bn_bound;
 	double rate = bw_s > 0 ? x.W / (bw_s - (gpu >= tn ? step : 0)) : HUGE_VAL;
 
+	lat += c->late_s;   /* everyone waits for a straggler */
 	out->lat_s = lat;
 	out->bw_s = bw_s - (gpu >= tn ? step : 0);
 	out->step_s = gpu >= tn ? step : 0;

@@ -99,6 +99,7 @@ struct ccs_comm {
 	double bw_intra, bw_inter;  /* per search channel, GB/s */
 	int nvls_channels;
 	double tree_net;            /* busiest group's tree AllReduce network bytes per byte (1 at G = 2, 2 for large G) */
+	double late_s;              /* the latest start of any rank (a straggler fault), 0 */
 };
 
 struct ccs_cost {

@@ -263,7 +263,19 @@ static int scaleup_pass(const struct ccs_topo *t, uint32_t d)
 static int host_ok(const struct ccs_topo *t, const struct ccs_link *l)
 {
 	(void)t;
-	return ccs_link_is_host(l->type);
+	return ccs_link_is_host(l->type) && ccs_link_live(l);
+}
+
+int ccs_nic_live(const struct ccs_topo *t, uint32_t nic)
+{
+	if (t->dev[nic].kind != CCS_DEV_NIC || t->dev[nic].bw_Bps < 0)
+		return 0;
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++) {
+		const struct ccs_link *l = &t->link[t->adj[k]];
+		if (ccs_link_is_network(l->type) && ccs_link_live(l))
+			return 1;
+	}
+	return 0;
 }
 
 /* Host paths go through PCIe switches and CPUs only, never through another
@@ -356,7 +368,7 @@ static int derive_nics(struct ccs_topo *t, int32_t *dist, uint32_t *queue)
 				best_cpu_d = dist[v];
 				t->dev[src].numa = dv->numa;
 			}
-			if (dv->kind != CCS_DEV_NIC || dv->node != t->gpu[g].node)
+			if (dv->kind != CCS_DEV_NIC || dv->node != t->gpu[g].node || !ccs_nic_live(t, v))
 				continue;
 			if (ccs_grow(&t->gnic, &cap, (size_t)t->ngnic + 1, sizeof *t->gnic))
 				goto out;
@@ -390,6 +402,38 @@ static int derive_nics(struct ccs_topo *t, int32_t *dist, uint32_t *queue)
 out:
 	ccs_free(parent);
 	ccs_free(touched);
+	return rc;
+}
+
+int ccs_topo_refresh(struct ccs_topo *t)
+{
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		uint32_t d = t->gpu[g].dev;
+		t->gpu[g].su_bw_Bps = 0;
+		for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			if (ccs_link_is_scaleup(l->type))
+				t->gpu[g].su_bw_Bps += l->bw_Bps;
+		}
+	}
+	int32_t *dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *dist);
+	uint32_t *queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *queue);
+	struct ccs_gpu_nic *old = t->gnic;
+	uint32_t oldn = t->ngnic;
+	int rc = CCS_ENOMEM;
+	if (dist && queue) {
+		t->gnic = NULL;
+		rc = derive_nics(t, dist, queue);
+		if (rc) {
+			ccs_free(t->gnic);
+			t->gnic = old;
+			t->ngnic = oldn;
+		} else {
+			ccs_free(old);
+		}
+	}
+	ccs_free(dist);
+	ccs_free(queue);
 	return rc;
 }
 

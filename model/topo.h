@@ -92,6 +92,7 @@ struct ccs_gpu {
 	int32_t node, domain, local; /* local: index among its node's GPUs */
 	uint32_t nic_first, nic_count; /* into topo->gnic, best first */
 	double su_bw_Bps;           /* sum of its scale-up links, per direction */
+	double delay_s;             /* a straggler's late start (faults), 0 */
 };
 
 /* What a generator built, for reports (zeros for the explicit form). */
@@ -143,6 +144,8 @@ struct ccs_topo {
 	int32_t nnodes, ndomains;
 	struct ccs_fabric_info fab;
 	struct ccs_model_params params;
+	const char **fault;         /* the faults applied (model/fault.h), in the arena */
+	uint32_t nfault;
 };
 
 /* Other end of link l seen from device d. */
@@ -170,6 +173,22 @@ int ccs_topo_reserve(struct ccs_topo *t, size_t ndev, size_t nlink);
  * paths.  On failure the topology is left as it was built, unusable for
  * the model. */
 int ccs_topo_finish(struct ccs_topo *t, struct ccs_diag *diag);
+
+/* A link is live while it has bandwidth: a fault that takes it down sets
+ * bw_Bps to 0 (loaded links always have more). */
+static inline int ccs_link_live(const struct ccs_link *l)
+{
+	return l->bw_Bps > 0;
+}
+
+/* A NIC is live while it has a live network link (and, when its port speed
+ * is given, a speed above 0). */
+int ccs_nic_live(const struct ccs_topo *t, uint32_t nic);
+
+/* After links or NICs changed (model/fault.c): recompute the GPUs'
+ * scale-up bandwidth and their NIC lists (dead NICs left out, paths over
+ * live host links only).  After CCS_ENOMEM the topology is not usable. */
+int ccs_topo_refresh(struct ccs_topo *t);
 
 /* Index of a device by name, or -1 (linear scan; for tests and tools). */
 int64_t ccs_topo_find(const struct ccs_topo *t, const char *name);

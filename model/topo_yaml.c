@@ -1,5 +1,6 @@
 /* model/topo_yaml.c: YAML -> positioned tree -> --set -> spec -> graph. */
 #include "topo_yaml.h"
+#include "fault.h"
 #include "ytree.h"
 #include "topo_gen.h"
 #include "units.h"
@@ -1075,7 +1076,7 @@ static int load_calibration(struct ld *L, const struct ccs_ynode *y, struct ccs_
 static int load_spec(struct ld *L, const struct ccs_ynode *root, const char *fallback_name)
 {
 	static const char *const keys[] = { "name", "description", "nodes", "node", "scaleup", "scaleout",
-	                                    "devices", "links", "model", "calibration" };
+	                                    "devices", "links", "model", "calibration", "faults" };
 	struct ccs_topo_spec *s = L->spec;
 	CCS_TRY(check_keys(L, root, keys, (int)(sizeof keys / sizeof keys[0]), "the topology"));
 	const char *name = fallback_name, *desc = NULL;
@@ -1281,6 +1282,8 @@ int ccs_topo_load_buf(const char *name, const char *buf, size_t len, const char 
 		goto out;
 	for (int i = 0; i < nsets; i++) {
 		int src;
+		if (!strncmp(sets[i], "faults+=", 8))
+			continue;   /* applied after the build, below */
 		const char *sn = ccs_arena_printf(&tmp, "--set '%s'", sets[i]);
 		rc = sn ? add_src(&L, sn, &src) : CCS_ENOMEM;
 		if (rc)
@@ -1300,6 +1303,26 @@ int ccs_topo_load_buf(const char *name, const char *buf, size_t len, const char 
 	if (!t->path)
 		goto out;
 	rc = ccs_topo_generate(&spec, t, diag);
+	/* faults: a list of model/fault.h strings, applied to what was built */
+	struct ccs_ynode *fy = rc ? NULL : get(root, "faults");
+	if (fy) {
+		if ((rc = want_kind(&L, fy, CCS_Y_SEQ, "faults")))
+			goto out;
+		for (uint32_t i = 0; i < fy->n && !rc; i++) {
+			if ((rc = want_kind(&L, fy->v[i], CCS_Y_SCALAR, "a fault")))
+				break;
+			char err[512];
+			if ((rc = ccs_fault_apply(t, fy->v[i]->str, err, sizeof err)) == CCS_EINPUT)
+				ccs_diag_at(diag, fy->v[i]->mark, "%s", err);
+		}
+	}
+	for (int i = 0; i < nsets && !rc; i++) {
+		if (strncmp(sets[i], "faults+=", 8))
+			continue;
+		char err[512];
+		if ((rc = ccs_fault_apply(t, sets[i] + 8, err, sizeof err)) == CCS_EINPUT)
+			ccs_diag_msg(diag, "--%s", err);
+	}
 out:
 	if (rc == CCS_ENOMEM && !diag->set)
 		ccs_diag_msg(diag, "%s: out of memory", name);

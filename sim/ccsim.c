@@ -16,6 +16,9 @@ void ccs_sets_init(struct ccs_sets *s) { memset(s, 0, sizeof *s); }
 
 void ccs_sets_release(struct ccs_sets *s)
 {
+	for (int i = 0; i < s->nowned; i++)
+		ccs_free(s->owned[i]);
+	ccs_free(s->owned);
 	ccs_free(s->v);
 	memset(s, 0, sizeof *s);
 }
@@ -23,16 +26,34 @@ void ccs_sets_release(struct ccs_sets *s)
 int ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i)
 {
 	char *val;
-	if (!strcmp(argv[*i], "--set")) {
+	int fault = !strcmp(argv[*i], "--fault") || !strncmp(argv[*i], "--fault=", 8);
+	if (!strcmp(argv[*i], "--set") || !strcmp(argv[*i], "--fault")) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "ccsim: '--set' needs key.path=value\n");
+			fprintf(stderr, "ccsim: '%s' needs %s\n", argv[*i], fault ? "a fault (link:A-B:down ...)" : "key.path=value");
 			return -1;
 		}
 		val = argv[++*i];
-	} else if (!strncmp(argv[*i], "--set=", 6)) {
-		val = argv[*i] + 6;
+	} else if (!strncmp(argv[*i], "--set=", 6) || fault) {
+		val = argv[*i] + (fault ? 8 : 6);
 	} else {
 		return 0;
+	}
+	if (fault) {
+		/* the loader takes faults as "faults+=SPEC" among the sets */
+		size_t l = strlen(val) + 9;
+		char *own = ccs_malloc(l);
+		char **no = ccs_realloc(s->owned, ((size_t)s->nowned + 1) * sizeof *no);
+		if (!own || !no) {
+			ccs_free(own);
+			if (no)
+				s->owned = no;
+			fprintf(stderr, "ccsim: out of memory\n");
+			return -1;
+		}
+		snprintf(own, l, "faults+=%s", val);
+		s->owned = no;
+		s->owned[s->nowned++] = own;
+		val = own;
 	}
 	if (s->n == s->cap) {
 		int nc = s->cap ? s->cap * 2 : 8;

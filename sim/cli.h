@@ -2,7 +2,9 @@
 ** sim/cli.h: shared pieces of the `ccsim` command line.
 **
 ** Every command accepts --set key.path=value (or --set=key.path=value), any
-** number of times, applied in order to the topology before it is read.
+** number of times, applied in order to the topology before it is read, and
+** --fault SPEC (model/fault.h), applied to the built topology after the
+** file's own 'faults'.
 ** Exit status: 0 success, 1 bad input or failed check, 2 bad usage.
 */
 #ifndef CCS_CLI_H
@@ -12,7 +14,9 @@
 
 struct ccs_sets {
 	int n, cap;
-	char **v;                   /* borrowed from argv */
+	char **v;                   /* borrowed from argv, or owned below */
+	char **owned;               /* "faults+=SPEC" made from --fault SPEC */
+	int nowned;
 };
 
 void ccs_sets_init(struct ccs_sets *s);

@@ -49,9 +49,11 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 		}
 		cnt[i] = (uint8_t)d;
 		if (!d) {
+			/* a straggler's first ops wait for it to start */
 			struct ccs_op op;
 			s->get(s, i, &op);
-			if ((rc = ccs_evq_push(&r.q, ccs_time_from_s(op.delay_s), EV_READY, i, 0)))
+			double late = op.src >= 0 ? ccs_fabric_start_s(fab, op.src) : 0;
+			if ((rc = ccs_evq_push(&r.q, ccs_time_from_s(op.delay_s + late), EV_READY, i, 0)))
 				goto out;
 		}
 	}
@@ -102,7 +104,12 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				else
 					rc = CCS_OK;
 				if (rc) {
-					snprintf(err, errn, "no route from rank %d to rank %d", op.src, op.dst);
+					char fl[256];
+					ccs_fabric_faults(fab, fl, sizeof fl);
+					snprintf(err, errn, "hang: rank %d cannot reach rank %d: no path over live links%s%s", op.src,
+					         op.dst, fl[0] ? " (faults: " : "", fl[0] ? fl : "");
+					if (fl[0] && strlen(err) + 2 < errn)
+						strcat(err, ")");
 					goto out;
 				}
 				if (hooks && hooks->op_start)

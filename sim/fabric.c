@@ -94,6 +94,20 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 }
 
 uint32_t ccs_fabric_nres(const struct ccs_fabric *f) { return f->nres; }
+
+void ccs_fabric_faults(const struct ccs_fabric *f, char *buf, size_t n)
+{
+	buf[0] = 0;
+	for (uint32_t i = 0; i < f->t->nfault; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, n - l, "%s%s", i ? ", " : "", f->t->fault[i]);
+	}
+}
+
+double ccs_fabric_start_s(const struct ccs_fabric *f, int rank)
+{
+	return f->t->gpu[f->c->rank_gpu[rank]].delay_s;
+}
 const double *ccs_fabric_caps(const struct ccs_fabric *f) { return f->cap; }
 
 void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, size_t n)
@@ -177,7 +191,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 		}
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
 			int ty = t->link[t->adj[k]].type;
-			if (net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty))
+			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !ccs_link_live(&t->link[t->adj[k]]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
 			if (f->dist[v] >= 0)
@@ -196,7 +210,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 		uint32_t cand[64], nc = 0;
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1] && nc < 64; k++) {
 			int ty = t->link[t->adj[k]].type;
-			if (net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty))
+			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !ccs_link_live(&t->link[t->adj[k]]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
 			if (f->dist[v] == f->dist[u] - 1)
@@ -336,7 +350,7 @@ int ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint3
 		return CCS_EINPUT;
 	uint32_t port = UINT32_MAX;
 	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1] && port == UINT32_MAX; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type))
+		if (ccs_link_is_network(t->link[t->adj[k]].type) && ccs_link_live(&t->link[t->adj[k]]))
 			port = t->adj[k];
 	if (port == UINT32_MAX)
 		return CCS_EINPUT;

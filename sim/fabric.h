@@ -31,6 +31,10 @@ int  ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out);
 void ccs_fabric_free(struct ccs_fabric *f);
 
 uint32_t      ccs_fabric_nres(const struct ccs_fabric *f);
+/* The faults applied to the topology, comma separated ("" none). */
+void          ccs_fabric_faults(const struct ccs_fabric *f, char *buf, size_t n);
+/* How late rank starts (a straggler fault on its GPU) [s]. */
+double        ccs_fabric_start_s(const struct ccs_fabric *f, int rank);
 const double *ccs_fabric_caps(const struct ccs_fabric *f);
 /* A resource's name for reports ("node0/gpu1->node0/nvsw0", "node3/gpu2 scale-up out"). */
 void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, size_t n);

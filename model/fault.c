@@ -1,0 +1,196 @@
+/* model/fault.c: faults on a loaded topology (fault.h). */
+#include "fault.h"
+
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int find(const struct ccs_topo *t, const char *name, size_t len, uint32_t *out)
+{
+	for (uint32_t d = 0; d < t->ndev; d++)
+		if (strlen(t->dev[d].name) == len && !strncmp(t->dev[d].name, name, len)) {
+			*out = d;
+			return 0;
+		}
+	return -1;
+}
+
+/* "50%" -> 0.5 in (0, 1); -1 when not a share */
+static double share(const char *s)
+{
+	char *end;
+	double x = strtod(s, &end);
+	if (end == s || strcmp(end, "%") || !(x > 0) || !(x < 100))
+		return -1;
+	return x / 100;
+}
+
+/* Remember spec among the topology's faults (for messages). */
+static int note_fault(struct ccs_topo *t, const char *spec)
+{
+	const char **nv = ccs_arena_alloc(&t->arena, (t->nfault + 1) * sizeof *nv);
+	const char *cp = ccs_arena_strdup(&t->arena, spec);
+	if (!nv || !cp)
+		return CCS_ENOMEM;
+	if (t->nfault)
+		memcpy(nv, t->fault, t->nfault * sizeof *nv);
+	nv[t->nfault++] = cp;
+	t->fault = nv;
+	return CCS_OK;
+}
+
+int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn)
+{
+	char buf[256];
+	if (strlen(spec) >= sizeof buf) {
+		snprintf(err, errn, "fault '%.40s...' is too long", spec);
+		return CCS_EINPUT;
+	}
+	snprintf(buf, sizeof buf, "%s", spec);
+	char *kind = buf, *target = strchr(buf, ':'), *what = NULL;
+	if (target) {
+		*target++ = 0;
+		what = strrchr(target, ':');
+		if (what)
+			*what++ = 0;
+	}
+	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler" };
+	int k = 0;
+	while (k < 5 && strcmp(kind, kinds[k]))
+		k++;
+	if (k == 5 || !target || !*target || !what || !*what) {
+		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie or straggler "
+		         "(link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, straggler:node1/gpu2:20us)",
+		         spec);
+		return CCS_EINPUT;
+	}
+	uint32_t a = 0, b = 0;
+	if (k == 0) {
+		/* A-B: device names may hold '-' themselves; try every split */
+		int found = 0;
+		for (char *dash = strchr(target, '-'); dash && !found; dash = strchr(dash + 1, '-'))
+			if (!find(t, target, (size_t)(dash - target), &a) && !find(t, dash + 1, strlen(dash + 1), &b))
+				found = 1;
+		if (!found) {
+			snprintf(err, errn, "fault '%s': no link '%s' (write it as A-B with two device names)", spec, target);
+			return CCS_EINPUT;
+		}
+	} else if (find(t, target, strlen(target), &a)) {
+		snprintf(err, errn, "fault '%s': no device '%s'", spec, target);
+		return CCS_EINPUT;
+	}
+	int down = !strcmp(what, "down");
+	double f = share(what), lat = 0;
+	if (k == 0 && !down && f < 0) {
+		char e2[128];
+		if (what[0] != '+' || ccs_parse_qty(what + 1, CCS_QTY_TIME, &lat, e2, sizeof e2)) {
+			snprintf(err, errn, "fault '%s': a link goes 'down', runs at a share ('50%%') or adds latency ('+2us')",
+			         spec);
+			return CCS_EINPUT;
+		}
+	}
+	int hit = 0;
+	switch (k) {
+	case 0:
+		for (uint32_t l = 0; l < t->nlink; l++) {
+			struct ccs_link *x = &t->link[l];
+			if (!((x->a == a && x->b == b) || (x->a == b && x->b == a)))
+				continue;
+			hit++;
+			if (down)
+				x->bw_Bps = 0;
+			else if (f > 0)
+				x->bw_Bps *= f;
+			else
+				x->lat_s += lat;
+		}
+		if (!hit) {
+			snprintf(err, errn, "fault '%s': '%s' and '%s' share no link", spec, t->dev[a].name, t->dev[b].name);
+			return CCS_EINPUT;
+		}
+		break;
+	case 1:
+		if (t->dev[a].kind != CCS_DEV_NIC || (!down && f < 0)) {
+			snprintf(err, errn, "fault '%s': %s", spec,
+			         t->dev[a].kind != CCS_DEV_NIC ? "not a nic" : "a nic goes 'down' or runs at a share ('50%')");
+			return CCS_EINPUT;
+		}
+		for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++) {
+			struct ccs_link *x = &t->link[t->adj[j]];
+			if (ccs_link_is_network(x->type))
+				x->bw_Bps = down ? 0 : x->bw_Bps * f;
+		}
+		if (t->dev[a].bw_Bps > 0)
+			t->dev[a].bw_Bps = down ? 0 : t->dev[a].bw_Bps * f;
+		if (down)
+			t->dev[a].bw_Bps = -1;   /* marks it dead even with a port speed */
+		break;
+	case 2:
+		if ((t->dev[a].kind != CCS_DEV_NETSW && t->dev[a].kind != CCS_DEV_SUSW && t->dev[a].kind != CCS_DEV_PCISW) ||
+		    !down) {
+			snprintf(err, errn, "fault '%s': %s", spec,
+			         down ? "not a switch" : "a switch goes 'down' (degrade its links with link:A-B:50%)");
+			return CCS_EINPUT;
+		}
+		for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++)
+			t->link[t->adj[j]].bw_Bps = 0;
+		break;
+	case 3: {
+		if (t->dev[a].kind != CCS_DEV_GPU) {
+			snprintf(err, errn, "fault '%s': not a gpu", spec);
+			return CCS_EINPUT;
+		}
+		long v = strtol(what + (what[0] == 'x' ? 1 : what[0] == 'g' ? 3 : 0), NULL, 10);
+		int width = what[0] == 'x' && (v == 1 || v == 2 || v == 4 || v == 8 || v == 16);
+		int gen = !strncmp(what, "gen", 3) && v >= 1 && v <= 6;
+		if (!width && !gen) {
+			snprintf(err, errn, "fault '%s': a pcie link trains at a width (x1 x2 x4 x8 x16) or a generation (gen1 to gen6)",
+			         spec);
+			return CCS_EINPUT;
+		}
+		for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++) {
+			struct ccs_link *x = &t->link[t->adj[j]];
+			if (x->type != CCS_LINK_PCIE)
+				continue;
+			hit++;
+			int lanes = x->lanes ? x->lanes : 16;
+			/* generation: the rate per lane doubles per generation from
+			 * gen 3 (8 GT/s, ~0.985 GB/s after coding); the link's own
+			 * generation is read from its rate per lane */
+			double cur = 3 + round(log2(x->bw_Bps / lanes / 0.985e9));
+			double r = width ? (v < lanes ? (double)v / lanes : 1) : pow(2.0, (double)v - cur);
+			if (r > 1)
+				r = 1;
+			x->bw_Bps *= r;
+		}
+		if (!hit) {
+			snprintf(err, errn, "fault '%s': '%s' has no pcie link", spec, t->dev[a].name);
+			return CCS_EINPUT;
+		}
+		break;
+	}
+	default: {
+		double d;
+		char e2[128];
+		int32_t g = t->gpu_of_dev[a];
+		if (g < 0 || ccs_parse_qty(what, CCS_QTY_TIME, &d, e2, sizeof e2) || d < 0) {
+			snprintf(err, errn, "fault '%s': %s", spec, g < 0 ? "not a gpu" : "a straggler starts late by a time (20us)");
+			return CCS_EINPUT;
+		}
+		t->gpu[g].delay_s += d;
+		int rc = note_fault(t, spec);
+		if (rc)
+			snprintf(err, errn, "out of memory");
+		return rc;
+	}
+	}
+	int rc = note_fault(t, spec);
+	if (!rc)
+		rc = ccs_topo_refresh(t);
+	if (rc)
+		snprintf(err, errn, "out of memory");
+	return rc;
+}

@@ -1,0 +1,35 @@
+/*
+** model/fault.h: hardware faults applied to a loaded topology.
+**
+** One fault per string, KIND:TARGET[:WHAT], targets named as `topo show`
+** names devices (node1/nic3, spine0, node0/gpu5; a link as A-B, every link
+** between the two):
+**   link:A-B:down          the link carries nothing; routes go around it
+**   link:A-B:50%           the link runs at that share of its bandwidth
+**   link:A-B:+2us          the link adds that latency
+**   nic:NAME:down          every network link of the NIC goes down; its GPUs
+**                          use the next NIC of their node as NCCL does (or,
+**                          with none left, the node is cut off)
+**   nic:NAME:50%           the port runs at that share
+**   switch:NAME:down       every link of the switch goes down
+**   pcie:GPU:x8            the GPU's PCIe link trained at 8 lanes (of its
+**                          lanes; x1 x2 x4 x8 x16)
+**   pcie:GPU:gen4          ... or at generation 4 (of its generation; the rate
+**                          halves per generation down)
+**   straggler:GPU:20us     the GPU starts every collective that late
+** Effects: a dead link's bandwidth becomes 0 (ccs_link_live), so max-flows,
+** NIC choice (ccs_topo_refresh) and the simulator's routes leave it out.
+** Bandwidths and latencies in base units; shares in (0, 1).
+*/
+#ifndef CCS_FAULT_H
+#define CCS_FAULT_H
+
+#include "topo.h"
+
+/* Apply spec to t (then ccs_topo_refresh).  CCS_EINPUT with a one-line
+ * reason in err (the fault names what it could not find or parse);
+ * CCS_ENOMEM.  On failure t is left as it was unless the refresh ran out
+ * of memory. */
+int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn);
+
+#endif
