@@ -165,6 +165,8 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			if (r > 1)
 				r = 1;
 			x->bw_Bps *= r;
+			if (width && v < lanes)
+				x->lanes = (uint16_t)v;   /* trained width: a later gen fault reads the rate per lane */
 		}
 		if (!hit) {
 			snprintf(err, errn, "fault '%s': '%s' has no pcie link", spec, t->dev[a].name);

@@ -1,0 +1,253 @@
+#define _DEFAULT_SOURCE
+/* tests/unit/test_hwfault.c: hardware faults (model/fault.h) in the model
+ * and the simulator: dead spines, dead NICs, hangs, stragglers, degraded
+ * PCIe links, and the errors of bad fault strings. */
+#include "../check.h"
+
+#include "../../model/coll.h"
+#include "../../model/cost.h"
+#include "../../model/fault.h"
+#include "../../model/topo_stats.h"
+#include "../../model/topo_yaml.h"
+#include "../../sim/engine.h"
+#include "../../sim/sched.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct ccs_topo *load(const char *path, const char *const *sets, int n)
+{
+	struct ccs_topo *t = NULL;
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	if (ccs_topo_load(path, sets, n, &t, &d)) {
+		fprintf(stderr, "load: %s\n", d.msg);
+		return NULL;
+	}
+	return t;
+}
+
+/* Simulated time of coll/algo/proto on all of t's GPUs; -1 on failure
+ * (err gets why). */
+static double sim_time(const struct ccs_topo *t, int coll, int algo, int proto, uint64_t bytes, char *err, size_t errn)
+{
+	struct ccs_comm c;
+	double T = -1;
+	if (ccs_comm_build(t, 0, 0, &c, err, errn))
+		return -1;
+	struct ccs_sched s;
+	const char *why = NULL;
+	struct ccs_fabric *fab = NULL;
+	struct ccs_sim_stats st;
+	if (ccs_sched_build(&c, coll, algo, proto, 0, bytes, &s, &why)) {
+		snprintf(err, errn, "%s", why ? why : "no schedule");
+	} else {
+		if (!ccs_fabric_new(&c, &fab) && !ccs_sim_run(fab, &s, &st, NULL, err, errn))
+			T = st.time_s;
+		ccs_fabric_free(fab);
+		s.release(&s);
+	}
+	ccs_comm_release(&c);
+	return T;
+}
+
+static double model_time(const struct ccs_topo *t, int coll, int algo, int proto, uint64_t bytes)
+{
+	struct ccs_comm c;
+	char err[256];
+	if (ccs_comm_build(t, 0, 0, &c, err, sizeof err))
+		return -1;
+	struct ccs_cost cc;
+	double T = ccs_cost_eval(&c, coll, algo, proto, 0, bytes, &cc, NULL) ? -1 : cc.time_s;
+	ccs_comm_release(&c);
+	return T;
+}
+
+static void test_errors(void)
+{
+	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	char err[256];
+	static const struct { const char *spec, *want; } bad[] = {
+		{ "cable:a-b:down", "expected KIND:TARGET:WHAT" },
+		{ "nic:node9/nic0:down", "no device 'node9/nic0'" },
+		{ "nic:node0/gpu0:down", "not a nic" },
+		{ "nic:node0/nic0:150%", "a nic goes 'down' or runs at a share" },
+		{ "link:node0/gpu0-node1/gpu0:down", "share no link" },
+		{ "link:node0/nic0-leaf0:+2", "adds latency" },
+		{ "switch:node0/nic0:down", "not a switch" },
+		{ "pcie:node0/gpu0:x3", "trains at a width" },
+		{ "pcie:node0/nic0:x8", "not a gpu" },
+		{ "straggler:node0/gpu0:20", "starts late by a time" },
+		{ "link", "expected KIND:TARGET:WHAT" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = 0;
+		int rc = ccs_fault_apply(t, bad[i].spec, err, sizeof err);
+		CHECK(rc == CCS_EINPUT && strstr(err, bad[i].want));
+		if (!strstr(err, bad[i].want))
+			fprintf(stderr, "  %s -> %s\n", bad[i].spec, err);
+	}
+	CHECK(t->nfault == 0);   /* refused faults are not recorded */
+	ccs_topo_free(t);
+	/* in a file: the position of the bad entry */
+	FILE *f = fopen("/tmp/ccsim-test-faults.yaml", "w");
+	if (f) {
+		char here[512];
+		CHECK(getcwd(here, sizeof here) != NULL);
+		fprintf(f, "extends: %s/topologies/hgx-h100-cluster.yaml\nnodes: 2\nfaults:\n  - nic:node1/nic0:down\n  - nic:node1/nic9:down\n", here);
+		fclose(f);
+		struct ccs_diag d;
+		memset(&d, 0, sizeof d);
+		struct ccs_topo *t2 = NULL;
+		CHECK(ccs_topo_load("/tmp/ccsim-test-faults.yaml", NULL, 0, &t2, &d) == CCS_EINPUT);
+		CHECK(d.set && strstr(d.msg, "ccsim-test-faults.yaml:5:5: fault 'nic:node1/nic9:down': no device 'node1/nic9'"));
+		remove("/tmp/ccsim-test-faults.yaml");
+	}
+}
+
+/* A dead spine: the bisection drops by its share, the closed form's
+ * fabric share with it, and the simulated AllToAll slows by about what the
+ * remaining spines carry (ECMP hashing spreads flows unevenly, so not
+ * exactly 4/3). */
+static void test_dead_spine(void)
+{
+	const char *base[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16" };
+	const char *dead[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16", "faults+=switch:spine0:down" };
+	struct ccs_topo *a = load("topologies/hgx-h100-cluster.yaml", base, 3);
+	struct ccs_topo *b = load("topologies/hgx-h100-cluster.yaml", dead, 4);
+	CHECK(a && b);
+	if (!a || !b) {
+		ccs_topo_free(a);
+		ccs_topo_free(b);
+		return;
+	}
+	struct ccs_topo_stats sa, sb;
+	CHECK(ccs_topo_stats(a, &sa) == 0 && ccs_topo_stats(b, &sb) == 0);
+	CHECK_NEAR(sb.so_bisect_Bps, sa.so_bisect_Bps * 0.75, 1e-9);   /* 4 spines -> 3 */
+	char err[256];
+	double ta = sim_time(a, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 64u << 20, err, sizeof err);
+	double tb = sim_time(b, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 64u << 20, err, sizeof err);
+	CHECK(ta > 0 && tb > 0);
+	CHECK(tb / ta > 1.15 && tb / ta < 1.45);
+	if (!(tb / ta > 1.15 && tb / ta < 1.45))
+		fprintf(stderr, "dead spine: %.1f us -> %.1f us (%.3fx)\n", ta * 1e6, tb * 1e6, tb / ta);
+	ccs_topo_free(a);
+	ccs_topo_free(b);
+	/* the last spine of a one-spine fabric: no path, a hang that names it */
+	const char *one[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=48", "scaleout.oversubscription=2",
+	                      "faults+=switch:spine0:down" };
+	struct ccs_topo *c = load("topologies/hgx-h100-cluster.yaml", one, 5);
+	CHECK(c != NULL);
+	if (c) {
+		err[0] = 0;
+		CHECK(sim_time(c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 20, err, sizeof err) < 0);
+		CHECK(strstr(err, "hang: rank") && strstr(err, "no path over live links (faults: switch:spine0:down)"));
+		ccs_topo_free(c);
+	}
+}
+
+/* Dead NICs: with one left on the node the rail moves to it (model and
+ * simulator agree); with none the communicator hangs and says which rank. */
+static void test_dead_nics(void)
+{
+	const char *one[] = { "nodes=2", "faults+=nic:node1/nic0:down" };
+	struct ccs_topo *h = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", one, 2);
+	CHECK(h && t);
+	if (h && t) {
+		CHECK(t->gpu[8].nic_count == h->gpu[8].nic_count - 1);
+		char err[256];
+		double m0 = model_time(h, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 64u << 20);
+		double m1 = model_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 64u << 20);
+		double s1 = sim_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 64u << 20, err, sizeof err);
+		CHECK(m1 > m0);
+		CHECK_NEAR(s1, m1, 0.01);
+	}
+	ccs_topo_free(h);
+	ccs_topo_free(t);
+	const char *all[] = { "nodes=2", "faults+=nic:node1/nic0:down", "faults+=nic:node1/nic1:down",
+	                      "faults+=nic:node1/nic2:down", "faults+=nic:node1/nic3:down", "faults+=nic:node1/nic4:down",
+	                      "faults+=nic:node1/nic5:down", "faults+=nic:node1/nic6:down", "faults+=nic:node1/nic7:down" };
+	t = load("topologies/hgx-h100-cluster.yaml", all, 9);
+	CHECK(t != NULL);
+	if (t) {
+		struct ccs_comm c;
+		char err[512];
+		CHECK(ccs_comm_build(t, 0, 0, &c, err, sizeof err) == CCS_EINPUT);
+		CHECK(strstr(err, "hang: rank 8 (node1/gpu0) has no working nic left") && strstr(err, "nic:node1/nic7:down"));
+		/* one node alone still works: it needs no NIC */
+		CHECK(ccs_comm_build(t, 8, 0, &c, err, sizeof err) == 0);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+}
+
+/* A straggler delays the ring by its delay, in both engines. */
+static void test_straggler(void)
+{
+	const char *s[] = { "nodes=2", "faults+=straggler:node1/gpu2:20us" };
+	struct ccs_topo *h = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", s, 2);
+	CHECK(h && t);
+	if (h && t) {
+		char err[256];
+		for (int q = 0; q < CCS_PROTO_N; q++) {
+			double a = sim_time(h, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, q, 16u << 20, err, sizeof err);
+			double b = sim_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, q, 16u << 20, err, sizeof err);
+			CHECK_NEAR(b - a, 20e-6, 0.001);
+			double ma = model_time(h, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, q, 16u << 20);
+			double mb = model_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, q, 16u << 20);
+			CHECK_NEAR(mb - ma, 20e-6, 1e-6);
+		}
+	}
+	ccs_topo_free(h);
+	ccs_topo_free(t);
+}
+
+/* PCIe trained at x8 or one generation down halves the GPU's link; a link
+ * at 50% carries half; a link down leaves the graph's live links. */
+static void test_degraded(void)
+{
+	struct ccs_topo *t = load("topologies/hgx-h100.yaml", NULL, 0);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	int64_t g = ccs_topo_find(t, "node0/gpu3");
+	CHECK(g >= 0);
+	if (g < 0) {
+		ccs_topo_free(t);
+		return;
+	}
+	double before = 0, after = 0;
+	for (uint32_t k = t->adj_off[g]; k < t->adj_off[g + 1]; k++)
+		if (t->link[t->adj[k]].type == CCS_LINK_PCIE)
+			before += t->link[t->adj[k]].bw_Bps;
+	char err[256];
+	CHECK(ccs_fault_apply(t, "pcie:node0/gpu3:x8", err, sizeof err) == 0);
+	for (uint32_t k = t->adj_off[g]; k < t->adj_off[g + 1]; k++)
+		if (t->link[t->adj[k]].type == CCS_LINK_PCIE)
+			after += t->link[t->adj[k]].bw_Bps;
+	CHECK_NEAR(after, before / 2, 1e-12);
+	CHECK(ccs_fault_apply(t, "pcie:node0/gpu3:gen4", err, sizeof err) == 0);   /* gen5 x8 -> gen4 x8 */
+	double after2 = 0;
+	for (uint32_t k = t->adj_off[g]; k < t->adj_off[g + 1]; k++)
+		if (t->link[t->adj[k]].type == CCS_LINK_PCIE)
+			after2 += t->link[t->adj[k]].bw_Bps;
+	CHECK_NEAR(after2, before / 4, 1e-12);
+	CHECK(t->nfault == 2 && !strcmp(t->fault[1], "pcie:node0/gpu3:gen4"));
+	ccs_topo_free(t);
+}
+
+int main(void)
+{
+	test_errors();
+	test_dead_spine();
+	test_dead_nics();
+	test_straggler();
+	test_degraded();
+	return CHECK_DONE("test_hwfault");
+}
