@@ -428,14 +428,24 @@ int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_com
 		if (g->delay_s > c->late_s)
 			c->late_s = g->delay_s;
 		if (c->G > 1 && !g->nic_count) {
-			char fl[256] = "";
-			for (uint32_t i = 0; i < t->nfault; i++) {
-				size_t l = strlen(fl);
-				snprintf(fl + l, sizeof fl - l, "%s%s", i ? ", " : "", t->fault[i]);
+			/* name the node's dead NICs: two, then how many more */
+			char fl[200] = "";
+			int nd = 0;
+			for (uint32_t d = 0; d < t->ndev; d++) {
+				if (t->dev[d].kind != CCS_DEV_NIC || t->dev[d].node != g->node)
+					continue;
+				if (nd < 2) {
+					size_t l = strlen(fl);
+					snprintf(fl + l, sizeof fl - l, "%s%s", nd ? ", " : "", t->dev[d].name);
+				}
+				nd++;
 			}
-			snprintf(err, errn, "hang: rank %d (%s) has no working nic left to reach the other %s; the collective cannot complete%s%.200s%s",
-			         r, t->dev[g->dev].name, c->G == 2 ? "group" : "groups", fl[0] ? " (faults: " : "", fl,
-			         fl[0] ? ")" : "");
+			if (nd > 2) {
+				size_t l = strlen(fl);
+				snprintf(fl + l, sizeof fl - l, " and %d more", nd - 2);
+			}
+			snprintf(err, errn, "hang: rank %d (%s) has no working nic to reach the other %s (down: %s); the collective cannot complete",
+			         r, t->dev[g->dev].name, c->G == 2 ? "group" : "groups", nd ? fl : "its node has none");
 			ccs_comm_release(c);
 			return CCS_EINPUT;
 		}

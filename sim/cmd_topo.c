@@ -59,6 +59,10 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 {
 	char a[32], b[32];
 	fprintf(f, "topology   %s (%s)\n", t->name, t->path);
+	for (uint32_t i = 0; i < t->nfault; i++)
+		fprintf(f, "%s%s", i ? ", " : "faults     ", t->fault[i]);
+	if (t->nfault)
+		fprintf(f, "\n");
 	fprintf(f, "gpus       %u in %u node%s (", s->ngpu, s->nnodes, s->nnodes == 1 ? "" : "s");
 	range_u(f, s->gpn_min, s->gpn_max);
 	fprintf(f, " per node), %u scale-up domain%s of ", s->ndomains, s->ndomains == 1 ? "" : "s");

@@ -1,0 +1,1 @@
+predict -t topologies/hgx-h100-cluster.yaml --set nodes=2 -c allreduce -b 64M -e 64M --fault nic:node1/nic0:down --fault nic:node1/nic1:down --fault nic:node1/nic2:down --fault nic:node1/nic3:down --fault nic:node1/nic4:down --fault nic:node1/nic5:down --fault nic:node1/nic6:down --fault nic:node1/nic7:down
