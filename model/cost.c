@@ -34,8 +34,32 @@ void ccs_comm_release(struct ccs_comm *c)
 
 /* ---- ranks and groups ---- */
 
-static int pick_ranks(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c, char *err, size_t errn)
+/* Ranks on the GPUs of gpus[0..nranks) when gpus is given (a job's
+ * placement), else the first nranks GPUs (at most ppn per node). */
+static int pick_ranks(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *place_gpus,
+                      struct ccs_comm *c, char *err, size_t errn)
 {
+	int place_n = nranks;
+	if (place_gpus) {
+		c->rank_gpu = ccs_malloc((size_t)place_n * sizeof *c->rank_gpu);
+		c->rank_group = ccs_malloc((size_t)place_n * sizeof *c->rank_group);
+		if (!c->rank_gpu || !c->rank_group)
+			return CCS_ENOMEM;
+		for (int i = 0; i < place_n; i++) {
+			if (place_gpus[i] >= t->ngpu) {
+				snprintf(err, errn, "gpu %u is not one of the %u gpus of %s", place_gpus[i], t->ngpu, t->name);
+				return CCS_EINPUT;
+			}
+			for (int j = 0; j < i; j++)
+				if (place_gpus[j] == place_gpus[i]) {
+					snprintf(err, errn, "gpu %u is placed twice", place_gpus[i]);
+					return CCS_EINPUT;
+				}
+			c->rank_gpu[i] = place_gpus[i];
+		}
+		c->n = place_n;
+		return CCS_OK;
+	}
 	uint32_t avail = 0;
 	for (uint32_t g = 0; g < t->ngpu; g++)
 		avail += ppn <= 0 || t->gpu[g].local < ppn;
@@ -407,12 +431,32 @@ static void nccl_graph(struct ccs_comm *c)
 	                 : c->arch >= CCS_ARCH_BLACKWELL ? (c->G > 1 ? 32 : 24) : 16;
 }
 
+static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
+                      char *err, size_t errn);
+
 int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c, char *err, size_t errn)
+{
+	return comm_build(t, nranks, ppn, NULL, c, err, errn);
+}
+
+int ccs_comm_build_gpus(const struct ccs_topo *t, const uint32_t *gpus, int n, struct ccs_comm *c, char *err,
+                        size_t errn)
+{
+	if (n < 1) {
+		memset(c, 0, sizeof *c);
+		snprintf(err, errn, "a communicator needs at least 1 rank");
+		return CCS_EINPUT;
+	}
+	return comm_build(t, n, 0, gpus, c, err, errn);
+}
+
+static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
+                      char *err, size_t errn)
 {
 	memset(c, 0, sizeof *c);
 	c->t = t;
 	c->prm = t->params;
-	int rc = pick_ranks(t, nranks, ppn, c, err, errn);
+	int rc = pick_ranks(t, nranks, ppn, gpus, c, err, errn);
 	if (!rc)
 		rc = make_groups(t, c);
 	if (rc) {

@@ -118,6 +118,9 @@ struct ccs_cost {
  * a one-line reason in err. */
 int  ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c,
                     char *err, size_t errn);
+/* The same with rank i on GPU gpus[i] (a job's placement). */
+int  ccs_comm_build_gpus(const struct ccs_topo *t, const uint32_t *gpus, int n, struct ccs_comm *c, char *err,
+                         size_t errn);
 void ccs_comm_release(struct ccs_comm *c);
 /* The ranks of each group in rank order, members [start[g], start[g+1])
  * (a counting sort on rank_group).  Both arrays are the caller's to free;

@@ -151,8 +151,12 @@ int main(int argc, char **argv)
 		return ccs_cmd_topo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "predict"))
 		return ccs_cmd_predict(argc - 1, argv + 1);
-	if (!strcmp(cmd, "simulate"))
+	if (!strcmp(cmd, "simulate")) {
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "--job"))
+				return ccs_cmd_jobs(argc - 1, argv + 1);
 		return ccs_cmd_simulate(argc - 1, argv + 1);
+	}
 	if (!strcmp(cmd, "run"))
 		return ccs_cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))

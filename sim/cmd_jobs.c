@@ -1,0 +1,396 @@
+/*
+** sim/cmd_jobs.c: `ccsim simulate -t TOPO --job SPEC --job SPEC ...`:
+** several jobs, each with its own placement and collective, at once on one
+** fabric (issue 8, shared fabrics).
+**
+**   --job name=A,gpus=0-7+16-23,coll=allreduce,bytes=256M[,algo=ring][,proto=simple]
+**   gpus: global GPU indices (topo show --gpus), ranges joined by '+', or
+**         nodes=0-3 (every GPU of those nodes), or rails=0-3 (those local
+**         GPUs on every node: a rail partition)
+** Each job is lowered on its own communicator (its ranks on its GPUs), its
+** ranks renamed to the world's (one rank per GPU) and all jobs start
+** together on one fabric, so they meet only in the flow solver: max-min
+** sharing of every link, NIC and port they have in common.  Each is also
+** run alone on a fresh fabric; the table gives both times and the
+** slowdown, and the closed form of each alone.
+*/
+#include "cli.h"
+
+#include "../model/coll.h"
+#include "../model/cost.h"
+#include "../model/topo_yaml.h"
+#include "engine.h"
+#include "fabric.h"
+#include "sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXJOBS 16
+
+static const char *me = "ccsim simulate";
+
+struct job {
+	char name[32];
+	uint32_t *gpus;
+	int n, coll, algo, proto;
+	uint64_t bytes;
+	struct ccs_comm c;
+	int built;
+	double alone_s, shared_s, model_s;
+	char algo_txt[40];
+};
+
+/* A schedule with its ranks renamed: rank r of the inner one is world rank
+ * map[r]. */
+struct remap {
+	struct ccs_sched in;
+	const uint32_t *map;
+};
+
+static void rm_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct remap *m = s->ctx;
+	m->in.get(&m->in, id, op);
+	if (op->src >= 0)
+		op->src = (int32_t)m->map[op->src];
+	if (op->dst >= 0)
+		op->dst = (int32_t)m->map[op->dst];
+}
+
+static int rm_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct remap *m = s->ctx;
+	return m->in.succ(&m->in, id, out);
+}
+
+static uint32_t rm_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct remap *m = s->ctx;
+	return m->in.ndeps(&m->in, id);
+}
+
+static void rm_release(struct ccs_sched *s)
+{
+	struct remap *m = s->ctx;
+	m->in.release(&m->in);
+	ccs_free(m);
+}
+
+static int remap_wrap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out)
+{
+	struct remap *m = ccs_malloc(sizeof *m);
+	if (!m) {
+		in->release(in);
+		return CCS_ENOMEM;
+	}
+	m->in = *in;
+	m->map = map;
+	memset(out, 0, sizeof *out);
+	out->nops = in->nops;
+	out->ctx = m;
+	out->get = rm_get;
+	out->succ = rm_succ;
+	out->ndeps = rm_ndeps;
+	out->release = rm_release;
+	return CCS_OK;
+}
+
+/* "0-7+16-23" into GPU indices (append to j->gpus), of at most maxg */
+static int parse_list(const char *v, int per_node, int rails, const struct ccs_topo *t, struct job *j, char *err,
+                      size_t errn)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", v);
+	for (char *save = NULL, *tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		char *dash = strchr(tok, '-'), *end;
+		long lo = strtol(tok, &end, 10), hi = lo;
+		if (end == tok || (dash ? end != dash : *end)) {
+			snprintf(err, errn, "'%s' is not a number or a range like 0-7", tok);
+			return -1;
+		}
+		if (dash) {
+			hi = strtol(dash + 1, &end, 10);
+			if (end == dash + 1 || *end || hi < lo) {
+				snprintf(err, errn, "'%s' is not a range like 0-7", tok);
+				return -1;
+			}
+		}
+		for (uint32_t g = 0; g < t->ngpu; g++) {
+			long key = per_node ? t->gpu[g].node : rails ? t->gpu[g].local : (long)g;
+			if (key < lo || key > hi)
+				continue;
+			uint32_t *ng = ccs_realloc(j->gpus, (size_t)(j->n + 1) * sizeof *ng);
+			if (!ng) {
+				snprintf(err, errn, "out of memory");
+				return -1;
+			}
+			j->gpus = ng;
+			j->gpus[j->n++] = g;
+		}
+	}
+	if (!j->n) {
+		snprintf(err, errn, "the placement '%s' holds no gpu of %s", v, t->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_job(const char *spec, const struct ccs_topo *t, int idx, struct job *j, char *err, size_t errn)
+{
+	memset(j, 0, sizeof *j);
+	snprintf(j->name, sizeof j->name, "job%d", idx);
+	j->algo = j->proto = -1;
+	j->coll = -1;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", spec);
+	int placed = 0;
+	for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq) {
+			snprintf(err, errn, "--job '%s': expected key=value, got '%s'", spec, kv);
+			return -1;
+		}
+		*eq = 0;
+		const char *k = kv, *v = eq + 1;
+		char e2[200] = "";
+		if (!strcmp(k, "name"))
+			snprintf(j->name, sizeof j->name, "%s", v);
+		else if (!strcmp(k, "gpus") || !strcmp(k, "nodes") || !strcmp(k, "rails")) {
+			if (parse_list(v, !strcmp(k, "nodes"), !strcmp(k, "rails"), t, j, e2, sizeof e2)) {
+				snprintf(err, errn, "--job '%s': %s: %s", spec, k, e2);
+				return -1;
+			}
+			placed = 1;
+		} else if (!strcmp(k, "coll")) {
+			if ((j->coll = ccs_coll_parse(v)) < 0) {
+				snprintf(err, errn, "--job '%s': unknown collective '%s'", spec, v);
+				return -1;
+			}
+		} else if (!strcmp(k, "bytes")) {
+			if (ccs_parse_nccl_size(v, &j->bytes) || !j->bytes) {
+				snprintf(err, errn, "--job '%s': bytes: '%s' is not a size such as 64M or 1G", spec, v);
+				return -1;
+			}
+		} else if (!strcmp(k, "algo")) {
+			if ((j->algo = ccs_algo_parse(v)) < 0) {
+				snprintf(err, errn, "--job '%s': unknown algorithm '%s'", spec, v);
+				return -1;
+			}
+		} else if (!strcmp(k, "proto")) {
+			if ((j->proto = ccs_proto_parse(v)) < 0) {
+				snprintf(err, errn, "--job '%s': unknown protocol '%s'", spec, v);
+				return -1;
+			}
+		} else {
+			snprintf(err, errn, "--job '%s': unknown key '%s' (name, gpus, nodes, rails, coll, bytes, algo, proto)", spec,
+			         k);
+			return -1;
+		}
+	}
+	if (!placed || j->coll < 0 || !j->bytes) {
+		snprintf(err, errn, "--job '%s': needs a placement (gpus=, nodes= or rails=), coll= and bytes=", spec);
+		return -1;
+	}
+	return 0;
+}
+
+/* the last completion of each part: op ids [off[p], off[p + 1]) */
+struct ends {
+	const uint64_t *off;
+	int k;
+	double *end_s;
+};
+
+static void on_end(void *ctx, uint64_t op, ccs_time t)
+{
+	struct ends *e = ctx;
+	int p = 0;
+	while (p + 1 < e->k && op >= e->off[p + 1])
+		p++;
+	double s = (double)t * 1e-12;
+	if (s > e->end_s[p])
+		e->end_s[p] = s;
+}
+
+/* Build job j's schedule renamed to world ranks (one per GPU: rank = GPU). */
+static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t errn)
+{
+	int a, q;
+	unsigned am = j->algo >= 0 ? 1u << j->algo : ~0u, pm = j->proto >= 0 ? 1u << j->proto : ~0u;
+	struct ccs_cost cc;
+	if (ccs_select(&j->c, j->coll, j->bytes, am, pm, j->algo < 0, &a, &q) ||
+	    ccs_cost_eval(&j->c, j->coll, a, q, 0, j->bytes, &cc, NULL)) {
+		snprintf(err, errn, "job '%s': no algorithm applies", j->name);
+		return CCS_EINPUT;
+	}
+	j->model_s = cc.time_s;
+	snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+	struct ccs_sched in;
+	const char *why = NULL;
+	if (ccs_sched_build(&j->c, j->coll, a, q, 0, j->bytes, &in, &why)) {
+		snprintf(err, errn, "job '%s': %s", j->name, why ? why : "out of memory");
+		return CCS_EINPUT;
+	}
+	return remap_wrap(&in, j->c.rank_gpu, out);
+}
+
+int ccs_cmd_jobs(int argc, char **argv)
+{
+	const char *topo = NULL, *specs[MAXJOBS];
+	int nspec = 0;
+	struct ccs_sets sets;
+	ccs_sets_init(&sets);
+	for (int i = 1; i < argc; i++) {
+		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		if (r < 0) {
+			ccs_sets_release(&sets);
+			return 2;
+		}
+		if (r)
+			continue;
+		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--job")) && i + 1 < argc) {
+			if (argv[i][1] == 't')
+				topo = argv[++i];
+			else if (nspec < MAXJOBS)
+				specs[nspec++] = argv[++i];
+			else {
+				fprintf(stderr, "%s: at most %d jobs\n", me, MAXJOBS);
+				ccs_sets_release(&sets);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --set and --fault; got '%s'\n",
+			        me, argv[i]);
+			ccs_sets_release(&sets);
+			return 2;
+		}
+	}
+	if (!topo || nspec < 1) {
+		fprintf(stderr, "usage: %s -t TOPO --job name=A,gpus=0-7,coll=allreduce,bytes=256M[,algo=ring] --job ...\n", me);
+		ccs_sets_release(&sets);
+		return 2;
+	}
+	struct ccs_topo *t = NULL;
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
+	struct job jobs[MAXJOBS];
+	memset(jobs, 0, sizeof jobs);
+	struct ccs_comm world;
+	int world_built = 0, rc = 1;
+	struct ccs_fabric *fab = NULL;
+	char err[512];
+	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &diag)) {
+		fprintf(stderr, "%s\n", diag.msg);
+		goto out;
+	}
+	char *used = ccs_calloc(t->ngpu + 1, 1);
+	if (!used)
+		goto out;
+	for (int k = 0; k < nspec; k++) {
+		if (parse_job(specs[k], t, k, &jobs[k], err, sizeof err)) {
+			fprintf(stderr, "%s: %s\n", me, err);
+			ccs_free(used);
+			goto out;
+		}
+		for (int i = 0; i < jobs[k].n; i++) {
+			if (used[jobs[k].gpus[i]]) {
+				fprintf(stderr, "%s: job '%s': gpu %u is already placed in another job\n", me, jobs[k].name,
+				        jobs[k].gpus[i]);
+				ccs_free(used);
+				goto out;
+			}
+			used[jobs[k].gpus[i]] = 1;
+		}
+		if (ccs_comm_build_gpus(t, jobs[k].gpus, jobs[k].n, &jobs[k].c, err, sizeof err)) {
+			fprintf(stderr, "%s: job '%s': %s\n", me, jobs[k].name, err);
+			ccs_free(used);
+			goto out;
+		}
+		jobs[k].built = 1;
+	}
+	ccs_free(used);
+	/* the world: one rank per GPU, rank = GPU index */
+	if (ccs_comm_build(t, 0, 0, &world, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", me, err);
+		goto out;
+	}
+	world_built = 1;
+	/* each job alone */
+	for (int k = 0; k < nspec; k++) {
+		struct ccs_sched s;
+		struct ccs_sim_stats st;
+		if ((rc = job_sched(&jobs[k], &s, err, sizeof err)) || (rc = ccs_fabric_new(&world, &fab))) {
+			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
+			rc = 1;
+			goto out;
+		}
+		rc = ccs_sim_run(fab, &s, &st, NULL, err, sizeof err);
+		s.release(&s);
+		ccs_fabric_free(fab);
+		fab = NULL;
+		if (rc) {
+			fprintf(stderr, "%s: job '%s' alone: %s\n", me, jobs[k].name, err);
+			rc = 1;
+			goto out;
+		}
+		jobs[k].alone_s = st.time_s;
+	}
+	/* all together */
+	struct ccs_sched parts[MAXJOBS], all;
+	uint64_t off[MAXJOBS + 1];
+	off[0] = 0;
+	int built = 0;
+	for (; built < nspec; built++) {
+		if (job_sched(&jobs[built], &parts[built], err, sizeof err))
+			break;
+		off[built + 1] = off[built] + parts[built].nops;
+	}
+	if (built < nspec || ccs_sched_concat(parts, nspec, &all)) {
+		for (int k = 0; k < built && built < nspec; k++)
+			parts[k].release(&parts[k]);
+		fprintf(stderr, "%s: %s\n", me, built < nspec ? err : "out of memory");
+		rc = 1;
+		goto out;
+	}
+	double end_s[MAXJOBS] = { 0 };
+	struct ends e = { off, nspec, end_s };
+	struct ccs_sim_hooks h;
+	memset(&h, 0, sizeof h);
+	h.ctx = &e;
+	h.op_end = on_end;
+	struct ccs_sim_stats st;
+	rc = ccs_fabric_new(&world, &fab);
+	if (!rc)
+		rc = ccs_sim_run_hooked(fab, &all, &st, NULL, &h, err, sizeof err);
+	all.release(&all);
+	if (rc) {
+		fprintf(stderr, "%s: the jobs together: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
+		rc = 1;
+		goto out;
+	}
+	printf("# %s: %d jobs at once on %s (%u gpus)\n", me, nspec, t->name, t->ngpu);
+	printf("# %-12s %6s %-11s %-14s %12s %14s %14s %9s %16s\n", "job", "ranks", "collective", "algo", "bytes",
+	       "alone (us)", "shared (us)", "slowdown", "closed form (us)");
+	for (int k = 0; k < nspec; k++) {
+		jobs[k].shared_s = end_s[k];
+		printf("  %-12s %6d %-11s %-14s %12llu %14.2f %14.2f %9.3f %16.2f\n", jobs[k].name, jobs[k].n,
+		       ccs_coll_cli[jobs[k].coll], jobs[k].algo_txt, (unsigned long long)jobs[k].bytes, jobs[k].alone_s * 1e6,
+		       jobs[k].shared_s * 1e6, jobs[k].shared_s / jobs[k].alone_s, jobs[k].model_s * 1e6);
+	}
+	printf("# slowdown: shared / alone, both simulated; the jobs meet only where their flows share a resource\n");
+	rc = ccs_flush_stdout() ? 1 : 0;
+out:
+	ccs_fabric_free(fab);
+	for (int k = 0; k < nspec; k++) {
+		if (jobs[k].built)
+			ccs_comm_release(&jobs[k].c);
+		ccs_free(jobs[k].gpus);
+	}
+	if (world_built)
+		ccs_comm_release(&world);
+	ccs_topo_free(t);
+	ccs_sets_release(&sets);
+	return rc;
+}

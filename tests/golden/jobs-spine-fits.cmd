@@ -1,0 +1,1 @@
+simulate -t topologies/hgx-h100-cluster.yaml --set nodes=8 --set scaleout.topology=fat-tree --set scaleout.radix=48 --set scaleout.oversubscription=2 --job name=A,nodes=0+4,coll=allreduce,bytes=256M,algo=ring --job name=B,nodes=1+5,coll=allreduce,bytes=256M,algo=ring
