@@ -131,6 +131,7 @@ static void usage(FILE *f)
 	        "  simulate -t TOPO -c COLL   the same through the event simulator (every algorithm)\n"
 	        "  run SCENARIO.yaml          a study: designs x workloads x sweeps, stored in ccsim.db, plotted\n"
 	        "  step -t TOPO --tp --pp --dp  one training step's TP, PP and DP communication per group\n"
+	        "  diagnose -t TOPO LOG...    which fault explains a measured nccl-tests log\n"
 	        "  compare A B                two designs (-t A -t B -c COLL) or two stored results side by side\n"
 	        "  report SCENARIO            one Markdown or HTML file with a stored study's tables and plots\n"
 	        "  calibrate run|ingest|fit|show|diff|check\n"
@@ -160,6 +161,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run"))
 		return ccs_cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diagnose"))
+		return ccs_cmd_diagnose(argc - 1, argv + 1);
 	if (!strcmp(cmd, "step"))
 		return ccs_cmd_step(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))

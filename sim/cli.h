@@ -49,6 +49,8 @@ int  ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const
 extern const char *const ccs_version;
 
 int ccs_cmd_topo(int argc, char **argv);
+/* diagnose: fault hypotheses against measured logs (sim/cmd_diagnose.c) */
+int ccs_cmd_diagnose(int argc, char **argv);
 /* step: one training step's communication (sim/cmd_step.c) */
 int ccs_cmd_step(int argc, char **argv);
 /* simulate --job ...: several jobs on one fabric (sim/cmd_jobs.c) */

@@ -10,6 +10,7 @@
 #            VAR=value words for the environment
 #   calib    tests/calib.sh: `ccsim calibrate` end to end in a scratch directory
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
+#   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
 #   validate when ../shared/validation/published.csv is there: the model against the
 #            published measurements must meet its targets (tests/validate/validate.c)
 # The binaries are built with AddressSanitizer and UndefinedBehaviorSanitizer: a
@@ -104,7 +105,7 @@ echo "golden: $ngold commands checked"
 
 # stateful end-to-end scripts (scratch databases and folders): calibrate
 # (tests/calib.sh) and scenarios (tests/scenarios.sh)
-for script in calib scenarios; do
+for script in calib scenarios diagnose; do
 	sh "tests/$script.sh" "$B" >"$tmp/$script.out" 2>&1
 	crc=$?
 	cat "$tmp/$script.out"
