@@ -503,8 +503,10 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	double *gnet = ccs_calloc((size_t)c->G + 1, sizeof *gnet);
 	double *ghost = ccs_calloc((size_t)c->G + 1, sizeof *ghost);
 	int32_t *gnics = ccs_calloc((size_t)c->G + 1, sizeof *gnics);
+	int32_t *gcnt = ccs_calloc((size_t)c->G + 1, sizeof *gcnt);
+	double *gmin = ccs_calloc((size_t)c->G + 1, sizeof *gmin);
 	rc = CCS_ENOMEM;
-	if (!vx || !queue || !parent || !nic_of_rank || !nic_users || !gnet || !gnics || !ghost ||
+	if (!vx || !queue || !parent || !nic_of_rank || !nic_users || !gnet || !gnics || !ghost || !gcnt || !gmin ||
 	    ccs_comm_members(c, &gstart, &members))
 		goto out;
 	for (uint32_t d = 0; d < t->ndev; d++)
@@ -624,9 +626,61 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 				c->b_nic = share;
 		}
 	}
+	/* NCCL spreads channels evenly over a group's NICs and its ranks, so
+	 * the group moves at its slowest NIC times their number, and at its
+	 * slowest rank's PCIe link times its ranks, not at the sums: one NIC at
+	 * half rate, or one GPU whose PCIe link trained at x8, slows every
+	 * channel's step (the same as the sums when all are alike). */
+	int32_t *seen = ccs_malloc(((size_t)t->ndev + 1) * sizeof *seen);
+	double *hmin = ccs_calloc((size_t)c->G + 1, sizeof *hmin);
+	int32_t *hcnt = ccs_calloc((size_t)c->G + 1, sizeof *hcnt);
+	if (!seen || !hmin || !hcnt) {
+		ccs_free(seen);
+		ccs_free(hmin);
+		ccs_free(hcnt);
+		goto out;
+	}
+	for (uint32_t d = 0; d < t->ndev; d++)
+		seen[d] = -1;
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+		if (!gp->nic_count)
+			continue;
+		int g = c->rank_group[r], best_path = t->gnic[gp->nic_first].path;
+		double host = 0;
+		for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			if (l->type == CCS_LINK_PCIE)
+				host += l->bw_Bps * c->prm.eff[l->type];
+		}
+		if (host > 0) {
+			if (!hcnt[g] || host < hmin[g])
+				hmin[g] = host;
+			hcnt[g]++;
+		}
+		for (uint32_t i = 0; i < gp->nic_count && t->gnic[gp->nic_first + i].path == best_path; i++) {
+			uint32_t nic = t->gnic[gp->nic_first + i].nic;
+			if (seen[nic] == g)
+				continue;
+			seen[nic] = g;
+			double e = nic_speed(t, nic) * c->prm.eff[nic_type(t, nic)];
+			if (!gcnt[g] || e < gmin[g])
+				gmin[g] = e;
+			gcnt[g]++;
+		}
+	}
 	for (int g = 0; g < c->G; g++)
+		if (hcnt[g] && hcnt[g] * hmin[g] < ghost[g])
+			ghost[g] = hcnt[g] * hmin[g];
+	ccs_free(seen);
+	ccs_free(hmin);
+	ccs_free(hcnt);
+	for (int g = 0; g < c->G; g++) {
 		if (ghost[g] < gnet[g])
 			gnet[g] = ghost[g];
+		if (gcnt[g] && gcnt[g] * gmin[g] < gnet[g])
+			gnet[g] = gcnt[g] * gmin[g];
+	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
 	c->B_net = HUGE_VAL;
@@ -722,6 +776,8 @@ out:
 	ccs_free(gnet);
 	ccs_free(ghost);
 	ccs_free(gnics);
+	ccs_free(gcnt);
+	ccs_free(gmin);
 	if (rc) {
 		if (rc == CCS_ENOMEM)
 			snprintf(err, errn, "out of memory");

@@ -12,7 +12,10 @@
 **              and by Gomory-Hu the smallest cut among members is found from
 **              any one member, so this bounds every ring and tree inside
 **   B_net      per-group NIC bandwidth: sum over the distinct best NICs of the
-**              group's ranks of port speed x efficiency (min over groups)
+**              group's ranks of port speed x efficiency, at most their number
+**              x the slowest of them and the ranks x the slowest rank's PCIe
+**              link (NCCL spreads channels evenly over NICs and ranks, so one
+**              slow NIC or x8 link slows every channel); min over groups
 **   b_nic      per-rank NIC bandwidth: its best NIC / the ranks sharing it
 **   R_fab      per-group rate of uniform all-to-all traffic through the
 **              fabric: 4 B_bis (G-1)/G^2, B_bis the max-flow between the

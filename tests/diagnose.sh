@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/diagnose.sh BUILD_DIR: `ccsim diagnose` on logs that ccsim made with one
 # planted fault it is not told about: 10 seeded cases (a NIC of 2 HGX H100
-# nodes down or at 25/50/75%, or a GPU straggling 10-60 us), AllReduce and
+# nodes down or at 25/50/75%, a GPU's PCIe at x8, or a GPU straggling 10-60 us), AllReduce and
 # AllToAll 1 MiB-4 GiB.  The planted fault must be in the first-ranked group
 # (faults with the same predictions are one group) in at least 9 of 10, and a
 # healthy log must give "no fault found".  Ends with "diagnose: N passed, N failed".
@@ -25,11 +25,12 @@ mk() {
 
 hits=0
 for seed in 1 2 3 4 5 6 7 8 9 10; do
-	f=$(awk -v s="$seed" 'BEGIN { srand(s); k = int(rand() * 5); node = int(rand() * 2); i = int(rand() * 8);
+	f=$(awk -v s="$seed" 'BEGIN { srand(s); k = int(rand() * 6); node = int(rand() * 2); i = int(rand() * 8);
 		if (k == 0) printf "nic:node%d/nic%d:down", node, i;
 		else if (k == 1) printf "nic:node%d/nic%d:50%%", node, i;
 		else if (k == 2) printf "nic:node%d/nic%d:25%%", node, i;
 		else if (k == 3) printf "nic:node%d/nic%d:75%%", node, i;
+		else if (k == 4) printf "pcie:node%d/gpu%d:x8", node, i;
 		else printf "straggler:node%d/gpu%d:%dus", node, i, 10 + 10 * int(rand() * 6) }')
 	mk allreduce --fault "$f" >"$w/all_reduce_perf.log"
 	mk alltoall --fault "$f" >"$w/alltoall_perf.log"
