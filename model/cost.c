@@ -434,6 +434,37 @@ static void nccl_graph(struct ccs_comm *c)
 static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
                       char *err, size_t errn);
 
+/* A rank without GPUDirect RDMA stages its network traffic in host memory:
+ * out of the GPU to its CPU, then to the NIC (and back the same way).
+ * Behind a PCIe switch, the switch's link to the CPU carries, each way,
+ * two streams per such rank under it (the GPU's and its NIC's): the rank
+ * gets that link over twice those ranks, at most its own link (host). */
+static double staged_cap(const struct ccs_topo *t, const struct ccs_comm *c, const struct ccs_gpu *gp, double host)
+{
+	for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
+		const struct ccs_link *l = &t->link[t->adj[k]];
+		uint32_t sw = t->adj_nbr[k];
+		if (l->type != CCS_LINK_PCIE || t->dev[sw].kind != CCS_DEV_PCISW)
+			continue;
+		double up = 0;
+		for (uint32_t j = t->adj_off[sw]; j < t->adj_off[sw + 1]; j++)
+			if (t->dev[t->adj_nbr[j]].kind == CCS_DEV_CPU && ccs_link_live(&t->link[t->adj[j]]))
+				up += t->link[t->adj[j]].bw_Bps * c->prm.eff[CCS_LINK_PCIE];
+		int users = 0;
+		for (int r = 0; r < c->n; r++) {
+			const struct ccs_gpu *o = &t->gpu[c->rank_gpu[r]];
+			if (!o->no_gdr)
+				continue;
+			for (uint32_t j = t->adj_off[o->dev]; j < t->adj_off[o->dev + 1]; j++)
+				users += t->adj_nbr[j] == sw;
+		}
+		if (up > 0 && users > 0 && up / (2.0 * users) < host)
+			host = up / (2.0 * users);
+		break;
+	}
+	return host;
+}
+
 int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c, char *err, size_t errn)
 {
 	return comm_build(t, nranks, ppn, NULL, c, err, errn);
@@ -653,6 +684,8 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 			if (l->type == CCS_LINK_PCIE)
 				host += l->bw_Bps * c->prm.eff[l->type];
 		}
+		if (gp->no_gdr)
+			host = staged_cap(t, c, gp, host);
 		if (host > 0) {
 			if (!hcnt[g] || host < hmin[g])
 				hmin[g] = host;

@@ -57,13 +57,14 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		if (what)
 			*what++ = 0;
 	}
-	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler" };
+	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler", "gdr" };
 	int k = 0;
-	while (k < 5 && strcmp(kind, kinds[k]))
+	while (k < 6 && strcmp(kind, kinds[k]))
 		k++;
-	if (k == 5 || !target || !*target || !what || !*what) {
-		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie or straggler "
-		         "(link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, straggler:node1/gpu2:20us)",
+	if (k == 6 || !target || !*target || !what || !*what) {
+		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie, straggler or gdr "
+		         "(link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, straggler:node1/gpu2:20us, "
+		         "gdr:all:off)",
 		         spec);
 		return CCS_EINPUT;
 	}
@@ -78,6 +79,20 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			snprintf(err, errn, "fault '%s': no link '%s' (write it as A-B with two device names)", spec, target);
 			return CCS_EINPUT;
 		}
+	} else if (k == 5) {
+		/* gdr:GPU:off or gdr:all:off */
+		if (strcmp(what, "off") || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
+		                                                      t->gpu_of_dev[a] < 0))) {
+			snprintf(err, errn, "fault '%s': GPUDirect RDMA goes 'off' for a gpu or for 'all'", spec);
+			return CCS_EINPUT;
+		}
+		for (uint32_t g = 0; g < t->ngpu; g++)
+			if (!strcmp(target, "all") || t->gpu[g].dev == a)
+				t->gpu[g].no_gdr = 1;
+		int rc = note_fault(t, spec);
+		if (rc)
+			snprintf(err, errn, "out of memory");
+		return rc;
 	} else if (find(t, target, strlen(target), &a)) {
 		snprintf(err, errn, "fault '%s': no device '%s'", spec, target);
 		return CCS_EINPUT;

@@ -17,6 +17,9 @@
 **   pcie:GPU:gen4          ... or at generation 4 (of its generation; the rate
 **                          halves per generation down)
 **   straggler:GPU:20us     the GPU starts every collective that late
+**   gdr:GPU:off, gdr:all:off  GPUDirect RDMA off: the GPU's network traffic
+**                          is staged through host memory, so it goes up to
+**                          its CPU and down again to the NIC
 ** Effects: a dead link's bandwidth becomes 0 (ccs_link_live), so max-flows,
 ** NIC choice (ccs_topo_refresh) and the simulator's routes leave it out.
 ** Bandwidths and latencies in base units; shares in (0, 1).

@@ -266,6 +266,15 @@ static int host_ok(const struct ccs_topo *t, const struct ccs_link *l)
 	return ccs_link_is_host(l->type) && ccs_link_live(l);
 }
 
+uint32_t ccs_gpu_cpu(const struct ccs_topo *t, uint32_t g)
+{
+	uint32_t gd = t->gpu[g].dev;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		if (t->dev[d].kind == CCS_DEV_CPU && t->dev[d].node == t->dev[gd].node && t->dev[d].numa == t->dev[gd].numa)
+			return d;
+	return UINT32_MAX;
+}
+
 int ccs_nic_live(const struct ccs_topo *t, uint32_t nic)
 {
 	if (t->dev[nic].kind != CCS_DEV_NIC || t->dev[nic].bw_Bps < 0)

@@ -93,7 +93,9 @@ struct ccs_gpu {
 	uint32_t nic_first, nic_count; /* into topo->gnic, best first */
 	double su_bw_Bps;           /* sum of its scale-up links, per direction */
 	double delay_s;             /* a straggler's late start (faults), 0 */
+	int no_gdr;                 /* GPUDirect RDMA off (faults): NIC traffic staged through host memory */
 };
+
 
 /* What a generator built, for reports (zeros for the explicit form). */
 struct ccs_fabric_info {
@@ -180,6 +182,9 @@ static inline int ccs_link_live(const struct ccs_link *l)
 {
 	return l->bw_Bps > 0;
 }
+
+/* The CPU device nearest GPU g (its NUMA node's), or UINT32_MAX. */
+uint32_t ccs_gpu_cpu(const struct ccs_topo *t, uint32_t g);
 
 /* A NIC is live while it has a live network link (and, when its port speed
  * is given, a speed above 0). */

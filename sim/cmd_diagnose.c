@@ -8,6 +8,7 @@
 ** candidate resource of the ranks' nodes:
 **   nic:NIC:down, nic:NIC:75%|50%|25%       every NIC
 **   pcie:GPU:x8|x4, pcie:GPU:gen4|gen3      every GPU
+**   gdr:GPU:off, gdr:all:off                GPUDirect RDMA off
 **   link:A-B:50% for the links between the ranks' leaf and spine switches
 **   straggler:GPU:D                         every GPU, D fitted as the median
 **                                           excess of the measured times
@@ -295,10 +296,12 @@ int ccs_cmd_diagnose(int argc, char **argv)
 			ADD("pcie:%s:x4", x->name);
 			ADD("pcie:%s:gen4", x->name);
 			ADD("pcie:%s:gen3", x->name);
+			ADD("gdr:%s:off", x->name);
 			if (excess > 0)
 				ADD("straggler:%s:%.4gus", x->name, excess * 1e6);
 		}
 	}
+	ADD("gdr:all:off");
 #undef ADD
 	ccs_free(node_in);
 	double *pred = ccs_malloc(nrw * sizeof *pred);

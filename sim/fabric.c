@@ -230,6 +230,20 @@ out:
 	return rc;
 }
 
+/* The host part of a network transfer between GPU g (device gd) and a NIC,
+ * either way: straight through the PCIe switches with
+ * GPUDirect RDMA, through the GPU's CPU (staged in host memory) without. */
+static int host_path(struct ccs_fabric *f, uint32_t g, uint32_t from, uint32_t to, uint64_t key, uint32_t *res,
+                     int *n)
+{
+	const struct ccs_topo *t = f->t;
+	uint32_t cpu = t->gpu[g].no_gdr ? ccs_gpu_cpu(t, g) : UINT32_MAX;
+	if (cpu == UINT32_MAX)
+		return path(f, from, to, 0, key, res, n);
+	int rc = path(f, from, cpu, 0, key, res, n);
+	return rc ? rc : path(f, cpu, to, 0, key, res, n);
+}
+
 static struct route_entry *cache_slot(struct ccs_fabric *f, uint64_t key)
 {
 	uint32_t i = (uint32_t)(mix(key) & (f->rc_cap - 1));
@@ -319,11 +333,11 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 			res[(*n)++] = 2 * proxy + 1;
 			da = t->gpu[proxy].dev;
 		}
-		rc = path(f, da, nic_a, 0, key, res, n);
+		rc = host_path(f, proxy != UINT32_MAX ? proxy : ga, da, nic_a, key, res, n);
 		if (!rc)
 			rc = path(f, nic_a, nic_b, 1, key, res, n);
 		if (!rc)
-			rc = path(f, nic_b, db, 0, key, res, n);
+			rc = host_path(f, gb, nic_b, db, key, res, n);
 	}
 	if (rc)
 		return rc;

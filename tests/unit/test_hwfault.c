@@ -242,6 +242,35 @@ static void test_degraded(void)
 	ccs_topo_free(t);
 }
 
+/* GPUDirect off: the traffic is staged through the CPU; a 1 GiB ring on 2
+ * HGX H100 nodes, where two GPUs and two NICs share each PCIe switch's link
+ * to the CPU: the closed form's share of that link equals what the
+ * simulator's routes through the CPU give. */
+static void test_gdr_off(void)
+{
+	const char *all[] = { "nodes=2", "faults+=gdr:all:off" };
+	const char *one[] = { "nodes=2", "faults+=gdr:node1/gpu3:off" };
+	struct ccs_topo *h = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *a = load("topologies/hgx-h100-cluster.yaml", all, 2);
+	struct ccs_topo *b = load("topologies/hgx-h100-cluster.yaml", one, 2);
+	CHECK(h && a && b);
+	if (h && a && b) {
+		char err[256];
+		double s0 = sim_time(h, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30, err, sizeof err);
+		for (int k = 0; k < 2; k++) {
+			struct ccs_topo *t = k ? b : a;
+			double m = model_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30);
+			double s1 = sim_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30, err, sizeof err);
+			CHECK(s1 > 1.5 * s0);
+			CHECK_NEAR(m, s1, 0.01);
+		}
+		CHECK(ccs_fault_apply(h, "gdr:node0/nic0:off", err, sizeof err) == CCS_EINPUT && strstr(err, "goes 'off' for a gpu"));
+	}
+	ccs_topo_free(h);
+	ccs_topo_free(a);
+	ccs_topo_free(b);
+}
+
 int main(void)
 {
 	test_errors();
@@ -249,5 +278,6 @@ int main(void)
 	test_dead_nics();
 	test_straggler();
 	test_degraded();
+	test_gdr_off();
 	return CHECK_DONE("test_hwfault");
 }
