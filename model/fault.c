@@ -193,8 +193,23 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		double d;
 		char e2[128];
 		int32_t g = t->gpu_of_dev[a];
+		double sf = g >= 0 ? share(what) : -1;
+		if (sf > 0) {
+			/* a slow GPU: its memory (reductions, copies) at that share */
+			if (!(t->dev[a].bw_Bps > 0)) {
+				snprintf(err, errn, "fault '%s': '%s' has no memory bandwidth to slow (give the gpu memory_bandwidth)",
+				         spec, t->dev[a].name);
+				return CCS_EINPUT;
+			}
+			t->dev[a].bw_Bps *= sf;
+			int rc = note_fault(t, spec);
+			if (rc)
+				snprintf(err, errn, "out of memory");
+			return rc;
+		}
 		if (g < 0 || ccs_parse_qty(what, CCS_QTY_TIME, &d, e2, sizeof e2) || d < 0) {
-			snprintf(err, errn, "fault '%s': %s", spec, g < 0 ? "not a gpu" : "a straggler starts late by a time (20us)");
+			snprintf(err, errn, "fault '%s': %s", spec,
+			         g < 0 ? "not a gpu" : "a straggler starts late by a time (20us) or reduces at a share of its memory rate (50%)");
 			return CCS_EINPUT;
 		}
 		t->gpu[g].delay_s += d;

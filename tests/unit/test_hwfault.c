@@ -206,6 +206,26 @@ static void test_straggler(void)
 	}
 	ccs_topo_free(h);
 	ccs_topo_free(t);
+	/* a GPU that reduces at a quarter of its memory rate: one node's 1 GiB
+	 * ring AllReduce turns memory-bound in the closed form */
+	struct ccs_topo *a = load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_topo *b = load("topologies/hgx-h100.yaml", (const char *const[]){ "faults+=straggler:node0/gpu3:25%" }, 1);
+	CHECK(a && b);
+	if (a && b) {
+		struct ccs_comm c;
+		char err[256];
+		struct ccs_cost ca, cb;
+		CHECK(ccs_comm_build(a, 0, 0, &c, err, sizeof err) == 0);
+		CHECK(ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1u << 30, &ca, NULL) == 0);
+		ccs_comm_release(&c);
+		CHECK(ccs_comm_build(b, 0, 0, &c, err, sizeof err) == 0);
+		CHECK_NEAR(c.mem_bw, 3.35e12 * 0.25, 1e-9);
+		CHECK(ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1u << 30, &cb, NULL) == 0);
+		ccs_comm_release(&c);
+		CHECK(cb.time_s > ca.time_s && cb.bound == CCS_BOUND_REDUCE && ca.bound != CCS_BOUND_REDUCE);
+	}
+	ccs_topo_free(a);
+	ccs_topo_free(b);
 }
 
 /* PCIe trained at x8 or one generation down halves the GPU's link; a link
