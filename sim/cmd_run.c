@@ -407,33 +407,23 @@ static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine,
 			const char *why;
 			if (ccs_sched_build(c, w->coll, a, q, 0, w->bytes, &s, &why)) {
 				/* no schedule for the pick (NVLS AllGather ...): with the
-				 * algorithm left to the tool, simulate the fastest by our
-				 * model that has one, and say so */
+				 * algorithm left to the tool, simulate what NCCL would pick
+				 * without it (and without any other that has no schedule),
+				 * and say so */
 				int ok = 0;
 				if (w->algo < 0) {
-					double tried = 0;
-					for (int round = 0; round < CCS_ALGO_N * CCS_PROTO_N && !ok; round++) {
-						double best = HUGE_VAL;
-						int ba = -1, bq = -1;
-						for (int a2 = 0; a2 < CCS_ALGO_N; a2++)
-							for (int q2 = 0; q2 < CCS_PROTO_N; q2++) {
-								struct ccs_cost c2;
-								if (!(pmask & (1u << q2)) || ccs_cost_eval(c, w->coll, a2, q2, 0, w->bytes, &c2, NULL))
-									continue;
-								if (c2.time_s > tried && c2.time_s < best) {
-									best = c2.time_s;
-									ba = a2;
-									bq = q2;
-								}
-							}
-						if (ba < 0)
+					unsigned am = ((1u << CCS_ALGO_N) - 1) & ~(1u << a);
+					for (int tries = 0; tries < CCS_ALGO_N && !ok && am; tries++) {
+						int ba, bq;
+						if (ccs_select(c, w->coll, w->bytes, am, pmask, 1, &ba, &bq))
 							break;
-						tried = best;
 						const char *why2;
 						if (!ccs_sched_build(c, w->coll, ba, bq, 0, w->bytes, &s, &why2)) {
 							ok = 1;
 							snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_name[a],
 							         ccs_proto_name[q], ccs_algo_name[ba], ccs_proto_name[bq]);
+						} else {
+							am &= ~(1u << ba);
 						}
 					}
 				}
@@ -1041,7 +1031,7 @@ static void print_tables(const struct scen *S, const struct ccs_result **res)
 	for (int w = 0; w < S->nw; w++) {
 		printf("#\n# %s\n# %-*s", S->ws[w].name, aw, "axes");
 		for (int g = 0; g < S->ng; g++)
-			printf(" | %-36.36s", S->gs[g].name);
+			printf(" | %-42.42s", S->gs[g].name);
 		printf("\n");
 		/* rows: (topology axes, workload axes) in point order */
 		for (size_t i = 0; i < S->npt; i++) {
@@ -1063,7 +1053,7 @@ static void print_tables(const struct scen *S, const struct ccs_result **res)
 				}
 				char b[96];
 				cell_text(S, r, b, sizeof b);
-				printf(" | %-36.36s", b);
+				printf(" | %-42.42s", b);
 			}
 			printf("\n");
 		}
