@@ -532,12 +532,12 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	uint32_t *nic_of_rank = ccs_malloc(((size_t)c->n + 1) * sizeof *nic_of_rank);
 	uint32_t *nic_users = ccs_calloc((size_t)t->ndev + 1, sizeof *nic_users);
 	double *gnet = ccs_calloc((size_t)c->G + 1, sizeof *gnet);
-	double *ghost = ccs_calloc((size_t)c->G + 1, sizeof *ghost);
 	int32_t *gnics = ccs_calloc((size_t)c->G + 1, sizeof *gnics);
-	int32_t *gcnt = ccs_calloc((size_t)c->G + 1, sizeof *gcnt);
-	double *gmin = ccs_calloc((size_t)c->G + 1, sizeof *gmin);
+	double *gmin = ccs_calloc((size_t)c->G + 1, sizeof *gmin);      /* slowest NIC of each group */
+	double *hmin = ccs_calloc((size_t)c->G + 1, sizeof *hmin);      /* slowest rank's PCIe link */
+	int32_t *hcnt = ccs_calloc((size_t)c->G + 1, sizeof *hcnt);
 	rc = CCS_ENOMEM;
-	if (!vx || !queue || !parent || !nic_of_rank || !nic_users || !gnet || !gnics || !ghost || !gcnt || !gmin ||
+	if (!vx || !queue || !parent || !nic_of_rank || !nic_users || !gnet || !gnics || !gmin || !hmin || !hcnt ||
 	    ccs_comm_members(c, &gstart, &members))
 		goto out;
 	for (uint32_t d = 0; d < t->ndev; d++)
@@ -606,12 +606,17 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	/* NICs: each rank may use every NIC of its node that is as close as its
 	 * best one (NCCL spreads channels over them); a group's NIC bandwidth
 	 * is the union of its ranks' sets, a rank's share divides each NIC by
-	 * the ranks that may use it. */
+	 * the ranks that may use it.  As NCCL spreads channels evenly over a
+	 * group's NICs and ranks, the group moves at most at its slowest NIC
+	 * times their number and its slowest rank's PCIe link times its ranks:
+	 * one NIC at half rate, or one GPU whose PCIe link trained at x8, slows
+	 * every channel's step (the same as the sums when all are alike). */
 	c->b_nic = HUGE_VAL;
 	c->net_type = CCS_LINK_IB;
 	for (int pass = 0; pass < 2; pass++) {
 		for (int r = 0; r < c->n; r++) {
 			const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+			int g = c->rank_group[r];
 			nic_of_rank[r] = gp->nic_count ? t->gnic[gp->nic_first].nic : UINT32_MAX;
 			if (!gp->nic_count) {
 				if (pass)
@@ -631,88 +636,43 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 				c->net_type = nic_type(t, e->nic);
 				double bw = nic_speed(t, e->nic) * c->prm.eff[c->net_type];
 				share += bw / (nic_users[e->nic] & 0x7fffffffu);
-				/* count each NIC once per group: mark with the group + 1 */
-				if (vx[e->nic] != c->rank_group[r]) {
-					if (vx[e->nic] == -1 || vx[e->nic] != c->rank_group[r]) {
-						gnet[c->rank_group[r]] += bw;
-						gnics[c->rank_group[r]]++;
-					}
-					vx[e->nic] = c->rank_group[r];
+				/* count each NIC once per group: mark it with the group */
+				if (vx[e->nic] != g) {
+					gnet[g] += bw;
+					if (!gnics[g] || bw < gmin[g])
+						gmin[g] = bw;
+					gnics[g]++;
+					vx[e->nic] = g;
 				}
 			}
-			if (pass) {
-				/* GPUDirect traffic crosses the GPU's own PCIe link: it
-				 * caps what the rank can drive, and the group's total */
-				double host = 0;
-				for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
-					const struct ccs_link *l = &t->link[t->adj[k]];
-					if (l->type == CCS_LINK_PCIE)
-						host += l->bw_Bps * c->prm.eff[l->type];
-				}
-				if (host > 0 && host < share)
-					share = host;
-				ghost[c->rank_group[r]] += host > 0 ? host : HUGE_VAL;
-			}
-			if (pass && share < c->b_nic)
-				c->b_nic = share;
-		}
-	}
-	/* NCCL spreads channels evenly over a group's NICs and its ranks, so
-	 * the group moves at its slowest NIC times their number, and at its
-	 * slowest rank's PCIe link times its ranks, not at the sums: one NIC at
-	 * half rate, or one GPU whose PCIe link trained at x8, slows every
-	 * channel's step (the same as the sums when all are alike). */
-	int32_t *seen = ccs_malloc(((size_t)t->ndev + 1) * sizeof *seen);
-	double *hmin = ccs_calloc((size_t)c->G + 1, sizeof *hmin);
-	int32_t *hcnt = ccs_calloc((size_t)c->G + 1, sizeof *hcnt);
-	if (!seen || !hmin || !hcnt) {
-		ccs_free(seen);
-		ccs_free(hmin);
-		ccs_free(hcnt);
-		goto out;
-	}
-	for (uint32_t d = 0; d < t->ndev; d++)
-		seen[d] = -1;
-	for (int r = 0; r < c->n; r++) {
-		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
-		if (!gp->nic_count)
-			continue;
-		int g = c->rank_group[r], best_path = t->gnic[gp->nic_first].path;
-		double host = 0;
-		for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
-			const struct ccs_link *l = &t->link[t->adj[k]];
-			if (l->type == CCS_LINK_PCIE)
-				host += l->bw_Bps * c->prm.eff[l->type];
-		}
-		if (gp->no_gdr)
-			host = staged_cap(t, c, gp, host);
-		if (host > 0) {
-			if (!hcnt[g] || host < hmin[g])
-				hmin[g] = host;
-			hcnt[g]++;
-		}
-		for (uint32_t i = 0; i < gp->nic_count && t->gnic[gp->nic_first + i].path == best_path; i++) {
-			uint32_t nic = t->gnic[gp->nic_first + i].nic;
-			if (seen[nic] == g)
+			if (!pass)
 				continue;
-			seen[nic] = g;
-			double e = nic_speed(t, nic) * c->prm.eff[nic_type(t, nic)];
-			if (!gcnt[g] || e < gmin[g])
-				gmin[g] = e;
-			gcnt[g]++;
+			/* GPUDirect traffic crosses the GPU's own PCIe link: it caps
+			 * what the rank can drive; staged through host memory (GPUDirect
+			 * off) it shares its switch's link to the CPU as well */
+			double host = 0;
+			for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
+				const struct ccs_link *l = &t->link[t->adj[k]];
+				if (l->type == CCS_LINK_PCIE)
+					host += l->bw_Bps * c->prm.eff[l->type];
+			}
+			if (host > 0 && host < share)
+				share = host;
+			if (share < c->b_nic)
+				c->b_nic = share;
+			double hcap = gp->no_gdr ? staged_cap(t, c, gp, host) : host;
+			if (hcap > 0) {
+				if (!hcnt[g] || hcap < hmin[g])
+					hmin[g] = hcap;
+				hcnt[g]++;
+			}
 		}
 	}
-	for (int g = 0; g < c->G; g++)
-		if (hcnt[g] && hcnt[g] * hmin[g] < ghost[g])
-			ghost[g] = hcnt[g] * hmin[g];
-	ccs_free(seen);
-	ccs_free(hmin);
-	ccs_free(hcnt);
 	for (int g = 0; g < c->G; g++) {
-		if (ghost[g] < gnet[g])
-			gnet[g] = ghost[g];
-		if (gcnt[g] && gcnt[g] * gmin[g] < gnet[g])
-			gnet[g] = gcnt[g] * gmin[g];
+		if (hcnt[g] && hcnt[g] * hmin[g] < gnet[g])
+			gnet[g] = hcnt[g] * hmin[g];
+		if (gnics[g] && gnics[g] * gmin[g] < gnet[g])
+			gnet[g] = gnics[g] * gmin[g];
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
@@ -807,9 +767,9 @@ out:
 	ccs_free(nic_of_rank);
 	ccs_free(nic_users);
 	ccs_free(gnet);
-	ccs_free(ghost);
+	ccs_free(hmin);
 	ccs_free(gnics);
-	ccs_free(gcnt);
+	ccs_free(hcnt);
 	ccs_free(gmin);
 	if (rc) {
 		if (rc == CCS_ENOMEM)
