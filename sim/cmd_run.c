@@ -405,33 +405,17 @@ static int run_cell2(const struct ccs_comm *c, const struct work *w, int engine,
 		if (engine) {
 			struct ccs_sched s;
 			const char *why;
-			if (ccs_sched_build(c, w->coll, a, q, 0, w->bytes, &s, &why)) {
-				/* no schedule for the pick (NVLS AllGather ...): with the
-				 * algorithm left to the tool, simulate what NCCL would pick
-				 * without it (and without any other that has no schedule),
-				 * and say so */
-				int ok = 0;
-				if (w->algo < 0) {
-					unsigned am = ((1u << CCS_ALGO_N) - 1) & ~(1u << a);
-					for (int tries = 0; tries < CCS_ALGO_N && !ok && am; tries++) {
-						int ba, bq;
-						if (ccs_select(c, w->coll, w->bytes, am, pmask, 1, &ba, &bq))
-							break;
-						const char *why2;
-						if (!ccs_sched_build(c, w->coll, ba, bq, 0, w->bytes, &s, &why2)) {
-							ok = 1;
-							snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_name[a],
-							         ccs_proto_name[q], ccs_algo_name[ba], ccs_proto_name[bq]);
-						} else {
-							am &= ~(1u << ba);
-						}
-					}
-				}
-				if (!ok) {
-					snprintf(err, errn, "%s", why);
-					return CCS_EINPUT;
-				}
+			/* no schedule for NCCL's pick (NVLS AllGather ...): with the
+			 * algorithm left to the tool, simulate NCCL's next choice that
+			 * has one, and say so */
+			int sa = a, sq = q;
+			if (ccs_sched_build_next(c, w->coll, w->bytes, w->algo < 0 ? amask : 0, pmask, &sa, &sq, &s, &why)) {
+				snprintf(err, errn, "%s", why);
+				return CCS_EINPUT;
 			}
+			if (sa != a || sq != q)
+				snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_name[a], ccs_proto_name[q],
+				         ccs_algo_name[sa], ccs_proto_name[sq]);
 			int rc = sim_sched(c, &s, &out->t_sim, out->tl, err, errn);
 			if (rc)
 				return rc;

@@ -90,13 +90,9 @@ static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, c
 				rc = ccs_dag_take(&dag, &s, &why);
 			ccs_dag_free(dag);
 		} else {
-			rc = ccs_sched_build(&c, x->coll, a, q, 0, x->bytes, &s, &why);
-		}
-		if (rc && x->coll != CCS_COLL_SENDRECV) {
-			/* the fastest by our model that has a schedule */
-			for (int a2 = 0; a2 < CCS_ALGO_N && rc; a2++)
-				if (a2 != a && !ccs_cost_eval(&c, x->coll, a2, q, 0, x->bytes, &cc, NULL))
-					rc = ccs_sched_build(&c, x->coll, a2, q, 0, x->bytes, &s, &why);
+			/* NCCL's pick, or its next choice that has a schedule */
+			int sa = a, sq = q;
+			rc = ccs_sched_build_next(&c, x->coll, x->bytes, ~0u, ~0u, &sa, &sq, &s, &why);
 		}
 		if (rc) {
 			snprintf(err, errn, "%s", why ? why : "no schedule");

@@ -69,6 +69,13 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
 enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2 };
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                       int flags, struct ccs_sched *s, const char **why);
+/* The schedule of (*algo, *proto), or, when that pair has none (NVLS
+ * AllGather ...), of NCCL's next choice among amask and pmask that has
+ * one (each pair without one is struck and NCCL's model asked again);
+ * *algo and *proto become what was built.  CCS_EINPUT with why of the
+ * first pair when none has a schedule. */
+int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned amask, unsigned pmask,
+                         int *algo, int *proto, struct ccs_sched *s, const char **why);
 
 
 /* For schedule builders: how many NICs rank r has as close as its best

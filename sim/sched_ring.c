@@ -409,6 +409,31 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
 	return ccs_sched_build_g(c, coll, algo, proto, channels, bytes, 0, s, why);
 }
 
+int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned amask, unsigned pmask,
+                         int *algo, int *proto, struct ccs_sched *s, const char **why)
+{
+	int rc = ccs_sched_build(c, coll, *algo, *proto, 0, bytes, s, why);
+	if (rc != CCS_EINPUT)
+		return rc;
+	amask &= ~(1u << *algo);
+	for (int tries = 0; tries < CCS_ALGO_N && amask; tries++) {
+		int a, q;
+		const char *why2;
+		if (ccs_select(c, coll, bytes, amask, pmask, 1, &a, &q))
+			break;
+		int r = ccs_sched_build(c, coll, a, q, 0, bytes, s, &why2);
+		if (r != CCS_EINPUT) {
+			if (!r) {
+				*algo = a;
+				*proto = q;
+			}
+			return r;
+		}
+		amask &= ~(1u << a);
+	}
+	return rc;
+}
+
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                       int flags, struct ccs_sched *s, const char **why)
 {
