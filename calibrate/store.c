@@ -221,6 +221,67 @@ static int host_id(struct ccs_store *s, const char *host, const char *created, i
 	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the host");
 }
 
+/* Rows 0..n of an INSERT statement, each bound by bind(st, i, ctx), inside
+ * the caller's transaction.  CCS_EDB with d set (naming what) on failure. */
+static int write_rows(struct ccs_store *s, const char *sql, size_t n, void (*bind)(sqlite3_stmt *, size_t, void *),
+                      void *ctx, const char *what, struct ccs_diag *d)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
+		return dberr(s, d, what);
+	int rc = CCS_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		sqlite3_reset(st);
+		bind(st, i, ctx);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = dberr(s, d, what);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Commit, or roll back when rc says the writes failed. */
+static int finish_tx(struct ccs_store *s, int rc, const char *what, struct ccs_diag *d)
+{
+	if (!rc)
+		rc = exec(s, "COMMIT", d, what);
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+struct meas_rows {
+	int64_t run;
+	const struct ccs_meas *m;
+};
+
+static void bind_meas(sqlite3_stmt *st, size_t i, void *ctx)
+{
+	const struct meas_rows *w = ctx;
+	const struct ccs_meas *x = &w->m[i];
+	sqlite3_bind_int64(st, 1, w->run);
+	sqlite3_bind_text(st, 2, x->source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, x->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, x->cls, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, x->variant, -1, SQLITE_TRANSIENT);
+	bind_text(st, 6, x->devices);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)x->size);
+	if (x->iters)
+		sqlite3_bind_int64(st, 8, (sqlite3_int64)x->iters);
+	else
+		sqlite3_bind_null(st, 8);
+	if (x->ranks)
+		sqlite3_bind_int(st, 9, x->ranks);
+	else
+		sqlite3_bind_null(st, 9);
+	sqlite3_bind_double(st, 10, x->median_s);
+	bind_real(st, 11, x->min_s);
+	bind_real(st, 12, x->max_s);
+	bind_real(st, 13, x->busbw_Bps);
+	bind_text(st, 14, x->file);
+	sqlite3_bind_int(st, 15, x->line);
+}
+
 int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct ccs_meas *m, size_t n,
                       struct ccs_diag *d)
 {
@@ -251,44 +312,13 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
 	sqlite3_finalize(st);
 	st = NULL;
 	r->id = sqlite3_last_insert_rowid(s->db);
-	if (sqlite3_prepare_v2(s->db,
-	                       "INSERT INTO measurements(run_id, source, name, class, variant, devices, size, iters, ranks,"
-	                       " median_s, min_s, max_s, busbw_Bps, file, line)"
-	                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", -1, &st, NULL)) {
-		rc = dberr(s, d, "cannot add measurements");
+	struct meas_rows mr = { r->id, m };
+	if ((rc = write_rows(s,
+	                     "INSERT INTO measurements(run_id, source, name, class, variant, devices, size, iters, ranks,"
+	                     " median_s, min_s, max_s, busbw_Bps, file, line)"
+	                     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	                     n, bind_meas, &mr, "cannot add a measurement", d)))
 		goto fail;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct ccs_meas *x = &m[i];
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, r->id);
-		sqlite3_bind_text(st, 2, x->source, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, x->name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, x->cls, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, x->variant, -1, SQLITE_TRANSIENT);
-		bind_text(st, 6, x->devices);
-		sqlite3_bind_int64(st, 7, (sqlite3_int64)x->size);
-		if (x->iters)
-			sqlite3_bind_int64(st, 8, (sqlite3_int64)x->iters);
-		else
-			sqlite3_bind_null(st, 8);
-		if (x->ranks)
-			sqlite3_bind_int(st, 9, x->ranks);
-		else
-			sqlite3_bind_null(st, 9);
-		sqlite3_bind_double(st, 10, x->median_s);
-		bind_real(st, 11, x->min_s);
-		bind_real(st, 12, x->max_s);
-		bind_real(st, 13, x->busbw_Bps);
-		bind_text(st, 14, x->file);
-		sqlite3_bind_int(st, 15, x->line);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			rc = dberr(s, d, "cannot add a measurement");
-			goto fail;
-		}
-	}
-	sqlite3_finalize(st);
-	st = NULL;
 	if ((rc = exec(s, "COMMIT", d, "cannot commit the run")))
 		goto fail;
 	r->nmeas = (int64_t)n;
@@ -393,54 +423,52 @@ int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size
 	                 run, (void **)out, n, sizeof **out, fill_meas, "cannot read measurements", d);
 }
 
+struct fit_rows {
+	int64_t run, batch;
+	const char *created;
+	const struct ccs_fit *f;
+};
+
+static void bind_fit(sqlite3_stmt *st, size_t i, void *ctx)
+{
+	const struct fit_rows *w = ctx;
+	const struct ccs_fit *f = &w->f[i];
+	sqlite3_bind_int64(st, 1, w->run);
+	sqlite3_bind_text(st, 2, w->created, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, f->cls, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, f->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)f->lo);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)f->hi);
+	sqlite3_bind_double(st, 7, f->alpha_s);
+	bind_real(st, 8, f->alpha_lo);
+	bind_real(st, 9, f->alpha_hi);
+	sqlite3_bind_double(st, 10, f->beta_spB);
+	bind_real(st, 11, f->beta_lo);
+	bind_real(st, 12, f->beta_hi);
+	bind_real(st, 13, f->r2);
+	bind_real(st, 14, f->rms);
+	sqlite3_bind_int(st, 15, f->n);
+	sqlite3_bind_int64(st, 16, w->batch);
+}
+
 int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d)
 {
 	char created[32];
 	now_iso(created, sizeof created);
 	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
+	struct fit_rows w = { run, 1, created, f };
 	sqlite3_stmt *st;
-	int rc = CCS_OK;
-	int64_t batch = 1;
 	if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(batch), 0) + 1 FROM fits", -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW)
-			batch = sqlite3_column_int64(st, 0);
+			w.batch = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
-	if (sqlite3_prepare_v2(s->db,
-	                       "INSERT INTO fits(run_id, batch, created, class, name, lo, hi, alpha_s, alpha_lo, alpha_hi,"
-	                       " beta_spB, beta_lo, beta_hi, r2, rms, n)"
-	                       " VALUES(?1, ?16, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", -1, &st, NULL)) {
-		rc = dberr(s, d, "cannot add fits");
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		return rc;
-	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, run);
-		sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, f[i].cls, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, f[i].name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 5, (sqlite3_int64)f[i].lo);
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)f[i].hi);
-		sqlite3_bind_double(st, 7, f[i].alpha_s);
-		bind_real(st, 8, f[i].alpha_lo);
-		bind_real(st, 9, f[i].alpha_hi);
-		sqlite3_bind_double(st, 10, f[i].beta_spB);
-		bind_real(st, 11, f[i].beta_lo);
-		bind_real(st, 12, f[i].beta_hi);
-		bind_real(st, 13, f[i].r2);
-		bind_real(st, 14, f[i].rms);
-		sqlite3_bind_int(st, 15, f[i].n);
-		sqlite3_bind_int64(st, 16, batch);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = dberr(s, d, "cannot add a fit");
-	}
-	sqlite3_finalize(st);
-	if (!rc)
-		rc = exec(s, "COMMIT", d, "cannot commit the fits");
-	if (rc)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return rc;
+	int rc = write_rows(s,
+	                    "INSERT INTO fits(run_id, batch, created, class, name, lo, hi, alpha_s, alpha_lo, alpha_hi,"
+	                    " beta_spB, beta_lo, beta_hi, r2, rms, n)"
+	                    " VALUES(?1, ?16, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	                    n, bind_fit, &w, "cannot add a fit", d);
+	return finish_tx(s, rc, "cannot commit the fits", d);
 }
 
 static void fill_fit(sqlite3_stmt *st, void *p)
@@ -521,55 +549,52 @@ int ccs_store_scenario(struct ccs_store *s, const char *name, const char *path, 
 	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the scenario");
 }
 
+struct result_rows {
+	int64_t scenario;
+	const char *created;
+	const struct ccs_result *r;
+};
+
+static void bind_result(sqlite3_stmt *st, size_t i, void *ctx)
+{
+	const struct result_rows *w = ctx;
+	const struct ccs_result *x = &w->r[i];
+	sqlite3_bind_int64(st, 1, w->scenario);
+	sqlite3_bind_text(st, 2, x->point, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, x->topo_hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, x->design, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, x->workload, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, x->axes, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 7, x->ranks);
+	bind_text(st, 8, x->collective);
+	bind_text(st, 9, x->algo);
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)x->size);
+	bind_real(st, 11, x->t_model_s);
+	bind_real(st, 12, x->t_sim_s);
+	bind_real(st, 13, x->bw_model_Bps);
+	bind_real(st, 14, x->bw_sim_Bps);
+	bind_real(st, 15, x->lat_s);
+	bind_real(st, 16, x->bwterm_s);
+	bind_real(st, 17, x->step_s);
+	bind_text(st, 18, x->bound);
+	sqlite3_bind_text(st, 19, w->created, -1, SQLITE_TRANSIENT);
+}
+
 int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct ccs_result *r, size_t n,
                           struct ccs_diag *d)
 {
 	char created[32];
 	now_iso(created, sizeof created);
 	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
-	sqlite3_stmt *st;
-	int rc = CCS_OK;
+	struct result_rows w = { scenario, created, r };
 	/* a point another run stored meanwhile is kept as it is */
-	if (sqlite3_prepare_v2(s->db,
-	                       "INSERT OR IGNORE INTO results(scenario_id, point, topo_hash, design, workload, axes, ranks,"
-	                       " collective, algo, size, t_model_s, t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s,"
-	                       " step_s, bound, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	                       " ?14, ?15, ?16, ?17, ?18, ?19)", -1, &st, NULL)) {
-		rc = dberr(s, d, "cannot add results");
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		return rc;
-	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		const struct ccs_result *x = &r[i];
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, scenario);
-		sqlite3_bind_text(st, 2, x->point, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, x->topo_hash, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, x->design, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, x->workload, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 6, x->axes, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 7, x->ranks);
-		bind_text(st, 8, x->collective);
-		bind_text(st, 9, x->algo);
-		sqlite3_bind_int64(st, 10, (sqlite3_int64)x->size);
-		bind_real(st, 11, x->t_model_s);
-		bind_real(st, 12, x->t_sim_s);
-		bind_real(st, 13, x->bw_model_Bps);
-		bind_real(st, 14, x->bw_sim_Bps);
-		bind_real(st, 15, x->lat_s);
-		bind_real(st, 16, x->bwterm_s);
-		bind_real(st, 17, x->step_s);
-		bind_text(st, 18, x->bound);
-		sqlite3_bind_text(st, 19, created, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = dberr(s, d, "cannot add a result");
-	}
-	sqlite3_finalize(st);
-	if (!rc)
-		rc = exec(s, "COMMIT", d, "cannot commit results");
-	if (rc)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return rc;
+	int rc = write_rows(s,
+	                    "INSERT OR IGNORE INTO results(scenario_id, point, topo_hash, design, workload, axes, ranks,"
+	                    " collective, algo, size, t_model_s, t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s,"
+	                    " step_s, bound, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	                    " ?14, ?15, ?16, ?17, ?18, ?19)",
+	                    n, bind_result, &w, "cannot add a result", d);
+	return finish_tx(s, rc, "cannot commit results", d);
 }
 
 static void fill_result(sqlite3_stmt *st, void *p)
