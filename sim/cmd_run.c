@@ -671,6 +671,7 @@ struct scen {
 	size_t nwi;
 	struct point *pt;
 	size_t npt;
+	int32_t *at;                /* ninst x nwi: the point of (instance, workload instance), -1 left out */
 	struct ccs_store *db;
 	int64_t scen_id;
 	struct ccs_result *pending;
@@ -974,12 +975,27 @@ static int collect(void *ctx, size_t task, int rc, const void *res)
 
 /* ---- the summary and the plots ---- */
 
+static int by_key(const void *a, const void *b)
+{
+	const struct ccs_result *x = a, *y = b;
+	int c = strcmp(x->point, y->point);
+	return c ? c : strcmp(x->topo_hash, y->topo_hash);
+}
+
+/* The stored result of a point on its topology, from rs sorted by by_key. */
 static const struct ccs_result *find_result(const struct ccs_result *rs, size_t n, const char *key, const char *hash)
 {
-	for (size_t i = n; i-- > 0;)
-		if (!strcmp(rs[i].point, key) && !strcmp(rs[i].topo_hash, hash))
-			return &rs[i];
-	return NULL;
+	struct ccs_result k;
+	snprintf(k.point, sizeof k.point, "%s", key);
+	snprintf(k.topo_hash, sizeof k.topo_hash, "%s", hash);
+	return bsearch(&k, rs, n, sizeof *rs, by_key);
+}
+
+/* The result of (instance, workload instance), NULL when left out. */
+static const struct ccs_result *res_at(const struct scen *S, const struct ccs_result **res, size_t inst, size_t wi)
+{
+	int32_t p = S->at[inst * S->nwi + wi];
+	return p < 0 ? NULL : res[p];
 }
 
 static double shown_t(const struct scen *S, const struct ccs_result *r)
@@ -1027,14 +1043,10 @@ static void print_tables(const struct scen *S, const struct ccs_result **res)
 			         S->inst[p->inst].axes[0] && S->wi[p->wi].axes[0] ? " " : "", S->wi[p->wi].axes);
 			printf("  %-*.*s", aw, aw, ax[0] ? ax : "-");
 			for (int g = 0; g < S->ng; g++) {
-				/* the same axes on design g */
-				const struct ccs_result *r = NULL;
-				for (size_t k = 0; k < S->npt && !r; k++) {
-					const struct point *q = &S->pt[k];
-					if (q->wi == p->wi && S->inst[q->inst].design == g &&
-					    !strcmp(S->inst[q->inst].axes, S->inst[p->inst].axes))
-						r = res[k];
-				}
+				/* the same axes on design g: instances go design by design,
+				 * each over every combination of the topology axes */
+				size_t ncombo = S->ninst / (size_t)S->ng;
+				const struct ccs_result *r = res_at(S, res, (size_t)g * ncombo + (size_t)p->inst % ncombo, (size_t)p->wi);
 				char b[96];
 				cell_text(S, r, b, sizeof b);
 				printf(" | %-42.42s", b);
@@ -1168,10 +1180,7 @@ static int plot_busbw(const struct scen *S, const struct ccs_result **res, struc
 				size_t outer = s / stride, inner = s % stride;
 				for (uint32_t zi = 0; zi < nsz; zi++) {
 					size_t k = first + outer * stride * nsz + zi * stride + inner;
-					const struct ccs_result *r = NULL;
-					for (size_t q = 0; q < S->npt && !r; q++)
-						if (S->pt[q].inst == (int)in && S->pt[q].wi == (int)k)
-							r = res[q];
+					const struct ccs_result *r = res_at(S, res, in, k);
 					double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
 					double vs = r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN;
 					val[(zi * nser + s) * (size_t)wcol] = v;
@@ -1833,6 +1842,13 @@ int ccs_cmd_run(int argc, char **argv)
 				goto diag;
 			}
 		}
+	S.at = ccs_malloc((S.ninst * S.nwi + 1) * sizeof *S.at);
+	if (!S.at)
+		goto oom;
+	for (size_t i = 0; i < S.ninst * S.nwi; i++)
+		S.at[i] = -1;
+	for (size_t i = 0; i < S.npt; i++)
+		S.at[(size_t)S.pt[i].inst * S.nwi + (size_t)S.pt[i].wi] = (int32_t)i;
 	/* the database: what is stored already is not run again */
 	struct ccs_diag dd;
 	memset(&dd, 0, sizeof dd);
@@ -1842,6 +1858,7 @@ int ccs_cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s\n", dd.msg);
 		goto out;
 	}
+	qsort(rows, nrows, sizeof *rows, by_key);
 	todo = ccs_malloc((S.npt + 1) * sizeof *todo);
 	if (!todo)
 		goto oom;
@@ -1898,6 +1915,7 @@ int ccs_cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s\n", dd.msg);
 		goto out;
 	}
+	qsort(rows, nrows, sizeof *rows, by_key);
 	res = ccs_calloc(S.npt + 1, sizeof *res);
 	if (!res)
 		goto oom;
@@ -1966,6 +1984,7 @@ out:
 	ccs_free(S.inst);
 	ccs_free(S.wi);
 	ccs_free(S.pt);
+	ccs_free(S.at);
 	ccs_free(S.gs);
 	ccs_free(S.ws);
 	ccs_free(S.pending);
