@@ -13,7 +13,9 @@
 
 #include "topo.h"
 
-/* Load the file at path.  sets[0..nsets) are "key.path=value" overrides. */
+/* Load the file at path.  sets[0..nsets) are "key.path=value" overrides,
+ * applied before the build, and "faults+=SPEC" faults (model/fault.h),
+ * applied after it and after the file's own 'faults'. */
 int ccs_topo_load(const char *path, const char *const *sets, int nsets,
                   struct ccs_topo **out, struct ccs_diag *diag);
 
