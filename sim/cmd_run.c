@@ -985,6 +985,8 @@ static int by_key(const void *a, const void *b)
 /* The stored result of a point on its topology, from rs sorted by by_key. */
 static const struct ccs_result *find_result(const struct ccs_result *rs, size_t n, const char *key, const char *hash)
 {
+	if (!n)
+		return NULL;
 	struct ccs_result k;
 	snprintf(k.point, sizeof k.point, "%s", key);
 	snprintf(k.topo_hash, sizeof k.topo_hash, "%s", hash);
@@ -1858,7 +1860,8 @@ int ccs_cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s\n", dd.msg);
 		goto out;
 	}
-	qsort(rows, nrows, sizeof *rows, by_key);
+	if (nrows > 1)
+		qsort(rows, nrows, sizeof *rows, by_key);
 	todo = ccs_malloc((S.npt + 1) * sizeof *todo);
 	if (!todo)
 		goto oom;
@@ -1915,7 +1918,8 @@ int ccs_cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s\n", dd.msg);
 		goto out;
 	}
-	qsort(rows, nrows, sizeof *rows, by_key);
+	if (nrows > 1)
+		qsort(rows, nrows, sizeof *rows, by_key);
 	res = ccs_calloc(S.npt + 1, sizeof *res);
 	if (!res)
 		goto oom;
