@@ -750,12 +750,17 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		memset(gnics, 0, ((size_t)c->G + 1) * sizeof *gnics);
 		for (int tr = 0; tr < 2; tr++)
 			for (int k = 1; k < c->G; k++) {
-				gnics[ccs_btree_place(tr, k, c->G)]++;
-				gnics[ccs_btree_place(tr, ccs_btree_parent(k, c->G), c->G)]++;
+				/* tree 0's edges count 1, tree 1's 16 */
+				gnics[ccs_btree_place(tr, k, c->G)] += tr ? 16 : 1;
+				gnics[ccs_btree_place(tr, ccs_btree_parent(k, c->G), c->G)] += tr ? 16 : 1;
 			}
-		for (int g = 0; g < c->G; g++)
-			if (gnics[g] / 2.0 > c->tree_net)
-				c->tree_net = gnics[g] / 2.0;
+		for (int g = 0; g < c->G; g++) {
+			int d0 = gnics[g] & 15, d1 = gnics[g] >> 4;
+			if ((d0 + d1) / 2.0 > c->tree_net)
+				c->tree_net = (d0 + d1) / 2.0;
+			if (d0 < 4 && d1 < 4)
+				c->tree_degs |= (uint16_t)(1u << (4 * d0 + d1));
+		}
 	}
 	rc = CCS_OK;
 out:
@@ -903,6 +908,42 @@ static void set_net(struct term *x, double B, int bound)
 	}
 }
 
+/* Network bytes per byte of a tree AllReduce through the busiest NIC of
+ * the busiest group, relative to all the channels' NICs sharing it evenly
+ * (the B_net x min(C, nics) / nics that the caller divides by it).
+ * Channel v runs tree 0 in the first half of the C channels and tree 1 in
+ * the second (tree 0 alone when C = 1) and leaves its group through NIC
+ * slot v mod nics; a group with d_t edges in tree t moves S/C once per
+ * edge and direction for each of its channels, so slot s of that group
+ * carries (a_s d0 + b_s d1) S / C, a_s and b_s its channels on each tree.
+ * With an even split over the NICs (C a multiple of 2 x nics) this is
+ * tree_net, (d0 + d1) / 2 of the busiest group. */
+static double tree_net_share(const struct ccs_comm *c, int C)
+{
+	if (C < 1)
+		C = 1;
+	int slots = c->nics > 0 && c->nics < C ? c->nics : C;
+	if (C % (2 * slots) == 0 || !c->tree_degs)
+		return c->tree_net;
+	double worst = 0;
+	for (int s = 0; s < slots; s++) {
+		int a = 0, b = 0;
+		for (int v = s; v < C; v += slots) {
+			if (2 * v >= C && C > 1)
+				b++;
+			else
+				a++;
+		}
+		for (int bit = 0; bit < 16; bit++)
+			if (c->tree_degs >> bit & 1) {
+				double l = a * (bit >> 2) + b * (bit & 3);
+				if (l > worst)
+					worst = l;
+			}
+	}
+	return worst * slots / C;
+}
+
 /* Time of moving 'bytes' between two ranks of the given relation. */
 static double rate_of(const struct ccs_comm *c, int same_group)
 {
@@ -976,7 +1017,8 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			set_rate(&x, su / ccs_cost_tree_share(p, C0), su_b);
 		}
 		if (!intra_only)
-			set_net(&x, net / c->tree_net, CCS_BOUND_NIC);
+			set_net(&x, net / tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING)),
+			        CCS_BOUND_NIC);
 		x.steps_intra = 2 * (p - 1);
 		x.steps_inter = 2 * ilog2_ceil(G);
 		x.lat_algo = CCS_ALGO_TREE;
