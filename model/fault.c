@@ -42,6 +42,52 @@ static int note_fault(struct ccs_topo *t, const char *spec)
 	return CCS_OK;
 }
 
+/* Record a timed fault: share (0 down) of the links selected by kind k
+ * (0 link a-b, 1 nic a's network links, 2 switch a's links) from at_s on,
+ * kept in time order (equal times in the order given). */
+static int add_timed(struct ccs_topo *t, const char *spec, int k, uint32_t a, uint32_t b, double share, double at_s)
+{
+	uint32_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t *list = NULL;
+		if (pass) {
+			list = ccs_arena_alloc(&t->arena, (n ? n : 1) * sizeof *list);
+			if (!list)
+				return CCS_ENOMEM;
+		}
+		uint32_t m = 0;
+		for (uint32_t l = 0; l < t->nlink; l++) {
+			const struct ccs_link *x = &t->link[l];
+			int hit = k == 0 ? (x->a == a && x->b == b) || (x->a == b && x->b == a)
+			        : k == 1 ? (x->a == a || x->b == a) && ccs_link_is_network(x->type)
+			        : x->a == a || x->b == a;
+			if (!hit)
+				continue;
+			if (pass)
+				list[m] = l;
+			m++;
+		}
+		n = m;
+		if (!pass)
+			continue;
+		struct ccs_timed_fault *nv = ccs_arena_alloc(&t->arena, (t->ntimed + 1) * sizeof *nv);
+		const char *cp = ccs_arena_strdup(&t->arena, spec);
+		if (!nv || !cp)
+			return CCS_ENOMEM;
+		uint32_t at = 0;
+		while (at < t->ntimed && t->timed[at].at_s <= at_s)
+			at++;
+		if (at)
+			memcpy(nv, t->timed, at * sizeof *nv);
+		if (at < t->ntimed)
+			memcpy(nv + at + 1, t->timed + at, (t->ntimed - at) * sizeof *nv);
+		nv[at] = (struct ccs_timed_fault){ at_s, cp, share, k == 1 ? a : UINT32_MAX, n, list };
+		t->timed = nv;
+		t->ntimed++;
+	}
+	return note_fault(t, spec);
+}
+
 int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn)
 {
 	char buf[256];
@@ -50,6 +96,20 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		return CCS_EINPUT;
 	}
 	snprintf(buf, sizeof buf, "%s", spec);
+	/* KIND:TARGET:WHAT@TIME strikes during the run */
+	double at_s = -1;
+	{
+		char *at = strrchr(buf, '@');
+		if (at) {
+			char e2[128] = "";
+			*at++ = 0;
+			if (ccs_parse_qty(at, CCS_QTY_TIME, &at_s, e2, sizeof e2) || !(at_s >= 0)) {
+				snprintf(err, errn, "fault '%s': '@' gives the time it strikes (link:A-B:down@200us): %s", spec,
+				         at_s < 0 && !e2[0] ? "negative" : e2);
+				return CCS_EINPUT;
+			}
+		}
+	}
 	char *kind = buf, *target = strchr(buf, ':'), *what = NULL;
 	if (target) {
 		*target++ = 0;
@@ -81,6 +141,11 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		}
 	} else if (k == 5) {
 		/* gdr:GPU:off or gdr:all:off */
+		if (at_s >= 0) {
+			snprintf(err, errn, "fault '%s': only a link, nic or switch going down or to a share ('50%%') can strike "
+			         "during a run ('@'); the others apply from the start", spec);
+			return CCS_EINPUT;
+		}
 		if (strcmp(what, "off") || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
 		                                                      t->gpu_of_dev[a] < 0))) {
 			snprintf(err, errn, "fault '%s': GPUDirect RDMA goes 'off' for a gpu or for 'all'", spec);
@@ -106,6 +171,33 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			         spec);
 			return CCS_EINPUT;
 		}
+	}
+	if (at_s >= 0) {
+		int sw = t->dev[a].kind == CCS_DEV_NETSW || t->dev[a].kind == CCS_DEV_SUSW || t->dev[a].kind == CCS_DEV_PCISW;
+		int ok = (k == 0 && (down || f > 0)) || (k == 1 && t->dev[a].kind == CCS_DEV_NIC && (down || f > 0)) ||
+		         (k == 2 && down && sw);
+		if (k == 2 && !sw) {
+			snprintf(err, errn, "fault '%s': not a switch", spec);
+			return CCS_EINPUT;
+		}
+		if (!ok) {
+			snprintf(err, errn, "fault '%s': only a link, nic or switch going down or to a share ('50%%') can strike "
+			         "during a run ('@'); the others apply from the start", spec);
+			return CCS_EINPUT;
+		}
+		if (k == 0) {
+			uint32_t l = 0;
+			while (l < t->nlink && !((t->link[l].a == a && t->link[l].b == b) || (t->link[l].a == b && t->link[l].b == a)))
+				l++;
+			if (l == t->nlink) {
+				snprintf(err, errn, "fault '%s': '%s' and '%s' share no link", spec, t->dev[a].name, t->dev[b].name);
+				return CCS_EINPUT;
+			}
+		}
+		int rc = add_timed(t, spec, k, a, b, down ? 0 : f, at_s);
+		if (rc)
+			snprintf(err, errn, "out of memory");
+		return rc;
 	}
 	int hit = 0;
 	switch (k) {
@@ -225,4 +317,35 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 	if (rc)
 		snprintf(err, errn, "out of memory");
 	return rc;
+}
+
+int ccs_fault_settle(struct ccs_topo *t, uint32_t upto)
+{
+	for (uint32_t i = 0; i < upto && i < t->ntimed; i++) {
+		const struct ccs_timed_fault *x = &t->timed[i];
+		for (uint32_t j = 0; j < x->nlink; j++)
+			t->link[x->link[j]].bw_Bps *= x->share;
+		/* as ccs_fault_apply: a nic's port speed too; -1 marks it dead */
+		if (x->nic != UINT32_MAX && t->dev[x->nic].bw_Bps > 0)
+			t->dev[x->nic].bw_Bps = x->share > 0 ? t->dev[x->nic].bw_Bps * x->share : -1;
+		else if (x->nic != UINT32_MAX && !(x->share > 0))
+			t->dev[x->nic].bw_Bps = -1;
+	}
+	return ccs_topo_refresh(t);
+}
+
+double ccs_fault_progress(const double *at_s, const double *full_s, int n)
+{
+	double w = 0;
+	for (int k = 0; k < n; k++) {
+		if (full_s[k] < 0)
+			return -(double)(k + 1);
+		double end = at_s[k] + (1 - w) * full_s[k];
+		if (k + 1 == n || end <= at_s[k + 1])
+			return end;
+		w += full_s[k] > 0 ? (at_s[k + 1] - at_s[k]) / full_s[k] : 1;
+		if (w >= 1)
+			return at_s[k + 1];
+	}
+	return 0;
 }

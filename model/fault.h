@@ -25,6 +25,14 @@
 **   gdr:GPU:off, gdr:all:off  GPUDirect RDMA off: the GPU's network traffic
 **                          is staged through host memory, so it goes up to
 **                          its CPU and down again to the NIC
+** Any link, nic or switch fault that changes bandwidth may strike during
+** the run instead, KIND:TARGET:WHAT@TIME (link:leaf0-spine0:down@200us,
+** nic:node1/nic3:50%@1ms): the topology stays healthy and keeps it in
+** t->timed for the simulator, which then changes the links' capacities,
+** moves the flows crossing a dead link to a live route (the fabric's
+** rerouting; a NIC's GPUs keep it, as a running NCCL communicator does)
+** or reports the hang; the closed form (ccsim predict) takes the share
+** of the work done by then at the healthy rate.
 ** Effects: a dead link's bandwidth becomes 0 (ccs_link_live), so max-flows,
 ** NIC choice (ccs_topo_refresh) and the simulator's routes leave it out.
 ** Bandwidths and latencies in base units; shares in (0, 1).
@@ -39,5 +47,21 @@
  * CCS_ENOMEM.  On failure t is left as it was unless the refresh ran out
  * of memory. */
 int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn);
+
+/* Let the first upto timed faults of t strike now: their links take their
+ * shares for good (then ccs_topo_refresh); they stay listed in t->timed.
+ * For the closed form's view of the hardware after a strike.  CCS_ENOMEM
+ * from the refresh leaves t unusable. */
+int ccs_fault_settle(struct ccs_topo *t, uint32_t upto);
+
+/* The closed form across timed faults: the work advances at the healthy
+ * rate, then at each state's.  Phase k starts at at_s[k] (at_s[0] = 0,
+ * increasing) and would take full_s[k] alone (< 0: the collective cannot
+ * run in that state).  With w the share of the work done when phase k
+ * starts, the run ends in phase k at at_s[k] + (1 - w) full_s[k] if that
+ * is before at_s[k+1]; else w grows by (at_s[k+1] - at_s[k]) / full_s[k].
+ * Returns the time, or -(k + 1) when the run is still going when phase k,
+ * a state it cannot run in, starts. */
+double ccs_fault_progress(const double *at_s, const double *full_s, int n);
 
 #endif

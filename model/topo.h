@@ -148,6 +148,21 @@ struct ccs_topo {
 	struct ccs_model_params params;
 	const char **fault;         /* the faults applied (model/fault.h), in the arena */
 	uint32_t nfault;
+	struct ccs_timed_fault *timed;   /* faults that strike during a run, by time */
+	uint32_t ntimed;
+};
+
+/* A fault that strikes at a time into every simulated run (model/fault.h,
+ * KIND:TARGET:WHAT@TIME): from at_s on, each of the links carries that
+ * share of the bandwidth it had (0: down).  The topology itself stays as
+ * it was: the closed form and NCCL's choices see the healthy hardware. */
+struct ccs_timed_fault {
+	double at_s;
+	const char *spec;
+	double share;
+	uint32_t nic;               /* a nic fault's device (its port speed too), else UINT32_MAX */
+	uint32_t nlink;
+	uint32_t *link;
 };
 
 /* Other end of link l seen from device d. */

@@ -1,6 +1,8 @@
 /* sim/ccsim.c: the `ccsim` command line: dispatch to commands. */
 #include "cli.h"
 
+#include "../model/topo.h"
+
 #include "../model/ccs.h"
 
 #include <errno.h>
@@ -75,6 +77,16 @@ int ccs_flush_stdout(void)
 		return 0;
 	fprintf(stderr, "ccsim: cannot write output: %s\n", strerror(errno));
 	return -1;
+}
+
+int ccs_refuse_timed(const char *what, const struct ccs_topo *t)
+{
+	if (!t->ntimed)
+		return 0;
+	fprintf(stderr, "%s: fault '%s' strikes during a run ('@'): ccsim simulate times that for every workload and "
+	        "ccsim predict for NCCL's collectives; here faults apply from the start (drop the '@...')\n", what,
+	        t->timed[0].spec);
+	return 1;
 }
 
 int ccs_arg_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out)

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+struct ccs_topo;
+
 struct ccs_sets {
 	int n, cap;
 	char **v;                   /* borrowed from argv, or owned below */
@@ -26,6 +28,9 @@ void ccs_sets_release(struct ccs_sets *s);
 int  ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i);
 /* Flush stdout; print a message and return -1 if writing failed. */
 int  ccs_flush_stdout(void);
+/* 1 (after saying so) when t has faults that strike during a run ('@'),
+ * which only ccsim predict and simulate time; 'what' names the command. */
+int  ccs_refuse_timed(const char *what, const struct ccs_topo *t);
 /* A flag's value as a whole number in [lo, hi] or a real in [lo, hi]:
  * 0, or -1 with "me: 'flag' must be ..." printed. */
 int  ccs_arg_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out);

@@ -488,6 +488,8 @@ static int cmd_fit(struct opts *o)
 			say(&d, "ccsim calibrate: cannot load the topology");
 			goto out;
 		}
+		if (ccs_refuse_timed("ccsim calibrate", t))
+			goto out;
 	}
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);

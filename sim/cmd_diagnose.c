@@ -237,6 +237,8 @@ int ccs_cmd_diagnose(int argc, char **argv)
 		fprintf(stderr, "%s\n", d.msg);
 		goto out;
 	}
+	if (ccs_refuse_timed("ccsim diagnose", t))
+		goto out;
 	int maxr = 0;
 	for (size_t i = 0; i < nrw; i++)
 		if (rw[i].ranks > maxr)

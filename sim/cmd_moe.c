@@ -244,6 +244,8 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
 		goto out;
 	}
+	if (!sim && ccs_refuse_timed(me, t))
+		goto out;
 	char err[256];
 	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
 		fprintf(stderr, "%s: %s\n", me, err);

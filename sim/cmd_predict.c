@@ -4,6 +4,7 @@
 
 #include "../model/coll.h"
 #include "../model/cost.h"
+#include "../model/fault.h"
 #include "../model/topo_yaml.h"
 #include "engine.h"
 #include "trace.h"
@@ -129,6 +130,10 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 
 static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
                         const char *const *paths, int npaths, int links, const char *trace_path);
+
+static int timed_rows(const char *topo, const struct ccs_sets *sets, const struct ccs_topo *t,
+                      const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct row *rows,
+                      size_t nrows);
 
 static int run_coll(int argc, char **argv, int sim)
 {
@@ -505,6 +510,19 @@ static int run_coll(int argc, char **argv, int sim)
 		}
 		sum_bus += rw->busbw;
 	}
+	if (!sim && t->ntimed) {
+		/* the closed form across timed faults: the same algorithm and
+		 * protocol (a running communicator keeps them) in each state */
+		if (timed_rows(topo, &sets, t, &comm, nranks, ppn, coll, channels, rows, nrows))
+			goto out;
+		sum_bus = 0;
+		for (size_t i = 0; i < nrows; i++) {
+			struct row *rw = &rows[i];
+			rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
+			rw->busbw = rw->algbw * ccs_busbw_factor(coll, n);
+			sum_bus += rw->busbw;
+		}
+	}
 	double avg_bus = nrows ? sum_bus / (double)nrows : 0;
 
 	const char *type_name = dt->name;
@@ -543,6 +561,15 @@ static int run_coll(int argc, char **argv, int sim)
 		if (concurrent > 1)
 			printf("; %d copies at once (time: all done)", concurrent);
 		printf("\n");
+		if (t->nfault) {
+			printf("# faults: ");
+			for (uint32_t i = 0; i < t->nfault; i++)
+				printf("%s%s", i ? ", " : "", t->fault[i]);
+			if (t->ntimed)
+				printf(sim ? " ('@': struck during each run; flows on dead links rerouted)"
+				           : " ('@': the work done by then at the healthy rate, the rest at the struck one's)");
+			printf("\n");
+		}
 		printf("#\n");
 		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %-14s %-6s %3s  %-8s %s\n", "size", "count", "type",
 		       "redop", "root", "time", "algbw", "busbw", "algo", "proto", "ch", "bound", best ? "nccl" : "best");
@@ -575,6 +602,101 @@ out:
 	ccs_comm_release(&comm);
 	ccs_topo_free(t);
 	ccs_sets_release(&sets);
+	return rc;
+}
+
+/* Rows' times across the topology's timed faults (model/fault.h): the
+ * hardware after each strike is the topology loaded again with the faults
+ * of that time and before settled in; a rank whose NIC died, or a
+ * communicator that cannot be built on what is left, hangs the run if it
+ * is still going then.  Returns 0, or 1 after printing the hang. */
+static int timed_rows(const char *topo, const struct ccs_sets *sets, const struct ccs_topo *t,
+                      const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct row *rows,
+                      size_t nrows)
+{
+	int nph = 1, rc = 1;
+	struct phase {
+		double at;
+		const char *spec;
+		struct ccs_topo *t;
+		struct ccs_comm c;
+		int ok, bound;
+		char why[256];
+	} *ph = ccs_calloc((size_t)t->ntimed + 1, sizeof *ph);
+	double *at = ccs_malloc(((size_t)t->ntimed + 1) * sizeof *at);
+	double *full = ccs_malloc(((size_t)t->ntimed + 1) * sizeof *full);
+	if (!ph || !at || !full) {
+		fprintf(stderr, "ccsim: out of memory\n");
+		goto out;
+	}
+	for (uint32_t i = 0; i < t->ntimed; i++) {
+		if (i + 1 < t->ntimed && t->timed[i + 1].at_s == t->timed[i].at_s)
+			continue;
+		struct phase *p = &ph[nph++];
+		p->at = t->timed[i].at_s;
+		p->spec = t->timed[i].spec;
+		struct ccs_diag diag;
+		memset(&diag, 0, sizeof diag);
+		if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &p->t, &diag) ||
+		    ccs_fault_settle(p->t, i + 1)) {
+			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+			goto out;
+		}
+		/* a running communicator keeps its NICs */
+		for (int r = 0; r < comm->n && !p->why[0]; r++) {
+			const struct ccs_gpu *g = &t->gpu[comm->rank_gpu[r]];
+			if (comm->G > 1 && g->nic_count && !ccs_nic_live(p->t, t->gnic[g->nic_first].nic))
+				snprintf(p->why, sizeof p->why, "rank %d's nic '%s' is down", r, t->dev[t->gnic[g->nic_first].nic].name);
+		}
+		if (!p->why[0] && !ccs_comm_build(p->t, nranks, ppn, &p->c, p->why, sizeof p->why))
+			p->ok = 1;
+		/* the fault that struck then, for the message */
+		if (!p->ok) {
+			char w[256];
+			snprintf(w, sizeof w, "%s", p->why);
+			snprintf(p->why, sizeof p->why, "%.150s once '%.80s' struck", w, t->timed[i].spec);
+		}
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		struct row *rw = &rows[i];
+		at[0] = 0;
+		full[0] = rw->time_s;
+		for (int k = 1; k < nph; k++) {
+			struct ccs_cost cc;
+			at[k] = ph[k].at;
+			full[k] = ph[k].ok && !ccs_cost_eval(&ph[k].c, coll, rw->algo, rw->proto, channels > 0 ? channels : rw->channels,
+			                                     rw->bytes, &cc, NULL)
+			        ? cc.time_s : -1;
+			ph[k].bound = full[k] >= 0 ? cc.bound : 0;
+			if (full[k] < 0 && !ph[k].why[0])
+				snprintf(ph[k].why, sizeof ph[k].why, "%s/%s cannot run once '%.80s' struck", ccs_algo_name[rw->algo],
+				         ccs_proto_name[rw->proto], ph[k].spec);
+		}
+		double T = ccs_fault_progress(at, full, nph);
+		if (T < 0) {
+			int k = (int)(-T) - 1;
+			fprintf(stderr, "%s: hang at %.3f us (%llu B): %s\n", me, ph[k].at * 1e6, (unsigned long long)rw->bytes,
+			        ph[k].why);
+			goto out;
+		}
+		rw->time_s = T;
+		/* what bounds the phase it ends in */
+		for (int k = nph - 1; k > 0; k--)
+			if (at[k] < T) {
+				rw->bound = ph[k].bound;
+				break;
+			}
+	}
+	rc = 0;
+out:
+	for (int k = 1; ph && k < nph; k++) {
+		if (ph[k].ok)
+			ccs_comm_release(&ph[k].c);
+		ccs_topo_free(ph[k].t);
+	}
+	ccs_free(ph);
+	ccs_free(at);
+	ccs_free(full);
 	return rc;
 }
 

@@ -158,6 +158,8 @@ static int compare_designs(int argc, char **argv)
 			fprintf(stderr, "%s\n", d.msg);
 			goto out;
 		}
+		if (ccs_refuse_timed("ccsim report", t[k]))
+			goto out;
 		char err[256];
 		if (ccs_comm_build(t[k], ranks, 0, &c[k], err, sizeof err)) {
 			fprintf(stderr, "%s compare: %s: %s\n", me, t[k]->name, err);

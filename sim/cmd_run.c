@@ -1739,6 +1739,12 @@ int ccs_cmd_run(int argc, char **argv)
 				goto diag;
 			}
 			char err[256];
+			if (in->t->ntimed) {
+				snprintf(err, sizeof err, "fault '%.120s' strikes during a run ('@'); a scenario's faults apply from "
+				         "the start", in->t->timed[0].spec);
+				ccs_y_error(&doc, S.gs[g].node, err);
+				goto diag;
+			}
 			if (ccs_comm_build(in->t, (int)S.gs[g].ranks, (int)S.gs[g].ppn, &in->c, err, sizeof err)) {
 				ccs_y_error(&doc, S.gs[g].node, err);
 				goto diag;

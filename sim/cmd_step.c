@@ -197,6 +197,8 @@ int ccs_cmd_step(int argc, char **argv)
 		fprintf(stderr, "%s\n", diag.msg);
 		goto out;
 	}
+	if (ccs_refuse_timed("ccsim step", t))
+		goto out;
 	int n = sc.tp * sc.pp * sc.dp;
 	if ((uint32_t)n > t->ngpu) {
 		fprintf(stderr, "%s: TP x PP x DP = %d ranks, but %s has %u gpus\n", me, n, t->name, t->ngpu);

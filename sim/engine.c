@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { EV_READY, EV_DONE };
+enum { EV_READY, EV_DONE, EV_FAULT };
 
 struct run {
+	const char *struck;         /* the last timed fault that struck */
 	struct ccs_evq q;
 	struct ccs_flows *fl;
 	struct ccs_sim_stats *st;
@@ -16,6 +17,81 @@ static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
 {
 	struct run *r = ctx;
 	return ccs_evq_push(&r->q, done, EV_DONE, flow, ver);
+}
+
+/* The resources of op's transfer; CCS_EINPUT when it has no path over
+ * live resources. */
+static int route_op(struct ccs_fabric *fab, const struct ccs_op *op, uint32_t *res, int *n)
+{
+	int rc = CCS_OK;
+	*n = 0;
+	if (op->kind == CCS_OP_XFER) {
+		rc = ccs_fabric_route(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel, res, n);
+		if (!rc && op->sm && *n + 2 <= CCS_FLOW_MAXPATH)
+			ccs_fabric_copy(fab, op->src, op->dst, res, n);
+	} else if (op->kind == CCS_OP_NVLS)
+		rc = ccs_fabric_ports(fab, op->src, res, n);
+	else if (op->kind == CCS_OP_UP || op->kind == CCS_OP_DOWN)
+		rc = ccs_fabric_uplink(fab, op->src, op->nic_src, op->kind == CCS_OP_DOWN, res, n);
+	for (int i = 0; !rc && i < *n; i++)
+		if (!ccs_fabric_live(fab, res[i]))
+			rc = CCS_EINPUT;
+	return rc;
+}
+
+static void hang_msg(struct ccs_fabric *fab, const struct ccs_op *op, const char *struck, ccs_time now, char *err,
+                     size_t errn)
+{
+	char fl[256];
+	ccs_fabric_faults(fab, fl, sizeof fl);
+	if (struck)
+		snprintf(err, errn, "hang at %.3f us: rank %d cannot reach rank %d once '%s' struck: no path over live links",
+		         (double)now * 1e-6, op->src, op->dst, struck);
+	else {
+		snprintf(err, errn, "hang: rank %d cannot reach rank %d: no path over live links%s%s", op->src, op->dst,
+		         fl[0] ? " (faults: " : "", fl[0] ? fl : "");
+		if (fl[0] && strlen(err) + 2 < errn)
+			strcat(err, ")");
+	}
+}
+
+/* A timed fault strikes at now: new capacities, and every flow crossing a
+ * dead resource moves to a live route with what it has left (or the run
+ * hangs). */
+static int strike(struct run *r, struct ccs_fabric *fab, const struct ccs_sched *s, ccs_time now, char *err,
+                  size_t errn)
+{
+	const uint32_t *chg;
+	uint32_t nchg;
+	const char *spec;
+	CCS_TRY(ccs_fabric_strike(fab, &chg, &nchg, &spec));
+	if (spec)
+		r->struck = spec;
+	const double *cap = ccs_fabric_caps(fab);
+	int dead = 0;
+	for (uint32_t i = 0; i < nchg; i++) {
+		CCS_TRY(ccs_flows_set_cap(r->fl, chg[i], cap[chg[i]], now));
+		dead |= !(cap[chg[i]] > 0);
+	}
+	for (uint32_t id = 0; dead && id < ccs_flows_count(r->fl); id++) {
+		const uint32_t *path;
+		int n = ccs_flows_path(r->fl, id, &path), cut = 0;
+		for (int i = 0; i < n && !cut; i++)
+			cut = !ccs_fabric_live(fab, path[i]);
+		if (!cut)
+			continue;
+		struct ccs_op op;
+		uint32_t res[CCS_FLOW_MAXPATH];
+		int m;
+		s->get(s, ccs_flows_tag(r->fl, id), &op);
+		if (route_op(fab, &op, res, &m)) {
+			hang_msg(fab, &op, spec, now, err, errn);
+			return CCS_EINPUT;
+		}
+		CCS_TRY(ccs_flows_reroute(r->fl, id, res, m, now));
+	}
+	ccs_time next = ccs_fabric_next_fault(fab);
+	return next == CCS_TIME_MAX ? CCS_OK : ccs_evq_push(&r->q, next, EV_FAULT, 0, 0);
 }
 
 int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
@@ -32,6 +108,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	memset(st, 0, sizeof *st);
 	r.st = st;
 	ccs_evq_init(&r.q);
+	ccs_fabric_rewind(fab);
 	uint8_t *cnt = NULL;
 	int rc = ccs_flows_new(&r.fl, ccs_fabric_nres(fab), ccs_fabric_caps(fab));
 	if (rc)
@@ -57,6 +134,9 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				goto out;
 		}
 	}
+	if (ccs_fabric_next_fault(fab) != CCS_TIME_MAX &&
+	    (rc = ccs_evq_push(&r.q, ccs_fabric_next_fault(fab), EV_FAULT, 0, 0)))
+		goto out;
 	ccs_time now = 0, last_done = 0;
 	uint64_t done_ops = 0;
 	struct ccs_event ev;
@@ -74,6 +154,12 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 			st->events++;
 			uint64_t opid;
 			double done_bytes = 0;
+			if (ev.kind == EV_FAULT) {
+				/* after the last op, nothing is left to strike */
+				if (done_ops < s->nops && (rc = strike(&r, fab, s, now, err, errn)))
+					goto out;
+				continue;
+			}
 			if (ev.kind == EV_DONE) {
 				uint32_t f = (uint32_t)ev.id;
 				if (ccs_flows_version(r.fl, f) != ev.ver)
@@ -92,24 +178,9 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				s->get(s, ev.id, &op);
 				uint32_t res[CCS_FLOW_MAXPATH];
 				int n = 0;
-				if (op.kind == CCS_OP_XFER) {
-					rc = ccs_fabric_route(fab, op.src, op.dst, op.nic_src, op.nic_dst, op.channel, res, &n);
-					if (!rc && op.sm && n + 2 <= CCS_FLOW_MAXPATH)
-						ccs_fabric_copy(fab, op.src, op.dst, res, &n);
-				}
-				else if (op.kind == CCS_OP_NVLS)
-					rc = ccs_fabric_ports(fab, op.src, res, &n);
-				else if (op.kind == CCS_OP_UP || op.kind == CCS_OP_DOWN)
-					rc = ccs_fabric_uplink(fab, op.src, op.nic_src, op.kind == CCS_OP_DOWN, res, &n);
-				else
-					rc = CCS_OK;
-				if (rc) {
-					char fl[256];
-					ccs_fabric_faults(fab, fl, sizeof fl);
-					snprintf(err, errn, "hang: rank %d cannot reach rank %d: no path over live links%s%s", op.src,
-					         op.dst, fl[0] ? " (faults: " : "", fl[0] ? fl : "");
-					if (fl[0] && strlen(err) + 2 < errn)
-						strcat(err, ")");
+				if (route_op(fab, &op, res, &n)) {
+					hang_msg(fab, &op, r.struck, now, err, errn);
+					rc = CCS_EINPUT;
 					goto out;
 				}
 				if (hooks && hooks->op_start)

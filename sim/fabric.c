@@ -9,6 +9,8 @@ void ccs_fabric_free(struct ccs_fabric *f)
 	if (!f)
 		return;
 	ccs_free(f->cap);
+	ccs_free(f->cap0);
+	ccs_free(f->changed);
 	ccs_free(f->has_ports);
 	ccs_free(f->gpu_at);
 	ccs_free(f->dist);
@@ -89,7 +91,99 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
+	if (t->ntimed) {
+		/* a strike changes at most its links (both ways) and the ports of
+		 * the GPUs at their ends */
+		size_t most = 0;
+		for (uint32_t i = 0; i < t->ntimed; i++)
+			most += 4 * (size_t)t->timed[i].nlink;
+		f->cap0 = ccs_malloc(((size_t)f->nres + 1) * sizeof *f->cap0);
+		f->changed = ccs_malloc((most + 1) * sizeof *f->changed);
+		if (!f->cap0 || !f->changed) {
+			ccs_fabric_free(f);
+			return CCS_ENOMEM;
+		}
+		memcpy(f->cap0, f->cap, (size_t)f->nres * sizeof *f->cap);
+	}
 	*out = f;
+	return CCS_OK;
+}
+
+static void cache_clear(struct ccs_fabric *f)
+{
+	memset(f->rc, 0, (size_t)f->rc_cap * sizeof *f->rc);
+	f->rc_n = 0;
+}
+
+void ccs_fabric_rewind(struct ccs_fabric *f)
+{
+	if (!f->cap0 || !f->next_timed)
+		return;
+	memcpy(f->cap, f->cap0, (size_t)f->nres * sizeof *f->cap);
+	f->next_timed = 0;
+	cache_clear(f);
+}
+
+ccs_time ccs_fabric_next_fault(const struct ccs_fabric *f)
+{
+	return f->next_timed < f->t->ntimed ? ccs_time_from_s(f->t->timed[f->next_timed].at_s) : CCS_TIME_MAX;
+}
+
+int ccs_fabric_live(const struct ccs_fabric *f, uint32_t res)
+{
+	return f->cap[res] > 0;
+}
+
+/* Note res as changed once. */
+static void changed(struct ccs_fabric *f, uint32_t res)
+{
+	for (uint32_t i = 0; i < f->nchanged; i++)
+		if (f->changed[i] == res)
+			return;
+	f->changed[f->nchanged++] = res;
+}
+
+int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, const char **spec)
+{
+	const struct ccs_topo *t = f->t;
+	f->nchanged = 0;
+	*spec = NULL;
+	if (f->next_timed >= t->ntimed) {
+		*res = f->changed;
+		*n = 0;
+		return CCS_OK;
+	}
+	ccs_time at = ccs_fabric_next_fault(f);
+	*spec = t->timed[f->next_timed].spec;
+	while (f->next_timed < t->ntimed && ccs_fabric_next_fault(f) == at) {
+		const struct ccs_timed_fault *x = &t->timed[f->next_timed++];
+		for (uint32_t i = 0; i < x->nlink; i++) {
+			uint32_t l = x->link[i], r = 2 * f->ngpu + 2 * l;
+			f->cap[r] *= x->share;
+			f->cap[r + 1] *= x->share;
+			changed(f, r);
+			changed(f, r + 1);
+			/* a GPU's scale-up ports are the sum of its scale-up links */
+			if (!ccs_link_is_scaleup(t->link[l].type))
+				continue;
+			uint32_t ends[2] = { t->link[l].a, t->link[l].b };
+			for (int e = 0; e < 2; e++) {
+				int32_t g = t->gpu_of_dev[ends[e]];
+				if (g < 0 || !f->has_ports[g])
+					continue;
+				double cap = 0;
+				for (uint32_t k = t->adj_off[ends[e]]; k < t->adj_off[ends[e] + 1]; k++)
+					if (ccs_link_is_scaleup(t->link[t->adj[k]].type))
+						cap += f->cap[2 * f->ngpu + 2 * t->adj[k]];
+				f->cap[2 * g] = f->cap[2 * g + 1] = cap;
+				changed(f, 2 * (uint32_t)g);
+				changed(f, 2 * (uint32_t)g + 1);
+			}
+		}
+	}
+	cache_clear(f);
+	*res = f->changed;
+	*n = f->nchanged;
 	return CCS_OK;
 }
 
@@ -159,6 +253,13 @@ static uint32_t dir_res(const struct ccs_fabric *f, uint32_t link, uint32_t from
 	return 2 * f->ngpu + 2 * link + (f->t->link[link].a == from ? 0 : 1);
 }
 
+/* A link is up while the fabric gives it capacity (the topology's dead
+ * links have none from the start; timed faults take it later). */
+static int link_up(const struct ccs_fabric *f, uint32_t link)
+{
+	return f->cap[2 * f->ngpu + 2 * link] > 0;
+}
+
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;
@@ -191,7 +292,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 		}
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
 			int ty = t->link[t->adj[k]].type;
-			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !ccs_link_live(&t->link[t->adj[k]]))
+			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !link_up(f, t->adj[k]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
 			if (f->dist[v] >= 0)
@@ -210,7 +311,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 		uint32_t cand[64], nc = 0;
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1] && nc < 64; k++) {
 			int ty = t->link[t->adj[k]].type;
-			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !ccs_link_live(&t->link[t->adj[k]]))
+			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !link_up(f, t->adj[k]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
 			if (f->dist[v] == f->dist[u] - 1)
@@ -364,7 +465,7 @@ int ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint3
 		return CCS_EINPUT;
 	uint32_t port = UINT32_MAX;
 	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1] && port == UINT32_MAX; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type) && ccs_link_live(&t->link[t->adj[k]]))
+		if (ccs_link_is_network(t->link[t->adj[k]].type) && link_up(f, t->adj[k]))
 			port = t->adj[k];
 	if (port == UINT32_MAX)
 		return CCS_EINPUT;

@@ -42,6 +42,19 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
  * or 0 for links that are not between network switches. */
 int  ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res);
 
+/* Timed faults (model/fault.h, t->timed).  ccs_fabric_rewind restores
+ * the healthy capacities before a run; ccs_fabric_next_fault gives the
+ * time of the next fault to strike (CCS_TIME_MAX: none); ccs_fabric_strike
+ * applies every fault of that time, points *res at the resources whose
+ * capacity changed (*n of them; read them with ccs_fabric_caps) and *spec
+ * at the first fault's text, and forgets the cached routes, so that new
+ * routes go around dead links.  A resource is live while its capacity is
+ * above 0 (ccs_fabric_live). */
+void     ccs_fabric_rewind(struct ccs_fabric *f);
+ccs_time ccs_fabric_next_fault(const struct ccs_fabric *f);
+int      ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, const char **spec);
+int      ccs_fabric_live(const struct ccs_fabric *f, uint32_t res);
+
 /* nic_a for PXN: leave through the NIC of the GPU in a's scale-up domain
  * with b's local index (b's rail), reached over the scale-up ports; a's own
  * best NIC when there is no such GPU. */

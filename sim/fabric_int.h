@@ -22,6 +22,11 @@ struct ccs_fabric {
 	/* scratch for searches */
 	int32_t *dist;
 	uint32_t *parent, *queue;
+	/* timed faults (t->timed): healthy capacities, the next to strike,
+	 * the resources the last strike changed */
+	double *cap0;
+	uint32_t next_timed;
+	uint32_t *changed, nchanged;
 	/* route cache, open addressing */
 	struct route_entry *rc;
 	uint32_t rc_cap, rc_n;

@@ -187,6 +187,27 @@ static void account(struct res *r, ccs_time now)
 	r->t_stat = now;
 }
 
+/* Take flow k off resource slot i of its path (swap-remove from the
+ * resource's list). */
+static void unlink_res(struct ccs_flows *f, uint32_t k, int i)
+{
+	struct flow *fl = &f->f[k];
+	struct res *r = &f->r[fl->res[i]];
+	r->load -= fl->rate;
+	if (r->load < 0 || r->nfl == 1)
+		r->load = 0;
+	uint32_t p = fl->pos[i], last = r->fl[--r->nfl];
+	if (p != r->nfl) {
+		r->fl[p] = last;
+		struct flow *lf = &f->f[last];
+		for (int j = 0; j < lf->n; j++)
+			if (lf->res[j] == fl->res[i] && lf->pos[j] == r->nfl) {
+				lf->pos[j] = p;
+				break;
+			}
+	}
+}
+
 void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
 {
 	struct flow *fl = &f->f[id];
@@ -194,21 +215,8 @@ void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
 		return;
 	settle(f, fl, now);
 	for (int i = 0; i < fl->n; i++) {
-		struct res *r = &f->r[fl->res[i]];
-		account(r, now);
-		r->load -= fl->rate;
-		if (r->load < 0 || r->nfl == 1)
-			r->load = 0;
-		uint32_t p = fl->pos[i], last = r->fl[--r->nfl];
-		if (p != r->nfl) {
-			r->fl[p] = last;
-			struct flow *lf = &f->f[last];
-			for (int j = 0; j < lf->n; j++)
-				if (lf->res[j] == fl->res[i] && lf->pos[j] == r->nfl) {
-					lf->pos[j] = p;
-					break;
-				}
-		}
+		account(&f->r[fl->res[i]], now);
+		unlink_res(f, id, i);
 		mark_dirty(f, fl->res[i]);
 	}
 	fl->active = 0;
@@ -217,6 +225,56 @@ void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
 	fl->next_free = f->free_head;
 	f->free_head = id;
 	f->nactive--;
+}
+
+int ccs_flows_set_cap(struct ccs_flows *f, uint32_t res, double cap, ccs_time now)
+{
+	account(&f->r[res], now);
+	f->r[res].cap = cap;
+	return mark_dirty(f, res);
+}
+
+int ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int n, ccs_time now)
+{
+	struct flow *fl = &f->f[id];
+	if (!fl->active || n < 0 || n > CCS_FLOW_MAXPATH)
+		return CCS_EINTERNAL;
+	/* room on the new resources first, so that failure leaves it as it was */
+	for (int i = 0; i < n; i++) {
+		struct res *r = &f->r[res[i]];
+		if (r->nfl == r->capfl) {
+			uint32_t nc = r->capfl ? r->capfl * 2 : 4;
+			uint32_t *nl = ccs_realloc(r->fl, nc * sizeof *nl);
+			if (!nl)
+				return CCS_ENOMEM;
+			r->fl = nl;
+			r->capfl = nc;
+		}
+		CCS_TRY(mark_dirty(f, res[i]));
+	}
+	settle(f, fl, now);
+	for (int i = 0; i < fl->n; i++) {
+		account(&f->r[fl->res[i]], now);
+		unlink_res(f, id, i);
+		CCS_TRY(mark_dirty(f, fl->res[i]));
+	}
+	fl->rate = 0;
+	fl->n = (uint8_t)n;
+	for (int i = 0; i < n; i++) {
+		struct res *r = &f->r[res[i]];
+		fl->res[i] = res[i];
+		fl->pos[i] = r->nfl;
+		r->fl[r->nfl++] = id;
+	}
+	return CCS_OK;
+}
+
+uint32_t ccs_flows_count(const struct ccs_flows *f) { return f->nf; }
+
+int ccs_flows_path(const struct ccs_flows *f, uint32_t id, const uint32_t **res)
+{
+	*res = f->f[id].res;
+	return f->f[id].active ? f->f[id].n : 0;
 }
 
 /* Give every unfrozen flow on r the rate 'share' and freeze it. */

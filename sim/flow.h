@@ -60,6 +60,16 @@ int  ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes
                    ccs_time now, uint32_t *id);
 /* Remove a finished (or cancelled) flow at time now. */
 void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now);
+/* Change a resource's capacity at time now (a fault striking): its flows
+ * are settled at their old rates up to now by the next update. */
+int  ccs_flows_set_cap(struct ccs_flows *f, uint32_t res, double cap, ccs_time now);
+/* Move active flow id to the path res[0..n) at time now, with the bytes
+ * it has left, its id, tag and outstanding event (a reroute). */
+int  ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int n, ccs_time now);
+/* Flow ids run below ccs_flows_count; *res gets an active flow's path and
+ * the result its length (0 for an inactive id). */
+uint32_t ccs_flows_count(const struct ccs_flows *f);
+int      ccs_flows_path(const struct ccs_flows *f, uint32_t id, const uint32_t **res);
 /* Settle and recompute the dirty components; report new completion times. */
 int  ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx);
 

@@ -83,6 +83,14 @@ static void test_errors(void)
 		{ "pcie:node0/nic0:x8", "not a gpu" },
 		{ "straggler:node0/gpu0:20", "starts late by a time" },
 		{ "link", "expected KIND:TARGET:WHAT" },
+		{ "link:node0/nic0-leaf0:down@-3us", "must not be negative" },
+		{ "link:node0/nic0-leaf0:down@3", "missing unit" },
+		{ "link:node0/nic0-leaf0:+2us@3us", "can strike during a run" },
+		{ "straggler:node0/gpu0:20us@1us", "can strike during a run" },
+		{ "pcie:node0/gpu0:x8@1us", "can strike during a run" },
+		{ "gdr:all:off@1us", "can strike during a run" },
+		{ "switch:node0/nic0:down@1us", "not a switch" },
+		{ "link:node0/gpu0-node1/gpu0:down@1us", "share no link" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = 0;
@@ -91,7 +99,7 @@ static void test_errors(void)
 		if (!strstr(err, bad[i].want))
 			fprintf(stderr, "  %s -> %s\n", bad[i].spec, err);
 	}
-	CHECK(t->nfault == 0);   /* refused faults are not recorded */
+	CHECK(t->nfault == 0 && t->ntimed == 0);   /* refused faults are not recorded */
 	ccs_topo_free(t);
 	/* in a file: the position of the bad entry */
 	FILE *f = fopen("/tmp/ccsim-test-faults.yaml", "w");
@@ -291,6 +299,141 @@ static void test_gdr_off(void)
 	ccs_topo_free(b);
 }
 
+
+/* The closed form across timed faults: work at each phase's rate. */
+static void test_progress(void)
+{
+	double at[3] = { 0, 2, 5 }, full[3] = { 4, 8, 1 };
+	/* half done at 2, then 8 x 0.5 = 4 more: ends at 6 > 5?  at 5 it has
+	 * done 0.5 + 3/8; the rest, 1/8 of 1, takes 0.125 */
+	CHECK_NEAR(ccs_fault_progress(at, full, 3), 5.125, 1e-12);
+	CHECK_NEAR(ccs_fault_progress(at, full, 2), 6, 1e-12);
+	double f2[2] = { 1.5, 8 };
+	CHECK_NEAR(ccs_fault_progress(at, f2, 2), 1.5, 1e-12);   /* done before it strikes */
+	double f3[2] = { 4, -1 };
+	CHECK(ccs_fault_progress(at, f3, 2) == -2);               /* hangs in phase 1 */
+	double f4[2] = { 1, -1 };
+	CHECK_NEAR(ccs_fault_progress(at, f4, 2), 1, 1e-12);      /* done before the hang */
+}
+
+/* Simulated and closed-form time of a ring AllReduce of 1 GiB on t; the
+ * closed form follows ccs_fault_progress as ccsim predict does, with the
+ * struck hardware from t2 (NULL: no timed fault). */
+static void test_timed(void)
+{
+	const char *healthy[] = { "nodes=4" };
+	const char *stat[] = { "nodes=4", "faults+=nic:node1/nic0:50%" };
+	const char *timed[] = { "nodes=4", "faults+=nic:node1/nic0:50%@2ms" };
+	const char *late[] = { "nodes=4", "faults+=nic:node1/nic0:50%@30ms" };
+	struct ccs_topo *th = load("topologies/hgx-h100.yaml", healthy, 1);
+	struct ccs_topo *ts = load("topologies/hgx-h100.yaml", stat, 2);
+	struct ccs_topo *tt = load("topologies/hgx-h100.yaml", timed, 2);
+	struct ccs_topo *tl = load("topologies/hgx-h100.yaml", late, 2);
+	CHECK(th && ts && tt && tl);
+	if (!th || !ts || !tt || !tl)
+		goto out;
+	CHECK(tt->ntimed == 1 && tt->nfault == 1 && tt->timed[0].at_s == 2e-3 && tt->timed[0].share == 0.5);
+	/* the topology stays healthy: the closed form sees no change */
+	CHECK_NEAR(model_time(tt, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30),
+	           model_time(th, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30), 1e-12);
+	char err[256];
+	double h = sim_time(th, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30, err, sizeof err);
+	double f = sim_time(ts, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30, err, sizeof err);
+	double x = sim_time(tt, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30, err, sizeof err);
+	double y = sim_time(tl, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30, err, sizeof err);
+	CHECK(h > 0 && f > 1.9 * h && x > 0);
+	CHECK(y == h);                      /* it strikes after the end: no effect at all */
+	/* the simulated run works at the healthy rate to 2 ms, then at the
+	 * degraded one: what ccs_fault_progress gives from the two times */
+	double at[2] = { 0, 2e-3 }, full[2] = { h, f };
+	double want = ccs_fault_progress(at, full, 2);
+	fprintf(stderr, "timed nic 50%% at 2 ms: healthy %.1f us, from the start %.1f us, at 2 ms %.1f us (progress %.1f)\n",
+	        h * 1e6, f * 1e6, x * 1e6, want * 1e6);
+	CHECK(x > h && x < f);
+	CHECK_NEAR(x, want, 0.03);
+	/* the fault settled into a copy is the static one */
+	CHECK(ccs_fault_settle(tt, 1) == 0);
+	CHECK_NEAR(model_time(tt, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30),
+	           model_time(ts, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30), 1e-12);
+out:
+	ccs_topo_free(th);
+	ccs_topo_free(ts);
+	ccs_topo_free(tt);
+	ccs_topo_free(tl);
+}
+
+/* Flows move off a spine that dies mid-run (ECMP around it): every byte
+ * still arrives, the allocation stays max-min and within capacity after
+ * the strike, the time lies between healthy and dead-from-the-start, and
+ * the same fabric runs healthy-then-struck again byte for byte.  A NIC
+ * that dies under a ring hangs it, named with the time and the fault. */
+static uint32_t bad_alloc, bad_alloc_nres;
+static void on_rates(void *ctx, const struct ccs_flows *fl, ccs_time t)
+{
+	(void)ctx;
+	(void)t;
+	bad_alloc += ccs_flows_check(fl);
+	for (uint32_t r = 0; r < bad_alloc_nres; r++)
+		if (ccs_flows_load(fl, r) > ccs_flows_cap(fl, r) * (1 + 1e-9) + 1e-3)
+			bad_alloc++;
+}
+
+static void test_timed_reroute(void)
+{
+	const char *base[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16" };
+	const char *dead[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16", "faults+=switch:spine0:down" };
+	const char *mid[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16",
+	                      "faults+=switch:spine0:down@5ms" };
+	struct ccs_topo *ta = load("topologies/hgx-h100.yaml", base, 3);
+	struct ccs_topo *tb = load("topologies/hgx-h100.yaml", dead, 4);
+	struct ccs_topo *tm = load("topologies/hgx-h100.yaml", mid, 4);
+	CHECK(ta && tb && tm);
+	if (!ta || !tb || !tm)
+		goto out;
+	char err[256];
+	double h = sim_time(ta, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 1ull << 30, err, sizeof err);
+	double d = sim_time(tb, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 1ull << 30, err, sizeof err);
+	struct ccs_comm c;
+	CHECK(!ccs_comm_build(tm, 0, 0, &c, err, sizeof err));
+	struct ccs_sched s;
+	const char *why;
+	struct ccs_fabric *fab = NULL;
+	CHECK(!ccs_sched_build(&c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 1ull << 30, &s, &why));
+	CHECK(!ccs_fabric_new(&c, &fab));
+	struct ccs_sim_stats st, st2;
+	bad_alloc = 0;
+	bad_alloc_nres = ccs_fabric_nres(fab);
+	struct ccs_sim_hooks hk = { NULL, NULL, NULL, on_rates };
+	CHECK(!ccs_sim_run_hooked(fab, &s, &st, NULL, &hk, err, sizeof err));
+	CHECK(!ccs_sim_run(fab, &s, &st2, NULL, err, sizeof err));
+	fprintf(stderr, "spine dies at 5 ms: healthy %.1f us, dead from the start %.1f us, struck %.1f us\n", h * 1e6,
+	        d * 1e6, st.time_s * 1e6);
+	CHECK(bad_alloc == 0);
+	CHECK(st.time_s > h && st.time_s < d);
+	CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-12);
+	CHECK(st.time_s == st2.time_s && st.events == st2.events);   /* the fabric rewinds */
+	s.release(&s);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&c);
+	/* a NIC dying under a ring */
+	const char *nic[] = { "nodes=4", "faults+=nic:node1/nic0:down@3ms" };
+	struct ccs_topo *tn = load("topologies/hgx-h100.yaml", nic, 2);
+	CHECK(tn != NULL);
+	if (tn) {
+		err[0] = 0;
+		CHECK(sim_time(tn, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 30, err, sizeof err) < 0);
+		CHECK(strstr(err, "hang at 3000.000 us: rank ") &&
+		      strstr(err, "once 'nic:node1/nic0:down@3ms' struck: no path over live links"));
+		/* a small one is done before it strikes */
+		CHECK(sim_time(tn, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1ull << 20, err, sizeof err) > 0);
+		ccs_topo_free(tn);
+	}
+out:
+	ccs_topo_free(ta);
+	ccs_topo_free(tb);
+	ccs_topo_free(tm);
+}
+
 int main(void)
 {
 	test_errors();
@@ -299,5 +442,8 @@ int main(void)
 	test_straggler();
 	test_degraded();
 	test_gdr_off();
+	test_progress();
+	test_timed();
+	test_timed_reroute();
 	return CHECK_DONE("test_hwfault");
 }
