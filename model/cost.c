@@ -890,6 +890,9 @@ struct term {
 	 * and GPU memory bytes; 0 for NCCL's pipelined algorithms */
 	int kernel;
 	double kernel_lat, kernel_mem;
+	/* the busiest rank's sent bytes per W where it exceeds W (the tree's
+	 * chain share), for the memory bound; 0: 1 */
+	double mem_scale;
 };
 
 static void set_rate(struct term *x, double B, int bound)
@@ -956,7 +959,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double S = (double)ubytes;
 	int n = c->n, G = c->G, p = c->p;
 	double f = ccs_busbw_factor(coll, n);
-	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0 };
+	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0, 0 };
 	const char *dummy;
 	if (!why)
 		why = &dummy;
@@ -1014,7 +1017,8 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			 * channels the busiest rank sends S (2C - m) / C, m the
 			 * fewest head-or-tail roles any member has. */
 			int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
-			set_rate(&x, su / ccs_cost_tree_share(p, C0), su_b);
+			x.mem_scale = ccs_cost_tree_share(p, C0);
+			set_rate(&x, su / x.mem_scale, su_b);
 		}
 		if (!intra_only)
 			set_net(&x, net / tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING)),
@@ -1303,8 +1307,8 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	}
 	/* Memory bandwidth of the reduction or copy, on the GPU side. */
 	if (c->mem_bw > 0 && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE) {
-		double m = ccs_coll_reduces(coll) ? 2.5 : 2.0;
-		double tm = (x.kernel ? x.kernel_mem : m * x.W) / c->mem_bw;
+		double m = ccs_cost_mem_per_byte(coll);
+		double tm = (x.kernel ? x.kernel_mem : m * x.W * (x.mem_scale > 1 ? x.mem_scale : 1)) / c->mem_bw;
 		if (tm > ti) {
 			ti = tm;
 			bi_bound = CCS_BOUND_REDUCE;

@@ -131,6 +131,14 @@ void ccs_comm_release(struct ccs_comm *c);
  * CCS_ENOMEM leaves none. */
 int  ccs_comm_members(const struct ccs_comm *c, int32_t **start, int32_t **members);
 
+/* GPU memory bytes a kernel moves per byte it sends: a reduction reads two
+ * operands and writes one (2.5 counted, some stay in cache), a copy reads
+ * and writes (2). */
+static inline double ccs_cost_mem_per_byte(int coll)
+{
+	return ccs_coll_reduces(coll) ? 2.5 : 2.0;
+}
+
 /* Our model.  channels 0 picks NCCL's count for the algorithm.  Returns 0,
  * or -1 with a reason in why (algorithm not available for this collective or
  * hardware: NVLS without multicast switches, CollNet without SHARP ...). */

@@ -19,9 +19,8 @@
 **   straggler:GPU:20us     the GPU starts every collective that late
 **   straggler:GPU:50%      the GPU reduces and copies at that share of its
 **                          memory bandwidth (the closed form's memory bound
-**                          takes the slowest GPU; the simulator's generated
-**                          schedules do not time reductions, schedule files'
-**                          reduce ops do)
+**                          takes the slowest GPU; the simulator charges that
+**                          GPU's sends on its memory)
 **   gdr:GPU:off, gdr:all:off  GPUDirect RDMA off: the GPU's network traffic
 **                          is staged through host memory, so it goes up to
 **                          its CPU and down again to the NIC

@@ -770,6 +770,7 @@ int ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const 
 	ccs_fabric_res_name(fab, bi, name, sizeof name);
 	/* kind: 1 NIC-leaf, 2 leaf-spine (leaf uplinks), 3 spine-core */
 	return kind == 3 ? CCS_BOUND_SPINE : kind == 2 ? CCS_BOUND_LEAF : kind == 1 ? CCS_BOUND_NIC
+	     : ccs_fabric_is_mem(fab, bi) ? CCS_BOUND_REDUCE
 	     : ccs_fabric_is_copy(fab, bi) || strstr(name, "scale-up") ? c->su_bound
 	     : strstr(name, "(pcie)") ? CCS_BOUND_PCIE : strstr(name, "(c2c)") ? CCS_BOUND_C2C
 	     : strstr(name, "(nvlink)") ? CCS_BOUND_NVLINK : CCS_BOUND_NIC;
@@ -797,8 +798,8 @@ void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, d
 	for (uint32_t r = 0; r < n; r++) {
 		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
 		double cap = ccs_flows_cap(fl, r);
-		/* copy ports count only where a kernel used them */
-		total += !ccs_fabric_is_copy(fab, r) || rs->bytes > 0;
+		/* copy ports and memories count only where used */
+		total += !(ccs_fabric_is_copy(fab, r) || ccs_fabric_is_mem(fab, r)) || rs->bytes > 0;
 		if (rs->bytes <= 0 || cap <= 0)
 			continue;
 		v[k].res = r;

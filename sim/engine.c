@@ -19,9 +19,10 @@ static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
 	return ccs_evq_push(&r->q, done, EV_DONE, flow, ver);
 }
 
-/* The resources of op's transfer; CCS_EINPUT when it has no path over
- * live resources. */
-static int route_op(struct ccs_fabric *fab, const struct ccs_op *op, uint32_t *res, int *n)
+/* The resources of op's transfer (with the sender's memory when the
+ * schedule times it and the fabric has it); CCS_EINPUT when it has no path
+ * over live resources. */
+static int route_op(struct ccs_fabric *fab, const struct ccs_sched *s, const struct ccs_op *op, uint32_t *res, int *n)
 {
 	int rc = CCS_OK;
 	*n = 0;
@@ -29,6 +30,9 @@ static int route_op(struct ccs_fabric *fab, const struct ccs_op *op, uint32_t *r
 		rc = ccs_fabric_route(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel, res, n);
 		if (!rc && op->sm && *n + 2 <= CCS_FLOW_MAXPATH)
 			ccs_fabric_copy(fab, op->src, op->dst, res, n);
+		uint32_t m = s->mem_per_byte > 0 && op->src >= 0 ? ccs_fabric_mem(fab, op->src) : UINT32_MAX;
+		if (!rc && m != UINT32_MAX && *n < CCS_FLOW_MAXPATH)
+			res[(*n)++] = m;
 	} else if (op->kind == CCS_OP_NVLS)
 		rc = ccs_fabric_ports(fab, op->src, res, n);
 	else if (op->kind == CCS_OP_UP || op->kind == CCS_OP_DOWN)
@@ -84,7 +88,7 @@ static int strike(struct run *r, struct ccs_fabric *fab, const struct ccs_sched 
 		uint32_t res[CCS_FLOW_MAXPATH];
 		int m;
 		s->get(s, ccs_flows_tag(r->fl, id), &op);
-		if (route_op(fab, &op, res, &m)) {
+		if (route_op(fab, s, &op, res, &m)) {
 			hang_msg(fab, &op, spec, now, err, errn);
 			return CCS_EINPUT;
 		}
@@ -134,6 +138,12 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				goto out;
 		}
 	}
+	/* a slow GPU's memory: its capacity in bytes sent */
+	for (int a = 0; s->mem_per_byte > 0 && a < ccs_fabric_ranks(fab); a++) {
+		uint32_t m = ccs_fabric_mem(fab, a);
+		if (m != UINT32_MAX && (rc = ccs_flows_set_cap(r.fl, m, ccs_fabric_caps(fab)[m] / s->mem_per_byte, 0)))
+			goto out;
+	}
 	if (ccs_fabric_next_fault(fab) != CCS_TIME_MAX &&
 	    (rc = ccs_evq_push(&r.q, ccs_fabric_next_fault(fab), EV_FAULT, 0, 0)))
 		goto out;
@@ -178,7 +188,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				s->get(s, ev.id, &op);
 				uint32_t res[CCS_FLOW_MAXPATH];
 				int n = 0;
-				if (route_op(fab, &op, res, &n)) {
+				if (route_op(fab, s, &op, res, &n)) {
 					hang_msg(fab, &op, r.struck, now, err, errn);
 					rc = CCS_EINPUT;
 					goto out;

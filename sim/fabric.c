@@ -12,6 +12,7 @@ void ccs_fabric_free(struct ccs_fabric *f)
 	ccs_free(f->cap0);
 	ccs_free(f->changed);
 	ccs_free(f->has_ports);
+	ccs_free(f->slow_mem);
 	ccs_free(f->gpu_at);
 	ccs_free(f->dist);
 	ccs_free(f->parent);
@@ -29,15 +30,16 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	f->c = c;
 	f->t = t;
 	f->ngpu = t->ngpu;
-	f->nres = 2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu;
+	f->nres = 2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + t->ngpu;
 	f->cap = ccs_calloc((size_t)f->nres + 1, sizeof *f->cap);
 	f->has_ports = ccs_calloc((size_t)t->ngpu + 1, 1);
+	f->slow_mem = ccs_calloc((size_t)t->ngpu + 1, 1);
 	f->dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->dist);
 	f->parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->parent);
 	f->queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->queue);
 	f->rc_cap = 1024;
 	f->rc = ccs_calloc(f->rc_cap, sizeof *f->rc);
-	if (!f->cap || !f->has_ports || !f->dist || !f->parent || !f->queue || !f->rc) {
+	if (!f->cap || !f->has_ports || !f->slow_mem || !f->dist || !f->parent || !f->queue || !f->rc) {
 		ccs_fabric_free(f);
 		return CCS_ENOMEM;
 	}
@@ -88,6 +90,20 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 		if (!(cap > 0))
 			cap = 1e15;
 		f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g] = f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g + 1] = cap;
+	}
+	/* memory: a resource only for GPUs slower than the fastest rank's */
+	{
+		double fast = 0;
+		for (int r = 0; r < c->n; r++) {
+			double b = t->dev[t->gpu[c->rank_gpu[r]].dev].bw_Bps;
+			if (b > fast)
+				fast = b;
+		}
+		for (uint32_t g = 0; g < t->ngpu; g++) {
+			double b = t->dev[t->gpu[g].dev].bw_Bps;
+			f->cap[2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + g] = b > 0 ? b : 1e18;
+			f->slow_mem[g] = b > 0 && b < fast;
+		}
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
@@ -188,6 +204,7 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 }
 
 uint32_t ccs_fabric_nres(const struct ccs_fabric *f) { return f->nres; }
+int ccs_fabric_ranks(const struct ccs_fabric *f) { return f->c->n; }
 
 void ccs_fabric_faults(const struct ccs_fabric *f, char *buf, size_t n)
 {
@@ -209,6 +226,10 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
 	const struct ccs_topo *t = f->t;
 	if (res < 2 * f->ngpu) {
 		snprintf(buf, n, "%s scale-up %s", t->dev[t->gpu[res / 2].dev].name, res % 2 ? "in" : "out");
+		return;
+	}
+	if (res >= 4 * f->ngpu + 2 * t->nlink) {
+		snprintf(buf, n, "%s memory", t->dev[t->gpu[res - 4 * f->ngpu - 2 * t->nlink].dev].name);
 		return;
 	}
 	if (res >= 2 * f->ngpu + 2 * t->nlink) {
@@ -245,7 +266,18 @@ void ccs_fabric_copy(const struct ccs_fabric *f, int a, int b, uint32_t *res, in
 
 int ccs_fabric_is_copy(const struct ccs_fabric *f, uint32_t res)
 {
-	return res >= 2 * f->ngpu + 2 * f->t->nlink;
+	return res >= 2 * f->ngpu + 2 * f->t->nlink && res < 4 * f->ngpu + 2 * f->t->nlink;
+}
+
+int ccs_fabric_is_mem(const struct ccs_fabric *f, uint32_t res)
+{
+	return res >= 4 * f->ngpu + 2 * f->t->nlink;
+}
+
+uint32_t ccs_fabric_mem(const struct ccs_fabric *f, int a)
+{
+	uint32_t g = f->c->rank_gpu[a];
+	return f->slow_mem[g] ? 4 * f->ngpu + 2 * f->t->nlink + g : UINT32_MAX;
 }
 
 static uint32_t dir_res(const struct ccs_fabric *f, uint32_t link, uint32_t from)

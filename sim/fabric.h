@@ -10,6 +10,10 @@
 ** memory bandwidth / 2 without scale-up peers): the rate at which the SM
 ** copy loops of kernels such as DeepEP's move data, local copies included,
 ** crossed only by transfers that say so (ccs_fabric_copy).
+** And per GPU its memory (capacity: its memory bandwidth), given only for
+** a GPU slower than the communicator's fastest (a straggler), which the
+** engine charges for what that GPU's transfers make it read and write
+** (ccs_fabric_mem).
 ** Routes between ranks of a communicator:
 **   same scale-up domain   GPU out-port, peer in-port
 **   same node, no domain   the shortest host path (PCIe switches, CPUs)
@@ -31,6 +35,7 @@ int  ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out);
 void ccs_fabric_free(struct ccs_fabric *f);
 
 uint32_t      ccs_fabric_nres(const struct ccs_fabric *f);
+int           ccs_fabric_ranks(const struct ccs_fabric *f);   /* the communicator's */
 /* The faults applied to the topology, comma separated ("" none). */
 void          ccs_fabric_faults(const struct ccs_fabric *f, char *buf, size_t n);
 /* How late rank starts (a straggler fault on its GPU) [s]. */
@@ -76,6 +81,10 @@ int  ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint
 void ccs_fabric_copy(const struct ccs_fabric *f, int a, int b, uint32_t *res, int *n);
 /* Whether resource res is a copy port. */
 int  ccs_fabric_is_copy(const struct ccs_fabric *f, uint32_t res);
+/* Rank a's memory resource (its capacity in ccs_fabric_caps), or
+ * UINT32_MAX when its GPU's memory is as fast as any in the communicator. */
+uint32_t ccs_fabric_mem(const struct ccs_fabric *f, int a);
+int      ccs_fabric_is_mem(const struct ccs_fabric *f, uint32_t res);
 /* Resources of an NVLS operation of rank a: its scale-up ports. */
 int  ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n);
 

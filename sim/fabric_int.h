@@ -17,6 +17,7 @@ struct ccs_fabric {
 	double *cap;
 	uint32_t ngpu;               /* resources 0..2 ngpu-1 are scale-up ports */
 	uint8_t *has_ports;          /* per GPU */
+	uint8_t *slow_mem;           /* per GPU: memory slower than the communicator's fastest */
 	uint32_t *gpu_at;            /* node x L + local -> GPU (UINT32_MAX: none) */
 	int32_t L;                   /* 1 + the largest local index */
 	/* scratch for searches */

@@ -53,6 +53,11 @@ struct ccs_sched {
 	int (*succ)(const struct ccs_sched *s, uint64_t id, uint64_t *out);
 	uint32_t (*ndeps)(const struct ccs_sched *s, uint64_t id);
 	void (*release)(struct ccs_sched *s);
+	/* GPU memory bytes per byte a transfer sends, charged on the sending
+	 * GPU's memory where the fabric has it (a GPU slower than the others:
+	 * a straggler); 0: not timed.  Set for NCCL's collectives as the closed
+	 * form's memory bound counts it (ccs_cost_mem_per_byte) */
+	double mem_per_byte;
 };
 
 /* Lower (coll, algo, proto) of `bytes` on communicator c with C channels
