@@ -71,6 +71,12 @@ static uint32_t rm_ndeps(const struct ccs_sched *s, uint64_t id)
 	return m->in.ndeps(&m->in, id);
 }
 
+static double rm_mem(const struct ccs_sched *s, uint64_t id)
+{
+	const struct remap *m = s->ctx;
+	return ccs_sched_mem(&m->in, id);
+}
+
 static void rm_release(struct ccs_sched *s)
 {
 	struct remap *m = s->ctx;
@@ -94,6 +100,8 @@ static int remap_wrap(struct ccs_sched *in, const uint32_t *map, struct ccs_sche
 	out->succ = rm_succ;
 	out->ndeps = rm_ndeps;
 	out->release = rm_release;
+	out->mem = rm_mem;
+	out->mem_per_byte = in->mem_per_byte;
 	return CCS_OK;
 }
 

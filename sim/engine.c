@@ -22,7 +22,8 @@ static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
 /* The resources of op's transfer (with the sender's memory when the
  * schedule times it and the fabric has it); CCS_EINPUT when it has no path
  * over live resources. */
-static int route_op(struct ccs_fabric *fab, const struct ccs_sched *s, const struct ccs_op *op, uint32_t *res, int *n)
+static int route_op(struct ccs_fabric *fab, const struct ccs_sched *s, uint64_t id, const struct ccs_op *op,
+                    uint32_t *res, int *n)
 {
 	int rc = CCS_OK;
 	*n = 0;
@@ -30,8 +31,8 @@ static int route_op(struct ccs_fabric *fab, const struct ccs_sched *s, const str
 		rc = ccs_fabric_route(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel, res, n);
 		if (!rc && op->sm && *n + 2 <= CCS_FLOW_MAXPATH)
 			ccs_fabric_copy(fab, op->src, op->dst, res, n);
-		uint32_t m = s->mem_per_byte > 0 && op->src >= 0 ? ccs_fabric_mem(fab, op->src) : UINT32_MAX;
-		if (!rc && m != UINT32_MAX && *n < CCS_FLOW_MAXPATH)
+		uint32_t m = op->src >= 0 ? ccs_fabric_mem(fab, op->src) : UINT32_MAX;
+		if (!rc && m != UINT32_MAX && *n < CCS_FLOW_MAXPATH && ccs_sched_mem(s, id) > 0)
 			res[(*n)++] = m;
 	} else if (op->kind == CCS_OP_NVLS)
 		rc = ccs_fabric_ports(fab, op->src, res, n);
@@ -88,7 +89,7 @@ static int strike(struct run *r, struct ccs_fabric *fab, const struct ccs_sched 
 		uint32_t res[CCS_FLOW_MAXPATH];
 		int m;
 		s->get(s, ccs_flows_tag(r->fl, id), &op);
-		if (route_op(fab, s, &op, res, &m)) {
+		if (route_op(fab, s, ccs_flows_tag(r->fl, id), &op, res, &m)) {
 			hang_msg(fab, &op, spec, now, err, errn);
 			return CCS_EINPUT;
 		}
@@ -188,7 +189,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				s->get(s, ev.id, &op);
 				uint32_t res[CCS_FLOW_MAXPATH];
 				int n = 0;
-				if (route_op(fab, s, &op, res, &n)) {
+				if (route_op(fab, s, ev.id, &op, res, &n)) {
 					hang_msg(fab, &op, r.struck, now, err, errn);
 					rc = CCS_EINPUT;
 					goto out;

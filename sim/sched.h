@@ -58,7 +58,18 @@ struct ccs_sched {
 	 * a straggler); 0: not timed.  Set for NCCL's collectives as the closed
 	 * form's memory bound counts it (ccs_cost_mem_per_byte) */
 	double mem_per_byte;
+	/* optional: whether op id is charged at all (> 0), for schedules made
+	 * of parts (concat, a job's renamed ranks), whose mem_per_byte is the
+	 * largest of their parts' (the capacity is one per run: a copy
+	 * collective beside a reducing one is charged as reducing); NULL:
+	 * mem_per_byte */
+	double (*mem)(const struct ccs_sched *s, uint64_t id);
 };
+
+static inline double ccs_sched_mem(const struct ccs_sched *s, uint64_t id)
+{
+	return s->mem ? s->mem(s, id) : s->mem_per_byte;
+}
 
 /* Lower (coll, algo, proto) of `bytes` on communicator c with C channels
  * (0: NCCL's count) into s.  Returns CCS_EINPUT with why set when the

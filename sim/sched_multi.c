@@ -29,6 +29,13 @@ static void mu_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	m->part[j].get(&m->part[j], id - m->off[j], op);
 }
 
+static double mu_mem(const struct ccs_sched *s, uint64_t id)
+{
+	const struct multi *m = s->ctx;
+	int j = which(m, id);
+	return ccs_sched_mem(&m->part[j], id - m->off[j]);
+}
+
 static int mu_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct multi *m = s->ctx;
@@ -82,6 +89,8 @@ int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 	m->k = k;
 	m->off[0] = 0;
 	for (int j = 0; j < k; j++) {
+		if (parts[j].mem_per_byte > out->mem_per_byte)
+			out->mem_per_byte = parts[j].mem_per_byte;
 		m->part[j] = parts[j];
 		m->off[j + 1] = m->off[j] + parts[j].nops;
 		memset(&parts[j], 0, sizeof parts[j]);
@@ -92,5 +101,6 @@ int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 	out->succ = mu_succ;
 	out->ndeps = mu_ndeps;
 	out->release = mu_release;
+	out->mem = mu_mem;
 	return CCS_OK;
 }
