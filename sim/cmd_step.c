@@ -1,16 +1,19 @@
 /*
-** sim/cmd_step.c: `ccsim step`: the communication of one training step
-** from a parallelism description (model/step.h), per group, in the closed
-** form, the simulator or both.
+** sim/cmd_step.c: `ccsim step`: the communication of one training step or
+** one inference forward pass from a parallelism description
+** (model/step.h), per group, in the closed form, the simulator or both.
 **
-** Each kind of group (TP, PP, DP) is timed on its first group, placed as
-** Megatron places it (every group of a kind is alike on a regular
-** cluster); a group's operations run one after another, so a step spends
-** count x t_op on each.  With --layer-time T (forward of one layer for one
-** micro-batch; backward takes 2T) the step is also put together (1F1B):
+** Each kind of group (TP, CP, EP, PP, DP, expert DP) is timed on its first
+** group, placed as Megatron places it (every group of a kind is alike on a
+** regular cluster); a group's operations run one after another, so a step
+** spends count x t_op on each.  With --layer-time T (forward of one layer
+** for one micro-batch; backward takes 2T) the step is also put together:
+** training (1F1B)
 **   compute  3 T (L/PP) m            bubble  (PP - 1) 3 T (L/PP)
-**   TP       on the critical path    PP      2 (PP - 1) t_pp (fill and drain)
-**   DP       exposed beyond the last micro-batch's backward, 2 T (L/PP)
+**   TP, CP, EP on the critical path  PP      2 (PP - 1) t_pp (fill and drain)
+**   DP, EDP  exposed beyond the last micro-batch's backward, 2 T (L/PP)
+** inference: one micro-batch's forward pass through every stage,
+**   T L + PP x (TP + CP + EP per micro-batch and stage) + (PP - 1) t_pp.
 */
 #include "cli.h"
 
@@ -33,10 +36,13 @@ static const char *me = "ccsim step";
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s -t TOPO --tp N --pp N --dp N --layers L --hidden H --seq S [--micro-batch B]\n"
-	           "       [--micro-batches M] [--params P] [--zero 0|1|2|3] [--layer-time T] [--engine model|sim|both]\n"
-	           "  one training step's TP AllReduces, PP sends and DP gradient collectives (model/step.h),\n"
-	           "  per group and per step; --layer-time (forward of one layer, one micro-batch) adds compute,\n"
-	           "  the pipeline bubble and what communication stays exposed\n", me);
+	           "       [--micro-batches M] [--params P] [--zero 0|1|2|3] [--cp N] [--ep N [--topk K]\n"
+	           "       [--moe-every K] [--expert-params P]] [--kv-hidden D] [--phase train|prefill|decode]\n"
+	           "       [--layer-time T] [--engine model|sim|both]\n"
+	           "  one training step's (or, with --phase prefill|decode, one forward pass's) TP AllReduces,\n"
+	           "  CP key/value gathers, EP token AllToAlls, PP sends and DP and expert-DP gradient collectives\n"
+	           "  (model/step.h), per group and per step; --layer-time (forward of one layer, one micro-batch)\n"
+	           "  adds compute, the pipeline bubble and what communication stays exposed\n", me);
 }
 
 static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, const struct ccs_step_coll *x, int sim,
@@ -123,7 +129,9 @@ int ccs_cmd_step(int argc, char **argv)
 	int rc = 2;
 	struct ccs_topo *t = NULL;
 	static const char *const names[] = { "-t", "--tp", "--pp", "--dp", "--layers", "--hidden", "--seq", "--micro-batch",
-	                                     "--micro-batches", "--params", "--zero", "--layer-time", "--engine" };
+	                                     "--micro-batches", "--params", "--zero", "--layer-time", "--engine", "--cp",
+	                                     "--ep", "--topk", "--moe-every", "--kv-hidden", "--expert-params", "--phase" };
+	const char *phase_s = "train";
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_sets_arg(&sets, argc, argv, &i);
 		if (r < 0)
@@ -145,10 +153,15 @@ int ccs_cmd_step(int argc, char **argv)
 			topo = v;
 		else if (!strcmp(a, "--engine"))
 			engine_s = v;
-		else if (!strcmp(a, "--params")) {
+		else if (!strcmp(a, "--phase"))
+			phase_s = v;
+		else if (!strcmp(a, "--params") || !strcmp(a, "--expert-params")) {
 			if (ccs_arg_real(me, a, v, 1, 1e15, &d))
 				goto out;
-			sc.params = d;
+			if (!strcmp(a, "--params"))
+				sc.params = d;
+			else
+				sc.expert_params = d;
 		} else if (!strcmp(a, "--layer-time")) {
 			char e2[128];
 			if (ccs_parse_qty(v, CCS_QTY_TIME, &layer_t, e2, sizeof e2)) {
@@ -174,17 +187,33 @@ int ccs_cmd_step(int argc, char **argv)
 				sc.micro_batch = x;
 			else if (!strcmp(a, "--micro-batches"))
 				sc.micro_batches = x;
+			else if (!strcmp(a, "--cp"))
+				sc.cp = x;
+			else if (!strcmp(a, "--ep"))
+				sc.ep = x;
+			else if (!strcmp(a, "--topk"))
+				sc.topk = x;
+			else if (!strcmp(a, "--moe-every"))
+				sc.moe_every = x;
+			else if (!strcmp(a, "--kv-hidden"))
+				sc.kv_hidden = x;
 			else
 				sc.zero = x;
 		}
 	}
 	int engine = !strcmp(engine_s, "model") ? 0 : !strcmp(engine_s, "sim") ? 1 : !strcmp(engine_s, "both") ? 2 : -1;
+	sc.phase = !strcmp(phase_s, "train") ? CCS_STEP_TRAIN : !strcmp(phase_s, "prefill") ? CCS_STEP_PREFILL
+	         : !strcmp(phase_s, "decode") ? CCS_STEP_DECODE : -1;
+	if (sc.phase < 0) {
+		fprintf(stderr, "%s: --phase '%s': train, prefill or decode\n", me, phase_s);
+		goto out;
+	}
 	if (!topo || !sc.tp || !sc.pp || !sc.dp || !sc.layers || !sc.hidden || !sc.seq || engine < 0) {
 		usage(stderr);
 		goto out;
 	}
 	rc = 1;
-	struct ccs_step_coll cl[8];
+	struct ccs_step_coll cl[CCS_STEP_MAXCOLL];
 	int ncl;
 	char err[512];
 	if (ccs_step_expand(&sc, cl, &ncl, err, sizeof err)) {
@@ -199,19 +228,28 @@ int ccs_cmd_step(int argc, char **argv)
 	}
 	if (ccs_refuse_timed("ccsim step", t))
 		goto out;
-	int n = sc.tp * sc.pp * sc.dp;
-	if ((uint32_t)n > t->ngpu) {
-		fprintf(stderr, "%s: TP x PP x DP = %d ranks, but %s has %u gpus\n", me, n, t->name, t->ngpu);
+	int CP = sc.cp > 1 ? sc.cp : 1, EP = sc.ep > 1 ? sc.ep : 1;
+	long long nn = (long long)sc.tp * CP * sc.pp * sc.dp;
+	if (nn > (long long)t->ngpu) {
+		fprintf(stderr, "%s: TP x CP x PP x DP = %lld ranks, but %s has %u gpus\n", me, nn, t->name, t->ngpu);
 		goto out;
 	}
+	int n = (int)nn;
 	double P = sc.params > 0 ? sc.params : 12.0 * sc.layers * (double)sc.hidden * (double)sc.hidden;
-	printf("# %s: TP=%d PP=%d DP=%d on %s (%d of %u gpus), %d layers, hidden %ld, seq %ld, micro-batch %ld x %ld, %.4g params, ZeRO-%d\n",
-	       me, sc.tp, sc.pp, sc.dp, t->name, n, t->ngpu, sc.layers, sc.hidden, sc.seq, sc.micro_batch, sc.micro_batches,
-	       P, sc.zero);
+	printf("# %s: TP=%d PP=%d DP=%d", me, sc.tp, sc.pp, sc.dp);
+	if (CP > 1)
+		printf(" CP=%d", CP);
+	if (EP > 1)
+		printf(" EP=%d (top-%d, MoE layers 1 in %d, %.4g expert params)", EP, sc.topk > 0 ? sc.topk : 2,
+		       sc.moe_every > 1 ? sc.moe_every : 1, sc.expert_params);
+	printf(" on %s (%d of %u gpus), %d layers, hidden %ld, seq %ld, micro-batch %ld x %ld, %.4g params, %s\n",
+	       t->name, n, t->ngpu, sc.layers, sc.hidden, sc.seq, sc.micro_batch, sc.micro_batches, P,
+	       sc.phase == CCS_STEP_TRAIN ? (sc.zero == 0 ? "ZeRO-0" : sc.zero == 1 ? "ZeRO-1" : sc.zero == 2 ? "ZeRO-2" : "ZeRO-3")
+	       : sc.phase == CCS_STEP_PREFILL ? "inference prefill" : "inference decode");
 	printf("# %-5s %-14s %14s %8s %6s %7s %-18s %13s %13s %13s  %s\n", "group", "collective", "bytes", "count", "size",
 	       "groups", "algo", "model op (us)", "sim op (us)", "step (ms)", "bound");
 	double per_kind[CCS_STEP_KINDS] = { 0 }, t_pp = 0;
-	static const char *const kind_name[] = { "TP", "PP", "DP" };
+	const char *const *kind_name = ccs_step_kind_name;
 	const char *worst = NULL;
 	double worst_t = -1;
 	for (int i = 0; i < ncl; i++) {
@@ -241,18 +279,33 @@ int ccs_cmd_step(int argc, char **argv)
 		       ccs_coll_cli[cl[i].coll], (unsigned long long)cl[i].bytes, (unsigned long long)cl[i].count,
 		       cl[i].group_size, cl[i].groups, algo, tm * 1e6, sims, step * 1e3, ccs_bound_name[bound]);
 	}
-	printf("# communication per step (%s): TP %.3f ms, PP %.3f ms, DP %.3f ms; the %s groups take the most\n",
-	       engine == 1 ? "simulator" : "closed form", per_kind[0] * 1e3, per_kind[1] * 1e3, per_kind[2] * 1e3,
-	       worst ? worst : "-");
-	if (layer_t > 0) {
+	printf("# communication per %s (%s):", sc.phase == CCS_STEP_TRAIN ? "step" : "pass of the micro-batches",
+	       engine == 1 ? "simulator" : "closed form");
+	const char *sep = " ";
+	for (int k = 0; k < CCS_STEP_KINDS; k++)
+		if (per_kind[k] > 0) {
+			printf("%s%s %.3f ms", sep, kind_name[k], per_kind[k] * 1e3);
+			sep = ", ";
+		}
+	printf("; the %s groups take the most\n", worst ? worst : "-");
+	double crit = per_kind[CCS_STEP_TP] + per_kind[CCS_STEP_CP] + per_kind[CCS_STEP_EP];
+	if (layer_t > 0 && sc.phase == CCS_STEP_TRAIN) {
 		double lps = (double)(sc.layers / sc.pp), m = (double)sc.micro_batches;
 		double compute = 3 * layer_t * lps * m, bubble = (sc.pp - 1) * 3 * layer_t * lps;
-		double pp_exp = 2.0 * (sc.pp - 1) * t_pp, dp_exp = fmax(0, per_kind[2] - 2 * layer_t * lps);
-		double step = compute + bubble + per_kind[0] + pp_exp + dp_exp;
-		printf("# step with --layer-time %.4g us (1F1B): compute %.3f ms + bubble %.3f ms + TP %.3f ms + PP exposed %.3f ms"
+		double pp_exp = 2.0 * (sc.pp - 1) * t_pp;
+		double dp_exp = fmax(0, per_kind[CCS_STEP_DP] + per_kind[CCS_STEP_EDP] - 2 * layer_t * lps);
+		double step = compute + bubble + crit + pp_exp + dp_exp;
+		printf("# step with --layer-time %.4g us (1F1B): compute %.3f ms + bubble %.3f ms + TP/CP/EP %.3f ms + PP exposed %.3f ms"
 		       " + DP exposed %.3f ms = %.3f ms; communication exposed %.1f%%\n",
-		       layer_t * 1e6, compute * 1e3, bubble * 1e3, per_kind[0] * 1e3, pp_exp * 1e3, dp_exp * 1e3, step * 1e3,
-		       100 * (per_kind[0] + pp_exp + dp_exp) / step);
+		       layer_t * 1e6, compute * 1e3, bubble * 1e3, crit * 1e3, pp_exp * 1e3, dp_exp * 1e3, step * 1e3,
+		       100 * (crit + pp_exp + dp_exp) / step);
+	} else if (layer_t > 0) {
+		/* one micro-batch through every stage */
+		double m = (double)sc.micro_batches;
+		double compute = layer_t * sc.layers, comm = crit / m * sc.pp + (sc.pp - 1) * t_pp;
+		printf("# forward pass with --layer-time %.4g us: compute %.3f ms + TP/CP/EP %.3f ms + PP %.3f ms = %.3f ms;"
+		       " communication %.1f%%\n", layer_t * 1e6, compute * 1e3, crit / m * sc.pp * 1e3,
+		       (sc.pp - 1) * t_pp * 1e3, (compute + comm) * 1e3, 100 * comm / (compute + comm));
 	}
 	rc = ccs_flush_stdout() ? 1 : 0;
 out:

@@ -1,0 +1,1 @@
+step -t topologies/hgx-h100-cluster.yaml --tp 8 --ep 8 --pp 2 --dp 8 --layers 60 --hidden 7168 --seq 4096 --micro-batch 64 --micro-batches 4 --topk 8 --expert-params 600e9 --params 671e9 --phase decode --layer-time 150us --engine both

@@ -1,0 +1,1 @@
+step -t topologies/hgx-h100-cluster.yaml --tp 4 --cp 2 --ep 8 --pp 2 --dp 16 --layers 32 --hidden 4096 --seq 8192 --micro-batches 8 --topk 8 --expert-params 40e9 --params 47e9 --kv-hidden 1024 --layer-time 2ms --engine both
