@@ -286,7 +286,7 @@ static void test_engine(void)
 	struct ccs_fabric *fab;
 	CHECK(!ccs_fabric_new(&c, &fab));
 	/* a cycle is a deadlock, reported, not a hang */
-	struct ccs_sched s = { 3, NULL, cyc_get, cyc_succ, cyc_ndeps, NULL };
+	struct ccs_sched s = { .nops = 3, .get = cyc_get, .succ = cyc_succ, .ndeps = cyc_ndeps };
 	struct ccs_sim_stats st;
 	CHECK(ccs_sim_run(fab, &s, &st, NULL, err, sizeof err) == CCS_EINPUT);
 	CHECK(!strcmp(err, "deadlock: 2 of 3 ops never became ready"));
