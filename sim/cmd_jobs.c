@@ -6,7 +6,15 @@
 **   --job name=A,gpus=0-7+16-23,coll=allreduce,bytes=256M[,algo=ring][,proto=simple]
 **   gpus: global GPU indices (topo show --gpus), ranges joined by '+', or
 **         nodes=0-3 (every GPU of those nodes), or rails=0-3 (those local
-**         GPUs on every node: a rail partition)
+**         GPUs on every node: a rail partition), or size=N, placed by
+**         --isolation (after the jobs placed by hand, in the order given):
+**           packed   the first N free GPUs in index order (a job may share
+**                    a scale-up domain with the next)
+**           domains  whole free scale-up domains (the last one's spare GPUs
+**                    stay idle): no two jobs share a domain
+**           rails    N / nodes free local indices on every node: each job
+**                    its own rails across all nodes (its own leaves on a
+**                    rail-optimized fabric)
 ** Each job is lowered on its own communicator (its ranks on its GPUs), its
 ** ranks renamed to the world's (one rank per GPU) and all jobs start
 ** together on one fabric, so they meet only in the flow solver: max-min
@@ -34,7 +42,7 @@ static const char *me = "ccsim simulate";
 struct job {
 	char name[32];
 	uint32_t *gpus;
-	int n, coll, algo, proto;
+	int n, size, coll, algo, proto;
 	uint64_t bytes;
 	struct ccs_comm c;
 	int built;
@@ -171,6 +179,15 @@ static int parse_job(const char *spec, const struct ccs_topo *t, int idx, struct
 				return -1;
 			}
 			placed = 1;
+		} else if (!strcmp(k, "size")) {
+			char *end;
+			long v2 = strtol(v, &end, 10);
+			if (end == v || *end || v2 < 2 || v2 > (long)t->ngpu) {
+				snprintf(err, errn, "--job '%s': size: '%s' is not a gpu count from 2 to %u", spec, v, t->ngpu);
+				return -1;
+			}
+			j->size = (int)v2;
+			placed = 1;
 		} else if (!strcmp(k, "coll")) {
 			if ((j->coll = ccs_coll_parse(v)) < 0) {
 				snprintf(err, errn, "--job '%s': unknown collective '%s'", spec, v);
@@ -192,16 +209,126 @@ static int parse_job(const char *spec, const struct ccs_topo *t, int idx, struct
 				return -1;
 			}
 		} else {
-			snprintf(err, errn, "--job '%s': unknown key '%s' (name, gpus, nodes, rails, coll, bytes, algo, proto)", spec,
+			snprintf(err, errn, "--job '%s': unknown key '%s' (name, gpus, nodes, rails, size, coll, bytes, algo, proto)", spec,
 			         k);
 			return -1;
 		}
 	}
+	if (j->size && j->n) {
+		snprintf(err, errn, "--job '%s': size= is placed by --isolation; give it or gpus=, nodes=, rails=", spec);
+		return -1;
+	}
 	if (!placed || j->coll < 0 || !j->bytes) {
-		snprintf(err, errn, "--job '%s': needs a placement (gpus=, nodes= or rails=), coll= and bytes=", spec);
+		snprintf(err, errn, "--job '%s': needs a placement (gpus=, nodes=, rails= or size=), coll= and bytes=", spec);
 		return -1;
 	}
 	return 0;
+}
+
+enum { ISO_PACKED, ISO_DOMAINS, ISO_RAILS };
+
+static int add_gpu(struct job *j, uint32_t g, char *used)
+{
+	uint32_t *ng = ccs_realloc(j->gpus, (size_t)(j->n + 1) * sizeof *ng);
+	if (!ng)
+		return CCS_ENOMEM;
+	j->gpus = ng;
+	j->gpus[j->n++] = g;
+	used[g] = 1;
+	return CCS_OK;
+}
+
+/* Place job j's size GPUs by the policy among the free ones (used[g] 0);
+ * used gets them (and a domain's idle rest under 'domains'). */
+static int place(const struct ccs_topo *t, int policy, struct job *j, char *used, char *err, size_t errn)
+{
+	int N = j->size;
+	if (policy == ISO_PACKED) {
+		for (uint32_t g = 0; g < t->ngpu && j->n < N; g++)
+			if (!used[g])
+				CCS_TRY(add_gpu(j, g, used));
+	} else if (policy == ISO_DOMAINS) {
+		/* whole domains, in order, none of whose GPUs is taken */
+		for (int32_t d = 0; d < t->ndomains && j->n < N; d++) {
+			int busy = 0, size = 0;
+			for (uint32_t g = 0; g < t->ngpu; g++)
+				if (t->gpu[g].domain == d) {
+					size++;
+					busy |= used[g];
+				}
+			if (busy || !size)
+				continue;
+			for (uint32_t g = 0; g < t->ngpu; g++)
+				if (t->gpu[g].domain == d) {
+					if (j->n < N)
+						CCS_TRY(add_gpu(j, g, used));
+					else
+						used[g] = 1;   /* the domain's rest stays idle */
+				}
+		}
+	} else {
+		int nodes = t->nnodes > 0 ? t->nnodes : 1;
+		if (N % nodes) {
+			snprintf(err, errn, "job '%.31s': size %d is not a whole number of rails on %d nodes", j->name, N, nodes);
+			return CCS_EINPUT;
+		}
+		int want = N / nodes;
+		int32_t L = 0;
+		for (uint32_t g = 0; g < t->ngpu; g++)
+			if (t->gpu[g].local + 1 > L)
+				L = t->gpu[g].local + 1;
+		/* the first local indices free on every node */
+		for (int32_t r = 0; r < L && j->n < N; r++) {
+			int ok = 1, seen = 0;
+			for (uint32_t g = 0; g < t->ngpu; g++)
+				if (t->gpu[g].local == r) {
+					seen++;
+					ok &= !used[g];
+				}
+			if (!ok || seen != nodes)
+				continue;
+			for (uint32_t g = 0; g < t->ngpu; g++)
+				if (t->gpu[g].local == r)
+					CCS_TRY(add_gpu(j, g, used));
+			want--;
+			if (!want)
+				break;
+		}
+	}
+	if (j->n < N) {
+		snprintf(err, errn, "job '%.31s': %d gpus placed by '%s' do not fit in what the other jobs left (%d placed)",
+		         j->name, N, policy == ISO_PACKED ? "packed" : policy == ISO_DOMAINS ? "domains" : "rails", j->n);
+		return CCS_EINPUT;
+	}
+	/* ranks in GPU order */
+	for (int a = 1; a < j->n; a++)
+		for (int b = a; b > 0 && j->gpus[b - 1] > j->gpus[b]; b--) {
+			uint32_t x = j->gpus[b];
+			j->gpus[b] = j->gpus[b - 1];
+			j->gpus[b - 1] = x;
+		}
+	return CCS_OK;
+}
+
+/* "0-7+16-23": a job's GPUs as ranges (sorted). */
+static void ranges(const struct job *j, char *buf, size_t n)
+{
+	buf[0] = 0;
+	for (int i = 0; i < j->n;) {
+		int k = i;
+		while (k + 1 < j->n && j->gpus[k + 1] == j->gpus[k] + 1)
+			k++;
+		size_t l = strlen(buf);
+		if (l + 24 >= n) {
+			snprintf(buf + l, n - l, "...");
+			return;
+		}
+		if (k > i)
+			snprintf(buf + l, n - l, "%s%u-%u", i ? "+" : "", j->gpus[i], j->gpus[k]);
+		else
+			snprintf(buf + l, n - l, "%s%u", i ? "+" : "", j->gpus[i]);
+		i = k + 1;
+	}
 }
 
 /* the last completion of each part: op ids [off[p], off[p + 1]) */
@@ -247,7 +374,7 @@ static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t err
 int ccs_cmd_jobs(int argc, char **argv)
 {
 	const char *topo = NULL, *specs[MAXJOBS];
-	int nspec = 0;
+	int nspec = 0, iso = ISO_PACKED;
 	struct ccs_sets sets;
 	ccs_sets_init(&sets);
 	for (int i = 1; i < argc; i++) {
@@ -258,9 +385,19 @@ int ccs_cmd_jobs(int argc, char **argv)
 		}
 		if (r)
 			continue;
-		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--job")) && i + 1 < argc) {
+		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--job") || !strcmp(argv[i], "--isolation")) && i + 1 < argc) {
 			if (argv[i][1] == 't')
 				topo = argv[++i];
+			else if (argv[i][2] == 'i') {
+				const char *v = argv[++i];
+				iso = !strcmp(v, "packed") ? ISO_PACKED : !strcmp(v, "domains") ? ISO_DOMAINS
+				    : !strcmp(v, "rails") ? ISO_RAILS : -1;
+				if (iso < 0) {
+					fprintf(stderr, "%s: --isolation '%s': packed, domains or rails\n", me, v);
+					ccs_sets_release(&sets);
+					return 2;
+				}
+			}
 			else if (nspec < MAXJOBS)
 				specs[nspec++] = argv[++i];
 			else {
@@ -269,7 +406,8 @@ int ccs_cmd_jobs(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --set and --fault; got '%s'\n",
+			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --isolation POLICY, --set and "
+			        "--fault; got '%s'\n",
 			        me, argv[i]);
 			ccs_sets_release(&sets);
 			return 2;
@@ -296,13 +434,26 @@ int ccs_cmd_jobs(int argc, char **argv)
 	char *used = ccs_calloc(t->ngpu + 1, 1);
 	if (!used)
 		goto out;
-	for (int k = 0; k < nspec; k++) {
+	for (int k = 0; k < nspec; k++)
 		if (parse_job(specs[k], t, k, &jobs[k], err, sizeof err)) {
 			fprintf(stderr, "%s: %s\n", me, err);
 			ccs_free(used);
 			goto out;
 		}
-		for (int i = 0; i < jobs[k].n; i++) {
+	/* jobs placed by hand first, then the sized ones by the policy */
+	for (int pass = 0; pass < 2; pass++)
+	for (int k = 0; k < nspec; k++) {
+		if (pass != (jobs[k].size > 0))
+			continue;
+		if (pass) {
+			int r = place(t, iso, &jobs[k], used, err, sizeof err);
+			if (r) {
+				fprintf(stderr, "%s: %s\n", me, r == CCS_ENOMEM ? "out of memory" : err);
+				ccs_free(used);
+				goto out;
+			}
+		}
+		for (int i = 0; i < jobs[k].n && !pass; i++) {
 			if (used[jobs[k].gpus[i]]) {
 				fprintf(stderr, "%s: job '%s': gpu %u is already placed in another job\n", me, jobs[k].name,
 				        jobs[k].gpus[i]);
@@ -378,7 +529,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	printf("# %s: %d jobs at once on %s (%u gpus)\n", me, nspec, t->name, t->ngpu);
+	printf("# %s: %d job%s at once on %s (%u gpus)\n", me, nspec, nspec == 1 ? "" : "s", t->name, t->ngpu);
 	printf("# %-12s %6s %-11s %-14s %12s %14s %14s %9s %16s\n", "job", "ranks", "collective", "algo", "bytes",
 	       "alone (us)", "shared (us)", "slowdown", "closed form (us)");
 	for (int k = 0; k < nspec; k++) {
@@ -388,6 +539,12 @@ int ccs_cmd_jobs(int argc, char **argv)
 		       jobs[k].shared_s * 1e6, jobs[k].shared_s / jobs[k].alone_s, jobs[k].model_s * 1e6);
 	}
 	printf("# slowdown: shared / alone, both simulated; the jobs meet only where their flows share a resource\n");
+	for (int k = 0; k < nspec; k++) {
+		char rg[160];
+		ranges(&jobs[k], rg, sizeof rg);
+		printf("# %s on gpus %s%s%s\n", jobs[k].name, rg, jobs[k].size ? " placed " : "",
+		       !jobs[k].size ? "" : iso == ISO_PACKED ? "packed" : iso == ISO_DOMAINS ? "by domains" : "by rails");
+	}
 	rc = ccs_flush_stdout() ? 1 : 0;
 out:
 	ccs_fabric_free(fab);

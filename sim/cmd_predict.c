@@ -35,6 +35,8 @@ static void usage(FILE *f)
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
 	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
+	        "       ccsim simulate -t TOPO --job name=A,gpus=0-7|nodes=0-3|rails=0-3|size=N,coll=C,bytes=B[,algo=,proto=]...\n"
+	        "                [--isolation packed|domains|rails]   (jobs at once on one fabric; docs/faults.md)\n"
 	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
 	        "simulate lowers every algorithm above (ring also AllGather and ReduceScatter; pat, rd, rhd,\n"

@@ -1,0 +1,1 @@
+simulate -t topologies/hgx-h100-cluster.yaml --set nodes=16 --set scaleout.oversubscription=2 --isolation rails --job name=A,size=64,coll=allreduce,bytes=256M,algo=ring --job name=B,size=64,coll=allreduce,bytes=256M,algo=ring
