@@ -1196,11 +1196,16 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			double ti = p > 1 && su > 0 ? intra_b / su : 0;
 			double rg = c->R_fab < net ? c->R_fab : net;
 			double tn = G > 1 ? inter_b * p / rg : 0;
+			/* and each rank through its own NICs' share: a rank whose NIC
+			 * died shares its neighbour's, which then carries both */
+			int per_rank = G > 1 && c->b_nic > 0 && inter_b / c->b_nic > tn;
+			if (per_rank)
+				tn = inter_b / c->b_nic;
 			x.W = f * S;
 			x.ti = ti;
 			x.tn = tn;
 			x.bi_bound = su_b;
-			x.bn_bound = c->R_fab < net ? c->fab_bound : CCS_BOUND_NIC;
+			x.bn_bound = c->R_fab < net && !per_rank ? c->fab_bound : CCS_BOUND_NIC;
 			if (algo == CCS_ALGO_PAIRWISE) {
 				/* n - 1 rounds, one peer each, one after another; with
 				 * ranks placed group by group every round has a rank whose

@@ -97,10 +97,10 @@ static int name_of(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *ke
 
 static int load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *dir, int quick, struct design *g)
 {
-	static const char *const keys[] = { "name", "topology", "set", "ranks", "ppn", "quick" };
+	static const char *const keys[] = { "name", "topology", "set", "ranks", "ppn", "quick", "faults" };
 	int rc;
 	g->node = m;
-	if ((rc = ccs_y_kind(d, m, CCS_Y_MAP, "a design")) || (rc = ccs_y_keys(d, m, keys, 6, "a design")) ||
+	if ((rc = ccs_y_kind(d, m, CCS_Y_MAP, "a design")) || (rc = ccs_y_keys(d, m, keys, 7, "a design")) ||
 	    (rc = ccs_y_need(d, m, "name", "a design")) || (rc = ccs_y_need(d, m, "topology", "a design")) ||
 	    (rc = ccs_y_str(d, m, "name", &g->name)) || (rc = ccs_y_str(d, m, "topology", &g->topo)) ||
 	    (rc = ccs_y_long(d, m, "ranks", 1, 1 << 20, &g->ranks)) || (rc = ccs_y_long(d, m, "ppn", 1, 4096, &g->ppn)))
@@ -122,6 +122,21 @@ static int load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, const char
 			if ((rc = ccs_y_kind(d, s->v[i], CCS_Y_SCALAR, s->k[i]->str)))
 				return rc;
 			snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "%s=%s", s->k[i]->str, s->v[i]->str);
+			g->sets[g->nsets] = g->setbuf[g->nsets];
+			g->nsets++;
+		}
+	}
+	/* faults: a list of fault strings (model/fault.h), from the start */
+	const struct ccs_ynode *fy = ccs_y_get(m, "faults");
+	if (fy) {
+		if ((rc = ccs_y_kind(d, fy, CCS_Y_SEQ, "faults")))
+			return rc;
+		if (g->nsets + (int)fy->n > 32)
+			return ccs_y_error(d, fy, "at most 32 overrides in 'set', 'quick' and 'faults'");
+		for (uint32_t i = 0; i < fy->n; i++) {
+			if ((rc = ccs_y_kind(d, fy->v[i], CCS_Y_SCALAR, "a fault")))
+				return rc;
+			snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "faults+=%s", fy->v[i]->str);
 			g->sets[g->nsets] = g->setbuf[g->nsets];
 			g->nsets++;
 		}
@@ -1717,20 +1732,36 @@ int ccs_cmd_run(int argc, char **argv)
 			in->design = g;
 			axes_text(S.ax, S.ntopo_ax, idx, in->axes, sizeof in->axes, 0);
 			const char *sets[64];
-			char buf[32][256];
-			int ns = 0;
+			char buf[32][256], fbuf[16][256];
+			int ns = 0, nf = 0;
 			for (int k = 0; k < S.gs[g].nsets; k++)
 				sets[ns++] = S.gs[g].sets[k];
 			for (int a = 0; a < S.ntopo_ax && ns < 64; a++) {
-				snprintf(buf[a], sizeof buf[a], "%s=%s", S.ax[a].key, S.ax[a].val[idx[a]]->str);
-				sets[ns++] = buf[a];
+				const char *v = S.ax[a].val[idx[a]]->str;
+				snprintf(buf[a], sizeof buf[a], "%s=%s", S.ax[a].key, v);
+				if (strcmp(S.ax[a].key, "faults")) {
+					sets[ns++] = buf[a];
+					continue;
+				}
+				/* the faults axis: 'none', or fault strings joined by ';' */
+				char tmp[256];
+				snprintf(tmp, sizeof tmp, "%s", v);
+				for (char *sv = NULL, *f = strtok_r(tmp, ";", &sv); f && ns < 64 && nf < 16;
+				     f = strtok_r(NULL, ";", &sv)) {
+					while (*f == ' ')
+						f++;
+					if (!strcmp(f, "none") || !*f)
+						continue;
+					snprintf(fbuf[nf], sizeof fbuf[nf], "faults+=%s", f);
+					sets[ns++] = fbuf[nf++];
+				}
 			}
 			struct ccs_diag td;
 			memset(&td, 0, sizeof td);
 			if (ccs_topo_load(S.gs[g].path, sets, ns, &in->t, &td)) {
 				const struct ccs_ynode *at = ccs_y_get(S.gs[g].node, "topology");
 				for (int a = 0; a < S.ntopo_ax; a++)
-					if (strstr(td.msg, buf[a]))
+					if (strstr(td.msg, strcmp(S.ax[a].key, "faults") ? buf[a] : S.ax[a].val[idx[a]]->str))
 						at = S.ax[a].val[idx[a]];
 				char msg[1200];
 				snprintf(msg, sizeof msg, "design '%.80s'%s%.200s: %.800s", S.gs[g].name, in->axes[0] ? " with " : "", in->axes,
