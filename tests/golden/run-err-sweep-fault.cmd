@@ -1,0 +1,1 @@
+run tests/data/scenarios/bad-sweep-fault.yaml --db :memory: --no-plots
