@@ -45,6 +45,11 @@ int  ccs_arg_value(const char *me, const char *what, int argc, char **argv, int 
 struct ccs_fabric;
 struct ccs_flows;
 void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
+/* The busiest resource of a finished run (bytes over capacity x T) into
+ * name, its mean utilisation in *util; -1 (name "-") when none carried
+ * anything. */
+int  ccs_busiest_link(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T, char *name, size_t n,
+                      double *util);
 /* The bound of a finished run of T seconds: the busiest resource's kind
  * (enum ccs_bound), latency when none was busy half the run. */
 struct ccs_comm;

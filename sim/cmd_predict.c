@@ -791,6 +791,28 @@ static int cmp_util(const void *a, const void *b)
 
 /* The busiest resources of the last run: bytes, busy time, peak and mean
  * utilisation (bytes / (capacity x run time)). */
+int ccs_busiest_link(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T, char *name, size_t n,
+                     double *util)
+{
+	double best = 0;
+	uint32_t bi = UINT32_MAX;
+	for (uint32_t r = 0; r < ccs_fabric_nres(fab); r++) {
+		double cap = ccs_flows_cap(fl, r);
+		double u = cap > 0 && T > 0 ? round(ccs_flows_stats(fl, r)->bytes) / (cap * T) : 0;
+		if (u > best) {
+			best = u;
+			bi = r;
+		}
+	}
+	*util = best;
+	if (bi == UINT32_MAX) {
+		snprintf(name, n, "-");
+		return -1;
+	}
+	ccs_fabric_res_name(fab, bi, name, n);
+	return 0;
+}
+
 void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
 {
 	uint32_t n = ccs_fabric_nres(fab), k = 0, total = 0;

@@ -46,8 +46,10 @@ static void usage(FILE *f)
 }
 
 static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, const struct ccs_step_coll *x, int sim,
-                      double *tm, double *ts, char *algo, size_t an, int *bound, char *err, size_t errn)
+                      double *tm, double *ts, char *algo, size_t an, int *bound, char *link, size_t ln, char *err,
+                      size_t errn)
 {
+	snprintf(link, ln, "-");
 	int n = x->kind == CCS_STEP_PP ? 2 : x->group_size;   /* a pipeline boundary is a pair */
 	uint32_t *gpus = ccs_malloc((size_t)n * sizeof *gpus);
 	if (!gpus)
@@ -103,11 +105,17 @@ static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, c
 		if (rc) {
 			snprintf(err, errn, "%s", why ? why : "no schedule");
 		} else {
+			struct ccs_flows *fl = NULL;
 			rc = ccs_fabric_new(&c, &fab);
 			if (!rc)
-				rc = ccs_sim_run(fab, &s, &st, NULL, err, errn);
-			if (!rc)
+				rc = ccs_sim_run(fab, &s, &st, &fl, err, errn);
+			if (!rc) {
+				double u;
 				*ts = st.time_s;
+				if (!ccs_busiest_link(fab, fl, st.time_s, link, ln, &u) && strlen(link) + 8 < ln)
+					snprintf(link + strlen(link), ln - strlen(link), " %.0f%%", 100 * u);
+			}
+			ccs_flows_free(fl);
 			ccs_fabric_free(fab);
 			s.release(&s);
 		}
@@ -246,8 +254,8 @@ int ccs_cmd_step(int argc, char **argv)
 	       t->name, n, t->ngpu, sc.layers, sc.hidden, sc.seq, sc.micro_batch, sc.micro_batches, P,
 	       sc.phase == CCS_STEP_TRAIN ? (sc.zero == 0 ? "ZeRO-0" : sc.zero == 1 ? "ZeRO-1" : sc.zero == 2 ? "ZeRO-2" : "ZeRO-3")
 	       : sc.phase == CCS_STEP_PREFILL ? "inference prefill" : "inference decode");
-	printf("# %-5s %-14s %14s %8s %6s %7s %-18s %13s %13s %13s  %s\n", "group", "collective", "bytes", "count", "size",
-	       "groups", "algo", "model op (us)", "sim op (us)", "step (ms)", "bound");
+	printf("# %-5s %-14s %14s %8s %6s %7s %-18s %13s %13s %13s  %-8s %s\n", "group", "collective", "bytes", "count",
+	       "size", "groups", "algo", "model op (us)", "sim op (us)", "step (ms)", "bound", "busiest link (sim, mean use)");
 	double per_kind[CCS_STEP_KINDS] = { 0 }, t_pp = 0;
 	const char *const *kind_name = ccs_step_kind_name;
 	const char *worst = NULL;
@@ -256,7 +264,9 @@ int ccs_cmd_step(int argc, char **argv)
 		double tm, ts;
 		char algo[48];
 		int bound;
-		int r = time_group(t, &sc, &cl[i], engine != 0, &tm, &ts, algo, sizeof algo, &bound, err, sizeof err);
+		char link[160];
+		int r = time_group(t, &sc, &cl[i], engine != 0, &tm, &ts, algo, sizeof algo, &bound, link, sizeof link, err,
+		                   sizeof err);
 		if (r) {
 			fprintf(stderr, "%s: %s group: %s\n", me, kind_name[cl[i].kind], r == CCS_ENOMEM ? "out of memory" : err);
 			goto out;
@@ -275,9 +285,9 @@ int ccs_cmd_step(int argc, char **argv)
 			snprintf(sims, sizeof sims, "%.2f", ts * 1e6);
 		else
 			snprintf(sims, sizeof sims, "-");
-		printf("  %-5s %-14s %14llu %8llu %6d %7d %-18s %13.2f %13s %13.3f  %s\n", kind_name[cl[i].kind],
+		printf("  %-5s %-14s %14llu %8llu %6d %7d %-18s %13.2f %13s %13.3f  %-8s %s\n", kind_name[cl[i].kind],
 		       ccs_coll_cli[cl[i].coll], (unsigned long long)cl[i].bytes, (unsigned long long)cl[i].count,
-		       cl[i].group_size, cl[i].groups, algo, tm * 1e6, sims, step * 1e3, ccs_bound_name[bound]);
+		       cl[i].group_size, cl[i].groups, algo, tm * 1e6, sims, step * 1e3, ccs_bound_name[bound], link);
 	}
 	printf("# communication per %s (%s):", sc.phase == CCS_STEP_TRAIN ? "step" : "pass of the micro-batches",
 	       engine == 1 ? "simulator" : "closed form");
