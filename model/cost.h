@@ -18,8 +18,11 @@
 **              slow NIC or x8 link slows every channel); min over groups
 **   b_nic      per-rank NIC bandwidth: its best NIC / the ranks sharing it
 **   R_fab      per-group rate of uniform all-to-all traffic through the
-**              fabric: 4 B_bis (G-1)/G^2, B_bis the max-flow between the
-**              NICs of the first and second half of the groups
+**              fabric: the smaller of 4 B_bis (G-1)/G^2, B_bis the max-flow
+**              between the NICs of the first and second half of the
+**              groups, and the busiest leaf's (or pod's) uplinks carrying
+**              the all-to-all bytes that leave it (cut_share in cost.c;
+**              docs/model.md)
 **   lat_net    one network traversal from the graph: NIC latencies, links
 **              and switches on the path between two groups' NICs [s]
 **

@@ -15,6 +15,10 @@
 **           rails    N / nodes free local indices on every node: each job
 **                    its own rails across all nodes (its own leaves on a
 **                    rail-optimized fabric)
+**           planes   packed, and on a multi-plane fabric each job's network
+**                    traffic on its own planes (P / jobs of the P planes;
+**                    every job placed by hand or by size gets its share):
+**                    isolation for a share of every NIC's ports
 ** Each job is lowered on its own communicator (its ranks on its GPUs), its
 ** ranks renamed to the world's (one rank per GPU) and all jobs start
 ** together on one fabric, so they meet only in the flow solver: max-min
@@ -42,6 +46,7 @@ static const char *me = "ccsim simulate";
 struct job {
 	char name[32];
 	uint32_t *gpus;
+	uint32_t planes;            /* network planes (bit p), 0: all */
 	int n, size, coll, algo, proto;
 	uint64_t bytes;
 	struct ccs_comm c;
@@ -225,7 +230,7 @@ static int parse_job(const char *spec, const struct ccs_topo *t, int idx, struct
 	return 0;
 }
 
-enum { ISO_PACKED, ISO_DOMAINS, ISO_RAILS };
+enum { ISO_PACKED, ISO_DOMAINS, ISO_RAILS, ISO_PLANES };
 
 static int add_gpu(struct job *j, uint32_t g, char *used)
 {
@@ -243,7 +248,7 @@ static int add_gpu(struct job *j, uint32_t g, char *used)
 static int place(const struct ccs_topo *t, int policy, struct job *j, char *used, char *err, size_t errn)
 {
 	int N = j->size;
-	if (policy == ISO_PACKED) {
+	if (policy == ISO_PACKED || policy == ISO_PLANES) {
 		for (uint32_t g = 0; g < t->ngpu && j->n < N; g++)
 			if (!used[g])
 				CCS_TRY(add_gpu(j, g, used));
@@ -297,7 +302,8 @@ static int place(const struct ccs_topo *t, int policy, struct job *j, char *used
 	}
 	if (j->n < N) {
 		snprintf(err, errn, "job '%.31s': %d gpus placed by '%s' do not fit in what the other jobs left (%d placed)",
-		         j->name, N, policy == ISO_PACKED ? "packed" : policy == ISO_DOMAINS ? "domains" : "rails", j->n);
+		         j->name, N, policy == ISO_PACKED ? "packed" : policy == ISO_DOMAINS ? "domains"
+		                   : policy == ISO_RAILS ? "rails" : "planes", j->n);
 		return CCS_EINPUT;
 	}
 	/* ranks in GPU order */
@@ -371,6 +377,15 @@ static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t err
 	return remap_wrap(&in, j->c.rank_gpu, out);
 }
 
+/* Confine each job's GPUs to its planes on fab (nothing without planes). */
+static int set_planes(struct ccs_fabric *fab, const struct job *jobs, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < jobs[k].n && jobs[k].planes; i++)
+			CCS_TRY(ccs_fabric_set_planes(fab, jobs[k].gpus[i], jobs[k].planes));
+	return CCS_OK;
+}
+
 int ccs_cmd_jobs(int argc, char **argv)
 {
 	const char *topo = NULL, *specs[MAXJOBS];
@@ -391,9 +406,9 @@ int ccs_cmd_jobs(int argc, char **argv)
 			else if (argv[i][2] == 'i') {
 				const char *v = argv[++i];
 				iso = !strcmp(v, "packed") ? ISO_PACKED : !strcmp(v, "domains") ? ISO_DOMAINS
-				    : !strcmp(v, "rails") ? ISO_RAILS : -1;
+				    : !strcmp(v, "rails") ? ISO_RAILS : !strcmp(v, "planes") ? ISO_PLANES : -1;
 				if (iso < 0) {
-					fprintf(stderr, "%s: --isolation '%s': packed, domains or rails\n", me, v);
+					fprintf(stderr, "%s: --isolation '%s': packed, domains, rails or planes\n", me, v);
 					ccs_sets_release(&sets);
 					return 2;
 				}
@@ -470,7 +485,18 @@ int ccs_cmd_jobs(int argc, char **argv)
 		jobs[k].built = 1;
 	}
 	ccs_free(used);
-	/* the world: one rank per GPU, rank = GPU index */
+	/* planes: job k gets planes [k P / J, (k + 1) P / J) */
+	if (iso == ISO_PLANES) {
+		int P = t->fab.planes;
+		if (P < nspec || P > 32 || P % nspec) {
+			fprintf(stderr, "%s: --isolation planes: %d jobs on %d plane%s (give scaleout.planes a multiple of the jobs, "
+			        "at most 32)\n", me, nspec, P, P == 1 ? "" : "s");
+			goto out;
+		}
+		for (int k = 0; k < nspec; k++)
+			for (int p = k * P / nspec; p < (k + 1) * P / nspec; p++)
+				jobs[k].planes |= 1u << p;
+	}
 	if (ccs_comm_build(t, 0, 0, &world, err, sizeof err)) {
 		fprintf(stderr, "%s: %s\n", me, err);
 		goto out;
@@ -480,7 +506,8 @@ int ccs_cmd_jobs(int argc, char **argv)
 	for (int k = 0; k < nspec; k++) {
 		struct ccs_sched s;
 		struct ccs_sim_stats st;
-		if ((rc = job_sched(&jobs[k], &s, err, sizeof err)) || (rc = ccs_fabric_new(&world, &fab))) {
+		if ((rc = job_sched(&jobs[k], &s, err, sizeof err)) || (rc = ccs_fabric_new(&world, &fab)) ||
+		    (rc = set_planes(fab, &jobs[k], 1))) {
 			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
 			rc = 1;
 			goto out;
@@ -522,6 +549,8 @@ int ccs_cmd_jobs(int argc, char **argv)
 	struct ccs_sim_stats st;
 	rc = ccs_fabric_new(&world, &fab);
 	if (!rc)
+		rc = set_planes(fab, jobs, nspec);
+	if (!rc)
 		rc = ccs_sim_run_hooked(fab, &all, &st, NULL, &h, err, sizeof err);
 	all.release(&all);
 	if (rc) {
@@ -534,16 +563,28 @@ int ccs_cmd_jobs(int argc, char **argv)
 	       "alone (us)", "shared (us)", "slowdown", "closed form (us)");
 	for (int k = 0; k < nspec; k++) {
 		jobs[k].shared_s = end_s[k];
-		printf("  %-12s %6d %-11s %-14s %12llu %14.2f %14.2f %9.3f %16.2f\n", jobs[k].name, jobs[k].n,
+		char cf[32] = "-";
+		if (!jobs[k].planes)
+			snprintf(cf, sizeof cf, "%.2f", jobs[k].model_s * 1e6);
+		printf("  %-12s %6d %-11s %-14s %12llu %14.2f %14.2f %9.3f %16s\n", jobs[k].name, jobs[k].n,
 		       ccs_coll_cli[jobs[k].coll], jobs[k].algo_txt, (unsigned long long)jobs[k].bytes, jobs[k].alone_s * 1e6,
-		       jobs[k].shared_s * 1e6, jobs[k].shared_s / jobs[k].alone_s, jobs[k].model_s * 1e6);
+		       jobs[k].shared_s * 1e6, jobs[k].shared_s / jobs[k].alone_s, cf);
 	}
 	printf("# slowdown: shared / alone, both simulated; the jobs meet only where their flows share a resource\n");
 	for (int k = 0; k < nspec; k++) {
 		char rg[160];
 		ranges(&jobs[k], rg, sizeof rg);
-		printf("# %s on gpus %s%s%s\n", jobs[k].name, rg, jobs[k].size ? " placed " : "",
-		       !jobs[k].size ? "" : iso == ISO_PACKED ? "packed" : iso == ISO_DOMAINS ? "by domains" : "by rails");
+		printf("# %s on gpus %s%s%s", jobs[k].name, rg, jobs[k].size ? " placed " : "",
+		       !jobs[k].size ? "" : iso == ISO_PACKED || iso == ISO_PLANES ? "packed" : iso == ISO_DOMAINS ? "by domains"
+		       : "by rails");
+		if (jobs[k].planes) {
+			printf(", network planes");
+			for (int p = 0; p < 32; p++)
+				if (jobs[k].planes >> p & 1)
+					printf(" %d", p);
+			printf(" (the closed form, '-', sees every plane)");
+		}
+		printf("\n");
 	}
 	rc = ccs_flush_stdout() ? 1 : 0;
 out:

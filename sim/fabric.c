@@ -13,6 +13,7 @@ void ccs_fabric_free(struct ccs_fabric *f)
 	ccs_free(f->changed);
 	ccs_free(f->has_ports);
 	ccs_free(f->slow_mem);
+	ccs_free(f->planes);
 	ccs_free(f->gpu_at);
 	ccs_free(f->dist);
 	ccs_free(f->parent);
@@ -129,6 +130,15 @@ static void cache_clear(struct ccs_fabric *f)
 {
 	memset(f->rc, 0, (size_t)f->rc_cap * sizeof *f->rc);
 	f->rc_n = 0;
+}
+
+int ccs_fabric_set_planes(struct ccs_fabric *f, uint32_t g, uint32_t mask)
+{
+	if (!f->planes && !(f->planes = ccs_calloc((size_t)f->ngpu + 1, sizeof *f->planes)))
+		return CCS_ENOMEM;
+	f->planes[g] = mask;
+	cache_clear(f);
+	return CCS_OK;
 }
 
 void ccs_fabric_rewind(struct ccs_fabric *f)
@@ -329,6 +339,9 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 			uint32_t v = t->adj_nbr[k];
 			if (f->dist[v] >= 0)
 				continue;
+			if (net && f->cur_planes && t->dev[v].plane >= 0 && t->dev[v].plane < 32 &&
+			    !(f->cur_planes >> t->dev[v].plane & 1))
+				continue;   /* a plane the flow may not use */
 			f->dist[v] = f->dist[u] + 1;
 			f->queue[qt++] = v;
 		}
@@ -460,6 +473,7 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 	} else {
 		if (nic_a == UINT32_MAX || nic_b == UINT32_MAX)
 			return CCS_EINPUT;
+		f->cur_planes = f->planes ? f->planes[ga] : 0;
 		if (proxy != UINT32_MAX) {
 			/* over the scale-up ports to the proxy, then its host path */
 			res[(*n)++] = 2 * ga;
@@ -469,6 +483,7 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 		rc = host_path(f, proxy != UINT32_MAX ? proxy : ga, da, nic_a, key, res, n);
 		if (!rc)
 			rc = path(f, nic_a, nic_b, 1, key, res, n);
+		f->cur_planes = 0;
 		if (!rc)
 			rc = host_path(f, gb, nic_b, db, key, res, n);
 	}

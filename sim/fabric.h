@@ -47,6 +47,11 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
  * or 0 for links that are not between network switches. */
 int  ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res);
 
+/* Confine the network flows that GPU g's rank sends to the planes in
+ * mask (bit p: plane p of a multi-plane fabric; 0: every plane), for a
+ * job on dedicated planes.  CCS_ENOMEM. */
+int ccs_fabric_set_planes(struct ccs_fabric *f, uint32_t g, uint32_t mask);
+
 /* Timed faults (model/fault.h, t->timed).  ccs_fabric_rewind restores
  * the healthy capacities before a run; ccs_fabric_next_fault gives the
  * time of the next fault to strike (CCS_TIME_MAX: none); ccs_fabric_strike

@@ -373,6 +373,35 @@ static void test_comm_errors(void)
 	ccs_topo_free(u);
 }
 
+/* Uniform all-to-all through the leaves' uplinks: 4 HGX H100 nodes on a
+ * 2:1 fat tree of radix 12 (one node per leaf, 8 NICs down, 4 x 400G up).
+ * With PXN each node's traffic to the other 3 (24 of 32 ranks) leaves
+ * through its leaf's 4 uplinks: half its NICs' rate, so the fabric share is
+ * B_net / 2 and the leaf bounds; at 1:1 the NICs do.  The bisection alone
+ * (2 | 2 nodes) said 1:1 was enough. */
+static void test_leaf_cut(void)
+{
+	const char *s2[] = { "nodes=4", "scaleout.topology=fat-tree", "scaleout.radix=12", "scaleout.oversubscription=2" };
+	const char *s1[] = { "nodes=4", "scaleout.topology=fat-tree", "scaleout.radix=12", "scaleout.oversubscription=1" };
+	for (int k = 0; k < 2; k++) {
+		struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", k ? s1 : s2, 4);
+		CHECK(t != NULL);
+		if (!t)
+			continue;
+		struct ccs_comm c;
+		char err[256];
+		CHECK(ccs_comm_build(t, 0, 0, &c, err, sizeof err) == 0);
+		if (!k) {
+			CHECK_NEAR(c.R_fab, c.B_net / 2, 1e-9);
+			CHECK(c.fab_bound == CCS_BOUND_LEAF);
+		} else {
+			CHECK(c.R_fab >= c.B_net * 0.999 && c.fab_bound == CCS_BOUND_NIC);
+		}
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+}
+
 int main(void)
 {
 	test_factors();
@@ -381,5 +410,6 @@ int main(void)
 	test_nccl_vectors();
 	test_properties();
 	test_comm_errors();
+	test_leaf_cut();
 	return CHECK_DONE("test_cost");
 }

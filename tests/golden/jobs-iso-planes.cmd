@@ -1,0 +1,1 @@
+simulate -t topologies/hgx-h100-cluster.yaml --set nodes=8 --set scaleout.planes=2 --set scaleout.topology=fat-tree --set scaleout.radix=16 --set scaleout.oversubscription=2 --isolation planes --job name=A,size=32,coll=alltoall,bytes=16M --job name=B,size=32,coll=alltoall,bytes=16M
