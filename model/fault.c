@@ -42,10 +42,12 @@ static int note_fault(struct ccs_topo *t, const char *spec)
 	return CCS_OK;
 }
 
-/* Record a timed fault: share (0 down) of the links selected by kind k
- * (0 link a-b, 1 nic a's network links, 2 switch a's links) from at_s on,
- * kept in time order (equal times in the order given). */
-static int add_timed(struct ccs_topo *t, const char *spec, int k, uint32_t a, uint32_t b, double share, double at_s)
+/* Record a timed fault: share (0 down) of the links selected by k (0 link
+ * a-b, 1 nic a's network links, 2 switch a's links, 4 the link a alone, 5
+ * none) and of GPU gmem's memory (-1: none) from at_s on, kept in time
+ * order (equal times in the order given); note: list the spec too. */
+static int add_timed(struct ccs_topo *t, const char *spec, int k, uint32_t a, uint32_t b, double share, double at_s,
+                     int32_t gmem, int note)
 {
 	uint32_t n = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -60,7 +62,8 @@ static int add_timed(struct ccs_topo *t, const char *spec, int k, uint32_t a, ui
 			const struct ccs_link *x = &t->link[l];
 			int hit = k == 0 ? (x->a == a && x->b == b) || (x->a == b && x->b == a)
 			        : k == 1 ? (x->a == a || x->b == a) && ccs_link_is_network(x->type)
-			        : x->a == a || x->b == a;
+			        : k == 2 ? x->a == a || x->b == a
+			        : k == 4 ? l == a : 0;
 			if (!hit)
 				continue;
 			if (pass)
@@ -81,11 +84,11 @@ static int add_timed(struct ccs_topo *t, const char *spec, int k, uint32_t a, ui
 			memcpy(nv, t->timed, at * sizeof *nv);
 		if (at < t->ntimed)
 			memcpy(nv + at + 1, t->timed + at, (t->ntimed - at) * sizeof *nv);
-		nv[at] = (struct ccs_timed_fault){ at_s, cp, share, k == 1 ? a : UINT32_MAX, n, list };
+		nv[at] = (struct ccs_timed_fault){ at_s, cp, share, k == 1 ? a : UINT32_MAX, gmem, n, list };
 		t->timed = nv;
 		t->ntimed++;
 	}
-	return note_fault(t, spec);
+	return note ? note_fault(t, spec) : CCS_OK;
 }
 
 int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn)
@@ -142,8 +145,7 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 	} else if (k == 5) {
 		/* gdr:GPU:off or gdr:all:off */
 		if (at_s >= 0) {
-			snprintf(err, errn, "fault '%s': only a link, nic or switch going down or to a share ('50%%') can strike "
-			         "during a run ('@'); the others apply from the start", spec);
+			snprintf(err, errn, "fault '%s': GPUDirect RDMA off applies from the start (no '@')", spec);
 			return CCS_EINPUT;
 		}
 		if (strcmp(what, "off") || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
@@ -172,7 +174,7 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			return CCS_EINPUT;
 		}
 	}
-	if (at_s >= 0) {
+	if (at_s >= 0 && k != 3 && k != 4) {
 		int sw = t->dev[a].kind == CCS_DEV_NETSW || t->dev[a].kind == CCS_DEV_SUSW || t->dev[a].kind == CCS_DEV_PCISW;
 		int ok = (k == 0 && (down || f > 0)) || (k == 1 && t->dev[a].kind == CCS_DEV_NIC && (down || f > 0)) ||
 		         (k == 2 && down && sw);
@@ -181,8 +183,9 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			return CCS_EINPUT;
 		}
 		if (!ok) {
-			snprintf(err, errn, "fault '%s': only a link, nic or switch going down or to a share ('50%%') can strike "
-			         "during a run ('@'); the others apply from the start", spec);
+			snprintf(err, errn, "fault '%s': only bandwidth faults (a link, nic or switch down or at a share, a pcie "
+			         "link's width or generation, a straggler's memory share) can strike during a run ('@'); the others "
+			         "apply from the start", spec);
 			return CCS_EINPUT;
 		}
 		if (k == 0) {
@@ -194,7 +197,7 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 				return CCS_EINPUT;
 			}
 		}
-		int rc = add_timed(t, spec, k, a, b, down ? 0 : f, at_s);
+		int rc = add_timed(t, spec, k, a, b, down ? 0 : f, at_s, -1, 1);
 		if (rc)
 			snprintf(err, errn, "out of memory");
 		return rc;
@@ -271,6 +274,14 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			double r = width ? (v < lanes ? (double)v / lanes : 1) : pow(2.0, (double)v - cur);
 			if (r > 1)
 				r = 1;
+			if (at_s >= 0) {
+				/* strikes later: this link at its share from then on */
+				if (add_timed(t, spec, 4, t->adj[j], 0, r, at_s, -1, 0)) {
+					snprintf(err, errn, "out of memory");
+					return CCS_ENOMEM;
+				}
+				continue;
+			}
 			x->bw_Bps *= r;
 			if (width && v < lanes)
 				x->lanes = (uint16_t)v;   /* trained width: a later gen fault reads the rate per lane */
@@ -278,6 +289,12 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		if (!hit) {
 			snprintf(err, errn, "fault '%s': '%s' has no pcie link", spec, t->dev[a].name);
 			return CCS_EINPUT;
+		}
+		if (at_s >= 0) {
+			int rc = note_fault(t, spec);
+			if (rc)
+				snprintf(err, errn, "out of memory");
+			return rc;
 		}
 		break;
 	}
@@ -293,6 +310,12 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 				         spec, t->dev[a].name);
 				return CCS_EINPUT;
 			}
+			if (at_s >= 0) {
+				int rc = add_timed(t, spec, 5, 0, 0, sf, at_s, g, 1);
+				if (rc)
+					snprintf(err, errn, "out of memory");
+				return rc;
+			}
 			t->dev[a].bw_Bps *= sf;
 			int rc = note_fault(t, spec);
 			if (rc)
@@ -302,6 +325,10 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		if (g < 0 || ccs_parse_qty(what, CCS_QTY_TIME, &d, e2, sizeof e2) || d < 0) {
 			snprintf(err, errn, "fault '%s': %s", spec,
 			         g < 0 ? "not a gpu" : "a straggler starts late by a time (20us) or reduces at a share of its memory rate (50%)");
+			return CCS_EINPUT;
+		}
+		if (at_s >= 0) {
+			snprintf(err, errn, "fault '%s': a straggler's late start applies from the start (no '@')", spec);
 			return CCS_EINPUT;
 		}
 		t->gpu[g].delay_s += d;
@@ -326,6 +353,8 @@ int ccs_fault_settle(struct ccs_topo *t, uint32_t upto)
 		for (uint32_t j = 0; j < x->nlink; j++)
 			t->link[x->link[j]].bw_Bps *= x->share;
 		/* as ccs_fault_apply: a nic's port speed too; -1 marks it dead */
+		if (x->gpu_mem >= 0)
+			t->dev[t->gpu[x->gpu_mem].dev].bw_Bps *= x->share;
 		if (x->nic != UINT32_MAX && t->dev[x->nic].bw_Bps > 0)
 			t->dev[x->nic].bw_Bps = x->share > 0 ? t->dev[x->nic].bw_Bps * x->share : -1;
 		else if (x->nic != UINT32_MAX && !(x->share > 0))

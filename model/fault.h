@@ -24,9 +24,11 @@
 **   gdr:GPU:off, gdr:all:off  GPUDirect RDMA off: the GPU's network traffic
 **                          is staged through host memory, so it goes up to
 **                          its CPU and down again to the NIC
-** Any link, nic or switch fault that changes bandwidth may strike during
-** the run instead, KIND:TARGET:WHAT@TIME (link:leaf0-spine0:down@200us,
-** nic:node1/nic3:50%@1ms): the topology stays healthy and keeps it in
+** Any fault that changes bandwidth (a link, nic or switch down or at a
+** share, a pcie width or generation, a straggler's memory share) may
+** strike during the run instead, KIND:TARGET:WHAT@TIME
+** (link:leaf0-spine0:down@200us, nic:node1/nic3:50%@1ms): the topology
+** stays healthy and keeps it in
 ** t->timed for the simulator, which then changes the links' capacities,
 ** moves the flows crossing a dead link to a live route (the fabric's
 ** rerouting; a NIC's GPUs keep it, as a running NCCL communicator does)

@@ -154,13 +154,14 @@ struct ccs_topo {
 
 /* A fault that strikes at a time into every simulated run (model/fault.h,
  * KIND:TARGET:WHAT@TIME): from at_s on, each of the links carries that
- * share of the bandwidth it had (0: down).  The topology itself stays as
+ * share of the bandwidth it had (0: down), or the GPU's memory runs at it.  The topology itself stays as
  * it was: the closed form and NCCL's choices see the healthy hardware. */
 struct ccs_timed_fault {
 	double at_s;
 	const char *spec;
 	double share;
 	uint32_t nic;               /* a nic fault's device (its port speed too), else UINT32_MAX */
+	int32_t gpu_mem;            /* a straggler's GPU whose memory takes the share, else -1 */
 	uint32_t nlink;
 	uint32_t *link;
 };

@@ -75,7 +75,9 @@ static int strike(struct run *r, struct ccs_fabric *fab, const struct ccs_sched 
 	const double *cap = ccs_fabric_caps(fab);
 	int dead = 0;
 	for (uint32_t i = 0; i < nchg; i++) {
-		CCS_TRY(ccs_flows_set_cap(r->fl, chg[i], cap[chg[i]], now));
+		/* a memory's capacity counts bytes sent (as at the start) */
+		double cv = ccs_fabric_is_mem(fab, chg[i]) && s->mem_per_byte > 0 ? cap[chg[i]] / s->mem_per_byte : cap[chg[i]];
+		CCS_TRY(ccs_flows_set_cap(r->fl, chg[i], cv, now));
 		dead |= !(cap[chg[i]] > 0);
 	}
 	for (uint32_t id = 0; dead && id < ccs_flows_count(r->fl); id++) {

@@ -105,6 +105,10 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 			f->cap[2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + g] = b > 0 ? b : 1e18;
 			f->slow_mem[g] = b > 0 && b < fast;
 		}
+		/* a GPU whose memory slows during the run has the resource from the start */
+		for (uint32_t i = 0; i < t->ntimed; i++)
+			if (t->timed[i].gpu_mem >= 0 && t->dev[t->gpu[t->timed[i].gpu_mem].dev].bw_Bps > 0)
+				f->slow_mem[t->timed[i].gpu_mem] = 1;
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
@@ -113,7 +117,7 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 		 * the GPUs at their ends */
 		size_t most = 0;
 		for (uint32_t i = 0; i < t->ntimed; i++)
-			most += 4 * (size_t)t->timed[i].nlink;
+			most += 4 * (size_t)t->timed[i].nlink + 1;
 		f->cap0 = ccs_malloc(((size_t)f->nres + 1) * sizeof *f->cap0);
 		f->changed = ccs_malloc((most + 1) * sizeof *f->changed);
 		if (!f->cap0 || !f->changed) {
@@ -183,6 +187,11 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 	*spec = t->timed[f->next_timed].spec;
 	while (f->next_timed < t->ntimed && ccs_fabric_next_fault(f) == at) {
 		const struct ccs_timed_fault *x = &t->timed[f->next_timed++];
+		if (x->gpu_mem >= 0 && f->slow_mem[x->gpu_mem]) {
+			uint32_t r = 4 * f->ngpu + 2 * t->nlink + (uint32_t)x->gpu_mem;
+			f->cap[r] *= x->share;
+			changed(f, r);
+		}
 		for (uint32_t i = 0; i < x->nlink; i++) {
 			uint32_t l = x->link[i], r = 2 * f->ngpu + 2 * l;
 			f->cap[r] *= x->share;
