@@ -52,7 +52,7 @@ struct job {
 	struct ccs_comm c;
 	int built;
 	double alone_s, shared_s, model_s;
-	char algo_txt[40];
+	char algo_txt[64];
 };
 
 /* A schedule with its ranks renamed: rank r of the inner one is world rank
@@ -367,13 +367,21 @@ static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t err
 		return CCS_EINPUT;
 	}
 	j->model_s = cc.time_s;
-	snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
 	struct ccs_sched in;
 	const char *why = NULL;
-	if (ccs_sched_build(&j->c, j->coll, a, q, 0, j->bytes, &in, &why)) {
+	/* NCCL's pick, or (given no algorithm) its next choice with a schedule */
+	int sa = a, sq = q;
+	int rc = j->algo >= 0 ? ccs_sched_build(&j->c, j->coll, a, q, 0, j->bytes, &in, &why)
+	                      : ccs_sched_build_next(&j->c, j->coll, j->bytes, am, pm, &sa, &sq, &in, &why);
+	if (rc) {
 		snprintf(err, errn, "job '%s': %s", j->name, why ? why : "out of memory");
-		return CCS_EINPUT;
+		return rc == CCS_ENOMEM ? CCS_ENOMEM : CCS_EINPUT;
 	}
+	if (sa != a || sq != q)
+		snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s (sim %s/%s)", ccs_algo_name[a], ccs_proto_name[q],
+		         ccs_algo_name[sa], ccs_proto_name[sq]);
+	else
+		snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
 	return remap_wrap(&in, j->c.rank_gpu, out);
 }
 
