@@ -33,11 +33,13 @@ static void usage(FILE *f)
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
-	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N]\n"
+	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N] [--spray K]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "       ccsim simulate -t TOPO --job name=A,gpus=0-7|nodes=0-3|rails=0-3|size=N,coll=C,bytes=B[,algo=,proto=]...\n"
-	        "                [--isolation packed|domains|rails]   (jobs at once on one fabric; docs/faults.md)\n"
+	        "                [--isolation packed|domains|rails|planes] (jobs at once on one fabric; docs/faults.md)\n"
 	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
+	        "--spray K moves each transfer between groups as K parts over K equal-cost paths (packet\n"
+	        "spraying, adaptive routing; default 1: per-flow ECMP by hash);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
 	        "simulate lowers every algorithm above (ring also AllGather and ReduceScatter; pat, rd, rhd,\n"
 	        "bruck AllGather/ReduceScatter; direct, pairwise, bruck AllToAll) into per-rank schedules of\n"
@@ -137,6 +139,9 @@ static int timed_rows(const char *topo, const struct ccs_sets *sets, const struc
                       const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct row *rows,
                       size_t nrows);
 
+/* --spray K: parts per transfer between groups (1: per-flow ECMP) */
+static uint32_t spray_k = 1;
+
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
@@ -206,6 +211,18 @@ static int run_coll(int argc, char **argv, int sim)
 				goto out;
 			}
 			sched_path[nsched++] = argv[++i];
+			continue;
+		}
+		if (sim && !strcmp(a, "--spray")) {
+			char *e2;
+			long x = i + 1 < argc ? strtol(argv[i + 1], &e2, 10) : 0;
+			if (i + 1 >= argc || *e2 || x < 1 || x > 64) {
+				fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 (per-flow ECMP) to 64\n",
+				        me);
+				goto out;
+			}
+			spray_k = (uint32_t)x;
+			i++;
 			continue;
 		}
 		if (sim && !strcmp(a, "--concurrent")) {
@@ -713,6 +730,7 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 		fprintf(stderr, "%s: out of memory\n", me);
 		return -1;
 	}
+	ccs_fabric_set_spray(*fab, spray_k);
 	struct ccs_sched s;
 	const char *why = NULL;
 	struct ccs_sched part[64];
@@ -932,6 +950,7 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		fprintf(stderr, "%s: out of memory\n", me);
 		goto out;
 	}
+	ccs_fabric_set_spray(fab, spray_k);
 	char title[256];
 	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 	struct ccs_sim_stats st;

@@ -6,12 +6,90 @@
 
 enum { EV_READY, EV_DONE, EV_FAULT };
 
+/* Parts of sprayed transfers still moving, by op: open addressing. */
+struct part_ent {
+	uint64_t op;
+	uint32_t left;              /* 0: empty slot */
+};
+
 struct run {
 	const char *struck;         /* the last timed fault that struck */
+	uint32_t spray;             /* parts per network transfer (ccs_fabric_spray), 1: none */
+	struct part_ent *parts;
+	uint32_t pcap, pn;
 	struct ccs_evq q;
 	struct ccs_flows *fl;
 	struct ccs_sim_stats *st;
 };
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ull;
+	x ^= x >> 27;
+	return x;
+}
+
+static struct part_ent *part_slot(struct run *r, uint64_t op)
+{
+	uint32_t i = (uint32_t)(mix64(op) & (r->pcap - 1));
+	while (r->parts[i].left && r->parts[i].op != op)
+		i = (i + 1) & (r->pcap - 1);
+	return &r->parts[i];
+}
+
+static int part_add(struct run *r, uint64_t op, uint32_t k)
+{
+	if ((r->pn + 1) * 2 > r->pcap) {
+		uint32_t oc = r->pcap;
+		struct part_ent *old = r->parts;
+		uint32_t nc = oc ? oc * 2 : 64;
+		r->parts = ccs_calloc(nc, sizeof *r->parts);
+		if (!r->parts) {
+			r->parts = old;
+			return CCS_ENOMEM;
+		}
+		r->pcap = nc;
+		for (uint32_t i = 0; i < oc; i++)
+			if (old[i].left)
+				*part_slot(r, old[i].op) = old[i];
+		ccs_free(old);
+	}
+	struct part_ent *e = part_slot(r, op);
+	e->op = op;
+	e->left = k;
+	r->pn++;
+	return CCS_OK;
+}
+
+/* One part of op finished: 1 when it was the last (the entry goes, the
+ * cluster after it shifted back), else 0. */
+static int part_done(struct run *r, uint64_t op)
+{
+	if (!r->pcap)
+		return 1;
+	struct part_ent *e = part_slot(r, op);
+	if (!e->left)
+		return 1;               /* not sprayed */
+	if (--e->left)
+		return 0;
+	uint32_t i = (uint32_t)(e - r->parts), j = i;
+	for (;;) {
+		j = (j + 1) & (r->pcap - 1);
+		if (!r->parts[j].left)
+			break;
+		uint32_t h = (uint32_t)(mix64(r->parts[j].op) & (r->pcap - 1));
+		/* move j back to i when its home is not in (i, j] */
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			r->parts[i] = r->parts[j];
+			r->parts[j].left = 0;
+			i = j;
+		}
+	}
+	r->parts[i].left = 0;
+	r->pn--;
+	return 1;
+}
 
 static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
 {
@@ -23,12 +101,12 @@ static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
  * schedule times it and the fabric has it); CCS_EINPUT when it has no path
  * over live resources. */
 static int route_op(struct ccs_fabric *fab, const struct ccs_sched *s, uint64_t id, const struct ccs_op *op,
-                    uint32_t *res, int *n)
+                    uint32_t way, uint32_t *res, int *n)
 {
 	int rc = CCS_OK;
 	*n = 0;
 	if (op->kind == CCS_OP_XFER) {
-		rc = ccs_fabric_route(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel, res, n);
+		rc = ccs_fabric_route_way(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel, way, res, n);
 		if (!rc && op->sm && *n + 2 <= CCS_FLOW_MAXPATH)
 			ccs_fabric_copy(fab, op->src, op->dst, res, n);
 		uint32_t m = op->src >= 0 ? ccs_fabric_mem(fab, op->src) : UINT32_MAX;
@@ -91,7 +169,8 @@ static int strike(struct run *r, struct ccs_fabric *fab, const struct ccs_sched 
 		uint32_t res[CCS_FLOW_MAXPATH];
 		int m;
 		s->get(s, ccs_flows_tag(r->fl, id), &op);
-		if (route_op(fab, s, ccs_flows_tag(r->fl, id), &op, res, &m)) {
+		uint32_t way = r->spray > 1 && op.kind == CCS_OP_XFER && ccs_fabric_crosses(fab, op.src, op.dst) ? id % r->spray : 0;
+		if (route_op(fab, s, ccs_flows_tag(r->fl, id), &op, way, res, &m)) {
 			hang_msg(fab, &op, spec, now, err, errn);
 			return CCS_EINPUT;
 		}
@@ -116,6 +195,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	r.st = st;
 	ccs_evq_init(&r.q);
 	ccs_fabric_rewind(fab);
+	r.spray = ccs_fabric_spray(fab);
 	uint8_t *cnt = NULL;
 	int rc = ccs_flows_new(&r.fl, ccs_fabric_nres(fab), ccs_fabric_caps(fab));
 	if (rc)
@@ -186,12 +266,16 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				opid = ccs_flows_tag(r.fl, f);
 				done_bytes = ccs_flows_bytes(r.fl, f);
 				ccs_flows_remove(r.fl, f, now);
+				if (!part_done(&r, opid)) {
+					st->bytes_received += done_bytes;
+					continue;       /* other parts of a sprayed transfer still move */
+				}
 			} else {
 				struct ccs_op op;
 				s->get(s, ev.id, &op);
 				uint32_t res[CCS_FLOW_MAXPATH];
 				int n = 0;
-				if (route_op(fab, s, ev.id, &op, res, &n)) {
+				if (route_op(fab, s, ev.id, &op, 0, res, &n)) {
 					hang_msg(fab, &op, r.struck, now, err, errn);
 					rc = CCS_EINPUT;
 					goto out;
@@ -200,9 +284,25 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 					hooks->op_start(hooks->ctx, ev.id, &op, now);
 				if (op.kind != CCS_OP_DELAY) {
 					uint32_t fid;
-					if ((rc = ccs_flows_add(r.fl, res, n, op.bytes, ev.id, now, &fid)))
+					/* sprayed: K parts over K of the equal paths, done when all are */
+					uint32_t K = r.spray > 1 && op.kind == CCS_OP_XFER && op.bytes > 0 &&
+					             ccs_fabric_crosses(fab, op.src, op.dst) ? r.spray : 1;
+					for (uint32_t w = 1; w < K; w++) {
+						uint32_t pr[CCS_FLOW_MAXPATH];
+						int pn = 0;
+						if (route_op(fab, s, ev.id, &op, w, pr, &pn)) {
+							hang_msg(fab, &op, r.struck, now, err, errn);
+							rc = CCS_EINPUT;
+							goto out;
+						}
+						if ((rc = ccs_flows_add(r.fl, pr, pn, op.bytes / K, ev.id, now, &fid)))
+							goto out;
+					}
+					if (K > 1 && (rc = part_add(&r, ev.id, K)))
 						goto out;
-					st->flows++;
+					if ((rc = ccs_flows_add(r.fl, res, n, op.bytes / K, ev.id, now, &fid)))
+						goto out;
+					st->flows += K;
 					st->bytes_sent += op.bytes;
 					uint32_t a = ccs_flows_active(r.fl);
 					if (a > st->max_active)
@@ -252,6 +352,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	rc = CCS_OK;
 out:
 	ccs_free(cnt);
+	ccs_free(r.parts);
 	ccs_evq_release(&r.q);
 	if (flows_out && rc == CCS_OK)
 		*flows_out = r.fl;

@@ -375,7 +375,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 			rc = CCS_EINPUT;
 			goto out;
 		}
-		uint32_t pick = cand[nc > 1 ? mix(hash + (uint64_t)u) % nc : 0];
+		uint32_t pick = cand[nc > 1 ? (mix(hash + (uint64_t)u) + (net ? f->cur_way : 0)) % nc : 0];
 		res[(*n)++] = dir_res(f, pick, u);
 		u = ccs_link_other(&t->link[pick], u);
 	}
@@ -435,8 +435,22 @@ int ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n)
 	return CCS_OK;
 }
 
+void ccs_fabric_set_spray(struct ccs_fabric *f, uint32_t K) { f->spray = K; }
+uint32_t ccs_fabric_spray(const struct ccs_fabric *f) { return f->spray > 1 ? f->spray : 1; }
+
+int ccs_fabric_crosses(const struct ccs_fabric *f, int a, int b)
+{
+	return f->c->rank_group[a] != f->c->rank_group[b];
+}
+
 int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
                      uint32_t *res, int *n)
+{
+	return ccs_fabric_route_way(f, a, b, nic_a, nic_b, salt, 0, res, n);
+}
+
+int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
+                         uint32_t way, uint32_t *res, int *n)
 {
 	const struct ccs_comm *c = f->c;
 	const struct ccs_topo *t = f->t;
@@ -469,7 +483,9 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 		nic_b = t->gpu[gb].nic_count ? t->gnic[t->gpu[gb].nic_first].nic : UINT32_MAX;
 	uint64_t key = ((uint64_t)ga * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)gb << 21) ^ ((uint64_t)nic_a << 42) ^
 	               ((uint64_t)nic_b * 0xc2b2ae3d27d4eb4full) ^ ((uint64_t)salt << 7);
-	struct route_entry *e = cache_slot(f, key);
+	/* the cache tells the parts apart; the hash of the path does not */
+	uint64_t ckey = way ? key ^ mix((uint64_t)way * 0xd6e8feb86659fd93ull) : key;
+	struct route_entry *e = cache_slot(f, ckey);
 	if (e->used) {
 		memcpy(res, e->res, e->n * sizeof *res);
 		*n = e->n;
@@ -490,9 +506,11 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 			da = t->gpu[proxy].dev;
 		}
 		rc = host_path(f, proxy != UINT32_MAX ? proxy : ga, da, nic_a, key, res, n);
+		f->cur_way = way;
 		if (!rc)
 			rc = path(f, nic_a, nic_b, 1, key, res, n);
 		f->cur_planes = 0;
+		f->cur_way = 0;
 		if (!rc)
 			rc = host_path(f, gb, nic_b, db, key, res, n);
 	}
@@ -500,10 +518,10 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 		return rc;
 	if (f->rc_n * 2 >= f->rc_cap) {
 		CCS_TRY(cache_grow(f));
-		e = cache_slot(f, key);
+		e = cache_slot(f, ckey);
 	}
 	e->used = 1;
-	e->key = key;
+	e->key = ckey;
 	e->n = (uint8_t)*n;
 	memcpy(e->res, res, *n * sizeof *res);
 	f->rc_n++;

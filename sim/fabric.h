@@ -76,6 +76,19 @@ int      ccs_fabric_live(const struct ccs_fabric *f, uint32_t res);
  * resources; *n their count.  Returns CCS_OK or CCS_EINPUT when no path. */
 int  ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
                       uint32_t *res, int *n);
+/* The same for one part of a sprayed transfer: at every choice among equal
+ * next hops, part 'way' takes the hashed pick shifted by way, so parts
+ * 0..K-1 spread over K of the paths (way 0 is ccs_fabric_route's). */
+int  ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
+                          uint32_t way, uint32_t *res, int *n);
+/* Sprayed routing (packet spraying, adaptive routing): each transfer
+ * between groups moves as K equal parts over K of the equal-cost paths
+ * (ccs_fabric_route_way), done when all are; K <= 1: per-flow ECMP (the
+ * default). */
+void     ccs_fabric_set_spray(struct ccs_fabric *f, uint32_t K);
+uint32_t ccs_fabric_spray(const struct ccs_fabric *f);
+/* Whether a's and b's transfers cross the network (different groups). */
+int  ccs_fabric_crosses(const struct ccs_fabric *f, int a, int b);
 /* Rank a's way to the network for in-network reduction: its host path to
  * nic (UINT32_MAX: its best) and the NIC's link to its switch, up (down 0)
  * or the reverse (down 1).  Switch-to-switch links of the aggregation

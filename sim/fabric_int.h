@@ -20,6 +20,8 @@ struct ccs_fabric {
 	uint8_t *slow_mem;           /* per GPU: memory slower than the communicator's fastest */
 	uint32_t *planes;            /* per GPU: network planes its flows may use (bit p), 0: all; NULL: none set */
 	uint32_t cur_planes;         /* of the route being searched */
+	uint32_t cur_way;            /* its part of a sprayed transfer */
+	uint32_t spray;              /* parts per network transfer; <= 1: per-flow ECMP */
 	uint32_t *gpu_at;            /* node x L + local -> GPU (UINT32_MAX: none) */
 	int32_t L;                   /* 1 + the largest local index */
 	/* scratch for searches */
