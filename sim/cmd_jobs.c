@@ -386,8 +386,9 @@ static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t err
 }
 
 /* Confine each job's GPUs to its planes on fab (nothing without planes). */
-static int set_planes(struct ccs_fabric *fab, const struct job *jobs, int n)
+static int set_planes(struct ccs_fabric *fab, const struct job *jobs, int n, uint32_t spray)
 {
+	ccs_fabric_set_spray(fab, spray);
 	for (int k = 0; k < n; k++)
 		for (int i = 0; i < jobs[k].n && jobs[k].planes; i++)
 			CCS_TRY(ccs_fabric_set_planes(fab, jobs[k].gpus[i], jobs[k].planes));
@@ -398,6 +399,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 {
 	const char *topo = NULL, *specs[MAXJOBS];
 	int nspec = 0, iso = ISO_PACKED;
+	uint32_t spray = 1;
 	struct ccs_sets sets;
 	ccs_sets_init(&sets);
 	for (int i = 1; i < argc; i++) {
@@ -408,9 +410,20 @@ int ccs_cmd_jobs(int argc, char **argv)
 		}
 		if (r)
 			continue;
-		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--job") || !strcmp(argv[i], "--isolation")) && i + 1 < argc) {
+		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--job") || !strcmp(argv[i], "--isolation") ||
+		     !strcmp(argv[i], "--spray")) && i + 1 < argc) {
 			if (argv[i][1] == 't')
 				topo = argv[++i];
+			else if (argv[i][2] == 's') {
+				char *e2;
+				long x = strtol(argv[++i], &e2, 10);
+				if (*e2 || x < 1 || x > 64) {
+					fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 to 64\n", me);
+					ccs_sets_release(&sets);
+					return 2;
+				}
+				spray = (uint32_t)x;
+			}
 			else if (argv[i][2] == 'i') {
 				const char *v = argv[++i];
 				iso = !strcmp(v, "packed") ? ISO_PACKED : !strcmp(v, "domains") ? ISO_DOMAINS
@@ -429,8 +442,8 @@ int ccs_cmd_jobs(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --isolation POLICY, --set and "
-			        "--fault; got '%s'\n",
+			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --isolation POLICY, --spray K, "
+			        "--set and --fault; got '%s'\n",
 			        me, argv[i]);
 			ccs_sets_release(&sets);
 			return 2;
@@ -515,7 +528,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 		struct ccs_sched s;
 		struct ccs_sim_stats st;
 		if ((rc = job_sched(&jobs[k], &s, err, sizeof err)) || (rc = ccs_fabric_new(&world, &fab)) ||
-		    (rc = set_planes(fab, &jobs[k], 1))) {
+		    (rc = set_planes(fab, &jobs[k], 1, spray))) {
 			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
 			rc = 1;
 			goto out;
@@ -557,7 +570,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 	struct ccs_sim_stats st;
 	rc = ccs_fabric_new(&world, &fab);
 	if (!rc)
-		rc = set_planes(fab, jobs, nspec);
+		rc = set_planes(fab, jobs, nspec, spray);
 	if (!rc)
 		rc = ccs_sim_run_hooked(fab, &all, &st, NULL, &h, err, sizeof err);
 	all.release(&all);
