@@ -32,31 +32,40 @@
 #include <string.h>
 
 #define CCS_TREE_MAXCHUNKS 256
+/* pieces a channel's chains move at least (LL, LL128), at most per chunk */
+#ifndef TREE_PIECES
+#define TREE_PIECES 32
+#endif
+#define TREE_MAXJ 16
 
 struct tree_sched {
-	int n, C, K;
+	int n, C, K, J;
 	int V;                      /* variants: one per channel */
 	int32_t **parent;           /* per variant: rank's parent, -1 at the root */
 	int32_t **child;            /* per variant: 3 children per rank */
 	uint8_t **nchild;
 	const int32_t *group;       /* the communicator's rank_group */
-	double bytes, bytes_intra;   /* per op on the wire: network hops, chains */
+	double bytes, bytes_intra;   /* per op on the wire: network hops, chains (whole chunks) */
 	double d_intra, d_inter, d_base, sync;
 };
 
-static void ts_split(const struct tree_sched *ts, uint64_t id, int *c, int *k, int *r, int *down)
+/* Op ids: ((((c K + k) J + j) n + r) << 1) | down, j the piece of chunk k. */
+static void ts_split(const struct tree_sched *ts, uint64_t id, int *c, int *k, int *j, int *r, int *down)
 {
 	uint64_t x = id >> 1;
 	*down = (int)(id & 1);
 	*r = (int)(x % (uint64_t)ts->n);
-	uint64_t ck = x / (uint64_t)ts->n;
-	*k = (int)(ck % (uint64_t)ts->K);
-	*c = (int)(ck / (uint64_t)ts->K);
+	x /= (uint64_t)ts->n;
+	*j = (int)(x % (uint64_t)ts->J);
+	x /= (uint64_t)ts->J;
+	*k = (int)(x % (uint64_t)ts->K);
+	*c = (int)(x / (uint64_t)ts->K);
 }
 
-static uint64_t ts_id(const struct tree_sched *ts, int c, int k, int r, int down)
+static uint64_t ts_id(const struct tree_sched *ts, int c, int k, int j, int r, int down)
 {
-	return ((((uint64_t)c * (uint64_t)ts->K + (uint64_t)k) * (uint64_t)ts->n + (uint64_t)r) << 1) | (uint64_t)down;
+	return ((((((uint64_t)c * (uint64_t)ts->K + (uint64_t)k) * (uint64_t)ts->J + (uint64_t)j) * (uint64_t)ts->n +
+	          (uint64_t)r)) << 1) | (uint64_t)down;
 }
 
 /* Channel c has its own tree and chains (below). */
@@ -66,17 +75,32 @@ static int variant(const struct tree_sched *ts, int c)
 	return c;
 }
 
+/* r's hop (to its parent up, from it down) crosses groups. */
+static int is_net(const struct tree_sched *ts, int t, int r)
+{
+	int par = ts->parent[t][r];
+	return par >= 0 && ts->group[r] != ts->group[par];
+}
+
+/* A network hop moves whole chunks (the proxy sends a step once it is
+ * complete): its pieces before the last are placeholders that only keep
+ * the hop's order; the last moves the chunk. */
+static int placeholder(const struct tree_sched *ts, int t, int r, int j)
+{
+	return j < ts->J - 1 && is_net(ts, t, r);
+}
+
 static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct tree_sched *ts = s->ctx;
-	int c, k, r, down;
-	ts_split(ts, id, &c, &k, &r, &down);
+	int c, k, j, r, down;
+	ts_split(ts, id, &c, &k, &j, &r, &down);
 	int t = variant(ts, c);
 	int par = ts->parent[t][r];
 	memset(op, 0, sizeof *op);
 	op->channel = (uint32_t)c;
 	op->nic_src = op->nic_dst = UINT32_MAX;
-	if (par < 0) {
+	if (par < 0 || placeholder(ts, t, r, j)) {
 		op->kind = CCS_OP_DELAY;
 		op->src = op->dst = r;
 		return;
@@ -85,40 +109,85 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->src = down ? par : r;
 	op->dst = down ? r : par;
 	int inter = ts->group[r] != ts->group[par];
-	op->bytes = inter ? ts->bytes : ts->bytes_intra;
+	op->bytes = inter ? ts->bytes : ts->bytes_intra / ts->J;
 	/* the first chunk pays the hop's latency (NCCL's per-hop figure, its
 	 * step work included); later ones arrive while the receiver works on
 	 * earlier ones (NCCL_STEPS-deep buffers) and pay the step work only */
-	op->delay_s = k == 0 ? (inter ? ts->d_inter : ts->d_intra) : 0;
-	if (k == 0 && !down && ts->nchild[t][r] == 0)
+	int first = k == 0 && (inter || j == 0);
+	op->delay_s = first ? (inter ? ts->d_inter : ts->d_intra) : 0;
+	if (first && !down && ts->nchild[t][r] == 0)
 		op->delay_s += ts->d_base;
+}
+
+/* The op before (k, j) on the same hop: 1 when there is one. */
+static int prev_piece(const struct tree_sched *ts, int k, int j)
+{
+	(void)ts;
+	return k > 0 || j > 0;
 }
 
 static int ts_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct tree_sched *ts = s->ctx;
-	int c, k, r, down, n = 0;
-	ts_split(ts, id, &c, &k, &r, &down);
-	int t = variant(ts, c);
+	int c, k, j, r, down, n = 0;
+	ts_split(ts, id, &c, &k, &j, &r, &down);
+	int t = variant(ts, c), J = ts->J;
+	/* the next piece on the same hop */
+	if (j + 1 < J)
+		out[n++] = ts_id(ts, c, k, j + 1, r, down);
+	else if (k + 1 < ts->K)
+		out[n++] = ts_id(ts, c, k + 1, 0, r, down);
+	if (placeholder(ts, t, r, j))
+		return n;
+	int par = ts->parent[t][r];
 	if (!down) {
-		int par = ts->parent[t][r];
-		out[n++] = par >= 0 ? ts_id(ts, c, k, par, 0) : ts_id(ts, c, k, r, 1);
-	} else {
-		for (int j = 0; j < ts->nchild[t][r]; j++)
-			out[n++] = ts_id(ts, c, k, ts->child[t][3 * r + j], 1);
+		if (par < 0)
+			out[n++] = ts_id(ts, c, k, j, r, 1);
+		else if (is_net(ts, t, r)) {
+			/* j == J - 1 here: the parent's network op, or every piece
+			 * of the root's reduction */
+			if (ts->parent[t][par] < 0)
+				for (int y = 0; y < J; y++)
+					out[n++] = ts_id(ts, c, k, y, par, 0);
+			else
+				out[n++] = ts_id(ts, c, k, J - 1, par, 0);
+		}
+		else if (!placeholder(ts, t, par, j))
+			out[n++] = ts_id(ts, c, k, j, par, 0);
+		return n;
 	}
-	if (k + 1 < ts->K)
-		out[n++] = ts_id(ts, c, k + 1, r, down);
+	for (int x = 0; x < ts->nchild[t][r]; x++) {
+		int ch = ts->child[t][3 * r + x];
+		if (is_net(ts, t, ch)) {
+			if (j == J - 1)
+				out[n++] = ts_id(ts, c, k, J - 1, ch, 1);
+		} else if (par >= 0 && is_net(ts, t, r)) {
+			/* r got the whole chunk at once: every piece of its chain child may go */
+			for (int y = 0; y < J; y++)
+				out[n++] = ts_id(ts, c, k, y, ch, 1);
+		} else
+			out[n++] = ts_id(ts, c, k, j, ch, 1);
+	}
 	return n;
 }
 
 static uint32_t ts_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct tree_sched *ts = s->ctx;
-	int c, k, r, down;
-	ts_split(ts, id, &c, &k, &r, &down);
-	uint32_t d = k > 0;
-	return d + (down ? 1u : ts->nchild[variant(ts, c)][r]);
+	int c, k, j, r, down;
+	ts_split(ts, id, &c, &k, &j, &r, &down);
+	int t = variant(ts, c);
+	uint32_t d = (uint32_t)prev_piece(ts, k, j);
+	if (placeholder(ts, t, r, j))
+		return d;
+	if (down)
+		return d + 1;           /* the parent's piece (or the whole chunk), or the root's own up */
+	int root = ts->parent[t][r] < 0;
+	for (int x = 0; x < ts->nchild[t][r]; x++) {
+		int ch = ts->child[t][3 * r + x];
+		d += !is_net(ts, t, ch) || j == ts->J - 1 || root;
+	}
+	return d;
 }
 
 static void ts_release(struct ccs_sched *s)
@@ -162,6 +231,7 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 	if (!ts || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	ts->n = n;
+	ts->J = 1;
 	ts->C = channels > 0 ? channels : rails ? c->nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
 	if (ts->C < 1)
 		ts->C = 1;
@@ -234,7 +304,7 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		ts->d_intra = 0;
 		ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
 		ts->sync = 0;
-		s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)n * 2;
+		s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)ts->J * (uint64_t)n * 2;
 		s->get = ts_get;
 		s->succ = ts_succ;
 		s->ndeps = ts_ndeps;
@@ -281,7 +351,15 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		if (share > 0)
 			ts->bytes_intra += sync * c->b_su / (share * ts->C);
 	}
-	s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)n * 2;
+	/* LL and LL128 forward each line as it arrives (cut-through inside a
+	 * node): the chains move each chunk in J pieces, so that a chunk
+	 * crosses a chain in about one piece time per hop, not one chunk time;
+	 * the network still moves whole chunks */
+	if (proto != CCS_PROTO_SIMPLE && c->p > 1) {
+		int J = ts->K >= TREE_PIECES ? 1 : (TREE_PIECES + ts->K - 1) / ts->K;
+		ts->J = J > TREE_MAXJ ? TREE_MAXJ : J;
+	}
+	s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)ts->J * (uint64_t)n * 2;
 	s->get = ts_get;
 	s->succ = ts_succ;
 	s->ndeps = ts_ndeps;

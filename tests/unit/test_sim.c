@@ -536,10 +536,11 @@ static void test_rounds(void)
  * 64 KiB to 1 GiB: the simulation is within 1% of the closed form from
  * 64 MiB on, where each channel's pipeline holds many chunks.  Below, the
  * pipeline holds a few (LL's 32 KiB chunk: 1 to 8), its fill is only
- * approximated by the closed form (docs/simulator.md), and the simulation
- * is slower by at most 10% (Simple, LL128) or 25% (LL), never faster by
- * more than 1%: measured 2026-11-30, 0.5% median, 24% worst (LL, 1 MiB,
- * 3 nodes). */
+ * approximated by the closed form (docs/simulator.md): measured
+ * 2026-11-30 (fifth session, LL and LL128 chains cut-through) Simple -0.0%
+ * to +5.0%, LL128 -2.4% to +3.5%, LL -5.4% to +16.4% (512 KiB, 2 nodes:
+ * one chunk per channel, whose two network crossings the closed form does
+ * not serialise); the bounds below hold these with a little room. */
 static void test_tree_nodes(void)
 {
 	static const int nodes_list[] = { 2, 3, 4, 8 };
@@ -559,11 +560,16 @@ static void test_tree_nodes(void)
 				if (!ok || ts <= 0)
 					continue;
 				double err = ts / cc.time_s - 1;
-				double tol = k >= 26 ? 0.01 : q == CCS_PROTO_LL ? 0.25 : 0.10;
-				if (!(err >= -0.01 && err <= tol))
+				/* below 64 MiB: LL and LL128 chains forward pieces as they
+				 * arrive (cut-through) and the closed form's fill was fitted
+				 * to store-and-forward ones, so they may come out a little
+				 * faster too */
+				double tol = k >= 26 ? 0.01 : q == CCS_PROTO_LL ? 0.18 : q == CCS_PROTO_LL128 ? 0.05 : 0.06;
+				double lo = k >= 26 ? -0.01 : q == CCS_PROTO_LL ? -0.06 : q == CCS_PROTO_LL128 ? -0.03 : -0.01;
+				if (!(err >= lo && err <= tol))
 					fprintf(stderr, "tree: %d nodes, proto %d, 2^%d B: sim %.3f us, closed form %.3f us (%+.1f%%)\n",
 					        nodes_list[i], q, k, ts * 1e6, cc.time_s * 1e6, 100 * err);
-				CHECK(err >= -0.01 && err <= tol);
+				CHECK(err >= lo && err <= tol);
 			}
 		/* Few channels: with one, tree 0 alone carries everything and a
 		 * group inner in it moves 3 S through one NIC; with two, each NIC
