@@ -112,6 +112,8 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
+	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
+		f->any_dead = !(f->cap[r] > 0);
 	if (t->ntimed) {
 		/* a strike changes at most its links (both ways) and the ports of
 		 * the GPUs at their ends */
@@ -150,6 +152,9 @@ void ccs_fabric_rewind(struct ccs_fabric *f)
 	if (!f->cap0 || !f->next_timed)
 		return;
 	memcpy(f->cap, f->cap0, (size_t)f->nres * sizeof *f->cap);
+	f->any_dead = 0;
+	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
+		f->any_dead = !(f->cap[r] > 0);
 	f->next_timed = 0;
 	cache_clear(f);
 }
@@ -161,7 +166,7 @@ ccs_time ccs_fabric_next_fault(const struct ccs_fabric *f)
 
 int ccs_fabric_live(const struct ccs_fabric *f, uint32_t res)
 {
-	return f->cap[res] > 0;
+	return !f->any_dead || f->cap[res] > 0;
 }
 
 /* Note res as changed once. */
@@ -217,6 +222,9 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 		}
 	}
 	cache_clear(f);
+	for (uint32_t i = 0; i < f->nchanged; i++)
+		if (!(f->cap[f->changed[i]] > 0))
+			f->any_dead = 1;
 	*res = f->changed;
 	*n = f->nchanged;
 	return CCS_OK;

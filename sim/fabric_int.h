@@ -15,6 +15,7 @@ struct ccs_fabric {
 	const struct ccs_topo *t;
 	uint32_t nres;
 	double *cap;
+	int any_dead;                /* some resource has no capacity (routes must check) */
 	uint32_t ngpu;               /* resources 0..2 ngpu-1 are scale-up ports */
 	uint8_t *has_ports;          /* per GPU */
 	uint8_t *slow_mem;           /* per GPU: memory slower than the communicator's fastest */

@@ -56,8 +56,11 @@ static void ts_split(const struct tree_sched *ts, uint64_t id, int *c, int *k, i
 	*down = (int)(id & 1);
 	*r = (int)(x % (uint64_t)ts->n);
 	x /= (uint64_t)ts->n;
-	*j = (int)(x % (uint64_t)ts->J);
-	x /= (uint64_t)ts->J;
+	if (ts->J > 1) {
+		*j = (int)(x % (uint64_t)ts->J);
+		x /= (uint64_t)ts->J;
+	} else
+		*j = 0;
 	*k = (int)(x % (uint64_t)ts->K);
 	*c = (int)(x / (uint64_t)ts->K);
 }
