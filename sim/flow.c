@@ -118,6 +118,20 @@ static int mark_dirty(struct ccs_flows *f, uint32_t r)
 	return CCS_OK;
 }
 
+/* Room for one more flow in r's list. */
+static int room(struct res *r)
+{
+	if (r->nfl < r->capfl)
+		return CCS_OK;
+	uint32_t nc = r->capfl ? r->capfl * 2 : 4;
+	uint32_t *nl = ccs_realloc(r->fl, nc * sizeof *nl);
+	if (!nl)
+		return CCS_ENOMEM;
+	r->fl = nl;
+	r->capfl = nc;
+	return CCS_OK;
+}
+
 int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag, ccs_time now,
                   uint32_t *id)
 {
@@ -147,14 +161,7 @@ int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes,
 	fl->tag = tag;
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
-		if (r->nfl == r->capfl) {
-			uint32_t nc = r->capfl ? r->capfl * 2 : 4;
-			uint32_t *nl = ccs_realloc(r->fl, nc * sizeof *nl);
-			if (!nl)
-				return CCS_ENOMEM;
-			r->fl = nl;
-			r->capfl = nc;
-		}
+		CCS_TRY(room(r));
 		fl->res[i] = res[i];
 		fl->pos[i] = r->nfl;
 		r->fl[r->nfl++] = k;
@@ -242,14 +249,7 @@ int ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int
 	/* room on the new resources first, so that failure leaves it as it was */
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
-		if (r->nfl == r->capfl) {
-			uint32_t nc = r->capfl ? r->capfl * 2 : 4;
-			uint32_t *nl = ccs_realloc(r->fl, nc * sizeof *nl);
-			if (!nl)
-				return CCS_ENOMEM;
-			r->fl = nl;
-			r->capfl = nc;
-		}
+		CCS_TRY(room(r));
 		CCS_TRY(mark_dirty(f, res[i]));
 	}
 	settle(f, fl, now);
