@@ -102,6 +102,7 @@ struct ccs_fabric_info {
 	int present;
 	const char *kind;           /* "fat-tree", "rail-optimized", "rail-only" */
 	int tiers, radix, planes, sharp;
+	int spray;                  /* routing: parts sprayed over equal paths (1: per-flow ECMP) */
 	double oversub[CCS_TIER_N]; /* design down:up per tier (leaf, spine) */
 	int nodes_per_domain, domain_switches, multicast, reduction;
 };

@@ -500,6 +500,7 @@ static void record_info(const struct gen *g)
 		f->radix = (int)s->scaleout.radix;
 		f->planes = (int)s->scaleout.planes;
 		f->sharp = s->scaleout.sharp;
+		f->spray = (int)s->scaleout.spray;
 		for (int i = 0; i < CCS_TIER_N; i++)
 			f->oversub[i] = s->scaleout.oversub[i];
 	}

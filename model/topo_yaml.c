@@ -880,7 +880,7 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 {
 	static const char *const keys[] = { "topology", "tiers", "type", "radix", "planes",
 	                                    "oversubscription", "port_bandwidth", "link_latency",
-	                                    "switch_latency", "sharp" };
+	                                    "switch_latency", "sharp", "spray" };
 	static const char *const tnames[] = { "ib", "infiniband", "roce", "ethernet" };
 	static const int tvals[] = { CCS_LINK_IB, CCS_LINK_IB, CCS_LINK_ROCE, CCS_LINK_ETHERNET };
 	CCS_TRY(want_kind(L, m, CCS_Y_MAP, "scaleout"));
@@ -892,6 +892,7 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 	so->present = 1;
 	so->mark = so->tiers_mark = so->radix_mark = so->planes_mark = m->mark;
 	so->planes = 1;
+	so->spray = 1;
 	for (int i = 0; i < CCS_TIER_N; i++)
 		so->oversub[i] = 1.0;
 	CCS_TRY(get_enum(L, m, "topology", ccs_fabric_kind_name, NULL, 3, &so->kind));
@@ -905,6 +906,7 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 	CCS_TRY(get_qty(L, m, "link_latency", CCS_QTY_TIME, &so->link_lat_s));
 	CCS_TRY(get_qty(L, m, "switch_latency", CCS_QTY_TIME, &so->switch_lat_s));
 	CCS_TRY(get_bool(L, m, "sharp", &so->sharp, NULL));
+	CCS_TRY(get_long(L, m, "spray", 1, 64, &so->spray, NULL));
 	struct ccs_ynode *ov = get(m, "oversubscription");
 	if (ov) {
 		if (so->tiers < 2)

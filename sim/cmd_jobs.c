@@ -388,7 +388,8 @@ static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t err
 /* Confine each job's GPUs to its planes on fab (nothing without planes). */
 static int set_planes(struct ccs_fabric *fab, const struct job *jobs, int n, uint32_t spray)
 {
-	ccs_fabric_set_spray(fab, spray);
+	if (spray)
+		ccs_fabric_set_spray(fab, spray);
 	for (int k = 0; k < n; k++)
 		for (int i = 0; i < jobs[k].n && jobs[k].planes; i++)
 			CCS_TRY(ccs_fabric_set_planes(fab, jobs[k].gpus[i], jobs[k].planes));
@@ -399,7 +400,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 {
 	const char *topo = NULL, *specs[MAXJOBS];
 	int nspec = 0, iso = ISO_PACKED;
-	uint32_t spray = 1;
+	uint32_t spray = 0;   /* 0: the topology's */
 	struct ccs_sets sets;
 	ccs_sets_init(&sets);
 	for (int i = 1; i < argc; i++) {

@@ -140,7 +140,7 @@ static int timed_rows(const char *topo, const struct ccs_sets *sets, const struc
                       size_t nrows);
 
 /* --spray K: parts per transfer between groups (1: per-flow ECMP) */
-static uint32_t spray_k = 1;
+static uint32_t spray_k = 0;   /* 0: the topology's (scaleout.spray) */
 
 static int run_coll(int argc, char **argv, int sim)
 {
@@ -730,7 +730,8 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 		fprintf(stderr, "%s: out of memory\n", me);
 		return -1;
 	}
-	ccs_fabric_set_spray(*fab, spray_k);
+	if (spray_k)
+		ccs_fabric_set_spray(*fab, spray_k);
 	struct ccs_sched s;
 	const char *why = NULL;
 	struct ccs_sched part[64];
@@ -950,7 +951,8 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		fprintf(stderr, "%s: out of memory\n", me);
 		goto out;
 	}
-	ccs_fabric_set_spray(fab, spray_k);
+	if (spray_k)
+		ccs_fabric_set_spray(fab, spray_k);
 	char title[256];
 	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 	struct ccs_sim_stats st;

@@ -139,9 +139,12 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 	if (!s->diameter_exact)
 		fprintf(f, "           from %u of %u gpus\n", s->diameter_sources, s->ngpu);
 	if (t->fab.present) {
-		fprintf(f, "fabric     %s, %d tier%s, radix %d, %d plane%s, sharp %s\n", t->fab.kind,
+		fprintf(f, "fabric     %s, %d tier%s, radix %d, %d plane%s, sharp %s", t->fab.kind,
 		        t->fab.tiers, t->fab.tiers == 1 ? "" : "s", t->fab.radix, t->fab.planes,
 		        t->fab.planes == 1 ? "" : "s", t->fab.sharp ? "yes" : "no");
+		if (t->fab.spray > 1)
+			fprintf(f, ", sprayed over %d paths", t->fab.spray);
+		fprintf(f, "\n");
 	}
 	if (s->ndev[CCS_DEV_NETSW]) {
 		fprintf(f, "tier       switches  ports-down  ports-up  bw-down       bw-up         oversubscription\n");

@@ -114,6 +114,7 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 		f->dist[d] = -1;
 	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
 		f->any_dead = !(f->cap[r] > 0);
+	f->spray = t->fab.spray > 1 ? (uint32_t)t->fab.spray : 1;   /* the fabric's routing; --spray overrides */
 	if (t->ntimed) {
 		/* a strike changes at most its links (both ways) and the ports of
 		 * the GPUs at their ends */

@@ -1,0 +1,1 @@
+topo show topologies/hgx-h100-cluster.yaml --set scaleout.spray=8
