@@ -102,7 +102,11 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 	/* KIND:TARGET:WHAT@TIME strikes during the run */
 	double at_s = -1;
 	{
-		char *at = strrchr(buf, '@');
+		char *at = strchr(buf, '@');
+		if (at && strchr(at + 1, '@')) {
+			snprintf(err, errn, "fault '%s': one '@' at most (it gives the time the fault strikes)", spec);
+			return CCS_EINPUT;
+		}
 		if (at) {
 			char e2[128] = "";
 			*at++ = 0;

@@ -85,6 +85,7 @@ static void test_errors(void)
 		{ "link", "expected KIND:TARGET:WHAT" },
 		{ "link:node0/nic0-leaf0:down@-3us", "must not be negative" },
 		{ "link:node0/nic0-leaf0:down@3", "missing unit" },
+		{ "nic:node0/nic0:down@1us@2us", "one '@' at most" },
 		{ "link:node0/nic0-leaf0:+2us@3us", "can strike during a run" },
 		{ "straggler:node0/gpu0:20us@1us", "late start applies from the start" },
 		{ "pcie:node0/gpu0:x3@1us", "trains at a width" },
