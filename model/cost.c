@@ -1538,6 +1538,18 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	 * the two sets the pace. */
 	double gpu = ti + step;
 	double bw_s = gpu > tn ? gpu : tn;
+	/* Two groups, at most one chunk per channel: nothing pipelines.  The
+	 * double binary tree's two trees have their roots in different groups;
+	 * each group's ports first do their chains' up work (half the GPU side),
+	 * the chunk crosses to the root (half the network time: the other half
+	 * is the way back), the root's group sends it down its chains (a
+	 * quarter) while it crosses back, and the other group's chains take it
+	 * down last (a quarter): gpu/2 + tn/2 + max(gpu/4, tn/2) + gpu/4. */
+	if (algo == CCS_ALGO_TREE && G == 2 && x.W <= (double)C * chunk) {
+		double serial = 0.75 * gpu + tn / 2 + (gpu / 4 > tn / 2 ? gpu / 4 : tn / 2);
+		if (serial > bw_s)
+			bw_s = serial;
+	}
 	int bound = gpu >= tn ? bi_bound : x.bn_bound;
 	double rate = bw_s > 0 ? x.W / (bw_s - (gpu >= tn ? step : 0)) : HUGE_VAL;
 
