@@ -942,6 +942,27 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 				gnics[ccs_btree_place(tr, k, c->G)] += tr ? 16 : 1;
 				gnics[ccs_btree_place(tr, ccs_btree_parent(k, c->G), c->G)] += tr ? 16 : 1;
 			}
+		/* the slowest leaf-root path of the tree's shape (both trees have
+		 * it): a parent with n children takes their n chunks through one
+		 * NIC port, so each edge counts its parent's children */
+		{
+			int32_t *nch = ccs_calloc((size_t)c->G + 1, sizeof *nch);
+			if (!nch)
+				goto out;
+			for (int k = 1; k < c->G; k++)
+				nch[ccs_btree_parent(k, c->G)]++;
+			c->tree_path = 0;
+			for (int k = 1; k < c->G; k++) {
+				if (nch[k])
+					continue;           /* not a leaf */
+				int len = 0;
+				for (int v = k; v > 0; v = ccs_btree_parent(v, c->G))
+					len += nch[ccs_btree_parent(v, c->G)];
+				if (len > c->tree_path)
+					c->tree_path = len;
+			}
+			ccs_free(nch);
+		}
 		for (int g = 0; g < c->G; g++) {
 			int d0 = gnics[g] & 15, d1 = gnics[g] >> 4;
 			if ((d0 + d1) / 2.0 > c->tree_net)
@@ -1527,6 +1548,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	 * in all; K chunks take K + log2 G - 1/K.  NCCL's model leaves this
 	 * out; it shows between 1 and 64 MiB (fitted to the simulated tree on
 	 * 2-16 HGX H100 nodes, where it is within 1 chunk time of it). */
+	double tn_raw = tn;
 	if (algo == CCS_ALGO_TREE && G > 1) {
 		double Kc = x.W / ((double)C * chunk);
 		if (Kc < 1)
@@ -1538,15 +1560,20 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	 * the two sets the pace. */
 	double gpu = ti + step;
 	double bw_s = gpu > tn ? gpu : tn;
-	/* Two groups, at most one chunk per channel: nothing pipelines.  The
-	 * double binary tree's two trees have their roots in different groups;
-	 * each group's ports first do their chains' up work (half the GPU side),
-	 * the chunk crosses to the root (half the network time: the other half
-	 * is the way back), the root's group sends it down its chains (a
-	 * quarter) while it crosses back, and the other group's chains take it
-	 * down last (a quarter): gpu/2 + tn/2 + max(gpu/4, tn/2) + gpu/4. */
-	if (algo == CCS_ALGO_TREE && G == 2 && x.W <= (double)C * chunk) {
-		double serial = 0.75 * gpu + tn / 2 + (gpu / 4 > tn / 2 ? gpu / 4 : tn / 2);
+	/* At most one chunk per channel across groups: nothing pipelines, so
+	 * the chunk's path is paid in series.  Each group's ports first do their
+	 * chains' up work (half the GPU side); the chunk climbs the tree to the
+	 * root, each edge taking X times its parent's children (their chunks
+	 * share the parent's NIC port), X = tn / (2 t_G) the time of one edge
+	 * (the network term counts both directions of the busiest group's t_G
+	 * edges); the root's group sends it down its chains (a quarter) while
+	 * it descends the same way, and the last leaf's chains take it down last
+	 * (a quarter): gpu/2 + P + max(gpu/4, P) + gpu/4, P = X x the slowest
+	 * leaf-root path.  Two groups: P = tn/2. */
+	if (algo == CCS_ALGO_TREE && G > 1 && x.W <= (double)C * chunk && c->tree_path > 0) {
+		double tg = tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING));
+		double P = c->tree_path * tn_raw / (2 * tg);
+		double serial = gpu / 2 + P + (gpu / 4 > P ? gpu / 4 : P) + gpu / 4;
 		if (serial > bw_s)
 			bw_s = serial;
 	}

@@ -106,6 +106,7 @@ struct ccs_comm {
 	int nvls_channels;
 	double tree_net;            /* busiest group's tree AllReduce network bytes per byte (1 at G = 2, 2 for large G) */
 	uint16_t tree_degs;         /* bit 4 d0 + d1: some group has d0 edges in tree 0 and d1 in tree 1 */
+	int tree_path;              /* the tree's slowest leaf-root path: sum of its parents' child counts */
 	double late_s;              /* the latest start of any rank (a straggler fault), 0 */
 };
 
