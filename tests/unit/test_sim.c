@@ -538,10 +538,10 @@ static void test_rounds(void)
  * pipeline holds a few (LL's 32 KiB chunk: 1 to 8), its fill is only
  * approximated by the closed form (docs/simulator.md): measured
  * 2026-11-30 (fifth session, LL and LL128 chains cut-through, the closed
- * form's serial count for two groups with one chunk per channel): Simple
- * 0 to +5.0%, LL128 -2.4% to +3.5%, LL -5.4% to +11.7% (1 MiB, 3 nodes);
- * 2 nodes up to 512 KiB within 0.05% for every protocol; the bounds below
- * hold these with a little room. */
+ * form's serial path where a channel holds at most one chunk): up to
+ * 512 KiB within 0.6% everywhere; from 1 MiB to 32 MiB (2 to 16 chunks)
+ * Simple 0 to +5.0%, LL128 -2.4% to +3.5%, LL -5.4% to +11.7% (1 MiB, 3
+ * nodes); the bounds below hold these with a little room. */
 static void test_tree_nodes(void)
 {
 	static const int nodes_list[] = { 2, 3, 4, 8 };
@@ -567,10 +567,10 @@ static void test_tree_nodes(void)
 				 * faster too */
 				double tol = k >= 26 ? 0.01 : q == CCS_PROTO_LL ? 0.13 : q == CCS_PROTO_LL128 ? 0.05 : 0.06;
 				double lo = k >= 26 ? -0.01 : q == CCS_PROTO_LL ? -0.06 : q == CCS_PROTO_LL128 ? -0.03 : -0.01;
-				/* two groups with at most one chunk per channel: the
-				 * closed form's serial count is the simulated pipeline */
-				if (nodes_list[i] == 2 && k <= 19)
-					tol = 0.005, lo = -0.005;
+				/* at most one chunk per channel (up to 512 KiB here): the
+				 * closed form's serial path is the simulated one */
+				if (k <= 19)
+					tol = 0.007, lo = -0.007;
 				if (!(err >= lo && err <= tol))
 					fprintf(stderr, "tree: %d nodes, proto %d, 2^%d B: sim %.3f us, closed form %.3f us (%+.1f%%)\n",
 					        nodes_list[i], q, k, ts * 1e6, cc.time_s * 1e6, 100 * err);
