@@ -55,69 +55,6 @@ struct job {
 	char algo_txt[64];
 };
 
-/* A schedule with its ranks renamed: rank r of the inner one is world rank
- * map[r]. */
-struct remap {
-	struct ccs_sched in;
-	const uint32_t *map;
-};
-
-static void rm_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
-{
-	const struct remap *m = s->ctx;
-	m->in.get(&m->in, id, op);
-	if (op->src >= 0)
-		op->src = (int32_t)m->map[op->src];
-	if (op->dst >= 0)
-		op->dst = (int32_t)m->map[op->dst];
-}
-
-static int rm_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
-{
-	const struct remap *m = s->ctx;
-	return m->in.succ(&m->in, id, out);
-}
-
-static uint32_t rm_ndeps(const struct ccs_sched *s, uint64_t id)
-{
-	const struct remap *m = s->ctx;
-	return m->in.ndeps(&m->in, id);
-}
-
-static double rm_mem(const struct ccs_sched *s, uint64_t id)
-{
-	const struct remap *m = s->ctx;
-	return ccs_sched_mem(&m->in, id);
-}
-
-static void rm_release(struct ccs_sched *s)
-{
-	struct remap *m = s->ctx;
-	m->in.release(&m->in);
-	ccs_free(m);
-}
-
-static int remap_wrap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out)
-{
-	struct remap *m = ccs_malloc(sizeof *m);
-	if (!m) {
-		in->release(in);
-		return CCS_ENOMEM;
-	}
-	m->in = *in;
-	m->map = map;
-	memset(out, 0, sizeof *out);
-	out->nops = in->nops;
-	out->ctx = m;
-	out->get = rm_get;
-	out->succ = rm_succ;
-	out->ndeps = rm_ndeps;
-	out->release = rm_release;
-	out->mem = rm_mem;
-	out->mem_per_byte = in->mem_per_byte;
-	return CCS_OK;
-}
-
 /* "0-7+16-23" into GPU indices (append to j->gpus), of at most maxg */
 static int parse_list(const char *v, int per_node, int rails, const struct ccs_topo *t, struct job *j, char *err,
                       size_t errn)
@@ -382,7 +319,7 @@ static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t err
 		         ccs_algo_name[sa], ccs_proto_name[sq]);
 	else
 		snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
-	return remap_wrap(&in, j->c.rank_gpu, out);
+	return ccs_sched_remap(&in, j->c.rank_gpu, out);
 }
 
 /* Confine each job's GPUs to its planes on fab (nothing without planes). */

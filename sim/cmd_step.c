@@ -38,16 +38,147 @@ static void usage(FILE *f)
 	fprintf(f, "usage: %s -t TOPO --tp N --pp N --dp N --layers L --hidden H --seq S [--micro-batch B]\n"
 	           "       [--micro-batches M] [--params P] [--zero 0|1|2|3] [--cp N] [--ep N [--topk K]\n"
 	           "       [--moe-every K] [--expert-params P]] [--kv-hidden D] [--phase train|prefill|decode]\n"
-	           "       [--layer-time T] [--engine model|sim|both]\n"
+	           "       [--layer-time T] [--engine model|sim|both] [--all-groups]\n"
 	           "  one training step's (or, with --phase prefill|decode, one forward pass's) TP AllReduces,\n"
 	           "  CP key/value gathers, EP token AllToAlls, PP sends and DP and expert-DP gradient collectives\n"
 	           "  (model/step.h), per group and per step; --layer-time (forward of one layer, one micro-batch)\n"
-	           "  adds compute, the pipeline bubble and what communication stays exposed\n", me);
+	           "  adds compute, the pipeline bubble and what communication stays exposed; --all-groups\n"
+	           "  simulates every group of a kind at once on one fabric (their traffic meets on shared\n"
+	           "  links) and reports the slowest, instead of the first group alone\n", me);
+}
+
+/* The schedule of one group's collective (c its communicator): a pipeline
+ * send is one transfer between the pair after the closed form's fixed
+ * latency; else NCCL's pick, or its next choice that has a schedule. */
+static int group_sched(const struct ccs_comm *c, const struct ccs_step_coll *x, int a, int q, double lat_s,
+                       struct ccs_sched *s, const char **why)
+{
+	if (x->coll != CCS_COLL_SENDRECV)
+		return ccs_sched_build_next(c, x->coll, x->bytes, ~0u, ~0u, &a, &q, s, why);
+	struct ccs_dag *dag = NULL;
+	struct ccs_op op;
+	memset(&op, 0, sizeof op);
+	op.kind = CCS_OP_XFER;
+	op.src = 0;
+	op.dst = 1;
+	op.nic_src = op.nic_dst = UINT32_MAX;
+	op.bytes = (double)x->bytes;
+	op.delay_s = lat_s;
+	uint32_t id;
+	int rc = ccs_dag_new(&dag);
+	if (!rc)
+		rc = ccs_dag_op(dag, &op, &id);
+	if (!rc)
+		rc = ccs_dag_take(&dag, s, why);
+	ccs_dag_free(dag);
+	return rc;
+}
+
+/* the last completion of each part */
+struct ends {
+	const uint64_t *off;
+	int k;
+	double *end_s;
+};
+
+static void on_end(void *ctx, uint64_t op, ccs_time t)
+{
+	struct ends *e = ctx;
+	int lo = 0, hi = e->k - 1;
+	while (lo < hi) {               /* the part whose ops hold op */
+		int mid = (lo + hi + 1) / 2;
+		if (op >= e->off[mid])
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	double s = (double)t * 1e-12;
+	if (s > e->end_s[lo])
+		e->end_s[lo] = s;
+}
+
+/* Every group of x's kind at once on one fabric (the step's GPUs, one rank
+ * each; a pipeline kind's first boundary of every chain): *ts the slowest
+ * group's time, the busiest link of the run into link. */
+static int time_all(const struct ccs_topo *t, const struct ccs_step_cfg *sc, const struct ccs_step_coll *x, int a,
+                    int q, double lat_s, double *ts, char *link, size_t ln, char *err, size_t errn)
+{
+	int G = x->groups, n = x->kind == CCS_STEP_PP ? 2 : x->group_size;
+	int world_n = x->groups * x->group_size;
+	struct ccs_comm world, *gc = ccs_calloc((size_t)G, sizeof *gc);
+	struct ccs_sched *parts = ccs_calloc((size_t)G, sizeof *parts), all;
+	uint64_t *off = ccs_calloc((size_t)G + 1, sizeof *off);
+	double *end_s = ccs_calloc((size_t)G, sizeof *end_s);
+	uint32_t *gpus = ccs_malloc((size_t)n * sizeof *gpus);
+	struct ccs_fabric *fab = NULL;
+	struct ccs_flows *fl = NULL;
+	int rc = CCS_ENOMEM, built = 0, nparts = 0, have_world = 0, concat = 0;
+	memset(&all, 0, sizeof all);
+	if (!gc || !parts || !off || !end_s || !gpus)
+		goto out;
+	if ((rc = ccs_comm_build(t, world_n, 0, &world, err, errn)))
+		goto out;
+	have_world = 1;
+	for (; built < G; built++) {
+		for (int i = 0; i < n; i++)
+			gpus[i] = (uint32_t)ccs_step_rank(sc, x->kind, built, i);
+		if ((rc = ccs_comm_build_gpus(t, gpus, n, &gc[built], err, errn)))
+			goto out;
+	}
+	for (; nparts < G; nparts++) {
+		struct ccs_sched in;
+		const char *why = NULL;
+		if ((rc = group_sched(&gc[nparts], x, a, q, lat_s, &in, &why))) {
+			snprintf(err, errn, "%s", why ? why : "no schedule");
+			goto out;
+		}
+		/* world rank = GPU index: the step's GPUs are the first world_n */
+		if ((rc = ccs_sched_remap(&in, gc[nparts].rank_gpu, &parts[nparts])))
+			goto out;
+		off[nparts + 1] = off[nparts] + parts[nparts].nops;
+	}
+	rc = ccs_sched_concat(parts, G, &all);
+	nparts = 0;                     /* taken over (or released) */
+	if (rc)
+		goto out;
+	concat = 1;
+	struct ends e = { off, G, end_s };
+	struct ccs_sim_hooks h;
+	memset(&h, 0, sizeof h);
+	h.ctx = &e;
+	h.op_end = on_end;
+	struct ccs_sim_stats st;
+	if ((rc = ccs_fabric_new(&world, &fab)) || (rc = ccs_sim_run_hooked(fab, &all, &st, &fl, &h, err, errn)))
+		goto out;
+	*ts = 0;
+	for (int g = 0; g < G; g++)
+		if (end_s[g] > *ts)
+			*ts = end_s[g];
+	double u;
+	if (!ccs_busiest_link(fab, fl, st.time_s, link, ln, &u) && strlen(link) + 8 < ln)
+		snprintf(link + strlen(link), ln - strlen(link), " %.0f%%", 100 * u);
+out:
+	ccs_flows_free(fl);
+	ccs_fabric_free(fab);
+	if (concat)
+		all.release(&all);
+	for (int g = 0; g < nparts; g++)
+		parts[g].release(&parts[g]);
+	for (int g = 0; g < built; g++)
+		ccs_comm_release(&gc[g]);
+	if (have_world)
+		ccs_comm_release(&world);
+	ccs_free(gc);
+	ccs_free(parts);
+	ccs_free(off);
+	ccs_free(end_s);
+	ccs_free(gpus);
+	return rc;
 }
 
 static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, const struct ccs_step_coll *x, int sim,
-                      double *tm, double *ts, char *algo, size_t an, int *bound, char *link, size_t ln, char *err,
-                      size_t errn)
+                      int all, double *tm, double *ts, char *algo, size_t an, int *bound, char *link, size_t ln,
+                      char *err, size_t errn)
 {
 	snprintf(link, ln, "-");
 	int n = x->kind == CCS_STEP_PP ? 2 : x->group_size;   /* a pipeline boundary is a pair */
@@ -73,35 +204,14 @@ static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, c
 	*bound = cc.bound;
 	snprintf(algo, an, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
 	*ts = NAN;
-	if (sim) {
+	if (sim && all)
+		rc = time_all(t, sc, x, a, q, cc.lat_s, ts, link, ln, err, errn);
+	else if (sim) {
 		struct ccs_sched s;
 		const char *why = NULL;
 		struct ccs_fabric *fab = NULL;
 		struct ccs_sim_stats st;
-		if (x->coll == CCS_COLL_SENDRECV) {
-			/* a pipeline send: one transfer between the pair after the
-			 * closed form's fixed latency */
-			struct ccs_dag *dag = NULL;
-			struct ccs_op op;
-			memset(&op, 0, sizeof op);
-			op.kind = CCS_OP_XFER;
-			op.src = 0;
-			op.dst = 1;
-			op.nic_src = op.nic_dst = UINT32_MAX;
-			op.bytes = (double)x->bytes;
-			op.delay_s = cc.lat_s;
-			uint32_t id;
-			rc = ccs_dag_new(&dag);
-			if (!rc)
-				rc = ccs_dag_op(dag, &op, &id);
-			if (!rc)
-				rc = ccs_dag_take(&dag, &s, &why);
-			ccs_dag_free(dag);
-		} else {
-			/* NCCL's pick, or its next choice that has a schedule */
-			int sa = a, sq = q;
-			rc = ccs_sched_build_next(&c, x->coll, x->bytes, ~0u, ~0u, &sa, &sq, &s, &why);
-		}
+		rc = group_sched(&c, x, a, q, cc.lat_s, &s, &why);
 		if (rc) {
 			snprintf(err, errn, "%s", why ? why : "no schedule");
 		} else {
@@ -140,6 +250,7 @@ int ccs_cmd_step(int argc, char **argv)
 	                                     "--micro-batches", "--params", "--zero", "--layer-time", "--engine", "--cp",
 	                                     "--ep", "--topk", "--moe-every", "--kv-hidden", "--expert-params", "--phase" };
 	const char *phase_s = "train";
+	int all_groups = 0;
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_sets_arg(&sets, argc, argv, &i);
 		if (r < 0)
@@ -150,6 +261,10 @@ int ccs_cmd_step(int argc, char **argv)
 			usage(stdout);
 			rc = 0;
 			goto out;
+		}
+		if (!strcmp(argv[i], "--all-groups")) {
+			all_groups = 1;
+			continue;
 		}
 		const char *v;
 		if (ccs_arg_value("ccsim", "step", argc, argv, &i, names, sizeof names / sizeof *names, &v))
@@ -212,6 +327,10 @@ int ccs_cmd_step(int argc, char **argv)
 	int engine = !strcmp(engine_s, "model") ? 0 : !strcmp(engine_s, "sim") ? 1 : !strcmp(engine_s, "both") ? 2 : -1;
 	sc.phase = !strcmp(phase_s, "train") ? CCS_STEP_TRAIN : !strcmp(phase_s, "prefill") ? CCS_STEP_PREFILL
 	         : !strcmp(phase_s, "decode") ? CCS_STEP_DECODE : -1;
+	if (all_groups && engine == 0) {
+		fprintf(stderr, "%s: --all-groups runs every group at once in the simulator (--engine sim or both)\n", me);
+		goto out;
+	}
 	if (sc.phase < 0) {
 		fprintf(stderr, "%s: --phase '%s': train, prefill or decode\n", me, phase_s);
 		goto out;
@@ -254,6 +373,8 @@ int ccs_cmd_step(int argc, char **argv)
 	       t->name, n, t->ngpu, sc.layers, sc.hidden, sc.seq, sc.micro_batch, sc.micro_batches, P,
 	       sc.phase == CCS_STEP_TRAIN ? (sc.zero == 0 ? "ZeRO-0" : sc.zero == 1 ? "ZeRO-1" : sc.zero == 2 ? "ZeRO-2" : "ZeRO-3")
 	       : sc.phase == CCS_STEP_PREFILL ? "inference prefill" : "inference decode");
+	if (all_groups)
+		printf("# sim op: every group of a kind at once on one fabric (pipeline: every chain's first boundary), the slowest\n");
 	printf("# %-5s %-14s %14s %8s %6s %7s %-18s %13s %13s %13s  %-8s %s\n", "group", "collective", "bytes", "count",
 	       "size", "groups", "algo", "model op (us)", "sim op (us)", "step (ms)", "bound", "busiest link (sim, mean use)");
 	double per_kind[CCS_STEP_KINDS] = { 0 }, t_pp = 0;
@@ -265,8 +386,8 @@ int ccs_cmd_step(int argc, char **argv)
 		char algo[48];
 		int bound;
 		char link[160];
-		int r = time_group(t, &sc, &cl[i], engine != 0, &tm, &ts, algo, sizeof algo, &bound, link, sizeof link, err,
-		                   sizeof err);
+		int r = time_group(t, &sc, &cl[i], engine != 0, all_groups, &tm, &ts, algo, sizeof algo, &bound, link,
+		                   sizeof link, err, sizeof err);
 		if (r) {
 			fprintf(stderr, "%s: %s group: %s\n", me, kind_name[cl[i].kind], r == CCS_ENOMEM ? "out of memory" : err);
 			goto out;

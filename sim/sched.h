@@ -132,6 +132,10 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
  * part p becomes op offset(p) + j).  Takes the parts over (they are
  * released with out, or at once on CCS_ENOMEM). */
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out);
+/* in with its ranks renamed: its rank r becomes map[r] (a job's or a
+ * group's ranks on a world communicator; map outlives out).  Takes in over
+ * (released with out, or at once on CCS_ENOMEM). */
+int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out);
 
 /* Tree AllReduce (sim/sched_tree.c): chains inside groups, NCCL's double
  * binary tree across them, chunk-pipelined reduce up and broadcast down. */

@@ -104,3 +104,66 @@ int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 	out->mem = mu_mem;
 	return CCS_OK;
 }
+
+/* A schedule with its ranks renamed: rank r of the inner one is world rank
+ * map[r]. */
+struct remap {
+	struct ccs_sched in;
+	const uint32_t *map;
+};
+
+static void rm_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct remap *m = s->ctx;
+	m->in.get(&m->in, id, op);
+	if (op->src >= 0)
+		op->src = (int32_t)m->map[op->src];
+	if (op->dst >= 0)
+		op->dst = (int32_t)m->map[op->dst];
+}
+
+static int rm_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct remap *m = s->ctx;
+	return m->in.succ(&m->in, id, out);
+}
+
+static uint32_t rm_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct remap *m = s->ctx;
+	return m->in.ndeps(&m->in, id);
+}
+
+static double rm_mem(const struct ccs_sched *s, uint64_t id)
+{
+	const struct remap *m = s->ctx;
+	return ccs_sched_mem(&m->in, id);
+}
+
+static void rm_release(struct ccs_sched *s)
+{
+	struct remap *m = s->ctx;
+	m->in.release(&m->in);
+	ccs_free(m);
+}
+
+int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out)
+{
+	struct remap *m = ccs_malloc(sizeof *m);
+	if (!m) {
+		in->release(in);
+		return CCS_ENOMEM;
+	}
+	m->in = *in;
+	m->map = map;
+	memset(out, 0, sizeof *out);
+	out->nops = in->nops;
+	out->ctx = m;
+	out->get = rm_get;
+	out->succ = rm_succ;
+	out->ndeps = rm_ndeps;
+	out->release = rm_release;
+	out->mem = rm_mem;
+	out->mem_per_byte = in->mem_per_byte;
+	return CCS_OK;
+}

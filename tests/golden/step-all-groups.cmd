@@ -1,0 +1,1 @@
+step -t topologies/hgx-h100-cluster.yaml --set nodes=16 --set scaleout.topology=fat-tree --set scaleout.radix=32 --set scaleout.oversubscription=2 --tp 8 --pp 2 --dp 8 --layers 16 --hidden 4096 --seq 4096 --micro-batches 4 --engine both --all-groups
