@@ -274,24 +274,6 @@ static void ranges(const struct job *j, char *buf, size_t n)
 	}
 }
 
-/* the last completion of each part: op ids [off[p], off[p + 1]) */
-struct ends {
-	const uint64_t *off;
-	int k;
-	double *end_s;
-};
-
-static void on_end(void *ctx, uint64_t op, ccs_time t)
-{
-	struct ends *e = ctx;
-	int p = 0;
-	while (p + 1 < e->k && op >= e->off[p + 1])
-		p++;
-	double s = (double)t * 1e-12;
-	if (s > e->end_s[p])
-		e->end_s[p] = s;
-}
-
 /* Build job j's schedule renamed to world ranks (one per GPU: rank = GPU). */
 static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t errn)
 {
@@ -484,14 +466,10 @@ int ccs_cmd_jobs(int argc, char **argv)
 	}
 	/* all together */
 	struct ccs_sched parts[MAXJOBS], all;
-	uint64_t off[MAXJOBS + 1];
-	off[0] = 0;
 	int built = 0;
-	for (; built < nspec; built++) {
+	for (; built < nspec; built++)
 		if (job_sched(&jobs[built], &parts[built], err, sizeof err))
 			break;
-		off[built + 1] = off[built] + parts[built].nops;
-	}
 	if (built < nspec || ccs_sched_concat(parts, nspec, &all)) {
 		for (int k = 0; k < built && built < nspec; k++)
 			parts[k].release(&parts[k]);
@@ -500,11 +478,11 @@ int ccs_cmd_jobs(int argc, char **argv)
 		goto out;
 	}
 	double end_s[MAXJOBS] = { 0 };
-	struct ends e = { off, nspec, end_s };
+	struct ccs_part_ends e = { &all, end_s };
 	struct ccs_sim_hooks h;
 	memset(&h, 0, sizeof h);
 	h.ctx = &e;
-	h.op_end = on_end;
+	h.op_end = ccs_part_ends_op_end;
 	struct ccs_sim_stats st;
 	rc = ccs_fabric_new(&world, &fab);
 	if (!rc)

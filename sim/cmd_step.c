@@ -74,29 +74,6 @@ static int group_sched(const struct ccs_comm *c, const struct ccs_step_coll *x, 
 	return rc;
 }
 
-/* the last completion of each part */
-struct ends {
-	const uint64_t *off;
-	int k;
-	double *end_s;
-};
-
-static void on_end(void *ctx, uint64_t op, ccs_time t)
-{
-	struct ends *e = ctx;
-	int lo = 0, hi = e->k - 1;
-	while (lo < hi) {               /* the part whose ops hold op */
-		int mid = (lo + hi + 1) / 2;
-		if (op >= e->off[mid])
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	double s = (double)t * 1e-12;
-	if (s > e->end_s[lo])
-		e->end_s[lo] = s;
-}
-
 /* Every group of x's kind at once on one fabric (the step's GPUs, one rank
  * each; a pipeline kind's first boundary of every chain): *ts the slowest
  * group's time, the busiest link of the run into link. */
@@ -107,14 +84,13 @@ static int time_all(const struct ccs_topo *t, const struct ccs_step_cfg *sc, con
 	int world_n = x->groups * x->group_size;
 	struct ccs_comm world, *gc = ccs_calloc((size_t)G, sizeof *gc);
 	struct ccs_sched *parts = ccs_calloc((size_t)G, sizeof *parts), all;
-	uint64_t *off = ccs_calloc((size_t)G + 1, sizeof *off);
 	double *end_s = ccs_calloc((size_t)G, sizeof *end_s);
 	uint32_t *gpus = ccs_malloc((size_t)n * sizeof *gpus);
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *fl = NULL;
 	int rc = CCS_ENOMEM, built = 0, nparts = 0, have_world = 0, concat = 0;
 	memset(&all, 0, sizeof all);
-	if (!gc || !parts || !off || !end_s || !gpus)
+	if (!gc || !parts || !end_s || !gpus)
 		goto out;
 	if ((rc = ccs_comm_build(t, world_n, 0, &world, err, errn)))
 		goto out;
@@ -135,18 +111,17 @@ static int time_all(const struct ccs_topo *t, const struct ccs_step_cfg *sc, con
 		/* world rank = GPU index: the step's GPUs are the first world_n */
 		if ((rc = ccs_sched_remap(&in, gc[nparts].rank_gpu, &parts[nparts])))
 			goto out;
-		off[nparts + 1] = off[nparts] + parts[nparts].nops;
 	}
 	rc = ccs_sched_concat(parts, G, &all);
 	nparts = 0;                     /* taken over (or released) */
 	if (rc)
 		goto out;
 	concat = 1;
-	struct ends e = { off, G, end_s };
+	struct ccs_part_ends e = { &all, end_s };
 	struct ccs_sim_hooks h;
 	memset(&h, 0, sizeof h);
 	h.ctx = &e;
-	h.op_end = on_end;
+	h.op_end = ccs_part_ends_op_end;
 	struct ccs_sim_stats st;
 	if ((rc = ccs_fabric_new(&world, &fab)) || (rc = ccs_sim_run_hooked(fab, &all, &st, &fl, &h, err, errn)))
 		goto out;
@@ -170,7 +145,6 @@ out:
 		ccs_comm_release(&world);
 	ccs_free(gc);
 	ccs_free(parts);
-	ccs_free(off);
 	ccs_free(end_s);
 	ccs_free(gpus);
 	return rc;

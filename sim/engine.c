@@ -186,6 +186,15 @@ static int strike(struct run *r, struct ccs_fabric *fab, const struct ccs_sched 
 	return next == CCS_TIME_MAX ? CCS_OK : ccs_evq_push(&r->q, next, EV_FAULT, 0, 0);
 }
 
+void ccs_part_ends_op_end(void *ctx, uint64_t op, ccs_time t)
+{
+	struct ccs_part_ends *e = ctx;
+	int p = ccs_sched_part(e->s, op);
+	double s = (double)t * 1e-12;
+	if (s > e->end_s[p])
+		e->end_s[p] = s;
+}
+
 int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
                 struct ccs_flows **flows_out, char *err, size_t errn)
 {

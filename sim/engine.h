@@ -34,6 +34,16 @@ struct ccs_sim_hooks {
 	void (*rates)(void *ctx, const struct ccs_flows *fl, ccs_time t);
 };
 
+/* An op_end hook (ctx: struct ccs_part_ends) that keeps the last
+ * completion of each part of a ccs_sched_concat schedule in end_s[part]
+ * (seconds; the caller zeroes one per part): several jobs' or groups'
+ * own times in one run. */
+struct ccs_part_ends {
+	const struct ccs_sched *s;
+	double *end_s;
+};
+void ccs_part_ends_op_end(void *ctx, uint64_t op, ccs_time t);
+
 /* As ccs_sim_run, calling the hooks (may be NULL) as ops start and end. */
 int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
                        struct ccs_flows **flows, const struct ccs_sim_hooks *hooks, char *err, size_t errn);

@@ -132,6 +132,8 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
  * part p becomes op offset(p) + j).  Takes the parts over (they are
  * released with out, or at once on CCS_ENOMEM). */
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out);
+/* The part of a ccs_sched_concat schedule that op id comes from. */
+int ccs_sched_part(const struct ccs_sched *s, uint64_t id);
 /* in with its ranks renamed: its rank r becomes map[r] (a job's or a
  * group's ranks on a world communicator; map outlives out).  Takes in over
  * (released with out, or at once on CCS_ENOMEM). */

@@ -14,12 +14,24 @@ struct multi {
 	uint64_t *off;               /* k + 1 prefix sums of nops */
 };
 
+/* The part holding op id: the last j with off[j] <= id (parts may be
+ * empty; bisection, as a step runs a concatenation of every group). */
 static int which(const struct multi *m, uint64_t id)
 {
-	int j = 0;
-	while (j + 1 < m->k && id >= m->off[j + 1])
-		j++;
-	return j;
+	int lo = 0, hi = m->k - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (id >= m->off[mid])
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int ccs_sched_part(const struct ccs_sched *s, uint64_t id)
+{
+	return which(s->ctx, id);
 }
 
 static void mu_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
