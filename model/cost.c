@@ -1102,6 +1102,7 @@ struct term {
 	/* the busiest rank's sent bytes per W where it exceeds W (the tree's
 	 * chain share), for the memory bound; 0: 1 */
 	double mem_scale;
+	double tree_tg;             /* the tree's network bytes per byte (tree_net_share) */
 };
 
 static void set_rate(struct term *x, double B, int bound)
@@ -1168,7 +1169,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double S = (double)ubytes;
 	int n = c->n, G = c->G, p = c->p;
 	double f = ccs_busbw_factor(coll, n);
-	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0, 0 };
+	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0, 0, 0 };
 	const char *dummy;
 	if (!why)
 		why = &dummy;
@@ -1218,6 +1219,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			return -1;
 		}
 		x.W = S;
+		x.tree_tg = tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING));
 		if (p > 1) {
 			/* Inside a group each rank sends its S up the chain and S
 			 * down, except where it heads the chain (its up leaves by the
@@ -1230,8 +1232,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			set_rate(&x, su / x.mem_scale, su_b);
 		}
 		if (!intra_only)
-			set_net(&x, net / tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING)),
-			        CCS_BOUND_NIC);
+			set_net(&x, net / x.tree_tg, CCS_BOUND_NIC);
 		x.steps_intra = 2 * (p - 1);
 		x.steps_inter = 2 * ilog2_ceil(G);
 		x.lat_algo = CCS_ALGO_TREE;
@@ -1571,8 +1572,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	 * (a quarter): gpu/2 + P + max(gpu/4, P) + gpu/4, P = X x the slowest
 	 * leaf-root path.  Two groups: P = tn/2. */
 	if (algo == CCS_ALGO_TREE && G > 1 && x.W <= (double)C * chunk && c->tree_path > 0) {
-		double tg = tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING));
-		double P = c->tree_path * tn_raw / (2 * tg);
+		double P = c->tree_path * tn_raw / (2 * x.tree_tg);
 		double serial = gpu / 2 + P + (gpu / 4 > P ? gpu / 4 : P) + gpu / 4;
 		if (serial > bw_s)
 			bw_s = serial;

@@ -125,8 +125,7 @@ static int route_op(struct ccs_fabric *fab, const struct ccs_sched *s, uint64_t 
 static void hang_msg(struct ccs_fabric *fab, const struct ccs_op *op, const char *struck, ccs_time now, char *err,
                      size_t errn)
 {
-	char fl[256], what[64];
-	ccs_fabric_faults(fab, fl, sizeof fl);
+	char what[64];
 	if (op->kind == CCS_OP_UP || op->kind == CCS_OP_DOWN)
 		snprintf(what, sizeof what, "its NIC's switch (in-network reduction)");
 	else if (op->kind == CCS_OP_NVLS)
@@ -137,6 +136,8 @@ static void hang_msg(struct ccs_fabric *fab, const struct ccs_op *op, const char
 		snprintf(err, errn, "hang at %.3f us: rank %d cannot reach %s once '%s' struck: no path over live links",
 		         (double)now * 1e-6, op->src, what, struck);
 	else {
+		char fl[256];
+		ccs_fabric_faults(fab, fl, sizeof fl);
 		snprintf(err, errn, "hang: rank %d cannot reach %s: no path over live links%s%s", op->src, what,
 		         fl[0] ? " (faults: " : "", fl[0] ? fl : "");
 		if (fl[0] && strlen(err) + 2 < errn)

@@ -10,18 +10,26 @@
 ** further on, so that the channels' heads, and the NICs they reach the
 ** network through, differ, and every NIC carries both trees.
 ** Each channel moves S/C bytes in K chunks of NCCL's tree chunk size (at
-** most CCS_TREE_MAXCHUNKS; larger chunks beyond that).  Per (channel c,
-** chunk k, rank r) two ops, id = ((c K + k) n + r) 2 + {0: up, 1: down}:
-**   up(c,k,r)    r sends chunk k, reduced with its children's, to its parent;
-**                waits for up(c,k,child) of every child and up(c,k-1,r);
-**                the root's is a no-traffic op (the reduction completes there)
-**   down(c,k,r)  r receives the reduced chunk k from its parent; waits for
-**                down(c,k,parent) (the root's own: its up) and down(c,k-1,r)
-** so reduction up and broadcast down run at once, as NCCL pipelines them,
-** and each link carries one chunk at a time per channel and direction.
-** Each op pays its hop's latency (NCCL's intra or network tree latency)
-** and one chunk step of synchronisation; leaves' first ops the base
-** latency.  Bytes on the wire are the chunk over NCCL's tree efficiency and
+** most CCS_TREE_MAXCHUNKS; larger chunks beyond that), each chunk in J
+** pieces (J = 1 for Simple; LL and LL128 forward each line as it arrives,
+** so where a channel holds fewer than TREE_PIECES chunks their chains move
+** a chunk in up to TREE_MAXJ pieces).  Per (channel c, chunk k, piece j,
+** rank r) two ops, id = (((c K + k) J + j) n + r) 2 + {0: up, 1: down}:
+**   up(c,k,j,r)    r sends piece j of chunk k, reduced with its children's,
+**                  to its parent; waits for its children's same piece and
+**                  its own previous piece; the root's is a no-traffic op
+**   down(c,k,j,r)  r receives piece j from its parent; waits for the
+**                  parent's same piece (the root's own: its up) and its own
+**                  previous piece
+** A hop between groups moves whole chunks (the proxy sends a complete
+** step): its pieces before the last are placeholders that keep the hop's
+** order, the last moves the chunk; chains below it wait for that chunk,
+** and the root reduces a piece once every remote child's chunk is in.
+** Reduction up and broadcast down run at once, as NCCL pipelines them, and
+** each link carries one piece at a time per channel and direction.  The
+** leaves' first ops pay the closed form's whole latency (NVLS-tree's rail
+** trees: each network hop its own), later ones the step work only (as
+** bytes on the chain hops, below).  Bytes on the wire are the chunk over NCCL's tree efficiency and
 ** its measured tree shortfall, as the closed form counts them.
 */
 #include "sched.h"
@@ -122,13 +130,6 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		op->delay_s += ts->d_base;
 }
 
-/* The op before (k, j) on the same hop: 1 when there is one. */
-static int prev_piece(const struct tree_sched *ts, int k, int j)
-{
-	(void)ts;
-	return k > 0 || j > 0;
-}
-
 static int ts_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct tree_sched *ts = s->ctx;
@@ -180,7 +181,7 @@ static uint32_t ts_ndeps(const struct ccs_sched *s, uint64_t id)
 	int c, k, j, r, down;
 	ts_split(ts, id, &c, &k, &j, &r, &down);
 	int t = variant(ts, c);
-	uint32_t d = (uint32_t)prev_piece(ts, k, j);
+	uint32_t d = k > 0 || j > 0;   /* the op before it on the same hop */
 	if (placeholder(ts, t, r, j))
 		return d;
 	if (down)
