@@ -277,9 +277,11 @@ int ccs_flows_path(const struct ccs_flows *f, uint32_t id, const uint32_t **res)
 	return f->f[id].active ? f->f[id].n : 0;
 }
 
-/* Give every unfrozen flow on r the rate 'share' and freeze it. */
-static void freeze(struct ccs_flows *f, struct res *r, double share)
+/* Give every unfrozen flow on r the rate 'share' and freeze it; returns
+ * how many it froze. */
+static uint32_t freeze(struct ccs_flows *f, struct res *r, double share)
 {
+	uint32_t n = 0;
 	r->froze = 1;
 	r->lvl = share;
 	for (uint32_t j = 0; j < r->nfl; j++) {
@@ -287,6 +289,7 @@ static void freeze(struct ccs_flows *f, struct res *r, double share)
 		if (fl->frozen)
 			continue;
 		fl->frozen = 1;
+		n++;
 		fl->rate = share;
 		for (int q = 0; q < fl->n; q++) {
 			struct res *x = &f->r[fl->res[q]];
@@ -295,6 +298,7 @@ static void freeze(struct ccs_flows *f, struct res *r, double share)
 			x->nun--;
 		}
 	}
+	return n;
 }
 
 static double share_of(const struct res *r, double level)
@@ -353,7 +357,7 @@ static void sift_down(struct hent *h, uint32_t n, uint32_t i)
  * whose key is below its resource's current share is stale and goes back
  * with the new key; one that is current is the smallest share.  Ties go to
  * the lower position, as in the scan.  O((resources + freezes) log resources). */
-static void fill_heap(struct ccs_flows *f, const uint32_t *list, uint32_t nl)
+static void fill_heap(struct ccs_flows *f, const uint32_t *list, uint32_t nl, uint32_t nflows)
 {
 	struct hent *h = f->heap;
 	uint32_t n = 0;
@@ -364,8 +368,10 @@ static void fill_heap(struct ccs_flows *f, const uint32_t *list, uint32_t nl)
 	}
 	for (uint32_t i = n / 2; i-- > 0;)
 		sift_down(h, n, i);
+	/* nflows: the part's unfrozen flows; once none is left the entries
+	 * still in the heap have nothing to freeze */
 	double level = 0;
-	while (n) {
+	while (n && nflows) {
 		struct res *r = &f->r[list[h[0].i]];
 		if (!r->nun) {
 			h[0] = h[--n];
@@ -381,7 +387,8 @@ static void fill_heap(struct ccs_flows *f, const uint32_t *list, uint32_t nl)
 		level = share;
 		h[0] = h[--n];
 		sift_down(h, n, 0);
-		freeze(f, r, share);
+		uint32_t fz = freeze(f, r, share);
+		nflows = fz < nflows ? nflows - fz : 0;
 	}
 }
 
@@ -426,7 +433,7 @@ static void fill(struct ccs_flows *f, uint32_t r0i, uint32_t ncr, uint32_t ncf)
 			}
 			freeze(f, b, b->rem > 0 ? b->rem : 0);
 		} else if (k - start > HEAP_MIN)
-			fill_heap(f, f->corder + start, k - start);
+			fill_heap(f, f->corder + start, k - start, nfl);
 		else if (nfl)
 			fill_scan(f, f->corder + start, k - start);
 	}
@@ -578,6 +585,21 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 			break;
 		for (uint32_t i = 0; i < nopen; i++)
 			open_res(f, f->xq[i], &ncr, &ncf, now);
+		if (round >= 2) {
+			/* The next round would open every constraint with outside
+			 * flows, one layer per round: take the whole component now,
+			 * so that it is filled once, not once per layer. */
+			for (uint32_t i = nfast; i < ncr; i++) {
+				struct res *r = &f->r[f->cres[i]];
+				if (r->mark == OPEN)
+					continue;
+				for (uint32_t j = 0; j < r->nfl; j++)
+					if (!f->f[r->fl[j]].mark) {
+						open_res(f, f->cres[i], &ncr, &ncf, now);
+						break;
+					}
+			}
+		}
 	}
 	f->ntouched = ncr;
 	for (uint32_t i = 0; i < ncr; i++) {
