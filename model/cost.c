@@ -789,7 +789,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	 * times their number and its slowest rank's PCIe link times its ranks:
 	 * one NIC at half rate, or one GPU whose PCIe link trained at x8, slows
 	 * every channel's step (the same as the sums when all are alike). */
-	c->b_nic = HUGE_VAL;
+	c->b_nic = c->b_nic1 = HUGE_VAL;
 	c->net_type = CCS_LINK_IB;
 	for (int pass = 0; pass < 2; pass++) {
 		for (int r = 0; r < c->n; r++) {
@@ -798,11 +798,11 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 			nic_of_rank[r] = gp->nic_count ? t->gnic[gp->nic_first].nic : UINT32_MAX;
 			if (!gp->nic_count) {
 				if (pass)
-					c->b_nic = 0;
+					c->b_nic = c->b_nic1 = 0;
 				continue;
 			}
 			int best_path = t->gnic[gp->nic_first].path;
-			double share = 0;
+			double share = 0, alone = 0;
 			for (uint32_t i = 0; i < gp->nic_count; i++) {
 				const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
 				if (e->path != best_path)
@@ -814,6 +814,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 				c->net_type = nic_type(t, e->nic);
 				double bw = nic_speed(t, e->nic) * c->prm.eff[c->net_type];
 				share += bw / (nic_users[e->nic] & 0x7fffffffu);
+				alone += bw;
 				/* count each NIC once per group: mark it with the group */
 				if (vx[e->nic] != g) {
 					gnet[g] += bw;
@@ -827,17 +828,36 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 				continue;
 			/* GPUDirect traffic crosses the GPU's own PCIe link: it caps
 			 * what the rank can drive; staged through host memory (GPUDirect
-			 * off) it shares its switch's link to the CPU as well */
-			double host = 0;
+			 * off) it shares its switch's link to the CPU as well.  Where
+			 * the GPU has a link straight to one of its NICs (Ascend 910B's
+			 * integrated RoCE port), those links alone carry its traffic. */
+			double host = 0, direct = 0;
 			for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
 				const struct ccs_link *l = &t->link[t->adj[k]];
-				if (l->type == CCS_LINK_PCIE)
-					host += l->bw_Bps * c->prm.eff[l->type];
+				if (l->type != CCS_LINK_PCIE)
+					continue;
+				host += l->bw_Bps * c->prm.eff[l->type];
+				uint32_t other = l->a == gp->dev ? l->b : l->a;
+				for (uint32_t i = 0; i < gp->nic_count; i++) {
+					const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
+					if (e->path != best_path)
+						break;
+					if (e->nic == other) {
+						direct += l->bw_Bps * c->prm.eff[l->type];
+						break;
+					}
+				}
 			}
+			if (direct > 0)
+				host = direct;
 			if (host > 0 && host < share)
 				share = host;
 			if (share < c->b_nic)
 				c->b_nic = share;
+			if (host > 0 && host < alone)
+				alone = host;
+			if (alone < c->b_nic1)
+				c->b_nic1 = alone;
 			double hcap = gp->no_gdr ? staged_cap(t, c, gp, host) : host;
 			if (hcap > 0) {
 				if (!hcnt[g] || hcap < hmin[g])
@@ -866,6 +886,8 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		c->B_net = 0;
 	if (isinf(c->b_nic))
 		c->b_nic = 0;
+	if (isinf(c->b_nic1))
+		c->b_nic1 = 0;
 	if (c->G > 1 && (c->B_net <= 0 || c->b_nic <= 0)) {
 		snprintf(err, errn, "ranks span %d groups but some rank has no nic to reach the others", c->G);
 		rc = CCS_EINPUT;
@@ -1390,11 +1412,13 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			return -1;
 		}
 		if (coll == CCS_COLL_SENDRECV) {
-			/* nccl-tests sendrecv: rank r sends S to r+1 and receives from r-1 */
+			/* nccl-tests sendrecv: rank r sends S to r+1 and receives from
+			 * r-1; one rank a group crosses, alone on its NICs (NCCL
+			 * spreads a peer's channels over the GPU's nearest NICs) */
 			int cross = G > 1;
 			x.W = S;
 			if (cross)
-				set_net(&x, c->b_nic, CCS_BOUND_NIC);
+				set_net(&x, c->b_nic1, CCS_BOUND_NIC);
 			else
 				set_rate(&x, su, su_b);
 			x.steps_intra = cross ? 0 : 1;

@@ -17,6 +17,8 @@
 **              link (NCCL spreads channels evenly over NICs and ranks, so one
 **              slow NIC or x8 link slows every channel); min over groups
 **   b_nic      per-rank NIC bandwidth: its best NIC / the ranks sharing it
+**   b_nic1     the same for a rank alone on its best NICs (SendRecv: one rank
+**              a group crosses): their sum, at most its PCIe link; min over ranks
 **   R_fab      per-group rate of uniform all-to-all traffic through the
 **              fabric: the smaller of 4 B_bis (G-1)/G^2, B_bis the max-flow
 **              between the NICs of the first and second half of the
@@ -54,7 +56,7 @@
 **   rhd, rd, bruck, pairwise  sums over their steps of bytes / rate of the
 **               step's peer (b_su inside a group, b_nic across)
 **   direct      AllToAll: max(intra bytes / b_su, inter bytes x p / min(B_net,
-**               R_fab)); SendRecv: S / (b_su or b_nic)
+**               R_fab)); SendRecv: S / (b_su or b_nic1)
 **   hier        intra ring ReduceScatter + inter ring AllReduce of S/p per
 **               rank on b_nic + intra AllGather, one after another
 **   oneshot     AllReduce in one scale-up domain (vLLM / TensorRT-LLM custom
@@ -90,6 +92,7 @@ struct ccs_comm {
 	int su_bound;               /* enum ccs_bound of the intra-group bottleneck */
 	int intra_nvl;              /* intra-group hops are scale-up links */
 	double B_net, b_nic;        /* per group, per rank; efficiency applied */
+	double b_nic1;              /* per rank alone on its NICs (SendRecv) */
 	double R_fab;               /* per group, uniform all-to-all */
 	int fab_bound;              /* what limits R_fab below B_net */
 	int nvls, sharp;            /* capabilities present on every group */

@@ -394,8 +394,8 @@ static int run_coll(int argc, char **argv, int sim)
 	}
 	if (sim) {
 		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
-		    coll != CCS_COLL_ALLTOALL) {
-			fprintf(stderr, "%s: the simulator covers AllReduce, AllGather, ReduceScatter and AllToAll so far\n", me);
+		    coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
+			fprintf(stderr, "%s: the simulator covers AllReduce, AllGather, ReduceScatter, AllToAll and SendRecv so far\n", me);
 			goto out;
 		}
 	}

@@ -164,8 +164,9 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
                             const char **why);
 
 /* AllToAll, NCCL's direct algorithm (sim/sched_a2a.c): every pair, 8 peers
- * in flight per rank. */
-int ccs_sched_alltoall(const struct ccs_comm *c, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
+ * in flight per rank; coll CCS_COLL_SENDRECV: nccl-tests' sendrecv, each
+ * rank sending S to the next. */
+int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
                        const char **why);
 
 /* Round-by-round schedules (sim/sched_steps.c): recursive doubling,

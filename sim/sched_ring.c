@@ -12,7 +12,9 @@ struct ring {
 	double sync_chunk;
 	int inter_sync;             /* network hops pay the step work (GPU-paced) */
 	int32_t *order;             /* C x n: rank at ring position */
-	uint32_t *nic;              /* C x G: NIC channel c uses in group g */
+	uint32_t *nic;              /* C x G: NIC channel c enters group g by */
+	uint32_t *nic_out;          /* C x G: NIC it leaves by (the same where the
+	                             * exit rank can use it) */
 	double bytes_intra, bytes_inter;
 	double d_intra, d_inter, d_base;
 };
@@ -40,7 +42,7 @@ static int hop(const struct ring_sched *rs, int c, int i, struct ccs_op *op)
 	op->nic_src = op->nic_dst = UINT32_MAX;
 	if (ga == gb)
 		return 0;
-	op->nic_src = r->nic[(size_t)c * rs->c->G + ga];
+	op->nic_src = r->nic_out[(size_t)c * rs->c->G + ga];
 	op->nic_dst = r->nic[(size_t)c * rs->c->G + gb];
 	return 1;
 }
@@ -185,6 +187,7 @@ static void rs_release(struct ccs_sched *s)
 	if (rs) {
 		ccs_free(rs->r.order);
 		ccs_free(rs->r.nic);
+		ccs_free(rs->r.nic_out);
 		ccs_free(rs);
 	}
 	memset(s, 0, sizeof *s);
@@ -241,11 +244,12 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	r->steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
 	r->order = ccs_malloc((size_t)C * n * sizeof *r->order);
 	r->nic = ccs_malloc(((size_t)C * G + 1) * sizeof *r->nic);
+	r->nic_out = ccs_malloc(((size_t)C * G + 1) * sizeof *r->nic_out);
 	int32_t *gstart = NULL, *members = NULL;
 	uint32_t *nics = NULL;
 	size_t nics_cap = 0;
 	int rc = CCS_ENOMEM;
-	if (!r->order || !r->nic || ccs_comm_members(c, &gstart, &members))
+	if (!r->order || !r->nic || !r->nic_out || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	for (int ch = 0; ch < C; ch++) {
 		int32_t *ord = r->order + (size_t)ch * n;
@@ -254,7 +258,7 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 			int m = gstart[g + 1] - gstart[g];
 			const int32_t *mem = members + gstart[g];
 			int entry = 0, exit = m - 1;
-			uint32_t nic = UINT32_MAX;
+			uint32_t nic = UINT32_MAX, nic_out = UINT32_MAX;
 			if (G > 1) {
 				/* the group's usable NICs, in device order */
 				size_t nn = 0;
@@ -297,10 +301,23 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 						exit = k;
 				if (entry < 0)
 					entry = 0;
+				nic_out = nic;
+				if (exit < 0 && m > 1) {
+					/* no other member reaches the entry NIC (one NIC per
+					 * GPU on its own link, as on Ascend 910B): leave by the
+					 * member before the entry, through its own NIC, as
+					 * NCCL's rings then leave by another NIC than they
+					 * entered */
+					exit = entry == 0 ? m - 1 : entry - 1;
+					const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[exit]]];
+					if (gp->nic_count)
+						nic_out = t->gnic[gp->nic_first].nic;
+				}
 				if (exit < 0)
-					exit = m > 1 ? (entry == m - 1 ? 0 : m - 1) : entry;
+					exit = entry;
 			}
 			r->nic[(size_t)ch * G + g] = nic;
+			r->nic_out[(size_t)ch * G + g] = nic_out;
 			ord[pos++] = mem[entry];
 			for (int k = 0; k < m; k++)
 				if (k != entry && k != exit)
@@ -567,12 +584,12 @@ static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int 
 		}
 		return ccs_sched_tree(c, proto, channels, bytes, s, why);
 	}
-	if (algo == CCS_ALGO_DIRECT) {
-		if (coll != CCS_COLL_ALLTOALL) {
-			*why = "the direct schedule covers AllToAll";
+	if (algo == CCS_ALGO_DIRECT || (algo == CCS_ALGO_PAIRWISE && coll == CCS_COLL_SENDRECV)) {
+		if (coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
+			*why = "the direct schedule covers AllToAll and SendRecv";
 			return CCS_EINPUT;
 		}
-		return ccs_sched_alltoall(c, proto, bytes, !(flags & CCS_SCHED_NO_PXN), s, why);
+		return ccs_sched_alltoall(c, coll, proto, bytes, !(flags & CCS_SCHED_NO_PXN), s, why);
 	}
 	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
 	    algo == CCS_ALGO_HIER || algo == CCS_ALGO_PAT)
