@@ -1585,6 +1585,19 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	 * the two sets the pace. */
 	double gpu = ti + step;
 	double bw_s = gpu > tn ? gpu : tn;
+	/* Broadcast and Reduce with Simple: a chain of n - 1 hops that
+	 * stores and forwards each chunk (NCCL's Simple passes a step on once
+	 * it is whole), so the pipeline of K chunks a channel also pays every
+	 * hop but the slowest once: n - G GPU hops of gpu/K and G - 1 network
+	 * hops of tn/K, less the slowest.  LL and LL128 forward each line as
+	 * it arrives: no such fill. */
+	if (algo == CCS_ALGO_RING && (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) &&
+	    proto == CCS_PROTO_SIMPLE && n > 2) {
+		double a = gpu / K, b = tn / K, top = n - G > 0 ? a : 0;
+		if (G > 1 && b > top)
+			top = b;
+		bw_s += (n - G) * a + (G - 1) * b - top;
+	}
 	/* At most one chunk per channel across groups: nothing pipelines, so
 	 * the chunk's path is paid in series.  Each group's ports first do their
 	 * chains' up work (half the GPU side); the chunk climbs the tree to the

@@ -44,7 +44,10 @@
 **          chunk sizes, which shrink for small NVLS operations); every chunk
 **          step costs o_q of synchronisation (Simple 1.5 us, LL128 0.5, LL 0.2)
 ** Bytes W and rate B per algorithm (f = nccl-tests busbw factor):
-**   ring        W = f S (Broadcast, Reduce: S);  B = min(b_su, B_net if G > 1)
+**   ring        W = f S (Broadcast, Reduce: S);  B = min(b_su, B_net if G > 1);
+**               Broadcast and Reduce with Simple are a chain that stores and
+**               forwards each chunk: + (n - G) gpu/K + (G - 1) tn/K - the
+**               slowest of the two (every hop but the slowest once more)
 **   tree        AllReduce: W = S;  B = min(b_su / 2, B_net / (G > 2 ? 2 : 1))
 **   nvls        one group: W = S, B = b_su p / (p + 1) (AllReduce: each rank
 **               sends S + S/p and receives as much); AllGather and

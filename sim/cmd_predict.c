@@ -394,12 +394,15 @@ static int run_coll(int argc, char **argv, int sim)
 	}
 	if (sim) {
 		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
-		    coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
-			fprintf(stderr, "%s: the simulator covers AllReduce, AllGather, ReduceScatter, AllToAll and SendRecv so far\n", me);
+		    coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV && coll != CCS_COLL_BROADCAST &&
+		    coll != CCS_COLL_REDUCE) {
+			fprintf(stderr, "%s: the simulator does not cover %s\n", me, ccs_coll_name[coll]);
 			goto out;
 		}
 	}
 	int sched_flags = stepwise ? CCS_SCHED_STEP : 0;
+	if (ccs_coll_rooted(coll))
+		sched_flags |= root << CCS_SCHED_ROOT_SHIFT;
 	{
 		const char *pd = getenv("NCCL_PXN_DISABLE");
 		if (pd && *pd && strcmp(pd, "0") && strcmp(pd, "1")) {

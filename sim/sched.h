@@ -81,8 +81,11 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
  * forward) instead of NCCL's chunks (the default: each step in NCCL's
  * chunks, at most 16, pipelined hop to hop); CCS_SCHED_NO_PXN sends
  * AllToAll traffic for another rail through the sender's own NIC instead of
- * through the peer on that rail (NCCL's PXN, on by default as in NCCL). */
-enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2 };
+ * through the peer on that rail (NCCL's PXN, on by default as in NCCL).
+ * The root of Broadcast and Reduce rides in the bits from
+ * CCS_SCHED_ROOT_SHIFT up (flags | root << CCS_SCHED_ROOT_SHIFT; 0 when
+ * absent). */
+enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2, CCS_SCHED_ROOT_SHIFT = 8 };
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                       int flags, struct ccs_sched *s, const char **why);
 /* The schedule of (*algo, *proto), or, when that pair has none (NVLS

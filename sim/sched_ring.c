@@ -19,10 +19,15 @@ struct ring {
 	double d_intra, d_inter, d_base;
 };
 
-/* The ring and the communicator it runs on. */
+/* The ring and the communicator it runs on; for Broadcast and Reduce the
+ * chain along it (below). */
 struct ring_sched {
 	struct ring r;
 	const struct ccs_comm *c;
+	int reduce;                 /* chain: toward the root, else from it */
+	int P;                      /* chain: ops per channel and hop */
+	int32_t *rootpos;           /* chain: the root's position in channel c's ring */
+	double chain_intra, chain_inter, chain_sync, chain_sync_inter;
 };
 
 /* The transfer of channel c from ring position i to i+1: ends, channel and,
@@ -181,6 +186,61 @@ static uint32_t rc_ndeps(const struct ccs_sched *s, uint64_t id)
 	return (uint32_t)(step > 0) + (uint32_t)(k > 0 || step > 0);
 }
 
+/* Broadcast and Reduce: in each channel a chain along the ring, from the
+ * root (Broadcast: position rp to rp + 1, ..., rp + n - 2 to rp + n - 1)
+ * or to it (Reduce: rp + 1 to rp + 2, ..., rp + n - 1 to rp), the
+ * channel's S/C in P parts.  Op (c, k, h) = (c P + k)(n - 1) + h moves part
+ * k over hop h; it waits for part k of hop h - 1 (its data) and part k - 1
+ * of hop h (a link sends in order).  Simple forwards whole chunks (P = the
+ * chunks, store and forward, as NCCL's Simple waits for a step before it
+ * passes it on); LL and LL128 forward each line as it arrives, which the
+ * parts approximate by being many (200 per hop of the chain, at most
+ * 4096), so that the chain fills in about one part time per hop. */
+static void ch_split(const struct ring_sched *rs, uint64_t id, int *c, int *k, int *h)
+{
+	uint64_t hops = (uint64_t)rs->r.n - 1, x = id / hops;
+	*h = (int)(id % hops);
+	*k = (int)(x % (uint64_t)rs->P);
+	*c = (int)(x / (uint64_t)rs->P);
+}
+
+static void ch_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct ring_sched *rs = s->ctx;
+	int c, k, h, n = rs->r.n;
+	ch_split(rs, id, &c, &k, &h);
+	int i = (rs->rootpos[c] + h + (rs->reduce ? 1 : 0)) % n;
+	if (hop(rs, c, i, op)) {
+		op->bytes = rs->chain_inter;
+		op->delay_s = rs->chain_sync_inter;
+	} else {
+		op->bytes = rs->chain_intra;
+		op->delay_s = rs->chain_sync;
+	}
+	if (k == 0 && h == 0)
+		op->delay_s += rs->r.d_base;
+}
+
+static int ch_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct ring_sched *rs = s->ctx;
+	int c, k, h, m = 0;
+	ch_split(rs, id, &c, &k, &h);
+	if (h + 2 < rs->r.n)
+		out[m++] = id + 1;
+	if (k + 1 < rs->P)
+		out[m++] = id + (uint64_t)(rs->r.n - 1);
+	return m;
+}
+
+static uint32_t ch_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct ring_sched *rs = s->ctx;
+	int c, k, h;
+	ch_split(rs, id, &c, &k, &h);
+	return (uint32_t)(h > 0) + (uint32_t)(k > 0);
+}
+
 static void rs_release(struct ccs_sched *s)
 {
 	struct ring_sched *rs = s->ctx;
@@ -188,6 +248,7 @@ static void rs_release(struct ccs_sched *s)
 		ccs_free(rs->r.order);
 		ccs_free(rs->r.nic);
 		ccs_free(rs->r.nic_out);
+		ccs_free(rs->rootpos);
 		ccs_free(rs);
 	}
 	memset(s, 0, sizeof *s);
@@ -249,7 +310,8 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	uint32_t *nics = NULL;
 	size_t nics_cap = 0;
 	int rc = CCS_ENOMEM;
-	if (!r->order || !r->nic || !r->nic_out || ccs_comm_members(c, &gstart, &members))
+	int32_t *ent = ccs_calloc((size_t)n + 1, sizeof *ent), *ext = ccs_calloc((size_t)n + 1, sizeof *ext);
+	if (!r->order || !r->nic || !r->nic_out || !ent || !ext || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	for (int ch = 0; ch < C; ch++) {
 		int32_t *ord = r->order + (size_t)ch * n;
@@ -257,7 +319,7 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 		for (int g = 0; g < G; g++) {
 			int m = gstart[g + 1] - gstart[g];
 			const int32_t *mem = members + gstart[g];
-			int entry = 0, exit = m - 1;
+			int entry = 0, exit = m - 1, entry_own = 0;
 			uint32_t nic = UINT32_MAX, nic_out = UINT32_MAX;
 			if (G > 1) {
 				/* the group's usable NICs, in device order */
@@ -283,21 +345,31 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 					goto out;
 				}
 				nic = nics[(size_t)ch % nn];
-				/* enter at the rank whose own NIC it is (else the first that
-				 * may use it) and leave at another rank that may use it, as
-				 * NCCL's rings do (NET/0 GPU/0 ... GPU/1 NET/0), so that the
-				 * PCIe links share the load as the NICs do */
+				/* enter at a rank that may use the NIC and leave at another,
+				 * as NCCL's rings do (NET/0 GPU/0 ... GPU/1 NET/0), so that
+				 * the PCIe links share the load as the NICs do */
+				/* of the members that may use the NIC, the one with the
+				 * fewest channels entering so far (then the one whose own
+				 * NIC it is, then the first), and for the exit another with
+				 * the fewest leaving: with several NICs per GPU (AWS p5: 4)
+				 * the channels' PCIe traffic spreads over the GPUs as NCCL's
+				 * rings spread it, instead of piling on the first GPU of
+				 * each switch */
 				entry = exit = -1;
-				for (int k = 0; k < m && entry < 0; k++) {
+				for (int k = 0; k < m; k++) {
+					if (!usable(t, c->rank_gpu[mem[k]], nic))
+						continue;
 					const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[k]]];
-					if (gp->nic_count && t->gnic[gp->nic_first].nic == nic)
+					int own = gp->nic_count && t->gnic[gp->nic_first].nic == nic;
+					if (entry < 0 || ent[mem[k]] < ent[mem[entry]] ||
+					    (ent[mem[k]] == ent[mem[entry]] && own && !entry_own)) {
 						entry = k;
+						entry_own = own;
+					}
 				}
-				for (int k = 0; k < m && entry < 0; k++)
-					if (usable(t, c->rank_gpu[mem[k]], nic))
-						entry = k;
-				for (int k = 0; k < m && exit < 0; k++)
-					if (k != entry && usable(t, c->rank_gpu[mem[k]], nic))
+				for (int k = 0; k < m; k++)
+					if (k != entry && usable(t, c->rank_gpu[mem[k]], nic) &&
+					    (exit < 0 || ext[mem[k]] < ext[mem[exit]]))
 						exit = k;
 				if (entry < 0)
 					entry = 0;
@@ -318,6 +390,10 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 			}
 			r->nic[(size_t)ch * G + g] = nic;
 			r->nic_out[(size_t)ch * G + g] = nic_out;
+			if (G > 1) {
+				ent[mem[entry]]++;
+				ext[mem[exit]]++;
+			}
 			ord[pos++] = mem[entry];
 			for (int k = 0; k < m; k++)
 				if (k != entry && k != exit)
@@ -377,7 +453,56 @@ out:
 	ccs_free(gstart);
 	ccs_free(members);
 	ccs_free(nics);
+	ccs_free(ent);
+	ccs_free(ext);
 	return rc;
+}
+
+/* The chain of Broadcast or Reduce along the rings of build_ring (which
+ * rs->r holds): each hop moves the channel's S/C, as the closed form's
+ * W = S at min(b_su, B_net) counts it, over its protocol's efficiency; GPU
+ * hops pay the chunk steps (the network streams, unless the GPU side is
+ * the slower and sets its pace, as in the ring); the closed form's latency
+ * once, before the first part. */
+static int build_chain(const struct ccs_comm *c, int coll, int proto, int C, uint64_t bytes, int root,
+                       struct ring_sched *rs)
+{
+	struct ring *r = &rs->r;
+	int n = c->n;
+	rs->reduce = coll == CCS_COLL_REDUCE;
+	rs->rootpos = ccs_malloc((size_t)C * sizeof *rs->rootpos);
+	if (!rs->rootpos)
+		return CCS_ENOMEM;
+	for (int ch = 0; ch < C; ch++) {
+		const int32_t *ord = r->order + (size_t)ch * n;
+		rs->rootpos[ch] = 0;
+		for (int i = 0; i < n; i++)
+			if (ord[i] == root)
+				rs->rootpos[ch] = i;
+	}
+	double S = (double)bytes, chunk = ccs_cost_chunk(c, coll, CCS_ALGO_RING, proto, C, S);
+	double K = ceil(S / ((double)C * chunk));
+	if (K < 1)
+		K = 1;
+	double P = K;
+	if (proto != CCS_PROTO_SIMPLE) {
+		/* cut-through: many parts, so that the fill is about 0.5% */
+		P = 200.0 * (n > 2 ? n - 2 : 1);
+		if (P < K)
+			P = K;
+	}
+	if (P > 4096)
+		P = 4096;
+	rs->P = (int)P;
+	/* build_ring's per-hop bytes are for S / (n C) per step: scale to S / C
+	 * and split over the parts */
+	rs->chain_intra = r->bytes_intra * n / P;
+	rs->chain_inter = r->bytes_inter * n / P;
+	rs->chain_sync = c->prm.step_s[proto] * K / P;
+	rs->chain_sync_inter = r->inter_sync ? rs->chain_sync : 0;
+	int inter = c->G > 1 ? c->G - 1 : 0;
+	r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, n - 1 - inter, inter);
+	return CCS_OK;
 }
 
 /* ---- NVLS ---- */
@@ -472,8 +597,9 @@ static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int 
 	memset(s, 0, sizeof *s);
 	*why = NULL;
 	if (algo == CCS_ALGO_RING) {
-		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
-			*why = "the ring schedule covers AllReduce, AllGather and ReduceScatter so far";
+		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
+		    coll != CCS_COLL_BROADCAST && coll != CCS_COLL_REDUCE) {
+			*why = "the ring schedule covers AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
 			return CCS_EINPUT;
 		}
 		int C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
@@ -489,6 +615,29 @@ static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int 
 				*why = "a group has no nic for the ring to leave through";
 			rs_release(s);
 			return rc;
+		}
+		if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
+			if (c->n < 2) {
+				*why = "a chain needs two ranks or more";
+				rs_release(s);
+				return CCS_EINPUT;
+			}
+			int root = (int)((unsigned)flags >> CCS_SCHED_ROOT_SHIFT);
+			if (root >= c->n) {
+				*why = "the root is not one of the ranks";
+				rs_release(s);
+				return CCS_EINPUT;
+			}
+			rc = build_chain(c, coll, proto, C, bytes, root, rs);
+			if (rc) {
+				rs_release(s);
+				return rc;
+			}
+			s->nops = (uint64_t)C * (uint64_t)rs->P * (uint64_t)(c->n - 1);
+			s->get = ch_get;
+			s->succ = ch_succ;
+			s->ndeps = ch_ndeps;
+			return CCS_OK;
 		}
 		if (!(flags & CCS_SCHED_STEP)) {
 			/* NCCL's ring chunk (its protocol's chunk), at most 16 a step */

@@ -1,1 +1,0 @@
-simulate -t topologies/hgx-h100.yaml -c broadcast
