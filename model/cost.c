@@ -1587,13 +1587,17 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double bw_s = gpu > tn ? gpu : tn;
 	/* Broadcast and Reduce with Simple: a chain of n - 1 hops that
 	 * stores and forwards each chunk (NCCL's Simple passes a step on once
-	 * it is whole), so the pipeline of K chunks a channel also pays every
-	 * hop but the slowest once: n - G GPU hops of gpu/K and G - 1 network
-	 * hops of tn/K, less the slowest.  LL and LL128 forward each line as
-	 * it arrives: no such fill. */
+	 * it is whole; a channel moves full chunks and then what is left), so
+	 * the pipeline also pays every hop but the slowest once for a full
+	 * chunk: n - G GPU hops of a = ti fc + o and G - 1 network hops of
+	 * b = tn fc, fc = min(1, C chunk / W) the share of a full chunk, less
+	 * the slowest.  LL and LL128 forward each line as it arrives: no fill. */
 	if (algo == CCS_ALGO_RING && (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) &&
-	    proto == CCS_PROTO_SIMPLE && n > 2) {
-		double a = gpu / K, b = tn / K, top = n - G > 0 ? a : 0;
+	    proto == CCS_PROTO_SIMPLE && n > 2 && x.W > 0) {
+		double fc = (double)C * chunk / x.W;
+		if (fc > 1)
+			fc = 1;
+		double a = ti * fc + step / K, b = tn * fc, top = n - G > 0 ? a : 0;
 		if (G > 1 && b > top)
 			top = b;
 		bw_s += (n - G) * a + (G - 1) * b - top;

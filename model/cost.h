@@ -46,8 +46,8 @@
 ** Bytes W and rate B per algorithm (f = nccl-tests busbw factor):
 **   ring        W = f S (Broadcast, Reduce: S);  B = min(b_su, B_net if G > 1);
 **               Broadcast and Reduce with Simple are a chain that stores and
-**               forwards each chunk: + (n - G) gpu/K + (G - 1) tn/K - the
-**               slowest of the two (every hop but the slowest once more)
+**               forwards each chunk: + (n - G) a + (G - 1) b - max(a, b), one
+**               full chunk's hop, a = ti fc + o, b = tn fc, fc = min(1, C c/W)
 **   tree        AllReduce: W = S;  B = min(b_su / 2, B_net / (G > 2 ? 2 : 1))
 **   nvls        one group: W = S, B = b_su p / (p + 1) (AllReduce: each rank
 **               sends S + S/p and receives as much); AllGather and

@@ -27,7 +27,9 @@ struct ring_sched {
 	int reduce;                 /* chain: toward the root, else from it */
 	int P;                      /* chain: ops per channel and hop */
 	int32_t *rootpos;           /* chain: the root's position in channel c's ring */
-	double chain_intra, chain_inter, chain_sync, chain_sync_inter;
+	double chain_intra, chain_inter;   /* chain: wire bytes per real byte */
+	double part_full, part_last;       /* chain: real bytes of a part, of the last */
+	double chain_sync, chain_sync_inter;
 };
 
 /* The transfer of channel c from ring position i to i+1: ends, channel and,
@@ -192,8 +194,8 @@ static uint32_t rc_ndeps(const struct ccs_sched *s, uint64_t id)
  * channel's S/C in P parts.  Op (c, k, h) = (c P + k)(n - 1) + h moves part
  * k over hop h; it waits for part k of hop h - 1 (its data) and part k - 1
  * of hop h (a link sends in order).  Simple forwards whole chunks (P = the
- * chunks, store and forward, as NCCL's Simple waits for a step before it
- * passes it on); LL and LL128 forward each line as it arrives, which the
+ * chunks: full ones, then what is left; store and forward, as NCCL's
+ * Simple waits for a step before it passes it on); LL and LL128 forward each line as it arrives, which the
  * parts approximate by being many (200 per hop of the chain, at most
  * 4096), so that the chain fills in about one part time per hop. */
 static void ch_split(const struct ring_sched *rs, uint64_t id, int *c, int *k, int *h)
@@ -210,11 +212,12 @@ static void ch_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	int c, k, h, n = rs->r.n;
 	ch_split(rs, id, &c, &k, &h);
 	int i = (rs->rootpos[c] + h + (rs->reduce ? 1 : 0)) % n;
+	double d = k + 1 == rs->P ? rs->part_last : rs->part_full;
 	if (hop(rs, c, i, op)) {
-		op->bytes = rs->chain_inter;
+		op->bytes = d * rs->chain_inter;
 		op->delay_s = rs->chain_sync_inter;
 	} else {
-		op->bytes = rs->chain_intra;
+		op->bytes = d * rs->chain_intra;
 		op->delay_s = rs->chain_sync;
 	}
 	if (k == 0 && h == 0)
@@ -484,7 +487,7 @@ static int build_chain(const struct ccs_comm *c, int coll, int proto, int C, uin
 	double K = ceil(S / ((double)C * chunk));
 	if (K < 1)
 		K = 1;
-	double P = K;
+	double P = K, full = (double)bytes / C, last;
 	if (proto != CCS_PROTO_SIMPLE) {
 		/* cut-through: many parts, so that the fill is about 0.5% */
 		P = 200.0 * (n > 2 ? n - 2 : 1);
@@ -494,10 +497,20 @@ static int build_chain(const struct ccs_comm *c, int coll, int proto, int C, uin
 	if (P > 4096)
 		P = 4096;
 	rs->P = (int)P;
-	/* build_ring's per-hop bytes are for S / (n C) per step: scale to S / C
-	 * and split over the parts */
-	rs->chain_intra = r->bytes_intra * n / P;
-	rs->chain_inter = r->bytes_inter * n / P;
+	/* Simple: full chunks, then what is left (NCCL's loop over the
+	 * channels' chunks); LL and LL128: equal parts */
+	if (proto == CCS_PROTO_SIMPLE && P == K && full > chunk) {
+		last = full - (P - 1) * chunk;
+		full = chunk;
+	} else
+		full = last = full / P;
+	/* build_ring's per-hop bytes are for S / (n C) real bytes: the wire
+	 * bytes per real byte */
+	double per = (double)bytes / ((double)n * C);
+	rs->chain_intra = per > 0 ? r->bytes_intra / per : 1;
+	rs->chain_inter = per > 0 ? r->bytes_inter / per : 1;
+	rs->part_full = full;
+	rs->part_last = last;
 	rs->chain_sync = c->prm.step_s[proto] * K / P;
 	rs->chain_sync_inter = r->inter_sync ? rs->chain_sync : 0;
 	int inter = c->G > 1 ? c->G - 1 : 0;
