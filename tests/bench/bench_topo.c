@@ -179,11 +179,12 @@ static void bench_predict(void)
 	}
 }
 
-/* One simulator case in a child (for its own peak memory): 1 GiB AllReduce
- * of algo with C channels on topo with sets.  r gets wall seconds,
- * simulated and closed-form seconds, events and ranks (r[0] < 0: failed);
- * *mib the child's peak RSS. */
-static void sim_case(const char *topo, const char *const *sets, int nsets, int algo, int C, double r[5], double *mib)
+/* One simulator case in a child (for its own peak memory): coll of bytes
+ * by algo with C channels (0: NCCL's) on topo with sets.  r gets wall
+ * seconds, simulated and closed-form seconds, events and ranks (r[0] < 0:
+ * failed); *mib the child's peak RSS. */
+static void sim_case_of(const char *topo, const char *const *sets, int nsets, int coll, int algo, int C,
+                        uint64_t bytes, double r[5], double *mib)
 {
 	r[0] = -1;
 	int fds[2];
@@ -203,12 +204,12 @@ static void sim_case(const char *topo, const char *const *sets, int nsets, int a
 		char err[256];
 		if (!ccs_topo_load(topo, sets, nsets, &t, &d) && !ccs_comm_build(t, 0, 0, &c, err, sizeof err) &&
 		    !ccs_fabric_new(&c, &fab) &&
-		    !ccs_sched_build(&c, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, C, 1ull << 30, &s, &why)) {
+		    !ccs_sched_build(&c, coll, algo, CCS_PROTO_SIMPLE, C, bytes, &s, &why)) {
 			struct ccs_sim_stats st;
 			double t0 = now();
 			if (!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err)) {
 				struct ccs_cost cc;
-				ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, C, 1ull << 30, &cc, NULL);
+				ccs_cost_eval(&c, coll, algo, CCS_PROTO_SIMPLE, C, bytes, &cc, NULL);
 				x[0] = now() - t0;
 				x[1] = st.time_s;
 				x[2] = cc.time_s;
@@ -228,6 +229,12 @@ static void sim_case(const char *topo, const char *const *sets, int nsets, int a
 	if (got != (ssize_t)(5 * sizeof *r))
 		r[0] = -1;
 	*mib = (double)ru.ru_maxrss / 1024.0;
+}
+
+/* 1 GiB AllReduce (issue 4's cases). */
+static void sim_case(const char *topo, const char *const *sets, int nsets, int algo, int C, double r[5], double *mib)
+{
+	sim_case_of(topo, sets, nsets, CCS_COLL_ALLREDUCE, algo, C, 1ull << 30, r, mib);
 }
 
 /* The simulator: 1 GiB ring AllReduce, 1 channel, HGX nodes of 8 GPUs with
@@ -286,6 +293,35 @@ static void bench_tree(void)
 	}
 }
 
+/* AllToAll, where most flows meet in one component of the flow solver (no
+ * target; kept to see the solver's cost on it): 16 HGX H100 nodes on a
+ * radix-32 fat tree, 256 MiB, and 64 nodes of hgx-h100-cluster (two
+ * scalable units, ECMP collisions on the spines), 64 MiB. */
+static void bench_a2a(void)
+{
+	static const struct {
+		const char *topo, *sets[3];
+		int nsets;
+		uint64_t bytes;
+	} a2a[] = {
+		{ "topologies/hgx-h100.yaml", { "nodes=16", "scaleout.topology=fat-tree", "scaleout.radix=32" }, 3, 256ull << 20 },
+		{ "topologies/hgx-h100-cluster.yaml", { "nodes=64" }, 1, 64ull << 20 },
+	};
+	printf("\nsimulator: direct AllToAll, one large flow component (no target)\n");
+	printf("%8s %10s %10s %12s %10s %10s %14s\n", "ranks", "MiB", "sim_ms", "closed_ms", "wall_s", "rss_MiB", "events/s");
+	for (size_t i = 0; i < sizeof a2a / sizeof a2a[0]; i++) {
+		double r[5], mib;
+		sim_case_of(a2a[i].topo, a2a[i].sets, a2a[i].nsets, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, 0,
+		            a2a[i].bytes, r, &mib);
+		if (r[0] < 0) {
+			printf("%8s failed\n", a2a[i].topo + 11);
+			continue;
+		}
+		printf("%8.0f %10.0f %10.3f %12.3f %10.3f %10.1f %14.0f\n", r[4], (double)(a2a[i].bytes >> 20), r[1] * 1e3,
+		       r[2] * 1e3, r[0], mib, r[3] / r[0]);
+	}
+}
+
 int main(void)
 {
 	int missed = 0;
@@ -318,5 +354,6 @@ int main(void)
 	bench_predict();
 	bench_sim();
 	bench_tree();
+	bench_a2a();
 	return missed;
 }
