@@ -675,8 +675,10 @@ static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int 
 	if (algo == CCS_ALGO_NVLS && coll == CCS_COLL_ALLREDUCE && c->G > 1)
 		return ccs_sched_collnet(c, CCS_ALGO_NVLS, proto, channels, bytes, s, why);
 	if (algo == CCS_ALGO_NVLS) {
-		if (coll != CCS_COLL_ALLREDUCE || !c->nvls || proto != CCS_PROTO_SIMPLE) {
-			*why = "the nvls schedule covers AllReduce, Simple, on multicast scale-up domains";
+		int agrs = (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) && c->G == 1;
+		if ((coll != CCS_COLL_ALLREDUCE && !agrs) || !c->nvls || proto != CCS_PROTO_SIMPLE) {
+			*why = "the nvls schedule covers AllReduce, and AllGather and ReduceScatter inside one domain, Simple, "
+			       "on multicast scale-up domains";
 			return CCS_EINPUT;
 		}
 		struct nvls_sched *v = ccs_calloc(1, sizeof *v);
@@ -688,7 +690,10 @@ static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int 
 			return CCS_EINPUT;
 		}
 		v->n = c->n;
-		v->bytes = (double)bytes * (c->p + 1.0) / c->p;
+		/* AllReduce: each rank sends S and receives S/p more through its
+		 * ports; AllGather (multicast writes) and ReduceScatter (multicast
+		 * reductions) move (n-1)/n S through them, as the closed form counts */
+		v->bytes = agrs ? (double)bytes * (c->n - 1.0) / c->n : (double)bytes * (c->p + 1.0) / c->p;
 		/* the closed form's latency and pipeline steps, paid before the move */
 		v->delay = cc.lat_s + cc.step_s;
 		s->ctx = v;

@@ -309,6 +309,15 @@ static void test_engine(void)
 		double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
 		worst += fabs(ts / cc.time_s - 1) > 0.01;
 	}
+	/* NVLS AllGather and ReduceScatter inside the domain (NCCL's choice for
+	 * some sizes on one node): (n-1)/n S through each rank's ports */
+	for (int coll = CCS_COLL_ALLGATHER; coll <= CCS_COLL_REDUCESCATTER; coll++)
+		for (int k = 10; k <= 32; k += 4) {
+			struct ccs_cost cc;
+			CHECK(!ccs_cost_eval(&c, coll, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL));
+			double ts = sim_time(&c, fab, coll, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+			worst += fabs(ts / cc.time_s - 1) > 0.01;
+		}
 	for (int k = 12; k <= 30; k += 6) {
 		struct ccs_cost cc;
 		ccs_cost_eval(&c, CCS_COLL_ALLGATHER, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL);
