@@ -392,14 +392,6 @@ static int run_coll(int argc, char **argv, int sim)
 		}
 		pmask = (unsigned)m;
 	}
-	if (sim) {
-		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
-		    coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV && coll != CCS_COLL_BROADCAST &&
-		    coll != CCS_COLL_REDUCE) {
-			fprintf(stderr, "%s: the simulator does not cover %s\n", me, ccs_coll_name[coll]);
-			goto out;
-		}
-	}
 	int sched_flags = stepwise ? CCS_SCHED_STEP : 0;
 	if (ccs_coll_rooted(coll))
 		sched_flags |= root << CCS_SCHED_ROOT_SHIFT;

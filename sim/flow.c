@@ -558,7 +558,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		 * an outside flow whose bottleneck it was must keep it (still
 		 * saturated, no region flow above it).  Else open it and refill:
 		 * the region only grows, so this ends, at worst with the whole
-		 * component.  After a few rounds every such constraint opens. */
+		 * component, which a third round takes at once (below). */
 		uint32_t nopen = 0;
 		for (uint32_t i = 0; i < nsh; i++) {
 			uint32_t ri = f->shq[i];
@@ -575,8 +575,7 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 			if (min_out == HUGE_VAL)
 				continue;           /* no outside flows */
 			int sat = saturated(r, r->load);
-			int bad = round >= 3 ||
-			          (sat && r->froze && r->lvl < max_out * (1 - 1e-9)) ||
+			int bad = (sat && r->froze && r->lvl < max_out * (1 - 1e-9)) ||
 			          (saturated(r, r->load0) && (!sat || max_in > min_out * (1 + 1e-9)));
 			if (bad)
 				f->xq[nopen++] = ri;

@@ -18,8 +18,8 @@
 ** a region flow stopped there must get at least what the outside flows on
 ** it get, and an outside flow for which it was a bottleneck must still
 ** find it saturated with no region flow above it.  A constraint that fails
-** is opened and the region refilled (from the fourth round every
-** constraint with outside flows opens), so the result is the max-min
+** is opened and the region refilled (a third round takes the whole
+** connected component at once), so the result is the max-min
 ** allocation of the whole system, which is unique; usually the region is
 ** a few saturated links, not the connected component.  Flows entering the
 ** region are settled at their old rates up to now; a flow whose end moved

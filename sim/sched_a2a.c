@@ -30,7 +30,7 @@ struct a2a {
 	const int32_t *group;
 	double bytes, d_intra, d_inter, d_base;
 	double bytes_inter;         /* SendRecv: bytes of a send to another group */
-	int L;                      /* SendRecv: parts per send, one per NIC */
+	int L;                      /* SendRecv: parts per send, one per NIC; 0: AllToAll */
 	const struct ccs_comm *c;
 };
 
@@ -76,7 +76,7 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->nic_src = op->nic_dst = UINT32_MAX;
 	if (a->pxn && a->group[r] != a->group[peer])
 		op->nic_src = CCS_NIC_PXN;
-	op->bytes = a->m == 1 && a->group[r] != a->group[peer] ? a->bytes_inter : a->bytes;
+	op->bytes = a->bytes;
 	op->delay_s = a->group[r] == a->group[peer] ? a->d_intra : a->d_inter;
 	if (k < LANES)
 		op->delay_s += a->d_base;
@@ -126,7 +126,6 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 	a->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);
 	a->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) - a->d_base;
 	a->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) - a->d_base;
-	a->bytes_inter = a->bytes;
 	if (coll == CCS_COLL_SENDRECV) {
 		/* As the closed form counts them: a send inside a group moves S at
 		 * min(b_su e, protocol cap) (bytes scaled so that the flow at b_su
@@ -143,10 +142,9 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 		double step = (K < 1 ? 1 : K) * c->prm.step_s[proto];
 		double t_in = c->b_su > 0 ? S / bi : 0;
 		double t_cap = isfinite(cap) ? S / cap : 0, t_net = c->b_nic1 > 0 ? S / (c->b_nic1 * e) : 0;
-		a->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) + (t_in > 0 ? step : 0);
 		double t_flow = t_net > t_cap ? t_net : t_cap;
-		a->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) +
-		             (t_cap + step > t_flow ? t_cap + step - t_flow : 0);
+		a->d_intra += a->d_base + (t_in > 0 ? step : 0);
+		a->d_inter += a->d_base + (t_cap + step > t_flow ? t_cap + step - t_flow : 0);
 		a->d_base = 0;
 		a->c = c;
 		a->L = c->G > 1 ? ccs_sched_fewest_nics(c, 64) : 1;

@@ -195,9 +195,10 @@ static uint32_t rc_ndeps(const struct ccs_sched *s, uint64_t id)
  * k over hop h; it waits for part k of hop h - 1 (its data) and part k - 1
  * of hop h (a link sends in order).  Simple forwards whole chunks (P = the
  * chunks: full ones, then what is left; store and forward, as NCCL's
- * Simple waits for a step before it passes it on); LL and LL128 forward each line as it arrives, which the
- * parts approximate by being many (200 per hop of the chain, at most
- * 4096), so that the chain fills in about one part time per hop. */
+ * Simple waits for a step before it passes it on); LL and LL128 forward
+ * each line as it arrives, which the parts approximate by being many (200
+ * per hop of the chain, at most 4096), so that the chain fills in about
+ * one part time per hop. */
 static void ch_split(const struct ring_sched *rs, uint64_t id, int *c, int *k, int *h)
 {
 	uint64_t hops = (uint64_t)rs->r.n - 1, x = id / hops;
@@ -350,14 +351,11 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 				nic = nics[(size_t)ch % nn];
 				/* enter at a rank that may use the NIC and leave at another,
 				 * as NCCL's rings do (NET/0 GPU/0 ... GPU/1 NET/0), so that
-				 * the PCIe links share the load as the NICs do */
-				/* of the members that may use the NIC, the one with the
-				 * fewest channels entering so far (then the one whose own
-				 * NIC it is, then the first), and for the exit another with
-				 * the fewest leaving: with several NICs per GPU (AWS p5: 4)
-				 * the channels' PCIe traffic spreads over the GPUs as NCCL's
-				 * rings spread it, instead of piling on the first GPU of
-				 * each switch */
+				 * the PCIe links share the load as the NICs do: the entry
+				 * is the member with the fewest channels entering so far
+				 * (then the one whose own NIC it is, then the first), the
+				 * exit another with the fewest leaving (with four NICs per
+				 * GPU, AWS p5, the first GPU of each switch took most) */
 				entry = exit = -1;
 				for (int k = 0; k < m; k++) {
 					if (!usable(t, c->rank_gpu[mem[k]], nic))
