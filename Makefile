@@ -20,11 +20,13 @@ TEST_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined $(WARN)
 LDLIBS := $(PKG_LIBS) -lm
 
-LIB_SRC := model/ccs.c model/units.c model/topo.c model/topo_gen.c model/topo_yaml.c \
-           model/topo_stats.c model/fault.c model/step.c model/maxflow.c model/coll.c model/cost.c model/nccl_tune.c model/moe.c model/kv.c \
-           sim/evq.c sim/flow.c sim/fabric.c sim/sched_ring.c sim/sched_file.c sim/sched_multi.c sim/sched_tree.c sim/sched_a2a.c sim/sched_steps.c sim/sched_collnet.c sim/sched_dag.c sim/engine.c sim/trace.c sim/sched_moe.c sim/sched_shot.c sim/sched_kv.c sim/moe_io.c calibrate/ingest.c calibrate/fit.c calibrate/store.c calibrate/calib.c
-CLI_SRC := sim/ccsim.c sim/cmd_topo.c sim/cmd_predict.c sim/cmd_moe.c sim/cmd_kv.c sim/cmd_run.c sim/cmd_calibrate.c sim/runner.c sim/plot.c sim/cmd_report.c sim/cmd_jobs.c sim/cmd_step.c sim/cmd_diagnose.c
-UNIT_TESTS := test_units test_topo test_fault test_fuzz test_cost test_sim test_moe test_ingest test_calib test_hwfault test_step
+# Sources are found by wildcard: a new file in one of these folders is built
+# into the library (model/, sim/, sim/sched/, calibrate/) or the command line
+# (sim/cli/, sim/cli/run/); a new tests/unit/test_<module>.c is a unit test.
+LIB_SRC := $(wildcard model/*.c sim/*.c sim/sched/*.c) \
+           $(filter-out calibrate/bench_%,$(wildcard calibrate/*.c))
+CLI_SRC := $(wildcard sim/cli/*.c sim/cli/run/*.c)
+UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 BENCH_SRC := tests/bench/bench_topo.c
 
 REL := build/rel

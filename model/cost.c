@@ -1361,7 +1361,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		 * Bytes per step: RHD halving S/2^(k+1) (largest first, so the far
 		 * peers get the big halves), RD S, Bruck AllGather
 		 * min(2^k, n - 2^k) S/n, Bruck AllToAll the blocks with bit k set
-		 * (S/2 for n a power of two).  sim/sched_steps.c runs the same. */
+		 * (S/2 for n a power of two).  sim/sched/steps.c runs the same. */
 		int L2 = ilog2_ceil(n);
 		double t = 0, tnet = 0;
 		int inter = 0;

@@ -8,7 +8,7 @@
 **            order independent of placement)
 **   hot      the H experts first in pi carry the share f of all picks:
 **            w = f (E - H) / (H (1 - f)) for them, 1 for the rest
-**   trace    expert ids given per token (sim/moe_io.c reads them)
+**   trace    expert ids given per token (sim/cli/moe_io.c reads them)
 ** Group-limited routing (DeepSeek-V3): experts in G_e contiguous groups; a
 ** token first picks g groups (by group weight), then its k experts in them.
 ** Placement: contiguous (rank = e / ceil(E/n)) or round-robin (e mod n);

@@ -16,7 +16,7 @@
 #define CCS_ENGINE_H
 
 #include "fabric.h"
-#include "sched.h"
+#include "sched/sched.h"
 
 struct ccs_sim_stats {
 	double time_s;

@@ -10,7 +10,7 @@
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/engine.h"
-#include "../../sim/sched.h"
+#include "../../sim/sched/sched.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
 ** tests/unit/test_moe.c: expert-parallel traffic (model/moe.h) and its
-** schedule (sim/sched_moe.c).
+** schedule (sim/sched/expert.c).
 **   - conservation: each algorithm moves what the routing says, counted here
 **     independently from the picks (LL: tokens x top-k x bytes; direct: one
 **     copy per (token, rank); deepep_normal: one network copy per (token,

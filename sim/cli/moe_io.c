@@ -1,5 +1,5 @@
 /*
-** sim/moe_io.c: the text inputs of expert-parallel runs (moe_io.h).
+** sim/cli/moe_io.c: the text inputs of expert-parallel runs (moe_io.h).
 **
 ** Routing trace: one line per token, its expert ids separated by commas or
 ** blanks; '#' starts a comment; blank lines are skipped.  Tokens fill rank
@@ -12,7 +12,7 @@
 */
 #include "moe_io.h"
 
-#include "../model/units.h"
+#include "../../model/units.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
-** sim/cmd_step.c: `ccsim step`: the communication of one training step or
+** sim/cli/cmd_step.c: `ccsim step`: the communication of one training step or
 ** one inference forward pass from a parallelism description
 ** (model/step.h), per group, in the closed form, the simulator or both.
 **
@@ -17,14 +17,14 @@
 */
 #include "cli.h"
 
-#include "../model/coll.h"
-#include "../model/cost.h"
-#include "../model/step.h"
-#include "../model/topo_yaml.h"
-#include "../model/units.h"
-#include "engine.h"
-#include "fabric.h"
-#include "sched.h"
+#include "../../model/coll.h"
+#include "../../model/cost.h"
+#include "../../model/step.h"
+#include "../../model/topo_yaml.h"
+#include "../../model/units.h"
+#include "../engine.h"
+#include "../fabric.h"
+#include "../sched/sched.h"
 
 #include <math.h>
 #include <stdio.h>

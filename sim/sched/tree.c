@@ -1,5 +1,5 @@
 /*
-** sim/sched_tree.c: NCCL's tree AllReduce as a schedule (sched.h).
+** sim/sched/tree.c: NCCL's tree AllReduce as a schedule (sched.h).
 **
 ** Inside each group the ranks form a chain m0 <- m1 <- ... <- m(p-1); the
 ** groups' heads (m0) form a binary tree, two of them (NCCL's double binary
@@ -34,7 +34,7 @@
 */
 #include "sched.h"
 
-#include "../model/nccl_tables.h"
+#include "../../model/nccl_tables.h"
 
 #include <math.h>
 #include <string.h>

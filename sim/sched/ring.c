@@ -1,7 +1,7 @@
-/* sim/sched_ring.c: ring and NVLS schedules (sched.h). */
+/* sim/sched/ring.c: ring and NVLS schedules (sched.h). */
 #include "sched.h"
 
-#include "../model/nccl_tables.h"
+#include "../../model/nccl_tables.h"
 
 #include <math.h>
 #include <string.h>

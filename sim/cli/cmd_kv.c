@@ -1,5 +1,5 @@
 /*
-** sim/cmd_kv.c: `ccsim predict|simulate -c kvcache`: KV-cache transfer from
+** sim/cli/cmd_kv.c: `ccsim predict|simulate -c kvcache`: KV-cache transfer from
 ** a prefill instance to a decode instance (model/kv.h), layer by layer.
 **
 ** Prints the time until the last layer's cache has landed, the part of it
@@ -9,11 +9,11 @@
 */
 #include "cli.h"
 
-#include "../model/kv.h"
-#include "../model/topo_yaml.h"
-#include "../model/units.h"
-#include "engine.h"
-#include "trace.h"
+#include "../../model/kv.h"
+#include "../../model/topo_yaml.h"
+#include "../../model/units.h"
+#include "../engine.h"
+#include "../trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

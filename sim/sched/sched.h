@@ -1,5 +1,5 @@
 /*
-** sim/sched.h: schedules, the simulator's intermediate representation.
+** sim/sched/sched.h: schedules, the simulator's intermediate representation.
 **
 ** A schedule is a DAG of operations over the ranks of a communicator:
 **   XFER   move `bytes` from rank src to rank dst (a flow over the route)
@@ -26,7 +26,7 @@
 #ifndef CCS_SCHED_H
 #define CCS_SCHED_H
 
-#include "../model/cost.h"
+#include "../../model/cost.h"
 
 #define CCS_SCHED_MAXSUCC 64
 
@@ -104,7 +104,7 @@ int      ccs_sched_best_nics(const struct ccs_comm *c, int r);
 uint32_t ccs_sched_nic(const struct ccs_comm *c, int r, int i);
 int      ccs_sched_fewest_nics(const struct ccs_comm *c, int most);
 
-/* Explicit schedules (sim/sched_dag.c): ops in an array, numbered as
+/* Explicit schedules (sim/sched/dag.c): ops in an array, numbered as
  * added, and edges between them.  ccs_dag_install builds the successor
  * lists (in edge order) and checks that every op releases at most
  * CCS_SCHED_MAXSUCC ops and waits for at most 255 (else CCS_EINPUT, *bad
@@ -123,7 +123,7 @@ int  ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int 
  * and return CCS_ENOMEM or CCS_EINTERNAL (a limit broken: a bug). */
 int  ccs_dag_take(struct ccs_dag **d, struct ccs_sched *s, const char **why);
 
-/* Load a schedule written as YAML (sim/sched_file.c, docs/simulator.md)
+/* Load a schedule written as YAML (sim/sched/file.c, docs/simulator.md)
  * for communicator c (hop latencies, memory bandwidth); *ranks gets the
  * ranks it declares.  CCS_EINPUT with "file:line:col: why" in diag on any
  * error, before anything runs. */
@@ -142,7 +142,7 @@ int ccs_sched_part(const struct ccs_sched *s, uint64_t id);
  * (released with out, or at once on CCS_ENOMEM). */
 int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out);
 
-/* Tree AllReduce (sim/sched_tree.c): chains inside groups, NCCL's double
+/* Tree AllReduce (sim/sched/tree.c): chains inside groups, NCCL's double
  * binary tree across them, chunk-pipelined reduce up and broadcast down. */
 int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                    const char **why);
@@ -153,43 +153,43 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 int ccs_sched_tree_rails(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                          const char **why);
 
-/* CollNet Direct AllReduce (sim/sched_collnet.c), and NVLS AllReduce
+/* CollNet Direct AllReduce (sim/sched/collnet.c), and NVLS AllReduce
  * across domains with SHARP (algo CCS_ALGO_NVLS): NVLS-like intra op per
  * rank beside each rank's slice going up to the switches and coming back
  * reduced, per chunk, the switch waiting for every member of the rail. */
 int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channels, uint64_t bytes,
                       struct ccs_sched *s, const char **why);
 
-/* CollNet Chain AllReduce (sim/sched_collnet.c): per channel a chain in
+/* CollNet Chain AllReduce (sim/sched/collnet.c): per channel a chain in
  * each group to the head, the heads' sums reduced in the switches, the
  * result back down the chains. */
 int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                             const char **why);
 
-/* AllToAll, NCCL's direct algorithm (sim/sched_a2a.c): every pair, 8 peers
+/* AllToAll, NCCL's direct algorithm (sim/sched/a2a.c): every pair, 8 peers
  * in flight per rank; coll CCS_COLL_SENDRECV: nccl-tests' sendrecv, each
  * rank sending S to the next. */
 int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
                        const char **why);
 
-/* Round-by-round schedules (sim/sched_steps.c): recursive doubling,
+/* Round-by-round schedules (sim/sched/steps.c): recursive doubling,
  * halving-doubling, Bruck, pairwise exchange and hierarchical AllReduce,
  * one peer per round. */
 int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
                     const char **why);
 
-/* One-shot and two-shot AllReduce in one scale-up domain (sim/sched_shot.c):
+/* One-shot and two-shot AllReduce in one scale-up domain (sim/sched/shot.c):
  * barriers as DELAY ops, every peer's transfer of a phase at once. */
 int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct ccs_sched *s, const char **why);
 
-/* A KV-cache transfer (model/kv.h, sim/sched_kv.c): each pair's bytes per
+/* A KV-cache transfer (model/kv.h, sim/sched/kvcache.c): each pair's bytes per
  * layer, released layer by layer as prefill computes them. */
 struct ccs_kv_cfg;
 struct ccs_kv_plan;
 int ccs_sched_kv(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const struct ccs_kv_plan *p,
                  struct ccs_sched *s, const char **why);
 
-/* An expert-parallel plan (model/moe.h, sim/sched_moe.c): its transfers,
+/* An expert-parallel plan (model/moe.h, sim/sched/expert.c): its transfers,
  * forwards chunk-pipelined behind what they forward. */
 struct ccs_moe_plan;
 int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why);

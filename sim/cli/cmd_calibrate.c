@@ -1,12 +1,12 @@
-/* sim/cmd_calibrate.c: `ccsim calibrate run|ingest|fit|show|diff|check`. */
+/* sim/cli/cmd_calibrate.c: `ccsim calibrate run|ingest|fit|show|diff|check`. */
 #define _DEFAULT_SOURCE
 #include "cli.h"
 
-#include "../calibrate/calib.h"
-#include "../calibrate/store.h"
-#include "../model/coll.h"
-#include "../model/topo_yaml.h"
-#include "../model/units.h"
+#include "../../calibrate/calib.h"
+#include "../../calibrate/store.h"
+#include "../../model/coll.h"
+#include "../../model/topo_yaml.h"
+#include "../../model/units.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,12 +1,12 @@
 /*
-** sim/moe_io.h: reading the text inputs of expert-parallel runs (formats in
+** sim/cli/moe_io.h: reading the text inputs of expert-parallel runs (formats in
 ** moe_io.c): a routing trace (expert ids per token) and an AllToAllv byte
 ** matrix.  Errors carry file:line:column in diag; nothing is returned then.
 */
 #ifndef CCS_MOE_IO_H
 #define CCS_MOE_IO_H
 
-#include "../model/ccs.h"
+#include "../../model/ccs.h"
 
 #include <stdint.h>
 

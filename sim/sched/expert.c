@@ -1,5 +1,5 @@
 /*
-** sim/sched_moe.c: an expert-parallel plan (model/moe.h) as a schedule.
+** sim/sched/expert.c: an expert-parallel plan (model/moe.h) as a schedule.
 **
 ** Every transfer of the plan becomes XFER ops over the fabric; transfers on
 ** DeepEP's SM channels (sm) also cross both ranks' copy ports.  A transfer
@@ -15,7 +15,7 @@
 */
 #include "sched.h"
 
-#include "../model/moe.h"
+#include "../../model/moe.h"
 
 #include <string.h>
 

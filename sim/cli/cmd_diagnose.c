@@ -1,5 +1,5 @@
 /*
-** sim/cmd_diagnose.c: `ccsim diagnose -t TOPO LOG...`: which fault explains
+** sim/cli/cmd_diagnose.c: `ccsim diagnose -t TOPO LOG...`: which fault explains
 ** a measured nccl-tests log (issue 8).
 **
 ** The log's rows (out-of-place time per collective and size, on the
@@ -23,10 +23,10 @@
 */
 #include "cli.h"
 
-#include "../calibrate/ingest.h"
-#include "../model/coll.h"
-#include "../model/cost.h"
-#include "../model/topo_yaml.h"
+#include "../../calibrate/ingest.h"
+#include "../../model/coll.h"
+#include "../../model/cost.h"
+#include "../../model/topo_yaml.h"
 
 #include <math.h>
 #include <stdio.h>

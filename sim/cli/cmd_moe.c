@@ -1,19 +1,19 @@
 /*
-** sim/cmd_moe.c: `ccsim predict|simulate -c dispatch|combine|alltoallv`.
+** sim/cli/cmd_moe.c: `ccsim predict|simulate -c dispatch|combine|alltoallv`.
 **
 ** Routes tokens (model/moe.h) or reads a byte matrix, plans the transfers
 ** of each algorithm asked for, and prints per algorithm: time, per-rank
 ** send and receive bytes (max, mean), imbalance (max / mean received), the
 ** bytes on scale-up links and on the network, DeepEP's bottleneck bandwidth
-** and the bound.  simulate runs each plan on the fabric (sim/sched_moe.c).
+** and the bound.  simulate runs each plan on the fabric (sim/sched/expert.c).
 */
 #include "cli.h"
 
-#include "../model/moe.h"
-#include "../model/topo_yaml.h"
-#include "engine.h"
+#include "../../model/moe.h"
+#include "../../model/topo_yaml.h"
+#include "../engine.h"
 #include "moe_io.h"
-#include "trace.h"
+#include "../trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
-** sim/sched_a2a.c: AllToAll, NCCL's direct algorithm, as a schedule
+** sim/sched/a2a.c: AllToAll, NCCL's direct algorithm, as a schedule
 ** (sched.h).  Rank r sends S/n bytes to every other rank; its k-th send
 ** (k = 0 .. n-2) goes to rank (r + k + 1) mod n, so that at every moment
 ** the ranks' destinations are spread over the ranks.  NCCL posts up to 8
@@ -16,9 +16,9 @@
 ** S to r + 1 (op id r).
 */
 #include "sched.h"
-#include "fabric.h"
+#include "../fabric.h"
 
-#include "../model/nccl_tables.h"
+#include "../../model/nccl_tables.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
-** sim/sched_steps.c: the round-by-round algorithms as schedules (sched.h):
+** sim/sched/steps.c: the round-by-round algorithms as schedules (sched.h):
 ** recursive doubling (rd), recursive halving-doubling (rhd), Bruck,
 ** pairwise exchange, PAT and the hierarchical AllReduce (hier).  In round k every rank sends b_k bytes to one peer
 ** and receives b_k from another; round k + 1 of rank r waits for r's send
@@ -32,7 +32,7 @@
 */
 #include "sched.h"
 
-#include "../model/nccl_tables.h"
+#include "../../model/nccl_tables.h"
 
 #include <math.h>
 #include <string.h>

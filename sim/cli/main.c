@@ -1,9 +1,9 @@
-/* sim/ccsim.c: the `ccsim` command line: dispatch to commands. */
+/* sim/cli/main.c: the `ccsim` command line: dispatch to commands. */
 #include "cli.h"
 
-#include "../model/topo.h"
+#include "../../model/topo.h"
 
-#include "../model/ccs.h"
+#include "../../model/ccs.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
-** sim/sched_file.c: schedules written as YAML (docs/simulator.md):
+** sim/sched/file.c: schedules written as YAML (docs/simulator.md):
 **
 **   name: my-ring
 **   ranks: 4
@@ -19,8 +19,8 @@
 */
 #include "sched.h"
 
-#include "../model/nccl_tables.h"
-#include "../model/ytree.h"
+#include "../../model/nccl_tables.h"
+#include "../../model/ytree.h"
 
 #include <stdio.h>
 #include <string.h>

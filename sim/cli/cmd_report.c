@@ -1,5 +1,5 @@
 /*
-** sim/cmd_report.c: `ccsim compare` and `ccsim report`.
+** sim/cli/cmd_report.c: `ccsim compare` and `ccsim report`.
 **
 ** compare -t A.yaml -t B.yaml -c COLL [-b MIN] [-e MAX] [-f F] [-n RANKS]
 **     two designs side by side by the closed form (NCCL's choice of
@@ -19,11 +19,11 @@
 #define _DEFAULT_SOURCE
 #include "cli.h"
 
-#include "../calibrate/store.h"
-#include "../model/coll.h"
-#include "../model/cost.h"
-#include "../model/topo_yaml.h"
-#include "../model/units.h"
+#include "../../calibrate/store.h"
+#include "../../model/coll.h"
+#include "../../model/cost.h"
+#include "../../model/topo_yaml.h"
+#include "../../model/units.h"
 #include "plot.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /*
-** sim/sched_collnet.c: CollNet Direct AllReduce (in-network reduction,
+** sim/sched/collnet.c: CollNet Direct AllReduce (in-network reduction,
 ** SHARP) as a schedule (sched.h); NVLS across scale-up domains with SHARP
 ** switches is the same shape (NVLS inside, SHARP across) with NVLS's
 ** chunks and latencies.
@@ -26,7 +26,7 @@
 */
 #include "sched.h"
 
-#include "../model/nccl_tables.h"
+#include "../../model/nccl_tables.h"
 
 #include <math.h>
 #include <string.h>

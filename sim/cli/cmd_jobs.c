@@ -1,5 +1,5 @@
 /*
-** sim/cmd_jobs.c: `ccsim simulate -t TOPO --job SPEC --job SPEC ...`:
+** sim/cli/cmd_jobs.c: `ccsim simulate -t TOPO --job SPEC --job SPEC ...`:
 ** several jobs, each with its own placement and collective, at once on one
 ** fabric (issue 8, shared fabrics).
 **
@@ -28,12 +28,12 @@
 */
 #include "cli.h"
 
-#include "../model/coll.h"
-#include "../model/cost.h"
-#include "../model/topo_yaml.h"
-#include "engine.h"
-#include "fabric.h"
-#include "sched.h"
+#include "../../model/coll.h"
+#include "../../model/cost.h"
+#include "../../model/topo_yaml.h"
+#include "../engine.h"
+#include "../fabric.h"
+#include "../sched/sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* sim/plot.c: .gp scripts and running gnuplot (plot.h). */
+/* sim/cli/plot.c: .gp scripts and running gnuplot (plot.h). */
 #define _DEFAULT_SOURCE
 #include "plot.h"
 

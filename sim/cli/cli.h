@@ -1,5 +1,5 @@
 /*
-** sim/cli.h: shared pieces of the `ccsim` command line.
+** sim/cli/cli.h: shared pieces of the `ccsim` command line.
 **
 ** Every command accepts --set key.path=value (or --set=key.path=value), any
 ** number of times, applied in order to the topology before it is read, and
@@ -59,24 +59,24 @@ int  ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const
 extern const char *const ccs_version;
 
 int ccs_cmd_topo(int argc, char **argv);
-/* diagnose: fault hypotheses against measured logs (sim/cmd_diagnose.c) */
+/* diagnose: fault hypotheses against measured logs (sim/cli/cmd_diagnose.c) */
 int ccs_cmd_diagnose(int argc, char **argv);
-/* step: one training step's communication (sim/cmd_step.c) */
+/* step: one training step's communication (sim/cli/cmd_step.c) */
 int ccs_cmd_step(int argc, char **argv);
-/* simulate --job ...: several jobs on one fabric (sim/cmd_jobs.c) */
+/* simulate --job ...: several jobs on one fabric (sim/cli/cmd_jobs.c) */
 int ccs_cmd_jobs(int argc, char **argv);
-/* compare and report (sim/cmd_report.c) */
+/* compare and report (sim/cli/cmd_report.c) */
 int ccs_cmd_compare(int argc, char **argv);
 int ccs_cmd_report(int argc, char **argv);
-/* calibrate run|ingest|fit|show|diff|check (sim/cmd_calibrate.c) */
+/* calibrate run|ingest|fit|show|diff|check (sim/cli/cmd_calibrate.c) */
 int ccs_cmd_calibrate(int argc, char **argv);
 int ccs_cmd_predict(int argc, char **argv);
 int ccs_cmd_simulate(int argc, char **argv);
-/* predict / simulate for -c dispatch, combine, alltoallv (sim/cmd_moe.c) */
+/* predict / simulate for -c dispatch, combine, alltoallv (sim/cli/cmd_moe.c) */
 int ccs_cmd_moe(int argc, char **argv, int sim);
-/* predict / simulate for -c kvcache (sim/cmd_kv.c) */
+/* predict / simulate for -c kvcache (sim/cli/cmd_kv.c) */
 int ccs_cmd_kv(int argc, char **argv, int sim);
-/* ccsim run SCENARIO (sim/cmd_run.c) */
+/* ccsim run SCENARIO (sim/cli/cmd_run.c) */
 int ccs_cmd_run(int argc, char **argv);
 
 #endif

@@ -1,8 +1,8 @@
-/* sim/runner.c: tasks in worker processes with a progress bar (runner.h). */
+/* sim/cli/runner.c: tasks in worker processes with a progress bar (runner.h). */
 #define _DEFAULT_SOURCE
 #include "runner.h"
 
-#include "../model/ccs.h"
+#include "../../model/ccs.h"
 
 #include <errno.h>
 #include <limits.h>

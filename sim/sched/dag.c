@@ -1,4 +1,4 @@
-/* sim/sched_dag.c: explicit schedules, ops in an array and edges between
+/* sim/sched/dag.c: explicit schedules, ops in an array and edges between
  * them (sched.h).  Used where ops are not computed from their number:
  * schedule files and the CollNet schedules. */
 #include "sched.h"

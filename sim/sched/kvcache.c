@@ -1,5 +1,5 @@
 /*
-** sim/sched_kv.c: a KV-cache transfer (model/kv.h) as a schedule.
+** sim/sched/kvcache.c: a KV-cache transfer (model/kv.h) as a schedule.
 **
 ** Layer gates: chains of DELAY ops, gate (l, b) waiting for gate (l-1, b)
 ** and T_c, so every chain reaches layer l at (l + 1) T_c.  Each gate
@@ -8,7 +8,7 @@
 ** Transfers of successive layers may overlap; the flow solver shares the
 ** NICs and links among them, which is work-conserving like the closed form.
 */
-#include "../model/kv.h"
+#include "../../model/kv.h"
 #include "sched.h"
 
 #include <string.h>

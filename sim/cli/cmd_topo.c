@@ -1,9 +1,9 @@
-/* sim/cmd_topo.c: `ccsim topo show|check|dot FILE`. */
+/* sim/cli/cmd_topo.c: `ccsim topo show|check|dot FILE`. */
 #include "cli.h"
 
-#include "../model/topo_stats.h"
-#include "../model/topo_yaml.h"
-#include "../model/units.h"
+#include "../../model/topo_stats.h"
+#include "../../model/topo_yaml.h"
+#include "../../model/units.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
-** sim/runner.h: run many independent tasks, in worker processes, with a
+** sim/cli/runner.h: run many independent tasks, in worker processes, with a
 ** progress bar; stop cleanly on SIGINT or SIGTERM.
 **
 ** compute(task) runs in a worker (a fork of the caller, so it sees what the

@@ -1,5 +1,5 @@
 /*
-** sim/sched_multi.c: several schedules run as one (sched.h): part j's op i
+** sim/sched/multi.c: several schedules run as one (sched.h): part j's op i
 ** is op off[j] + i, with its dependencies and successors shifted alike, so
 ** the parts start together and share the fabric only through the flow
 ** solver (two jobs, or overlapping collectives on the same ranks).

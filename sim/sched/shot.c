@@ -1,5 +1,5 @@
 /*
-** sim/sched_shot.c: one-shot and two-shot AllReduce inside one scale-up
+** sim/sched/shot.c: one-shot and two-shot AllReduce inside one scale-up
 ** domain (the custom AllReduce kernels of inference engines).
 **
 ** One-shot, per rank r:  start_r (DELAY: kernel fixed cost and the start

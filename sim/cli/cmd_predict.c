@@ -1,13 +1,13 @@
-/* sim/cmd_predict.c: `ccsim predict` (the closed form) and `ccsim simulate`
+/* sim/cli/cmd_predict.c: `ccsim predict` (the closed form) and `ccsim simulate`
  * (the event simulator), one command line and nccl-tests' format for both. */
 #include "cli.h"
 
-#include "../model/coll.h"
-#include "../model/cost.h"
-#include "../model/fault.h"
-#include "../model/topo_yaml.h"
-#include "engine.h"
-#include "trace.h"
+#include "../../model/coll.h"
+#include "../../model/cost.h"
+#include "../../model/fault.h"
+#include "../../model/topo_yaml.h"
+#include "../engine.h"
+#include "../trace.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -145,8 +145,8 @@ static uint32_t spray_k = 0;   /* 0: the topology's (scaleout.spray) */
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
-	/* expert-parallel traffic (sim/cmd_moe.c) and KV-cache transfers
-	 * (sim/cmd_kv.c) have their own options */
+	/* expert-parallel traffic (sim/cli/cmd_moe.c) and KV-cache transfers
+	 * (sim/cli/cmd_kv.c) have their own options */
 	for (int i = 1; i + 1 < argc; i++) {
 		const char *c = argv[i + 1];
 		if (strcmp(argv[i], "-c"))

@@ -1,5 +1,5 @@
 /*
-** sim/plot.h: gnuplot output.  ccsim writes a NAME.dat (the numbers, with a
+** sim/cli/plot.h: gnuplot output.  ccsim writes a NAME.dat (the numbers, with a
 ** header line of column names) and a NAME.gp (the script) next to each
 ** other, then runs `gnuplot NAME.gp` in that folder, which draws NAME.png
 ** (pngcairo) and NAME.svg from the same commands; users restyle the .gp

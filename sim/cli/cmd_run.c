@@ -1,5 +1,5 @@
 /*
-** sim/cmd_run.c: `ccsim run SCENARIO.yaml`: several designs (a topology,
+** sim/cli/cmd_run.c: `ccsim run SCENARIO.yaml`: several designs (a topology,
 ** its overrides, ranks) against several workloads (MoE dispatch/combine,
 ** or a collective at a size), printed side by side.
 **
@@ -19,15 +19,15 @@
 #define _DEFAULT_SOURCE
 #include "cli.h"
 
-#include "../calibrate/ingest.h"
-#include "../calibrate/store.h"
-#include "../model/kv.h"
-#include "../model/moe.h"
-#include "../model/topo_yaml.h"
-#include "../model/ytree.h"
-#include "engine.h"
-#include "fabric.h"
-#include "flow.h"
+#include "../../calibrate/ingest.h"
+#include "../../calibrate/store.h"
+#include "../../model/kv.h"
+#include "../../model/moe.h"
+#include "../../model/topo_yaml.h"
+#include "../../model/ytree.h"
+#include "../engine.h"
+#include "../fabric.h"
+#include "../flow.h"
 #include "plot.h"
 #include "runner.h"
 
