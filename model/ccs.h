@@ -14,6 +14,9 @@
 #ifndef CCS_H
 #define CCS_H
 
+/* what `ccsim version` prints; stored with each calibration run and study */
+#define CCS_VERSION "0.1.0"
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -291,10 +291,8 @@ static int fabric_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 	/* The NICs each rank may use: those as close as its best one. */
 	for (int r = 0; r < c->n; r++) {
 		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
-		for (uint32_t i = 0; i < gp->nic_count; i++) {
+		for (uint32_t i = 0, m = ccs_topo_best_nics(t, gp); i < m; i++) {
 			const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
-			if (e->path != t->gnic[gp->nic_first].path)
-				break;
 			if (vx[e->nic] < 0)
 				vx[e->nic] = (int32_t)nv++;
 		}
@@ -481,10 +479,8 @@ static int cut_share(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 				int nm = 0;
 				double tot = 0;
 				for (int pass = 0; pass < 2; pass++)
-					for (uint32_t e = 0; e < gp->nic_count; e++) {
+					for (uint32_t e = 0, me = ccs_topo_best_nics(t, gp); e < me; e++) {
 						const struct ccs_gpu_nic *ge = &t->gnic[gp->nic_first + e];
-						if (ge->path != t->gnic[gp->nic_first].path)
-							break;
 						for (uint32_t a = t->adj_off[ge->nic]; a < t->adj_off[ge->nic + 1]; a++) {
 							const struct ccs_link *l = &t->link[t->adj[a]];
 							uint32_t sw = t->adj_nbr[a];
@@ -801,12 +797,10 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 					c->b_nic = c->b_nic1 = 0;
 				continue;
 			}
-			int best_path = t->gnic[gp->nic_first].path;
+			uint32_t nbest = ccs_topo_best_nics(t, gp);
 			double share = 0, alone = 0;
-			for (uint32_t i = 0; i < gp->nic_count; i++) {
+			for (uint32_t i = 0; i < nbest; i++) {
 				const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
-				if (e->path != best_path)
-					break;
 				if (!pass) {
 					nic_users[e->nic]++;
 					continue;
@@ -838,10 +832,8 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 					continue;
 				host += l->bw_Bps * c->prm.eff[l->type];
 				uint32_t other = l->a == gp->dev ? l->b : l->a;
-				for (uint32_t i = 0; i < gp->nic_count; i++) {
+				for (uint32_t i = 0; i < nbest; i++) {
 					const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
-					if (e->path != best_path)
-						break;
 					if (e->nic == other) {
 						direct += l->bw_Bps * c->prm.eff[l->type];
 						break;
@@ -1718,6 +1710,28 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 	*algo = ba;
 	*proto = bp;
 	return 0;
+}
+
+int ccs_comm_best_nics(const struct ccs_comm *c, int r)
+{
+	return (int)ccs_topo_best_nics(c->t, &c->t->gpu[c->rank_gpu[r]]);
+}
+
+uint32_t ccs_comm_nic(const struct ccs_comm *c, int r, int i)
+{
+	const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
+	return c->t->gnic[gp->nic_first + (uint32_t)i].nic;
+}
+
+int ccs_comm_fewest_nics(const struct ccs_comm *c, int most)
+{
+	int M = most;
+	for (int r = 0; r < c->n; r++) {
+		int m = ccs_comm_best_nics(c, r);
+		if (m < M)
+			M = m;
+	}
+	return M;
 }
 
 int ccs_comm_members(const struct ccs_comm *c, int32_t **start, int32_t **members)

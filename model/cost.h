@@ -136,6 +136,12 @@ int  ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_co
 int  ccs_comm_build_gpus(const struct ccs_topo *t, const uint32_t *gpus, int n, struct ccs_comm *c, char *err,
                          size_t errn);
 void ccs_comm_release(struct ccs_comm *c);
+/* The NICs rank r may use (ccs_topo_best_nics: as close as its best, over
+ * which NCCL spreads its channels): how many, the i-th of them (a device
+ * index), and the fewest any rank of c has, at most 'most'. */
+int      ccs_comm_best_nics(const struct ccs_comm *c, int r);
+uint32_t ccs_comm_nic(const struct ccs_comm *c, int r, int i);
+int      ccs_comm_fewest_nics(const struct ccs_comm *c, int most);
 /* The ranks of each group in rank order, members [start[g], start[g+1])
  * (a counting sort on rank_group).  Both arrays are the caller's to free;
  * CCS_ENOMEM leaves none. */

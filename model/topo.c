@@ -414,6 +414,14 @@ out:
 	return rc;
 }
 
+uint32_t ccs_topo_best_nics(const struct ccs_topo *t, const struct ccs_gpu *gp)
+{
+	uint32_t m = 0;
+	while (m < gp->nic_count && t->gnic[gp->nic_first + m].path == t->gnic[gp->nic_first].path)
+		m++;
+	return m;
+}
+
 int ccs_topo_refresh(struct ccs_topo *t)
 {
 	for (uint32_t g = 0; g < t->ngpu; g++) {

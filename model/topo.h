@@ -212,6 +212,11 @@ int ccs_nic_live(const struct ccs_topo *t, uint32_t nic);
  * live host links only).  After CCS_ENOMEM the topology is not usable. */
 int ccs_topo_refresh(struct ccs_topo *t);
 
+/* How many of GPU gp's NICs (t->gnic from gp->nic_first, best first) are as
+ * close as its best one: the NICs it may use, over which NCCL spreads its
+ * channels.  0 when it has none. */
+uint32_t ccs_topo_best_nics(const struct ccs_topo *t, const struct ccs_gpu *gp);
+
 /* Index of a device by name, or -1 (linear scan; for tests and tools). */
 int64_t ccs_topo_find(const struct ccs_topo *t, const char *name);
 

@@ -175,7 +175,7 @@ static int strike(struct run *r, struct ccs_fabric *fab, const struct ccs_sched 
 		struct ccs_op op;
 		uint32_t res[CCS_FLOW_MAXPATH];
 		int m;
-		s->get(s, ccs_flows_tag(r->fl, id), &op);
+		ccs_sched_get(s, ccs_flows_tag(r->fl, id), &op);
 		uint32_t way = r->spray > 1 && op.kind == CCS_OP_XFER && ccs_fabric_crosses(fab, op.src, op.dst) ? id % r->spray : 0;
 		if (route_op(fab, s, ccs_flows_tag(r->fl, id), &op, way, res, &m)) {
 			hang_msg(fab, &op, spec, now, err, errn);
@@ -221,7 +221,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	if (!cnt)
 		goto out;
 	for (uint64_t i = 0; i < s->nops; i++) {
-		uint32_t d = s->ndeps(s, i);
+		uint32_t d = ccs_sched_ndeps(s, i);
 		if (d > 255) {
 			snprintf(err, errn, "op %llu waits for %u ops; at most 255", (unsigned long long)i, d);
 			rc = CCS_EINPUT;
@@ -231,7 +231,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 		if (!d) {
 			/* a straggler's first ops wait for it to start */
 			struct ccs_op op;
-			s->get(s, i, &op);
+			ccs_sched_get(s, i, &op);
 			double late = op.src >= 0 ? ccs_fabric_start_s(fab, op.src) : 0;
 			if ((rc = ccs_evq_push(&r.q, ccs_time_from_s(op.delay_s + late), EV_READY, i, 0)))
 				goto out;
@@ -288,7 +288,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				}
 			} else {
 				struct ccs_op op;
-				s->get(s, ev.id, &op);
+				ccs_sched_get(s, ev.id, &op);
 				uint32_t res[CCS_FLOW_MAXPATH];
 				int n = 0;
 				if (route_op(fab, s, ev.id, &op, 0, res, &n)) {
@@ -335,7 +335,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 			if (ev.kind == EV_DONE)
 				st->bytes_received += done_bytes;
 			uint64_t succ[CCS_SCHED_MAXSUCC];
-			int ns = s->succ(s, opid, succ);
+			int ns = ccs_sched_succ(s, opid, succ);
 			for (int k = 0; k < ns; k++) {
 				if (cnt[succ[k]] == 0) {
 					snprintf(err, errn, "op %llu released more often than it waits", (unsigned long long)succ[k]);
@@ -344,7 +344,7 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 				}
 				if (--cnt[succ[k]] == 0) {
 					struct ccs_op op;
-					s->get(s, succ[k], &op);
+					ccs_sched_get(s, succ[k], &op);
 					if ((rc = ccs_evq_push(&r.q, now + ccs_time_from_s(op.delay_s), EV_READY, succ[k], 0)))
 						goto out;
 				}

@@ -64,7 +64,7 @@ static void on_end(void *ctx, uint64_t op, ccs_time t)
 {
 	struct ccs_trace *tr = ctx;
 	struct ccs_op o;
-	tr->s->get(tr->s, op, &o);
+	ccs_sched_get(tr->s, op, &o);
 	const char *what = o.kind == CCS_OP_NVLS ? "nvls" : o.kind == CCS_OP_DELAY ? "wait"
 	                 : o.kind == CCS_OP_UP ? "up" : o.kind == CCS_OP_DOWN ? "down" : "send";
 	fprintf(tr->f, "%s{\"name\": \"%s", tr->first ? "" : ",\n", what);

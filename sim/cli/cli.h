@@ -14,49 +14,32 @@
 
 struct ccs_topo;
 
-struct ccs_sets {
+struct ccs_args_sets {
 	int n, cap;
 	char **v;                   /* borrowed from argv, or owned below */
 	char **owned;               /* "faults+=SPEC" made from --fault SPEC */
 	int nowned;
 };
 
-void ccs_sets_init(struct ccs_sets *s);
-void ccs_sets_release(struct ccs_sets *s);
+void ccs_args_sets_init(struct ccs_args_sets *s);
+void ccs_args_sets_release(struct ccs_args_sets *s);
 /* If argv[*i] is a --set option, record it (advancing *i past its value)
  * and return 1; return 0 if it is not; -1 (message printed) on error. */
-int  ccs_sets_arg(struct ccs_sets *s, int argc, char **argv, int *i);
+int  ccs_args_set(struct ccs_args_sets *s, int argc, char **argv, int *i);
 /* Flush stdout; print a message and return -1 if writing failed. */
-int  ccs_flush_stdout(void);
+int  ccs_args_flush(void);
 /* 1 (after saying so) when t has faults that strike during a run ('@'),
  * which only ccsim predict and simulate time; 'what' names the command. */
-int  ccs_refuse_timed(const char *what, const struct ccs_topo *t);
+int  ccs_args_refuse_timed(const char *what, const struct ccs_topo *t);
 /* A flag's value as a whole number in [lo, hi] or a real in [lo, hi]:
  * 0, or -1 with "me: 'flag' must be ..." printed. */
-int  ccs_arg_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out);
-int  ccs_arg_real(const char *me, const char *flag, const char *v, double lo, double hi, double *out);
+int  ccs_args_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out);
+int  ccs_args_real(const char *me, const char *flag, const char *v, double lo, double hi, double *out);
 /* argv[*i] as one of the n options in names that take a value: advance *i
  * past the value and set *v; else print "me: unknown option 'X' for WHAT
  * (see me WHAT --help)" or "'X' needs a value" and return -1. */
-int  ccs_arg_value(const char *me, const char *what, int argc, char **argv, int *i, const char *const *names, size_t n,
+int  ccs_args_value(const char *me, const char *what, int argc, char **argv, int *i, const char *const *names, size_t n,
                    const char **v);
-
-/* The busiest resources of a finished run, as `--links` prints them. */
-struct ccs_fabric;
-struct ccs_flows;
-void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
-/* The busiest resource of a finished run (bytes over capacity x T) into
- * name, its mean utilisation in *util; -1 (name "-") when none carried
- * anything. */
-int  ccs_busiest_link(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T, char *name, size_t n,
-                      double *util);
-/* The bound of a finished run of T seconds: the busiest resource's kind
- * (enum ccs_bound), latency when none was busy half the run. */
-struct ccs_comm;
-int  ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const struct ccs_flows *fl, double T);
-
-/* "0.1.0": what `ccsim version` prints; stored with each calibration run */
-extern const char *const ccs_version;
 
 int ccs_cmd_topo(int argc, char **argv);
 /* diagnose: fault hypotheses against measured logs (sim/cli/cmd_diagnose.c) */

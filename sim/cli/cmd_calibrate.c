@@ -4,6 +4,7 @@
 
 #include "../../calibrate/calib.h"
 #include "../../calibrate/store.h"
+#include "../../model/ccs.h"
 #include "../../model/coll.h"
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
@@ -50,7 +51,7 @@ struct opts {
 	int residuals;
 	long long run;
 	double tol;
-	struct ccs_sets sets;
+	struct ccs_args_sets sets;
 	const char *pos[64];
 	int npos;
 };
@@ -61,13 +62,13 @@ static int parse_opts(int argc, char **argv, const char *sub, struct opts *o)
 	o->db = DEFAULT_DB;
 	o->tol = 0.05;
 	o->run = -1;
-	ccs_sets_init(&o->sets);
+	ccs_args_sets_init(&o->sets);
 	static const char *const names[] = { "--db", "--host", "-t", "-o", "--baseline", "--junit", "--run",
 	                                     "--tolerance", "--bench-dir" };
 	char what[32];
 	snprintf(what, sizeof what, "calibrate %s", sub);
 	for (int i = 2; i < argc; i++) {
-		int r = ccs_sets_arg(&o->sets, argc, argv, &i);
+		int r = ccs_args_set(&o->sets, argc, argv, &i);
 		if (r < 0)
 			return -1;
 		if (r > 0)
@@ -89,7 +90,7 @@ static int parse_opts(int argc, char **argv, const char *sub, struct opts *o)
 			continue;
 		}
 		const char *v;
-		if (ccs_arg_value("ccsim", what, argc, argv, &i, names, sizeof names / sizeof *names, &v))
+		if (ccs_args_value("ccsim", what, argc, argv, &i, names, sizeof names / sizeof *names, &v))
 			return -1;
 		const char *a = argv[i - 1];
 		if (!strcmp(a, "--db"))
@@ -108,7 +109,7 @@ static int parse_opts(int argc, char **argv, const char *sub, struct opts *o)
 			o->bench_dir = v;
 		else if (!strcmp(a, "--run")) {
 			int n;
-			if (ccs_arg_int(ME, "--run", v, 1, 2000000000, &n))
+			if (ccs_args_int(ME, "--run", v, 1, 2000000000, &n))
 				return -1;
 			o->run = n;
 		} else if (!strcmp(a, "--tolerance")) {
@@ -168,7 +169,7 @@ static int store_set(const struct opts *o, struct ccs_meas_set *set, const char 
 	snprintf(r.kind, sizeof r.kind, "%s", kind);
 	snprintf(r.topology, sizeof r.topology, "%s", o->topo ? o->topo : "");
 	snprintf(r.versions, sizeof r.versions, "%s", set->versions);
-	snprintf(r.ccsim_version, sizeof r.ccsim_version, "%s", ccs_version);
+	snprintf(r.ccsim_version, sizeof r.ccsim_version, "%s", CCS_VERSION);
 	for (int i = 0; i < nfiles; i++) {
 		size_t l = strlen(r.sources);
 		snprintf(r.sources + l, sizeof r.sources - l, "%s%s", l ? " " : "", base_of(files[i]));
@@ -186,7 +187,7 @@ static int store_set(const struct opts *o, struct ccs_meas_set *set, const char 
 	}
 	printf("run %lld: %zu measurements from %d log%s, host %s, stored in %s\n", (long long)r.id, set->n, nfiles,
 	       nfiles == 1 ? "" : "s", r.host, o->db);
-	return ccs_flush_stdout() ? 1 : 0;
+	return ccs_args_flush() ? 1 : 0;
 }
 
 static int cmd_ingest(const struct opts *o)
@@ -488,7 +489,7 @@ static int cmd_fit(struct opts *o)
 			say(&d, "ccsim calibrate: cannot load the topology");
 			goto out;
 		}
-		if (ccs_refuse_timed("ccsim calibrate", t))
+		if (ccs_args_refuse_timed("ccsim calibrate", t))
 			goto out;
 	}
 	struct ccs_diag d;
@@ -522,7 +523,7 @@ static int cmd_fit(struct opts *o)
 	} else if (ccs_calib_write(stdout, &cal, runs[ri].host, (long long)runs[ri].id, o->db, topo)) {
 		goto out;
 	}
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_calib_release(&cal);
 	ccs_topo_free(t);
@@ -549,7 +550,7 @@ static int cmd_show(const struct opts *o)
 		for (size_t i = 0; i < nr; i++)
 			printf("%5lld  %-20s  %-16s  %-6s  %6lld  %s\n", (long long)runs[i].id, runs[i].created, runs[i].host,
 			       runs[i].kind, (long long)runs[i].nmeas, runs[i].sources);
-		rc = ccs_flush_stdout() ? 1 : 0;
+		rc = ccs_args_flush() ? 1 : 0;
 		goto out;
 	}
 	long long id;
@@ -628,7 +629,7 @@ static int cmd_show(const struct opts *o)
 		printf("\nno fits yet ('ccsim calibrate fit --run %lld')\n", (long long)r->id);
 	}
 	ccs_free(f);
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_free(runs);
 	ccs_store_close(s);
@@ -903,7 +904,7 @@ static int cmd_cmp(const struct opts *o, int check)
 		       100 * (x->cur / x->base - 1), x->verdict == 1 ? "REGRESSION" : x->verdict < 0 ? "better" : "ok");
 	}
 	printf("%zu compared, %zu regression%s beyond %.1f%%\n", c.n, bad, bad == 1 ? "" : "s", 100 * o->tol);
-	if (ccs_flush_stdout())
+	if (ccs_args_flush())
 		goto out;
 	if (check && o->junit && write_junit(o->junit, &c, &runs[ia], &runs[ib], o->tol))
 		goto out;
@@ -938,17 +939,17 @@ int ccs_cmd_calibrate(int argc, char **argv)
 	struct opts o;
 	int r = parse_opts(argc, argv, sub, &o);
 	if (r) {
-		ccs_sets_release(&o.sets);
+		ccs_args_sets_release(&o.sets);
 		return r > 0 ? 0 : 2;
 	}
 	if (k != 1 && k != 3 && k != 4 && o.npos) {
 		fprintf(stderr, "%s %s: unexpected argument '%s'\n", ME, sub, o.pos[0]);
-		ccs_sets_release(&o.sets);
+		ccs_args_sets_release(&o.sets);
 		return 2;
 	}
 	if (k == 3 && o.npos > 1) {
 		fprintf(stderr, "%s show: one run at most\n", ME);
-		ccs_sets_release(&o.sets);
+		ccs_args_sets_release(&o.sets);
 		return 2;
 	}
 	int rc;
@@ -959,6 +960,6 @@ int ccs_cmd_calibrate(int argc, char **argv)
 	case 3: rc = cmd_show(&o); break;
 	default: rc = cmd_cmp(&o, k == 5); break;
 	}
-	ccs_sets_release(&o.sets);
+	ccs_args_sets_release(&o.sets);
 	return rc;
 }

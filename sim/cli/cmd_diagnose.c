@@ -65,7 +65,7 @@ static int add_member(struct hyp *x, const char *spec)
 
 /* predictions of every row under the extra faults; -1 when the collective
  * cannot complete or nothing applies */
-static int predict_rows(const char *topo, struct ccs_sets *sets, const char *fault, const struct row *rw, size_t n,
+static int predict_rows(const char *topo, struct ccs_args_sets *sets, const char *fault, const struct row *rw, size_t n,
                         double *out, char *err, size_t errn)
 {
 	const char *v[80];
@@ -140,11 +140,11 @@ int ccs_cmd_diagnose(int argc, char **argv)
 	const char *topo = NULL, *logs[32];
 	int nlog = 0, top = 5, list = 0;
 	double tol = 0.03;
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	int rc = 2;
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			goto out0;
 		if (r)
@@ -162,7 +162,7 @@ int ccs_cmd_diagnose(int argc, char **argv)
 		if (!strcmp(argv[i], "-t") && i + 1 < argc)
 			topo = argv[++i];
 		else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-			if (ccs_arg_int(me, "--top", argv[++i], 1, 100, &top))
+			if (ccs_args_int(me, "--top", argv[++i], 1, 100, &top))
 				goto out0;
 		} else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
 			char *end;
@@ -237,7 +237,7 @@ int ccs_cmd_diagnose(int argc, char **argv)
 		fprintf(stderr, "%s\n", d.msg);
 		goto out;
 	}
-	if (ccs_refuse_timed("ccsim diagnose", t))
+	if (ccs_args_refuse_timed("ccsim diagnose", t))
 		goto out;
 	int maxr = 0;
 	for (size_t i = 0; i < nrw; i++)
@@ -375,7 +375,7 @@ int ccs_cmd_diagnose(int argc, char **argv)
 				printf("        all: %s\n", h[i].all);
 		}
 	}
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 	goto out;
 oom:
 	fprintf(stderr, "%s: out of memory\n", me);
@@ -390,6 +390,6 @@ out:
 	ccs_topo_free(t);
 	ccs_meas_set_release(&set);
 out0:
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }

@@ -320,12 +320,12 @@ int ccs_cmd_jobs(int argc, char **argv)
 	const char *topo = NULL, *specs[MAXJOBS];
 	int nspec = 0, iso = ISO_PACKED;
 	uint32_t spray = 0;   /* 0: the topology's */
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0) {
-			ccs_sets_release(&sets);
+			ccs_args_sets_release(&sets);
 			return 2;
 		}
 		if (r)
@@ -339,7 +339,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 				long x = strtol(argv[++i], &e2, 10);
 				if (*e2 || x < 1 || x > 64) {
 					fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 to 64\n", me);
-					ccs_sets_release(&sets);
+					ccs_args_sets_release(&sets);
 					return 2;
 				}
 				spray = (uint32_t)x;
@@ -350,7 +350,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 				    : !strcmp(v, "rails") ? ISO_RAILS : !strcmp(v, "planes") ? ISO_PLANES : -1;
 				if (iso < 0) {
 					fprintf(stderr, "%s: --isolation '%s': packed, domains, rails or planes\n", me, v);
-					ccs_sets_release(&sets);
+					ccs_args_sets_release(&sets);
 					return 2;
 				}
 			}
@@ -358,20 +358,20 @@ int ccs_cmd_jobs(int argc, char **argv)
 				specs[nspec++] = argv[++i];
 			else {
 				fprintf(stderr, "%s: at most %d jobs\n", me, MAXJOBS);
-				ccs_sets_release(&sets);
+				ccs_args_sets_release(&sets);
 				return 2;
 			}
 		} else {
 			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --isolation POLICY, --spray K, "
 			        "--set and --fault; got '%s'\n",
 			        me, argv[i]);
-			ccs_sets_release(&sets);
+			ccs_args_sets_release(&sets);
 			return 2;
 		}
 	}
 	if (!topo || nspec < 1) {
 		fprintf(stderr, "usage: %s -t TOPO --job name=A,gpus=0-7,coll=allreduce,bytes=256M[,algo=ring] --job ...\n", me);
-		ccs_sets_release(&sets);
+		ccs_args_sets_release(&sets);
 		return 2;
 	}
 	struct ccs_topo *t = NULL;
@@ -454,7 +454,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 			goto out;
 		}
 		rc = ccs_sim_run(fab, &s, &st, NULL, err, sizeof err);
-		s.release(&s);
+		ccs_sched_release(&s);
 		ccs_fabric_free(fab);
 		fab = NULL;
 		if (rc) {
@@ -472,7 +472,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 			break;
 	if (built < nspec || ccs_sched_concat(parts, nspec, &all)) {
 		for (int k = 0; k < built && built < nspec; k++)
-			parts[k].release(&parts[k]);
+			ccs_sched_release(&parts[k]);
 		fprintf(stderr, "%s: %s\n", me, built < nspec ? err : "out of memory");
 		rc = 1;
 		goto out;
@@ -489,7 +489,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 		rc = set_planes(fab, jobs, nspec, spray);
 	if (!rc)
 		rc = ccs_sim_run_hooked(fab, &all, &st, NULL, &h, err, sizeof err);
-	all.release(&all);
+	ccs_sched_release(&all);
 	if (rc) {
 		fprintf(stderr, "%s: the jobs together: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
 		rc = 1;
@@ -523,7 +523,7 @@ int ccs_cmd_jobs(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_fabric_free(fab);
 	for (int k = 0; k < nspec; k++) {
@@ -534,6 +534,6 @@ out:
 	if (world_built)
 		ccs_comm_release(&world);
 	ccs_topo_free(t);
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
 #include "../engine.h"
+#include "../report.h"
 #include "../trace.h"
 
 #include <stdio.h>
@@ -48,8 +49,8 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 	int nranks = 0, ppn = 0, links = 0, rc = 2;
 	struct ccs_kv_cfg cfg;
 	ccs_kv_cfg_default(&cfg);
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	struct ccs_topo *t = NULL;
 	struct ccs_comm comm;
 	memset(&comm, 0, sizeof comm);
@@ -59,7 +60,7 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 	struct ccs_flows *fl = NULL;
 
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -84,7 +85,7 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 		/* --trace (last) is simulate's */
 		size_t nv = sizeof with_val / sizeof with_val[0] - !sim;
 		const char *v;
-		if (ccs_arg_value(me, "-c kvcache", argc, argv, &i, with_val, nv, &v))
+		if (ccs_args_value(me, "-c kvcache", argc, argv, &i, with_val, nv, &v))
 			goto out;
 		int bad = 0;
 		if (!strcmp(a, "-t"))
@@ -92,21 +93,21 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 		else if (!strcmp(a, "-c"))
 			;
 		else if (!strcmp(a, "-n"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &nranks);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &nranks);
 		else if (!strcmp(a, "--ppn"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &ppn);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &ppn);
 		else if (!strcmp(a, "--prefill"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.prefill);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.prefill);
 		else if (!strcmp(a, "--decode"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.decode);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.decode);
 		else if (!strcmp(a, "--layers"))
-			bad = ccs_arg_int(me, a, v, 1, 100000, &cfg.layers);
+			bad = ccs_args_int(me, a, v, 1, 100000, &cfg.layers);
 		else if (!strcmp(a, "--kv-dim"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 24, &cfg.dim);
+			bad = ccs_args_int(me, a, v, 1, 1 << 24, &cfg.dim);
 		else if (!strcmp(a, "--tokens"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 26, &cfg.tokens);
+			bad = ccs_args_int(me, a, v, 1, 1 << 26, &cfg.tokens);
 		else if (!strcmp(a, "--page-tokens"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 26, &cfg.page_tokens);
+			bad = ccs_args_int(me, a, v, 1, 1 << 26, &cfg.page_tokens);
 		else if (!strcmp(a, "--dtype")) {
 			if (!strcmp(v, "bf16") || !strcmp(v, "fp16"))
 				cfg.dsize = 2;
@@ -146,7 +147,7 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
 		goto out;
 	}
-	if (!sim && ccs_refuse_timed(me, t))
+	if (!sim && ccs_args_refuse_timed(me, t))
 		goto out;
 	char err[256];
 	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
@@ -180,13 +181,13 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 		int in_trace;
 		snprintf(title, sizeof title, "KV cache %d -> %d ranks, %d layers", cfg.prefill, cfg.decode, cfg.layers);
 		src = ccs_trace_run(fab, &s, comm.n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
-		s.release(&s);
+		ccs_sched_release(&s);
 		if (src) {
 			fprintf(stderr, "%s: %s\n", me, err);
 			goto out;
 		}
 		T = st.time_s;
-		bound = ccs_sim_bound(&comm, fab, fl, T);
+		bound = ccs_report_bound(&comm, fab, fl, T);
 	}
 	double exposed = T - cfg.layers * cfg.layer_s;
 	double rate = T > 0 ? kc.recv_max / T / 1e9 : 0;
@@ -224,14 +225,14 @@ int ccs_cmd_kv(int argc, char **argv, int sim)
 		       rate, ccs_bound_name[bound]);
 	}
 	if (links && fl && fab)
-		ccs_print_links(fab, fl, T);
-	rc = ccs_flush_stdout() ? 1 : 0;
+		ccs_report_links(fab, fl, T);
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_flows_free(fl);
 	ccs_fabric_free(fab);
 	ccs_kv_plan_release(&plan);
 	ccs_comm_release(&comm);
 	ccs_topo_free(t);
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../engine.h"
+#include "../report.h"
 #include "moe_io.h"
 #include "../trace.h"
 
@@ -68,13 +69,13 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 	int in_trace;
 	snprintf(title, sizeof title, "MoE %s/%s on %d ranks", ccs_moe_op_name[p->op], ccs_moe_algo_name[p->algo], c->n);
 	int rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
-	s.release(&s);
+	ccs_sched_release(&s);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, err);
 		return -1;
 	}
 	rw->sim_s = st.time_s;
-	rw->sim_bound = ccs_sim_bound(c, *fab, fl, st.time_s);
+	rw->sim_bound = ccs_report_bound(c, *fab, fl, st.time_s);
 	ccs_flows_free(*keep);
 	*keep = fl;
 	return 0;
@@ -102,8 +103,8 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 	int nranks = 0, ppn = 0, links = 0;
 	struct ccs_moe_cfg cfg;
 	ccs_moe_cfg_default(&cfg);
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	struct ccs_topo *t = NULL;
 	struct ccs_comm comm;
 	memset(&comm, 0, sizeof comm);
@@ -117,7 +118,7 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 	int nrows = 0, rc = 2;
 
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -141,7 +142,7 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		/* --trace (last) is simulate's */
 		size_t nv = sizeof with_val / sizeof with_val[0] - !sim;
 		const char *v;
-		if (ccs_arg_value(me, what, argc, argv, &i, with_val, nv, &v))
+		if (ccs_args_value(me, what, argc, argv, &i, with_val, nv, &v))
 			goto out;
 		int bad = 0;
 		if (!strcmp(a, "-t"))
@@ -151,38 +152,38 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		else if (!strcmp(a, "-a"))
 			algo_s = v;
 		else if (!strcmp(a, "-n"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &nranks);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &nranks);
 		else if (!strcmp(a, "--ppn"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &ppn);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &ppn);
 		else if (!strcmp(a, "--tokens"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.tokens);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.tokens);
 		else if (!strcmp(a, "--hidden"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.hidden);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.hidden);
 		else if (!strcmp(a, "--dtype")) {
 			static const char *const dt[] = { "bf16", "fp8" };
 			bad = want_name("dtype", v, dt, 2, &cfg.fp8);
 		} else if (!strcmp(a, "--topk"))
-			bad = ccs_arg_int(me, a, v, 1, 64, &cfg.topk);
+			bad = ccs_args_int(me, a, v, 1, 64, &cfg.topk);
 		else if (!strcmp(a, "--experts"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.experts);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.experts);
 		else if (!strcmp(a, "--routing"))
 			bad = want_name("routing", v, ccs_moe_dist_name, CCS_MOE_DIST_N, &cfg.dist);
 		else if (!strcmp(a, "--skew"))
-			bad = ccs_arg_real(me, a, v, 1e-6, 10, &cfg.skew);
+			bad = ccs_args_real(me, a, v, 1e-6, 10, &cfg.skew);
 		else if (!strcmp(a, "--hot"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.hot);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.hot);
 		else if (!strcmp(a, "--hot-share"))
-			bad = ccs_arg_real(me, a, v, 1e-9, 1 - 1e-9, &cfg.hot_share);
+			bad = ccs_args_real(me, a, v, 1e-9, 1 - 1e-9, &cfg.hot_share);
 		else if (!strcmp(a, "--routing-trace"))
 			trace_in = v;
 		else if (!strcmp(a, "--expert-groups"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.groups);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.groups);
 		else if (!strcmp(a, "--topk-groups"))
-			bad = ccs_arg_int(me, a, v, 1, 1 << 20, &cfg.topk_groups);
+			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.topk_groups);
 		else if (!strcmp(a, "--placement"))
 			bad = want_name("placement", v, ccs_moe_place_name, CCS_MOE_PLACE_N, &cfg.place);
 		else if (!strcmp(a, "--replicas"))
-			bad = ccs_arg_int(me, a, v, 0, 1 << 20, &cfg.replicas);
+			bad = ccs_args_int(me, a, v, 0, 1 << 20, &cfg.replicas);
 		else if (!strcmp(a, "--seed")) {
 			char *end;
 			unsigned long long x = strtoull(v, &end, 10);
@@ -244,7 +245,7 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
 		goto out;
 	}
-	if (!sim && ccs_refuse_timed(me, t))
+	if (!sim && ccs_args_refuse_timed(me, t))
 		goto out;
 	char err[256];
 	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
@@ -378,8 +379,8 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 	else if (!strcmp(format, "table"))
 		printf("#\n");
 	if (links && last && fab)
-		ccs_print_links(fab, last, rows[nrows - 1].sim_s);
-	rc = ccs_flush_stdout() ? 1 : 0;
+		ccs_report_links(fab, last, rows[nrows - 1].sim_s);
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_flows_free(last);
 	ccs_fabric_free(fab);
@@ -388,6 +389,6 @@ out:
 	ccs_moe_routing_release(&route);
 	ccs_comm_release(&comm);
 	ccs_topo_free(t);
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "../../model/fault.h"
 #include "../../model/topo_yaml.h"
 #include "../engine.h"
+#include "../report.h"
 #include "../trace.h"
 
 #include <ctype.h>
@@ -132,10 +133,10 @@ struct row;
 static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
                    int copies, int flags, struct row *rw, struct ccs_flows **keep, const char *trace_path);
 
-static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
+static int run_schedule(const char *topo, const struct ccs_args_sets *sets, int nranks, int ppn,
                         const char *const *paths, int npaths, int links, const char *trace_path);
 
-static int timed_rows(const char *topo, const struct ccs_sets *sets, const struct ccs_topo *t,
+static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const struct ccs_topo *t,
                       const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct row *rows,
                       size_t nrows);
 
@@ -165,8 +166,8 @@ static int run_coll(int argc, char **argv, int sim)
 	int nsched = 0, concurrent = 1, stepwise = 0;
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *last_flows = NULL;
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	int rc = 2;
 	struct ccs_topo *t = NULL;
 	struct ccs_comm comm;
@@ -174,7 +175,7 @@ static int run_coll(int argc, char **argv, int sim)
 	struct row *rows = NULL;
 
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -607,15 +608,15 @@ static int run_coll(int argc, char **argv, int sim)
 		printf("#\n");
 	}
 	if (links && last_flows && fab)
-		ccs_print_links(fab, last_flows, rows[nrows - 1].time_s);
-	rc = ccs_flush_stdout() ? 1 : 0;
+		ccs_report_links(fab, last_flows, rows[nrows - 1].time_s);
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_flows_free(last_flows);
 	ccs_fabric_free(fab);
 	ccs_free(rows);
 	ccs_comm_release(&comm);
 	ccs_topo_free(t);
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }
 
@@ -624,7 +625,7 @@ out:
  * of that time and before settled in; a rank whose NIC died, or a
  * communicator that cannot be built on what is left, hangs the run if it
  * is still going then.  Returns 0, or 1 after printing the hang. */
-static int timed_rows(const char *topo, const struct ccs_sets *sets, const struct ccs_topo *t,
+static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const struct ccs_topo *t,
                       const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct row *rows,
                       size_t nrows)
 {
@@ -739,7 +740,7 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 		rc = ccs_sched_concat(part, copies, &s);   /* the copies start together and share the fabric */
 	else
 		for (int j = 0; j + 1 < built; j++)
-			part[j].release(&part[j]);
+			ccs_sched_release(&part[j]);
 	if (rc) {
 		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_name[algo], ccs_coll_name[coll],
 		        why ? why : "out of memory");
@@ -752,111 +753,16 @@ static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, 
 	snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
 	         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
 	rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
-	s.release(&s);
+	ccs_sched_release(&s);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, err);
 		return -1;
 	}
 	rw->time_s = st.time_s;
-	rw->bound = ccs_sim_bound(c, *fab, fl, st.time_s);
+	rw->bound = ccs_report_bound(c, *fab, fl, st.time_s);
 	ccs_flows_free(*keep);
 	*keep = fl;
 	return 0;
-}
-
-/* What bounded a finished run: the busiest resource's kind, or latency when
- * none was busy half the run. */
-int ccs_sim_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
-{
-	double best = 0;
-	uint32_t bi = 0;
-	for (uint32_t r = 0; r < ccs_fabric_nres(fab); r++) {
-		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
-		double cap = ccs_flows_cap(fl, r);
-		double u = cap > 0 && T > 0 ? rs->bytes / (cap * T) : 0;
-		if (u > best) {
-			best = u;
-			bi = r;
-		}
-	}
-	if (best < 0.5)
-		return CCS_BOUND_LATENCY;
-	int kind = ccs_fabric_res_kind(fab, bi);
-	char name[256];
-	ccs_fabric_res_name(fab, bi, name, sizeof name);
-	/* kind: 1 NIC-leaf, 2 leaf-spine (leaf uplinks), 3 spine-core */
-	return kind == 3 ? CCS_BOUND_SPINE : kind == 2 ? CCS_BOUND_LEAF : kind == 1 ? CCS_BOUND_NIC
-	     : ccs_fabric_is_mem(fab, bi) ? CCS_BOUND_REDUCE
-	     : ccs_fabric_is_copy(fab, bi) || strstr(name, "scale-up") ? c->su_bound
-	     : strstr(name, "(pcie)") ? CCS_BOUND_PCIE : strstr(name, "(c2c)") ? CCS_BOUND_C2C
-	     : strstr(name, "(nvlink)") ? CCS_BOUND_NVLINK : CCS_BOUND_NIC;
-}
-
-struct link_row {
-	uint32_t res;
-	double util;
-};
-
-static int cmp_util(const void *a, const void *b)
-{
-	const struct link_row *x = a, *y = b;
-	return x->util < y->util ? 1 : x->util > y->util ? -1 : (x->res > y->res) - (x->res < y->res);
-}
-
-/* The busiest resources of the last run: bytes, busy time, peak and mean
- * utilisation (bytes / (capacity x run time)). */
-int ccs_busiest_link(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T, char *name, size_t n,
-                     double *util)
-{
-	double best = 0;
-	uint32_t bi = UINT32_MAX;
-	for (uint32_t r = 0; r < ccs_fabric_nres(fab); r++) {
-		double cap = ccs_flows_cap(fl, r);
-		double u = cap > 0 && T > 0 ? round(ccs_flows_stats(fl, r)->bytes) / (cap * T) : 0;
-		if (u > best) {
-			best = u;
-			bi = r;
-		}
-	}
-	*util = best;
-	if (bi == UINT32_MAX) {
-		snprintf(name, n, "-");
-		return -1;
-	}
-	ccs_fabric_res_name(fab, bi, name, n);
-	return 0;
-}
-
-void ccs_print_links(const struct ccs_fabric *fab, const struct ccs_flows *fl, double T)
-{
-	uint32_t n = ccs_fabric_nres(fab), k = 0, total = 0;
-	struct link_row *v = ccs_malloc(((size_t)n + 1) * sizeof *v);
-	if (!v)
-		return;
-	for (uint32_t r = 0; r < n; r++) {
-		const struct ccs_res_stats *rs = ccs_flows_stats(fl, r);
-		double cap = ccs_flows_cap(fl, r);
-		/* copy ports and memories count only where used */
-		total += !(ccs_fabric_is_copy(fab, r) || ccs_fabric_is_mem(fab, r)) || rs->bytes > 0;
-		if (rs->bytes <= 0 || cap <= 0)
-			continue;
-		v[k].res = r;
-		/* whole bytes: sums of the same transfers settled at different
-		 * moments differ in the last bits, and must not reorder ties */
-		v[k].util = T > 0 ? round(rs->bytes) / (cap * T) : 0;
-		k++;
-	}
-	qsort(v, k, sizeof *v, cmp_util);
-	printf("# links of the last size, busiest first (%u of %u carried traffic)\n", k, total);
-	printf("# %-58s %14s %10s %6s %6s\n", "link", "bytes", "busy(us)", "peak", "mean");
-	for (uint32_t i = 0; i < k && i < 20; i++) {
-		char name[256];
-		const struct ccs_res_stats *rs = ccs_flows_stats(fl, v[i].res);
-		ccs_fabric_res_name(fab, v[i].res, name, sizeof name);
-		printf("  %-58s %14.0f %10.2f %5.0f%% %5.0f%%\n", name, rs->bytes, rs->busy_s * 1e6, 100 * rs->peak_util,
-		       100 * v[i].util);
-	}
-	ccs_free(v);
 }
 
 /* Load every schedule file for comm; *maxr gets the most ranks any
@@ -872,7 +778,7 @@ static int load_parts(const char *const *paths, int npaths, const struct ccs_com
 		if (ccs_sched_load(paths[j], comm, &parts[j], &r, &diag)) {
 			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
 			for (int k = 0; k < j; k++)
-				parts[k].release(&parts[k]);
+				ccs_sched_release(&parts[k]);
 			return -1;
 		}
 		if (r > *maxr)
@@ -884,7 +790,7 @@ static int load_parts(const char *const *paths, int npaths, const struct ccs_com
 /* `simulate --schedule`: the ops YAML files list, all starting together, on
  * the first R ranks of the topology (R: the most ranks a file declares, or
  * -n). */
-static int run_schedule(const char *topo, const struct ccs_sets *sets, int nranks, int ppn,
+static int run_schedule(const char *topo, const struct ccs_args_sets *sets, int nranks, int ppn,
                         const char *const *paths, int npaths, int links, const char *trace_path)
 {
 	struct ccs_diag diag;
@@ -923,7 +829,7 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 		}
 		/* the first `ranks` ranks, with hop latencies of that communicator */
 		for (int j = 0; j < npaths; j++)
-			parts[j].release(&parts[j]);
+			ccs_sched_release(&parts[j]);
 		loaded = 0;
 		ccs_comm_release(&comm);
 		memset(&comm, 0, sizeof comm);
@@ -967,14 +873,13 @@ static int run_schedule(const char *topo, const struct ccs_sets *sets, int nrank
 	printf("  %8.3f %10llu %8llu %16.0f %16llu\n", st.time_s * 1e6, (unsigned long long)st.ops,
 	       (unsigned long long)st.flows, st.bytes_sent, (unsigned long long)st.events);
 	if (links)
-		ccs_print_links(fab, fl, st.time_s);
-	rc = ccs_flush_stdout() ? 1 : 0;
+		ccs_report_links(fab, fl, st.time_s);
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	if (loaded)
 		for (int j = 0; j < npaths; j++)
-			parts[j].release(&parts[j]);
-	if (s.release)
-		s.release(&s);
+			ccs_sched_release(&parts[j]);
+	ccs_sched_release(&s);
 	ccs_flows_free(fl);
 	ccs_fabric_free(fab);
 	ccs_comm_release(&comm);

@@ -98,25 +98,25 @@ static int compare_designs(int argc, char **argv)
 {
 	const char *topo[2] = { 0 }, *coll_s = NULL, *b_s = "1M", *e_s = "1G", *f_s = "4";
 	int nt = 0, ranks = 0;
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r)
 			continue;
 		static const char *const names[] = { "-t", "-c", "-b", "-e", "-f", "-n" };
 		const char *v;
-		if (ccs_arg_value(me, "compare", argc, argv, &i, names, 6, &v)) {
-			ccs_sets_release(&sets);
+		if (ccs_args_value(me, "compare", argc, argv, &i, names, 6, &v)) {
+			ccs_args_sets_release(&sets);
 			return 2;
 		}
 		const char *a = argv[i - 1];
 		if (!strcmp(a, "-t")) {
 			if (nt == 2) {
 				fprintf(stderr, "%s compare: two designs (-t) at most\n", me);
-				ccs_sets_release(&sets);
+				ccs_args_sets_release(&sets);
 				return 2;
 			}
 			topo[nt++] = v;
@@ -128,8 +128,8 @@ static int compare_designs(int argc, char **argv)
 			e_s = v;
 		else if (!strcmp(a, "-f"))
 			f_s = v;
-		else if (ccs_arg_int(me, "-n", v, 1, 1 << 24, &ranks)) {
-			ccs_sets_release(&sets);
+		else if (ccs_args_int(me, "-n", v, 1, 1 << 24, &ranks)) {
+			ccs_args_sets_release(&sets);
 			return 2;
 		}
 	}
@@ -146,7 +146,7 @@ static int compare_designs(int argc, char **argv)
 		goto out;
 	}
 	if (ccs_parse_nccl_size(b_s, &lo) || ccs_parse_nccl_size(e_s, &hi) || hi < lo || !lo ||
-	    ccs_arg_int(me, "-f", f_s, 2, 1024, &fac)) {
+	    ccs_args_int(me, "-f", f_s, 2, 1024, &fac)) {
 		fprintf(stderr, "%s compare: sizes -b %s -e %s are not a range of sizes\n", me, b_s, e_s);
 		goto out;
 	}
@@ -158,7 +158,7 @@ static int compare_designs(int argc, char **argv)
 			fprintf(stderr, "%s\n", d.msg);
 			goto out;
 		}
-		if (ccs_refuse_timed("ccsim report", t[k]))
+		if (ccs_args_refuse_timed("ccsim report", t[k]))
 			goto out;
 		char err[256];
 		if (ccs_comm_build(t[k], ranks, 0, &c[k], err, sizeof err)) {
@@ -194,14 +194,14 @@ static int compare_designs(int argc, char **argv)
 			break;
 	}
 	printf("# %s / %s: B / A < 1 means B is faster\n", t[1]->name, t[0]->name);
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	for (int k = 0; k < 2; k++) {
 		if (built[k])
 			ccs_comm_release(&c[k]);
 		ccs_topo_free(t[k]);
 	}
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }
 
@@ -284,7 +284,7 @@ int ccs_cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	printf("# %zu rows; ratio = B / A of the time (the simulator's where it ran): below 1, B is faster\n", matched);
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_free(r[0]);
 	if (!two_designs)
@@ -334,7 +334,7 @@ int ccs_cmd_report(int argc, char **argv)
 			continue;
 		}
 		const char *v;
-		if (ccs_arg_value(me, "report", argc, argv, &i, names, 4, &v))
+		if (ccs_args_value(me, "report", argc, argv, &i, names, 4, &v))
 			return 2;
 		const char *a = argv[i - 1];
 		if (!strcmp(a, "--db"))
@@ -503,7 +503,7 @@ int ccs_cmd_report(int argc, char **argv)
 		f = NULL;
 		printf("wrote %s (%zu results, %zu plots)\n", out, n, nimg);
 	}
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 	goto out;
 oom:
 	fprintf(stderr, "%s report: out of memory\n", me);

@@ -314,7 +314,7 @@ static int sim_sched(const struct ccs_comm *c, struct ccs_sched *s, double *t, s
 	if (!rc)
 		rc = tl ? tl_run(tl, fab, s, &st, err, errn) : ccs_sim_run(fab, s, &st, NULL, err, errn);
 	ccs_fabric_free(fab);
-	s->release(s);
+	ccs_sched_release(s);
 	if (!rc)
 		*t = st.time_s;
 	return rc;
@@ -1552,7 +1552,7 @@ int ccs_cmd_run(int argc, char **argv)
 				db_path = v;
 			else if (!strcmp(a, "--out"))
 				out_s = v;
-			else if (ccs_arg_int(me, "-j", v, 1, 256, &jobs))
+			else if (ccs_args_int(me, "-j", v, 1, 256, &jobs))
 				return 2;
 		} else if (argv[i][0] == '-' || path) {
 			fprintf(stderr, "%s: unexpected argument '%s'\n", me, argv[i]);
@@ -1892,7 +1892,7 @@ int ccs_cmd_run(int argc, char **argv)
 	struct ccs_diag dd;
 	memset(&dd, 0, sizeof dd);
 	if (ccs_store_open(db_path, &S.db, &dd) ||
-	    ccs_store_scenario(S.db, S.name, path, shash, ccs_version, &S.scen_id, &dd) ||
+	    ccs_store_scenario(S.db, S.name, path, shash, CCS_VERSION, &S.scen_id, &dd) ||
 	    ccs_store_results(S.db, S.scen_id, &rows, &nrows, &dd)) {
 		fprintf(stderr, "%s\n", dd.msg);
 		goto out;
@@ -2001,7 +2001,7 @@ int ccs_cmd_run(int argc, char **argv)
 		if (have && drawn < P.n)
 			goto out;
 	}
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 	goto out;
 oom:
 	fprintf(stderr, "%s: out of memory\n", me);

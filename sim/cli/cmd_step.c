@@ -23,6 +23,7 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
 #include "../engine.h"
+#include "../report.h"
 #include "../fabric.h"
 #include "../sched/sched.h"
 
@@ -130,15 +131,15 @@ static int time_all(const struct ccs_topo *t, const struct ccs_step_cfg *sc, con
 		if (end_s[g] > *ts)
 			*ts = end_s[g];
 	double u;
-	if (!ccs_busiest_link(fab, fl, st.time_s, link, ln, &u) && strlen(link) + 8 < ln)
+	if (!ccs_report_busiest(fab, fl, st.time_s, link, ln, &u) && strlen(link) + 8 < ln)
 		snprintf(link + strlen(link), ln - strlen(link), " %.0f%%", 100 * u);
 out:
 	ccs_flows_free(fl);
 	ccs_fabric_free(fab);
 	if (concat)
-		all.release(&all);
+		ccs_sched_release(&all);
 	for (int g = 0; g < nparts; g++)
-		parts[g].release(&parts[g]);
+		ccs_sched_release(&parts[g]);
 	for (int g = 0; g < built; g++)
 		ccs_comm_release(&gc[g]);
 	if (have_world)
@@ -196,12 +197,12 @@ static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, c
 			if (!rc) {
 				double u;
 				*ts = st.time_s;
-				if (!ccs_busiest_link(fab, fl, st.time_s, link, ln, &u) && strlen(link) + 8 < ln)
+				if (!ccs_report_busiest(fab, fl, st.time_s, link, ln, &u) && strlen(link) + 8 < ln)
 					snprintf(link + strlen(link), ln - strlen(link), " %.0f%%", 100 * u);
 			}
 			ccs_flows_free(fl);
 			ccs_fabric_free(fab);
-			s.release(&s);
+			ccs_sched_release(&s);
 		}
 	}
 	ccs_comm_release(&c);
@@ -216,8 +217,8 @@ int ccs_cmd_step(int argc, char **argv)
 	sc.micro_batches = 1;
 	const char *topo = NULL, *engine_s = "model";
 	double layer_t = 0;
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	int rc = 2;
 	struct ccs_topo *t = NULL;
 	static const char *const names[] = { "-t", "--tp", "--pp", "--dp", "--layers", "--hidden", "--seq", "--micro-batch",
@@ -226,7 +227,7 @@ int ccs_cmd_step(int argc, char **argv)
 	const char *phase_s = "train";
 	int all_groups = 0;
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			goto out;
 		if (r)
@@ -241,7 +242,7 @@ int ccs_cmd_step(int argc, char **argv)
 			continue;
 		}
 		const char *v;
-		if (ccs_arg_value("ccsim", "step", argc, argv, &i, names, sizeof names / sizeof *names, &v))
+		if (ccs_args_value("ccsim", "step", argc, argv, &i, names, sizeof names / sizeof *names, &v))
 			goto out;
 		const char *a = argv[i - 1];
 		int x = 0;
@@ -253,7 +254,7 @@ int ccs_cmd_step(int argc, char **argv)
 		else if (!strcmp(a, "--phase"))
 			phase_s = v;
 		else if (!strcmp(a, "--params") || !strcmp(a, "--expert-params")) {
-			if (ccs_arg_real(me, a, v, 1, 1e15, &d))
+			if (ccs_args_real(me, a, v, 1, 1e15, &d))
 				goto out;
 			if (!strcmp(a, "--params"))
 				sc.params = d;
@@ -266,7 +267,7 @@ int ccs_cmd_step(int argc, char **argv)
 				goto out;
 			}
 		} else {
-			if (ccs_arg_int(me, a, v, !strcmp(a, "--zero") ? 0 : 1, !strcmp(a, "--zero") ? 3 : 1 << 30, &x))
+			if (ccs_args_int(me, a, v, !strcmp(a, "--zero") ? 0 : 1, !strcmp(a, "--zero") ? 3 : 1 << 30, &x))
 				goto out;
 			if (!strcmp(a, "--tp"))
 				sc.tp = x;
@@ -327,7 +328,7 @@ int ccs_cmd_step(int argc, char **argv)
 		fprintf(stderr, "%s\n", diag.msg);
 		goto out;
 	}
-	if (ccs_refuse_timed("ccsim step", t))
+	if (ccs_args_refuse_timed("ccsim step", t))
 		goto out;
 	int CP = sc.cp > 1 ? sc.cp : 1, EP = sc.ep > 1 ? sc.ep : 1;
 	long long nn = (long long)sc.tp * CP * sc.pp * sc.dp;
@@ -412,9 +413,9 @@ int ccs_cmd_step(int argc, char **argv)
 		       " communication %.1f%%\n", layer_t * 1e6, compute * 1e3, crit / m * sc.pp * 1e3,
 		       (sc.pp - 1) * t_pp * 1e3, (compute + comm) * 1e3, 100 * comm / (compute + comm));
 	}
-	rc = ccs_flush_stdout() ? 1 : 0;
+	rc = ccs_args_flush() ? 1 : 0;
 out:
 	ccs_topo_free(t);
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }

@@ -343,11 +343,11 @@ int ccs_cmd_topo(int argc, char **argv)
 	}
 	const char *file = NULL, *format = "text";
 	int gpus = 0;
-	struct ccs_sets sets;
-	ccs_sets_init(&sets);
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
 	int rc = 2;
 	for (int i = 2; i < argc; i++) {
-		int r = ccs_sets_arg(&sets, argc, argv, &i);
+		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			goto out;
 		if (r > 0)
@@ -417,9 +417,9 @@ int ccs_cmd_topo(int argc, char **argv)
 		}
 	}
 	ccs_topo_free(t);
-	if (rc == 0 && ccs_flush_stdout())
+	if (rc == 0 && ccs_args_flush())
 		rc = 1;
 out:
-	ccs_sets_release(&sets);
+	ccs_args_sets_release(&sets);
 	return rc;
 }

@@ -48,8 +48,8 @@ static void sr_get(const struct a2a *a, uint64_t id, struct ccs_op *op)
 	op->channel = (uint32_t)w;
 	op->nic_src = op->nic_dst = UINT32_MAX;
 	if (a->group[r] != a->group[peer]) {
-		op->nic_src = ccs_sched_nic(a->c, r, w % ccs_sched_best_nics(a->c, r));
-		op->nic_dst = ccs_sched_nic(a->c, peer, w % ccs_sched_best_nics(a->c, peer));
+		op->nic_src = ccs_comm_nic(a->c, r, w % ccs_comm_best_nics(a->c, r));
+		op->nic_dst = ccs_comm_nic(a->c, peer, w % ccs_comm_best_nics(a->c, peer));
 		op->bytes = a->bytes_inter / a->L;
 		op->delay_s = a->d_inter;
 	} else {
@@ -104,6 +104,8 @@ static void a_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
+static const struct ccs_sched_ops a_ops = { a_get, a_succ, a_ndeps, a_release, NULL };
+
 int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
                        const char **why)
 {
@@ -147,15 +149,12 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 		a->d_inter += a->d_base + (t_cap + step > t_flow ? t_cap + step - t_flow : 0);
 		a->d_base = 0;
 		a->c = c;
-		a->L = c->G > 1 ? ccs_sched_fewest_nics(c, 64) : 1;
+		a->L = c->G > 1 ? ccs_comm_fewest_nics(c, 64) : 1;
 		if (a->L < 1)
 			a->L = 1;
 	}
 	s->ctx = a;
 	s->nops = (uint64_t)c->n * (uint64_t)(a->L ? a->L : a->m);
-	s->get = a_get;
-	s->succ = a_succ;
-	s->ndeps = a_ndeps;
-	s->release = a_release;
+	s->ops = &a_ops;
 	return CCS_OK;
 }

@@ -112,7 +112,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	int K = Kd < 1 ? 1 : Kd > 64 ? 64 : (int)Kd;
 	/* each rank spreads its slice over its best NICs (M: the fewest any
 	 * rank has, at most 8), as NCCL spreads its channels */
-	int M = ccs_sched_fewest_nics(c, 8);
+	int M = ccs_comm_fewest_nics(c, 8);
 	if (M < 1) {
 		*why = "a rank has no nic";
 		rc = CCS_EINPUT;
@@ -149,7 +149,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 				o.kind = CCS_OP_UP;
 				o.src = o.dst = r;
 				o.channel = (uint32_t)i;
-				o.nic_src = o.nic_dst = ccs_sched_nic(c, r, i);
+				o.nic_src = o.nic_dst = ccs_comm_nic(c, r, i);
 				o.bytes = Sr / K / M;
 				o.delay_s = k == 0 ? base : 0;
 				if ((rc = ccs_dag_op(d, &o, &up[UD(r, k, i)])))
@@ -284,8 +284,8 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 				o.src = o.dst = M(0);
 				o.channel = (uint32_t)ch;
 				{
-					int m = ccs_sched_best_nics(c, M(0));
-					o.nic_src = o.nic_dst = m ? ccs_sched_nic(c, M(0), ch / p % m) : UINT32_MAX;
+					int m = ccs_comm_best_nics(c, M(0));
+					o.nic_src = o.nic_dst = m ? ccs_comm_nic(c, M(0), ch / p % m) : UINT32_MAX;
 				}
 				o.bytes = per;
 				o.delay_s = k == 0 && p == 1 ? cc.lat_s : 0;

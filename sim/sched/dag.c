@@ -99,6 +99,8 @@ int ccs_dag_take(struct ccs_dag **d, struct ccs_sched *s, const char **why)
 	return CCS_EINTERNAL;
 }
 
+static const struct ccs_sched_ops dg_ops = { dg_get, dg_succ, dg_ndeps, dg_release, NULL };
+
 int ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int *cycle)
 {
 	*cycle = 0;
@@ -162,9 +164,6 @@ int ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int *
 	memset(s, 0, sizeof *s);
 	s->ctx = d;
 	s->nops = d->n;
-	s->get = dg_get;
-	s->succ = dg_succ;
-	s->ndeps = dg_ndeps;
-	s->release = dg_release;
+	s->ops = &dg_ops;
 	return CCS_OK;
 }

@@ -38,7 +38,7 @@ static void mu_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct multi *m = s->ctx;
 	int j = which(m, id);
-	m->part[j].get(&m->part[j], id - m->off[j], op);
+	ccs_sched_get(&m->part[j], id - m->off[j], op);
 }
 
 static double mu_mem(const struct ccs_sched *s, uint64_t id)
@@ -52,7 +52,7 @@ static int mu_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct multi *m = s->ctx;
 	int j = which(m, id);
-	int n = m->part[j].succ(&m->part[j], id - m->off[j], out);
+	int n = ccs_sched_succ(&m->part[j], id - m->off[j], out);
 	for (int i = 0; i < n; i++)
 		out[i] += m->off[j];
 	return n;
@@ -62,7 +62,7 @@ static uint32_t mu_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct multi *m = s->ctx;
 	int j = which(m, id);
-	return m->part[j].ndeps(&m->part[j], id - m->off[j]);
+	return ccs_sched_ndeps(&m->part[j], id - m->off[j]);
 }
 
 static void mu_release(struct ccs_sched *s)
@@ -70,14 +70,15 @@ static void mu_release(struct ccs_sched *s)
 	struct multi *m = s->ctx;
 	if (m) {
 		for (int j = 0; j < m->k; j++)
-			if (m->part[j].release)
-				m->part[j].release(&m->part[j]);
+			ccs_sched_release(&m->part[j]);
 		ccs_free(m->part);
 		ccs_free(m->off);
 		ccs_free(m);
 	}
 	memset(s, 0, sizeof *s);
 }
+
+static const struct ccs_sched_ops mu_ops = { mu_get, mu_succ, mu_ndeps, mu_release, mu_mem };
 
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 {
@@ -94,8 +95,7 @@ int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 			ccs_free(m);
 		}
 		for (int j = 0; j < k; j++)
-			if (parts[j].release)
-				parts[j].release(&parts[j]);
+			ccs_sched_release(&parts[j]);
 		return CCS_ENOMEM;
 	}
 	m->k = k;
@@ -109,11 +109,7 @@ int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 	}
 	out->nops = m->off[k];
 	out->ctx = m;
-	out->get = mu_get;
-	out->succ = mu_succ;
-	out->ndeps = mu_ndeps;
-	out->release = mu_release;
-	out->mem = mu_mem;
+	out->ops = &mu_ops;
 	return CCS_OK;
 }
 
@@ -127,7 +123,7 @@ struct remap {
 static void rm_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct remap *m = s->ctx;
-	m->in.get(&m->in, id, op);
+	ccs_sched_get(&m->in, id, op);
 	if (op->src >= 0)
 		op->src = (int32_t)m->map[op->src];
 	if (op->dst >= 0)
@@ -137,13 +133,13 @@ static void rm_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 static int rm_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct remap *m = s->ctx;
-	return m->in.succ(&m->in, id, out);
+	return ccs_sched_succ(&m->in, id, out);
 }
 
 static uint32_t rm_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct remap *m = s->ctx;
-	return m->in.ndeps(&m->in, id);
+	return ccs_sched_ndeps(&m->in, id);
 }
 
 static double rm_mem(const struct ccs_sched *s, uint64_t id)
@@ -155,15 +151,17 @@ static double rm_mem(const struct ccs_sched *s, uint64_t id)
 static void rm_release(struct ccs_sched *s)
 {
 	struct remap *m = s->ctx;
-	m->in.release(&m->in);
+	ccs_sched_release(&m->in);
 	ccs_free(m);
 }
+
+static const struct ccs_sched_ops rm_ops = { rm_get, rm_succ, rm_ndeps, rm_release, rm_mem };
 
 int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out)
 {
 	struct remap *m = ccs_malloc(sizeof *m);
 	if (!m) {
-		in->release(in);
+		ccs_sched_release(in);
 		return CCS_ENOMEM;
 	}
 	m->in = *in;
@@ -171,11 +169,7 @@ int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched 
 	memset(out, 0, sizeof *out);
 	out->nops = in->nops;
 	out->ctx = m;
-	out->get = rm_get;
-	out->succ = rm_succ;
-	out->ndeps = rm_ndeps;
-	out->release = rm_release;
-	out->mem = rm_mem;
+	out->ops = &rm_ops;
 	out->mem_per_byte = in->mem_per_byte;
 	return CCS_OK;
 }

@@ -258,45 +258,18 @@ static void rs_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Is NIC d usable by rank r (as close as its best)? */
+static const struct ccs_sched_ops rs_ops = { rs_get, rs_succ, rs_ndeps, rs_release, NULL };
+static const struct ccs_sched_ops rc_ops = { rc_get, rc_succ, rc_ndeps, rs_release, NULL };
+static const struct ccs_sched_ops ch_ops = { ch_get, ch_succ, ch_ndeps, rs_release, NULL };
+
+/* Is NIC d usable by the GPU (as close as its best)? */
 static int usable(const struct ccs_topo *t, uint32_t gpu, uint32_t d)
 {
 	const struct ccs_gpu *gp = &t->gpu[gpu];
-	for (uint32_t i = 0; i < gp->nic_count; i++) {
-		const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
-		if (e->path != t->gnic[gp->nic_first].path)
-			break;
-		if (e->nic == d)
+	for (uint32_t i = 0, m = ccs_topo_best_nics(t, gp); i < m; i++)
+		if (t->gnic[gp->nic_first + i].nic == d)
 			return 1;
-	}
 	return 0;
-}
-
-int ccs_sched_best_nics(const struct ccs_comm *c, int r)
-{
-	const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
-	int m = 0;
-	while ((uint32_t)m < gp->nic_count &&
-	       c->t->gnic[gp->nic_first + (uint32_t)m].path == c->t->gnic[gp->nic_first].path)
-		m++;
-	return m;
-}
-
-uint32_t ccs_sched_nic(const struct ccs_comm *c, int r, int i)
-{
-	const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
-	return c->t->gnic[gp->nic_first + (uint32_t)i].nic;
-}
-
-int ccs_sched_fewest_nics(const struct ccs_comm *c, int most)
-{
-	int M = most;
-	for (int r = 0; r < c->n; r++) {
-		int m = ccs_sched_best_nics(c, r);
-		if (m < M)
-			M = m;
-	}
-	return M;
 }
 
 static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint64_t bytes, struct ring_sched *rs)
@@ -330,10 +303,8 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 				size_t nn = 0;
 				for (int k = 0; k < m; k++) {
 					const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[k]]];
-					for (uint32_t e = 0; e < gp->nic_count; e++) {
+					for (uint32_t e = 0, me = ccs_topo_best_nics(t, gp); e < me; e++) {
 						const struct ccs_gpu_nic *x = &t->gnic[gp->nic_first + e];
-						if (x->path != t->gnic[gp->nic_first].path)
-							break;
 						int seen = 0;
 						for (size_t q = 0; q < nn && !seen; q++)
 							seen = nics[q] == x->nic;
@@ -516,251 +487,61 @@ static int build_chain(const struct ccs_comm *c, int coll, int proto, int C, uin
 	return CCS_OK;
 }
 
-/* ---- NVLS ---- */
-
-struct nvls_sched {
-	int n;
-	double bytes, delay;
-};
-
-static void nv_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
-{
-	const struct nvls_sched *v = s->ctx;
-	memset(op, 0, sizeof *op);
-	op->kind = CCS_OP_NVLS;
-	op->src = op->dst = (int32_t)id;
-	op->channel = 0;
-	op->nic_src = op->nic_dst = UINT32_MAX;
-	op->bytes = v->bytes;
-	op->delay_s = v->delay;
-}
-
-static int nv_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
-{
-	(void)s;
-	(void)id;
-	(void)out;
-	return 0;
-}
-
-static uint32_t nv_ndeps(const struct ccs_sched *s, uint64_t id)
-{
-	(void)s;
-	(void)id;
-	return 0;
-}
-
-static void nv_release(struct ccs_sched *s)
-{
-	ccs_free(s->ctx);
-	memset(s, 0, sizeof *s);
-}
-
-int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
-                    struct ccs_sched *s, const char **why)
-{
-	return ccs_sched_build_g(c, coll, algo, proto, channels, bytes, 0, s, why);
-}
-
-int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned amask, unsigned pmask,
-                         int *algo, int *proto, struct ccs_sched *s, const char **why)
-{
-	int rc = ccs_sched_build(c, coll, *algo, *proto, 0, bytes, s, why);
-	if (rc != CCS_EINPUT)
-		return rc;
-	amask &= ~(1u << *algo);
-	for (int tries = 0; tries < CCS_ALGO_N && amask; tries++) {
-		int a, q;
-		const char *why2;
-		if (ccs_select(c, coll, bytes, amask, pmask, 1, &a, &q))
-			break;
-		int r = ccs_sched_build(c, coll, a, q, 0, bytes, s, &why2);
-		if (r != CCS_EINPUT) {
-			if (!r) {
-				*algo = a;
-				*proto = q;
-			}
-			return r;
-		}
-		amask &= ~(1u << a);
-	}
-	return rc;
-}
-
-static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
-                   struct ccs_sched *s, const char **why);
-
-int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
-                      int flags, struct ccs_sched *s, const char **why)
-{
-	int rc = build_g(c, coll, algo, proto, channels, bytes, flags, s, why);
-	/* the closed form bounds these by GPU memory (not NVLS, whose switches
-	 * reduce, nor the one- and two-shot kernels, timed whole) */
-	if (!rc && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE && algo != CCS_ALGO_ONESHOT &&
-	    algo != CCS_ALGO_TWOSHOT)
-		s->mem_per_byte = ccs_cost_mem_per_byte(coll);
-	return rc;
-}
-
-static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
+int ccs_sched_ring(const struct ccs_comm *c, int coll, int proto, int channels, uint64_t bytes, int flags,
                    struct ccs_sched *s, const char **why)
 {
-	memset(s, 0, sizeof *s);
-	*why = NULL;
-	if (algo == CCS_ALGO_RING) {
-		if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
-		    coll != CCS_COLL_BROADCAST && coll != CCS_COLL_REDUCE) {
-			*why = "the ring schedule covers AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
+	if (coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER &&
+	    coll != CCS_COLL_BROADCAST && coll != CCS_COLL_REDUCE) {
+		*why = "the ring schedule covers AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
+		return CCS_EINPUT;
+	}
+	int C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+	struct ring_sched *rs = ccs_calloc(1, sizeof *rs);
+	if (!rs)
+		return CCS_ENOMEM;
+	rs->c = c;
+	int rc = build_ring(c, coll, proto, C, bytes, rs);
+	s->ctx = rs;
+	s->ops = &rs_ops;
+	if (rc) {
+		if (rc == CCS_EINPUT)
+			*why = "a group has no nic for the ring to leave through";
+		rs_release(s);
+		return rc;
+	}
+	if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
+		if (c->n < 2) {
+			*why = "a chain needs two ranks or more";
+			rs_release(s);
 			return CCS_EINPUT;
 		}
-		int C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
-		struct ring_sched *rs = ccs_calloc(1, sizeof *rs);
-		if (!rs)
-			return CCS_ENOMEM;
-		rs->c = c;
-		int rc = build_ring(c, coll, proto, C, bytes, rs);
-		s->ctx = rs;
-		s->release = rs_release;
+		int root = (int)((unsigned)flags >> CCS_SCHED_ROOT_SHIFT);
+		if (root >= c->n) {
+			*why = "the root is not one of the ranks";
+			rs_release(s);
+			return CCS_EINPUT;
+		}
+		rc = build_chain(c, coll, proto, C, bytes, root, rs);
 		if (rc) {
-			if (rc == CCS_EINPUT)
-				*why = "a group has no nic for the ring to leave through";
 			rs_release(s);
 			return rc;
 		}
-		if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
-			if (c->n < 2) {
-				*why = "a chain needs two ranks or more";
-				rs_release(s);
-				return CCS_EINPUT;
-			}
-			int root = (int)((unsigned)flags >> CCS_SCHED_ROOT_SHIFT);
-			if (root >= c->n) {
-				*why = "the root is not one of the ranks";
-				rs_release(s);
-				return CCS_EINPUT;
-			}
-			rc = build_chain(c, coll, proto, C, bytes, root, rs);
-			if (rc) {
-				rs_release(s);
-				return rc;
-			}
-			s->nops = (uint64_t)C * (uint64_t)rs->P * (uint64_t)(c->n - 1);
-			s->get = ch_get;
-			s->succ = ch_succ;
-			s->ndeps = ch_ndeps;
-			return CCS_OK;
-		}
-		if (!(flags & CCS_SCHED_STEP)) {
-			/* NCCL's ring chunk (its protocol's chunk), at most 16 a step */
-			struct ring *r = &rs->r;
-			double per = (double)bytes / ((double)c->n * C);
-			double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0 : 1048576.0;
-			double K = ceil(per / chunk);
-			r->K = K < 1 ? 1 : K > 16 ? 16 : (int)K;
-			r->sync_chunk /= r->K;
-			s->nops = (uint64_t)C * (uint64_t)r->steps * (uint64_t)r->K * (uint64_t)c->n;
-			s->get = rc_get;
-			s->succ = rc_succ;
-			s->ndeps = rc_ndeps;
-			return CCS_OK;
-		}
-		s->nops = (uint64_t)C * (uint64_t)rs->r.steps * (uint64_t)c->n;
-		s->get = rs_get;
-		s->succ = rs_succ;
-		s->ndeps = rs_ndeps;
+		s->nops = (uint64_t)C * (uint64_t)rs->P * (uint64_t)(c->n - 1);
+		s->ops = &ch_ops;
 		return CCS_OK;
 	}
-	if (algo == CCS_ALGO_NVLS && coll == CCS_COLL_ALLREDUCE && c->G > 1)
-		return ccs_sched_collnet(c, CCS_ALGO_NVLS, proto, channels, bytes, s, why);
-	if (algo == CCS_ALGO_NVLS) {
-		int agrs = (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) && c->G == 1;
-		if ((coll != CCS_COLL_ALLREDUCE && !agrs) || !c->nvls || proto != CCS_PROTO_SIMPLE) {
-			*why = "the nvls schedule covers AllReduce, and AllGather and ReduceScatter inside one domain, Simple, "
-			       "on multicast scale-up domains";
-			return CCS_EINPUT;
-		}
-		struct nvls_sched *v = ccs_calloc(1, sizeof *v);
-		if (!v)
-			return CCS_ENOMEM;
-		struct ccs_cost cc;
-		if (ccs_cost_eval(c, coll, algo, proto, channels, bytes, &cc, why)) {
-			ccs_free(v);
-			return CCS_EINPUT;
-		}
-		v->n = c->n;
-		/* AllReduce: each rank sends S and receives S/p more through its
-		 * ports; AllGather (multicast writes) and ReduceScatter (multicast
-		 * reductions) move (n-1)/n S through them, as the closed form counts */
-		v->bytes = agrs ? (double)bytes * (c->n - 1.0) / c->n : (double)bytes * (c->p + 1.0) / c->p;
-		/* the closed form's latency and pipeline steps, paid before the move */
-		v->delay = cc.lat_s + cc.step_s;
-		s->ctx = v;
-		s->nops = (uint64_t)c->n;
-		s->get = nv_get;
-		s->succ = nv_succ;
-		s->ndeps = nv_ndeps;
-		s->release = nv_release;
+	if (!(flags & CCS_SCHED_STEP)) {
+		/* NCCL's ring chunk (its protocol's chunk), at most 16 a step */
+		struct ring *r = &rs->r;
+		double per = (double)bytes / ((double)c->n * C);
+		double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0 : 1048576.0;
+		double K = ceil(per / chunk);
+		r->K = K < 1 ? 1 : K > 16 ? 16 : (int)K;
+		r->sync_chunk /= r->K;
+		s->nops = (uint64_t)C * (uint64_t)r->steps * (uint64_t)r->K * (uint64_t)c->n;
+		s->ops = &rc_ops;
 		return CCS_OK;
 	}
-	if (algo == CCS_ALGO_NVLS_TREE) {
-		/* NVLS inside each domain (multicast reduce and broadcast through
-		 * the switches) beside a tree per rail across the domains: they use
-		 * different links and run at once, as NCCL pipelines them */
-		struct ccs_cost cc;
-		if (ccs_cost_eval(c, coll, algo, proto, channels, bytes, &cc, why))
-			return CCS_EINPUT;
-		if (c->G < 2) {
-			*why = "nvls_tree needs more than one scale-up domain (nvls covers one)";
-			return CCS_EINPUT;
-		}
-		struct ccs_sched parts[2];
-		memset(parts, 0, sizeof parts);
-		struct nvls_sched *v = ccs_calloc(1, sizeof *v);
-		if (!v)
-			return CCS_ENOMEM;
-		v->n = c->n;
-		v->bytes = (double)bytes * (c->p + 1.0) / c->p;
-		v->delay = cc.lat_s + cc.step_s;
-		parts[0].ctx = v;
-		parts[0].nops = (uint64_t)c->n;
-		parts[0].get = nv_get;
-		parts[0].succ = nv_succ;
-		parts[0].ndeps = nv_ndeps;
-		parts[0].release = nv_release;
-		int rc = ccs_sched_tree_rails(c, proto, channels, bytes, &parts[1], why);
-		if (rc) {
-			nv_release(&parts[0]);
-			return rc;
-		}
-		return ccs_sched_concat(parts, 2, s);
-	}
-	if (algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) {
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "collnet applies to AllReduce";
-			return CCS_EINPUT;
-		}
-		return algo == CCS_ALGO_COLLNET_CHAIN ? ccs_sched_collnet_chain(c, proto, channels, bytes, s, why)
-		                                      : ccs_sched_collnet(c, CCS_ALGO_COLLNET_DIRECT, proto, channels, bytes, s, why);
-	}
-	if (algo == CCS_ALGO_TREE) {
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "tree applies to AllReduce";
-			return CCS_EINPUT;
-		}
-		return ccs_sched_tree(c, proto, channels, bytes, s, why);
-	}
-	if (algo == CCS_ALGO_DIRECT || (algo == CCS_ALGO_PAIRWISE && coll == CCS_COLL_SENDRECV)) {
-		if (coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
-			*why = "the direct schedule covers AllToAll and SendRecv";
-			return CCS_EINPUT;
-		}
-		return ccs_sched_alltoall(c, coll, proto, bytes, !(flags & CCS_SCHED_NO_PXN), s, why);
-	}
-	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
-	    algo == CCS_ALGO_HIER || algo == CCS_ALGO_PAT)
-		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
-	if (algo == CCS_ALGO_ONESHOT || algo == CCS_ALGO_TWOSHOT)
-		return ccs_sched_shot(c, algo, bytes, s, why);
-	*why = "no schedule for this algorithm";
-	return CCS_EINPUT;
+	s->nops = (uint64_t)C * (uint64_t)rs->r.steps * (uint64_t)c->n;
+	return CCS_OK;
 }

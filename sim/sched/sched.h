@@ -46,29 +46,61 @@ struct ccs_op {
 	double delay_s;
 };
 
-struct ccs_sched {
-	uint64_t nops;
-	void *ctx;
-	void (*get)(const struct ccs_sched *s, uint64_t id, struct ccs_op *op);   /* fills every field */
+struct ccs_sched;
+
+/* A schedule kind's callbacks, one static const table per kind (SQLite's
+ * io_methods): get fills every field of op id; succ writes the ops that
+ * wait for id (at most CCS_SCHED_MAXSUCC) and returns how many; ndeps the
+ * ops id waits for; release frees ctx and zeroes the schedule; mem (may be
+ * NULL: mem_per_byte) whether op id is charged on the sender's memory. */
+struct ccs_sched_ops {
+	void (*get)(const struct ccs_sched *s, uint64_t id, struct ccs_op *op);
 	int (*succ)(const struct ccs_sched *s, uint64_t id, uint64_t *out);
 	uint32_t (*ndeps)(const struct ccs_sched *s, uint64_t id);
 	void (*release)(struct ccs_sched *s);
-	/* GPU memory bytes per byte a transfer sends, charged on the sending
-	 * GPU's memory where the fabric has it (a GPU slower than the others:
-	 * a straggler); 0: not timed.  Set for NCCL's collectives as the closed
-	 * form's memory bound counts it (ccs_cost_mem_per_byte) */
-	double mem_per_byte;
-	/* optional: whether op id is charged at all (> 0), for schedules made
-	 * of parts (concat, a job's renamed ranks), whose mem_per_byte is the
-	 * largest of their parts' (the capacity is one per run: a copy
-	 * collective beside a reducing one is charged as reducing); NULL:
-	 * mem_per_byte */
 	double (*mem)(const struct ccs_sched *s, uint64_t id);
 };
 
+struct ccs_sched {
+	uint64_t nops;
+	void *ctx;
+	const struct ccs_sched_ops *ops;   /* NULL: an empty schedule (zeroed) */
+	/* GPU memory bytes per byte a transfer sends, charged on the sending
+	 * GPU's memory where the fabric has it (a GPU slower than the others:
+	 * a straggler); 0: not timed.  Set for NCCL's collectives as the closed
+	 * form's memory bound counts it (ccs_cost_mem_per_byte).  Schedules
+	 * made of parts (concat, a job's renamed ranks) say per op through
+	 * ops->mem; their mem_per_byte is the largest of their parts' (the
+	 * capacity is one per run: a copy collective beside a reducing one is
+	 * charged as reducing) */
+	double mem_per_byte;
+};
+
+static inline void ccs_sched_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	s->ops->get(s, id, op);
+}
+
+static inline int ccs_sched_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	return s->ops->succ(s, id, out);
+}
+
+static inline uint32_t ccs_sched_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	return s->ops->ndeps(s, id);
+}
+
 static inline double ccs_sched_mem(const struct ccs_sched *s, uint64_t id)
 {
-	return s->mem ? s->mem(s, id) : s->mem_per_byte;
+	return s->ops && s->ops->mem ? s->ops->mem(s, id) : s->mem_per_byte;
+}
+
+/* Free what s holds (nothing when it is empty) and zero it. */
+static inline void ccs_sched_release(struct ccs_sched *s)
+{
+	if (s->ops && s->ops->release)
+		s->ops->release(s);
 }
 
 /* Lower (coll, algo, proto) of `bytes` on communicator c with C channels
@@ -96,13 +128,6 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned amask, unsigned pmask,
                          int *algo, int *proto, struct ccs_sched *s, const char **why);
 
-
-/* For schedule builders: how many NICs rank r has as close as its best
- * (NCCL spreads channels over them), the i-th of them (a device index),
- * and the fewest any rank of c has, at most 'most'. */
-int      ccs_sched_best_nics(const struct ccs_comm *c, int r);
-uint32_t ccs_sched_nic(const struct ccs_comm *c, int r, int i);
-int      ccs_sched_fewest_nics(const struct ccs_comm *c, int most);
 
 /* Explicit schedules (sim/sched/dag.c): ops in an array, numbered as
  * added, and edges between them.  ccs_dag_install builds the successor
@@ -141,6 +166,18 @@ int ccs_sched_part(const struct ccs_sched *s, uint64_t id);
  * group's ranks on a world communicator; map outlives out).  Takes in over
  * (released with out, or at once on CCS_ENOMEM). */
 int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out);
+
+/* Ring AllReduce, AllGather and ReduceScatter, and Broadcast and Reduce as
+ * a chain along the ring (sim/sched/ring.c); flags as ccs_sched_build_g. */
+int ccs_sched_ring(const struct ccs_comm *c, int coll, int proto, int channels, uint64_t bytes, int flags,
+                   struct ccs_sched *s, const char **why);
+
+/* NVLS inside one scale-up domain, and NVLS-tree across domains
+ * (sim/sched/nvls.c). */
+int ccs_sched_nvls(const struct ccs_comm *c, int coll, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
+                   const char **why);
+int ccs_sched_nvls_tree(const struct ccs_comm *c, int coll, int proto, int channels, uint64_t bytes,
+                        struct ccs_sched *s, const char **why);
 
 /* Tree AllReduce (sim/sched/tree.c): chains inside groups, NCCL's double
  * binary tree across them, chunk-pipelined reduce up and broadcast down. */

@@ -84,8 +84,8 @@ static void st_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->channel = (uint32_t)i;
 	op->nic_src = op->nic_dst = UINT32_MAX;
 	if (st->group[r] != st->group[peer] && st->M > 1) {
-		op->nic_src = ccs_sched_nic(st->c, r, i);
-		op->nic_dst = ccs_sched_nic(st->c, peer, i);
+		op->nic_src = ccs_comm_nic(st->c, r, i);
+		op->nic_dst = ccs_comm_nic(st->c, peer, i);
 	}
 	op->bytes = st->rd[k].bytes / st->M;
 	op->delay_s = (st->group[r] == st->group[peer] ? st->d_intra : st->d_inter) + st->rd[k].sync;
@@ -134,6 +134,8 @@ static int log2_ceil(int n)
 		k++;
 	return k;
 }
+
+static const struct ccs_sched_ops st_ops = { st_get, st_succ, st_ndeps, st_release, NULL };
 
 int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
                     const char **why)
@@ -187,7 +189,7 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	/* Across groups a rank spreads each send over its best NICs, as NCCL
 	 * spreads channels over them and the closed form's b_nic counts them:
 	 * M = the fewest any rank has (at most 8) */
-	st->M = ccs_sched_fewest_nics(c, 8);
+	st->M = ccs_comm_fewest_nics(c, 8);
 	if (G == 1 || st->M < 1)
 		st->M = 1;
 	st->group = c->rank_group;
@@ -249,9 +251,6 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	st->d_inter = ccs_nccl_latency(c, lat_algo, proto, 0, 1) - st->d_base;
 	s->ctx = st;
 	s->nops = (uint64_t)L * (uint64_t)n * (uint64_t)st->M;
-	s->get = st_get;
-	s->succ = st_succ;
-	s->ndeps = st_ndeps;
-	s->release = st_release;
+	s->ops = &st_ops;
 	return CCS_OK;
 }

@@ -211,6 +211,8 @@ static void ts_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
+static const struct ccs_sched_ops ts_ops = { ts_get, ts_succ, ts_ndeps, ts_release, NULL };
+
 /* Parent of position k in an in-order binary tree over 0..G-1 rooted at 0
  * (NCCL's btree shape): with b the lowest set bit of k, the parent is k
  * with b cleared and 2b set, or with b cleared alone when that is past the
@@ -231,7 +233,7 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 	int32_t *gstart = NULL, *members = NULL;
 	int rc = CCS_ENOMEM;
 	s->ctx = ts;
-	s->release = ts_release;
+	s->ops = &ts_ops;
 	if (!ts || ccs_comm_members(c, &gstart, &members))
 		goto out;
 	ts->n = n;
@@ -309,9 +311,6 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
 		ts->sync = 0;
 		s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)ts->J * (uint64_t)n * 2;
-		s->get = ts_get;
-		s->succ = ts_succ;
-		s->ndeps = ts_ndeps;
 		rc = CCS_OK;
 		goto out;
 	}
@@ -364,9 +363,6 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		ts->J = J > TREE_MAXJ ? TREE_MAXJ : J;
 	}
 	s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)ts->J * (uint64_t)n * 2;
-	s->get = ts_get;
-	s->succ = ts_succ;
-	s->ndeps = ts_ndeps;
 	rc = CCS_OK;
 out:
 	ccs_free(gstart);

@@ -78,7 +78,7 @@ static void sweep_sim(void)
 				rc = ccs_sim_run(fab, &s, &st, NULL, err, sizeof err);
 				ccs_fabric_free(fab);
 			}
-			s.release(&s);
+			ccs_sched_release(&s);
 		}
 		if (rc != CCS_OK && rc != CCS_ENOMEM) {
 			fprintf(stderr, "sim fail at %ld: status %d\n", n, rc);

@@ -46,7 +46,7 @@ static double sim_time(const struct ccs_topo *t, int coll, int algo, int proto, 
 		if (!ccs_fabric_new(&c, &fab) && !ccs_sim_run(fab, &s, &st, NULL, err, errn))
 			T = st.time_s;
 		ccs_fabric_free(fab);
-		s.release(&s);
+		ccs_sched_release(&s);
 	}
 	ccs_comm_release(&c);
 	return T;
@@ -467,7 +467,7 @@ static void test_timed_reroute(void)
 	CHECK(st.time_s > h && st.time_s < d);
 	CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-12);
 	CHECK(st.time_s == st2.time_s && st.events == st2.events);   /* the fabric rewinds */
-	s.release(&s);
+	ccs_sched_release(&s);
 	ccs_fabric_free(fab);
 	ccs_comm_release(&c);
 	/* a NIC dying under a ring */

@@ -254,7 +254,7 @@ static void test_sim_agrees(void)
 				struct ccs_sim_stats st;
 				CHECK(!ccs_sched_moe(&c, &p, &s, &why));
 				CHECK(!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err));
-				s.release(&s);
+				ccs_sched_release(&s);
 				CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 				double tol = a == CCS_MOE_NORMAL && nodes > 1 ? 0.10 : 0.01;
 				CHECK(st.time_s >= mc.time_s * (1 - 1e-6) || a != CCS_MOE_NORMAL);
@@ -327,7 +327,7 @@ static void test_kv(void)
 		struct ccs_sim_stats st;
 		CHECK(!ccs_sched_kv(&c, &cfg, &p, &s, &why));
 		CHECK(!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err));
-		s.release(&s);
+		ccs_sched_release(&s);
 		CHECK_NEAR(st.bytes_sent, sum * cfg.layers, 1e-9);
 		CHECK_NEAR(st.time_s, kc.time_s, 1e-3);
 		ccs_kv_plan_release(&p);

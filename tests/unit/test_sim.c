@@ -271,7 +271,7 @@ static double sim_time(const struct ccs_comm *c, struct ccs_fabric *fab, int col
 	if (ccs_sched_build(c, coll, algo, proto, ch, bytes, &s, &why))
 		return -1;
 	int rc = ccs_sim_run(fab, &s, st, NULL, err, sizeof err);
-	s.release(&s);
+	ccs_sched_release(&s);
 	return rc ? -1 : st->time_s;
 }
 
@@ -286,7 +286,8 @@ static void test_engine(void)
 	struct ccs_fabric *fab;
 	CHECK(!ccs_fabric_new(&c, &fab));
 	/* a cycle is a deadlock, reported, not a hang */
-	struct ccs_sched s = { .nops = 3, .get = cyc_get, .succ = cyc_succ, .ndeps = cyc_ndeps };
+	static const struct ccs_sched_ops cyc_ops = { cyc_get, cyc_succ, cyc_ndeps, NULL, NULL };
+	struct ccs_sched s = { .nops = 3, .ops = &cyc_ops };
 	struct ccs_sim_stats st;
 	CHECK(ccs_sim_run(fab, &s, &st, NULL, err, sizeof err) == CCS_EINPUT);
 	CHECK(!strcmp(err, "deadlock: 2 of 3 ops never became ready"));
@@ -336,7 +337,7 @@ static void test_engine(void)
 		uint64_t nops1 = part[0].nops;
 		CHECK(!ccs_sched_concat(part, 2, &both) && both.nops == 2 * nops1 && part[0].nops == 0);
 		CHECK(!ccs_sim_run(fab, &both, &st, NULL, err, sizeof err));
-		both.release(&both);
+		ccs_sched_release(&both);
 		CHECK(st.time_s > 1.95 * one && st.time_s < 2 * one);
 	}
 	/* the same input gives the same output */
@@ -392,7 +393,7 @@ static void test_engine(void)
 					const char *why;
 					CHECK(!ccs_sched_build_g(&c, coll, CCS_ALGO_RING, q, 0, 1ull << k, 0, &ks, &why));
 					CHECK(!ccs_sim_run(fab, &ks, &st, NULL, err, sizeof err));
-					ks.release(&ks);
+					ccs_sched_release(&ks);
 					struct ccs_cost cc;
 					ccs_cost_eval(&c, coll, CCS_ALGO_RING, q, 0, 1ull << k, &cc, NULL);
 					CHECK_NEAR(st.time_s, cc.time_s, 0.01);
@@ -787,7 +788,7 @@ static double sched_time(const char *text, const struct ccs_comm *c, struct ccs_
 		return -1;
 	}
 	int rc = ccs_sim_run(fab, &s, &st, NULL, msg, sizeof msg);
-	s.release(&s);
+	ccs_sched_release(&s);
 	return rc ? -1 : st.time_s;
 }
 
@@ -870,7 +871,7 @@ static void test_sched_file(void)
 		struct ccs_sim_stats ist;
 		CHECK(!ccs_sim_run_hooked(fab, &is, &ist, NULL, &h, err, sizeof err));
 		CHECK(!ccs_trace_close(trc));
-		is.release(&is);
+		ccs_sched_release(&is);
 		static char buf[1 << 16];
 		FILE *tf = fopen(tpath, "r");
 		size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
@@ -910,7 +911,7 @@ static void test_sched_file(void)
 	struct ccs_sim_stats st;
 	struct ccs_flows *fl = NULL;
 	CHECK(!ccs_sim_run(fab, &bs, &st, &fl, err, sizeof err));
-	bs.release(&bs);
+	ccs_sched_release(&bs);
 	double nic = 0;
 	CHECK(!ccs_fabric_route(fab, 0, 32, UINT32_MAX, UINT32_MAX, 0, res, &nres));
 	for (int i = 0; i < nres; i++)
@@ -1061,7 +1062,7 @@ static void test_chain(void)
 						continue;
 					}
 					int rc = ccs_sim_run(w.fab, &s, &st, NULL, err, sizeof err);
-					s.release(&s);
+					ccs_sched_release(&s);
 					CHECK(!rc);
 					double sim = st.time_s, tol = nodes == 1 ? 0.006 : 0.01;
 					if (nodes == 1 || p != CCS_PROTO_SIMPLE) {

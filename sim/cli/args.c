@@ -1,0 +1,131 @@
+/* sim/cli/args.c: what every command shares: --set and --fault, option
+** values, the topology loaded with them, output flushing (cli.h). */
+#include "cli.h"
+
+#include "../../model/topo.h"
+#include "../../model/topo_yaml.h"
+
+#include "../../model/ccs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ccs_args_sets_init(struct ccs_args_sets *s) { memset(s, 0, sizeof *s); }
+
+void ccs_args_sets_release(struct ccs_args_sets *s)
+{
+	for (int i = 0; i < s->nowned; i++)
+		ccs_free(s->owned[i]);
+	ccs_free(s->owned);
+	ccs_free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+int ccs_args_set(struct ccs_args_sets *s, int argc, char **argv, int *i)
+{
+	char *val;
+	int fault = !strcmp(argv[*i], "--fault") || !strncmp(argv[*i], "--fault=", 8);
+	if (!strcmp(argv[*i], "--set") || !strcmp(argv[*i], "--fault")) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "ccsim: '%s' needs %s\n", argv[*i], fault ? "a fault (link:A-B:down ...)" : "key.path=value");
+			return -1;
+		}
+		val = argv[++*i];
+	} else if (!strncmp(argv[*i], "--set=", 6) || fault) {
+		val = argv[*i] + (fault ? 8 : 6);
+	} else {
+		return 0;
+	}
+	if (fault) {
+		/* the loader takes faults as "faults+=SPEC" among the sets */
+		size_t l = strlen(val) + 9;
+		char *own = ccs_malloc(l);
+		char **no = ccs_realloc(s->owned, ((size_t)s->nowned + 1) * sizeof *no);
+		if (!own || !no) {
+			ccs_free(own);
+			if (no)
+				s->owned = no;
+			fprintf(stderr, "ccsim: out of memory\n");
+			return -1;
+		}
+		snprintf(own, l, "faults+=%s", val);
+		s->owned = no;
+		s->owned[s->nowned++] = own;
+		val = own;
+	}
+	if (s->n == s->cap) {
+		int nc = s->cap ? s->cap * 2 : 8;
+		char **nv = ccs_realloc(s->v, (size_t)nc * sizeof *nv);
+		if (!nv) {
+			fprintf(stderr, "ccsim: out of memory\n");
+			return -1;
+		}
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->v[s->n++] = val;
+	return 1;
+}
+
+int ccs_args_flush(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "ccsim: cannot write output: %s\n", strerror(errno));
+	return -1;
+}
+
+int ccs_args_refuse_timed(const char *what, const struct ccs_topo *t)
+{
+	if (!t->ntimed)
+		return 0;
+	fprintf(stderr, "%s: fault '%s' strikes during a run ('@'): ccsim simulate times that for every workload and "
+	        "ccsim predict for NCCL's collectives; here faults apply from the start (drop the '@...')\n", what,
+	        t->timed[0].spec);
+	return 1;
+}
+
+int ccs_args_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out)
+{
+	char *end;
+	long x = strtol(v, &end, 10);
+	if (!*v || *end || x < lo || x > hi) {
+		fprintf(stderr, "%s: '%s' must be a whole number from %ld to %ld, got '%s'\n", me, flag, lo, hi, v);
+		return -1;
+	}
+	*out = (int)x;
+	return 0;
+}
+
+int ccs_args_real(const char *me, const char *flag, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (!*v || *end || !(x >= lo && x <= hi)) {
+		fprintf(stderr, "%s: '%s' must be a number from %g to %g, got '%s'\n", me, flag, lo, hi, v);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+int ccs_args_value(const char *me, const char *what, int argc, char **argv, int *i, const char *const *names, size_t n,
+                  const char **v)
+{
+	const char *a = argv[*i];
+	size_t k = 0;
+	while (k < n && strcmp(a, names[k]))
+		k++;
+	if (k == n) {
+		fprintf(stderr, "%s: unknown option '%s' for %s (see %s %s --help)\n", me, a, what, me, what);
+		return -1;
+	}
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s: '%s' needs a value\n", me, a);
+		return -1;
+	}
+	*v = argv[++*i];
+	return 0;
+}
