@@ -2,6 +2,8 @@
 #   make            bin/ccsim and libccsim.a (optimised)
 #   make test       sanitizer build in build/test/, then unit, malformed-input and golden tests
 #   make bench      speed and memory tables (see tests/bench/)
+#   make check-deps the arrows between files (no circle, layers one way; tests/tools/check_deps.sh)
+#   make check-size file and function lengths (tests/tools/check_size.sh)
 #   make golden-update   rewrite tests/golden/*.out from the current build (review the diff)
 CC      ?= cc
 WERROR  ?= 1
@@ -37,7 +39,7 @@ REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
 TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
-.PHONY: all test bench validate golden-update clean benches
+.PHONY: all test bench validate golden-update clean benches check-deps check-size
 .SECONDARY:
 all: bin/ccsim libccsim.a benches
 
@@ -114,6 +116,12 @@ test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) benches
 
 bench: bin/ccsim $(REL)/bench_topo
 	@$(REL)/bench_topo
+
+check-deps: bin/ccsim
+	@sh tests/tools/check_deps.sh $(REL)
+
+check-size:
+	@sh tests/tools/check_size.sh
 
 VALIDATION ?= ../shared/validation/published.csv
 validate: $(REL)/validate

@@ -1,57 +1,72 @@
 /*
-** sim/engine.h: run a schedule on a fabric.
+** sim/engine.h: the event loop: times, events and callbacks.
 **
-** The loop: pop every event of the earliest time (ops becoming ready after
-** their delay, flows finishing), apply them all (start flows, finish ops,
-** release successors whose last dependency just completed), then let the
-** flow solver recompute the components those changes touched, once per
-** time.  Time is integer picoseconds and never goes back; ties follow the
-** sequence of the pushes, so a run is reproducible to the byte.  The engine
-** knows times, events and ops; capacities and routes are the fabric's,
-** sharing is the flow solver's.
-** A schedule whose ops never all complete (a dependency that can never be
-** met) ends with CCS_EINPUT and "deadlock": the queue empties first.
+** The loop pops every event of the earliest time and applies it, then asks
+** the model (what the ops move over, and how fast) to advance to that time,
+** once per time.  An op becomes ready delay_s after its last dependency
+** completed (a root op: after its own delay plus the model's late start);
+** the model then starts it, and it completes either at once (a DELAY) or
+** when one of the model's own events says so.  Completing an op releases
+** the ops that wait for it (ccs_sched_succ).
+** Time is integer picoseconds (ccs_time) and never goes back; ties follow
+** the sequence of the pushes (evq.h), so a run is reproducible to the byte.
+** The engine knows times, events, ops and these callbacks: nothing of
+** links, routes or rates (sim.h plugs the fabric and the flow solver in).
+** A schedule whose ops never all complete ends with CCS_EINPUT and
+** "deadlock: K of N ops never became ready": the queue empties first.
 */
 #ifndef CCS_ENGINE_H
 #define CCS_ENGINE_H
 
-#include "fabric.h"
+#include "evq.h"
 #include "sched/sched.h"
 
-struct ccs_sim_stats {
-	double time_s;
-	uint64_t events, ops, flows;
-	uint32_t max_active;
-	double bytes_sent, bytes_received;
+struct ccs_engine;
+
+/* Event kinds: CCS_ENGINE_READY is the engine's own (an op ready to
+ * start); a model numbers its kinds from CCS_ENGINE_MODEL up. */
+enum { CCS_ENGINE_READY = 0, CCS_ENGINE_MODEL = 1 };
+
+/* What ops move over.  Every callback returns a status; on CCS_EINPUT it
+ * writes a one-line reason into err. */
+struct ccs_engine_model {
+	void *ctx;
+	/* before the first event (root ops already queued): queue the model's
+	 * first events */
+	int (*begin)(void *ctx, struct ccs_engine *e);
+	/* how much later than its delay a root op starts [s] (a straggler) */
+	double (*late_s)(void *ctx, const struct ccs_op *op);
+	/* op id becomes ready at now: start what it moves; *busy 1 when it
+	 * completes later (through fire), 0 when it completes now */
+	int (*start)(void *ctx, struct ccs_engine *e, uint64_t id, const struct ccs_op *op, ccs_time now, int *busy,
+	             char *err, size_t errn);
+	/* one of the model's events fires at now; *done the op it completes,
+	 * UINT64_MAX when none */
+	int (*fire)(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, uint64_t *done,
+	            char *err, size_t errn);
+	/* after every event of time now */
+	int (*advance)(void *ctx, struct ccs_engine *e, ccs_time now);
 };
 
-/* Optional observers of a run (a trace writer). */
-struct ccs_sim_hooks {
+/* Optional observers (a trace writer): as ops start and complete. */
+struct ccs_engine_hooks {
 	void *ctx;
 	void (*op_start)(void *ctx, uint64_t op, const struct ccs_op *o, ccs_time t);
 	void (*op_end)(void *ctx, uint64_t op, ccs_time t);
-	/* after the rates were recomputed at time t (ccs_flows_touched) */
-	void (*rates)(void *ctx, const struct ccs_flows *fl, ccs_time t);
 };
 
-/* An op_end hook (ctx: struct ccs_part_ends) that keeps the last
- * completion of each part of a ccs_sched_concat schedule in end_s[part]
- * (seconds; the caller zeroes one per part): several jobs' or groups'
- * own times in one run. */
-struct ccs_part_ends {
-	const struct ccs_sched *s;
-	double *end_s;
+struct ccs_engine_stats {
+	double time_s;              /* the last completion */
+	uint64_t events, ops;
 };
-void ccs_part_ends_op_end(void *ctx, uint64_t op, ccs_time t);
 
-/* As ccs_sim_run, calling the hooks (may be NULL) as ops start and end. */
-int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
-                       struct ccs_flows **flows, const struct ccs_sim_hooks *hooks, char *err, size_t errn);
+/* Run schedule s against model m (hooks may be NULL); *st filled. */
+int ccs_engine_run(const struct ccs_sched *s, const struct ccs_engine_model *m, const struct ccs_engine_hooks *hooks,
+                   struct ccs_engine_stats *st, char *err, size_t errn);
 
-/* Run s on fabric fab; the flow solver state (with per-resource statistics)
- * is left in *flows when flows is non-NULL (caller frees it).  err gets a
- * one-line reason on CCS_EINPUT. */
-int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
-                struct ccs_flows **flows, char *err, size_t errn);
+/* For the model: queue an event of kind (>= CCS_ENGINE_MODEL) at t. */
+int ccs_engine_push(struct ccs_engine *e, ccs_time t, uint32_t kind, uint64_t id, uint32_t ver);
+/* For the model: 1 once every op of the schedule has completed. */
+int ccs_engine_idle(const struct ccs_engine *e);
 
 #endif

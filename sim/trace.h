@@ -10,7 +10,7 @@
 #ifndef CCS_TRACE_H
 #define CCS_TRACE_H
 
-#include "engine.h"
+#include "sim.h"
 
 #include <stdio.h>
 

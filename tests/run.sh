@@ -11,6 +11,9 @@
 #   calib    tests/calib.sh: `ccsim calibrate` end to end in a scratch directory
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
+#   house    tests/tools/check_deps.sh (no circle between files, arrows one way, an
+#            engine that reaches no fabric) and tests/tools/check_size.sh (file and
+#            function lengths, with the debt it lists)
 #   validate when ../shared/validation/published.csv is there: the model against the
 #            published measurements must meet its targets (tests/validate/validate.c)
 # The binaries are built with AddressSanitizer and UndefinedBehaviorSanitizer: a
@@ -117,6 +120,15 @@ for script in calib scenarios diagnose; do
 	[ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	pass=$((pass + p))
 	fail=$((fail + f))
+done
+
+for chk in check_deps check_size; do
+	if sh "tests/tools/$chk.sh" "$B"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: tests/tools/$chk.sh"
+	fi
 done
 
 if [ -f ../shared/validation/published.csv ] && [ -x "$B/validate" ]; then

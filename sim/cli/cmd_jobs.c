@@ -31,7 +31,7 @@
 #include "../../model/coll.h"
 #include "../../model/cost.h"
 #include "../../model/topo_yaml.h"
-#include "../engine.h"
+#include "../sim.h"
 #include "../fabric.h"
 #include "../sched/sched.h"
 

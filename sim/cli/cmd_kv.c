@@ -12,7 +12,7 @@
 #include "../../model/kv.h"
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
-#include "../engine.h"
+#include "../sim.h"
 #include "../report.h"
 #include "../trace.h"
 

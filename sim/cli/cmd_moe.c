@@ -11,7 +11,7 @@
 
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
-#include "../engine.h"
+#include "../sim.h"
 #include "../report.h"
 #include "moe_io.h"
 #include "../trace.h"

@@ -6,7 +6,7 @@
 #include "../../model/cost.h"
 #include "../../model/fault.h"
 #include "../../model/topo_yaml.h"
-#include "../engine.h"
+#include "../sim.h"
 #include "../report.h"
 #include "../trace.h"
 

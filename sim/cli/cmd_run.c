@@ -25,7 +25,7 @@
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../../model/ytree.h"
-#include "../engine.h"
+#include "../sim.h"
 #include "../fabric.h"
 #include "../flow.h"
 #include "plot.h"

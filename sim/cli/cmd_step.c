@@ -22,7 +22,7 @@
 #include "../../model/step.h"
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
-#include "../engine.h"
+#include "../sim.h"
 #include "../report.h"
 #include "../fabric.h"
 #include "../sched/sched.h"

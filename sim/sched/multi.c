@@ -173,3 +173,12 @@ int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched 
 	out->mem_per_byte = in->mem_per_byte;
 	return CCS_OK;
 }
+
+void ccs_part_ends_op_end(void *ctx, uint64_t op, int64_t t)
+{
+	struct ccs_part_ends *e = ctx;
+	int p = ccs_sched_part(e->s, op);
+	double s = (double)t * 1e-12;
+	if (s > e->end_s[p])
+		e->end_s[p] = s;
+}

@@ -162,6 +162,15 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out);
 /* The part of a ccs_sched_concat schedule that op id comes from. */
 int ccs_sched_part(const struct ccs_sched *s, uint64_t id);
+/* An op_end hook (ctx: struct ccs_part_ends) that keeps the last
+ * completion of each part of a ccs_sched_concat schedule in end_s[part]
+ * (seconds; the caller zeroes one per part): several jobs' or groups'
+ * own times in one run.  t is picoseconds (ccs_time). */
+struct ccs_part_ends {
+	const struct ccs_sched *s;
+	double *end_s;
+};
+void ccs_part_ends_op_end(void *ctx, uint64_t op, int64_t t);
 /* in with its ranks renamed: its rank r becomes map[r] (a job's or a
  * group's ranks on a world communicator; map outlives out).  Takes in over
  * (released with out, or at once on CCS_ENOMEM). */

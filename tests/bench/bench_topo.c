@@ -12,7 +12,7 @@
 */
 #define _DEFAULT_SOURCE 1
 #include "../../model/cost.h"
-#include "../../sim/engine.h"
+#include "../../sim/sim.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 

@@ -7,7 +7,7 @@
 #include "../check.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
-#include "../../sim/engine.h"
+#include "../../sim/sim.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include "../../model/fault.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
-#include "../../sim/engine.h"
+#include "../../sim/sim.h"
 #include "../../sim/sched/sched.h"
 
 #include <stdio.h>

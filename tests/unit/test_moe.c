@@ -20,7 +20,7 @@
 #include "../../model/kv.h"
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
-#include "../../sim/engine.h"
+#include "../../sim/sim.h"
 
 #include <stdlib.h>
 #include <string.h>

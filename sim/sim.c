@@ -1,0 +1,334 @@
+/* sim/sim.c: the fabric and the flow solver as the engine's model (sim.h). */
+#include "sim.h"
+
+#include "engine.h"
+#include "flow.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* the model's events: a flow's finish (id the flow, ver its version), a
+ * timed fault striking */
+enum { EV_DONE = CCS_ENGINE_MODEL, EV_FAULT };
+
+/* Parts of sprayed transfers still moving, by op: open addressing. */
+struct part_ent {
+	uint64_t op;
+	uint32_t left;              /* 0: empty slot */
+};
+
+struct run {
+	struct ccs_fabric *fab;
+	const struct ccs_sched *s;
+	const struct ccs_sim_hooks *hooks;
+	const char *struck;         /* the last timed fault that struck */
+	uint32_t spray;             /* parts per network transfer (ccs_fabric_spray), 1: none */
+	struct part_ent *parts;
+	uint32_t pcap, pn;
+	struct ccs_flows *fl;
+	struct ccs_sim_stats *st;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185ull;
+	x ^= x >> 27;
+	return x;
+}
+
+static struct part_ent *part_slot(struct run *r, uint64_t op)
+{
+	uint32_t i = (uint32_t)(mix64(op) & (r->pcap - 1));
+	while (r->parts[i].left && r->parts[i].op != op)
+		i = (i + 1) & (r->pcap - 1);
+	return &r->parts[i];
+}
+
+static int part_add(struct run *r, uint64_t op, uint32_t k)
+{
+	if ((r->pn + 1) * 2 > r->pcap) {
+		uint32_t oc = r->pcap;
+		struct part_ent *old = r->parts;
+		uint32_t nc = oc ? oc * 2 : 64;
+		r->parts = ccs_calloc(nc, sizeof *r->parts);
+		if (!r->parts) {
+			r->parts = old;
+			return CCS_ENOMEM;
+		}
+		r->pcap = nc;
+		for (uint32_t i = 0; i < oc; i++)
+			if (old[i].left)
+				*part_slot(r, old[i].op) = old[i];
+		ccs_free(old);
+	}
+	struct part_ent *e = part_slot(r, op);
+	e->op = op;
+	e->left = k;
+	r->pn++;
+	return CCS_OK;
+}
+
+/* One part of op finished: 1 when it was the last (the entry goes, the
+ * cluster after it shifted back), else 0. */
+static int part_done(struct run *r, uint64_t op)
+{
+	if (!r->pcap)
+		return 1;
+	struct part_ent *e = part_slot(r, op);
+	if (!e->left)
+		return 1;               /* not sprayed */
+	if (--e->left)
+		return 0;
+	uint32_t i = (uint32_t)(e - r->parts), j = i;
+	for (;;) {
+		j = (j + 1) & (r->pcap - 1);
+		if (!r->parts[j].left)
+			break;
+		uint32_t h = (uint32_t)(mix64(r->parts[j].op) & (r->pcap - 1));
+		/* move j back to i when its home is not in (i, j] */
+		if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+			r->parts[i] = r->parts[j];
+			r->parts[j].left = 0;
+			i = j;
+		}
+	}
+	r->parts[i].left = 0;
+	r->pn--;
+	return 1;
+}
+
+/* The resources of op's transfer (with the sender's memory when the
+ * schedule times it and the fabric has it); CCS_EINPUT when it has no path
+ * over live resources. */
+static int route_op(struct ccs_fabric *fab, const struct ccs_sched *s, uint64_t id, const struct ccs_op *op,
+                    uint32_t way, uint32_t *res, int *n)
+{
+	int rc = CCS_OK;
+	*n = 0;
+	if (op->kind == CCS_OP_XFER) {
+		rc = ccs_fabric_route_way(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel, way, res, n);
+		if (!rc && op->sm && *n + 2 <= CCS_FLOW_MAXPATH)
+			ccs_fabric_copy(fab, op->src, op->dst, res, n);
+		uint32_t m = op->src >= 0 ? ccs_fabric_mem(fab, op->src) : UINT32_MAX;
+		if (!rc && m != UINT32_MAX && *n < CCS_FLOW_MAXPATH && ccs_sched_mem(s, id) > 0)
+			res[(*n)++] = m;
+	} else if (op->kind == CCS_OP_NVLS)
+		rc = ccs_fabric_ports(fab, op->src, res, n);
+	else if (op->kind == CCS_OP_UP || op->kind == CCS_OP_DOWN)
+		rc = ccs_fabric_uplink(fab, op->src, op->nic_src, op->kind == CCS_OP_DOWN, res, n);
+	for (int i = 0; !rc && i < *n; i++)
+		if (!ccs_fabric_live(fab, res[i]))
+			rc = CCS_EINPUT;
+	return rc;
+}
+
+static void hang_msg(struct ccs_fabric *fab, const struct ccs_op *op, const char *struck, ccs_time now, char *err,
+                     size_t errn)
+{
+	char what[64];
+	if (op->kind == CCS_OP_UP || op->kind == CCS_OP_DOWN)
+		snprintf(what, sizeof what, "its NIC's switch (in-network reduction)");
+	else if (op->kind == CCS_OP_NVLS)
+		snprintf(what, sizeof what, "its scale-up switches");
+	else
+		snprintf(what, sizeof what, "rank %d", op->dst);
+	if (struck)
+		snprintf(err, errn, "hang at %.3f us: rank %d cannot reach %s once '%s' struck: no path over live links",
+		         (double)now * 1e-6, op->src, what, struck);
+	else {
+		char fl[256];
+		ccs_fabric_faults(fab, fl, sizeof fl);
+		snprintf(err, errn, "hang: rank %d cannot reach %s: no path over live links%s%s", op->src, what,
+		         fl[0] ? " (faults: " : "", fl[0] ? fl : "");
+		if (fl[0] && strlen(err) + 2 < errn)
+			strcat(err, ")");
+	}
+}
+
+/* A timed fault strikes at now: new capacities, and every flow crossing a
+ * dead resource moves to a live route with what it has left (or the run
+ * hangs). */
+static int strike(struct run *r, struct ccs_engine *e, ccs_time now, char *err, size_t errn)
+{
+	struct ccs_fabric *fab = r->fab;
+	const struct ccs_sched *s = r->s;
+	const uint32_t *chg;
+	uint32_t nchg;
+	const char *spec;
+	CCS_TRY(ccs_fabric_strike(fab, &chg, &nchg, &spec));
+	if (spec)
+		r->struck = spec;
+	const double *cap = ccs_fabric_caps(fab);
+	int dead = 0;
+	for (uint32_t i = 0; i < nchg; i++) {
+		/* a memory's capacity counts bytes sent (as at the start) */
+		double cv = ccs_fabric_is_mem(fab, chg[i]) && s->mem_per_byte > 0 ? cap[chg[i]] / s->mem_per_byte : cap[chg[i]];
+		CCS_TRY(ccs_flows_set_cap(r->fl, chg[i], cv, now));
+		dead |= !(cap[chg[i]] > 0);
+	}
+	for (uint32_t id = 0; dead && id < ccs_flows_count(r->fl); id++) {
+		const uint32_t *path;
+		int n = ccs_flows_path(r->fl, id, &path), cut = 0;
+		for (int i = 0; i < n && !cut; i++)
+			cut = !ccs_fabric_live(fab, path[i]);
+		if (!cut)
+			continue;
+		struct ccs_op op;
+		uint32_t res[CCS_FLOW_MAXPATH];
+		int m;
+		ccs_sched_get(s, ccs_flows_tag(r->fl, id), &op);
+		uint32_t way = r->spray > 1 && op.kind == CCS_OP_XFER && ccs_fabric_crosses(fab, op.src, op.dst) ? id % r->spray : 0;
+		if (route_op(fab, s, ccs_flows_tag(r->fl, id), &op, way, res, &m)) {
+			hang_msg(fab, &op, spec, now, err, errn);
+			return CCS_EINPUT;
+		}
+		CCS_TRY(ccs_flows_reroute(r->fl, id, res, m, now));
+	}
+	ccs_time next = ccs_fabric_next_fault(fab);
+	return next == CCS_TIME_MAX ? CCS_OK : ccs_engine_push(e, next, EV_FAULT, 0, 0);
+}
+
+/* ---- the engine's callbacks ---- */
+
+static int on_sched(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
+{
+	return ccs_engine_push(ctx, done, EV_DONE, flow, ver);
+}
+
+static int m_begin(void *ctx, struct ccs_engine *e)
+{
+	struct run *r = ctx;
+	ccs_time next = ccs_fabric_next_fault(r->fab);
+	return next == CCS_TIME_MAX ? CCS_OK : ccs_engine_push(e, next, EV_FAULT, 0, 0);
+}
+
+/* a straggler's first ops wait for it to start */
+static double m_late_s(void *ctx, const struct ccs_op *op)
+{
+	struct run *r = ctx;
+	return op->src >= 0 ? ccs_fabric_start_s(r->fab, op->src) : 0;
+}
+
+static int m_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct ccs_op *op, ccs_time now, int *busy,
+                   char *err, size_t errn)
+{
+	(void)e;
+	struct run *r = ctx;
+	uint32_t res[CCS_FLOW_MAXPATH];
+	int n = 0;
+	*busy = 0;
+	if (route_op(r->fab, r->s, id, op, 0, res, &n)) {
+		hang_msg(r->fab, op, r->struck, now, err, errn);
+		return CCS_EINPUT;
+	}
+	if (op->kind == CCS_OP_DELAY)
+		return CCS_OK;
+	uint32_t fid;
+	/* sprayed: K parts over K of the equal paths, done when all are */
+	uint32_t K = r->spray > 1 && op->kind == CCS_OP_XFER && op->bytes > 0 &&
+	             ccs_fabric_crosses(r->fab, op->src, op->dst) ? r->spray : 1;
+	for (uint32_t w = 1; w < K; w++) {
+		uint32_t pr[CCS_FLOW_MAXPATH];
+		int pn = 0;
+		if (route_op(r->fab, r->s, id, op, w, pr, &pn)) {
+			hang_msg(r->fab, op, r->struck, now, err, errn);
+			return CCS_EINPUT;
+		}
+		CCS_TRY(ccs_flows_add(r->fl, pr, pn, op->bytes / K, id, now, &fid));
+	}
+	if (K > 1)
+		CCS_TRY(part_add(r, id, K));
+	CCS_TRY(ccs_flows_add(r->fl, res, n, op->bytes / K, id, now, &fid));
+	r->st->flows += K;
+	r->st->bytes_sent += op->bytes;
+	uint32_t a = ccs_flows_active(r->fl);
+	if (a > r->st->max_active)
+		r->st->max_active = a;
+	*busy = 1;
+	return CCS_OK;
+}
+
+static int m_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, uint64_t *done,
+                  char *err, size_t errn)
+{
+	struct run *r = ctx;
+	if (ev->kind == EV_FAULT)
+		return strike(r, e, now, err, errn);
+	uint32_t f = (uint32_t)ev->id;
+	if (ccs_flows_version(r->fl, f) != ev->ver)
+		return CCS_OK;          /* replaced by an earlier one */
+	ccs_time again;
+	if (!ccs_flows_due(r->fl, f, now, &again))
+		return ccs_engine_push(e, again, EV_DONE, f, ev->ver);   /* its end moved later */
+	uint64_t opid = ccs_flows_tag(r->fl, f);
+	r->st->bytes_received += ccs_flows_bytes(r->fl, f);
+	ccs_flows_remove(r->fl, f, now);
+	/* other parts of a sprayed transfer may still move */
+	if (part_done(r, opid))
+		*done = opid;
+	return CCS_OK;
+}
+
+static int m_advance(void *ctx, struct ccs_engine *e, ccs_time now)
+{
+	struct run *r = ctx;
+	CCS_TRY(ccs_flows_update(r->fl, now, on_sched, e));
+	if (r->hooks && r->hooks->rates)
+		r->hooks->rates(r->hooks->ctx, r->fl, now);
+	return CCS_OK;
+}
+
+/* ---- a run ---- */
+
+/* The flow solver over the fabric's resources, a slow GPU's memory timed in
+ * bytes sent. */
+static int open_flows(struct run *r)
+{
+	CCS_TRY(ccs_flows_new(&r->fl, ccs_fabric_nres(r->fab), ccs_fabric_caps(r->fab)));
+	for (int a = 0; r->s->mem_per_byte > 0 && a < ccs_fabric_ranks(r->fab); a++) {
+		uint32_t m = ccs_fabric_mem(r->fab, a);
+		if (m != UINT32_MAX)
+			CCS_TRY(ccs_flows_set_cap(r->fl, m, ccs_fabric_caps(r->fab)[m] / r->s->mem_per_byte, 0));
+	}
+	return CCS_OK;
+}
+
+int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
+                struct ccs_flows **flows_out, char *err, size_t errn)
+{
+	return ccs_sim_run_hooked(fab, s, st, flows_out, NULL, err, errn);
+}
+
+int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
+                       struct ccs_flows **flows_out, const struct ccs_sim_hooks *hooks, char *err, size_t errn)
+{
+	struct run r;
+	memset(&r, 0, sizeof r);
+	memset(st, 0, sizeof *st);
+	r.fab = fab;
+	r.s = s;
+	r.hooks = hooks;
+	r.st = st;
+	ccs_fabric_rewind(fab);
+	r.spray = ccs_fabric_spray(fab);
+	const struct ccs_engine_model model = { &r, m_begin, m_late_s, m_start, m_fire, m_advance };
+	struct ccs_engine_hooks eh = { hooks ? hooks->ctx : NULL, hooks ? hooks->op_start : NULL,
+	                               hooks ? hooks->op_end : NULL };
+	struct ccs_engine_stats es;
+	memset(&es, 0, sizeof es);
+	int rc = open_flows(&r);
+	if (!rc)
+		rc = ccs_engine_run(s, &model, &eh, &es, err, errn);
+	if (rc != CCS_ENOMEM || es.events) {
+		st->time_s = es.time_s;
+		st->events = es.events;
+		st->ops = es.ops;
+	}
+	ccs_free(r.parts);
+	if (flows_out && rc == CCS_OK)
+		*flows_out = r.fl;
+	else
+		ccs_flows_free(r.fl);
+	return rc;
+}

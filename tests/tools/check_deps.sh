@@ -1,0 +1,100 @@
+#!/bin/sh
+# tests/tools/check_deps.sh BUILD_DIR: the arrows between files, from the
+# objects' symbols (nm: who calls whom) and the headers' include lines.
+# Fails (exit 1, each problem on one line) on
+#   - a circle between files: A calls B and B (through any others) calls A;
+#     or headers that include each other round;
+#   - an arrow against the layers: model/ uses only model/; calibrate/ only
+#     model/; the simulator (sim/*.c, sim/sched/) only model/ and itself;
+#     only sim/cli/ uses calibrate/ and sim/ together, and nothing uses sim/cli/;
+#   - the engine (sim/engine.c) reaching the fabric or the flow solver:
+#     including fabric.h, fabric_int.h or flow.h, directly or through other
+#     headers, or calling a ccs_fabric_ or ccs_flows_ function;
+#   - two library objects with one name (ar keeps only one of them).
+# Prints "check-deps: N files, E arrows: ok" when all hold.
+set -u
+B=${1:-build/rel}
+cd "$(dirname "$0")/../.." || exit 2
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+objs=$(find "$B/model" "$B/calibrate" "$B/sim" -name '*.o' 2>/dev/null | sort)
+[ -n "$objs" ] || { echo "check-deps: no objects under $B (build first)"; exit 2; }
+fail=0
+
+# --- call graph: "user definer" per symbol the user takes from another file
+for o in $objs; do
+	f=${o#"$B"/}
+	f=${f%.o}
+	nm "$o" | awk -v f="$f" '$2 ~ /^[TDBRC]$/ { print "D", f, $3 } $1 == "U" { print "U", f, $2 }'
+done >"$tmp/syms"
+awk '$1 == "D" { def[$3] = $2 } $1 == "U" { n++; uf[n] = $2; us[n] = $3 }
+     END { for (i = 1; i <= n; i++) if ((us[i] in def) && def[us[i]] != uf[i]) print uf[i], def[us[i]], us[i] }' \
+	"$tmp/syms" | sort -u >"$tmp/calls"
+awk '{ print $1, $2 }' "$tmp/calls" | sort -u >"$tmp/edges"
+
+# --- layers
+awk '
+function layer(f) {
+	if (f ~ /^model\//) return "model"
+	if (f ~ /^calibrate\//) return "calibrate"
+	if (f ~ /^sim\/cli\//) return "cli"
+	if (f ~ /^sim\//) return "sim"
+	return "?"
+}
+{
+	a = layer($1); b = layer($2)
+	ok = a == b || b == "model" || (a == "cli" && (b == "sim" || b == "calibrate"))
+	if (!ok) { printf "check-deps: %s -> %s (%s): %s may not use %s\n", $1, $2, $3, a, b; bad = 1 }
+}
+END { exit bad }' "$tmp/calls" || fail=1
+
+# --- the engine knows times, events and callbacks only
+if grep '^sim/engine ' "$tmp/calls" | grep -E ' (ccs_fabric_|ccs_flows_)' >"$tmp/eng"; then
+	sed 's/^\([^ ]*\) \([^ ]*\) \(.*\)/check-deps: sim\/engine.c calls \3 (\2): the engine reaches no fabric or flow solver/' "$tmp/eng"
+	fail=1
+fi
+
+# --- include lines: header -> header (and the engine's closure)
+for h in $(find model calibrate sim -name '*.[ch]' | sort); do
+	d=$(dirname "$h")
+	sed -n 's/^#include "\(.*\)".*/\1/p' "$h" | while read -r inc; do
+		p=$(realpath -m --relative-to=. "$d/$inc")
+		echo "$h $p"
+	done
+done >"$tmp/incs"
+awk '
+{ e[$1] = e[$1] " " $2 }
+END {
+	todo = "sim/engine.c"; seen["sim/engine.c"] = 1
+	while (todo != "") {
+		n = split(todo, q, " "); todo = ""
+		for (i = 1; i <= n; i++) {
+			m = split(e[q[i]], to, " ")
+			for (j = 1; j <= m; j++) if (!(to[j] in seen)) { seen[to[j]] = 1; todo = todo " " to[j]; via[to[j]] = q[i] }
+		}
+	}
+	for (h in seen) if (h ~ /^sim\/(fabric|fabric_int|flow)\.h$/) {
+		printf "check-deps: sim/engine.c includes %s (through %s): the engine reaches no fabric or flow solver\n", h, via[h]
+		bad = 1
+	}
+	exit bad
+}' "$tmp/incs" || fail=1
+
+# --- circles: tsort reports a loop in the calls, or in headers including headers
+for g in calls incs; do
+	if [ $g = calls ]; then cp "$tmp/edges" "$tmp/g"; else awk '$1 ~ /\.h$/ && $2 ~ /\.h$/' "$tmp/incs" >"$tmp/g"; fi
+	if ! tsort "$tmp/g" >/dev/null 2>"$tmp/loop"; then
+		echo "check-deps: a circle in the $g graph:"
+		grep -v 'input contains a loop' "$tmp/loop" | sed 's/^tsort: /  /'
+		fail=1
+	fi
+done
+
+# --- one name per library object
+for o in $objs; do basename "$o"; done | grep -v '^main\.o$' | sort | uniq -d | while read -r dup; do
+	echo "check-deps: two objects named $dup: ar would keep one"
+	exit 1
+done || fail=1
+
+[ $fail -eq 0 ] || exit 1
+echo "check-deps: $(echo "$objs" | wc -l) files, $(wc -l <"$tmp/edges") arrows: ok"
