@@ -1,0 +1,406 @@
+/* sim/cli/run/plots.c: the study's plots: busbw vs size, time vs an axis, where time goes, heatmaps (run.h). */
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *me = "ccsim run";
+
+static int plot_add(struct plots *P, const char *name)
+{
+	if (ccs_grow(&P->name, &P->cap, P->n + 1, sizeof *P->name))
+		return -1;
+	snprintf(P->name[P->n++], sizeof P->name[0], "%s", name);
+	return 0;
+}
+
+static FILE *dat_open(const struct scen *S, const char *name)
+{
+	char path[1400];
+	snprintf(path, sizeof path, "%s/%s.dat", S->outdir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "%s: cannot write '%s': %s\n", me, path, strerror(errno));
+	return f;
+}
+
+/* busbw against size, one line per series (the workload's other axes, and
+ * the simulator beside the closed form), per workload and design instance */
+int ccs_plots_busbw(const struct scen *S, const struct ccs_result **res, struct plots *P)
+{
+	for (int w = 0; w < S->nw; w++) {
+		int sz = -1;
+		for (int k = S->lax_off[w]; k < S->lax_off[w + 1]; k++)
+			if (!strcmp(S->lax[k].key, "bytes"))
+				sz = k;
+		if (sz < 0 || S->lax[sz].n < 2)
+			continue;
+		for (size_t in = 0; in < S->ninst; in++) {
+			/* series: the winsts of w with the same non-size axes */
+			char name[200], a[96], b[96];
+			ccs_plot_slug(S->gs[S->inst[in].design].name, a, sizeof a);
+			ccs_plot_slug(S->ws[w].name, b, sizeof b);
+			snprintf(name, sizeof name, "busbw-%.80s-%.80s%s%zu", b, a, S->ntopo_ax ? "-" : "", S->ntopo_ax ? in : 0);
+			if (!S->ntopo_ax)
+				name[strlen(name) - 1] = 0;
+			FILE *f = dat_open(S, name);
+			if (!f)
+				return -1;
+			/* rows by size; columns by series */
+			uint32_t nsz = S->lax[sz].n;
+			size_t per = 0;   /* winsts of w */
+			size_t first = 0;
+			for (size_t k = 0; k < S->nwi; k++)
+				if (S->wi[k].work == w) {
+					if (!per)
+						first = k;
+					per++;
+				}
+			/* winsts are generated with the local axes in order; the size
+			 * axis's stride is the product of the later axes' sizes */
+			size_t stride = 1;
+			for (int k = sz + 1; k < S->lax_off[w + 1]; k++)
+				stride *= S->lax[k].n;
+			size_t nser = per / nsz;
+			int both = S->engine == 2;
+			fprintf(f, "# busbw (GB/s) of %s on %s %s; x: size\nsize_B label", S->ws[w].name,
+			        S->gs[S->inst[in].design].name, S->inst[in].axes);
+			char (*ser)[160] = ccs_calloc(nser ? nser : 1, sizeof *ser);
+			if (!ser) {
+				fclose(f);
+				return -1;
+			}
+			/* the values first: series without any (a combination left
+			 * out at every size) are not drawn */
+			int wcol = both ? 2 : 1;
+			double *val = ccs_malloc((size_t)nsz * nser * (size_t)wcol * sizeof *val + 1);
+			char *keep = ccs_calloc(nser ? nser : 1, 1);
+			if (!val || !keep) {
+				ccs_free(val);
+				ccs_free(keep);
+				ccs_free(ser);
+				fclose(f);
+				return -1;
+			}
+			size_t nkeep = 0;
+			for (size_t s = 0; s < nser; s++) {
+				size_t outer = s / stride, inner = s % stride;
+				for (uint32_t zi = 0; zi < nsz; zi++) {
+					size_t k = first + outer * stride * nsz + zi * stride + inner;
+					const struct ccs_result *r = ccs_output_res_at(S, res, in, k);
+					double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
+					double vs = r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN;
+					val[(zi * nser + s) * (size_t)wcol] = v;
+					if (both)
+						val[(zi * nser + s) * 2 + 1] = vs;
+					if (v == v)
+						keep[s] = 1;
+				}
+				nkeep += keep[s];
+			}
+			for (size_t s = 0; s < nser; s++) {
+				if (!keep[s])
+					continue;
+				/* series s: the winst index with size index 0 */
+				size_t outer = s / stride, inner = s % stride;
+				size_t k0 = first + outer * stride * nsz + inner;
+				/* its axes without the size, values only: "ring ll128" */
+				char txt[256] = "";
+				const char *ax = S->wi[k0].axes;
+				for (const char *p = ax; *p;) {
+					const char *e = strchr(p, ' ');
+					size_t l = e ? (size_t)(e - p) : strlen(p);
+					const char *eq = memchr(p, '=', l);
+					if (strncmp(p, "bytes=", 6)) {
+						size_t tl = strlen(txt);
+						size_t off = eq ? (size_t)(eq + 1 - p) : 0;
+						snprintf(txt + tl, sizeof txt - tl, "%s%.*s", tl ? " " : "", (int)(l - off), p + off);
+					}
+					p += l;
+					while (*p == ' ')
+						p++;
+				}
+				snprintf(ser[s], sizeof ser[s], "%.150s", txt[0] ? txt : S->ws[w].name);
+				fprintf(f, " \"%s\"", ser[s]);
+				if (both)
+					fprintf(f, " \"%s (sim)\"", ser[s]);
+			}
+			fprintf(f, "\n");
+			uint32_t every = nsz > 10 ? (nsz + 9) / 10 : 1;
+			for (uint32_t zi = 0; zi < nsz; zi++) {
+				const char *lab = S->lax[sz].val[zi]->str;
+				uint64_t bytes = 0;
+				char err[64];
+				ccs_parse_size(lab, &bytes, err, sizeof err);
+				fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
+				for (size_t s = 0; s < nser; s++)
+					for (int c = 0; c < wcol && keep[s]; c++)
+						fprintf(f, " %.6g", val[(zi * nser + s) * (size_t)wcol + (size_t)c]);
+				fprintf(f, "\n");
+			}
+			ccs_free(val);
+			ccs_free(keep);
+			nser = nkeep;
+			fclose(f);
+			char body[8192], title[400];
+			size_t last = 2 + nser * (both ? 2 : 1);
+			if (both)
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
+				         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
+				         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
+				         "     for [i=4:%zu:2] '%s.dat' using 1:i with points pt 6 ps 1.5\n",
+				         last, name, last, name);
+			else
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
+				         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
+				         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
+				         last, name);
+			snprintf(title, sizeof title, "%s: %s on %s %s", S->name, S->ws[w].name, S->gs[S->inst[in].design].name,
+			         S->inst[in].axes);
+			ccs_free(ser);
+			if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* time against each global axis with two values or more: per workload, a
+ * line per design (the other axes at every combination) */
+int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct plots *P)
+{
+	for (int a = 0; a < S->nax; a++) {
+		if (S->ax[a].n < 2)
+			continue;
+		for (int w = 0; w < S->nw; w++) {
+			char name[200], ak[96], wk[96];
+			ccs_plot_slug(S->ax[a].key, ak, sizeof ak);
+			ccs_plot_slug(S->ws[w].name, wk, sizeof wk);
+			snprintf(name, sizeof name, "time-%s-vs-%s", wk, ak);
+			FILE *f = dat_open(S, name);
+			if (!f)
+				return -1;
+			/* series: points of w whose value of axis a is the first one */
+			char prefix[200];
+			snprintf(prefix, sizeof prefix, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
+			         S->ax[a].val[0]->str);
+			fprintf(f, "# time (us) of %s against %s\nindex value", S->ws[w].name, S->ax[a].key);
+			size_t *series = ccs_calloc(S->npt + 1, sizeof *series);
+			size_t ns = 0;
+			if (!series) {
+				fclose(f);
+				return -1;
+			}
+			for (size_t i = 0; i < S->npt; i++) {
+				const struct point *p = &S->pt[i];
+				if (S->wi[p->wi].work != w)
+					continue;
+				char ax[600];
+				snprintf(ax, sizeof ax, " %s %s ", S->inst[p->inst].axes, S->wi[p->wi].axes);
+				char pat[220];
+				snprintf(pat, sizeof pat, " %s ", prefix);
+				if (!strstr(ax, pat))
+					continue;
+				series[ns++] = i;
+				/* the series label: design and the other axes */
+				char lab[700] = "";
+				if (S->ng > 1)
+					snprintf(lab, sizeof lab, "%s", S->gs[S->inst[p->inst].design].name);
+				for (char *tok = ax; *tok;) {
+					while (*tok == ' ')
+						tok++;
+					char *e = strchr(tok, ' ');
+					size_t l = e ? (size_t)(e - tok) : strlen(tok);
+					if (l && strncmp(tok, prefix, strlen(prefix) - strlen(S->ax[a].val[0]->str)) != 0) {
+						size_t ll = strlen(lab);
+						snprintf(lab + ll, sizeof lab - ll, "%s%.*s", ll ? " " : "", (int)l, tok);
+					}
+					tok += l;
+				}
+				for (int e = 0; e < (S->engine == 2 ? 2 : 1); e++) {
+					fprintf(f, " \"");
+					for (const char *c = lab; *c; c++)
+						if (*c != '"')
+							fputc(*c, f);
+					fprintf(f, "%s\"", e ? " (sim)" : "");
+				}
+			}
+			fprintf(f, "\n");
+			for (uint32_t v = 0; v < S->ax[a].n; v++) {
+				fprintf(f, "%u \"%s\"", v, S->ax[a].val[v]->str);
+				for (size_t s = 0; s < ns; s++) {
+					/* the point equal to series[s] but for axis a = value v */
+					const struct point *p0 = &S->pt[series[s]];
+					char want[600], from[220], to[220];
+					snprintf(from, sizeof from, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
+					         S->ax[a].val[0]->str);
+					snprintf(to, sizeof to, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
+					         S->ax[a].val[v]->str);
+					char base[600];
+					snprintf(base, sizeof base, " %s %s ", S->inst[p0->inst].axes, S->wi[p0->wi].axes);
+					char *at = strstr(base, from);
+					if (at)
+						snprintf(want, sizeof want, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+					else
+						snprintf(want, sizeof want, "%s", base);
+					double t = DNAN, ts = DNAN;
+					for (size_t q = 0; q < S->npt; q++) {
+						const struct point *p = &S->pt[q];
+						if (S->wi[p->wi].work != w || S->inst[p->inst].design != S->inst[p0->inst].design)
+							continue;
+						char ax[600];
+						snprintf(ax, sizeof ax, " %s %s ", S->inst[p->inst].axes, S->wi[p->wi].axes);
+						if (!strcmp(ax, want) && res[q]) {
+							t = ccs_output_shown_t(S, res[q]) * 1e6;
+							ts = res[q]->t_sim_s * 1e6;
+							break;
+						}
+					}
+					fprintf(f, " %.6g", t);
+					if (S->engine == 2)
+						fprintf(f, " %.6g", ts);
+				}
+				fprintf(f, "\n");
+			}
+			fclose(f);
+			ccs_free(series);
+			char body[4096], title[400];
+			if (S->engine == 2)
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
+				         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
+				         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
+				         "     for [i=4:%zu:2] '%s.dat' using 1:i with linespoints dt 2 pt 6\n",
+				         S->ax[a].key, 2 + 2 * ns, name, 2 + 2 * ns, name);
+			else
+				snprintf(body, sizeof body,
+				         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
+				         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
+				         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
+				         S->ax[a].key, 2 + ns, name);
+			snprintf(title, sizeof title, "%s: %s against %s", S->name, S->ws[w].name, S->ax[a].key);
+			if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* where time goes: per workload, a stacked bar per design at its last point
+ * (the largest size or the last value of every axis) */
+int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, struct plots *P)
+{
+	for (int w = 0; w < S->nw; w++) {
+		char name[200], wk[96];
+		ccs_plot_slug(S->ws[w].name, wk, sizeof wk);
+		snprintf(name, sizeof name, "breakdown-%s", wk);
+		FILE *f = dat_open(S, name);
+		if (!f)
+			return -1;
+		fprintf(f, "# where time goes (us) at each design's last point of %s: latency (fixed costs and\n"
+		           "# pipeline steps of the closed form), bandwidth (its bytes over rates), contention\n"
+		           "# (what the simulator adds on top)\n\"design\" \"latency\" \"bandwidth\" \"contention\" \"axes\"\n",
+		        S->ws[w].name);
+		for (int g = 0; g < S->ng; g++) {
+			const struct ccs_result *r = NULL;
+			for (size_t i = S->npt; i-- > 0 && !r;)
+				if (S->wi[S->pt[i].wi].work == w && S->inst[S->pt[i].inst].design == g)
+					r = res[i];
+			double lat = DNAN, bw = DNAN, con = 0;
+			if (r && r->t_model_s == r->t_model_s) {
+				bw = r->bwterm_s == r->bwterm_s ? r->bwterm_s : r->t_model_s;
+				lat = r->t_model_s - bw;
+				if (r->t_sim_s == r->t_sim_s && r->t_sim_s > r->t_model_s)
+					con = r->t_sim_s - r->t_model_s;
+			} else if (r) {
+				bw = r->t_sim_s;
+				lat = 0;
+			}
+			fprintf(f, "\"");
+			for (const char *c = S->gs[g].name; *c; c++)
+				if (*c != '"')
+					fputc(*c, f);
+			fprintf(f, "\" %.6g %.6g %.6g \"%s\"\n", lat * 1e6, bw * 1e6, con * 1e6, r ? r->axes : "");
+		}
+		fclose(f);
+		char body[2048], title[400];
+		snprintf(body, sizeof body,
+		         "set datafile missing 'nan'\nset style data histograms\nset style histogram rowstacked\n"
+		         "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset ylabel 'time (us)'\nset yrange [0:*]\n"
+		         "set xtics noenhanced\nset key autotitle columnhead\n"
+		         "plot '%s.dat' using 2:xtic(1), '' using 3, '' using 4\n", name);
+		snprintf(title, sizeof title, "%s: where the time of %s goes", S->name, S->ws[w].name);
+		if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+			return -1;
+	}
+	return 0;
+}
+
+/* link utilisation heatmaps of the simulated points that wrote one */
+int ccs_plots_heat(const struct scen *S, struct plots *P)
+{
+	for (size_t i = 0; i < S->npt; i++) {
+		const struct point *p = &S->pt[i];
+		if (!p->heat)
+			continue;
+		char a[128], b[128], name[300], path[1400];
+		ccs_plot_slug(S->gs[S->inst[p->inst].design].name, a, sizeof a);
+		ccs_plot_slug(S->ws[S->wi[p->wi].work].name, b, sizeof b);
+		snprintf(name, sizeof name, "links-%s-%s-%zu", a, b, (size_t)p->inst);
+		snprintf(path, sizeof path, "%s/%s.dat", S->outdir, name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		/* link names for the y axis: the fourth column, once per link */
+		char body[8192];
+		int o = snprintf(body, sizeof body, "set ytics (");
+		char line[512];
+		int last = -1, nl = 0;
+		while (fgets(line, sizeof line, f)) {
+			double t, u;
+			int k;
+			char nm[200];
+			if (line[0] == '#' || sscanf(line, "%lf %d %lf %199s", &t, &k, &u, nm) != 4 || k == last)
+				continue;
+			last = k;
+			if (o < (int)sizeof body - 300)
+				o += snprintf(body + o, sizeof body - (size_t)o, "%s\"%s\" %d", nl ? ", " : "", nm, k);
+			nl++;
+		}
+		fclose(f);
+		if (!nl)
+			continue;
+		snprintf(body + o, sizeof body - (size_t)o,
+		         ") noenhanced\nset xlabel 'time (us)'\nset ylabel ''\nset cblabel 'utilisation (%%)'\n"
+		         "set cbrange [0:100]\nset palette defined (0 'white', 50 'orange', 100 'dark-red')\n"
+		         "set yrange [-0.5:%d.5]\nunset key\nplot '%s.dat' using 1:2:3 with image\n", nl - 1, name);
+		char title[500];
+		snprintf(title, sizeof title, "%s: link utilisation, %s", S->name, p->key);
+		if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+			return -1;
+	}
+	return 0;
+}
+
+int ccs_plots_mkdirs(const char *path)
+{
+	char b[1024];
+	snprintf(b, sizeof b, "%s", path);
+	for (char *p = b + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(b, 0755) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(b, 0755) && errno != EEXIST ? -1 : 0;
+}

@@ -1,0 +1,210 @@
+/*
+** sim/cli/run/run.h: the parts of `ccsim run SCENARIO.yaml` (cmd_run.c), one
+** file each:
+**   scenario.c   the scenario file: designs and workloads read and checked with positions
+**   cell.c       one point: a design's communicator against one workload, closed form and simulator
+**   timeline.c   link utilisation over time of a simulated point (the heatmap's data)
+**   sweep.c      sweep axes: topology scalars and workload fields, their combinations and hashes
+**   exec.c       running the points in workers and storing their results as they come
+**   output.c     the summary tables printed after a study
+**   plots.c      the study's plots: busbw vs size, time vs an axis, where time goes, heatmaps
+** A scenario is several designs (a topology, its overrides, ranks) against
+** several workloads (MoE dispatch/combine, KV-cache transfers, or a
+** collective at a size), swept over axes; each (design instance, workload
+** instance) is a point, stored in the SQLite results (calibrate/store.h)
+** under its key and resumed from there (docs/scenarios.md).
+*/
+#ifndef CCS_RUN_H
+#define CCS_RUN_H
+
+#define _DEFAULT_SOURCE
+#include "../../../calibrate/ingest.h"
+#include "../../../calibrate/store.h"
+#include "../../../model/kv.h"
+#include "../../../model/moe.h"
+#include "../../../model/topo_yaml.h"
+#include "../../../model/ytree.h"
+#include "../../sim.h"
+#include "../../fabric.h"
+#include "../../flow.h"
+#include "../plot.h"
+#include "../runner.h"
+#include "../cli.h"
+
+#include <stdio.h>
+
+#define DNAN ((double)NAN)
+
+struct design {
+	const struct ccs_ynode *node;
+	const char *name, *topo;
+	char path[2100];
+	const char *sets[32];
+	char setbuf[32][256];
+	int nsets;
+	long ranks, ppn;
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	int built;
+};
+
+struct work {
+	const struct ccs_ynode *node;
+	const char *name;
+	int moe, kv, op, coll, algo, proto; /* algo, proto -1: auto */
+	long ranks;                  /* 0: the design's */
+	uint64_t bytes;
+	struct ccs_moe_cfg cfg;
+	struct ccs_kv_cfg kvc;
+};
+
+/* One cell: time, algorithm, bottleneck bandwidth (MoE) or busbw. */
+struct timeline;
+
+struct cell {
+	double t_model, t_sim, bw;
+	double lat_s, bwterm_s, step_s;   /* the closed form's terms (collectives; NAN otherwise) */
+	int bound;                        /* enum ccs_bound, -1 unknown */
+	char algo[48];
+	struct timeline *tl;              /* record link utilisation of the simulation (may be NULL) */
+};
+
+#define TL_LINKS 12
+#define TL_BINS 48
+#define TL_MAX_EVENTS 2000000u
+
+struct tl_ev {
+	ccs_time t;
+	uint32_t res;
+	float util;
+};
+
+struct timeline {
+	char path[1200];            /* the .dat to write */
+	const char *title;
+	struct tl_ev *ev;
+	size_t nev, cap;
+	int overflow;
+	const struct ccs_fabric *fab;
+};
+
+/* An axis: a topology scalar (key as for --set), a field of every workload
+ * ("workload.KEY"), or a list inside one workload (local). */
+struct axis {
+	const char *key;            /* --set key, or the workload key */
+	const struct ccs_ynode *at; /* for messages */
+	int workload;
+	uint32_t n;
+	const struct ccs_ynode **val;
+};
+
+/* A design on one combination of the topology axes. */
+struct inst {
+	int design;
+	char axes[256];             /* "nodes=16 scaleout.oversubscription=2" */
+	char hash[24];
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	int built;
+};
+
+/* A workload on one combination of its axes. */
+struct winst {
+	int work;
+	char axes[256];
+	struct work w;
+};
+
+struct point {
+	int inst, wi;
+	int heat;                   /* the last point of its (instance, workload): draws the heatmap */
+	int done;                   /* in the database before this run */
+	char key[384];
+};
+
+struct job {
+	struct ccs_result r;
+	char err[256];
+};
+
+struct scen {
+	const char *name, *path;
+	int engine, plots;
+	char outdir[1024];
+	struct design *gs;
+	int ng;
+	struct work *ws;            /* as written (names, nodes) */
+	int nw;
+	struct axis *ax;            /* global: topology axes first, then workload ones */
+	int nax, ntopo_ax;
+	struct axis *lax;           /* local axes of every workload, grouped */
+	int *lax_off;               /* per workload, nw + 1 offsets into lax */
+	struct inst *inst;
+	size_t ninst;
+	struct winst *wi;
+	size_t nwi;
+	struct point *pt;
+	size_t npt;
+	int32_t *at;                /* ninst x nwi: the point of (instance, workload instance), -1 left out */
+	struct ccs_store *db;
+	int64_t scen_id;
+	struct ccs_result *pending;
+	size_t npending, cap_pending;
+	size_t failed, stored, skipped;
+	double last_flush;
+};
+
+struct plots {
+	char (*name)[200];
+	size_t n, cap;
+};
+
+/* scenario.c */
+int ccs_scenario_error(struct ccs_ydoc *d, const struct ccs_ynode *y, const char *fmt, ...) CCS_PRINTF(3, 4);
+int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *dir, int quick, struct design *g);
+int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w);
+
+/* cell.c */
+int ccs_cell_kv_check(const struct ccs_topo *t, const struct ccs_comm *gc, long ppn, const struct work *w, char *err,
+                    size_t errn);
+int ccs_cell_run(const struct ccs_topo *t, const struct ccs_comm *gc, long ppn, const struct work *w, int engine,
+                    struct cell *out, char *err, size_t errn);
+
+/* timeline.c */
+int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
+                  char *err, size_t errn);
+
+/* sweep.c */
+int ccs_sweep_listed_algo(const struct scen *S, int w);
+void ccs_sweep_topo_hash(const struct ccs_topo *t, char out[24]);
+void ccs_sweep_file_hash(const char *text, size_t len, char out[24]);
+int ccs_sweep_axis_from(struct ccs_ydoc *d, const struct ccs_ynode *k, const struct ccs_ynode *v, struct axis *a);
+int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const struct ccs_ynode *v, struct axis *a,
+                      int quick);
+int ccs_sweep_load_work_with(struct ccs_ydoc *d, const struct ccs_ynode *m, int nov, const char *const *keys,
+                          const struct ccs_ynode *const *vals, struct work *w);
+int ccs_sweep_next_combo(const struct axis *a, int n, uint32_t *idx);
+void ccs_sweep_axes_text(const struct axis *a, int n, const uint32_t *idx, char *out, size_t outn, int strip_workload);
+
+/* exec.c */
+int ccs_exec_compute(void *ctx, size_t task, void *res);
+int ccs_exec_flush_results(struct scen *S);
+double ccs_exec_mono_s(void);
+int ccs_exec_collect(void *ctx, size_t task, int rc, const void *res);
+
+/* output.c */
+int ccs_output_by_key(const void *a, const void *b);
+const struct ccs_result *ccs_output_find_result(const struct ccs_result *rs, size_t n, const char *key, const char *hash);
+const struct ccs_result *ccs_output_res_at(const struct scen *S, const struct ccs_result **res, size_t inst, size_t wi);
+double ccs_output_shown_t(const struct scen *S, const struct ccs_result *r);
+void ccs_output_print_tables(const struct scen *S, const struct ccs_result **res);
+void ccs_output_print_grid(const struct scen *S, const struct ccs_result **res);
+
+/* plots.c */
+int ccs_plots_busbw(const struct scen *S, const struct ccs_result **res, struct plots *P);
+int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct plots *P);
+int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, struct plots *P);
+int ccs_plots_heat(const struct scen *S, struct plots *P);
+int ccs_plots_mkdirs(const char *path);
+
+#endif
