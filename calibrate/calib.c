@@ -195,10 +195,10 @@ static int bench_effs(struct ccs_topo *t, struct ccs_calib *c)
 		su_type = cm.p >= 2 ? bound_link(cm.su_bound, cm.net_type) : -1;
 		if (su_type >= 0)
 			su_nom = cm.b_su / t->params.eff[su_type];
-		pci_nom = cm.nccl_pci_bw * 1e9;
+		pci_nom = cm.nccl.pci_GBps * 1e9;
 		ccs_comm_release(&cm);
 	} else if (!ccs_comm_build(t, 1, 1, &cm, err, sizeof err)) {
-		pci_nom = cm.nccl_pci_bw * 1e9;
+		pci_nom = cm.nccl.pci_GBps * 1e9;
 		ccs_comm_release(&cm);
 	}
 	int net_type = CCS_LINK_IB;

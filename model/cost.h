@@ -1,32 +1,8 @@
 /*
 ** model/cost.h: closed-form cost of collectives on a topology graph.
 **
-** A communicator (struct ccs_comm) is a set of ranks placed on GPUs.  Ranks
-** fall into groups: a scale-up domain (NVLink, UB, HCCS) when the GPU has
-** peers on one, else its node.  From the graph, once per communicator:
-**   n, G, p    ranks, groups, ranks per group (largest)
-**   b_su       intra-group bandwidth per rank [B/s]: min over member pairs
-**              (first, v) of the max-flow over the group's scale-up links (or
-**              its host links when it has none), capacities x efficiency;
-**              a ring crosses every cut of the group at least once each way,
-**              and by Gomory-Hu the smallest cut among members is found from
-**              any one member, so this bounds every ring and tree inside
-**   B_net      per-group NIC bandwidth: sum over the distinct best NICs of the
-**              group's ranks of port speed x efficiency, at most their number
-**              x the slowest of them and the ranks x the slowest rank's PCIe
-**              link (NCCL spreads channels evenly over NICs and ranks, so one
-**              slow NIC or x8 link slows every channel); min over groups
-**   b_nic      per-rank NIC bandwidth: its best NIC / the ranks sharing it
-**   b_nic1     the same for a rank alone on its best NICs (SendRecv: one rank
-**              a group crosses): their sum, at most its PCIe link; min over ranks
-**   R_fab      per-group rate of uniform all-to-all traffic through the
-**              fabric: the smaller of 4 B_bis (G-1)/G^2, B_bis the max-flow
-**              between the NICs of the first and second half of the
-**              groups, and the busiest leaf's (or pod's) uplinks carrying
-**              the all-to-all bytes that leave it (cut_share in cost.c;
-**              docs/model.md)
-**   lat_net    one network traversal from the graph: NIC latencies, links
-**              and switches on the path between two groups' NICs [s]
+** The communicator it runs on (model/comm.h) gives n, G, p, b_su, B_net,
+** b_nic, b_nic1, R_fab and lat_net.
 **
 ** Cost of one collective of S bytes (nccl-tests size), algorithm a,
 ** protocol q, C channels:
@@ -77,44 +53,10 @@
 #define CCS_COST_H
 
 #include "coll.h"
+#include "comm.h"
 #include "topo.h"
 
-enum ccs_bound { CCS_BOUND_LATENCY, CCS_BOUND_NVLINK, CCS_BOUND_PCIE, CCS_BOUND_C2C,
-                 CCS_BOUND_UB, CCS_BOUND_HCCS, CCS_BOUND_SMP, CCS_BOUND_NIC, CCS_BOUND_LEAF,
-                 CCS_BOUND_SPINE, CCS_BOUND_CORE, CCS_BOUND_REDUCE, CCS_BOUND_PROTOCOL,
-                 CCS_BOUND_N };
-extern const char *const ccs_bound_name[CCS_BOUND_N];
 
-struct ccs_comm {
-	const struct ccs_topo *t;
-	struct ccs_model_params prm;
-	int n, G, p, p_min, nnodes, arch;
-	uint32_t *rank_gpu;         /* GPU index of each rank */
-	int32_t *rank_group;        /* group of each rank */
-	double b_su;                /* per rank, efficiency applied; 0 if p == 1 */
-	int su_bound;               /* enum ccs_bound of the intra-group bottleneck */
-	int intra_nvl;              /* intra-group hops are scale-up links */
-	double B_net, b_nic;        /* per group, per rank; efficiency applied */
-	double b_nic1;              /* per rank alone on its NICs (SendRecv) */
-	double R_fab;               /* per group, uniform all-to-all */
-	int fab_bound;              /* what limits R_fab below B_net */
-	int nvls, sharp;            /* capabilities present on every group */
-	int net_type;               /* link type of the NICs */
-	double lat_net, lat_intra;  /* graph latencies [s] */
-	double mem_bw;              /* min GPU memory bandwidth, 0 if unknown */
-	/* inputs of NCCL's own model (nccl_tune.c), in NCCL's units */
-	double nccl_nvl_bw;         /* per GPU: NVLink links x per-link GB/s */
-	double nccl_pci_bw;         /* per GPU: PCIe link GB/s */
-	double nccl_net_bw;         /* per group: NIC GB/s (port speed / 8000) */
-	int nics;                   /* distinct NICs per group (min) */
-	int nch_ring;               /* search channels of the ring graph */
-	double bw_intra, bw_inter;  /* per search channel, GB/s */
-	int nvls_channels;
-	double tree_net;            /* busiest group's tree AllReduce network bytes per byte (1 at G = 2, 2 for large G) */
-	uint16_t tree_degs;         /* bit 4 d0 + d1: some group has d0 edges in tree 0 and d1 in tree 1 */
-	int tree_path;              /* the tree's slowest leaf-root path: sum of its parents' child counts */
-	double late_s;              /* the latest start of any rank (a straggler fault), 0 */
-};
 
 struct ccs_cost {
 	double time_s;
@@ -126,26 +68,6 @@ struct ccs_cost {
 	int channels, bound;
 };
 
-/* Build a communicator of nranks ranks (0: all GPUs, or ppn x nodes) with
- * at most ppn ranks per node (0: every GPU of a node), taking nodes in order
- * and GPUs in local order.  On an impossible request returns CCS_EINPUT with
- * a one-line reason in err. */
-int  ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c,
-                    char *err, size_t errn);
-/* The same with rank i on GPU gpus[i] (a job's placement). */
-int  ccs_comm_build_gpus(const struct ccs_topo *t, const uint32_t *gpus, int n, struct ccs_comm *c, char *err,
-                         size_t errn);
-void ccs_comm_release(struct ccs_comm *c);
-/* The NICs rank r may use (ccs_topo_best_nics: as close as its best, over
- * which NCCL spreads its channels): how many, the i-th of them (a device
- * index), and the fewest any rank of c has, at most 'most'. */
-int      ccs_comm_best_nics(const struct ccs_comm *c, int r);
-uint32_t ccs_comm_nic(const struct ccs_comm *c, int r, int i);
-int      ccs_comm_fewest_nics(const struct ccs_comm *c, int most);
-/* The ranks of each group in rank order, members [start[g], start[g+1])
- * (a counting sort on rank_group).  Both arrays are the caller's to free;
- * CCS_ENOMEM leaves none. */
-int  ccs_comm_members(const struct ccs_comm *c, int32_t **start, int32_t **members);
 
 /* GPU memory bytes a kernel moves per byte it sends: a reduction reads two
  * operands and writes one (2.5 counted, some stay in cache), a copy reads

@@ -133,11 +133,11 @@ int ccs_nccl_channels(const struct ccs_comm *c, int algo)
 	if (c->prm.channels)
 		return c->prm.channels;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE)
-		return c->nvls_channels;
+		return c->nccl.nvls_channels;
 	/* ncclTopoDupChannels doubles when a channel is fast; ncclTopoPostset
 	 * doubles again at run time; at most 32 collective channels here. */
-	int nch = c->nch_ring;
-	double bw = c->bw_intra;
+	int nch = c->nccl.nch_ring;
+	double bw = c->nccl.intra_GBps;
 	if (bw >= 25 && (c->arch < CCS_ARCH_HOPPER || bw >= 50 || nch <= 4))
 		nch *= 2;
 	nch *= 2;
@@ -199,19 +199,19 @@ static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int prot
 		return 0;
 
 	/* Search graph of the algorithm. */
-	int nCh = c->nch_ring;
-	double bwIntra = c->bw_intra, bwInter = c->bw_inter;
+	int nCh = c->nccl.nch_ring;
+	double bwIntra = c->nccl.intra_GBps, bwInter = c->nccl.inter_GBps;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
 		nCh = ppn < 32 ? ppn : 32;
 		const double *spd = speed_intra[cc];
-		double per = c->nccl_nvl_bw / (nCh > 0 ? nCh : 1);
+		double per = c->nccl.nvl_GBps / (nCh > 0 ? nCh : 1);
 		bwIntra = spd[speed_intra_n[cc] - 1];
 		for (int i = 0; i < speed_intra_n[cc]; i++)
 			if (spd[i] <= per) {
 				bwIntra = spd[i];
 				break;
 			}
-		bwInter = nNodes > 1 ? c->nccl_net_bw / (nCh > 0 ? nCh : 1) : bwIntra;
+		bwInter = nNodes > 1 ? c->nccl.net_GBps / (nCh > 0 ? nCh : 1) : bwIntra;
 		if (nCh < 2)
 			return 0;
 	}

@@ -134,7 +134,7 @@ int ccs_engine_run(const struct ccs_sched *s, const struct ccs_engine_model *m, 
 	st->ops = e.done_ops;
 	/* the last completion: stale events of the model may still have been
 	 * queued after it */
-	st->time_s = (double)e.last_done * 1e-12;
+	st->time_s = ccs_time_to_s(e.last_done);
 	if (!rc && e.done_ops != s->nops) {
 		snprintf(err, errn, "deadlock: %llu of %llu ops never became ready",
 		         (unsigned long long)(s->nops - e.done_ops), (unsigned long long)s->nops);

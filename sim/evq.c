@@ -8,17 +8,6 @@
 
 #define NONE UINT32_MAX
 
-ccs_time ccs_time_from_s(double s)
-{
-	if (!(s > 0))
-		return 0;
-	double ps = s * 1e12;
-	if (ps >= 9.2e18)
-		return CCS_TIME_MAX;
-	ccs_time t = (ccs_time)ps;   /* ceil without the libm call */
-	return (double)t < ps ? t + 1 : t;
-}
-
 void ccs_evq_init(struct ccs_evq *q)
 {
 	memset(q, 0, sizeof *q);

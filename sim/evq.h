@@ -17,11 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int64_t ccs_time;
-#define CCS_TIME_MAX INT64_MAX
-
-/* Seconds to ticks, rounding up, saturating. */
-ccs_time ccs_time_from_s(double s);
+#include "time.h"
 
 struct ccs_event {
 	ccs_time t;

@@ -175,7 +175,7 @@ int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes,
 static void settle(struct ccs_flows *f, struct flow *fl, ccs_time now)
 {
 	if (now > fl->t_last && fl->rate > 0) {
-		double moved = fl->rate * (double)(now - fl->t_last) * 1e-12;
+		double moved = ccs_time_moved(fl->rate, now - fl->t_last);
 		if (moved > fl->left)
 			moved = fl->left;
 		fl->left -= moved;
@@ -190,7 +190,7 @@ static void settle(struct ccs_flows *f, struct flow *fl, ccs_time now)
 static void account(struct res *r, ccs_time now)
 {
 	if (r->load > 0 && now > r->t_stat)
-		r->st.busy_s += (double)(now - r->t_stat) * 1e-12;
+		r->st.busy_s += ccs_time_to_s(now - r->t_stat);
 	r->t_stat = now;
 }
 
@@ -662,7 +662,7 @@ const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t 
 double ccs_flows_left(const struct ccs_flows *f, uint32_t id, ccs_time now)
 {
 	const struct flow *fl = &f->f[id];
-	double left = fl->left - fl->rate * (double)(now - fl->t_last) * 1e-12;
+	double left = fl->left - ccs_time_moved(fl->rate, now - fl->t_last);
 	return left > 0 ? left : 0;
 }
 

@@ -6,6 +6,8 @@
 */
 #include "sched.h"
 
+#include "../time.h"
+
 #include <string.h>
 
 struct multi {
@@ -174,11 +176,11 @@ int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched 
 	return CCS_OK;
 }
 
-void ccs_part_ends_op_end(void *ctx, uint64_t op, int64_t t)
+void ccs_part_ends_op_end(void *ctx, uint64_t op, ccs_time t)
 {
 	struct ccs_part_ends *e = ctx;
 	int p = ccs_sched_part(e->s, op);
-	double s = (double)t * 1e-12;
+	double s = ccs_time_to_s(t);
 	if (s > e->end_s[p])
 		e->end_s[p] = s;
 }

@@ -382,7 +382,7 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	if (proto == CCS_PROTO_LL)
 		cap = ccs_nccl_ll_max_bw(c->arch, c->G) * 1e9;
 	else if (proto == CCS_PROTO_LL128)
-		cap = ccs_nccl_ring_ll128_max(c->arch, c->G <= 2 ? c->G - 1 : 2) * 1e9 * c->nch_ring;
+		cap = ccs_nccl_ring_ll128_max(c->arch, c->G <= 2 ? c->G - 1 : 2) * 1e9 * c->nccl.nch_ring;
 	double bi = c->b_su * e < cap ? c->b_su * e : cap;
 	r->bytes_intra = c->b_su > 0 ? per * c->b_su / bi : per / e;
 	r->bytes_inter = per / e;
@@ -392,8 +392,8 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	 * max(GPU side, network side) has it. */
 	if (c->G > 1 && c->b_su > 0) {
 		double bn = c->B_net * e;
-		if (c->nics > 0 && C < c->nics)
-			bn = bn * C / c->nics;
+		if (c->nccl.nics > 0 && C < c->nccl.nics)
+			bn = bn * C / c->nccl.nics;
 		if (bn > bi) {
 			r->bytes_inter *= bn / bi;
 			r->inter_sync = 1;      /* and pay the GPU's step work too */

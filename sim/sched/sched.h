@@ -27,6 +27,7 @@
 #define CCS_SCHED_H
 
 #include "../../model/cost.h"
+#include "../time.h"
 
 #define CCS_SCHED_MAXSUCC 64
 
@@ -165,12 +166,12 @@ int ccs_sched_part(const struct ccs_sched *s, uint64_t id);
 /* An op_end hook (ctx: struct ccs_part_ends) that keeps the last
  * completion of each part of a ccs_sched_concat schedule in end_s[part]
  * (seconds; the caller zeroes one per part): several jobs' or groups'
- * own times in one run.  t is picoseconds (ccs_time). */
+ * own times in one run. */
 struct ccs_part_ends {
 	const struct ccs_sched *s;
 	double *end_s;
 };
-void ccs_part_ends_op_end(void *ctx, uint64_t op, int64_t t);
+void ccs_part_ends_op_end(void *ctx, uint64_t op, ccs_time t);
 /* in with its ranks renamed: its rank r becomes map[r] (a job's or a
  * group's ranks on a world communicator; map outlives out).  Takes in over
  * (released with out, or at once on CCS_ENOMEM). */

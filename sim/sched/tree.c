@@ -238,7 +238,7 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		goto out;
 	ts->n = n;
 	ts->J = 1;
-	ts->C = channels > 0 ? channels : rails ? c->nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
+	ts->C = channels > 0 ? channels : rails ? c->nccl.nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
 	if (ts->C < 1)
 		ts->C = 1;
 	ts->group = c->rank_group;

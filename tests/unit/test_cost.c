@@ -221,8 +221,8 @@ static void test_nccl_vectors(void)
 	c.p = 8;
 	c.arch = CCS_ARCH_HOPPER;
 	c.intra_nvl = 1;
-	c.nch_ring = 16;
-	c.bw_intra = c.bw_inter = 20;
+	c.nccl.nch_ring = 16;
+	c.nccl.intra_GBps = c.nccl.inter_GBps = 20;
 	double t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL, 8192);
 	CHECK_NEAR(t * 1e6, 15.0 + 8192 / (1000 * 80.571428), 1e-6);   /* 15.102 us */
 	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL128, 1048576);
@@ -233,8 +233,8 @@ static void test_nccl_vectors(void)
 	 * algBw 102.4, lat (8.4 + 28 * 3.4 + 2 * 14) * 1.4 (plateau) = 184.24 us */
 	c.n = 16;
 	c.G = 2;
-	c.nch_ring = 8;
-	c.bw_intra = c.bw_inter = 24;
+	c.nccl.nch_ring = 8;
+	c.nccl.intra_GBps = c.nccl.inter_GBps = 24;
 	c.prm.channels = 16;
 	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1073741824);
 	CHECK_NEAR(t * 1e6, 184.24 + 1073741824 / (1000 * 102.4), 1e-6);

@@ -85,7 +85,7 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 		/* utilisation is piecewise constant between events */
 		for (size_t i = 0; i <= tl->nev; i++) {
 			int k = i < tl->nev ? slot[tl->ev[i].res] : -1;
-			double t = i < tl->nev ? (double)tl->ev[i].t * 1e-12 : T;
+			double t = i < tl->nev ? ccs_time_to_s(tl->ev[i].t) : T;
 			for (int j = 0; j < nl; j++) {
 				if (i < tl->nev && j != k)
 					continue;

@@ -1,0 +1,18 @@
+/*
+** model/comm_int.h: what comm.c takes from comm_net.c while it builds a
+** communicator (not for other modules: they read the results in struct
+** ccs_comm, cost.h).
+*/
+#ifndef CCS_COMM_INT_H
+#define CCS_COMM_INT_H
+
+#include "cost.h"
+
+int ccs_comm_net_type(const struct ccs_topo *t, uint32_t nic);
+double ccs_comm_net_speed(const struct ccs_topo *t, uint32_t nic);
+double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, int net, int32_t *dist,
+                           uint32_t *parent, uint32_t *queue);
+int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);
+int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound);
+
+#endif

@@ -1,0 +1,350 @@
+/* model/comm_net.c: the communicator's network side: NIC types and
+** speeds, graph latencies, the fabric's share of each group for all-to-all
+** traffic and the tightest cut (comm_int.h). */
+#include "comm_int.h"
+#include "maxflow.h"
+#include "nccl_tables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- NICs and the fabric ---- */
+
+int ccs_comm_net_type(const struct ccs_topo *t, uint32_t nic)
+{
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			return t->link[t->adj[k]].type;
+	return CCS_LINK_IB;
+}
+
+double ccs_comm_net_speed(const struct ccs_topo *t, uint32_t nic)
+{
+	if (t->dev[nic].bw_Bps > 0)
+		return t->dev[nic].bw_Bps;
+	double s = 0;
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			s += t->link[t->adj[k]].bw_Bps;
+	return s;
+}
+
+/* Graph latency between two devices over links accepted by 'net' (network
+ * links) or scale-up links: links plus the switches in between [s]. */
+double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, int net, int32_t *dist,
+                           uint32_t *parent, uint32_t *queue)
+{
+	for (uint32_t d = 0; d < t->ndev; d++)
+		dist[d] = -1;
+	uint32_t qh = 0, qt = 0;
+	dist[a] = 0;
+	queue[qt++] = a;
+	while (qh < qt && dist[b] < 0) {
+		uint32_t u = queue[qh++];
+		if (u != a && t->dev[u].kind != CCS_DEV_NETSW && t->dev[u].kind != CCS_DEV_SUSW)
+			continue;
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+			const struct ccs_link *l = &t->link[t->adj[k]];
+			if (net ? !ccs_link_is_network(l->type) : !ccs_link_is_scaleup(l->type))
+				continue;
+			uint32_t v = t->adj_nbr[k];
+			if (dist[v] >= 0)
+				continue;
+			dist[v] = dist[u] + 1;
+			parent[v] = t->adj[k];
+			queue[qt++] = v;
+		}
+	}
+	if (dist[b] < 0)
+		return 0;
+	double lat = 0;
+	for (uint32_t v = b; v != a;) {
+		const struct ccs_link *l = &t->link[parent[v]];
+		lat += l->lat_s;
+		v = ccs_link_other(l, v);
+		if (v != a)
+			lat += t->dev[v].lat_s;
+	}
+	return lat;
+}
+
+int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
+{
+	const struct ccs_topo *t = c->t;
+	if (c->G < 2)
+		return CCS_OK;
+	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
+	int8_t *side = NULL;
+	struct ccs_flownet f;
+	memset(&f, 0, sizeof f);
+	int rc = CCS_ENOMEM;
+	if (!vx)
+		goto out;
+	uint32_t nv = 2;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		vx[d] = t->dev[d].kind == CCS_DEV_NETSW ? (int32_t)nv++ : -1;
+	(void)nic_of_rank;
+	/* The NICs each rank may use: those as close as its best one. */
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+		for (uint32_t i = 0, m = ccs_topo_best_nics(t, gp); i < m; i++) {
+			const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
+			if (vx[e->nic] < 0)
+				vx[e->nic] = (int32_t)nv++;
+		}
+	}
+	f.nv = nv;
+	double big = 1;
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		const struct ccs_link *l = &t->link[i];
+		if (!ccs_link_is_network(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
+			continue;
+		double cap = l->bw_Bps * c->prm.eff[l->type];
+		big += 2 * cap;
+		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], cap, cap)))
+			goto out;
+	}
+	uint32_t first_edge = f.ne;
+	/* side of a node: that of the group of its first rank */
+	side = ccs_malloc(((size_t)t->nnodes + 1) * sizeof *side);
+	if (!side)
+		goto out;
+	for (int32_t nd = 0; nd <= t->nnodes; nd++)
+		side[nd] = -1;
+	for (int r = 0; r < c->n; r++) {
+		int32_t nd = t->dev[t->gpu[c->rank_gpu[r]].dev].node;
+		if (nd >= 0 && side[nd] < 0)
+			side[nd] = c->rank_group[r] < c->G / 2;
+	}
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		if (t->dev[d].kind != CCS_DEV_NIC || vx[d] < 0 || t->dev[d].node < 0)
+			continue;
+		int a = side[t->dev[d].node];
+		if (a < 0)
+			continue;
+		rc = a ? ccs_flownet_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_flownet_add(&f, (uint32_t)vx[d], 1, big, 0);
+		if (rc)
+			goto out;
+	}
+	double bis = 0;
+	if ((rc = ccs_maxflow(&f, 0, 1, &bis)))
+		goto out;
+	(void)first_edge;
+	double G = c->G;
+	c->R_fab = 4.0 * bis * (G - 1) / (G * G);
+	/* Which tier limits: the highest tier among saturated network links. */
+	c->fab_bound = CCS_BOUND_NIC;
+	if (c->R_fab < c->B_net * 0.999) {
+		int tier = 0;
+		for (uint32_t e = 0; e < first_edge; e++) {
+			double fl = fabs(ccs_flownet_flow(&f, e));
+			double cap = f.c0[2 * e];
+			if (cap <= 0 || fl < cap * 0.999)
+				continue;
+			/* the lower end's tier: NIC-leaf 0, leaf-spine 1, spine-core 2 */
+			const struct ccs_link *l = NULL;
+			uint32_t u = f.eu[e], v = f.ev[e];
+			for (uint32_t d = 0; d < t->ndev && !l; d++)
+				if (vx[d] == (int32_t)u) {
+					for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++)
+						if (vx[t->adj_nbr[k]] == (int32_t)v) {
+							l = &t->link[t->adj[k]];
+							break;
+						}
+				}
+			if (!l)
+				continue;
+			int ta = t->dev[l->a].kind == CCS_DEV_NETSW ? t->dev[l->a].tier : 0;
+			int tb = t->dev[l->b].kind == CCS_DEV_NETSW ? t->dev[l->b].tier : 0;
+			int lo = ta < tb ? ta : tb;
+			if (lo > tier)
+				tier = lo;
+		}
+		c->fab_bound = tier >= 2 ? CCS_BOUND_SPINE : tier == 1 ? CCS_BOUND_LEAF : CCS_BOUND_NIC;
+		if (tier >= 3)
+			c->fab_bound = CCS_BOUND_CORE;
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(vx);
+	ccs_free(side);
+	ccs_flownet_release(&f);
+	return rc;
+}
+
+/* Uniform all-to-all through each subtree of the network.  For tier k
+ * (1: each leaf; 2: each pod, the leaves and spines joined without the
+ * core), a component C of the switches of tiers <= k carries upward the
+ * traffic that enters the network in C and leaves it elsewhere, over its
+ * links to tier k + 1.  A rank's traffic enters through its usable NICs'
+ * ports in proportion to their bandwidth (w_rC of it in C); on a fabric of
+ * P planes, traffic that enters in C's plane lands in C with probability
+ * P w_dC.  Without PXN, r -> d enters at r's ports, so per S / n
+ *   up(C) = sum_g A_Cg (n - p_g) - P (A_C^2 - sum_g A_Cg^2),
+ * A_Cg = sum over g's ranks of w_rC, A_C = sum_g A_Cg.  With PXN (NCCL's
+ * default where a group has scale-up links) r -> d leaves through the
+ * GPU of r's group on d's rail j, so per p S / n
+ *   up(C) = sum_j N_Cj (G_j - 1) - P (N_Cj^2 - sum_g w_gjC^2),
+ * w_gjC the weight in C of group g's member on rail j, N_Cj its sum, G_j
+ * the groups with such a member.  The busiest component bounds the time;
+ * R_cut = S (n - p) p / n / max_C up(C) S_unit / cap_up(C), comparable
+ * with R_fab (the bisection's). */
+int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound)
+{
+	const struct ccs_topo *t = c->t;
+	*R = HUGE_VAL;
+	*bound = CCS_BOUND_NIC;
+	int top = 0;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		if (t->dev[d].kind == CCS_DEV_NETSW && t->dev[d].tier > top)
+			top = t->dev[d].tier;
+	if (c->G < 2 || top < 2)
+		return CCS_OK;
+	double P = t->fab.planes > 1 ? t->fab.planes : 1;
+	int pxn = c->intra_nvl && c->p > 1;
+	size_t nd = (size_t)t->ndev + 1;
+	uint32_t *uf = ccs_malloc(nd * sizeof *uf), *touched = ccs_malloc(nd * sizeof *touched);
+	double *up = ccs_malloc(nd * sizeof *up), *acc = ccs_calloc(nd, sizeof *acc), *sq = ccs_calloc(nd, sizeof *sq);
+	double *cap = ccs_malloc(nd * sizeof *cap), *at = ccs_malloc(nd * sizeof *at);
+	uint8_t *mark = ccs_calloc(nd, 1);
+	int32_t *gj = NULL;
+	int32_t L = 0;
+	int rc = CCS_ENOMEM;
+	if (!uf || !touched || !up || !acc || !sq || !cap || !at || !mark)
+		goto out;
+	for (int r = 0; r < c->n; r++)
+		if (t->gpu[c->rank_gpu[r]].local + 1 > L)
+			L = t->gpu[c->rank_gpu[r]].local + 1;
+	if (pxn) {
+		if (!(gj = ccs_calloc((size_t)L + 1, sizeof *gj)))
+			goto out;
+		for (int r = 0; r < c->n; r++)
+			if (t->gpu[c->rank_gpu[r]].local >= 0)
+				gj[t->gpu[c->rank_gpu[r]].local]++;
+	}
+	double worst = 0;
+	for (int k = 1; k < top; k++) {
+		/* components of the switches of tiers <= k */
+		for (uint32_t d = 0; d < t->ndev; d++)
+			uf[d] = d;
+		for (uint32_t i = 0; i < t->nlink; i++) {
+			const struct ccs_link *l = &t->link[i];
+			if (t->dev[l->a].kind != CCS_DEV_NETSW || t->dev[l->b].kind != CCS_DEV_NETSW ||
+			    t->dev[l->a].tier > k || t->dev[l->b].tier > k)
+				continue;
+			uint32_t a = l->a, b = l->b;
+			while (uf[a] != a)
+				a = uf[a] = uf[uf[a]];
+			while (uf[b] != b)
+				b = uf[b] = uf[uf[b]];
+			if (a != b)
+				uf[a > b ? a : b] = a > b ? b : a;
+		}
+		for (uint32_t d = 0; d < t->ndev; d++) {
+			uint32_t x = d;
+			while (uf[x] != x)
+				x = uf[x];
+			uf[d] = x;
+			up[d] = cap[d] = at[d] = 0;
+		}
+		/* capacity out of each component, one way */
+		for (uint32_t i = 0; i < t->nlink; i++) {
+			const struct ccs_link *l = &t->link[i];
+			if (t->dev[l->a].kind != CCS_DEV_NETSW || t->dev[l->b].kind != CCS_DEV_NETSW || !ccs_link_live(l))
+				continue;
+			int ta = t->dev[l->a].tier, tb = t->dev[l->b].tier;
+			if (ta == k && tb == k + 1)
+				cap[uf[l->a]] += l->bw_Bps * c->prm.eff[l->type];
+			else if (tb == k && ta == k + 1)
+				cap[uf[l->b]] += l->bw_Bps * c->prm.eff[l->type];
+		}
+		/* one pass per rail (PXN) or per group (without) */
+		int passes = pxn ? L : c->G;
+		for (int q = 0; q < passes; q++) {
+			uint32_t nt = 0;
+			int lo = pxn ? 0 : gstart[q], hi = pxn ? c->n : gstart[q + 1];
+			for (int i = lo; i < hi; i++) {
+				int r = pxn ? i : members[i];
+				const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+				if (pxn && gp->local != q)
+					continue;
+				/* the rank's ports: its usable NICs' live links to switches,
+				 * summed per component (mine: up to 16 of them) */
+				uint32_t mc[16];
+				double mw[16];
+				int nm = 0;
+				double tot = 0;
+				for (int pass = 0; pass < 2; pass++)
+					for (uint32_t e = 0, me = ccs_topo_best_nics(t, gp); e < me; e++) {
+						const struct ccs_gpu_nic *ge = &t->gnic[gp->nic_first + e];
+						for (uint32_t a = t->adj_off[ge->nic]; a < t->adj_off[ge->nic + 1]; a++) {
+							const struct ccs_link *l = &t->link[t->adj[a]];
+							uint32_t sw = t->adj_nbr[a];
+							if (!ccs_link_is_network(l->type) || t->dev[sw].kind != CCS_DEV_NETSW || !ccs_link_live(l))
+								continue;
+							if (!pass) {
+								tot += l->bw_Bps;
+								continue;
+							}
+							uint32_t C = uf[sw];
+							double w = l->bw_Bps / tot;
+							if (!mark[C]) {
+								mark[C] = 1;
+								touched[nt++] = C;
+							}
+							acc[C] += w;
+							int m = 0;
+							while (m < nm && mc[m] != C)
+								m++;
+							if (m == nm && nm < 16) {
+								mc[nm] = C;
+								mw[nm++] = 0;
+							}
+							if (m < nm)
+								mw[m] += w;
+						}
+					}
+				for (int m = 0; m < nm; m++)
+					sq[mc[m]] += mw[m] * mw[m];
+			}
+			for (uint32_t x = 0; x < nt; x++) {
+				uint32_t C = touched[x];
+				double a = acc[C];
+				if (pxn)
+					up[C] += a * (gj[q] - 1) - P * (a * a - sq[C]);
+				else {
+					up[C] += a * (c->n - (gstart[q + 1] - gstart[q])) + P * a * a;
+					at[C] += a;
+				}
+				acc[C] = sq[C] = 0;
+				mark[C] = 0;
+			}
+		}
+		double unit = pxn ? (double)c->p / c->n : 1.0 / c->n;
+		for (uint32_t d = 0; d < t->ndev; d++) {
+			if (uf[d] != d || !(cap[d] > 0))
+				continue;
+			double u = up[d] - (pxn ? 0 : P * at[d] * at[d]);
+			double T = u * unit / cap[d];
+			if (T > worst) {
+				worst = T;
+				*bound = k == 1 ? CCS_BOUND_LEAF : k == 2 ? CCS_BOUND_SPINE : CCS_BOUND_CORE;
+			}
+		}
+	}
+	if (worst > 0)
+		*R = (double)(c->n - c->p) * c->p / c->n / worst;
+	rc = CCS_OK;
+out:
+	ccs_free(uf);
+	ccs_free(touched);
+	ccs_free(up);
+	ccs_free(acc);
+	ccs_free(sq);
+	ccs_free(cap);
+	ccs_free(at);
+	ccs_free(mark);
+	ccs_free(gj);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/* model/select.c: our choice of algorithm and protocol, the fastest by the
+** closed form among those allowed (cost.h). */
+#include "cost.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- selection ---- */
+
+int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo_mask, unsigned proto_mask,
+               int nccl, int *algo, int *proto)
+{
+	double best = HUGE_VAL;
+	int ba = -1, bp = -1;
+	int tuned = coll <= CCS_COLL_REDUCE;
+	for (int a = 0; a < CCS_ALGO_N; a++) {
+		if (!(algo_mask & (1u << a)))
+			continue;
+		/* NCCL's model covers its own algorithms; the others (asked for by
+		 * name) are timed by ours */
+		int by_nccl = nccl && tuned && a < CCS_ALGO_NCCL_N;
+		if (nccl && tuned && a >= CCS_ALGO_NCCL_N && (algo_mask & ((1u << CCS_ALGO_NCCL_N) - 1)))
+			continue;
+		for (int q = 0; q < CCS_PROTO_N; q++) {
+			if (!(proto_mask & (1u << q)))
+				continue;
+			double t;
+			if (by_nccl) {
+				t = ccs_nccl_time(c, coll, a, q, bytes);
+				if (t < 0)
+					continue;
+			} else {
+				struct ccs_cost cc;
+				if (ccs_cost_eval(c, coll, a, q, 0, bytes, &cc, NULL))
+					continue;
+				t = cc.time_s;
+				/* NCCL moves AllToAll and SendRecv with direct p2p, Simple
+				 * above its LL threshold. */
+				if (nccl && !tuned) {
+					/* another algorithm only when asked for by name */
+					if (a != CCS_ALGO_DIRECT && (algo_mask & (1u << CCS_ALGO_DIRECT)))
+						continue;
+					int want = bytes <= 16384u * (uint64_t)ccs_nccl_channels(c, CCS_ALGO_RING) ? CCS_PROTO_LL
+					                                                                         : CCS_PROTO_SIMPLE;
+					if (q != want && (proto_mask & (1u << want)))
+						continue;
+				}
+			}
+			if (t < best) {
+				best = t;
+				ba = a;
+				bp = q;
+			}
+		}
+	}
+	if (ba < 0)
+		return -1;
+	*algo = ba;
+	*proto = bp;
+	return 0;
+}
