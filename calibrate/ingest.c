@@ -120,7 +120,7 @@ static struct ccs_mark mk(int line, int col)
 	return m;
 }
 
-int ccs_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d)
+int ccs_ingest_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d)
 {
 	*text = NULL;
 	*len = 0;
@@ -852,7 +852,7 @@ int ccs_ingest_file(const char *path, struct ccs_meas_set *set, struct ccs_diag 
 {
 	char *text;
 	size_t len;
-	CCS_TRY(ccs_read_file(path, &text, &len, d));
+	CCS_TRY(ccs_ingest_read_file(path, &text, &len, d));
 	int rc = ccs_ingest_text(path, text, len, set, d);
 	ccs_free(text);
 	return rc;

@@ -151,6 +151,6 @@ void ccs_meas_set_release(struct ccs_meas_set *set);
 
 /* Read a whole file into a NUL-terminated buffer the caller frees:
  * CCS_EIO with d set when it cannot be read. */
-int ccs_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d);
+int ccs_ingest_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d);
 
 #endif

@@ -148,7 +148,7 @@ static int group_bw(const struct ccs_comm *c, const int32_t *members, int m, int
                     int32_t *vx, uint32_t *queue, double *out, int *bound)
 {
 	const struct ccs_topo *t = c->t;
-	struct ccs_flownet f;
+	struct ccs_maxflow f;
 	memset(&f, 0, sizeof f);
 	uint32_t nv = 0, qh = 0, qt = 0;
 	int rc = CCS_OK;
@@ -186,7 +186,7 @@ static int group_bw(const struct ccs_comm *c, const int32_t *members, int m, int
 			if (!link_allowed(l, scaleup) || vx[v] < 0 || u > v)
 				continue;
 			double cap = l->bw_Bps * c->prm.eff[l->type];
-			if ((rc = ccs_flownet_add(&f, (uint32_t)vx[u], (uint32_t)vx[v], cap, cap)))
+			if ((rc = ccs_maxflow_add(&f, (uint32_t)vx[u], (uint32_t)vx[v], cap, cap)))
 				goto out;
 			if (cap < bmin) {
 				bmin = cap;
@@ -197,9 +197,9 @@ static int group_bw(const struct ccs_comm *c, const int32_t *members, int m, int
 	double best = HUGE_VAL;
 	for (int i = 1; i < m; i++) {
 		double v = 0;
-		ccs_flownet_reset(&f);
+		ccs_maxflow_reset(&f);
 		uint32_t dv = t->gpu[c->rank_gpu[members[i]]].dev;
-		if ((rc = ccs_maxflow(&f, (uint32_t)vx[queue[0]], (uint32_t)vx[dv], &v)))
+		if ((rc = ccs_maxflow_run(&f, (uint32_t)vx[queue[0]], (uint32_t)vx[dv], &v)))
 			goto out;
 		if (v < best)
 			best = v;
@@ -209,7 +209,7 @@ static int group_bw(const struct ccs_comm *c, const int32_t *members, int m, int
 out:
 	for (uint32_t i = 0; i < qt; i++)
 		vx[queue[i]] = -1;
-	ccs_flownet_release(&f);
+	ccs_maxflow_release(&f);
 	return rc;
 }
 

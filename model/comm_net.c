@@ -76,7 +76,7 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 		return CCS_OK;
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
 	int8_t *side = NULL;
-	struct ccs_flownet f;
+	struct ccs_maxflow f;
 	memset(&f, 0, sizeof f);
 	int rc = CCS_ENOMEM;
 	if (!vx)
@@ -102,7 +102,7 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 			continue;
 		double cap = l->bw_Bps * c->prm.eff[l->type];
 		big += 2 * cap;
-		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], cap, cap)))
+		if ((rc = ccs_maxflow_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], cap, cap)))
 			goto out;
 	}
 	uint32_t first_edge = f.ne;
@@ -123,12 +123,12 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 		int a = side[t->dev[d].node];
 		if (a < 0)
 			continue;
-		rc = a ? ccs_flownet_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_flownet_add(&f, (uint32_t)vx[d], 1, big, 0);
+		rc = a ? ccs_maxflow_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_maxflow_add(&f, (uint32_t)vx[d], 1, big, 0);
 		if (rc)
 			goto out;
 	}
 	double bis = 0;
-	if ((rc = ccs_maxflow(&f, 0, 1, &bis)))
+	if ((rc = ccs_maxflow_run(&f, 0, 1, &bis)))
 		goto out;
 	(void)first_edge;
 	double G = c->G;
@@ -138,7 +138,7 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 	if (c->R_fab < c->B_net * 0.999) {
 		int tier = 0;
 		for (uint32_t e = 0; e < first_edge; e++) {
-			double fl = fabs(ccs_flownet_flow(&f, e));
+			double fl = fabs(ccs_maxflow_flow(&f, e));
 			double cap = f.c0[2 * e];
 			if (cap <= 0 || fl < cap * 0.999)
 				continue;
@@ -169,7 +169,7 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 out:
 	ccs_free(vx);
 	ccs_free(side);
-	ccs_flownet_release(&f);
+	ccs_maxflow_release(&f);
 	return rc;
 }
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-int ccs_flownet_add(struct ccs_flownet *f, uint32_t u, uint32_t v, double cuv, double cvu)
+int ccs_maxflow_add(struct ccs_maxflow *f, uint32_t u, uint32_t v, double cuv, double cvu)
 {
 	if (f->ne == f->ecap) {
 		size_t nc = f->ecap ? f->ecap * 2 : 1024;
@@ -34,7 +34,7 @@ int ccs_flownet_add(struct ccs_flownet *f, uint32_t u, uint32_t v, double cuv, d
 	return CCS_OK;
 }
 
-void ccs_flownet_release(struct ccs_flownet *f)
+void ccs_maxflow_release(struct ccs_maxflow *f)
 {
 	ccs_free(f->eu);
 	ccs_free(f->ev);
@@ -45,17 +45,17 @@ void ccs_flownet_release(struct ccs_flownet *f)
 	memset(f, 0, sizeof *f);
 }
 
-static inline uint32_t arc_head(const struct ccs_flownet *f, uint32_t a)
+static inline uint32_t arc_head(const struct ccs_maxflow *f, uint32_t a)
 {
 	return (a & 1) ? f->eu[a >> 1] : f->ev[a >> 1];
 }
 
-static inline uint32_t arc_tail(const struct ccs_flownet *f, uint32_t a)
+static inline uint32_t arc_tail(const struct ccs_maxflow *f, uint32_t a)
 {
 	return (a & 1) ? f->ev[a >> 1] : f->eu[a >> 1];
 }
 
-int ccs_maxflow(struct ccs_flownet *f, uint32_t s, uint32_t t, double *out)
+int ccs_maxflow_run(struct ccs_maxflow *f, uint32_t s, uint32_t t, double *out)
 {
 	int rc = CCS_ENOMEM;
 	int32_t *level = NULL;
@@ -155,12 +155,12 @@ out:
 	return rc;
 }
 
-double ccs_flownet_flow(const struct ccs_flownet *f, uint32_t e)
+double ccs_maxflow_flow(const struct ccs_maxflow *f, uint32_t e)
 {
 	return f->c0[2 * e] - f->c[2 * e];
 }
 
-void ccs_flownet_reset(struct ccs_flownet *f)
+void ccs_maxflow_reset(struct ccs_maxflow *f)
 {
 	memcpy(f->c, f->c0, (size_t)f->ne * 2 * sizeof *f->c);
 }

@@ -22,7 +22,7 @@ static int scaleout_bisection(const struct ccs_topo *t, struct ccs_topo_stats *s
 		return CCS_OK;
 	int32_t half = t->nnodes / 2;
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
-	struct ccs_flownet f;
+	struct ccs_maxflow f;
 	memset(&f, 0, sizeof f);
 	int rc = CCS_ENOMEM;
 	if (!vx)
@@ -39,7 +39,7 @@ static int scaleout_bisection(const struct ccs_topo *t, struct ccs_topo_stats *s
 		const struct ccs_link *l = &t->link[i];
 		if (!ccs_link_is_network(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
 			continue;
-		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
+		if ((rc = ccs_maxflow_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
 			goto out;
 	}
 	for (uint32_t d = 0; d < t->ndev; d++) {
@@ -48,19 +48,19 @@ static int scaleout_bisection(const struct ccs_topo *t, struct ccs_topo_stats *s
 		int a = t->dev[d].node < half;
 		any_a |= a;
 		any_b |= !a;
-		rc = a ? ccs_flownet_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_flownet_add(&f, (uint32_t)vx[d], 1, big, 0);
+		rc = a ? ccs_maxflow_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_maxflow_add(&f, (uint32_t)vx[d], 1, big, 0);
 		if (rc)
 			goto out;
 	}
 	rc = CCS_OK;
 	if (any_a && any_b) {
-		if ((rc = ccs_maxflow(&f, 0, 1, &st->so_bisect_Bps)))
+		if ((rc = ccs_maxflow_run(&f, 0, 1, &st->so_bisect_Bps)))
 			goto out;
 		st->so_bisect_nodes = (uint32_t)half;
 	}
 out:
 	ccs_free(vx);
-	ccs_flownet_release(&f);
+	ccs_maxflow_release(&f);
 	return rc;
 }
 
@@ -74,7 +74,7 @@ static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st
 	if (n < 2)
 		return CCS_OK;
 	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
-	struct ccs_flownet f;
+	struct ccs_maxflow f;
 	memset(&f, 0, sizeof f);
 	int rc = CCS_ENOMEM;
 	if (!vx)
@@ -88,7 +88,7 @@ static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st
 			continue;
 		uint32_t d = t->gpu[g].dev;
 		vx[d] = (int32_t)nv++;
-		rc = seen++ < n / 2 ? ccs_flownet_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_flownet_add(&f, (uint32_t)vx[d], 1, big, 0);
+		rc = seen++ < n / 2 ? ccs_maxflow_add(&f, 0, (uint32_t)vx[d], big, 0) : ccs_maxflow_add(&f, (uint32_t)vx[d], 1, big, 0);
 		if (rc)
 			goto out;
 	}
@@ -110,13 +110,13 @@ static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st
 		const struct ccs_link *l = &t->link[i];
 		if (!ccs_link_is_scaleup(l->type) || vx[l->a] < 0 || vx[l->b] < 0)
 			continue;
-		if ((rc = ccs_flownet_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
+		if ((rc = ccs_maxflow_add(&f, (uint32_t)vx[l->a], (uint32_t)vx[l->b], l->bw_Bps, l->bw_Bps)))
 			goto out;
 	}
-	rc = ccs_maxflow(&f, 0, 1, &st->su_bisect_Bps);
+	rc = ccs_maxflow_run(&f, 0, 1, &st->su_bisect_Bps);
 out:
 	ccs_free(vx);
-	ccs_flownet_release(&f);
+	ccs_maxflow_release(&f);
 	return rc;
 }
 

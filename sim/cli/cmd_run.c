@@ -108,16 +108,16 @@ int ccs_cmd_run(int argc, char **argv)
 	memset(&P, 0, sizeof P);
 	uint32_t *idx = NULL;
 	int rc = 1;
-	if (ccs_ydoc_load(&doc, path, &diag, &root)) {
+	if (ccs_ytree_load(&doc, path, &diag, &root)) {
 		fprintf(stderr, "%s\n", diag.msg);
 		return 1;
 	}
 	char *text = NULL;
 	size_t tlen = 0;
 	char shash[24];
-	if (ccs_read_file(path, &text, &tlen, &diag)) {
+	if (ccs_ingest_read_file(path, &text, &tlen, &diag)) {
 		fprintf(stderr, "%s\n", diag.msg);
-		ccs_ydoc_release(&doc);
+		ccs_ytree_release(&doc);
 		return 1;
 	}
 	ccs_sweep_file_hash(text, tlen, shash);
@@ -131,9 +131,9 @@ int ccs_cmd_run(int argc, char **argv)
 		*slash = 0;
 	else
 		snprintf(dir, sizeof dir, ".");
-	if (ccs_y_keys(&doc, root, keys, 7, "the scenario") || ccs_y_need(&doc, root, "designs", "the scenario") ||
-	    ccs_y_need(&doc, root, "workloads", "the scenario") || ccs_y_str(&doc, root, "name", &name) ||
-	    ccs_y_str(&doc, root, "engine", &eng))
+	if (ccs_ytree_keys(&doc, root, keys, 7, "the scenario") || ccs_ytree_need(&doc, root, "designs", "the scenario") ||
+	    ccs_ytree_need(&doc, root, "workloads", "the scenario") || ccs_ytree_str(&doc, root, "name", &name) ||
+	    ccs_ytree_str(&doc, root, "engine", &eng))
 		goto diag;
 	S.name = name;
 	if (engine_s)
@@ -143,24 +143,24 @@ int ccs_cmd_run(int argc, char **argv)
 		if (engine_s)
 			fprintf(stderr, "%s: unknown engine '%s'; one of: model, sim, both\n", me, eng);
 		else {
-			ccs_scenario_error(&doc, ccs_y_get(root, "engine"), "unknown engine '%s'; one of: model, sim, both", eng);
+			ccs_scenario_error(&doc, ccs_ytree_get(root, "engine"), "unknown engine '%s'; one of: model, sim, both", eng);
 			goto diag;
 		}
 		goto out;
 	}
-	const struct ccs_ynode *dy = ccs_y_get(root, "designs"), *wy = ccs_y_get(root, "workloads");
-	const struct ccs_ynode *sy = ccs_y_get(root, "sweep"), *qy = ccs_y_get(root, "quick");
-	if (ccs_y_kind(&doc, dy, CCS_Y_SEQ, "designs") || ccs_y_kind(&doc, wy, CCS_Y_SEQ, "workloads") ||
-	    (sy && ccs_y_kind(&doc, sy, CCS_Y_MAP, "sweep")) || (qy && ccs_y_kind(&doc, qy, CCS_Y_MAP, "quick")))
+	const struct ccs_ynode *dy = ccs_ytree_get(root, "designs"), *wy = ccs_ytree_get(root, "workloads");
+	const struct ccs_ynode *sy = ccs_ytree_get(root, "sweep"), *qy = ccs_ytree_get(root, "quick");
+	if (ccs_ytree_kind(&doc, dy, CCS_Y_SEQ, "designs") || ccs_ytree_kind(&doc, wy, CCS_Y_SEQ, "workloads") ||
+	    (sy && ccs_ytree_kind(&doc, sy, CCS_Y_MAP, "sweep")) || (qy && ccs_ytree_kind(&doc, qy, CCS_Y_MAP, "quick")))
 		goto diag;
 	for (uint32_t k = 0; qy && k < qy->n; k++)
-		if (!sy || !ccs_y_get(sy, qy->k[k]->str)) {
+		if (!sy || !ccs_ytree_get(sy, qy->k[k]->str)) {
 			ccs_scenario_error(&doc, qy->k[k], "'%s' is not a sweep axis: 'quick' gives an axis's values for --quick runs "
 			      "(a design's topology overrides go under the design's own 'quick')", qy->k[k]->str);
 			goto diag;
 		}
 	if (!dy->n || !wy->n) {
-		ccs_y_error(&doc, !dy->n ? dy : wy, "needs at least one entry");
+		ccs_ytree_error(&doc, !dy->n ? dy : wy, "needs at least one entry");
 		goto diag;
 	}
 	S.gs = ccs_calloc(dy->n, sizeof *S.gs);
@@ -184,7 +184,7 @@ int ccs_cmd_run(int argc, char **argv)
 			a->workload = wl;
 			/* a quick run: the scenario's 'quick' values of the axis, else
 			 * its first and last */
-			const struct ccs_ynode *qv = quick && qy ? ccs_y_get(qy, sy->k[k]->str) : NULL;
+			const struct ccs_ynode *qv = quick && qy ? ccs_ytree_get(qy, sy->k[k]->str) : NULL;
 			if (qv) {
 				ccs_free(a->val);
 				a->val = NULL;
@@ -200,10 +200,10 @@ int ccs_cmd_run(int argc, char **argv)
 	/* the workloads as written (names, nodes), and their local axes */
 	for (uint32_t i = 0; i < wy->n; i++, S.nw++) {
 		const struct ccs_ynode *m = wy->v[i];
-		if (ccs_y_kind(&doc, m, CCS_Y_MAP, "a workload"))
+		if (ccs_ytree_kind(&doc, m, CCS_Y_MAP, "a workload"))
 			goto diag;
-		const struct ccs_ynode *szy = ccs_y_get(m, "sizes");
-		if (szy && ccs_y_get(m, "bytes")) {
+		const struct ccs_ynode *szy = ccs_ytree_get(m, "sizes");
+		if (szy && ccs_ytree_get(m, "bytes")) {
 			ccs_scenario_error(&doc, szy, "'sizes' and 'bytes' cannot both be given");
 			goto diag;
 		}
@@ -227,7 +227,7 @@ int ccs_cmd_run(int argc, char **argv)
 		const char *ok[16];
 		const struct ccs_ynode *ov[16];
 		if (nl > 16) {
-			ccs_y_error(&doc, m, "at most 16 list-valued keys in a workload");
+			ccs_ytree_error(&doc, m, "at most 16 list-valued keys in a workload");
 			goto diag;
 		}
 		for (int k = 0; k < nl; k++) {
@@ -281,25 +281,25 @@ int ccs_cmd_run(int argc, char **argv)
 			struct ccs_diag td;
 			memset(&td, 0, sizeof td);
 			if (ccs_topo_load(S.gs[g].path, sets, ns, &in->t, &td)) {
-				const struct ccs_ynode *at = ccs_y_get(S.gs[g].node, "topology");
+				const struct ccs_ynode *at = ccs_ytree_get(S.gs[g].node, "topology");
 				for (int a = 0; a < S.ntopo_ax; a++)
 					if (strstr(td.msg, strcmp(S.ax[a].key, "faults") ? buf[a] : S.ax[a].val[idx[a]]->str))
 						at = S.ax[a].val[idx[a]];
 				char msg[1200];
 				snprintf(msg, sizeof msg, "design '%.80s'%s%.200s: %.800s", S.gs[g].name, in->axes[0] ? " with " : "", in->axes,
 				         td.msg);
-				ccs_y_error(&doc, at, msg);
+				ccs_ytree_error(&doc, at, msg);
 				goto diag;
 			}
 			char err[256];
 			if (in->t->ntimed) {
 				snprintf(err, sizeof err, "fault '%.120s' strikes during a run ('@'); a scenario's faults apply from "
 				         "the start", in->t->timed[0].spec);
-				ccs_y_error(&doc, S.gs[g].node, err);
+				ccs_ytree_error(&doc, S.gs[g].node, err);
 				goto diag;
 			}
 			if (ccs_comm_build(in->t, (int)S.gs[g].ranks, (int)S.gs[g].ppn, &in->c, err, sizeof err)) {
-				ccs_y_error(&doc, S.gs[g].node, err);
+				ccs_ytree_error(&doc, S.gs[g].node, err);
 				goto diag;
 			}
 			in->built = 1;
@@ -399,7 +399,7 @@ int ccs_cmd_run(int argc, char **argv)
 				snprintf(ax, sizeof ax, "%s%s%s", I->axes, I->axes[0] && S.wi[k].axes[0] ? " " : "", S.wi[k].axes);
 				snprintf(msg, sizeof msg, "on design '%s'%s%s%s: %s", S.gs[I->design].name, ax[0] ? " (" : "", ax,
 				         ax[0] ? ")" : "", err);
-				ccs_y_error(&doc, S.ws[S.wi[k].work].node, msg);
+				ccs_ytree_error(&doc, S.ws[S.wi[k].work].node, msg);
 				goto diag;
 			}
 		}
@@ -557,6 +557,6 @@ out:
 	ccs_free(rows);
 	ccs_free(idx);
 	ccs_store_close(S.db);
-	ccs_ydoc_release(&doc);
+	ccs_ytree_release(&doc);
 	return rc;
 }

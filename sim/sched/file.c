@@ -49,18 +49,18 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 	struct ccs_dag *dag = NULL;
 	char msg[512];
 	memset(s, 0, sizeof *s);
-	int rc = ccs_ydoc_load(&d, path, diag, &root);
+	int rc = ccs_ytree_load(&d, path, diag, &root);
 	if (rc)
 		goto out;
-	if ((rc = ccs_y_keys(&d, root, top_keys, 4, "the schedule")) || (rc = ccs_y_need(&d, root, "ranks", "the schedule")) ||
-	    (rc = ccs_y_need(&d, root, "ops", "the schedule")))
+	if ((rc = ccs_ytree_keys(&d, root, top_keys, 4, "the schedule")) || (rc = ccs_ytree_need(&d, root, "ranks", "the schedule")) ||
+	    (rc = ccs_ytree_need(&d, root, "ops", "the schedule")))
 		goto out;
 	long nr = 0;
-	if ((rc = ccs_y_long(&d, root, "ranks", 1, 1000000, &nr)))
+	if ((rc = ccs_ytree_long(&d, root, "ranks", 1, 1000000, &nr, NULL)))
 		goto out;
 	*ranks = (int)nr;
-	const struct ccs_ynode *ops = ccs_y_get(root, "ops");
-	if ((rc = ccs_y_kind(&d, ops, CCS_Y_SEQ, "ops")))
+	const struct ccs_ynode *ops = ccs_ytree_get(root, "ops");
+	if ((rc = ccs_ytree_kind(&d, ops, CCS_Y_SEQ, "ops")))
 		goto out;
 	rc = CCS_ENOMEM;
 	uint32_t nops = ops->n;
@@ -72,19 +72,19 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 	for (uint32_t i = 0; i < ops->n; i++) {
 		const struct ccs_ynode *m = ops->v[i];
 		struct fop *o = &fo[i];
-		if ((rc = ccs_y_kind(&d, m, CCS_Y_MAP, "an op")) || (rc = ccs_y_keys(&d, m, op_keys, 9, "an op")) ||
-		    (rc = ccs_y_need(&d, m, "rank", "an op")) || (rc = ccs_y_need(&d, m, "op", "an op")))
+		if ((rc = ccs_ytree_kind(&d, m, CCS_Y_MAP, "an op")) || (rc = ccs_ytree_keys(&d, m, op_keys, 9, "an op")) ||
+		    (rc = ccs_ytree_need(&d, m, "rank", "an op")) || (rc = ccs_ytree_need(&d, m, "op", "an op")))
 			goto out;
 		o->mark = m->mark;
 		o->pair = -1;
 		long rank = 0, peer = -1, ch = 0;
 		const char *kind_s = NULL;
-		if ((rc = ccs_y_long(&d, m, "rank", 0, 1000000, &rank)) || (rc = ccs_y_str(&d, m, "op", &kind_s)) ||
-		    (rc = ccs_y_long(&d, m, "channel", 0, 63, &ch)) || (rc = ccs_y_str(&d, m, "name", &o->name)))
+		if ((rc = ccs_ytree_long(&d, m, "rank", 0, 1000000, &rank, NULL)) || (rc = ccs_ytree_str(&d, m, "op", &kind_s)) ||
+		    (rc = ccs_ytree_long(&d, m, "channel", 0, 63, &ch, NULL)) || (rc = ccs_ytree_str(&d, m, "name", &o->name)))
 			goto out;
 		if (rank >= nr) {
 			snprintf(msg, sizeof msg, "rank %ld is not in a %ld-rank schedule", rank, nr);
-			rc = ccs_y_error(&d, ccs_y_get(m, "rank"), msg);
+			rc = ccs_ytree_error(&d, ccs_ytree_get(m, "rank"), msg);
 			goto out;
 		}
 		int kind = -1;
@@ -93,7 +93,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 				kind = k;
 		if (kind < 0) {
 			snprintf(msg, sizeof msg, "unknown op '%s'; one of: send, recv, compute, reduce, copy", kind_s);
-			rc = ccs_y_error(&d, ccs_y_get(m, "op"), msg);
+			rc = ccs_ytree_error(&d, ccs_ytree_get(m, "op"), msg);
 			goto out;
 		}
 		o->op.src = o->op.dst = (int32_t)rank;
@@ -102,19 +102,19 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 		o->op.kind = kind == K_SEND ? CCS_OP_XFER : CCS_OP_DELAY;
 		if (kind == K_SEND || kind == K_RECV) {
 			const char *what = kind == K_SEND ? "a send" : "a recv";
-			if ((rc = ccs_y_need(&d, m, "peer", what)) || (kind == K_SEND && (rc = ccs_y_need(&d, m, "bytes", what))))
+			if ((rc = ccs_ytree_need(&d, m, "peer", what)) || (kind == K_SEND && (rc = ccs_ytree_need(&d, m, "bytes", what))))
 				goto out;
-			if ((rc = ccs_y_long(&d, m, "peer", 0, 1000000, &peer)))
+			if ((rc = ccs_ytree_long(&d, m, "peer", 0, 1000000, &peer, NULL)))
 				goto out;
 			if (peer >= nr || peer == rank) {
 				snprintf(msg, sizeof msg, peer == rank ? "peer %ld is the op's own rank" : "unknown peer %ld in a %ld-rank schedule",
 				         peer, nr);
-				rc = ccs_y_error(&d, ccs_y_get(m, "peer"), msg);
+				rc = ccs_ytree_error(&d, ccs_ytree_get(m, "peer"), msg);
 				goto out;
 			}
 			if (kind == K_SEND) {
 				o->op.dst = (int32_t)peer;
-				if ((rc = ccs_y_qty(&d, m, "bytes", CCS_QTY_SIZE, &o->op.bytes)))
+				if ((rc = ccs_ytree_qty(&d, m, "bytes", CCS_QTY_SIZE, &o->op.bytes)))
 					goto out;
 				/* default latency: the model's hop for the route */
 				int same = c && rank < c->n && peer < c->n && c->rank_group[rank] == c->rank_group[peer];
@@ -126,20 +126,20 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 				o->op.dst = (int32_t)rank;
 			}
 		} else if (kind == K_COMPUTE) {
-			if ((rc = ccs_y_need(&d, m, "time", "a compute op")) ||
-			    (rc = ccs_y_qty(&d, m, "time", CCS_QTY_TIME, &o->op.delay_s)))
+			if ((rc = ccs_ytree_need(&d, m, "time", "a compute op")) ||
+			    (rc = ccs_ytree_qty(&d, m, "time", CCS_QTY_TIME, &o->op.delay_s)))
 				goto out;
 		} else {
 			double b = 0;
-			if ((rc = ccs_y_need(&d, m, "bytes", "a reduce or copy")) || (rc = ccs_y_qty(&d, m, "bytes", CCS_QTY_SIZE, &b)))
+			if ((rc = ccs_ytree_need(&d, m, "bytes", "a reduce or copy")) || (rc = ccs_ytree_qty(&d, m, "bytes", CCS_QTY_SIZE, &b)))
 				goto out;
 			if (!c || c->mem_bw <= 0) {
-				rc = ccs_y_error(&d, m, "reduce and copy need the GPU's memory_bandwidth in the topology");
+				rc = ccs_ytree_error(&d, m, "reduce and copy need the GPU's memory_bandwidth in the topology");
 				goto out;
 			}
 			o->op.delay_s = b * (kind == K_REDUCE ? 2.5 : 2.0) / c->mem_bw;
 		}
-		if (ccs_y_get(m, "latency") && (rc = ccs_y_qty(&d, m, "latency", CCS_QTY_TIME, &o->op.delay_s)))
+		if (ccs_ytree_get(m, "latency") && (rc = ccs_ytree_qty(&d, m, "latency", CCS_QTY_TIME, &o->op.delay_s)))
 			goto out;
 		o->kind = kind;
 	}
@@ -152,7 +152,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 			if (fo[j].name && !strcmp(fo[i].name, fo[j].name)) {
 				snprintf(msg, sizeof msg, "duplicate op name '%s' (first at line %d)", fo[i].name,
 				         fo[j].mark.line);
-				rc = ccs_y_error(&d, ccs_y_get(ops->v[i], "name"), msg);
+				rc = ccs_ytree_error(&d, ccs_ytree_get(ops->v[i], "name"), msg);
 				goto out;
 			}
 	}
@@ -180,7 +180,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 		if (o->pair < 0) {
 			snprintf(msg, sizeof msg, "send from rank %d to rank %d on channel %u has no matching recv",
 			         o->op.src, o->op.dst, o->op.channel);
-			rc = ccs_y_error(&d, ops->v[i], msg);
+			rc = ccs_ytree_error(&d, ops->v[i], msg);
 			goto out;
 		}
 	}
@@ -188,7 +188,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 		if (fo[i].kind == K_RECV && fo[i].pair < 0) {
 			snprintf(msg, sizeof msg, "recv on rank %d from rank %d on channel %u has no matching send",
 			         fo[i].op.dst, fo[i].op.src, fo[i].op.channel);
-			rc = ccs_y_error(&d, ops->v[i], msg);
+			rc = ccs_ytree_error(&d, ops->v[i], msg);
 			goto out;
 		}
 	/* the ops, numbered as in the file; edges: send -> its recv; each
@@ -205,13 +205,13 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 	for (uint32_t i = 0; i < nops; i++) {
 		if (fo[i].kind == K_RECV && (rc = ccs_dag_edge(dag, (uint32_t)fo[i].pair, i)))
 			goto out;
-		const struct ccs_ynode *after = ccs_y_get(ops->v[i], "after");
+		const struct ccs_ynode *after = ccs_ytree_get(ops->v[i], "after");
 		if (!after)
 			continue;
-		if ((rc = ccs_y_kind(&d, after, CCS_Y_SEQ, "after")))
+		if ((rc = ccs_ytree_kind(&d, after, CCS_Y_SEQ, "after")))
 			goto out;
 		for (uint32_t a = 0; a < after->n; a++) {
-			if ((rc = ccs_y_kind(&d, after->v[a], CCS_Y_SCALAR, "an op name")))
+			if ((rc = ccs_ytree_kind(&d, after->v[a], CCS_Y_SCALAR, "an op name")))
 				goto out;
 			int found = -1;
 			for (uint32_t j = 0; j < nops && found < 0; j++)
@@ -219,7 +219,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 					found = (int)j;
 			if (found < 0) {
 				snprintf(msg, sizeof msg, "unknown op '%s' in 'after'", after->v[a]->str);
-				rc = ccs_y_error(&d, after->v[a], msg);
+				rc = ccs_ytree_error(&d, after->v[a], msg);
 				goto out;
 			}
 			if ((rc = ccs_dag_edge(dag, (uint32_t)found, i)))
@@ -237,7 +237,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 		else
 			snprintf(msg, sizeof msg, "an op may release at most %d ops and wait for at most 255",
 			         CCS_SCHED_MAXSUCC);
-		rc = ccs_y_error(&d, ops->v[bad], msg);
+		rc = ccs_ytree_error(&d, ops->v[bad], msg);
 		goto out;
 	}
 	if (rc)
@@ -249,6 +249,6 @@ out:
 		ccs_diag_msg(diag, "%s: out of memory", path);
 	ccs_dag_free(dag);
 	ccs_free(fo);
-	ccs_ydoc_release(&d);
+	ccs_ytree_release(&d);
 	return rc;
 }

@@ -37,13 +37,13 @@ int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, uns
 	return rc;
 }
 
-static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
+static int dispatch(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
                    struct ccs_sched *s, const char **why);
 
 int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                       int flags, struct ccs_sched *s, const char **why)
 {
-	int rc = build_g(c, coll, algo, proto, channels, bytes, flags, s, why);
+	int rc = dispatch(c, coll, algo, proto, channels, bytes, flags, s, why);
 	/* the closed form bounds these by GPU memory (not NVLS, whose switches
 	 * reduce, nor the one- and two-shot kernels, timed whole) */
 	if (!rc && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE && algo != CCS_ALGO_ONESHOT &&
@@ -52,7 +52,7 @@ int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, i
 	return rc;
 }
 
-static int build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
+static int dispatch(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
                    struct ccs_sched *s, const char **why)
 {
 	memset(s, 0, sizeof *s);

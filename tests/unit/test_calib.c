@@ -3,6 +3,7 @@
  * interrupted writers), and calibration files changing predictions. */
 #define _DEFAULT_SOURCE
 #include "../check.h"
+#include "fixture.h"
 
 #include "../../calibrate/calib.h"
 #include "../../calibrate/fit.h"
@@ -19,18 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
-}
-
 static double gauss(void)
 {
-	double u = urand(), v = urand();
+	double u = fx_urand(), v = fx_urand();
 	if (u < 1e-300)
 		u = 1e-300;
 	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
@@ -54,7 +46,7 @@ static void test_line_recovery(void)
 	const double alpha = 2.5e-6, bw = 48e9;
 	int cover_a = 0, cover_b = 0, near = 0, runs = 40;
 	for (int r = 0; r < runs; r++) {
-		rng = 0x9E3779B97F4A7C15ull * (uint64_t)(r + 1);
+		fx_rng = 0x9E3779B97F4A7C15ull * (uint64_t)(r + 1);
 		double n[40], t[40];
 		size_t m = synth(alpha, bw, 0.01, n, t);
 		struct ccs_fit f;
@@ -83,7 +75,7 @@ static void test_line_recovery(void)
 static void test_outliers(void)
 {
 	/* three preempted iterations (x3) barely move the robust line */
-	rng = 12345;
+	fx_rng = 12345;
 	double n[40], t[40];
 	size_t m = synth(1e-6, 20e9, 0.005, n, t);
 	t[5] *= 3;
@@ -105,7 +97,7 @@ static void test_outliers(void)
 static void test_pieces(void)
 {
 	/* LL below 64 KiB (1 us, 20 GB/s) and Simple above (8 us, 45 GB/s) */
-	rng = 777;
+	fx_rng = 777;
 	double n[40], t[40];
 	size_t m = 0;
 	for (double s = 8; s <= 1073741824.0; s *= 2, m++) {
@@ -483,7 +475,7 @@ static void test_alloc_failures(void)
 	size_t len = 0;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	CHECK(ccs_read_file("tests/data/calib/all_reduce_perf-h100x8-mooncake.log", &text, &len, &d) == CCS_OK);
+	CHECK(ccs_ingest_read_file("tests/data/calib/all_reduce_perf-h100x8-mooncake.log", &text, &len, &d) == CCS_OK);
 	struct ccs_topo *t = NULL;
 	CHECK(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &t, &d) == CCS_OK);
 	int bad = 0, ok = 0;

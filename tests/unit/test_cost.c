@@ -5,6 +5,7 @@
 ** latency never slower, busbw within the wire rate).  Run from the root.
 */
 #include "../check.h"
+#include "fixture.h"
 #include "../../model/cost.h"
 #include "../../model/nccl_tables.h"
 #include "../../model/topo_yaml.h"
@@ -20,16 +21,6 @@ static struct ccs_topo *load_str(const char *text)
 	struct ccs_topo *t = NULL;
 	if (ccs_topo_load_buf("mem.yaml", text, strlen(text), NULL, 0, &t, &d))
 		fprintf(stderr, "load: %s\n", d.msg);
-	return t;
-}
-
-static struct ccs_topo *load(const char *path, const char *const *sets, int nsets)
-{
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	struct ccs_topo *t = NULL;
-	if (ccs_topo_load(path, sets, nsets, &t, &d))
-		fprintf(stderr, "load %s: %s\n", path, d.msg);
 	return t;
 }
 
@@ -189,7 +180,7 @@ static void test_protocols(void)
 	ccs_comm_release(&c);
 	ccs_topo_free(t);
 	const char *sets[] = { "nodes=4" };
-	t = load("topologies/hgx-h100.yaml", sets, 1);
+	t = fx_load("topologies/hgx-h100.yaml", sets, 1);
 	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
 	if (!t)
 		return;
@@ -249,15 +240,6 @@ static void test_nccl_vectors(void)
 
 /* ---- properties ---- */
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -271,7 +253,7 @@ static void props(const struct ccs_comm *c, const struct ccs_comm *f, double wir
 {
 	uint64_t sizes[48];
 	for (int i = 0; i < 48; i++)
-		sizes[i] = 1 + next() % (1ull << (3 + next() % 32));
+		sizes[i] = 1 + fx_next() % (1ull << (3 + fx_next() % 32));
 	qsort(sizes, 48, sizeof sizes[0], cmp_u64);
 	int bad_mono = 0, bad_fast = 0, bad_wire = 0, checked = 0;
 	for (int coll = 0; coll < CCS_COLL_N; coll++)
@@ -334,8 +316,8 @@ static void test_properties(void)
 			ns++;
 		while (nf < 3 && cases[i].faster[nf])
 			nf++;
-		struct ccs_topo *t = load(cases[i].file, cases[i].sets, ns);
-		struct ccs_topo *u = nf ? load(cases[i].file, cases[i].faster, nf) : NULL;
+		struct ccs_topo *t = fx_load(cases[i].file, cases[i].sets, ns);
+		struct ccs_topo *u = nf ? fx_load(cases[i].file, cases[i].faster, nf) : NULL;
 		struct ccs_comm c, f;
 		char err[256];
 		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
@@ -353,7 +335,7 @@ static void test_properties(void)
 
 static void test_comm_errors(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100.yaml", NULL, 0);
 	struct ccs_comm c;
 	char err[256];
 	CHECK(t && ccs_comm_build(t, 9, 0, &c, err, sizeof err) == CCS_EINPUT);
@@ -362,7 +344,7 @@ static void test_comm_errors(void)
 	/* 4 ranks use the NICs on their PCIe switches only: 4 x 400G */
 	ccs_comm_release(&c);
 	const char *sets[] = { "nodes=2" };
-	struct ccs_topo *u = load("topologies/hgx-h100.yaml", sets, 1);
+	struct ccs_topo *u = fx_load("topologies/hgx-h100.yaml", sets, 1);
 	CHECK(u && !ccs_comm_build(u, 8, 4, &c, err, sizeof err));
 	if (u) {
 		CHECK(c.n == 8 && c.G == 2 && c.p == 4);
@@ -384,7 +366,7 @@ static void test_leaf_cut(void)
 	const char *s2[] = { "nodes=4", "scaleout.topology=fat-tree", "scaleout.radix=12", "scaleout.oversubscription=2" };
 	const char *s1[] = { "nodes=4", "scaleout.topology=fat-tree", "scaleout.radix=12", "scaleout.oversubscription=1" };
 	for (int k = 0; k < 2; k++) {
-		struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", k ? s1 : s2, 4);
+		struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", k ? s1 : s2, 4);
 		CHECK(t != NULL);
 		if (!t)
 			continue;

@@ -7,21 +7,12 @@
 ** CCS_FUZZ_N override the defaults.
 */
 #include "../check.h"
+#include "fixture.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t rng;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -54,19 +45,19 @@ int main(void)
 		char *buf = malloc(len + 1);
 		for (int i = 0; i < n; i++) {
 			uint64_t case_seed = seed * 1000003u + fi * 100000u + (uint64_t)i + 1;
-			rng = case_seed;
+			fx_rng = case_seed;
 			memcpy(buf, orig, len);
 			size_t blen = len;
-			if (next() % 4 == 0) {          /* delete a span */
-				size_t at = next() % blen, span = 1 + next() % 40;
+			if (fx_next() % 4 == 0) {          /* delete a span */
+				size_t at = fx_next() % blen, span = 1 + fx_next() % 40;
 				if (at + span > blen)
 					span = blen - at;
 				memmove(buf + at, buf + at + span, blen - at - span);
 				blen -= span;
 			} else {                        /* replace 1-4 bytes */
-				int k = 1 + (int)(next() % 4);
+				int k = 1 + (int)(fx_next() % 4);
 				for (int j = 0; j < k; j++)
-					buf[next() % blen] = charset[next() % (sizeof charset - 1)];
+					buf[fx_next() % blen] = charset[fx_next() % (sizeof charset - 1)];
 			}
 			struct ccs_diag d;
 			memset(&d, 0, sizeof d);

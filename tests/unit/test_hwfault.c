@@ -3,6 +3,7 @@
  * and the simulator: dead spines, dead NICs, hangs, stragglers, degraded
  * PCIe links, and the errors of bad fault strings. */
 #include "../check.h"
+#include "fixture.h"
 
 #include "../../model/coll.h"
 #include "../../model/cost.h"
@@ -15,18 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static struct ccs_topo *load(const char *path, const char *const *sets, int n)
-{
-	struct ccs_topo *t = NULL;
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	if (ccs_topo_load(path, sets, n, &t, &d)) {
-		fprintf(stderr, "load: %s\n", d.msg);
-		return NULL;
-	}
-	return t;
-}
 
 /* Simulated time of coll/algo/proto on all of t's GPUs; -1 on failure
  * (err gets why). */
@@ -66,7 +55,7 @@ static double model_time(const struct ccs_topo *t, int coll, int algo, int proto
 
 static void test_errors(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
 	CHECK(t != NULL);
 	if (!t)
 		return;
@@ -126,8 +115,8 @@ static void test_dead_spine(void)
 {
 	const char *base[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16" };
 	const char *dead[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16", "faults+=switch:spine0:down" };
-	struct ccs_topo *a = load("topologies/hgx-h100-cluster.yaml", base, 3);
-	struct ccs_topo *b = load("topologies/hgx-h100-cluster.yaml", dead, 4);
+	struct ccs_topo *a = fx_load("topologies/hgx-h100-cluster.yaml", base, 3);
+	struct ccs_topo *b = fx_load("topologies/hgx-h100-cluster.yaml", dead, 4);
 	CHECK(a && b);
 	if (!a || !b) {
 		ccs_topo_free(a);
@@ -149,7 +138,7 @@ static void test_dead_spine(void)
 	/* the last spine of a one-spine fabric: no path, a hang that names it */
 	const char *one[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=48", "scaleout.oversubscription=2",
 	                      "faults+=switch:spine0:down" };
-	struct ccs_topo *c = load("topologies/hgx-h100-cluster.yaml", one, 5);
+	struct ccs_topo *c = fx_load("topologies/hgx-h100-cluster.yaml", one, 5);
 	CHECK(c != NULL);
 	if (c) {
 		err[0] = 0;
@@ -164,8 +153,8 @@ static void test_dead_spine(void)
 static void test_dead_nics(void)
 {
 	const char *one[] = { "nodes=2", "faults+=nic:node1/nic0:down" };
-	struct ccs_topo *h = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
-	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", one, 2);
+	struct ccs_topo *h = fx_load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", one, 2);
 	CHECK(h && t);
 	if (h && t) {
 		CHECK(t->gpu[8].nic_count == h->gpu[8].nic_count - 1);
@@ -181,7 +170,7 @@ static void test_dead_nics(void)
 	const char *all[] = { "nodes=2", "faults+=nic:node1/nic0:down", "faults+=nic:node1/nic1:down",
 	                      "faults+=nic:node1/nic2:down", "faults+=nic:node1/nic3:down", "faults+=nic:node1/nic4:down",
 	                      "faults+=nic:node1/nic5:down", "faults+=nic:node1/nic6:down", "faults+=nic:node1/nic7:down" };
-	t = load("topologies/hgx-h100-cluster.yaml", all, 9);
+	t = fx_load("topologies/hgx-h100-cluster.yaml", all, 9);
 	CHECK(t != NULL);
 	if (t) {
 		struct ccs_comm c;
@@ -199,8 +188,8 @@ static void test_dead_nics(void)
 static void test_straggler(void)
 {
 	const char *s[] = { "nodes=2", "faults+=straggler:node1/gpu2:20us" };
-	struct ccs_topo *h = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
-	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", s, 2);
+	struct ccs_topo *h = fx_load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", s, 2);
 	CHECK(h && t);
 	if (h && t) {
 		char err[256];
@@ -217,8 +206,8 @@ static void test_straggler(void)
 	ccs_topo_free(t);
 	/* a GPU that reduces at a quarter of its memory rate: one node's 1 GiB
 	 * ring AllReduce turns memory-bound in the closed form */
-	struct ccs_topo *a = load("topologies/hgx-h100.yaml", NULL, 0);
-	struct ccs_topo *b = load("topologies/hgx-h100.yaml", (const char *const[]){ "faults+=straggler:node0/gpu3:25%" }, 1);
+	struct ccs_topo *a = fx_load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_topo *b = fx_load("topologies/hgx-h100.yaml", (const char *const[]){ "faults+=straggler:node0/gpu3:25%" }, 1);
 	CHECK(a && b);
 	if (a && b) {
 		struct ccs_comm c;
@@ -242,7 +231,7 @@ static void test_straggler(void)
 	ccs_topo_free(a);
 	ccs_topo_free(b);
 	const char *two[] = { "nodes=2", "faults+=straggler:node0/gpu3:25%" };
-	struct ccs_topo *d = load("topologies/hgx-h100.yaml", two, 2);
+	struct ccs_topo *d = fx_load("topologies/hgx-h100.yaml", two, 2);
 	CHECK(d != NULL);
 	if (d) {
 		char err[256];
@@ -262,7 +251,7 @@ static void test_straggler(void)
  * at 50% carries half; a link down leaves the graph's live links. */
 static void test_degraded(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100.yaml", NULL, 0);
 	CHECK(t != NULL);
 	if (!t)
 		return;
@@ -300,9 +289,9 @@ static void test_gdr_off(void)
 {
 	const char *all[] = { "nodes=2", "faults+=gdr:all:off" };
 	const char *one[] = { "nodes=2", "faults+=gdr:node1/gpu3:off" };
-	struct ccs_topo *h = load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
-	struct ccs_topo *a = load("topologies/hgx-h100-cluster.yaml", all, 2);
-	struct ccs_topo *b = load("topologies/hgx-h100-cluster.yaml", one, 2);
+	struct ccs_topo *h = fx_load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *a = fx_load("topologies/hgx-h100-cluster.yaml", all, 2);
+	struct ccs_topo *b = fx_load("topologies/hgx-h100-cluster.yaml", one, 2);
 	CHECK(h && a && b);
 	if (h && a && b) {
 		char err[256];
@@ -347,10 +336,10 @@ static void test_timed(void)
 	const char *stat[] = { "nodes=4", "faults+=nic:node1/nic0:50%" };
 	const char *timed[] = { "nodes=4", "faults+=nic:node1/nic0:50%@2ms" };
 	const char *late[] = { "nodes=4", "faults+=nic:node1/nic0:50%@30ms" };
-	struct ccs_topo *th = load("topologies/hgx-h100.yaml", healthy, 1);
-	struct ccs_topo *ts = load("topologies/hgx-h100.yaml", stat, 2);
-	struct ccs_topo *tt = load("topologies/hgx-h100.yaml", timed, 2);
-	struct ccs_topo *tl = load("topologies/hgx-h100.yaml", late, 2);
+	struct ccs_topo *th = fx_load("topologies/hgx-h100.yaml", healthy, 1);
+	struct ccs_topo *ts = fx_load("topologies/hgx-h100.yaml", stat, 2);
+	struct ccs_topo *tt = fx_load("topologies/hgx-h100.yaml", timed, 2);
+	struct ccs_topo *tl = fx_load("topologies/hgx-h100.yaml", late, 2);
 	CHECK(th && ts && tt && tl);
 	if (!th || !ts || !tt || !tl)
 		goto out;
@@ -384,9 +373,9 @@ static void test_timed(void)
 			snprintf(a1, sizeof a1, "faults+=%s", late2[i][0]);
 			snprintf(a2, sizeof a2, "faults+=%s", late2[i][1]);
 			const char *sa[] = { "nodes=2", a1 }, *sb[] = { "nodes=2", a2 }, *sh[] = { "nodes=2" };
-			struct ccs_topo *ta = load("topologies/hgx-h100.yaml", sa, 2);
-			struct ccs_topo *tb = load("topologies/hgx-h100.yaml", sb, 2);
-			struct ccs_topo *th2 = load("topologies/hgx-h100.yaml", sh, 1);
+			struct ccs_topo *ta = fx_load("topologies/hgx-h100.yaml", sa, 2);
+			struct ccs_topo *tb = fx_load("topologies/hgx-h100.yaml", sb, 2);
+			struct ccs_topo *th2 = fx_load("topologies/hgx-h100.yaml", sh, 1);
 			CHECK(ta && tb && th2);
 			if (ta && tb && th2) {
 				CHECK(ta->ntimed >= 1 && ta->nfault == 1);
@@ -439,9 +428,9 @@ static void test_timed_reroute(void)
 	const char *dead[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16", "faults+=switch:spine0:down" };
 	const char *mid[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16",
 	                      "faults+=switch:spine0:down@5ms" };
-	struct ccs_topo *ta = load("topologies/hgx-h100.yaml", base, 3);
-	struct ccs_topo *tb = load("topologies/hgx-h100.yaml", dead, 4);
-	struct ccs_topo *tm = load("topologies/hgx-h100.yaml", mid, 4);
+	struct ccs_topo *ta = fx_load("topologies/hgx-h100.yaml", base, 3);
+	struct ccs_topo *tb = fx_load("topologies/hgx-h100.yaml", dead, 4);
+	struct ccs_topo *tm = fx_load("topologies/hgx-h100.yaml", mid, 4);
 	CHECK(ta && tb && tm);
 	if (!ta || !tb || !tm)
 		goto out;
@@ -472,7 +461,7 @@ static void test_timed_reroute(void)
 	ccs_comm_release(&c);
 	/* a NIC dying under a ring */
 	const char *nic[] = { "nodes=4", "faults+=nic:node1/nic0:down@3ms" };
-	struct ccs_topo *tn = load("topologies/hgx-h100.yaml", nic, 2);
+	struct ccs_topo *tn = fx_load("topologies/hgx-h100.yaml", nic, 2);
 	CHECK(tn != NULL);
 	if (tn) {
 		err[0] = 0;

@@ -19,7 +19,7 @@ static int parse(const char *path, struct ccs_nt_log *nl, struct ccs_pf_log *pl,
 	char *text;
 	size_t len;
 	memset(d, 0, sizeof *d);
-	int rc = ccs_read_file(path, &text, &len, d);
+	int rc = ccs_ingest_read_file(path, &text, &len, d);
 	if (rc)
 		return rc;
 	rc = nl ? ccs_nt_parse(path, text, len, NULL, nl, d) : ccs_pf_parse(path, text, len, pl, d);

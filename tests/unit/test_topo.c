@@ -4,22 +4,11 @@
 ** repository root (tests/run.sh does).
 */
 #include "../check.h"
+#include "fixture.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 
 #include <string.h>
-
-static struct ccs_topo *load(const char *path, const char *const *sets, int nsets)
-{
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	struct ccs_topo *t = NULL;
-	if (ccs_topo_load(path, sets, nsets, &t, &d)) {
-		fprintf(stderr, "load %s: %s\n", path, d.msg);
-		return NULL;
-	}
-	return t;
-}
 
 static struct ccs_topo *load_str(const char *text, char *err, size_t errn)
 {
@@ -45,7 +34,7 @@ static const struct ccs_gpu_nic *best_nic(const struct ccs_topo *t, uint32_t g)
 
 static void test_hgx_h100(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100.yaml", NULL, 0);
 	struct ccs_topo_stats s;
 	CHECK(stats(t, &s));
 	if (!t)
@@ -91,7 +80,7 @@ static void test_hgx_h100(void)
 
 static void test_hgx_cluster(void)
 {
-	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", NULL, 0);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", NULL, 0);
 	struct ccs_topo_stats s;
 	CHECK(stats(t, &s));
 	if (!t)
@@ -110,7 +99,7 @@ static void test_hgx_cluster(void)
 
 	/* 2:1 at the leaves halves the bisection when every leaf is full */
 	const char *sets[] = { "nodes=168", "scaleout.oversubscription=2:1" };
-	t = load("topologies/hgx-h100-cluster.yaml", sets, 2);
+	t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 2);
 	CHECK(stats(t, &s));
 	if (t) {
 		/* d = floor(64*2/3) = 42 nodes per group, 4 groups, 21 uplinks each */
@@ -124,7 +113,7 @@ static void test_hgx_cluster(void)
 
 static void test_16k(void)
 {
-	struct ccs_topo *t = load("topologies/cluster-16k-3tier.yaml", NULL, 0);
+	struct ccs_topo *t = fx_load("topologies/cluster-16k-3tier.yaml", NULL, 0);
 	struct ccs_topo_stats s;
 	CHECK(stats(t, &s));
 	if (!t)
@@ -154,7 +143,7 @@ static void test_16k(void)
 
 static void test_nvl72(void)
 {
-	struct ccs_topo *t = load("topologies/gb200-nvl72.yaml", NULL, 0);
+	struct ccs_topo *t = fx_load("topologies/gb200-nvl72.yaml", NULL, 0);
 	struct ccs_topo_stats s;
 	CHECK(stats(t, &s));
 	if (!t)
@@ -168,7 +157,7 @@ static void test_nvl72(void)
 	ccs_topo_free(t);
 
 	const char *sets[] = { "nodes=36" };          /* two racks */
-	t = load("topologies/gb200-nvl72.yaml", sets, 1);
+	t = fx_load("topologies/gb200-nvl72.yaml", sets, 1);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.ngpu == 144 && s.ndomains == 2 && s.dom_min == 72);
@@ -176,7 +165,7 @@ static void test_nvl72(void)
 		ccs_topo_free(t);
 	}
 	const char *sets2[] = { "nodes=20" };         /* one rack and a partial one */
-	t = load("topologies/gb200-nvl72.yaml", sets2, 1);
+	t = fx_load("topologies/gb200-nvl72.yaml", sets2, 1);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.ndomains == 2 && s.dom_min == 8 && s.dom_max == 72);
@@ -187,7 +176,7 @@ static void test_nvl72(void)
 static void test_other_shipped(void)
 {
 	struct ccs_topo_stats s;
-	struct ccs_topo *t = load("topologies/pcie-8gpu.yaml", NULL, 0);
+	struct ccs_topo *t = fx_load("topologies/pcie-8gpu.yaml", NULL, 0);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.ndomains == 8 && s.su_bw_max == 0 && s.su_bisect_gpus == 1);
@@ -197,7 +186,7 @@ static void test_other_shipped(void)
 		CHECK_NEAR(s.so_bw_min, 2 * 25e9 / 8, 1e-12);
 		ccs_topo_free(t);
 	}
-	t = load("topologies/ascend-8npu-hccs.yaml", NULL, 0);
+	t = fx_load("topologies/ascend-8npu-hccs.yaml", NULL, 0);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.nlink[CCS_LINK_HCCS] == 28 && s.ndev[CCS_DEV_SUSW] == 0);
@@ -206,7 +195,7 @@ static void test_other_shipped(void)
 		CHECK(s.diameter == 1);
 		ccs_topo_free(t);
 	}
-	t = load("topologies/cloudmatrix384.yaml", NULL, 0);
+	t = fx_load("topologies/cloudmatrix384.yaml", NULL, 0);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.ngpu == 384 && s.ndomains == 1 && s.nlink[CCS_LINK_UB] == 384 * 7);
@@ -215,7 +204,7 @@ static void test_other_shipped(void)
 		CHECK_NEAR(s.so_bisect_Bps, 24 * 8 * 50e9, 1e-12);
 		ccs_topo_free(t);
 	}
-	t = load("topologies/dgx-a100.yaml", NULL, 0);
+	t = fx_load("topologies/dgx-a100.yaml", NULL, 0);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK_NEAR(s.su_bw_min, 300e9, 1e-12);
@@ -223,7 +212,7 @@ static void test_other_shipped(void)
 		CHECK_NEAR(s.nic_bw_max, 25e9, 1e-12);
 		ccs_topo_free(t);
 	}
-	t = load("topologies/hgx-b200.yaml", NULL, 0);
+	t = fx_load("topologies/hgx-b200.yaml", NULL, 0);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK_NEAR(s.su_bw_min, 900e9, 1e-12);
@@ -237,7 +226,7 @@ static void test_fabric_kinds(void)
 	struct ccs_topo_stats s;
 	/* rail-only: no path between rails but through a node's NVLink */
 	const char *ro[] = { "scaleout.topology=rail-only" };
-	struct ccs_topo *t = load("topologies/hgx-h100-cluster.yaml", ro, 1);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", ro, 1);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.tier[CCS_TIER_LEAF].count == 32);
@@ -247,7 +236,7 @@ static void test_fabric_kinds(void)
 	}
 	/* two planes: each NIC splits into two 200G ports, one per plane */
 	const char *mp[] = { "scaleout.planes=2" };
-	t = load("topologies/hgx-h100-cluster.yaml", mp, 1);
+	t = fx_load("topologies/hgx-h100-cluster.yaml", mp, 1);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.nlink[CCS_LINK_IB] > 0 && s.tier[CCS_TIER_LEAF].down_ports == 2048);
@@ -257,7 +246,7 @@ static void test_fabric_kinds(void)
 	}
 	/* fat tree: NIC ports fill leaves node by node */
 	const char *ft[] = { "nodes=64" };
-	t = load("topologies/pcie-8gpu.yaml", ft, 1);
+	t = fx_load("topologies/pcie-8gpu.yaml", ft, 1);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.tier[CCS_TIER_LEAF].count == 4);
@@ -274,7 +263,7 @@ static void test_fabric_kinds(void)
 	}
 	/* one tier: a single switch */
 	const char *one[] = { "nodes=4", "scaleout.tiers=1" };
-	t = load("topologies/pcie-8gpu.yaml", one, 2);
+	t = fx_load("topologies/pcie-8gpu.yaml", one, 2);
 	CHECK(stats(t, &s));
 	if (t) {
 		CHECK(s.ndev[CCS_DEV_NETSW] == 1 && s.diameter == 6);   /* gpu pcisw nic leaf nic pcisw gpu */
@@ -348,7 +337,7 @@ static void test_explicit(void)
 static void test_set_and_extends(void)
 {
 	const char *sets[] = { "nodes=4", "scaleup.lane_bandwidth=50GB/s", "node.devices.3.bandwidth=800Gb/s" };
-	struct ccs_topo *t = load("topologies/hgx-h100.yaml", sets, 3);
+	struct ccs_topo *t = fx_load("topologies/hgx-h100.yaml", sets, 3);
 	struct ccs_topo_stats s;
 	CHECK(stats(t, &s));
 	if (t) {
@@ -359,7 +348,7 @@ static void test_set_and_extends(void)
 		ccs_topo_free(t);
 	}
 	/* extends: the cluster file is the node file with nodes: 128 */
-	t = load("topologies/hgx-h100-cluster.yaml", NULL, 0);
+	t = fx_load("topologies/hgx-h100-cluster.yaml", NULL, 0);
 	if (t) {
 		CHECK(!strcmp(t->name, "hgx-h100-cluster"));
 		CHECK(t->fab.sharp == 1 && t->fab.radix == 64);
@@ -367,8 +356,8 @@ static void test_set_and_extends(void)
 	}
 	/* the same graph as writing it out: 16k file with its own values */
 	const char *s16[] = { "nodes=128", "scaleout.tiers=2", "scaleout.oversubscription=1" };
-	struct ccs_topo *a = load("topologies/cluster-16k-3tier.yaml", s16, 3);
-	struct ccs_topo *b = load("topologies/hgx-h100-cluster.yaml", NULL, 0);
+	struct ccs_topo *a = fx_load("topologies/cluster-16k-3tier.yaml", s16, 3);
+	struct ccs_topo *b = fx_load("topologies/hgx-h100-cluster.yaml", NULL, 0);
 	CHECK(a && b);
 	if (a && b) {
 		CHECK(a->ndev == b->ndev && a->nlink == b->nlink);

@@ -18,16 +18,16 @@ int ccs_scenario_error(struct ccs_ydoc *d, const struct ccs_ynode *y, const char
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return ccs_y_error(d, y, msg);
+	return ccs_ytree_error(d, y, msg);
 }
 
 static int name_of(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *key, const char *const *names, int n,
                    int *out)
 {
-	const struct ccs_ynode *y = ccs_y_get(m, key);
+	const struct ccs_ynode *y = ccs_ytree_get(m, key);
 	if (!y)
 		return CCS_OK;
-	int rc = ccs_y_kind(d, y, CCS_Y_SCALAR, key);
+	int rc = ccs_ytree_kind(d, y, CCS_Y_SCALAR, key);
 	if (rc)
 		return rc;
 	int k = ccs_moe_parse(names, n, y->str);
@@ -42,10 +42,10 @@ int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, cons
 	static const char *const keys[] = { "name", "topology", "set", "ranks", "ppn", "quick", "faults" };
 	int rc;
 	g->node = m;
-	if ((rc = ccs_y_kind(d, m, CCS_Y_MAP, "a design")) || (rc = ccs_y_keys(d, m, keys, 7, "a design")) ||
-	    (rc = ccs_y_need(d, m, "name", "a design")) || (rc = ccs_y_need(d, m, "topology", "a design")) ||
-	    (rc = ccs_y_str(d, m, "name", &g->name)) || (rc = ccs_y_str(d, m, "topology", &g->topo)) ||
-	    (rc = ccs_y_long(d, m, "ranks", 1, 1 << 20, &g->ranks)) || (rc = ccs_y_long(d, m, "ppn", 1, 4096, &g->ppn)))
+	if ((rc = ccs_ytree_kind(d, m, CCS_Y_MAP, "a design")) || (rc = ccs_ytree_keys(d, m, keys, 7, "a design")) ||
+	    (rc = ccs_ytree_need(d, m, "name", "a design")) || (rc = ccs_ytree_need(d, m, "topology", "a design")) ||
+	    (rc = ccs_ytree_str(d, m, "name", &g->name)) || (rc = ccs_ytree_str(d, m, "topology", &g->topo)) ||
+	    (rc = ccs_ytree_long(d, m, "ranks", 1, 1 << 20, &g->ranks, NULL)) || (rc = ccs_ytree_long(d, m, "ppn", 1, 4096, &g->ppn, NULL)))
 		return rc;
 	if (g->topo[0] == '/')
 		snprintf(g->path, sizeof g->path, "%s", g->topo);
@@ -53,15 +53,15 @@ int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, cons
 		snprintf(g->path, sizeof g->path, "%s/%s", dir, g->topo);
 	/* 'set', then in a quick run the design's 'quick' overrides after it */
 	for (int pass = 0; pass < 1 + quick; pass++) {
-		const struct ccs_ynode *s = ccs_y_get(m, pass ? "quick" : "set");
+		const struct ccs_ynode *s = ccs_ytree_get(m, pass ? "quick" : "set");
 		if (!s)
 			continue;
-		if ((rc = ccs_y_kind(d, s, CCS_Y_MAP, pass ? "quick" : "set")))
+		if ((rc = ccs_ytree_kind(d, s, CCS_Y_MAP, pass ? "quick" : "set")))
 			return rc;
 		if (g->nsets + (int)s->n > 32)
-			return ccs_y_error(d, s, "at most 32 overrides in 'set' and 'quick'");
+			return ccs_ytree_error(d, s, "at most 32 overrides in 'set' and 'quick'");
 		for (uint32_t i = 0; i < s->n; i++) {
-			if ((rc = ccs_y_kind(d, s->v[i], CCS_Y_SCALAR, s->k[i]->str)))
+			if ((rc = ccs_ytree_kind(d, s->v[i], CCS_Y_SCALAR, s->k[i]->str)))
 				return rc;
 			snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "%s=%s", s->k[i]->str, s->v[i]->str);
 			g->sets[g->nsets] = g->setbuf[g->nsets];
@@ -69,14 +69,14 @@ int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, cons
 		}
 	}
 	/* faults: a list of fault strings (model/fault.h), from the start */
-	const struct ccs_ynode *fy = ccs_y_get(m, "faults");
+	const struct ccs_ynode *fy = ccs_ytree_get(m, "faults");
 	if (fy) {
-		if ((rc = ccs_y_kind(d, fy, CCS_Y_SEQ, "faults")))
+		if ((rc = ccs_ytree_kind(d, fy, CCS_Y_SEQ, "faults")))
 			return rc;
 		if (g->nsets + (int)fy->n > 32)
-			return ccs_y_error(d, fy, "at most 32 overrides in 'set', 'quick' and 'faults'");
+			return ccs_ytree_error(d, fy, "at most 32 overrides in 'set', 'quick' and 'faults'");
 		for (uint32_t i = 0; i < fy->n; i++) {
-			if ((rc = ccs_y_kind(d, fy->v[i], CCS_Y_SCALAR, "a fault")))
+			if ((rc = ccs_ytree_kind(d, fy->v[i], CCS_Y_SCALAR, "a fault")))
 				return rc;
 			snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "faults+=%s", fy->v[i]->str);
 			g->sets[g->nsets] = g->setbuf[g->nsets];
@@ -93,8 +93,8 @@ static int load_kv(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w
 	                                      "hot_share", "expert_groups", "topk_groups", "placement", "replicas",
 	                                      "seed" };
 	for (size_t k = 0; k < sizeof not_kv / sizeof not_kv[0]; k++)
-		if (ccs_y_get(m, not_kv[k]))
-			return ccs_scenario_error(d, ccs_y_get(m, not_kv[k]), "'%s' is not a kvcache key", not_kv[k]);
+		if (ccs_ytree_get(m, not_kv[k]))
+			return ccs_scenario_error(d, ccs_ytree_get(m, not_kv[k]), "'%s' is not a kvcache key", not_kv[k]);
 	ccs_kv_cfg_default(&w->kvc);
 	struct { const char *key; int *out; long lo, hi; } ints[] = {
 		{ "prefill", &w->kvc.prefill, 1, 1 << 20 }, { "decode", &w->kvc.decode, 1, 1 << 20 },
@@ -104,7 +104,7 @@ static int load_kv(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w
 	int rc;
 	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
 		long v = *ints[k].out;
-		if ((rc = ccs_y_long(d, m, ints[k].key, ints[k].lo, ints[k].hi, &v)))
+		if ((rc = ccs_ytree_long(d, m, ints[k].key, ints[k].lo, ints[k].hi, &v, NULL)))
 			return rc;
 		*ints[k].out = (int)v;
 	}
@@ -112,7 +112,7 @@ static int load_kv(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w
 	int di = 1;
 	static const char *const yn[] = { "false", "true" };
 	if ((rc = name_of(d, m, "dtype", dt, 3, &di)) || (rc = name_of(d, m, "kv_replicated", yn, 2, &w->kvc.replicated)) ||
-	    (rc = ccs_y_qty(d, m, "layer_time", CCS_QTY_TIME, &w->kvc.layer_s)))
+	    (rc = ccs_ytree_qty(d, m, "layer_time", CCS_QTY_TIME, &w->kvc.layer_s)))
 		return rc;
 	w->kvc.dsize = di == 0 ? 1 : di == 1 ? 2 : 4;
 	return CCS_OK;
@@ -126,13 +126,13 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 	                                    "layers", "kv_dim", "kv_replicated", "page_tokens", "layer_time" };
 	int rc;
 	w->node = m;
-	if ((rc = ccs_y_kind(d, m, CCS_Y_MAP, "a workload")) || (rc = ccs_y_keys(d, m, keys, (int)(sizeof keys / sizeof keys[0]), "a workload")) ||
-	    (rc = ccs_y_long(d, m, "ranks", 1, 1 << 20, &w->ranks)) ||
-	    (rc = ccs_y_need(d, m, "name", "a workload")) || (rc = ccs_y_need(d, m, "collective", "a workload")) ||
-	    (rc = ccs_y_str(d, m, "name", &w->name)))
+	if ((rc = ccs_ytree_kind(d, m, CCS_Y_MAP, "a workload")) || (rc = ccs_ytree_keys(d, m, keys, (int)(sizeof keys / sizeof keys[0]), "a workload")) ||
+	    (rc = ccs_ytree_long(d, m, "ranks", 1, 1 << 20, &w->ranks, NULL)) ||
+	    (rc = ccs_ytree_need(d, m, "name", "a workload")) || (rc = ccs_ytree_need(d, m, "collective", "a workload")) ||
+	    (rc = ccs_ytree_str(d, m, "name", &w->name)))
 		return rc;
-	const struct ccs_ynode *cy = ccs_y_get(m, "collective");
-	if ((rc = ccs_y_kind(d, cy, CCS_Y_SCALAR, "collective")))
+	const struct ccs_ynode *cy = ccs_ytree_get(m, "collective");
+	if ((rc = ccs_ytree_kind(d, cy, CCS_Y_SCALAR, "collective")))
 		return rc;
 	w->op = ccs_moe_parse(ccs_moe_op_name, CCS_MOE_OP_N, cy->str);
 	w->moe = w->op == CCS_MOE_DISPATCH || w->op == CCS_MOE_COMBINE;
@@ -145,23 +145,23 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 	                                       "layer_time" };
 	if (!w->kv)
 		for (size_t k = 0; k < sizeof kv_keys / sizeof kv_keys[0]; k++)
-			if (ccs_y_get(m, kv_keys[k]))
-				return ccs_scenario_error(d, ccs_y_get(m, kv_keys[k]), "'%s' is for kvcache, not %s", kv_keys[k], cy->str);
+			if (ccs_ytree_get(m, kv_keys[k]))
+				return ccs_scenario_error(d, ccs_ytree_get(m, kv_keys[k]), "'%s' is for kvcache, not %s", kv_keys[k], cy->str);
 	if (w->kv)
 		return load_kv(d, m, w);
 	w->algo = -1;
 	w->proto = -1;
-	const struct ccs_ynode *py = ccs_y_get(m, "proto");
+	const struct ccs_ynode *py = ccs_ytree_get(m, "proto");
 	if (py) {
-		if ((rc = ccs_y_kind(d, py, CCS_Y_SCALAR, "proto")))
+		if ((rc = ccs_ytree_kind(d, py, CCS_Y_SCALAR, "proto")))
 			return rc;
 		if (w->moe)
 			return ccs_scenario_error(d, py, "'proto' is for collectives, not %s", cy->str);
 		if (strcmp(py->str, "auto") && (w->proto = ccs_proto_parse(py->str)) < 0)
 			return ccs_scenario_error(d, py, "unknown protocol '%s'; one of: ll, ll128, simple, auto", py->str);
 	}
-	const struct ccs_ynode *ay = ccs_y_get(m, "algo");
-	if (ay && (rc = ccs_y_kind(d, ay, CCS_Y_SCALAR, "algo")))
+	const struct ccs_ynode *ay = ccs_ytree_get(m, "algo");
+	if (ay && (rc = ccs_ytree_kind(d, ay, CCS_Y_SCALAR, "algo")))
 		return rc;
 	if (ay && strcmp(ay->str, "auto")) {
 		w->algo = w->moe ? ccs_moe_parse(ccs_moe_algo_name, CCS_MOE_ALGO_N, ay->str) : ccs_algo_parse(ay->str);
@@ -173,21 +173,21 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 		                                        "hot", "hot_share", "expert_groups", "topk_groups", "placement",
 		                                        "replicas", "seed" };
 		for (size_t k = 0; k < sizeof moe_keys / sizeof moe_keys[0]; k++)
-			if (ccs_y_get(m, moe_keys[k]))
-				return ccs_scenario_error(d, ccs_y_get(m, moe_keys[k]), "'%s' is for dispatch and combine, not %s", moe_keys[k],
+			if (ccs_ytree_get(m, moe_keys[k]))
+				return ccs_scenario_error(d, ccs_ytree_get(m, moe_keys[k]), "'%s' is for dispatch and combine, not %s", moe_keys[k],
 				             cy->str);
-		if ((rc = ccs_y_need(d, m, "bytes", "a collective workload")))
+		if ((rc = ccs_ytree_need(d, m, "bytes", "a collective workload")))
 			return rc;
-		const struct ccs_ynode *by = ccs_y_get(m, "bytes");
+		const struct ccs_ynode *by = ccs_ytree_get(m, "bytes");
 		char err[160];
-		if ((rc = ccs_y_kind(d, by, CCS_Y_SCALAR, "bytes")))
+		if ((rc = ccs_ytree_kind(d, by, CCS_Y_SCALAR, "bytes")))
 			return rc;
 		if (ccs_parse_size(by->str, &w->bytes, err, sizeof err) || w->bytes == 0)
 			return ccs_scenario_error(d, by, "bytes: '%s' is not a size such as 64KiB or 1GiB", by->str);
 		return CCS_OK;
 	}
-	if (ccs_y_get(m, "bytes"))
-		return ccs_scenario_error(d, ccs_y_get(m, "bytes"), "'bytes' is for collectives; %s sizes come from tokens and hidden", cy->str);
+	if (ccs_ytree_get(m, "bytes"))
+		return ccs_scenario_error(d, ccs_ytree_get(m, "bytes"), "'bytes' is for collectives; %s sizes come from tokens and hidden", cy->str);
 	ccs_moe_cfg_default(&w->cfg);
 	long v;
 	struct { const char *key; int *out; long lo, hi; } ints[] = {
@@ -198,12 +198,12 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 	};
 	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
 		v = *ints[k].out;
-		if ((rc = ccs_y_long(d, m, ints[k].key, ints[k].lo, ints[k].hi, &v)))
+		if ((rc = ccs_ytree_long(d, m, ints[k].key, ints[k].lo, ints[k].hi, &v, NULL)))
 			return rc;
 		*ints[k].out = (int)v;
 	}
 	v = (long)w->cfg.seed;
-	if ((rc = ccs_y_long(d, m, "seed", 0, 2147483647L, &v)))
+	if ((rc = ccs_ytree_long(d, m, "seed", 0, 2147483647L, &v, NULL)))
 		return rc;
 	w->cfg.seed = (uint64_t)v;
 	static const char *const dt[] = { "bf16", "fp8" };
@@ -214,10 +214,10 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 	const char *const reals[] = { "skew", "hot_share" };
 	double *rout[] = { &w->cfg.skew, &w->cfg.hot_share };
 	for (int k = 0; k < 2; k++) {
-		const struct ccs_ynode *y = ccs_y_get(m, reals[k]);
+		const struct ccs_ynode *y = ccs_ytree_get(m, reals[k]);
 		if (!y)
 			continue;
-		if ((rc = ccs_y_kind(d, y, CCS_Y_SCALAR, reals[k])))
+		if ((rc = ccs_ytree_kind(d, y, CCS_Y_SCALAR, reals[k])))
 			return rc;
 		char *end;
 		double x = strtod(y->str, &end);

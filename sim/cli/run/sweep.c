@@ -80,7 +80,7 @@ void ccs_sweep_file_hash(const char *text, size_t len, char out[24])
 /* An axis from key: [values] (values: scalars). */
 int ccs_sweep_axis_from(struct ccs_ydoc *d, const struct ccs_ynode *k, const struct ccs_ynode *v, struct axis *a)
 {
-	int rc = ccs_y_kind(d, v, CCS_Y_SEQ, k->str);
+	int rc = ccs_ytree_kind(d, v, CCS_Y_SEQ, k->str);
 	if (rc)
 		return rc;
 	if (!v->n)
@@ -92,7 +92,7 @@ int ccs_sweep_axis_from(struct ccs_ydoc *d, const struct ccs_ynode *k, const str
 	if (!a->val)
 		return CCS_ENOMEM;
 	for (uint32_t i = 0; i < v->n; i++) {
-		if ((rc = ccs_y_kind(d, v->v[i], CCS_Y_SCALAR, k->str)))
+		if ((rc = ccs_ytree_kind(d, v->v[i], CCS_Y_SCALAR, k->str)))
 			return rc;
 		a->val[i] = v->v[i];
 	}
@@ -106,15 +106,15 @@ int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const st
 {
 	static const char *const keys[] = { "from", "to", "factor" };
 	int rc;
-	if ((rc = ccs_y_kind(d, v, CCS_Y_MAP, "sizes")) || (rc = ccs_y_keys(d, v, keys, 3, "'sizes'")) ||
-	    (rc = ccs_y_need(d, v, "from", "'sizes'")) || (rc = ccs_y_need(d, v, "to", "'sizes'")))
+	if ((rc = ccs_ytree_kind(d, v, CCS_Y_MAP, "sizes")) || (rc = ccs_ytree_keys(d, v, keys, 3, "'sizes'")) ||
+	    (rc = ccs_ytree_need(d, v, "from", "'sizes'")) || (rc = ccs_ytree_need(d, v, "to", "'sizes'")))
 		return rc;
 	uint64_t lo, hi;
 	long f = 2;
 	char err[160];
-	const struct ccs_ynode *fy = ccs_y_get(v, "from"), *ty = ccs_y_get(v, "to");
-	if ((rc = ccs_y_kind(d, fy, CCS_Y_SCALAR, "from")) || (rc = ccs_y_kind(d, ty, CCS_Y_SCALAR, "to")) ||
-	    (rc = ccs_y_long(d, v, "factor", 2, 1024, &f)))
+	const struct ccs_ynode *fy = ccs_ytree_get(v, "from"), *ty = ccs_ytree_get(v, "to");
+	if ((rc = ccs_ytree_kind(d, fy, CCS_Y_SCALAR, "from")) || (rc = ccs_ytree_kind(d, ty, CCS_Y_SCALAR, "to")) ||
+	    (rc = ccs_ytree_long(d, v, "factor", 2, 1024, &f, NULL)))
 		return rc;
 	if (ccs_parse_size(fy->str, &lo, err, sizeof err) || !lo)
 		return ccs_scenario_error(d, fy, "from: '%s' is not a size such as 8B or 64KiB", fy->str);
@@ -131,7 +131,7 @@ int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const st
 	a->at = k;
 	a->n = n;
 	a->val = ccs_calloc(n, sizeof *a->val);
-	struct ccs_ynode *nodes = ccs_arena_alloc(&d->arena, n * sizeof *nodes);
+	struct ccs_ynode *nodes = ccs_arena_alloc(d->a, n * sizeof *nodes);
 	if (!a->val || !nodes)
 		return CCS_ENOMEM;
 	uint64_t x = lo;
@@ -145,7 +145,7 @@ int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const st
 			y /= 1024;
 			ui++;
 		}
-		nodes[i].str = ccs_arena_printf(&d->arena, "%llu%s", (unsigned long long)y, u[ui]);
+		nodes[i].str = ccs_arena_printf(d->a, "%llu%s", (unsigned long long)y, u[ui]);
 		if (!nodes[i].str)
 			return CCS_ENOMEM;
 		a->val[i] = &nodes[i];
