@@ -316,23 +316,63 @@ int ccs_comm_build_gpus(const struct ccs_topo *t, const uint32_t *gpus, int n, s
 	return comm_build(t, n, 0, gpus, c, err, errn);
 }
 
-static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
-                      char *err, size_t errn)
+/* comm_build's working arrays: per device (vx, queue, parent, nic_users),
+ * per rank (nic_of_rank), per group (gnet, gnics, gmin, hmin, hcnt) and the
+ * groups' members. */
+struct scratch {
+	int32_t *vx;
+	uint32_t *queue, *parent;
+	int32_t *members, *gstart;
+	uint32_t *nic_of_rank, *nic_users;
+	double *gnet;
+	int32_t *gnics;
+	double *gmin;               /* slowest NIC of each group */
+	double *hmin;               /* slowest rank's PCIe link */
+	int32_t *hcnt;
+};
+
+static void scratch_free(struct scratch *w)
 {
-	memset(c, 0, sizeof *c);
-	c->t = t;
-	c->prm = t->params;
-	int rc = pick_ranks(t, nranks, ppn, gpus, c, err, errn);
-	if (!rc)
-		rc = make_groups(t, c);
-	if (rc) {
-		if (rc == CCS_ENOMEM)
-			snprintf(err, errn, "out of memory");
-		ccs_comm_release(c);
-		return rc;
-	}
-	/* faults: a group cut off from the others (every NIC of a rank down)
-	 * hangs the communicator; a straggler delays every collective */
+	ccs_free(w->vx);
+	ccs_free(w->queue);
+	ccs_free(w->parent);
+	ccs_free(w->members);
+	ccs_free(w->gstart);
+	ccs_free(w->nic_of_rank);
+	ccs_free(w->nic_users);
+	ccs_free(w->gnet);
+	ccs_free(w->hmin);
+	ccs_free(w->gnics);
+	ccs_free(w->hcnt);
+	ccs_free(w->gmin);
+}
+
+static int scratch_new(const struct ccs_topo *t, const struct ccs_comm *c, struct scratch *w)
+{
+	memset(w, 0, sizeof *w);
+	w->vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *w->vx);
+	w->queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *w->queue);
+	w->parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *w->parent);
+	w->nic_of_rank = ccs_malloc(((size_t)c->n + 1) * sizeof *w->nic_of_rank);
+	w->nic_users = ccs_calloc((size_t)t->ndev + 1, sizeof *w->nic_users);
+	w->gnet = ccs_calloc((size_t)c->G + 1, sizeof *w->gnet);
+	w->gnics = ccs_calloc((size_t)c->G + 1, sizeof *w->gnics);
+	w->gmin = ccs_calloc((size_t)c->G + 1, sizeof *w->gmin);
+	w->hmin = ccs_calloc((size_t)c->G + 1, sizeof *w->hmin);
+	w->hcnt = ccs_calloc((size_t)c->G + 1, sizeof *w->hcnt);
+	if (!w->vx || !w->queue || !w->parent || !w->nic_of_rank || !w->nic_users || !w->gnet || !w->gnics || !w->gmin ||
+	    !w->hmin || !w->hcnt || ccs_comm_members(c, &w->gstart, &w->members))
+		return CCS_ENOMEM;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		w->vx[d] = -1;
+	return CCS_OK;
+}
+
+/* Faults: a group cut off from the others (every NIC of a rank down)
+ * hangs the communicator (CCS_EINPUT, err says which rank and NICs); a
+ * straggler delays every collective (late_s). */
+static int check_reach(const struct ccs_topo *t, struct ccs_comm *c, char *err, size_t errn)
+{
 	for (int r = 0; r < c->n; r++) {
 		const struct ccs_gpu *g = &t->gpu[c->rank_gpu[r]];
 		if (g->delay_s > c->late_s)
@@ -356,29 +396,15 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 			}
 			snprintf(err, errn, "hang: rank %d (%s) has no working nic to reach the other %s (down: %s); the collective cannot complete",
 			         r, t->dev[g->dev].name, c->G == 2 ? "group" : "groups", nd ? fl : "its node has none");
-			ccs_comm_release(c);
 			return CCS_EINPUT;
 		}
 	}
-	int32_t *vx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *vx);
-	uint32_t *queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *queue);
-	uint32_t *parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *parent);
-	int32_t *members = NULL, *gstart = NULL;
-	uint32_t *nic_of_rank = ccs_malloc(((size_t)c->n + 1) * sizeof *nic_of_rank);
-	uint32_t *nic_users = ccs_calloc((size_t)t->ndev + 1, sizeof *nic_users);
-	double *gnet = ccs_calloc((size_t)c->G + 1, sizeof *gnet);
-	int32_t *gnics = ccs_calloc((size_t)c->G + 1, sizeof *gnics);
-	double *gmin = ccs_calloc((size_t)c->G + 1, sizeof *gmin);      /* slowest NIC of each group */
-	double *hmin = ccs_calloc((size_t)c->G + 1, sizeof *hmin);      /* slowest rank's PCIe link */
-	int32_t *hcnt = ccs_calloc((size_t)c->G + 1, sizeof *hcnt);
-	rc = CCS_ENOMEM;
-	if (!vx || !queue || !parent || !nic_of_rank || !nic_users || !gnet || !gnics || !gmin || !hmin || !hcnt ||
-	    ccs_comm_members(c, &gstart, &members))
-		goto out;
-	for (uint32_t d = 0; d < t->ndev; d++)
-		vx[d] = -1;
+	return CCS_OK;
+}
 
-	/* Architecture, memory bandwidth, NCCL's per-GPU link figures. */
+/* Architecture, memory bandwidth, NCCL's per-GPU link figures. */
+static int gpu_figures(const struct ccs_topo *t, struct ccs_comm *c)
+{
 	c->arch = CCS_ARCH_BLACKWELL;
 	c->mem_bw = HUGE_VAL;
 	c->nccl.nvl_GBps = HUGE_VAL;
@@ -408,9 +434,18 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		c->nccl.nvl_GBps = nvl + lanes * ccs_nccl_nvlink_bw(c->arch);
 		c->nccl.pci_GBps = pci > 0 ? pci : 12.0;
 	}
+	return CCS_OK;
+}
 
-	/* Intra-group bandwidth: the scale-up subgraph when the group is a
-	 * domain, else the node's host links. */
+/* Intra-group bandwidth: the scale-up subgraph when the group is a
+ * domain, else the node's host links. */
+static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w)
+{
+	int32_t *vx = w->vx;
+	uint32_t *queue = w->queue;
+	int32_t *members = w->members;
+	int32_t *gstart = w->gstart;
+	int rc = CCS_OK;
 	c->b_su = HUGE_VAL;
 	c->su_bound = CCS_BOUND_NVLINK;
 	c->intra_nvl = 0;
@@ -427,7 +462,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		double bw = 0;
 		int bound = CCS_BOUND_NVLINK;
 		if ((rc = group_bw(c, members + gstart[g], m, scaleup, vx, queue, &bw, &bound)))
-			goto out;
+			return rc;
 		if (bw < c->b_su) {
 			c->b_su = bw;
 			c->su_bound = bound;
@@ -437,88 +472,121 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	}
 	if (isinf(c->b_su))
 		c->b_su = 0;
+	return rc;
+}
 
-	/* NICs: each rank may use every NIC of its node that is as close as its
-	 * best one (NCCL spreads channels over them); a group's NIC bandwidth
-	 * is the union of its ranks' sets, a rank's share divides each NIC by
-	 * the ranks that may use it.  As NCCL spreads channels evenly over a
-	 * group's NICs and ranks, the group moves at most at its slowest NIC
-	 * times their number and its slowest rank's PCIe link times its ranks:
-	 * one NIC at half rate, or one GPU whose PCIe link trained at x8, slows
-	 * every channel's step (the same as the sums when all are alike). */
-	c->b_nic = c->b_nic1 = HUGE_VAL;
-	c->net_type = CCS_LINK_IB;
-	for (int pass = 0; pass < 2; pass++) {
-		for (int r = 0; r < c->n; r++) {
-			const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
-			int g = c->rank_group[r];
-			nic_of_rank[r] = gp->nic_count ? t->gnic[gp->nic_first].nic : UINT32_MAX;
-			if (!gp->nic_count) {
-				if (pass)
-					c->b_nic = c->b_nic1 = 0;
-				continue;
-			}
-			uint32_t nbest = ccs_topo_best_nics(t, gp);
-			double share = 0, alone = 0;
-			for (uint32_t i = 0; i < nbest; i++) {
-				const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
-				if (!pass) {
-					nic_users[e->nic]++;
-					continue;
-				}
-				c->net_type = ccs_comm_net_type(t, e->nic);
-				double bw = ccs_comm_net_speed(t, e->nic) * c->prm.eff[c->net_type];
-				share += bw / (nic_users[e->nic] & 0x7fffffffu);
-				alone += bw;
-				/* count each NIC once per group: mark it with the group */
-				if (vx[e->nic] != g) {
-					gnet[g] += bw;
-					if (!gnics[g] || bw < gmin[g])
-						gmin[g] = bw;
-					gnics[g]++;
-					vx[e->nic] = g;
-				}
-			}
-			if (!pass)
-				continue;
-			/* GPUDirect traffic crosses the GPU's own PCIe link: it caps
-			 * what the rank can drive; staged through host memory (GPUDirect
-			 * off) it shares its switch's link to the CPU as well.  Where
-			 * the GPU has a link straight to one of its NICs (Ascend 910B's
-			 * integrated RoCE port), those links alone carry its traffic. */
-			double host = 0, direct = 0;
-			for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
-				const struct ccs_link *l = &t->link[t->adj[k]];
-				if (l->type != CCS_LINK_PCIE)
-					continue;
-				host += l->bw_Bps * c->prm.eff[l->type];
-				uint32_t other = l->a == gp->dev ? l->b : l->a;
-				for (uint32_t i = 0; i < nbest; i++) {
-					const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
-					if (e->nic == other) {
-						direct += l->bw_Bps * c->prm.eff[l->type];
-						break;
-					}
-				}
-			}
-			if (direct > 0)
-				host = direct;
-			if (host > 0 && host < share)
-				share = host;
-			if (share < c->b_nic)
-				c->b_nic = share;
-			if (host > 0 && host < alone)
-				alone = host;
-			if (alone < c->b_nic1)
-				c->b_nic1 = alone;
-			double hcap = gp->no_gdr ? staged_cap(t, c, gp, host) : host;
-			if (hcap > 0) {
-				if (!hcnt[g] || hcap < hmin[g])
-					hmin[g] = hcap;
-				hcnt[g]++;
+/* Rank r's NICs: on pass 0 count the ranks that may use each; on pass 1
+ * add each NIC once to its group, the rank's shares to b_nic and b_nic1
+ * (capped by its GPU's PCIe links) and its host cap to its group's. */
+static void rank_nics(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w, int r, int pass)
+{
+	int32_t *vx = w->vx;
+	uint32_t *nic_of_rank = w->nic_of_rank;
+	uint32_t *nic_users = w->nic_users;
+	double *gnet = w->gnet;
+	int32_t *gnics = w->gnics;
+	double *gmin = w->gmin;
+	double *hmin = w->hmin;
+	int32_t *hcnt = w->hcnt;
+	const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+	int g = c->rank_group[r];
+	nic_of_rank[r] = gp->nic_count ? t->gnic[gp->nic_first].nic : UINT32_MAX;
+	if (!gp->nic_count) {
+		if (pass)
+			c->b_nic = c->b_nic1 = 0;
+		return;
+	}
+	uint32_t nbest = ccs_topo_best_nics(t, gp);
+	double share = 0, alone = 0;
+	for (uint32_t i = 0; i < nbest; i++) {
+		const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
+		if (!pass) {
+			nic_users[e->nic]++;
+			continue;
+		}
+		c->net_type = ccs_comm_net_type(t, e->nic);
+		double bw = ccs_comm_net_speed(t, e->nic) * c->prm.eff[c->net_type];
+		share += bw / (nic_users[e->nic] & 0x7fffffffu);
+		alone += bw;
+		/* count each NIC once per group: mark it with the group */
+		if (vx[e->nic] != g) {
+			gnet[g] += bw;
+			if (!gnics[g] || bw < gmin[g])
+				gmin[g] = bw;
+			gnics[g]++;
+			vx[e->nic] = g;
+		}
+	}
+	if (!pass)
+		return;
+	/* GPUDirect traffic crosses the GPU's own PCIe link: it caps
+	 * what the rank can drive; staged through host memory (GPUDirect
+	 * off) it shares its switch's link to the CPU as well.  Where
+	 * the GPU has a link straight to one of its NICs (Ascend 910B's
+	 * integrated RoCE port), those links alone carry its traffic. */
+	double host = 0, direct = 0;
+	for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
+		const struct ccs_link *l = &t->link[t->adj[k]];
+		if (l->type != CCS_LINK_PCIE)
+			continue;
+		host += l->bw_Bps * c->prm.eff[l->type];
+		uint32_t other = l->a == gp->dev ? l->b : l->a;
+		for (uint32_t i = 0; i < nbest; i++) {
+			const struct ccs_gpu_nic *e = &t->gnic[gp->nic_first + i];
+			if (e->nic == other) {
+				direct += l->bw_Bps * c->prm.eff[l->type];
+				break;
 			}
 		}
 	}
+	if (direct > 0)
+		host = direct;
+	if (host > 0 && host < share)
+		share = host;
+	if (share < c->b_nic)
+		c->b_nic = share;
+	if (host > 0 && host < alone)
+		alone = host;
+	if (alone < c->b_nic1)
+		c->b_nic1 = alone;
+	double hcap = gp->no_gdr ? staged_cap(t, c, gp, host) : host;
+	if (hcap > 0) {
+		if (!hcnt[g] || hcap < hmin[g])
+			hmin[g] = hcap;
+		hcnt[g]++;
+	}
+}
+
+/* NICs: each rank may use every NIC of its node that is as close as its
+ * best one (NCCL spreads channels over them); a group's NIC bandwidth
+ * is the union of its ranks' sets, a rank's share divides each NIC by
+ * the ranks that may use it.  As NCCL spreads channels evenly over a
+ * group's NICs and ranks, the group moves at most at its slowest NIC
+ * times their number and its slowest rank's PCIe link times its ranks:
+ * one NIC at half rate, or one GPU whose PCIe link trained at x8, slows
+ * every channel's step (the same as the sums when all are alike). */
+static int nic_rates(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w)
+{
+	c->b_nic = c->b_nic1 = HUGE_VAL;
+	c->net_type = CCS_LINK_IB;
+	for (int pass = 0; pass < 2; pass++)
+		for (int r = 0; r < c->n; r++)
+			rank_nics(t, c, w, r, pass);
+	return CCS_OK;
+}
+
+/* Each group's NIC bandwidth capped by its slowest NIC and PCIe link times
+ * their count; B_net the smallest; CCS_EINPUT (err) when a group cannot
+ * reach the others. */
+static int group_nets(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w, char *err, size_t errn)
+{
+	int32_t *vx = w->vx;
+	double *gnet = w->gnet;
+	int32_t *gnics = w->gnics;
+	double *gmin = w->gmin;
+	double *hmin = w->hmin;
+	int32_t *hcnt = w->hcnt;
+	int rc = CCS_OK;
 	for (int g = 0; g < c->G; g++) {
 		if (hcnt[g] && hcnt[g] * hmin[g] < gnet[g])
 			gnet[g] = hcnt[g] * hmin[g];
@@ -544,26 +612,42 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	if (c->G > 1 && (c->B_net <= 0 || c->b_nic <= 0)) {
 		snprintf(err, errn, "ranks span %d groups but some rank has no nic to reach the others", c->G);
 		rc = CCS_EINPUT;
-		goto out;
+		return rc;
 	}
+	return rc;
+}
+
+/* NCCL's NIC figure, and R_fab: the fabric's share of uniform all-to-all
+ * traffic (comm_net.c). */
+static int fabric_rate(struct ccs_comm *c, struct scratch *w)
+{
+	int32_t *members = w->members;
+	int32_t *gstart = w->gstart;
+	uint32_t *nic_of_rank = w->nic_of_rank;
+	int rc = CCS_OK;
 	c->nccl.net_GBps = c->B_net / c->prm.eff[c->net_type] / 1e9;
 	c->R_fab = c->B_net;
 	c->fab_bound = CCS_BOUND_NIC;
 	if ((rc = ccs_comm_net_share(c, nic_of_rank)))
-		goto out;
+		return rc;
 	{
 		double Rc;
 		int bc;
 		if ((rc = ccs_comm_net_cut(c, gstart, members, &Rc, &bc)))
-			goto out;
+			return rc;
 		if (Rc < c->R_fab) {
 			c->R_fab = Rc;
 			c->fab_bound = Rc < c->B_net * 0.999 ? bc : c->fab_bound;
 		}
 	}
+	return rc;
+}
 
-	/* Capabilities: NVLS when every group's GPUs reach only multicast and
-	 * reducing scale-up switches; SHARP when every NIC's switch reduces. */
+/* Capabilities: NVLS when every group's GPUs reach only multicast and
+ * reducing scale-up switches; SHARP when every NIC's switch reduces. */
+static int capabilities(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w)
+{
+	uint32_t *nic_of_rank = w->nic_of_rank;
 	c->nvls = c->p > 1;
 	for (int r = 0; r < c->n && c->nvls; r++) {
 		uint32_t d = t->gpu[c->rank_gpu[r]].dev;
@@ -591,8 +675,18 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 				c->sharp = 0;
 		}
 	}
+	return CCS_OK;
+}
 
-	/* Graph latencies of one intra hop and one network traversal. */
+/* Graph latencies of one intra hop and one network traversal. */
+static int latencies(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w)
+{
+	int32_t *vx = w->vx;
+	uint32_t *queue = w->queue;
+	uint32_t *parent = w->parent;
+	int32_t *members = w->members;
+	int32_t *gstart = w->gstart;
+	uint32_t *nic_of_rank = w->nic_of_rank;
 	if (c->n > 1 && c->rank_group[1] == c->rank_group[0] && c->intra_nvl)
 		c->lat_intra = ccs_comm_net_latency(t, t->gpu[c->rank_gpu[0]].dev, t->gpu[c->rank_gpu[1]].dev, 0,
 		                            vx, parent, queue);
@@ -604,10 +698,16 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
-	nccl_graph(c);
-	/* Network bytes of the busiest group in the double binary tree, per
-	 * byte of the operation: each tree carries half, and a group sends and
-	 * receives that half once per tree edge it has (gnics is free by now). */
+	return CCS_OK;
+}
+
+/* Network bytes of the busiest group in the double binary tree, per
+ * byte of the operation: each tree carries half, and a group sends and
+ * receives that half once per tree edge it has; the slowest leaf-root path. */
+static int tree_shape(struct ccs_comm *c, struct scratch *w)
+{
+	int32_t *gnics = w->gnics;
+	int rc = CCS_OK;
 	c->tree_net = 0;
 	if (c->G > 1) {
 		memset(gnics, 0, ((size_t)c->G + 1) * sizeof *gnics);
@@ -623,7 +723,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		{
 			int32_t *nch = ccs_calloc((size_t)c->G + 1, sizeof *nch);
 			if (!nch)
-				goto out;
+				return CCS_ENOMEM;
 			for (int k = 1; k < c->G; k++)
 				nch[ccs_btree_parent(k, c->G)]++;
 			c->tree_path = 0;
@@ -646,20 +746,38 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 				c->tree_degs |= (uint16_t)(1u << (4 * d0 + d1));
 		}
 	}
-	rc = CCS_OK;
-out:
-	ccs_free(vx);
-	ccs_free(queue);
-	ccs_free(parent);
-	ccs_free(members);
-	ccs_free(gstart);
-	ccs_free(nic_of_rank);
-	ccs_free(nic_users);
-	ccs_free(gnet);
-	ccs_free(hmin);
-	ccs_free(gnics);
-	ccs_free(hcnt);
-	ccs_free(gmin);
+	return rc;
+}
+
+/* The communicator: ranks and groups, then each figure of the graph in
+ * turn (struct ccs_comm, comm.h). */
+static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
+                      char *err, size_t errn)
+{
+	memset(c, 0, sizeof *c);
+	c->t = t;
+	c->prm = t->params;
+	int rc = pick_ranks(t, nranks, ppn, gpus, c, err, errn);
+	if (!rc)
+		rc = make_groups(t, c);
+	if (rc) {
+		if (rc == CCS_ENOMEM)
+			snprintf(err, errn, "out of memory");
+		ccs_comm_release(c);
+		return rc;
+	}
+	if ((rc = check_reach(t, c, err, errn))) {
+		ccs_comm_release(c);
+		return rc;
+	}
+	struct scratch w;
+	if (!(rc = scratch_new(t, c, &w)) && !(rc = gpu_figures(t, c)) && !(rc = intra_bw(t, c, &w)) &&
+	    !(rc = nic_rates(t, c, &w)) && !(rc = group_nets(t, c, &w, err, errn)) && !(rc = fabric_rate(c, &w)) &&
+	    !(rc = capabilities(t, c, &w)) && !(rc = latencies(t, c, &w))) {
+		nccl_graph(c);
+		rc = tree_shape(c, &w);
+	}
+	scratch_free(&w);
 	if (rc) {
 		if (rc == CCS_ENOMEM)
 			snprintf(err, errn, "out of memory");

@@ -182,340 +182,463 @@ static double rate_of(const struct ccs_comm *c, int same_group)
 	return same_group ? c->b_su : c->b_nic;
 }
 
-int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t ubytes,
-                  struct ccs_cost *out, const char **why)
-{
-	double S = (double)ubytes;
-	int n = c->n, G = c->G, p = c->p;
-	double f = ccs_busbw_factor(coll, n);
-	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0, 0, 0 };
-	const char *dummy;
-	if (!why)
-		why = &dummy;
-	*why = NULL;
-	memset(out, 0, sizeof *out);
-	if (n == 1) {
-		out->time_s = 0;
-		out->channels = 0;
-		out->bound = CCS_BOUND_LATENCY;
-		return 0;
-	}
-	int intra_only = G == 1;
-	double su = c->b_su, net = c->B_net;
-	/* Each channel leaves a group through one NIC: fewer channels than NICs
-	 * leave some NICs idle. */
-	{
-		int C0 = channels > 0 ? channels
-		       : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nccl.nvls_channels
-		       : ccs_nccl_channels(c, CCS_ALGO_RING);
-		if (c->nccl.nics > 0 && C0 < c->nccl.nics && algo != CCS_ALGO_DIRECT && algo != CCS_ALGO_PAIRWISE)
-			net = net * C0 / c->nccl.nics;
-	}
-	int su_b = c->su_bound;
+/* What every algorithm's term reads: the request and the communicator's
+ * rates (net: B_net less the NICs that too few channels leave idle). */
+struct env {
+	const struct ccs_comm *c;
+	int coll, algo, proto, channels;
+	double S;
+	int n, G, p;
+	double f;                   /* busbw factor */
+	int intra_only;
+	double su, net;
+	int su_b;
+};
 
-	switch (algo) {
-	case CCS_ALGO_RING:
-		if (coll == CCS_COLL_ALLTOALL || coll == CCS_COLL_SENDRECV) {
-			*why = "ring applies to AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
-			return -1;
-		}
-		x.W = (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) ? S : f * S;
-		if (p > 1)
-			set_rate(&x, su, su_b);
-		if (!intra_only)
-			set_net(&x, net, CCS_BOUND_NIC);
-		x.steps_inter = intra_only ? 0 : (coll == CCS_COLL_ALLREDUCE ? 2 * (G - 1) : G - 1);
-		{
-			int steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
-			if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE)
-				steps = n - 1;
-			x.steps_intra = steps - x.steps_inter;
-		}
-		break;
-	case CCS_ALGO_TREE:
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "tree applies to AllReduce";
-			return -1;
-		}
-		x.W = S;
-		x.tree_tg = tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING));
-		if (p > 1) {
-			/* Inside a group each rank sends its S up the chain and S
-			 * down, except where it heads the chain (its up leaves by the
-			 * network, or it is the root) or ends it (nothing below).
-			 * Channel c's chain starts at member c mod p, so with C
-			 * channels the busiest rank sends S (2C - m) / C, m the
-			 * fewest head-or-tail roles any member has. */
-			int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
-			x.mem_scale = ccs_cost_tree_share(p, C0);
-			set_rate(&x, su / x.mem_scale, su_b);
-		}
-		if (!intra_only)
-			set_net(&x, net / x.tree_tg, CCS_BOUND_NIC);
-		x.steps_intra = 2 * (p - 1);
-		x.steps_inter = 2 * ilog2_ceil(G);
-		x.lat_algo = CCS_ALGO_TREE;
-		/* NCCL's measured shortfall of its trees at medium sizes */
-		{
-			double corr = ccs_nccl_tree_correction(proto, S);
-			x.Bi *= corr;
-			x.Bn *= corr;
-		}
-		break;
-	case CCS_ALGO_NVLS:
-	case CCS_ALGO_NVLS_TREE:
-		if (!c->nvls) {
-			*why = "nvls needs scale-up switches with multicast and in-switch reduction";
-			return -1;
-		}
-		if (proto != CCS_PROTO_SIMPLE) {
-			*why = "nvls runs the Simple protocol only";
-			return -1;
-		}
-		if (algo == CCS_ALGO_NVLS && G > 1 && !c->sharp) {
-			*why = "nvls across scale-up domains needs SHARP switches (or use nvls_tree)";
-			return -1;
-		}
-		if (algo == CCS_ALGO_NVLS_TREE && (G == 1 || coll != CCS_COLL_ALLREDUCE)) {
-			*why = "nvls_tree is AllReduce across several scale-up domains";
-			return -1;
-		}
-		if (coll == CCS_COLL_ALLREDUCE) {
-			x.W = S;
-			set_rate(&x, su * p / (p + 1.0), su_b);
-		} else if ((coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) && G == 1) {
-			x.W = f * S;
-			set_rate(&x, su, su_b);
-		} else {
-			*why = "nvls applies to AllReduce, and to AllGather and ReduceScatter inside one domain";
-			return -1;
-		}
-		if (G > 1)
-			set_net(&x, algo == CCS_ALGO_NVLS ? net : net / c->tree_net, CCS_BOUND_NIC);
-		x.steps_intra = 1;
-		x.steps_inter = G > 1 ? (algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(G) : 1) : 0;
-		x.lat_algo = algo;
-		break;
-	case CCS_ALGO_COLLNET_DIRECT:
-	case CCS_ALGO_COLLNET_CHAIN:
-		if (!c->sharp) {
-			*why = "collnet needs in-network reduction (SHARP) on the switches of every nic, and more than one group";
-			return -1;
-		}
-		if (proto != CCS_PROTO_SIMPLE) {
-			*why = "collnet runs the Simple protocol only";
-			return -1;
-		}
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "collnet applies to AllReduce";
-			return -1;
-		}
-		x.W = S;
-		if (p > 1) {
-			/* chain: as the tree's chains, heads and tails rotating over
-			 * the channels */
-			int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
-			set_rate(&x, algo == CCS_ALGO_COLLNET_DIRECT ? su * p / (p + 1.0) : su / ccs_cost_tree_share(p, C0), su_b);
-		}
-		set_net(&x, net, CCS_BOUND_NIC);
-		x.steps_intra = algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (p - 1);
-		x.steps_inter = 1;
-		x.lat_algo = algo;
-		break;
-	case CCS_ALGO_PAT:
-		if (coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
-			*why = "pat applies to AllGather and ReduceScatter";
-			return -1;
-		}
-		if (proto != CCS_PROTO_SIMPLE) {
-			*why = "pat runs the Simple protocol only";
-			return -1;
-		}
-		x.W = f * S;
-		if (p > 1)
-			set_rate(&x, su, su_b);
-		if (!intra_only)
-			set_net(&x, net, CCS_BOUND_NIC);
-		x.steps_intra = ilog2_ceil(p);
-		x.steps_inter = ilog2_ceil(G);
-		x.lat_algo = CCS_ALGO_PAT;
-		break;
-	case CCS_ALGO_RHD:
-	case CCS_ALGO_RD:
-	case CCS_ALGO_BRUCK: {
-		int ok = (algo == CCS_ALGO_RHD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER ||
-		                                   coll == CCS_COLL_REDUCESCATTER)) ||
-		         (algo == CCS_ALGO_RD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER)) ||
-		         (algo == CCS_ALGO_BRUCK && (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_ALLTOALL));
-		if (!ok) {
-			*why = algo == CCS_ALGO_BRUCK ? "bruck applies to AllGather and AllToAll"
-			     : algo == CCS_ALGO_RD ? "recursive doubling applies to AllReduce and AllGather"
-			                           : "halving-doubling applies to AllReduce, AllGather and ReduceScatter";
-			return -1;
-		}
-		/* Steps k = 0..log2(n)-1 with peers at distance 2^k (ranks are
-		 * placed group by group, so small distances stay inside a group).
-		 * Bytes per step: RHD halving S/2^(k+1) (largest first, so the far
-		 * peers get the big halves), RD S, Bruck AllGather
-		 * min(2^k, n - 2^k) S/n, Bruck AllToAll the blocks with bit k set
-		 * (S/2 for n a power of two).  sim/sched/steps.c runs the same. */
-		int L2 = ilog2_ceil(n);
-		double t = 0, tnet = 0;
-		int inter = 0;
-		for (int k = 0; k < L2; k++) {
-			int dist = 1 << k;
-			/* xor peers at a distance below p stay in a group; Bruck's
-			 * shifts cross a group boundary in every round */
-			int same = algo == CCS_ALGO_BRUCK ? G == 1 : dist < p && p > 1 && c->p_min == p;
-			double bytes;
-			if (algo == CCS_ALGO_RD)
-				bytes = coll == CCS_COLL_ALLGATHER ? S * (double)(1 << k) / n : S;
-			else if (algo == CCS_ALGO_BRUCK)
-				bytes = coll == CCS_COLL_ALLTOALL ? S * ccs_cost_bruck_blocks(n, k) / n
-				      : S * (dist < n - dist ? dist : n - dist) / n;
-			else
-				bytes = S / (double)(2 << (L2 - 1 - k));
-			double r = rate_of(c, same);
-			if (r <= 0) {
-				*why = "a step crosses groups but a rank has no nic";
-				return -1;
-			}
-			/* steps run one after another: network steps add up too */
-			if (same) {
-				t += bytes / r;
-			} else {
-				tnet += bytes / r;
-				inter++;
-			}
-		}
-		if (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) {
-			t *= 2;
-			tnet *= 2;
-			inter *= 2;
-			L2 *= 2;
-		}
-		x.W = f * S;
-		x.ti = t + tnet;
-		x.tn = 0;
-		x.bi_bound = tnet > t ? CCS_BOUND_NIC : su_b;
-		x.steps_inter = inter;
-		x.steps_intra = L2 - inter;
-		break;
-	}
-	case CCS_ALGO_DIRECT:
-	case CCS_ALGO_PAIRWISE:
-		if (coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
-			*why = "direct and pairwise apply to AllToAll and SendRecv";
-			return -1;
-		}
-		if (coll == CCS_COLL_SENDRECV) {
-			/* nccl-tests sendrecv: rank r sends S to r+1 and receives from
-			 * r-1; one rank a group crosses, alone on its NICs (NCCL
-			 * spreads a peer's channels over the GPU's nearest NICs) */
-			int cross = G > 1;
-			x.W = S;
-			if (cross)
-				set_net(&x, c->b_nic1, CCS_BOUND_NIC);
-			else
-				set_rate(&x, su, su_b);
-			x.steps_intra = cross ? 0 : 1;
-			x.steps_inter = cross ? 1 : 0;
-			break;
-		}
-		{
-			double intra_b = S * (p - 1) / n, inter_b = S * (double)(n - p) / n;
-			double ti = p > 1 && su > 0 ? intra_b / su : 0;
-			double rg = c->R_fab < net ? c->R_fab : net;
-			double tn = G > 1 ? inter_b * p / rg : 0;
-			/* and each rank through its own NICs' share: a rank whose NIC
-			 * died shares its neighbour's, which then carries both */
-			int per_rank = G > 1 && c->b_nic > 0 && inter_b / c->b_nic > tn;
-			if (per_rank)
-				tn = inter_b / c->b_nic;
-			x.W = f * S;
-			x.ti = ti;
-			x.tn = tn;
-			x.bi_bound = su_b;
-			x.bn_bound = c->R_fab < net && !per_rank ? c->fab_bound : CCS_BOUND_NIC;
-			if (algo == CCS_ALGO_PAIRWISE) {
-				/* n - 1 rounds, one peer each, one after another; with
-				 * ranks placed group by group every round has a rank whose
-				 * peer is in another group once there are several */
-				double rr = G > 1 ? (c->R_fab / p < c->b_nic ? c->R_fab / p : c->b_nic) : su;
-				x.ti = rr > 0 ? (n - 1) * (S / n) / rr : 0;
-				x.tn = 0;
-				x.bi_bound = G > 1 ? x.bn_bound : su_b;
-				x.steps_intra = G > 1 ? 0 : n - 1;
-				x.steps_inter = G > 1 ? n - 1 : 0;
-			} else {
-				/* NCCL posts up to 8 peers per round */
-				x.steps_intra = (p - 1 + 7) / 8;
-				x.steps_inter = (n - p + 7) / 8;
-			}
-		}
-		break;
-	case CCS_ALGO_HIER:
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "hierarchical applies to AllReduce";
-			return -1;
-		}
-		if (G == 1) {
-			*why = "hierarchical needs more than one group";
-			return -1;
-		}
-		{
-			double t_rs = p > 1 ? S * (p - 1.0) / p / su : 0;
-			double t_ar = 2.0 * (G - 1) / G * (S / p) / c->b_nic;
-			/* phases run one after another */
-			x.W = f * S;
-			x.ti = 2 * t_rs + t_ar;
-			x.tn = 0;
-			x.bi_bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : su_b;
-			x.steps_intra = 2 * (p - 1);
-			x.steps_inter = 2 * (G - 1);
-		}
-		break;
-	case CCS_ALGO_ONESHOT:
-	case CCS_ALGO_TWOSHOT:
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "oneshot and twoshot apply to AllReduce";
-			return -1;
-		}
-		if (G > 1 || !c->intra_nvl) {
-			*why = "oneshot and twoshot need every rank on one scale-up domain (peer loads and stores over NVLink)";
-			return -1;
-		}
-		if (proto != CCS_PROTO_SIMPLE) {
-			*why = "oneshot and twoshot carry their own flags; they run as Simple";
-			return -1;
-		}
-		if (n > 256) {
-			*why = "oneshot and twoshot are for at most 256 ranks";
-			return -1;
-		}
-		/* one-shot: every rank reads (or is sent) all p - 1 peers' S and
-		 * reduces locally; two-shot: a reduce-scatter then an all-gather,
-		 * each rank moving (p - 1) S / p each way in each.  No chunk steps:
-		 * one kernel, barriers between phases (ccs_cost_shot_lat). */
-		x.W = algo == CCS_ALGO_ONESHOT ? (p - 1.0) * S : 2.0 * (p - 1) / p * S;
-		set_rate(&x, algo == CCS_ALGO_ONESHOT ? su : su * c->prm.twoshot_eff, su_b);
-		/* memory: the one-shot GPU serves p - 1 peers' reads of its S,
-		 * reads its own S and writes the sum, (p + 1) S; the two-shot one
-		 * 3 S (serves (p-1)/p S twice, reads and writes its S/p share,
-		 * writes the whole result) */
-		x.kernel = 1;
-		x.kernel_mem = (algo == CCS_ALGO_ONESHOT ? p + 1.0 : 3.0) * S;
-		{
-			double start, stage;
-			ccs_cost_shot_lat(c, algo, &start, &stage);
-			x.kernel_lat = start + (algo == CCS_ALGO_ONESHOT ? 1 : 2) * stage;
-		}
-		break;
-	default:
-		*why = "unknown algorithm";
+/* ring: bytes, rates and hops (struct term). */
+static int term_ring(const struct env *e, struct term *x, const char **why)
+{
+	int coll = e->coll;
+	double S = e->S;
+	int n = e->n;
+	int G = e->G;
+	int p = e->p;
+	double f = e->f;
+	int intra_only = e->intra_only;
+	double su = e->su;
+	double net = e->net;
+	int su_b = e->su_b;
+	if (coll == CCS_COLL_ALLTOALL || coll == CCS_COLL_SENDRECV) {
+		*why = "ring applies to AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
 		return -1;
 	}
+	x->W = (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) ? S : f * S;
+	if (p > 1)
+		set_rate(x, su, su_b);
+	if (!intra_only)
+		set_net(x, net, CCS_BOUND_NIC);
+	x->steps_inter = intra_only ? 0 : (coll == CCS_COLL_ALLREDUCE ? 2 * (G - 1) : G - 1);
+	{
+		int steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+		if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE)
+			steps = n - 1;
+		x->steps_intra = steps - x->steps_inter;
+	}
+	return 0;
+}
 
+/* tree: bytes, rates and hops (struct term). */
+static int term_tree(const struct env *e, struct term *x, const char **why)
+{
+	const struct ccs_comm *c = e->c;
+	int coll = e->coll;
+	int proto = e->proto;
+	int channels = e->channels;
+	double S = e->S;
+	int G = e->G;
+	int p = e->p;
+	int intra_only = e->intra_only;
+	double su = e->su;
+	double net = e->net;
+	int su_b = e->su_b;
+	if (coll != CCS_COLL_ALLREDUCE) {
+		*why = "tree applies to AllReduce";
+		return -1;
+	}
+	x->W = S;
+	x->tree_tg = tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING));
+	if (p > 1) {
+		/* Inside a group each rank sends its S up the chain and S
+		 * down, except where it heads the chain (its up leaves by the
+		 * network, or it is the root) or ends it (nothing below).
+		 * Channel c's chain starts at member c mod p, so with C
+		 * channels the busiest rank sends S (2C - m) / C, m the
+		 * fewest head-or-tail roles any member has. */
+		int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+		x->mem_scale = ccs_cost_tree_share(p, C0);
+		set_rate(x, su / x->mem_scale, su_b);
+	}
+	if (!intra_only)
+		set_net(x, net / x->tree_tg, CCS_BOUND_NIC);
+	x->steps_intra = 2 * (p - 1);
+	x->steps_inter = 2 * ilog2_ceil(G);
+	x->lat_algo = CCS_ALGO_TREE;
+	/* NCCL's measured shortfall of its trees at medium sizes */
+	{
+		double corr = ccs_nccl_tree_correction(proto, S);
+		x->Bi *= corr;
+		x->Bn *= corr;
+	}
+	return 0;
+}
+
+/* nvls, nvls_tree: bytes, rates and hops (struct term). */
+static int term_nvls(const struct env *e, struct term *x, const char **why)
+{
+	const struct ccs_comm *c = e->c;
+	int coll = e->coll;
+	int algo = e->algo;
+	int proto = e->proto;
+	double S = e->S;
+	int G = e->G;
+	int p = e->p;
+	double f = e->f;
+	double su = e->su;
+	double net = e->net;
+	int su_b = e->su_b;
+	if (!c->nvls) {
+		*why = "nvls needs scale-up switches with multicast and in-switch reduction";
+		return -1;
+	}
+	if (proto != CCS_PROTO_SIMPLE) {
+		*why = "nvls runs the Simple protocol only";
+		return -1;
+	}
+	if (algo == CCS_ALGO_NVLS && G > 1 && !c->sharp) {
+		*why = "nvls across scale-up domains needs SHARP switches (or use nvls_tree)";
+		return -1;
+	}
+	if (algo == CCS_ALGO_NVLS_TREE && (G == 1 || coll != CCS_COLL_ALLREDUCE)) {
+		*why = "nvls_tree is AllReduce across several scale-up domains";
+		return -1;
+	}
+	if (coll == CCS_COLL_ALLREDUCE) {
+		x->W = S;
+		set_rate(x, su * p / (p + 1.0), su_b);
+	} else if ((coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) && G == 1) {
+		x->W = f * S;
+		set_rate(x, su, su_b);
+	} else {
+		*why = "nvls applies to AllReduce, and to AllGather and ReduceScatter inside one domain";
+		return -1;
+	}
+	if (G > 1)
+		set_net(x, algo == CCS_ALGO_NVLS ? net : net / c->tree_net, CCS_BOUND_NIC);
+	x->steps_intra = 1;
+	x->steps_inter = G > 1 ? (algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(G) : 1) : 0;
+	x->lat_algo = algo;
+	return 0;
+}
+
+/* collnet_direct, collnet_chain: bytes, rates and hops (struct term). */
+static int term_collnet_direct(const struct env *e, struct term *x, const char **why)
+{
+	const struct ccs_comm *c = e->c;
+	int coll = e->coll;
+	int algo = e->algo;
+	int proto = e->proto;
+	int channels = e->channels;
+	double S = e->S;
+	int p = e->p;
+	double su = e->su;
+	double net = e->net;
+	int su_b = e->su_b;
+	if (!c->sharp) {
+		*why = "collnet needs in-network reduction (SHARP) on the switches of every nic, and more than one group";
+		return -1;
+	}
+	if (proto != CCS_PROTO_SIMPLE) {
+		*why = "collnet runs the Simple protocol only";
+		return -1;
+	}
+	if (coll != CCS_COLL_ALLREDUCE) {
+		*why = "collnet applies to AllReduce";
+		return -1;
+	}
+	x->W = S;
+	if (p > 1) {
+		/* chain: as the tree's chains, heads and tails rotating over
+		 * the channels */
+		int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+		set_rate(x, algo == CCS_ALGO_COLLNET_DIRECT ? su * p / (p + 1.0) : su / ccs_cost_tree_share(p, C0), su_b);
+	}
+	set_net(x, net, CCS_BOUND_NIC);
+	x->steps_intra = algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (p - 1);
+	x->steps_inter = 1;
+	x->lat_algo = algo;
+	return 0;
+}
+
+/* pat: bytes, rates and hops (struct term). */
+static int term_pat(const struct env *e, struct term *x, const char **why)
+{
+	int coll = e->coll;
+	int proto = e->proto;
+	double S = e->S;
+	int G = e->G;
+	int p = e->p;
+	double f = e->f;
+	int intra_only = e->intra_only;
+	double su = e->su;
+	double net = e->net;
+	int su_b = e->su_b;
+	if (coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
+		*why = "pat applies to AllGather and ReduceScatter";
+		return -1;
+	}
+	if (proto != CCS_PROTO_SIMPLE) {
+		*why = "pat runs the Simple protocol only";
+		return -1;
+	}
+	x->W = f * S;
+	if (p > 1)
+		set_rate(x, su, su_b);
+	if (!intra_only)
+		set_net(x, net, CCS_BOUND_NIC);
+	x->steps_intra = ilog2_ceil(p);
+	x->steps_inter = ilog2_ceil(G);
+	x->lat_algo = CCS_ALGO_PAT;
+	return 0;
+}
+
+/* rhd, rd, bruck: bytes, rates and hops (struct term). */
+static int term_rhd(const struct env *e, struct term *x, const char **why)
+{
+	const struct ccs_comm *c = e->c;
+	int coll = e->coll;
+	int algo = e->algo;
+	double S = e->S;
+	int n = e->n;
+	int G = e->G;
+	int p = e->p;
+	double f = e->f;
+	int su_b = e->su_b;
+	int ok = (algo == CCS_ALGO_RHD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER ||
+	                                   coll == CCS_COLL_REDUCESCATTER)) ||
+	         (algo == CCS_ALGO_RD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER)) ||
+	         (algo == CCS_ALGO_BRUCK && (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_ALLTOALL));
+	if (!ok) {
+		*why = algo == CCS_ALGO_BRUCK ? "bruck applies to AllGather and AllToAll"
+		     : algo == CCS_ALGO_RD ? "recursive doubling applies to AllReduce and AllGather"
+		                           : "halving-doubling applies to AllReduce, AllGather and ReduceScatter";
+		return -1;
+	}
+	/* Steps k = 0..log2(n)-1 with peers at distance 2^k (ranks are
+	 * placed group by group, so small distances stay inside a group).
+	 * Bytes per step: RHD halving S/2^(k+1) (largest first, so the far
+	 * peers get the big halves), RD S, Bruck AllGather
+	 * min(2^k, n - 2^k) S/n, Bruck AllToAll the blocks with bit k set
+	 * (S/2 for n a power of two).  sim/sched/steps.c runs the same. */
+	int L2 = ilog2_ceil(n);
+	double t = 0, tnet = 0;
+	int inter = 0;
+	for (int k = 0; k < L2; k++) {
+		int dist = 1 << k;
+		/* xor peers at a distance below p stay in a group; Bruck's
+		 * shifts cross a group boundary in every round */
+		int same = algo == CCS_ALGO_BRUCK ? G == 1 : dist < p && p > 1 && c->p_min == p;
+		double bytes;
+		if (algo == CCS_ALGO_RD)
+			bytes = coll == CCS_COLL_ALLGATHER ? S * (double)(1 << k) / n : S;
+		else if (algo == CCS_ALGO_BRUCK)
+			bytes = coll == CCS_COLL_ALLTOALL ? S * ccs_cost_bruck_blocks(n, k) / n
+			      : S * (dist < n - dist ? dist : n - dist) / n;
+		else
+			bytes = S / (double)(2 << (L2 - 1 - k));
+		double r = rate_of(c, same);
+		if (r <= 0) {
+			*why = "a step crosses groups but a rank has no nic";
+			return -1;
+		}
+		/* steps run one after another: network steps add up too */
+		if (same) {
+			t += bytes / r;
+		} else {
+			tnet += bytes / r;
+			inter++;
+		}
+	}
+	if (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) {
+		t *= 2;
+		tnet *= 2;
+		inter *= 2;
+		L2 *= 2;
+	}
+	x->W = f * S;
+	x->ti = t + tnet;
+	x->tn = 0;
+	x->bi_bound = tnet > t ? CCS_BOUND_NIC : su_b;
+	x->steps_inter = inter;
+	x->steps_intra = L2 - inter;
+	return 0;
+}
+
+/* direct, pairwise: bytes, rates and hops (struct term). */
+static int term_direct(const struct env *e, struct term *x, const char **why)
+{
+	const struct ccs_comm *c = e->c;
+	int coll = e->coll;
+	int algo = e->algo;
+	double S = e->S;
+	int n = e->n;
+	int G = e->G;
+	int p = e->p;
+	double f = e->f;
+	double su = e->su;
+	double net = e->net;
+	int su_b = e->su_b;
+	if (coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
+		*why = "direct and pairwise apply to AllToAll and SendRecv";
+		return -1;
+	}
+	if (coll == CCS_COLL_SENDRECV) {
+		/* nccl-tests sendrecv: rank r sends S to r+1 and receives from
+		 * r-1; one rank a group crosses, alone on its NICs (NCCL
+		 * spreads a peer's channels over the GPU's nearest NICs) */
+		int cross = G > 1;
+		x->W = S;
+		if (cross)
+			set_net(x, c->b_nic1, CCS_BOUND_NIC);
+		else
+			set_rate(x, su, su_b);
+		x->steps_intra = cross ? 0 : 1;
+		x->steps_inter = cross ? 1 : 0;
+		return 0;
+	}
+	{
+		double intra_b = S * (p - 1) / n, inter_b = S * (double)(n - p) / n;
+		double ti = p > 1 && su > 0 ? intra_b / su : 0;
+		double rg = c->R_fab < net ? c->R_fab : net;
+		double tn = G > 1 ? inter_b * p / rg : 0;
+		/* and each rank through its own NICs' share: a rank whose NIC
+		 * died shares its neighbour's, which then carries both */
+		int per_rank = G > 1 && c->b_nic > 0 && inter_b / c->b_nic > tn;
+		if (per_rank)
+			tn = inter_b / c->b_nic;
+		x->W = f * S;
+		x->ti = ti;
+		x->tn = tn;
+		x->bi_bound = su_b;
+		x->bn_bound = c->R_fab < net && !per_rank ? c->fab_bound : CCS_BOUND_NIC;
+		if (algo == CCS_ALGO_PAIRWISE) {
+			/* n - 1 rounds, one peer each, one after another; with
+			 * ranks placed group by group every round has a rank whose
+			 * peer is in another group once there are several */
+			double rr = G > 1 ? (c->R_fab / p < c->b_nic ? c->R_fab / p : c->b_nic) : su;
+			x->ti = rr > 0 ? (n - 1) * (S / n) / rr : 0;
+			x->tn = 0;
+			x->bi_bound = G > 1 ? x->bn_bound : su_b;
+			x->steps_intra = G > 1 ? 0 : n - 1;
+			x->steps_inter = G > 1 ? n - 1 : 0;
+		} else {
+			/* NCCL posts up to 8 peers per round */
+			x->steps_intra = (p - 1 + 7) / 8;
+			x->steps_inter = (n - p + 7) / 8;
+		}
+	}
+	return 0;
+}
+
+/* hier: bytes, rates and hops (struct term). */
+static int term_hier(const struct env *e, struct term *x, const char **why)
+{
+	const struct ccs_comm *c = e->c;
+	int coll = e->coll;
+	double S = e->S;
+	int G = e->G;
+	int p = e->p;
+	double f = e->f;
+	double su = e->su;
+	int su_b = e->su_b;
+	if (coll != CCS_COLL_ALLREDUCE) {
+		*why = "hierarchical applies to AllReduce";
+		return -1;
+	}
+	if (G == 1) {
+		*why = "hierarchical needs more than one group";
+		return -1;
+	}
+	{
+		double t_rs = p > 1 ? S * (p - 1.0) / p / su : 0;
+		double t_ar = 2.0 * (G - 1) / G * (S / p) / c->b_nic;
+		/* phases run one after another */
+		x->W = f * S;
+		x->ti = 2 * t_rs + t_ar;
+		x->tn = 0;
+		x->bi_bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : su_b;
+		x->steps_intra = 2 * (p - 1);
+		x->steps_inter = 2 * (G - 1);
+	}
+	return 0;
+}
+
+/* oneshot, twoshot: bytes, rates and hops (struct term). */
+static int term_oneshot(const struct env *e, struct term *x, const char **why)
+{
+	const struct ccs_comm *c = e->c;
+	int coll = e->coll;
+	int algo = e->algo;
+	int proto = e->proto;
+	double S = e->S;
+	int n = e->n;
+	int G = e->G;
+	int p = e->p;
+	double su = e->su;
+	int su_b = e->su_b;
+	if (coll != CCS_COLL_ALLREDUCE) {
+		*why = "oneshot and twoshot apply to AllReduce";
+		return -1;
+	}
+	if (G > 1 || !c->intra_nvl) {
+		*why = "oneshot and twoshot need every rank on one scale-up domain (peer loads and stores over NVLink)";
+		return -1;
+	}
+	if (proto != CCS_PROTO_SIMPLE) {
+		*why = "oneshot and twoshot carry their own flags; they run as Simple";
+		return -1;
+	}
+	if (n > 256) {
+		*why = "oneshot and twoshot are for at most 256 ranks";
+		return -1;
+	}
+	/* one-shot: every rank reads (or is sent) all p - 1 peers' S and
+	 * reduces locally; two-shot: a reduce-scatter then an all-gather,
+	 * each rank moving (p - 1) S / p each way in each.  No chunk steps:
+	 * one kernel, barriers between phases (ccs_cost_shot_lat). */
+	x->W = algo == CCS_ALGO_ONESHOT ? (p - 1.0) * S : 2.0 * (p - 1) / p * S;
+	set_rate(x, algo == CCS_ALGO_ONESHOT ? su : su * c->prm.twoshot_eff, su_b);
+	/* memory: the one-shot GPU serves p - 1 peers' reads of its S,
+	 * reads its own S and writes the sum, (p + 1) S; the two-shot one
+	 * 3 S (serves (p-1)/p S twice, reads and writes its S/p share,
+	 * writes the whole result) */
+	x->kernel = 1;
+	x->kernel_mem = (algo == CCS_ALGO_ONESHOT ? p + 1.0 : 3.0) * S;
+	{
+		double start, stage;
+		ccs_cost_shot_lat(c, algo, &start, &stage);
+		x->kernel_lat = start + (algo == CCS_ALGO_ONESHOT ? 1 : 2) * stage;
+	}
+	return 0;
+}
+
+/* Each algorithm's term: NULL where there is none. */
+static int (*const term_of[CCS_ALGO_N])(const struct env *e, struct term *x, const char **why) = {
+	[CCS_ALGO_RING] = term_ring,
+	[CCS_ALGO_TREE] = term_tree,
+	[CCS_ALGO_NVLS] = term_nvls,
+	[CCS_ALGO_NVLS_TREE] = term_nvls,
+	[CCS_ALGO_COLLNET_DIRECT] = term_collnet_direct,
+	[CCS_ALGO_COLLNET_CHAIN] = term_collnet_direct,
+	[CCS_ALGO_PAT] = term_pat,
+	[CCS_ALGO_RHD] = term_rhd,
+	[CCS_ALGO_RD] = term_rhd,
+	[CCS_ALGO_BRUCK] = term_rhd,
+	[CCS_ALGO_DIRECT] = term_direct,
+	[CCS_ALGO_PAIRWISE] = term_direct,
+	[CCS_ALGO_HIER] = term_hier,
+	[CCS_ALGO_ONESHOT] = term_oneshot,
+	[CCS_ALGO_TWOSHOT] = term_oneshot,
+};
+
+/* The GPU side's and the network's times of x's bytes (ti, tn) at the
+ * protocol's wire efficiency and NCCL's caps, the GPU side also bounded by
+ * GPU memory; *bi_bound what bounds the GPU side. */
+static int side_times(const struct env *en, const struct term *xp, double *ti_out, double *tn_out, int *bi_out,
+                      const char **why)
+{
+	const struct ccs_comm *c = en->c;
+	int coll = en->coll, algo = en->algo, proto = en->proto, G = en->G;
+	struct term x = *xp;
 	/* Protocol: wire efficiency, and NCCL's throughput caps on the GPU side.
 	 * NCCL's trees reach less of it (its tuning model: x0.92, and LL /3.8,
 	 * LL128 7/9 on one node). */
@@ -550,7 +673,23 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 			bi_bound = CCS_BOUND_REDUCE;
 		}
 	}
+	*ti_out = ti;
+	*tn_out = tn;
+	*bi_out = bi_bound;
+	return 0;
+}
 
+/* The shared finish: channels, latency, the chunk pipeline and what fills
+ * it (a tree's climb across groups, a Simple chain's store and forward, a
+ * lone chunk's serial path), then *out.  One idea, the pipeline's time from
+ * the two sides' times: its parts share C, the chunk, K and the step cost. */
+static void finish(const struct env *en, const struct term *xp, double ti, double tn, int bi_bound,
+                   struct ccs_cost *out)
+{
+	const struct ccs_comm *c = en->c;
+	int coll = en->coll, algo = en->algo, proto = en->proto, channels = en->channels, n = en->n, G = en->G;
+	double S = en->S;
+	struct term x = *xp;
 	int C = channels > 0 ? channels
 	      : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nccl.nvls_channels
 	      : ccs_nccl_channels(c, CCS_ALGO_RING);
@@ -627,6 +766,52 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	out->wire_bytes = x.W;
 	out->channels = x.kernel ? 1 : C;
 	out->bound = lat + out->step_s > out->bw_s ? CCS_BOUND_LATENCY : bound;
+}
+
+int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t ubytes,
+                  struct ccs_cost *out, const char **why)
+{
+	double S = (double)ubytes;
+	int n = c->n, G = c->G, p = c->p;
+	double f = ccs_busbw_factor(coll, n);
+	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0, 0, 0 };
+	const char *dummy;
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	memset(out, 0, sizeof *out);
+	if (n == 1) {
+		out->time_s = 0;
+		out->channels = 0;
+		out->bound = CCS_BOUND_LATENCY;
+		return 0;
+	}
+	int intra_only = G == 1;
+	double su = c->b_su, net = c->B_net;
+	/* Each channel leaves a group through one NIC: fewer channels than NICs
+	 * leave some NICs idle. */
+	{
+		int C0 = channels > 0 ? channels
+		       : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nccl.nvls_channels
+		       : ccs_nccl_channels(c, CCS_ALGO_RING);
+		if (c->nccl.nics > 0 && C0 < c->nccl.nics && algo != CCS_ALGO_DIRECT && algo != CCS_ALGO_PAIRWISE)
+			net = net * C0 / c->nccl.nics;
+	}
+	int su_b = c->su_bound;
+
+	struct env env = { c, coll, algo, proto, channels, S, n, G, p, f, intra_only, su, net, su_b };
+	if (algo < 0 || algo >= CCS_ALGO_N || !term_of[algo]) {
+		*why = "unknown algorithm";
+		return -1;
+	}
+	if (term_of[algo](&env, &x, why))
+		return -1;
+
+	double ti, tn;
+	int bi_bound;
+	if (side_times(&env, &x, &ti, &tn, &bi_bound, why))
+		return -1;
+	finish(&env, &x, ti, tn, bi_bound, out);
 	return 0;
 }
 

@@ -58,7 +58,7 @@ inf && /^}/ {
 	} else if (len > 120) { printf "check-size: %s:%d: %s has %d lines (at most 120)\n", FILENAME, start, name, len; bad = 1 }
 	else if (len > 80) {
 		nlong++
-		if (why !~ /one idea/) { printf "check-size: %s:%d: %s has %d lines: over 80 needs a comment saying why it is one idea\n", FILENAME, start, name, len; bad = 1 }
+		if (tolower(why) !~ /one idea/) { printf "check-size: %s:%d: %s has %d lines: over 80 needs a comment saying why it is one idea\n", FILENAME, start, name, len; bad = 1 }
 	}
 	cmt = ""; sig = ""
 }
