@@ -129,3 +129,58 @@ int ccs_args_value(const char *me, const char *what, int argc, char **argv, int 
 	*v = argv[++*i];
 	return 0;
 }
+
+static int take_name(const char *me, const struct ccs_args_opt *o, const char *v)
+{
+	for (int k = 0; k < o->nnames; k++)
+		if (!strcmp(v, o->names[k])) {
+			*(int *)o->dest = k;
+			return 0;
+		}
+	fprintf(stderr, "%s: unknown %s '%s'; one of:", me, o->key, v);
+	for (int k = 0; k < o->nnames; k++)
+		fprintf(stderr, "%s %s", k ? "," : "", o->names[k]);
+	fprintf(stderr, "\n");
+	return -1;
+}
+
+int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *opts, size_t n, int argc, char **argv,
+                  int *i)
+{
+	const char *a = argv[*i];
+	const struct ccs_args_opt *o = NULL;
+	for (size_t k = 0; k < n && !o; k++)
+		if (!strcmp(a, opts[k].flag))
+			o = &opts[k];
+	if (!o) {
+		if (what)
+			fprintf(stderr, "%s: unknown option '%s' for %s (see %s %s --help)\n", me, a, what, me, what);
+		else
+			fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", me, a, me);
+		return -1;
+	}
+	if (o->kind == CCS_ARGS_FLAG) {
+		*(int *)o->dest = 1;
+		return 0;
+	}
+	if (*i + 1 >= argc) {
+		if (o->kind == CCS_ARGS_FN && o->key)
+			return o->fn(me, o, NULL);   /* says what it needs */
+		fprintf(stderr, "%s: '%s' needs %s\n", me, a, o->kind == CCS_ARGS_STR && o->key ? o->key : "a value");
+		return -1;
+	}
+	const char *v = argv[++*i];
+	switch (o->kind) {
+	case CCS_ARGS_STR:
+		*(const char **)o->dest = v;
+		return 0;
+	case CCS_ARGS_INT:
+		return ccs_args_int(me, a, v, (long)o->lo, (long)o->hi, o->dest);
+	case CCS_ARGS_REAL:
+		return ccs_args_real(me, a, v, o->lo, o->hi, o->dest);
+	case CCS_ARGS_NAME:
+		return take_name(me, o, v);
+	default:
+		return o->fn(me, o, v);
+	}
+}

@@ -41,6 +41,37 @@ int  ccs_args_real(const char *me, const char *flag, const char *v, double lo, d
 int  ccs_args_value(const char *me, const char *what, int argc, char **argv, int *i, const char *const *names, size_t n,
                    const char **v);
 
+/* Options as a table (git's parse-options): one row per flag, what kind of
+ * value it takes and where it goes.
+ *   FLAG   no value; *(int *)dest = 1
+ *   STR    *(const char **)dest = the value
+ *   INT    *(int *)dest, a whole number in [lo, hi] (ccs_args_int's message)
+ *   REAL   *(double *)dest, a number in [lo, hi] (ccs_args_real's)
+ *   NAME   *(int *)dest = the index of the value in names[0..nnames)
+ *          ("unknown KEY 'v'; one of: a, b", KEY the row's key)
+ *   FN     fn(me, row, value): 0, or -1 with its message printed; with a
+ *          key ("own") fn also hears of a missing value (NULL) and says
+ *          what it needs
+ * A missing value is "me: 'X' needs a value" (STR: "needs KEY" when the row
+ * has a key). */
+enum { CCS_ARGS_FLAG, CCS_ARGS_STR, CCS_ARGS_INT, CCS_ARGS_REAL, CCS_ARGS_NAME, CCS_ARGS_FN };
+struct ccs_args_opt {
+	const char *flag;
+	int kind;
+	void *dest;
+	double lo, hi;
+	const char *const *names;
+	int nnames;
+	const char *key;
+	int (*fn)(const char *me, const struct ccs_args_opt *o, const char *v);
+};
+/* argv[*i] as a row of opts: take its value (advancing *i) and store it.
+ * 0 on success; -1 with the message printed when the value is missing or
+ * bad, or the flag is in no row: "me: unknown option 'X' for WHAT (see me
+ * WHAT --help)", or with what NULL "me: unknown option 'X' (see me --help)". */
+int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *opts, size_t n, int argc, char **argv,
+                  int *i);
+
 int ccs_cmd_topo(int argc, char **argv);
 /* diagnose: fault hypotheses against measured logs (sim/cli/cmd_diagnose.c) */
 int ccs_cmd_diagnose(int argc, char **argv);

@@ -95,6 +95,19 @@ static int want_name(const char *flag, const char *v, const char *const *names, 
 	return 0;
 }
 
+/* --seed: any whole number the generator takes */
+static int take_seed(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	char *end;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (!*v || *end || *v == '-') {
+		fprintf(stderr, "%s: '--seed' must be a whole number, got '%s'\n", me_, v);
+		return -1;
+	}
+	*(uint64_t *)o->dest = x;
+	return 0;
+}
+
 int ccs_cmd_moe(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
@@ -116,6 +129,32 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 	struct ccs_flows *last = NULL;
 	struct mrow rows[CCS_MOE_ALGO_N];
 	int nrows = 0, rc = 2;
+	static const char *const dtypes[] = { "bf16", "fp8" };
+	const struct ccs_args_opt opts[] = {
+		{ "-t", CCS_ARGS_STR, &topo, 0, 0, NULL, 0, NULL, NULL },
+		{ "-c", CCS_ARGS_STR, &op_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-a", CCS_ARGS_STR, &algo_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-n", CCS_ARGS_INT, &nranks, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--ppn", CCS_ARGS_INT, &ppn, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--tokens", CCS_ARGS_INT, &cfg.tokens, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--hidden", CCS_ARGS_INT, &cfg.hidden, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--dtype", CCS_ARGS_NAME, &cfg.fp8, 0, 0, dtypes, 2, "dtype", NULL },
+		{ "--topk", CCS_ARGS_INT, &cfg.topk, 1, 64, NULL, 0, NULL, NULL },
+		{ "--experts", CCS_ARGS_INT, &cfg.experts, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--routing", CCS_ARGS_NAME, &cfg.dist, 0, 0, ccs_moe_dist_name, CCS_MOE_DIST_N, "routing", NULL },
+		{ "--skew", CCS_ARGS_REAL, &cfg.skew, 1e-6, 10, NULL, 0, NULL, NULL },
+		{ "--hot", CCS_ARGS_INT, &cfg.hot, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--hot-share", CCS_ARGS_REAL, &cfg.hot_share, 1e-9, 1 - 1e-9, NULL, 0, NULL, NULL },
+		{ "--routing-trace", CCS_ARGS_STR, &trace_in, 0, 0, NULL, 0, NULL, NULL },
+		{ "--expert-groups", CCS_ARGS_INT, &cfg.groups, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--topk-groups", CCS_ARGS_INT, &cfg.topk_groups, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--placement", CCS_ARGS_NAME, &cfg.place, 0, 0, ccs_moe_place_name, CCS_MOE_PLACE_N, "placement", NULL },
+		{ "--replicas", CCS_ARGS_INT, &cfg.replicas, 0, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--seed", CCS_ARGS_FN, &cfg.seed, 0, 0, NULL, 0, NULL, take_seed },
+		{ "--matrix", CCS_ARGS_STR, &matrix_path, 0, 0, NULL, 0, NULL, NULL },
+		{ "--format", CCS_ARGS_STR, &format, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace", CCS_ARGS_STR, &trace_path, 0, 0, NULL, 0, NULL, NULL },
+	};
 
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_set(&sets, argc, argv, &i);
@@ -133,79 +172,17 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 			links = 1;
 			continue;
 		}
-		static const char *const with_val[] = { "-t", "-c", "-a", "-n", "--ppn", "--tokens", "--hidden", "--dtype",
-		                                        "--topk", "--experts", "--routing", "--skew", "--hot", "--hot-share",
-		                                        "--routing-trace", "--expert-groups", "--topk-groups", "--placement",
-		                                        "--replicas", "--seed", "--matrix", "--format", "--trace" };
 		char what[48];
 		snprintf(what, sizeof what, "-c %s", op_s ? op_s : "dispatch");
 		/* --trace (last) is simulate's */
-		size_t nv = sizeof with_val / sizeof with_val[0] - !sim;
-		const char *v;
-		if (ccs_args_value(me, what, argc, argv, &i, with_val, nv, &v))
-			goto out;
-		int bad = 0;
-		if (!strcmp(a, "-t"))
-			topo = v;
-		else if (!strcmp(a, "-c"))
-			op_s = v;
-		else if (!strcmp(a, "-a"))
-			algo_s = v;
-		else if (!strcmp(a, "-n"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &nranks);
-		else if (!strcmp(a, "--ppn"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &ppn);
-		else if (!strcmp(a, "--tokens"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.tokens);
-		else if (!strcmp(a, "--hidden"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.hidden);
-		else if (!strcmp(a, "--dtype")) {
-			static const char *const dt[] = { "bf16", "fp8" };
-			bad = want_name("dtype", v, dt, 2, &cfg.fp8);
-		} else if (!strcmp(a, "--topk"))
-			bad = ccs_args_int(me, a, v, 1, 64, &cfg.topk);
-		else if (!strcmp(a, "--experts"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.experts);
-		else if (!strcmp(a, "--routing"))
-			bad = want_name("routing", v, ccs_moe_dist_name, CCS_MOE_DIST_N, &cfg.dist);
-		else if (!strcmp(a, "--skew"))
-			bad = ccs_args_real(me, a, v, 1e-6, 10, &cfg.skew);
-		else if (!strcmp(a, "--hot"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.hot);
-		else if (!strcmp(a, "--hot-share"))
-			bad = ccs_args_real(me, a, v, 1e-9, 1 - 1e-9, &cfg.hot_share);
-		else if (!strcmp(a, "--routing-trace"))
-			trace_in = v;
-		else if (!strcmp(a, "--expert-groups"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.groups);
-		else if (!strcmp(a, "--topk-groups"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.topk_groups);
-		else if (!strcmp(a, "--placement"))
-			bad = want_name("placement", v, ccs_moe_place_name, CCS_MOE_PLACE_N, &cfg.place);
-		else if (!strcmp(a, "--replicas"))
-			bad = ccs_args_int(me, a, v, 0, 1 << 20, &cfg.replicas);
-		else if (!strcmp(a, "--seed")) {
-			char *end;
-			unsigned long long x = strtoull(v, &end, 10);
-			if (!*v || *end || *v == '-') {
-				fprintf(stderr, "%s: '--seed' must be a whole number, got '%s'\n", me, v);
-				bad = 1;
-			}
-			cfg.seed = x;
-		} else if (!strcmp(a, "--matrix"))
-			matrix_path = v;
-		else if (!strcmp(a, "--format"))
-			format = v;
-		else if (!strcmp(a, "--trace"))
-			trace_path = v;
-		if (bad)
+		if (ccs_args_take(me, what, opts, sizeof opts / sizeof opts[0] - !sim, argc, argv, &i))
 			goto out;
 	}
 	if (!topo || !op_s) {
 		fprintf(stderr, "%s: %s\n", me, !topo ? "missing -t TOPO" : "missing -c COLL");
 		goto out;
 	}
-	int op;
+	int op = 0;
 	if (want_name("collective", op_s, ccs_moe_op_name, CCS_MOE_OP_N, &op))
 		goto out;
 	if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
@@ -217,7 +194,7 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 	if (!strcmp(algo_s, "auto"))
 		pick_best = 1;
 	else if (strcmp(algo_s, "all")) {
-		int a;
+		int a = 0;
 		if (want_name("algorithm", algo_s, ccs_moe_algo_name, CCS_MOE_ALGO_N, &a))
 			goto out;
 		amask = 1u << a;

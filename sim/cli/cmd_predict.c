@@ -143,6 +143,109 @@ static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const 
 /* --spray K: parts per transfer between groups (1: per-flow ECMP) */
 static uint32_t spray_k = 0;   /* 0: the topology's (scaleout.spray) */
 
+/* ---- options with their own messages ---- */
+
+/* -b (may be 0), -e, -i (lo 1): sizes as nccl-tests writes them */
+static int take_size(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	uint64_t x;
+	if (!v || ccs_parse_nccl_size(v, &x) || (x == 0 && o->lo > 0)) {
+		fprintf(stderr, "%s: '%s' must be a size such as 8, 64K, 1M or 8G, got '%s'\n", me_, o->flag, v ? v : "");
+		return -1;
+	}
+	*(uint64_t *)o->dest = x;
+	return 0;
+}
+
+static int take_factor(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	char *end;
+	double f = v ? strtod(v, &end) : 0;
+	if (!v || *end || !(f > 1) || f > 1e6) {
+		fprintf(stderr, "%s: '-f' must be a factor above 1, got '%s'\n", me_, v ? v : "");
+		return -1;
+	}
+	*(double *)o->dest = f;
+	return 0;
+}
+
+/* -n, --ppn, -r, --channels: whole numbers from lo (at most hi for --channels) */
+static int take_count(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	char *end;
+	long x = v ? strtol(v, &end, 10) : 0;
+	if (!v || *end || x < (long)o->lo || x > 10000000) {
+		fprintf(stderr, "%s: '%s' must be a whole number, got '%s'\n", me_, o->flag, v ? v : "");
+		return -1;
+	}
+	if (x > (long)o->hi) {
+		fprintf(stderr, "%s: '%s' is at most %ld, got '%s'\n", me_, o->flag, (long)o->hi, v);
+		return -1;
+	}
+	*(int *)o->dest = (int)x;
+	return 0;
+}
+
+struct sched_list {
+	const char **path;
+	int *n;
+};
+
+static int take_schedule(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	struct sched_list *l = o->dest;
+	if (!v) {
+		fprintf(stderr, "%s: '--schedule' needs a FILE.yaml\n", me_);
+		return -1;
+	}
+	if (*l->n == 8) {
+		fprintf(stderr, "%s: at most 8 --schedule files\n", me_);
+		return -1;
+	}
+	l->path[(*l->n)++] = v;
+	return 0;
+}
+
+/* a whole number in [lo, hi] or the row's own message */
+static int bounded(const char *v, const struct ccs_args_opt *o, long *x)
+{
+	char *e2;
+	*x = v ? strtol(v, &e2, 10) : 0;
+	return v && !*e2 && *x >= (long)o->lo && *x <= (long)o->hi;
+}
+
+static int take_spray(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	long x;
+	if (!bounded(v, o, &x)) {
+		fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 (per-flow ECMP) to 64\n", me_);
+		return -1;
+	}
+	*(uint32_t *)o->dest = (uint32_t)x;
+	return 0;
+}
+
+static int take_concurrent(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	long x;
+	if (!bounded(v, o, &x)) {
+		fprintf(stderr, "%s: '--concurrent' takes a number of copies from 1 to 64\n", me_);
+		return -1;
+	}
+	*(int *)o->dest = (int)x;
+	return 0;
+}
+
+static int take_granularity(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	if (!v || (strcmp(v, "step") && strcmp(v, "chunk"))) {
+		fprintf(stderr, "%s: '--granularity' takes 'step' or 'chunk'\n", me_);
+		return -1;
+	}
+	*(int *)o->dest = !strcmp(v, "step");
+	return 0;
+}
+
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
@@ -173,6 +276,33 @@ static int run_coll(int argc, char **argv, int sim)
 	struct ccs_comm comm;
 	memset(&comm, 0, sizeof comm);
 	struct row *rows = NULL;
+	struct sched_list sl = { sched_path, &nsched };
+	const struct ccs_args_opt opts[] = {
+		{ "--best", CCS_ARGS_FLAG, &best, 0, 0, NULL, 0, NULL, NULL },
+		{ "-t", CCS_ARGS_STR, &topo, 0, 0, NULL, 0, NULL, NULL },
+		{ "-c", CCS_ARGS_STR, &coll_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-a", CCS_ARGS_STR, &algo_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-p", CCS_ARGS_STR, &proto_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-d", CCS_ARGS_STR, &dtype_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-o", CCS_ARGS_STR, &op_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "--op", CCS_ARGS_STR, &op_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "--format", CCS_ARGS_STR, &format, 0, 0, NULL, 0, NULL, NULL },
+		{ "-b", CCS_ARGS_FN, &minb, 0, 0, NULL, 0, NULL, take_size },
+		{ "-e", CCS_ARGS_FN, &maxb, 1, 0, NULL, 0, NULL, take_size },
+		{ "-i", CCS_ARGS_FN, &stepb, 1, 0, NULL, 0, NULL, take_size },
+		{ "-f", CCS_ARGS_FN, &factor, 0, 0, NULL, 0, NULL, take_factor },
+		{ "-n", CCS_ARGS_FN, &nranks, 1, 10000000, NULL, 0, NULL, take_count },
+		{ "--ppn", CCS_ARGS_FN, &ppn, 1, 10000000, NULL, 0, NULL, take_count },
+		{ "-r", CCS_ARGS_FN, &root, 0, 10000000, NULL, 0, NULL, take_count },
+		{ "--channels", CCS_ARGS_FN, &channels, 1, 64, NULL, 0, NULL, take_count },
+		/* simulate's */
+		{ "--links", CCS_ARGS_FLAG, &links, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace", CCS_ARGS_STR, &trace_path, 0, 0, NULL, 0, "a FILE.json", NULL },
+		{ "--schedule", CCS_ARGS_FN, &sl, 0, 0, NULL, 0, "own", take_schedule },
+		{ "--spray", CCS_ARGS_FN, &spray_k, 1, 64, NULL, 0, "own", take_spray },
+		{ "--concurrent", CCS_ARGS_FN, &concurrent, 1, 64, NULL, 0, "own", take_concurrent },
+		{ "--granularity", CCS_ARGS_FN, &stepwise, 0, 0, NULL, 0, "own", take_granularity },
+	};
 
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_set(&sets, argc, argv, &i);
@@ -186,128 +316,9 @@ static int run_coll(int argc, char **argv, int sim)
 			rc = 0;
 			goto out;
 		}
-		if (!strcmp(a, "--best")) {
-			best = 1;
-			continue;
-		}
-		if (sim && !strcmp(a, "--links")) {
-			links = 1;
-			continue;
-		}
-		if (sim && !strcmp(a, "--trace")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "%s: '--trace' needs a FILE.json\n", me);
-				goto out;
-			}
-			trace_path = argv[++i];
-			continue;
-		}
-		if (sim && !strcmp(a, "--schedule")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "%s: '--schedule' needs a FILE.yaml\n", me);
-				goto out;
-			}
-			if (nsched == 8) {
-				fprintf(stderr, "%s: at most 8 --schedule files\n", me);
-				goto out;
-			}
-			sched_path[nsched++] = argv[++i];
-			continue;
-		}
-		if (sim && !strcmp(a, "--spray")) {
-			char *e2;
-			long x = i + 1 < argc ? strtol(argv[i + 1], &e2, 10) : 0;
-			if (i + 1 >= argc || *e2 || x < 1 || x > 64) {
-				fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 (per-flow ECMP) to 64\n",
-				        me);
-				goto out;
-			}
-			spray_k = (uint32_t)x;
-			i++;
-			continue;
-		}
-		if (sim && !strcmp(a, "--concurrent")) {
-			char *e2;
-			long x = i + 1 < argc ? strtol(argv[i + 1], &e2, 10) : 0;
-			if (i + 1 >= argc || *e2 || x < 1 || x > 64) {
-				fprintf(stderr, "%s: '--concurrent' takes a number of copies from 1 to 64\n", me);
-				goto out;
-			}
-			concurrent = (int)x;
-			i++;
-			continue;
-		}
-		if (sim && !strcmp(a, "--granularity")) {
-			if (i + 1 >= argc || (strcmp(argv[i + 1], "step") && strcmp(argv[i + 1], "chunk"))) {
-				fprintf(stderr, "%s: '--granularity' takes 'step' or 'chunk'\n", me);
-				goto out;
-			}
-			stepwise = !strcmp(argv[++i], "step");
-			continue;
-		}
-		static const char *const with_val[] = { "-t", "-c", "-a", "-p", "-n", "--ppn", "-b", "-e", "-f", "-i",
-		                                        "--channels", "-d", "-o", "--op", "-r", "--format" };
-		int known = 0;
-		for (size_t k = 0; k < sizeof with_val / sizeof with_val[0]; k++)
-			known |= !strcmp(a, with_val[k]);
-		if (!known) {
-			fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", me, a, me);
+		/* the last six are simulate's */
+		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (sim ? 0 : 6), argc, argv, &i))
 			goto out;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "%s: '%s' needs a value\n", me, a);
-			goto out;
-		}
-		const char *v = argv[++i];
-		char *end;
-		if (!strcmp(a, "-t"))
-			topo = v;
-		else if (!strcmp(a, "-c"))
-			coll_s = v;
-		else if (!strcmp(a, "-a"))
-			algo_s = v;
-		else if (!strcmp(a, "-p"))
-			proto_s = v;
-		else if (!strcmp(a, "-d"))
-			dtype_s = v;
-		else if (!strcmp(a, "-o") || !strcmp(a, "--op"))
-			op_s = v;
-		else if (!strcmp(a, "--format"))
-			format = v;
-		else if (!strcmp(a, "-b") || !strcmp(a, "-e") || !strcmp(a, "-i")) {
-			uint64_t x;
-			if (ccs_parse_nccl_size(v, &x) || (x == 0 && strcmp(a, "-b"))) {
-				fprintf(stderr, "%s: '%s' must be a size such as 8, 64K, 1M or 8G, got '%s'\n", me, a, v);
-				goto out;
-			}
-			*(!strcmp(a, "-b") ? &minb : !strcmp(a, "-e") ? &maxb : &stepb) = x;
-		} else if (!strcmp(a, "-f")) {
-			factor = strtod(v, &end);
-			if (*end || !(factor > 1) || factor > 1e6) {
-				fprintf(stderr, "%s: '-f' must be a factor above 1, got '%s'\n", me, v);
-				goto out;
-			}
-		} else {
-			long x = strtol(v, &end, 10);
-			long lo = !strcmp(a, "-r") ? 0 : 1;
-			if (*end || x < lo || x > 10000000) {
-				fprintf(stderr, "%s: '%s' must be a whole number, got '%s'\n", me, a, v);
-				goto out;
-			}
-			if (!strcmp(a, "-n"))
-				nranks = (int)x;
-			else if (!strcmp(a, "--ppn"))
-				ppn = (int)x;
-			else if (!strcmp(a, "-r"))
-				root = (int)x;
-			else {
-				if (x > 64) {
-					fprintf(stderr, "%s: '--channels' is at most 64, got '%s'\n", me, v);
-					goto out;
-				}
-				channels = (int)x;
-			}
-		}
 	}
 	if (nsched) {
 		if (!topo) {
