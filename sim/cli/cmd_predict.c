@@ -246,6 +246,412 @@ static int take_granularity(const char *me_, const struct ccs_args_opt *o, const
 	return 0;
 }
 
+/* A predict or simulate request: the options, what they resolve to, and
+ * the rows (one per size) being timed. */
+struct req {
+	int sim;
+	const char *topo, *coll_s, *algo_s, *proto_s, *format, *dtype_s, *op_s, *trace_path;
+	uint64_t minb, maxb, stepb;
+	double factor;
+	int nranks, ppn, channels, best, root, links, concurrent, stepwise;
+	const char *sched_path[8];
+	int nsched;
+	struct ccs_args_sets sets;
+	/* resolved */
+	int coll, op, fixed_algo, sched_flags, minch, maxch, n;
+	const struct ccs_dtype *dt;
+	unsigned all_algo, all_proto, amask, pmask;
+	struct ccs_topo *t;
+	struct ccs_comm comm;
+	struct ccs_fabric *fab;
+	struct ccs_flows *last_flows;
+	struct row *rows;
+	size_t nrows;
+	double avg_bus;
+};
+
+/* The options into rq: 0, 1 after --help, -1 after a message. */
+static int parse_req(struct req *rq, int argc, char **argv)
+{
+	struct sched_list sl = { rq->sched_path, &rq->nsched };
+	const struct ccs_args_opt opts[] = {
+		{ "--best", CCS_ARGS_FLAG, &rq->best, 0, 0, NULL, 0, NULL, NULL },
+		{ "-t", CCS_ARGS_STR, &rq->topo, 0, 0, NULL, 0, NULL, NULL },
+		{ "-c", CCS_ARGS_STR, &rq->coll_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-a", CCS_ARGS_STR, &rq->algo_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-p", CCS_ARGS_STR, &rq->proto_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-d", CCS_ARGS_STR, &rq->dtype_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-o", CCS_ARGS_STR, &rq->op_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "--op", CCS_ARGS_STR, &rq->op_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "--format", CCS_ARGS_STR, &rq->format, 0, 0, NULL, 0, NULL, NULL },
+		{ "-b", CCS_ARGS_FN, &rq->minb, 0, 0, NULL, 0, NULL, take_size },
+		{ "-e", CCS_ARGS_FN, &rq->maxb, 1, 0, NULL, 0, NULL, take_size },
+		{ "-i", CCS_ARGS_FN, &rq->stepb, 1, 0, NULL, 0, NULL, take_size },
+		{ "-f", CCS_ARGS_FN, &rq->factor, 0, 0, NULL, 0, NULL, take_factor },
+		{ "-n", CCS_ARGS_FN, &rq->nranks, 1, 10000000, NULL, 0, NULL, take_count },
+		{ "--ppn", CCS_ARGS_FN, &rq->ppn, 1, 10000000, NULL, 0, NULL, take_count },
+		{ "-r", CCS_ARGS_FN, &rq->root, 0, 10000000, NULL, 0, NULL, take_count },
+		{ "--channels", CCS_ARGS_FN, &rq->channels, 1, 64, NULL, 0, NULL, take_count },
+		/* simulate's */
+		{ "--links", CCS_ARGS_FLAG, &rq->links, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace", CCS_ARGS_STR, &rq->trace_path, 0, 0, NULL, 0, "a FILE.json", NULL },
+		{ "--schedule", CCS_ARGS_FN, &sl, 0, 0, NULL, 0, "own", take_schedule },
+		{ "--spray", CCS_ARGS_FN, &spray_k, 1, 64, NULL, 0, "own", take_spray },
+		{ "--concurrent", CCS_ARGS_FN, &rq->concurrent, 1, 64, NULL, 0, "own", take_concurrent },
+		{ "--granularity", CCS_ARGS_FN, &rq->stepwise, 0, 0, NULL, 0, "own", take_granularity },
+	};
+
+	for (int i = 1; i < argc; i++) {
+		int r = ccs_args_set(&rq->sets, argc, argv, &i);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			continue;
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 1;
+		}
+		/* the last six are simulate's */
+		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 6), argc, argv, &i))
+			return -1;
+	}
+	return 0;
+}
+
+/* --schedule files instead of a collective: the exit status. */
+static int schedules(struct req *rq)
+{
+		if (!rq->topo) {
+		fprintf(stderr, "%s: missing -t TOPO\n", me);
+		return 2;
+	}
+	if (rq->coll_s || rq->algo_s || rq->proto_s || rq->concurrent > 1) {
+		fprintf(stderr, "%s: --schedule runs the ops the files list; -c, -a, -p and --concurrent do not apply\n", me);
+		return 2;
+	}
+	return run_schedule(rq->topo, &rq->sets, rq->nranks, rq->ppn, rq->sched_path, rq->nsched, rq->links, rq->trace_path);
+}
+
+/* Names, format and sizes, checked before anything loads: 0, or -1 after a
+ * message (usage errors). */
+static int check_req(struct req *rq)
+{
+	if (!rq->topo || !rq->coll_s) {
+		fprintf(stderr, "%s: %s\n", me, !rq->topo ? "missing -t TOPO" : "missing -c COLL");
+		usage(stderr);
+		return -1;
+	}
+	rq->coll = ccs_coll_parse(rq->coll_s);
+	if (rq->coll < 0) {
+		fprintf(stderr, "%s: unknown collective '%s'; one of: allreduce, allgather, reducescatter, "
+		                "broadcast, reduce, alltoall, sendrecv\n", me, rq->coll_s);
+		return -1;
+	}
+	rq->dt = ccs_dtype_parse(rq->dtype_s);
+	if (!rq->dt) {
+		fprintf(stderr, "%s: unknown type '%s'; one of: %s\n", me, rq->dtype_s, ccs_dtype_list());
+		return -1;
+	}
+	rq->op = ccs_redop_parse(rq->op_s);
+	if (rq->op < 0) {
+		fprintf(stderr, "%s: unknown op '%s'; one of: sum, prod, max, min, avg, mulsum\n", me, rq->op_s);
+		return -1;
+	}
+	if (strcmp(rq->format, "table") && strcmp(rq->format, "csv") && strcmp(rq->format, "json")) {
+		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv, json\n", me, rq->format);
+		return -1;
+	}
+	if (rq->minb > rq->maxb) {
+		fprintf(stderr, "%s: -b %llu is above -e %llu\n", me, (unsigned long long)rq->minb,
+		        (unsigned long long)rq->maxb);
+		return -1;
+	}
+	if (rq->factor == 0 && rq->stepb == 0)
+		rq->factor = 2;
+	return 0;
+}
+
+/* Algorithm and protocol masks: flags, then NCCL's environment
+ * (NCCL_ALGO, NCCL_PROTO, NCCL_PXN_DISABLE, NCCL_MIN/MAX_NCHANNELS). */
+static int masks_of(struct req *rq)
+{
+	/* Algorithm and protocol masks: flags, then NCCL's environment. */
+	rq->all_algo = (1u << CCS_ALGO_N) - 1;
+	rq->all_proto = (1u << CCS_PROTO_N) - 1;
+	rq->amask = rq->all_algo;
+	rq->pmask = rq->all_proto;
+	char bad[128];
+	if (rq->algo_s && strcmp(rq->algo_s, "auto")) {
+		int a = ccs_algo_parse(rq->algo_s);
+		if (a < 0) {
+			fprintf(stderr, "%s: unknown algorithm '%s'; one of:", me, rq->algo_s);
+			for (int k = 0; k < CCS_ALGO_N; k++)
+				fprintf(stderr, " %s,", ccs_algo_name[k]);
+			fprintf(stderr, " auto\n");
+			return -1;
+		}
+		rq->amask = 1u << a;
+		rq->fixed_algo = 1;
+	} else if (!rq->algo_s && getenv("NCCL_ALGO") && *getenv("NCCL_ALGO")) {
+		long m = parse_env_list(getenv("NCCL_ALGO"), rq->coll, 0, rq->all_algo, bad, sizeof bad);
+		if (m < 0) {
+			fprintf(stderr, "%s: NCCL_ALGO: unknown algorithm '%s'\n", me, bad);
+			return -1;
+		}
+		rq->amask = (unsigned)m;
+	}
+	if (rq->proto_s && strcmp(rq->proto_s, "auto")) {
+		int q = ccs_proto_parse(rq->proto_s);
+		if (q < 0) {
+			fprintf(stderr, "%s: unknown protocol '%s'; one of: LL, LL128, Simple, auto\n", me, rq->proto_s);
+			return -1;
+		}
+		rq->pmask = 1u << q;
+	} else if (!rq->proto_s && getenv("NCCL_PROTO") && *getenv("NCCL_PROTO")) {
+		long m = parse_env_list(getenv("NCCL_PROTO"), rq->coll, 1, rq->all_proto, bad, sizeof bad);
+		if (m < 0) {
+			fprintf(stderr, "%s: NCCL_PROTO: unknown protocol '%s'\n", me, bad);
+			return -1;
+		}
+		rq->pmask = (unsigned)m;
+	}
+	rq->sched_flags = rq->stepwise ? CCS_SCHED_STEP : 0;
+	if (ccs_coll_rooted(rq->coll))
+		rq->sched_flags |= rq->root << CCS_SCHED_ROOT_SHIFT;
+	{
+		const char *pd = getenv("NCCL_PXN_DISABLE");
+		if (pd && *pd && strcmp(pd, "0") && strcmp(pd, "1")) {
+			fprintf(stderr, "%s: NCCL_PXN_DISABLE must be 0 or 1, got '%s'\n", me, pd);
+			return -1;
+		}
+		if (pd && !strcmp(pd, "1"))
+			rq->sched_flags |= CCS_SCHED_NO_PXN;
+	}
+	if (env_int("NCCL_MIN_NCHANNELS", &rq->minch) < 0 || env_int("NCCL_MAX_NCHANNELS", &rq->maxch) < 0)
+		return -1;
+	return 0;
+}
+
+/* The topology and communicator, channels from NCCL's environment, and a
+ * fixed algorithm that must apply: 0, or -1 after a message. */
+static int setup(struct req *rq)
+{
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
+	if (ccs_topo_load(rq->topo, (const char *const *)rq->sets.v, rq->sets.n, &rq->t, &diag)) {
+		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+		return -1;
+	}
+	char err[256];
+	if (ccs_comm_build(rq->t, rq->nranks, rq->ppn, &rq->comm, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", me, err);
+		return -1;
+	}
+	if (ccs_coll_rooted(rq->coll) && rq->root >= rq->comm.n) {
+		fprintf(stderr, "%s: root %d is not one of the %d ranks\n", me, rq->root, rq->comm.n);
+		return -1;
+	}
+	rq->n = rq->comm.n;
+	if (rq->channels == 0 && (rq->minch || rq->maxch)) {
+		int base = ccs_nccl_channels(&rq->comm, CCS_ALGO_RING);
+		if (rq->minch && base < rq->minch)
+			base = rq->minch;
+		if (rq->maxch && base > rq->maxch)
+			base = rq->maxch;
+		rq->channels = base;
+	}
+
+	/* A fixed algorithm must apply here; say why not. */
+	if (rq->fixed_algo) {
+		int a = 0;
+		while (!(rq->amask & (1u << a)))
+			a++;
+		const char *why = NULL;
+		int okp = 0;
+		struct ccs_cost cc;
+		for (int q = 0; q < CCS_PROTO_N; q++)
+			if ((rq->pmask & (1u << q)) && !ccs_cost_eval(&rq->comm, rq->coll, a, q, rq->channels, 1u << 20, &cc, &why))
+				okp = 1;
+		if (!okp) {
+			fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_algo_name[a], ccs_coll_name[rq->coll], rq->t->name,
+			        why ? why : "not available with the protocols asked for");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One row per size from -b to -e by -f or -i. */
+static int size_rows(struct req *rq)
+{
+	/* Sizes. */
+	size_t cap = 0;
+	for (uint64_t s = rq->minb;;) {
+		if (ccs_grow(&rq->rows, &cap, rq->nrows + 1, sizeof *rq->rows)) {
+			fprintf(stderr, "ccsim: out of memory\n");
+			return -1;
+		}
+		struct row *rw = &rq->rows[rq->nrows];
+		memset(rw, 0, sizeof *rw);
+		ccs_coll_shape(rq->coll, rq->n, s, rq->dt->size, &rw->count, &rw->bytes);
+		rq->nrows++;
+		if (rq->nrows > 100000) {
+			fprintf(stderr, "%s: more than 100000 sizes; use -f\n", me);
+			return -1;
+		}
+		uint64_t next = rq->factor > 0 ? (uint64_t)ceil((double)s * rq->factor) : s + rq->stepb;
+		if (next <= s)
+			next = s + 1;
+		if (next > rq->maxb)
+			break;
+		s = next;
+	}
+	return 0;
+}
+
+/* Each row's algorithm and protocol (NCCL's choice, or ours with --best) and
+ * its time (closed form, or simulated), with the other choice beside it. */
+static int time_rows(struct req *rq)
+{
+	double sum_bus = 0;
+	for (size_t i = 0; i < rq->nrows; i++) {
+		struct row *rw = &rq->rows[i];
+		int a = -1, q = -1, aa = -1, aq = -1;
+		uint64_t sel_bytes = rw->bytes ? rw->bytes : 1;
+		if (ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, !rq->best, &a, &q) &&
+		    (!rq->fixed_algo || ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, 0, &a, &q))) {
+			/* an algorithm asked for by name that NCCL would not run here is
+			 * timed by our model; if that cannot either, say why */
+			const char *why = NULL;
+			struct ccs_cost tmp;
+			for (int qq = 0; qq < CCS_PROTO_N && rq->fixed_algo; qq++)
+				if ((rq->pmask & (1u << qq)) && ccs_cost_eval(&rq->comm, rq->coll, ccs_algo_parse(rq->algo_s), qq, rq->channels,
+				                                          sel_bytes, &tmp, &why))
+					break;
+			if (why)
+				fprintf(stderr, "%s: %s %s on %s: %s\n", me, rq->algo_s, ccs_coll_name[rq->coll], rq->t->name, why);
+			else
+				fprintf(stderr, "%s: no algorithm and protocol allowed by the flags and NCCL_ALGO/NCCL_PROTO "
+				                "applies to %s on %s\n", me, ccs_coll_name[rq->coll], rq->t->name);
+			return -1;
+		}
+		if (!rq->fixed_algo || (rq->pmask & (rq->pmask - 1)))
+			ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, rq->best, &aa, &aq);
+		struct ccs_cost cc;
+		ccs_cost_eval(&rq->comm, rq->coll, a, q, rq->channels, rw->bytes, &cc, NULL);
+		rw->algo = a;
+		rw->proto = q;
+		rw->channels = cc.channels;
+		rw->bound = cc.bound;
+		rw->time_s = cc.time_s;
+		if (rq->sim) {
+			if (sim_row(&rq->comm, &rq->fab, rq->coll, a, q, rq->channels, rq->concurrent, rq->sched_flags, rw, &rq->last_flows, i + 1 == rq->nrows ? rq->trace_path : NULL))
+				return -1;
+			aa = -1;
+		}
+		rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
+		rw->busbw = rw->algbw * ccs_busbw_factor(rq->coll, rq->n);
+		rw->alt_algo = -1;
+		if (aa >= 0 && (aa != a || aq != q)) {
+			struct ccs_cost ac;
+			if (!ccs_cost_eval(&rq->comm, rq->coll, aa, aq, rq->channels, rw->bytes, &ac, NULL)) {
+				rw->alt_algo = aa;
+				rw->alt_proto = aq;
+				rw->alt_time = ac.time_s;
+			}
+		}
+		sum_bus += rw->busbw;
+	}
+	if (!rq->sim && rq->t->ntimed) {
+		/* the closed form across timed faults: the same algorithm and
+		 * protocol (a running communicator keeps them) in each state */
+		if (timed_rows(rq->topo, &rq->sets, rq->t, &rq->comm, rq->nranks, rq->ppn, rq->coll, rq->channels, rq->rows, rq->nrows))
+			return -1;
+		sum_bus = 0;
+		for (size_t i = 0; i < rq->nrows; i++) {
+			struct row *rw = &rq->rows[i];
+			rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
+			rw->busbw = rw->algbw * ccs_busbw_factor(rq->coll, rq->n);
+			sum_bus += rw->busbw;
+		}
+	}
+	rq->avg_bus = rq->nrows ? sum_bus / (double)rq->nrows : 0;
+	return 0;
+}
+
+/* The rows as nccl-tests prints them (table), or csv, or json. */
+static void print_rows(const struct req *rq)
+{
+	const char *type_name = rq->dt->name;
+	const char *op_name = ccs_coll_reduces(rq->coll) ? ccs_redop_name[rq->op] : "none";
+	int root_col = ccs_coll_rooted(rq->coll) ? rq->root : -1;
+	if (!strcmp(rq->format, "csv")) {
+		printf("collective,algo,proto,channels,ranks,bytes,time_us,algbw_GBps,busbw_GBps,bound\n");
+		for (size_t i = 0; i < rq->nrows; i++) {
+			const struct row *rw = &rq->rows[i];
+			printf("%s,%s,%s,%d,%d,%llu,%.6g,%.6g,%.6g,%s\n", ccs_coll_cli[rq->coll], ccs_algo_name[rw->algo],
+			       ccs_proto_name[rw->proto], rw->channels, rq->n, (unsigned long long)rw->bytes, rw->time_s * 1e6,
+			       rw->algbw, rw->busbw, ccs_bound_name[rw->bound]);
+		}
+	} else if (!strcmp(rq->format, "json")) {
+		printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
+		       "  \"ranks_per_group\": %d,\n  \"type\": \"%s\",\n  \"redop\": \"%s\",\n  \"selection\": \"%s\",\n"
+		       "  \"rows\": [", ccs_coll_name[rq->coll], rq->t->name, rq->n, rq->comm.G, rq->comm.p, type_name, op_name,
+		       rq->best ? "ccsim" : "nccl");
+		for (size_t i = 0; i < rq->nrows; i++) {
+			const struct row *rw = &rq->rows[i];
+			printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %.6g, "
+			       "\"busbw_GBps\": %.6g, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
+			       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6,
+			       rw->algbw, rw->busbw, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
+			       ccs_bound_name[rw->bound]);
+			if (rw->alt_algo >= 0)
+				printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", rq->best ? "nccl" : "best",
+				       ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);
+			printf("}");
+		}
+		printf("\n  ],\n  \"avg_busbw_GBps\": %.6g\n}\n", rq->avg_bus);
+	} else {
+		printf("# %s: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice", me, ccs_coll_name[rq->coll],
+		       rq->t->name, rq->n, rq->comm.G, rq->comm.G == 1 ? "" : "s", rq->comm.p,
+		       rq->comm.intra_nvl ? "scale-up domains" : "nodes", rq->best ? "ccsim" : "NCCL");
+		if (rq->concurrent > 1)
+			printf("; %d copies at once (time: all done)", rq->concurrent);
+		printf("\n");
+		if (rq->t->nfault) {
+			printf("# faults: ");
+			for (uint32_t i = 0; i < rq->t->nfault; i++)
+				printf("%s%s", i ? ", " : "", rq->t->fault[i]);
+			if (rq->t->ntimed)
+				printf(rq->sim ? " ('@': struck during each run; flows on dead links rerouted)"
+				           : " ('@': the work done by then at the healthy rate, the rest at the struck one's)");
+			printf("\n");
+		}
+		printf("#\n");
+		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %-14s %-6s %3s  %-8s %s\n", "size", "count", "type",
+		       "redop", "root", "time", "algbw", "busbw", "algo", "proto", "ch", "bound", rq->best ? "nccl" : "best");
+		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+		       "(GB/s)");
+		for (size_t i = 0; i < rq->nrows; i++) {
+			const struct row *rw = &rq->rows[i];
+			char ts[32], as[32], bs[32], alt[96] = "-";
+			fit(ts, sizeof ts, rw->time_s * 1e6, 7);
+			fit(as, sizeof as, rw->algbw, 6);
+			fit(bs, sizeof bs, rw->busbw, 6);
+			if (rw->alt_algo >= 0)
+				snprintf(alt, sizeof alt, "%s/%s %.4gus", ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto],
+				         rw->alt_time * 1e6);
+			printf("%12llu  %12llu  %8s  %6s  %6d  %7s  %6s  %6s  %-14s %-6s %3d  %-8s %s\n",
+			       (unsigned long long)rw->bytes, (unsigned long long)rw->count, type_name, op_name, root_col, ts,
+			       as, bs, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
+			       ccs_bound_name[rw->bound], alt);
+		}
+		printf("# Avg bus bandwidth    : %g \n", rq->avg_bus);
+		printf("#\n");
+	}
+}
+
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
@@ -260,374 +666,40 @@ static int run_coll(int argc, char **argv, int sim)
 		if (!strcmp(c, "kvcache"))
 			return ccs_cmd_kv(argc, argv, sim);
 	}
-	const char *topo = NULL, *coll_s = NULL, *algo_s = NULL, *proto_s = NULL, *format = "table";
-	const char *dtype_s = "float", *op_s = "sum";
-	uint64_t minb = 32u << 20, maxb = 32u << 20, stepb = 0;
-	double factor = 0;
-	int nranks = 0, ppn = 0, channels = 0, best = 0, root = 0, links = 0;
-	const char *trace_path = NULL, *sched_path[8];
-	int nsched = 0, concurrent = 1, stepwise = 0;
-	struct ccs_fabric *fab = NULL;
-	struct ccs_flows *last_flows = NULL;
-	struct ccs_args_sets sets;
-	ccs_args_sets_init(&sets);
-	int rc = 2;
-	struct ccs_topo *t = NULL;
-	struct ccs_comm comm;
-	memset(&comm, 0, sizeof comm);
-	struct row *rows = NULL;
-	struct sched_list sl = { sched_path, &nsched };
-	const struct ccs_args_opt opts[] = {
-		{ "--best", CCS_ARGS_FLAG, &best, 0, 0, NULL, 0, NULL, NULL },
-		{ "-t", CCS_ARGS_STR, &topo, 0, 0, NULL, 0, NULL, NULL },
-		{ "-c", CCS_ARGS_STR, &coll_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "-a", CCS_ARGS_STR, &algo_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "-p", CCS_ARGS_STR, &proto_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "-d", CCS_ARGS_STR, &dtype_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "-o", CCS_ARGS_STR, &op_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "--op", CCS_ARGS_STR, &op_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "--format", CCS_ARGS_STR, &format, 0, 0, NULL, 0, NULL, NULL },
-		{ "-b", CCS_ARGS_FN, &minb, 0, 0, NULL, 0, NULL, take_size },
-		{ "-e", CCS_ARGS_FN, &maxb, 1, 0, NULL, 0, NULL, take_size },
-		{ "-i", CCS_ARGS_FN, &stepb, 1, 0, NULL, 0, NULL, take_size },
-		{ "-f", CCS_ARGS_FN, &factor, 0, 0, NULL, 0, NULL, take_factor },
-		{ "-n", CCS_ARGS_FN, &nranks, 1, 10000000, NULL, 0, NULL, take_count },
-		{ "--ppn", CCS_ARGS_FN, &ppn, 1, 10000000, NULL, 0, NULL, take_count },
-		{ "-r", CCS_ARGS_FN, &root, 0, 10000000, NULL, 0, NULL, take_count },
-		{ "--channels", CCS_ARGS_FN, &channels, 1, 64, NULL, 0, NULL, take_count },
-		/* simulate's */
-		{ "--links", CCS_ARGS_FLAG, &links, 0, 0, NULL, 0, NULL, NULL },
-		{ "--trace", CCS_ARGS_STR, &trace_path, 0, 0, NULL, 0, "a FILE.json", NULL },
-		{ "--schedule", CCS_ARGS_FN, &sl, 0, 0, NULL, 0, "own", take_schedule },
-		{ "--spray", CCS_ARGS_FN, &spray_k, 1, 64, NULL, 0, "own", take_spray },
-		{ "--concurrent", CCS_ARGS_FN, &concurrent, 1, 64, NULL, 0, "own", take_concurrent },
-		{ "--granularity", CCS_ARGS_FN, &stepwise, 0, 0, NULL, 0, "own", take_granularity },
-	};
-
-	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&sets, argc, argv, &i);
-		if (r < 0)
-			goto out;
-		if (r > 0)
-			continue;
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			rc = 0;
-			goto out;
-		}
-		/* the last six are simulate's */
-		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (sim ? 0 : 6), argc, argv, &i))
-			goto out;
+	struct req *rq = ccs_calloc(1, sizeof *rq);
+	if (!rq) {
+		fprintf(stderr, "ccsim: out of memory\n");
+		return 1;
 	}
-	if (nsched) {
-		if (!topo) {
-			fprintf(stderr, "%s: missing -t TOPO\n", me);
-			goto out;
-		}
-		if (coll_s || algo_s || proto_s || concurrent > 1) {
-			fprintf(stderr, "%s: --schedule runs the ops the files list; -c, -a, -p and --concurrent do not apply\n", me);
-			goto out;
-		}
-		rc = run_schedule(topo, &sets, nranks, ppn, sched_path, nsched, links, trace_path);
-		goto out;
+	rq->sim = sim;
+	rq->format = "table";
+	rq->dtype_s = "float";
+	rq->op_s = "sum";
+	rq->minb = rq->maxb = 32u << 20;
+	rq->concurrent = 1;
+	ccs_args_sets_init(&rq->sets);
+	int rc = parse_req(rq, argc, argv);
+	if (rc)
+		rc = rc > 0 ? 0 : 2;
+	else if (rq->nsched)
+		rc = schedules(rq);
+	else if (check_req(rq) || masks_of(rq))
+		rc = 2;
+	else if (setup(rq) || size_rows(rq) || time_rows(rq))
+		rc = 1;
+	else {
+		print_rows(rq);
+		if (rq->links && rq->last_flows && rq->fab)
+			ccs_report_links(rq->fab, rq->last_flows, rq->rows[rq->nrows - 1].time_s);
+		rc = ccs_args_flush() ? 1 : 0;
 	}
-	if (!topo || !coll_s) {
-		fprintf(stderr, "%s: %s\n", me, !topo ? "missing -t TOPO" : "missing -c COLL");
-		usage(stderr);
-		goto out;
-	}
-	int coll = ccs_coll_parse(coll_s);
-	if (coll < 0) {
-		fprintf(stderr, "%s: unknown collective '%s'; one of: allreduce, allgather, reducescatter, "
-		                "broadcast, reduce, alltoall, sendrecv\n", me, coll_s);
-		goto out;
-	}
-	const struct ccs_dtype *dt = ccs_dtype_parse(dtype_s);
-	if (!dt) {
-		fprintf(stderr, "%s: unknown type '%s'; one of: %s\n", me, dtype_s, ccs_dtype_list());
-		goto out;
-	}
-	int op = ccs_redop_parse(op_s);
-	if (op < 0) {
-		fprintf(stderr, "%s: unknown op '%s'; one of: sum, prod, max, min, avg, mulsum\n", me, op_s);
-		goto out;
-	}
-	if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv, json\n", me, format);
-		goto out;
-	}
-	if (minb > maxb) {
-		fprintf(stderr, "%s: -b %llu is above -e %llu\n", me, (unsigned long long)minb,
-		        (unsigned long long)maxb);
-		goto out;
-	}
-	if (factor == 0 && stepb == 0)
-		factor = 2;
-
-	/* Algorithm and protocol masks: flags, then NCCL's environment. */
-	unsigned all_algo = (1u << CCS_ALGO_N) - 1, all_proto = (1u << CCS_PROTO_N) - 1;
-	unsigned amask = all_algo, pmask = all_proto;
-	int fixed_algo = 0;
-	char bad[128];
-	if (algo_s && strcmp(algo_s, "auto")) {
-		int a = ccs_algo_parse(algo_s);
-		if (a < 0) {
-			fprintf(stderr, "%s: unknown algorithm '%s'; one of:", me, algo_s);
-			for (int k = 0; k < CCS_ALGO_N; k++)
-				fprintf(stderr, " %s,", ccs_algo_name[k]);
-			fprintf(stderr, " auto\n");
-			goto out;
-		}
-		amask = 1u << a;
-		fixed_algo = 1;
-	} else if (!algo_s && getenv("NCCL_ALGO") && *getenv("NCCL_ALGO")) {
-		long m = parse_env_list(getenv("NCCL_ALGO"), coll, 0, all_algo, bad, sizeof bad);
-		if (m < 0) {
-			fprintf(stderr, "%s: NCCL_ALGO: unknown algorithm '%s'\n", me, bad);
-			goto out;
-		}
-		amask = (unsigned)m;
-	}
-	if (proto_s && strcmp(proto_s, "auto")) {
-		int q = ccs_proto_parse(proto_s);
-		if (q < 0) {
-			fprintf(stderr, "%s: unknown protocol '%s'; one of: LL, LL128, Simple, auto\n", me, proto_s);
-			goto out;
-		}
-		pmask = 1u << q;
-	} else if (!proto_s && getenv("NCCL_PROTO") && *getenv("NCCL_PROTO")) {
-		long m = parse_env_list(getenv("NCCL_PROTO"), coll, 1, all_proto, bad, sizeof bad);
-		if (m < 0) {
-			fprintf(stderr, "%s: NCCL_PROTO: unknown protocol '%s'\n", me, bad);
-			goto out;
-		}
-		pmask = (unsigned)m;
-	}
-	int sched_flags = stepwise ? CCS_SCHED_STEP : 0;
-	if (ccs_coll_rooted(coll))
-		sched_flags |= root << CCS_SCHED_ROOT_SHIFT;
-	{
-		const char *pd = getenv("NCCL_PXN_DISABLE");
-		if (pd && *pd && strcmp(pd, "0") && strcmp(pd, "1")) {
-			fprintf(stderr, "%s: NCCL_PXN_DISABLE must be 0 or 1, got '%s'\n", me, pd);
-			goto out;
-		}
-		if (pd && !strcmp(pd, "1"))
-			sched_flags |= CCS_SCHED_NO_PXN;
-	}
-	int minch = 0, maxch = 0;
-	if (env_int("NCCL_MIN_NCHANNELS", &minch) < 0 || env_int("NCCL_MAX_NCHANNELS", &maxch) < 0)
-		goto out;
-
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	rc = 1;
-	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &diag)) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
-		goto out;
-	}
-	char err[256];
-	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		goto out;
-	}
-	if (ccs_coll_rooted(coll) && root >= comm.n) {
-		fprintf(stderr, "%s: root %d is not one of the %d ranks\n", me, root, comm.n);
-		goto out;
-	}
-	int n = comm.n;
-	if (channels == 0 && (minch || maxch)) {
-		int base = ccs_nccl_channels(&comm, CCS_ALGO_RING);
-		if (minch && base < minch)
-			base = minch;
-		if (maxch && base > maxch)
-			base = maxch;
-		channels = base;
-	}
-
-	/* A fixed algorithm must apply here; say why not. */
-	if (fixed_algo) {
-		int a = 0;
-		while (!(amask & (1u << a)))
-			a++;
-		const char *why = NULL;
-		int okp = 0;
-		struct ccs_cost cc;
-		for (int q = 0; q < CCS_PROTO_N; q++)
-			if ((pmask & (1u << q)) && !ccs_cost_eval(&comm, coll, a, q, channels, 1u << 20, &cc, &why))
-				okp = 1;
-		if (!okp) {
-			fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_algo_name[a], ccs_coll_name[coll], t->name,
-			        why ? why : "not available with the protocols asked for");
-			goto out;
-		}
-	}
-
-	/* Sizes. */
-	size_t nrows = 0, cap = 0;
-	for (uint64_t s = minb;;) {
-		if (ccs_grow(&rows, &cap, nrows + 1, sizeof *rows)) {
-			fprintf(stderr, "ccsim: out of memory\n");
-			goto out;
-		}
-		struct row *rw = &rows[nrows];
-		memset(rw, 0, sizeof *rw);
-		ccs_coll_shape(coll, n, s, dt->size, &rw->count, &rw->bytes);
-		nrows++;
-		if (nrows > 100000) {
-			fprintf(stderr, "%s: more than 100000 sizes; use -f\n", me);
-			goto out;
-		}
-		uint64_t next = factor > 0 ? (uint64_t)ceil((double)s * factor) : s + stepb;
-		if (next <= s)
-			next = s + 1;
-		if (next > maxb)
-			break;
-		s = next;
-	}
-
-	double sum_bus = 0;
-	for (size_t i = 0; i < nrows; i++) {
-		struct row *rw = &rows[i];
-		int a = -1, q = -1, aa = -1, aq = -1;
-		uint64_t sel_bytes = rw->bytes ? rw->bytes : 1;
-		if (ccs_select(&comm, coll, sel_bytes, amask, pmask, !best, &a, &q) &&
-		    (!fixed_algo || ccs_select(&comm, coll, sel_bytes, amask, pmask, 0, &a, &q))) {
-			/* an algorithm asked for by name that NCCL would not run here is
-			 * timed by our model; if that cannot either, say why */
-			const char *why = NULL;
-			struct ccs_cost tmp;
-			for (int qq = 0; qq < CCS_PROTO_N && fixed_algo; qq++)
-				if ((pmask & (1u << qq)) && ccs_cost_eval(&comm, coll, ccs_algo_parse(algo_s), qq, channels,
-				                                          sel_bytes, &tmp, &why))
-					break;
-			if (why)
-				fprintf(stderr, "%s: %s %s on %s: %s\n", me, algo_s, ccs_coll_name[coll], t->name, why);
-			else
-				fprintf(stderr, "%s: no algorithm and protocol allowed by the flags and NCCL_ALGO/NCCL_PROTO "
-				                "applies to %s on %s\n", me, ccs_coll_name[coll], t->name);
-			goto out;
-		}
-		if (!fixed_algo || (pmask & (pmask - 1)))
-			ccs_select(&comm, coll, sel_bytes, amask, pmask, best, &aa, &aq);
-		struct ccs_cost cc;
-		ccs_cost_eval(&comm, coll, a, q, channels, rw->bytes, &cc, NULL);
-		rw->algo = a;
-		rw->proto = q;
-		rw->channels = cc.channels;
-		rw->bound = cc.bound;
-		rw->time_s = cc.time_s;
-		if (sim) {
-			if (sim_row(&comm, &fab, coll, a, q, channels, concurrent, sched_flags, rw, &last_flows, i + 1 == nrows ? trace_path : NULL))
-				goto out;
-			aa = -1;
-		}
-		rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
-		rw->busbw = rw->algbw * ccs_busbw_factor(coll, n);
-		rw->alt_algo = -1;
-		if (aa >= 0 && (aa != a || aq != q)) {
-			struct ccs_cost ac;
-			if (!ccs_cost_eval(&comm, coll, aa, aq, channels, rw->bytes, &ac, NULL)) {
-				rw->alt_algo = aa;
-				rw->alt_proto = aq;
-				rw->alt_time = ac.time_s;
-			}
-		}
-		sum_bus += rw->busbw;
-	}
-	if (!sim && t->ntimed) {
-		/* the closed form across timed faults: the same algorithm and
-		 * protocol (a running communicator keeps them) in each state */
-		if (timed_rows(topo, &sets, t, &comm, nranks, ppn, coll, channels, rows, nrows))
-			goto out;
-		sum_bus = 0;
-		for (size_t i = 0; i < nrows; i++) {
-			struct row *rw = &rows[i];
-			rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
-			rw->busbw = rw->algbw * ccs_busbw_factor(coll, n);
-			sum_bus += rw->busbw;
-		}
-	}
-	double avg_bus = nrows ? sum_bus / (double)nrows : 0;
-
-	const char *type_name = dt->name;
-	const char *op_name = ccs_coll_reduces(coll) ? ccs_redop_name[op] : "none";
-	int root_col = ccs_coll_rooted(coll) ? root : -1;
-	if (!strcmp(format, "csv")) {
-		printf("collective,algo,proto,channels,ranks,bytes,time_us,algbw_GBps,busbw_GBps,bound\n");
-		for (size_t i = 0; i < nrows; i++) {
-			const struct row *rw = &rows[i];
-			printf("%s,%s,%s,%d,%d,%llu,%.6g,%.6g,%.6g,%s\n", ccs_coll_cli[coll], ccs_algo_name[rw->algo],
-			       ccs_proto_name[rw->proto], rw->channels, n, (unsigned long long)rw->bytes, rw->time_s * 1e6,
-			       rw->algbw, rw->busbw, ccs_bound_name[rw->bound]);
-		}
-	} else if (!strcmp(format, "json")) {
-		printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
-		       "  \"ranks_per_group\": %d,\n  \"type\": \"%s\",\n  \"redop\": \"%s\",\n  \"selection\": \"%s\",\n"
-		       "  \"rows\": [", ccs_coll_name[coll], t->name, n, comm.G, comm.p, type_name, op_name,
-		       best ? "ccsim" : "nccl");
-		for (size_t i = 0; i < nrows; i++) {
-			const struct row *rw = &rows[i];
-			printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %.6g, "
-			       "\"busbw_GBps\": %.6g, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
-			       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6,
-			       rw->algbw, rw->busbw, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
-			       ccs_bound_name[rw->bound]);
-			if (rw->alt_algo >= 0)
-				printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", best ? "nccl" : "best",
-				       ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);
-			printf("}");
-		}
-		printf("\n  ],\n  \"avg_busbw_GBps\": %.6g\n}\n", avg_bus);
-	} else {
-		printf("# %s: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice", me, ccs_coll_name[coll],
-		       t->name, n, comm.G, comm.G == 1 ? "" : "s", comm.p,
-		       comm.intra_nvl ? "scale-up domains" : "nodes", best ? "ccsim" : "NCCL");
-		if (concurrent > 1)
-			printf("; %d copies at once (time: all done)", concurrent);
-		printf("\n");
-		if (t->nfault) {
-			printf("# faults: ");
-			for (uint32_t i = 0; i < t->nfault; i++)
-				printf("%s%s", i ? ", " : "", t->fault[i]);
-			if (t->ntimed)
-				printf(sim ? " ('@': struck during each run; flows on dead links rerouted)"
-				           : " ('@': the work done by then at the healthy rate, the rest at the struck one's)");
-			printf("\n");
-		}
-		printf("#\n");
-		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %-14s %-6s %3s  %-8s %s\n", "size", "count", "type",
-		       "redop", "root", "time", "algbw", "busbw", "algo", "proto", "ch", "bound", best ? "nccl" : "best");
-		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
-		       "(GB/s)");
-		for (size_t i = 0; i < nrows; i++) {
-			const struct row *rw = &rows[i];
-			char ts[32], as[32], bs[32], alt[96] = "-";
-			fit(ts, sizeof ts, rw->time_s * 1e6, 7);
-			fit(as, sizeof as, rw->algbw, 6);
-			fit(bs, sizeof bs, rw->busbw, 6);
-			if (rw->alt_algo >= 0)
-				snprintf(alt, sizeof alt, "%s/%s %.4gus", ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto],
-				         rw->alt_time * 1e6);
-			printf("%12llu  %12llu  %8s  %6s  %6d  %7s  %6s  %6s  %-14s %-6s %3d  %-8s %s\n",
-			       (unsigned long long)rw->bytes, (unsigned long long)rw->count, type_name, op_name, root_col, ts,
-			       as, bs, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
-			       ccs_bound_name[rw->bound], alt);
-		}
-		printf("# Avg bus bandwidth    : %g \n", avg_bus);
-		printf("#\n");
-	}
-	if (links && last_flows && fab)
-		ccs_report_links(fab, last_flows, rows[nrows - 1].time_s);
-	rc = ccs_args_flush() ? 1 : 0;
-out:
-	ccs_flows_free(last_flows);
-	ccs_fabric_free(fab);
-	ccs_free(rows);
-	ccs_comm_release(&comm);
-	ccs_topo_free(t);
-	ccs_args_sets_release(&sets);
+	ccs_flows_free(rq->last_flows);
+	ccs_fabric_free(rq->fab);
+	ccs_free(rq->rows);
+	ccs_comm_release(&rq->comm);
+	ccs_topo_free(rq->t);
+	ccs_args_sets_release(&rq->sets);
+	ccs_free(rq);
 	return rc;
 }
 
