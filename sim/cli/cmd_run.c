@@ -46,19 +46,40 @@ static void run_usage(FILE *f)
 	        me);
 }
 
-int ccs_cmd_run(int argc, char **argv)
+/* A run of a scenario: its options, the document, the study (struct scen,
+ * run/run.h) and the results as they come. */
+struct run {
+	const char *path, *format, *engine_s, *db_path, *out_s;
+	int jobs, quick, plots, rc;
+	struct ccs_ydoc doc;
+	struct ccs_ynode *root;
+	struct ccs_diag diag;
+	struct scen S;
+	char shash[24], dir[1024];
+	const struct ccs_result **res;
+	struct ccs_result *rows;
+	size_t nrows, ntodo, nold, ndone;
+	size_t *todo;
+	struct plots P;
+	uint32_t *idx;
+};
+
+/* A step's outcome: go on, or stop with the scenario's positioned message
+ * (E_DIAG), out of memory, or a message already printed (rc kept). */
+enum { E_OK, E_DIAG, E_OOM, E_FAIL };
+
+/* The options: 0, 1 after --help, 2 after a usage message. */
+static int parse_args(struct run *R, int argc, char **argv)
 {
-	const char *path = NULL, *format = "table", *engine_s = NULL, *db_path = "ccsim.db", *out_s = NULL;
-	int jobs = 1, quick = 0, plots = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			run_usage(stdout);
-			return 0;
+			return 1;
 		}
 		if (!strcmp(argv[i], "--quick")) {
-			quick = 1;
+			R->quick = 1;
 		} else if (!strcmp(argv[i], "--no-plots")) {
-			plots = 0;
+			R->plots = 0;
 		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--engine") || !strcmp(argv[i], "--db") ||
 		           !strcmp(argv[i], "--out") || !strcmp(argv[i], "-j")) {
 			if (i + 1 >= argc) {
@@ -67,201 +88,208 @@ int ccs_cmd_run(int argc, char **argv)
 			}
 			const char *v = argv[++i], *a = argv[i - 1];
 			if (!strcmp(a, "--format"))
-				format = v;
+				R->format = v;
 			else if (!strcmp(a, "--engine"))
-				engine_s = v;
+				R->engine_s = v;
 			else if (!strcmp(a, "--db"))
-				db_path = v;
+				R->db_path = v;
 			else if (!strcmp(a, "--out"))
-				out_s = v;
-			else if (ccs_args_int(me, "-j", v, 1, 256, &jobs))
+				R->out_s = v;
+			else if (ccs_args_int(me, "-j", v, 1, 256, &R->jobs))
 				return 2;
-		} else if (argv[i][0] == '-' || path) {
+		} else if (argv[i][0] == '-' || R->path) {
 			fprintf(stderr, "%s: unexpected argument '%s'\n", me, argv[i]);
 			return 2;
 		} else {
-			path = argv[i];
+			R->path = argv[i];
 		}
 	}
-	if (!path) {
+	if (!R->path) {
 		run_usage(stderr);
 		return 2;
 	}
-	if (strcmp(format, "table") && strcmp(format, "csv")) {
-		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv\n", me, format);
+	if (strcmp(R->format, "table") && strcmp(R->format, "csv")) {
+		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv\n", me, R->format);
 		return 2;
 	}
-	struct ccs_ydoc doc;
-	struct ccs_ynode *root;
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	memset(&doc, 0, sizeof doc);
-	struct scen S;
-	memset(&S, 0, sizeof S);
-	S.path = path;
-	S.plots = plots;
-	const struct ccs_result **res = NULL;
-	struct ccs_result *rows = NULL;
-	size_t nrows = 0;
-	size_t *todo = NULL;
-	struct plots P;
-	memset(&P, 0, sizeof P);
-	uint32_t *idx = NULL;
-	int rc = 1;
-	if (ccs_ytree_load(&doc, path, &diag, &root)) {
-		fprintf(stderr, "%s\n", diag.msg);
-		return 1;
+	return 0;
+}
+
+/* The scenario file: its hash, its top-level keys, its engine. */
+static int open_scenario(struct run *R)
+{
+	if (ccs_ytree_load(&R->doc, R->path, &R->diag, &R->root)) {
+		fprintf(stderr, "%s\n", R->diag.msg);
+		return E_FAIL;
 	}
 	char *text = NULL;
 	size_t tlen = 0;
-	char shash[24];
-	if (ccs_ingest_read_file(path, &text, &tlen, &diag)) {
-		fprintf(stderr, "%s\n", diag.msg);
-		ccs_ytree_release(&doc);
-		return 1;
+	if (ccs_ingest_read_file(R->path, &text, &tlen, &R->diag)) {
+		fprintf(stderr, "%s\n", R->diag.msg);
+		return E_FAIL;
 	}
-	ccs_sweep_file_hash(text, tlen, shash);
+	ccs_sweep_file_hash(text, tlen, R->shash);
 	ccs_free(text);
 	static const char *const keys[] = { "name", "description", "engine", "designs", "workloads", "sweep", "quick" };
-	const char *name = path, *eng = "model";
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
+	const char *name = R->path, *eng = "model";
+	snprintf(R->dir, sizeof R->dir, "%s", R->path);
+	char *slash = strrchr(R->dir, '/');
 	if (slash)
 		*slash = 0;
 	else
-		snprintf(dir, sizeof dir, ".");
-	if (ccs_ytree_keys(&doc, root, keys, 7, "the scenario") || ccs_ytree_need(&doc, root, "designs", "the scenario") ||
-	    ccs_ytree_need(&doc, root, "workloads", "the scenario") || ccs_ytree_str(&doc, root, "name", &name) ||
-	    ccs_ytree_str(&doc, root, "engine", &eng))
-		goto diag;
-	S.name = name;
-	if (engine_s)
-		eng = engine_s;
-	S.engine = !strcmp(eng, "model") ? 0 : !strcmp(eng, "sim") ? 1 : !strcmp(eng, "both") ? 2 : -1;
-	if (S.engine < 0) {
-		if (engine_s)
+		snprintf(R->dir, sizeof R->dir, ".");
+	if (ccs_ytree_keys(&R->doc, R->root, keys, 7, "the scenario") || ccs_ytree_need(&R->doc, R->root, "designs", "the scenario") ||
+	    ccs_ytree_need(&R->doc, R->root, "workloads", "the scenario") || ccs_ytree_str(&R->doc, R->root, "name", &name) ||
+	    ccs_ytree_str(&R->doc, R->root, "engine", &eng))
+		return E_DIAG;
+	R->S.name = name;
+	if (R->engine_s)
+		eng = R->engine_s;
+	R->S.engine = !strcmp(eng, "model") ? 0 : !strcmp(eng, "sim") ? 1 : !strcmp(eng, "both") ? 2 : -1;
+	if (R->S.engine < 0) {
+		if (R->engine_s)
 			fprintf(stderr, "%s: unknown engine '%s'; one of: model, sim, both\n", me, eng);
 		else {
-			ccs_scenario_error(&doc, ccs_ytree_get(root, "engine"), "unknown engine '%s'; one of: model, sim, both", eng);
-			goto diag;
+			ccs_scenario_error(&R->doc, ccs_ytree_get(R->root, "engine"), "unknown engine '%s'; one of: model, sim, both", eng);
+			return E_DIAG;
 		}
-		goto out;
+		return E_FAIL;
 	}
-	const struct ccs_ynode *dy = ccs_ytree_get(root, "designs"), *wy = ccs_ytree_get(root, "workloads");
-	const struct ccs_ynode *sy = ccs_ytree_get(root, "sweep"), *qy = ccs_ytree_get(root, "quick");
-	if (ccs_ytree_kind(&doc, dy, CCS_Y_SEQ, "designs") || ccs_ytree_kind(&doc, wy, CCS_Y_SEQ, "workloads") ||
-	    (sy && ccs_ytree_kind(&doc, sy, CCS_Y_MAP, "sweep")) || (qy && ccs_ytree_kind(&doc, qy, CCS_Y_MAP, "quick")))
-		goto diag;
+	return E_OK;
+}
+
+/* The designs and the global sweep axes (topology ones first), each
+ * checked where it stands. */
+static int load_designs(struct run *R)
+{
+	const struct ccs_ynode *dy = ccs_ytree_get(R->root, "designs"), *wy = ccs_ytree_get(R->root, "workloads");
+	const struct ccs_ynode *sy = ccs_ytree_get(R->root, "sweep"), *qy = ccs_ytree_get(R->root, "quick");
+	if (ccs_ytree_kind(&R->doc, dy, CCS_Y_SEQ, "designs") || ccs_ytree_kind(&R->doc, wy, CCS_Y_SEQ, "workloads") ||
+	    (sy && ccs_ytree_kind(&R->doc, sy, CCS_Y_MAP, "sweep")) || (qy && ccs_ytree_kind(&R->doc, qy, CCS_Y_MAP, "quick")))
+		return E_DIAG;
 	for (uint32_t k = 0; qy && k < qy->n; k++)
 		if (!sy || !ccs_ytree_get(sy, qy->k[k]->str)) {
-			ccs_scenario_error(&doc, qy->k[k], "'%s' is not a sweep axis: 'quick' gives an axis's values for --quick runs "
+			ccs_scenario_error(&R->doc, qy->k[k], "'%s' is not a sweep axis: 'quick' gives an axis's values for --quick runs "
 			      "(a design's topology overrides go under the design's own 'quick')", qy->k[k]->str);
-			goto diag;
+			return E_DIAG;
 		}
 	if (!dy->n || !wy->n) {
-		ccs_ytree_error(&doc, !dy->n ? dy : wy, "needs at least one entry");
-		goto diag;
+		ccs_ytree_error(&R->doc, !dy->n ? dy : wy, "needs at least one entry");
+		return E_DIAG;
 	}
-	S.gs = ccs_calloc(dy->n, sizeof *S.gs);
-	S.ws = ccs_calloc(wy->n, sizeof *S.ws);
-	S.ax = ccs_calloc(sy ? sy->n + 1 : 1, sizeof *S.ax);
-	S.lax_off = ccs_calloc(wy->n + 1, sizeof *S.lax_off);
-	if (!S.gs || !S.ws || !S.ax || !S.lax_off)
-		goto oom;
-	for (uint32_t i = 0; i < dy->n; i++, S.ng++)
-		if (ccs_scenario_load_design(&doc, dy->v[i], dir, quick, &S.gs[i]))
-			goto diag;
+	R->S.gs = ccs_calloc(dy->n, sizeof *R->S.gs);
+	R->S.ws = ccs_calloc(wy->n, sizeof *R->S.ws);
+	R->S.ax = ccs_calloc(sy ? sy->n + 1 : 1, sizeof *R->S.ax);
+	R->S.lax_off = ccs_calloc(wy->n + 1, sizeof *R->S.lax_off);
+	if (!R->S.gs || !R->S.ws || !R->S.ax || !R->S.lax_off)
+		return E_OOM;
+	for (uint32_t i = 0; i < dy->n; i++, R->S.ng++)
+		if (ccs_scenario_load_design(&R->doc, dy->v[i], R->dir, R->quick, &R->S.gs[i]))
+			return E_DIAG;
 	/* global axes: topology ones first */
 	for (int pass = 0; pass < 2 && sy; pass++)
 		for (uint32_t k = 0; k < sy->n; k++) {
 			int wl = !strncmp(sy->k[k]->str, "workload.", 9);
 			if (wl != pass)
 				continue;
-			struct axis *a = &S.ax[S.nax];
-			if (ccs_sweep_axis_from(&doc, sy->k[k], sy->v[k], a))
-				goto diag;
+			struct axis *a = &R->S.ax[R->S.nax];
+			if (ccs_sweep_axis_from(&R->doc, sy->k[k], sy->v[k], a))
+				return E_DIAG;
 			a->workload = wl;
 			/* a quick run: the scenario's 'quick' values of the axis, else
 			 * its first and last */
-			const struct ccs_ynode *qv = quick && qy ? ccs_ytree_get(qy, sy->k[k]->str) : NULL;
+			const struct ccs_ynode *qv = R->quick && qy ? ccs_ytree_get(qy, sy->k[k]->str) : NULL;
 			if (qv) {
 				ccs_free(a->val);
 				a->val = NULL;
-				if (ccs_sweep_axis_from(&doc, sy->k[k], qv, a))
-					goto diag;
-			} else if (quick && a->n > 2) {
+				if (ccs_sweep_axis_from(&R->doc, sy->k[k], qv, a))
+					return E_DIAG;
+			} else if (R->quick && a->n > 2) {
 				a->val[1] = a->val[a->n - 1];
 				a->n = 2;
 			}
-			S.nax++;
-			S.ntopo_ax += !wl;
+			R->S.nax++;
+			R->S.ntopo_ax += !wl;
 		}
+	return E_OK;
+}
+
+/* The workloads as written (names, nodes), and their local axes. */
+static int load_workloads(struct run *R)
+{
+	const struct ccs_ynode *wy = ccs_ytree_get(R->root, "workloads");
 	/* the workloads as written (names, nodes), and their local axes */
-	for (uint32_t i = 0; i < wy->n; i++, S.nw++) {
+	for (uint32_t i = 0; i < wy->n; i++, R->S.nw++) {
 		const struct ccs_ynode *m = wy->v[i];
-		if (ccs_ytree_kind(&doc, m, CCS_Y_MAP, "a workload"))
-			goto diag;
+		if (ccs_ytree_kind(&R->doc, m, CCS_Y_MAP, "a workload"))
+			return E_DIAG;
 		const struct ccs_ynode *szy = ccs_ytree_get(m, "sizes");
 		if (szy && ccs_ytree_get(m, "bytes")) {
-			ccs_scenario_error(&doc, szy, "'sizes' and 'bytes' cannot both be given");
-			goto diag;
+			ccs_scenario_error(&R->doc, szy, "'sizes' and 'bytes' cannot both be given");
+			return E_DIAG;
 		}
-		S.lax_off[i + 1] = S.lax_off[i];
+		R->S.lax_off[i + 1] = R->S.lax_off[i];
 		for (uint32_t k = 0; k < m->n; k++) {
 			int is_sizes = !strcmp(m->k[k]->str, "sizes");
 			if (!is_sizes && m->v[k]->kind != CCS_Y_SEQ)
 				continue;
-			struct axis *na = ccs_realloc(S.lax, (size_t)(S.lax_off[i + 1] + 1) * sizeof *S.lax);
+			struct axis *na = ccs_realloc(R->S.lax, (size_t)(R->S.lax_off[i + 1] + 1) * sizeof *R->S.lax);
 			if (!na)
-				goto oom;
-			S.lax = na;
-			struct axis *a = &S.lax[S.lax_off[i + 1]];
+				return E_OOM;
+			R->S.lax = na;
+			struct axis *a = &R->S.lax[R->S.lax_off[i + 1]];
 			memset(a, 0, sizeof *a);
-			if (is_sizes ? ccs_sweep_sizes_axis(&doc, m->k[k], m->v[k], a, quick) : ccs_sweep_axis_from(&doc, m->k[k], m->v[k], a))
-				goto diag;
-			S.lax_off[i + 1]++;
+			if (is_sizes ? ccs_sweep_sizes_axis(&R->doc, m->k[k], m->v[k], a, R->quick) : ccs_sweep_axis_from(&R->doc, m->k[k], m->v[k], a))
+				return E_DIAG;
+			R->S.lax_off[i + 1]++;
 		}
 		/* the base load checks keys and values other than the lists */
-		int nl = S.lax_off[i + 1] - S.lax_off[i];
+		int nl = R->S.lax_off[i + 1] - R->S.lax_off[i];
 		const char *ok[16];
 		const struct ccs_ynode *ov[16];
 		if (nl > 16) {
-			ccs_ytree_error(&doc, m, "at most 16 list-valued keys in a workload");
-			goto diag;
+			ccs_ytree_error(&R->doc, m, "at most 16 list-valued keys in a workload");
+			return E_DIAG;
 		}
 		for (int k = 0; k < nl; k++) {
-			ok[k] = S.lax[S.lax_off[i] + k].key;
-			ov[k] = S.lax[S.lax_off[i] + k].val[0];
+			ok[k] = R->S.lax[R->S.lax_off[i] + k].key;
+			ov[k] = R->S.lax[R->S.lax_off[i] + k].val[0];
 		}
-		if (ccs_sweep_load_work_with(&doc, m, nl, ok, ov, &S.ws[i]))
-			goto diag;
+		if (ccs_sweep_load_work_with(&R->doc, m, nl, ok, ov, &R->S.ws[i]))
+			return E_DIAG;
 	}
+	return E_OK;
+}
+
+/* Design instances: each design on each combination of the topology axes,
+ * loaded and built. */
+static int design_instances(struct run *R)
+{
 	/* design instances: each design on each combination of the topology axes */
-	idx = ccs_calloc((size_t)S.nax + 32, sizeof *idx);
-	if (!idx)
-		goto oom;
+	R->idx = ccs_calloc((size_t)R->S.nax + 32, sizeof *R->idx);
+	if (!R->idx)
+		return E_OOM;
 	size_t ncombo = 1;
-	for (int a = 0; a < S.ntopo_ax; a++)
-		ncombo *= S.ax[a].n;
-	S.inst = ccs_calloc((size_t)S.ng * ncombo, sizeof *S.inst);
-	if (!S.inst)
-		goto oom;
-	for (int g = 0; g < S.ng; g++) {
-		memset(idx, 0, (size_t)S.nax * sizeof *idx);
+	for (int a = 0; a < R->S.ntopo_ax; a++)
+		ncombo *= R->S.ax[a].n;
+	R->S.inst = ccs_calloc((size_t)R->S.ng * ncombo, sizeof *R->S.inst);
+	if (!R->S.inst)
+		return E_OOM;
+	for (int g = 0; g < R->S.ng; g++) {
+		memset(R->idx, 0, (size_t)R->S.nax * sizeof *R->idx);
 		do {
-			struct inst *in = &S.inst[S.ninst++];
+			struct inst *in = &R->S.inst[R->S.ninst++];
 			in->design = g;
-			ccs_sweep_axes_text(S.ax, S.ntopo_ax, idx, in->axes, sizeof in->axes, 0);
+			ccs_sweep_axes_text(R->S.ax, R->S.ntopo_ax, R->idx, in->axes, sizeof in->axes, 0);
 			const char *sets[64];
 			char buf[32][256], fbuf[16][256];
 			int ns = 0, nf = 0;
-			for (int k = 0; k < S.gs[g].nsets; k++)
-				sets[ns++] = S.gs[g].sets[k];
-			for (int a = 0; a < S.ntopo_ax && ns < 64; a++) {
-				const char *v = S.ax[a].val[idx[a]]->str;
-				snprintf(buf[a], sizeof buf[a], "%s=%s", S.ax[a].key, v);
-				if (strcmp(S.ax[a].key, "faults")) {
+			for (int k = 0; k < R->S.gs[g].nsets; k++)
+				sets[ns++] = R->S.gs[g].sets[k];
+			for (int a = 0; a < R->S.ntopo_ax && ns < 64; a++) {
+				const char *v = R->S.ax[a].val[R->idx[a]]->str;
+				snprintf(buf[a], sizeof buf[a], "%s=%s", R->S.ax[a].key, v);
+				if (strcmp(R->S.ax[a].key, "faults")) {
 					sets[ns++] = buf[a];
 					continue;
 				}
@@ -280,52 +308,59 @@ int ccs_cmd_run(int argc, char **argv)
 			}
 			struct ccs_diag td;
 			memset(&td, 0, sizeof td);
-			if (ccs_topo_load(S.gs[g].path, sets, ns, &in->t, &td)) {
-				const struct ccs_ynode *at = ccs_ytree_get(S.gs[g].node, "topology");
-				for (int a = 0; a < S.ntopo_ax; a++)
-					if (strstr(td.msg, strcmp(S.ax[a].key, "faults") ? buf[a] : S.ax[a].val[idx[a]]->str))
-						at = S.ax[a].val[idx[a]];
+			if (ccs_topo_load(R->S.gs[g].path, sets, ns, &in->t, &td)) {
+				const struct ccs_ynode *at = ccs_ytree_get(R->S.gs[g].node, "topology");
+				for (int a = 0; a < R->S.ntopo_ax; a++)
+					if (strstr(td.msg, strcmp(R->S.ax[a].key, "faults") ? buf[a] : R->S.ax[a].val[R->idx[a]]->str))
+						at = R->S.ax[a].val[R->idx[a]];
 				char msg[1200];
-				snprintf(msg, sizeof msg, "design '%.80s'%s%.200s: %.800s", S.gs[g].name, in->axes[0] ? " with " : "", in->axes,
+				snprintf(msg, sizeof msg, "design '%.80s'%s%.200s: %.800s", R->S.gs[g].name, in->axes[0] ? " with " : "", in->axes,
 				         td.msg);
-				ccs_ytree_error(&doc, at, msg);
-				goto diag;
+				ccs_ytree_error(&R->doc, at, msg);
+				return E_DIAG;
 			}
 			char err[256];
 			if (in->t->ntimed) {
 				snprintf(err, sizeof err, "fault '%.120s' strikes during a run ('@'); a scenario's faults apply from "
 				         "the start", in->t->timed[0].spec);
-				ccs_ytree_error(&doc, S.gs[g].node, err);
-				goto diag;
+				ccs_ytree_error(&R->doc, R->S.gs[g].node, err);
+				return E_DIAG;
 			}
-			if (ccs_comm_build(in->t, (int)S.gs[g].ranks, (int)S.gs[g].ppn, &in->c, err, sizeof err)) {
-				ccs_ytree_error(&doc, S.gs[g].node, err);
-				goto diag;
+			if (ccs_comm_build(in->t, (int)R->S.gs[g].ranks, (int)R->S.gs[g].ppn, &in->c, err, sizeof err)) {
+				ccs_ytree_error(&R->doc, R->S.gs[g].node, err);
+				return E_DIAG;
 			}
 			in->built = 1;
 			ccs_sweep_topo_hash(in->t, in->hash);
-		} while (S.ntopo_ax && ccs_sweep_next_combo(S.ax, S.ntopo_ax, idx));
+		} while (R->S.ntopo_ax && ccs_sweep_next_combo(R->S.ax, R->S.ntopo_ax, R->idx));
 	}
+	return E_OK;
+}
+
+/* Workload instances: each workload on each combination of the global
+ * workload axes and its own lists. */
+static int workload_instances(struct run *R)
+{
 	/* workload instances: each workload on each combination of the global
 	 * workload axes and its own lists */
-	for (int w = 0; w < S.nw; w++) {
+	for (int w = 0; w < R->S.nw; w++) {
 		struct axis all[48];
 		int na = 0;
-		for (int a = S.ntopo_ax; a < S.nax && na < 32; a++) {
-			all[na] = S.ax[a];
-			all[na].key = S.ax[a].key + 9;
+		for (int a = R->S.ntopo_ax; a < R->S.nax && na < 32; a++) {
+			all[na] = R->S.ax[a];
+			all[na].key = R->S.ax[a].key + 9;
 			na++;
 		}
-		for (int k = S.lax_off[w]; k < S.lax_off[w + 1] && na < 48; k++)
-			all[na++] = S.lax[k];
-		memset(idx, 0, 48 * sizeof *idx < ((size_t)S.nax + 32) * sizeof *idx ? 48 * sizeof *idx : ((size_t)S.nax + 32) * sizeof *idx);
+		for (int k = R->S.lax_off[w]; k < R->S.lax_off[w + 1] && na < 48; k++)
+			all[na++] = R->S.lax[k];
+		memset(R->idx, 0, 48 * sizeof *R->idx < ((size_t)R->S.nax + 32) * sizeof *R->idx ? 48 * sizeof *R->idx : ((size_t)R->S.nax + 32) * sizeof *R->idx);
 		uint32_t wid[48] = { 0 };
 		do {
-			struct winst *nw2 = ccs_realloc(S.wi, (S.nwi + 1) * sizeof *S.wi);
+			struct winst *nw2 = ccs_realloc(R->S.wi, (R->S.nwi + 1) * sizeof *R->S.wi);
 			if (!nw2)
-				goto oom;
-			S.wi = nw2;
-			struct winst *wi = &S.wi[S.nwi];
+				return E_OOM;
+			R->S.wi = nw2;
+			struct winst *wi = &R->S.wi[R->S.nwi];
 			memset(wi, 0, sizeof *wi);
 			wi->work = w;
 			ccs_sweep_axes_text(all, na, wid, wi->axes, sizeof wi->axes, 0);
@@ -335,37 +370,44 @@ int ccs_cmd_run(int argc, char **argv)
 				ok[k] = all[k].key;
 				ov[k] = all[k].val[wid[k]];
 			}
-			if (ccs_sweep_load_work_with(&doc, S.ws[w].node, na, ok, ov, &wi->w))
-				goto diag;
-			S.nwi++;
+			if (ccs_sweep_load_work_with(&R->doc, R->S.ws[w].node, na, ok, ov, &wi->w))
+				return E_DIAG;
+			R->S.nwi++;
 		} while (na && ccs_sweep_next_combo(all, na, wid));
 	}
+	return E_OK;
+}
+
+/* The points, each checked before any runs (one that cannot apply is an
+ * error, or left out where its algorithm or protocol came from a list). */
+static int make_points(struct run *R)
+{
 	/* points, checked before any runs */
-	S.pt = ccs_calloc(S.ninst * S.nwi + 1, sizeof *S.pt);
-	if (!S.pt)
-		goto oom;
-	for (size_t in = 0; in < S.ninst; in++)
-		for (size_t k = 0; k < S.nwi; k++) {
-			struct point *p = &S.pt[S.npt++];
+	R->S.pt = ccs_calloc(R->S.ninst * R->S.nwi + 1, sizeof *R->S.pt);
+	if (!R->S.pt)
+		return E_OOM;
+	for (size_t in = 0; in < R->S.ninst; in++)
+		for (size_t k = 0; k < R->S.nwi; k++) {
+			struct point *p = &R->S.pt[R->S.npt++];
 			p->inst = (int)in;
 			p->wi = (int)k;
-			p->heat = k + 1 == S.nwi || S.wi[k + 1].work != S.wi[k].work;
-			snprintf(p->key, sizeof p->key, "design=%.80s|workload=%.80s|%.100s%s%.100s", S.gs[S.inst[in].design].name,
-			         S.ws[S.wi[k].work].name, S.inst[in].axes, S.inst[in].axes[0] && S.wi[k].axes[0] ? " " : "",
-			         S.wi[k].axes);
-			const struct work *w = &S.wi[k].w;
-			const struct inst *I = &S.inst[in];
+			p->heat = k + 1 == R->S.nwi || R->S.wi[k + 1].work != R->S.wi[k].work;
+			snprintf(p->key, sizeof p->key, "design=%.80s|workload=%.80s|%.100s%s%.100s", R->S.gs[R->S.inst[in].design].name,
+			         R->S.ws[R->S.wi[k].work].name, R->S.inst[in].axes, R->S.inst[in].axes[0] && R->S.wi[k].axes[0] ? " " : "",
+			         R->S.wi[k].axes);
+			const struct work *w = &R->S.wi[k].w;
+			const struct inst *I = &R->S.inst[in];
 			char err[256] = "";
 			int bad = 0;
 			if (w->moe)
 				bad = ccs_moe_check(&w->cfg, w->ranks ? (int)w->ranks : I->c.n, err, sizeof err) != 0;
 			else if (w->kv)
-				bad = ccs_cell_kv_check(I->t, &I->c, S.gs[I->design].ppn, w, err, sizeof err) != 0;
+				bad = ccs_cell_kv_check(I->t, &I->c, R->S.gs[I->design].ppn, w, err, sizeof err) != 0;
 			else {
 				struct ccs_comm c2;
 				const struct ccs_comm *cp = &I->c;
 				int own = w->ranks && w->ranks != I->c.n;
-				if (own && ccs_comm_build(I->t, (int)w->ranks, (int)S.gs[I->design].ppn, &c2, err, sizeof err))
+				if (own && ccs_comm_build(I->t, (int)w->ranks, (int)R->S.gs[I->design].ppn, &c2, err, sizeof err))
 					bad = 1;
 				else {
 					if (own)
@@ -389,174 +431,230 @@ int ccs_cmd_run(int argc, char **argv)
 			}
 			/* algorithms or protocols given as lists: a combination that
 			 * does not apply is left out, not an error */
-			if (bad && !w->moe && !w->kv && ccs_sweep_listed_algo(&S, S.wi[k].work)) {
-				S.npt--;
-				S.skipped++;
+			if (bad && !w->moe && !w->kv && ccs_sweep_listed_algo(&R->S, R->S.wi[k].work)) {
+				R->S.npt--;
+				R->S.skipped++;
 				continue;
 			}
 			if (bad) {
 				char msg[900], ax[520];
-				snprintf(ax, sizeof ax, "%s%s%s", I->axes, I->axes[0] && S.wi[k].axes[0] ? " " : "", S.wi[k].axes);
-				snprintf(msg, sizeof msg, "on design '%s'%s%s%s: %s", S.gs[I->design].name, ax[0] ? " (" : "", ax,
+				snprintf(ax, sizeof ax, "%s%s%s", I->axes, I->axes[0] && R->S.wi[k].axes[0] ? " " : "", R->S.wi[k].axes);
+				snprintf(msg, sizeof msg, "on design '%s'%s%s%s: %s", R->S.gs[I->design].name, ax[0] ? " (" : "", ax,
 				         ax[0] ? ")" : "", err);
-				ccs_ytree_error(&doc, S.ws[S.wi[k].work].node, msg);
-				goto diag;
+				ccs_ytree_error(&R->doc, R->S.ws[R->S.wi[k].work].node, msg);
+				return E_DIAG;
 			}
 		}
-	S.at = ccs_malloc((S.ninst * S.nwi + 1) * sizeof *S.at);
-	if (!S.at)
-		goto oom;
-	for (size_t i = 0; i < S.ninst * S.nwi; i++)
-		S.at[i] = -1;
-	for (size_t i = 0; i < S.npt; i++)
-		S.at[(size_t)S.pt[i].inst * S.nwi + (size_t)S.pt[i].wi] = (int32_t)i;
+	R->S.at = ccs_malloc((R->S.ninst * R->S.nwi + 1) * sizeof *R->S.at);
+	if (!R->S.at)
+		return E_OOM;
+	for (size_t i = 0; i < R->S.ninst * R->S.nwi; i++)
+		R->S.at[i] = -1;
+	for (size_t i = 0; i < R->S.npt; i++)
+		R->S.at[(size_t)R->S.pt[i].inst * R->S.nwi + (size_t)R->S.pt[i].wi] = (int32_t)i;
+	return E_OK;
+}
+
+/* The results database: what is stored already is not run again; the
+ * plots' folder. */
+static int open_results(struct run *R)
+{
 	/* the database: what is stored already is not run again */
 	struct ccs_diag dd;
 	memset(&dd, 0, sizeof dd);
-	if (ccs_store_open(db_path, &S.db, &dd) ||
-	    ccs_store_scenario(S.db, S.name, path, shash, CCS_VERSION, &S.scen_id, &dd) ||
-	    ccs_store_results(S.db, S.scen_id, &rows, &nrows, &dd)) {
+	if (ccs_store_open(R->db_path, &R->S.db, &dd) ||
+	    ccs_store_scenario(R->S.db, R->S.name, R->path, R->shash, CCS_VERSION, &R->S.scen_id, &dd) ||
+	    ccs_store_results(R->S.db, R->S.scen_id, &R->rows, &R->nrows, &dd)) {
 		fprintf(stderr, "%s\n", dd.msg);
-		goto out;
+		return E_FAIL;
 	}
-	if (nrows > 1)
-		qsort(rows, nrows, sizeof *rows, ccs_output_by_key);
-	todo = ccs_malloc((S.npt + 1) * sizeof *todo);
-	if (!todo)
-		goto oom;
-	size_t ntodo = 0, nold = 0;
-	for (size_t i = 0; i < S.npt; i++) {
-		S.pt[i].done = ccs_output_find_result(rows, nrows, S.pt[i].key, S.inst[S.pt[i].inst].hash) != NULL;
-		if (S.pt[i].done)
-			nold++;
+	if (R->nrows > 1)
+		qsort(R->rows, R->nrows, sizeof *R->rows, ccs_output_by_key);
+	R->todo = ccs_malloc((R->S.npt + 1) * sizeof *R->todo);
+	if (!R->todo)
+		return E_OOM;
+	R->ntodo = 0;
+	R->nold = 0;
+	for (size_t i = 0; i < R->S.npt; i++) {
+		R->S.pt[i].done = ccs_output_find_result(R->rows, R->nrows, R->S.pt[i].key, R->S.inst[R->S.pt[i].inst].hash) != NULL;
+		if (R->S.pt[i].done)
+			R->nold++;
 		else
-			todo[ntodo++] = i;
+			R->todo[R->ntodo++] = i;
 	}
-	if (S.plots) {
-		snprintf(S.outdir, sizeof S.outdir, "%s", out_s ? out_s : "ccsim-out");
-		if (!out_s) {
+	if (R->S.plots) {
+		snprintf(R->S.outdir, sizeof R->S.outdir, "%s", R->out_s ? R->out_s : "ccsim-out");
+		if (!R->out_s) {
 			char sl[200];
-			ccs_plot_slug(S.name, sl, sizeof sl);
-			size_t l = strlen(S.outdir);
-			snprintf(S.outdir + l, sizeof S.outdir - l, "/%s", sl);
+			ccs_plot_slug(R->S.name, sl, sizeof sl);
+			size_t l = strlen(R->S.outdir);
+			snprintf(R->S.outdir + l, sizeof R->S.outdir - l, "/%s", sl);
 		}
-		if (ccs_plots_mkdirs(S.outdir)) {
-			fprintf(stderr, "%s: cannot make '%s': %s\n", me, S.outdir, strerror(errno));
-			goto out;
+		if (ccs_plots_mkdirs(R->S.outdir)) {
+			fprintf(stderr, "%s: cannot make '%s': %s\n", me, R->S.outdir, strerror(errno));
+			return E_FAIL;
 		}
 	}
-	struct ccs_runner R;
-	memset(&R, 0, sizeof R);
-	R.jobs = jobs;
-	R.result_size = sizeof(struct job);
-	R.compute = ccs_exec_compute;
-	R.collect = ccs_exec_collect;
-	R.ctx = &S;
-	R.progress = isatty(2) && ntodo > 0;
+	return E_OK;
+}
+
+/* The points not stored yet, in workers, stored as they come. */
+static int run_points(struct run *R)
+{
+	struct ccs_runner rn;
+	memset(&rn, 0, sizeof rn);
+	rn.jobs = R->jobs;
+	rn.result_size = sizeof(struct job);
+	rn.compute = ccs_exec_compute;
+	rn.collect = ccs_exec_collect;
+	rn.ctx = &R->S;
+	rn.progress = isatty(2) && R->ntodo > 0;
 	const char *sa = getenv("CCS_RUN_STOP_AFTER");
-	R.stop_after = sa ? atol(sa) : 0;
-	size_t ndone = 0;
-	S.last_flush = ccs_exec_mono_s();
-	int how = ccs_runner_run(&R, todo, ntodo, &ndone);
-	if (ccs_exec_flush_results(&S))
+	rn.stop_after = sa ? atol(sa) : 0;
+	R->ndone = 0;
+	R->S.last_flush = ccs_exec_mono_s();
+	int how = ccs_runner_run(&rn, R->todo, R->ntodo, &R->ndone);
+	if (ccs_exec_flush_results(&R->S))
 		how = CCS_RUN_FAILED;
 	if (how == CCS_RUN_INTERRUPTED) {
 		fprintf(stderr, "%s: interrupted: %zu of %zu points stored in %s (%zu before this run); run the same command again to finish\n",
-		        me, nold + S.stored, S.npt, db_path, nold);
-		rc = 130;
-		goto out;
+		        me, R->nold + R->S.stored, R->S.npt, R->db_path, R->nold);
+		R->rc = 130;
+		return E_FAIL;
 	}
-	if (how != CCS_RUN_DONE || S.failed) {
-		fprintf(stderr, "%s: %zu point%s failed; %zu stored\n", me, S.failed, S.failed == 1 ? "" : "s", S.stored);
-		goto out;
+	if (how != CCS_RUN_DONE || R->S.failed) {
+		fprintf(stderr, "%s: %zu point%s failed; %zu stored\n", me, R->S.failed, R->S.failed == 1 ? "" : "s", R->S.stored);
+		return E_FAIL;
 	}
+	return E_OK;
+}
+
+/* Every point's result from the database: the tables, then the plots. */
+static int report(struct run *R)
+{
 	/* every point's result, from the database */
-	ccs_free(rows);
-	rows = NULL;
-	if (ccs_store_results(S.db, S.scen_id, &rows, &nrows, &dd)) {
+	struct ccs_diag dd;
+	memset(&dd, 0, sizeof dd);
+	ccs_free(R->rows);
+	R->rows = NULL;
+	if (ccs_store_results(R->S.db, R->S.scen_id, &R->rows, &R->nrows, &dd)) {
 		fprintf(stderr, "%s\n", dd.msg);
-		goto out;
+		return E_FAIL;
 	}
-	if (nrows > 1)
-		qsort(rows, nrows, sizeof *rows, ccs_output_by_key);
-	res = ccs_calloc(S.npt + 1, sizeof *res);
-	if (!res)
-		goto oom;
-	for (size_t i = 0; i < S.npt; i++)
-		res[i] = ccs_output_find_result(rows, nrows, S.pt[i].key, S.inst[S.pt[i].inst].hash);
-	if (!strcmp(format, "csv")) {
+	if (R->nrows > 1)
+		qsort(R->rows, R->nrows, sizeof *R->rows, ccs_output_by_key);
+	R->res = ccs_calloc(R->S.npt + 1, sizeof *R->res);
+	if (!R->res)
+		return E_OOM;
+	for (size_t i = 0; i < R->S.npt; i++)
+		R->res[i] = ccs_output_find_result(R->rows, R->nrows, R->S.pt[i].key, R->S.inst[R->S.pt[i].inst].hash);
+	if (!strcmp(R->format, "csv")) {
 		printf("scenario,workload,design,axes,ranks,algo,size,model_us,sim_us,bandwidth_GBps\n");
-		for (size_t i = 0; i < S.npt; i++) {
-			const struct ccs_result *r = res[i];
+		for (size_t i = 0; i < R->S.npt; i++) {
+			const struct ccs_result *r = R->res[i];
 			if (!r)
 				continue;
-			printf("%s,%s,%s,%s,%d,%s,%llu,%.6g,%.6g,%.6g\n", S.name, r->workload, r->design, r->axes, r->ranks,
+			printf("%s,%s,%s,%s,%d,%s,%llu,%.6g,%.6g,%.6g\n", R->S.name, r->workload, r->design, r->axes, r->ranks,
 			       r->algo, (unsigned long long)r->size, r->t_model_s == r->t_model_s ? r->t_model_s * 1e6 : -1,
 			       r->t_sim_s == r->t_sim_s ? r->t_sim_s * 1e6 : -1,
-			       (S.engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9);
+			       (R->S.engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9);
 		}
-	} else if (!S.nax && S.nwi == (size_t)S.nw) {
-		ccs_output_print_grid(&S, res);
+	} else if (!R->S.nax && R->S.nwi == (size_t)R->S.nw) {
+		ccs_output_print_grid(&R->S, R->res);
 	} else {
-		ccs_output_print_tables(&S, res);
+		ccs_output_print_tables(&R->S, R->res);
 	}
-	if (!strcmp(format, "table"))
-		printf("#\n# %zu points: %zu run now, %zu from %s (scenario %lld)%s\n", S.npt, ndone, nold, db_path,
-		       (long long)S.scen_id, S.skipped ? "; algorithm/protocol combinations that do not apply left out" : "");
-	if (S.plots) {
-		if (ccs_plots_busbw(&S, res, &P) || ccs_plots_axes(&S, res, &P) || ccs_plots_breakdown(&S, res, &P) || ccs_plots_heat(&S, &P))
-			goto out;
+	if (!strcmp(R->format, "table"))
+		printf("#\n# %zu points: %zu run now, %zu from %s (scenario %lld)%s\n", R->S.npt, R->ndone, R->nold, R->db_path,
+		       (long long)R->S.scen_id, R->S.skipped ? "; algorithm/protocol combinations that do not apply left out" : "");
+	if (R->S.plots) {
+		if (ccs_plots_busbw(&R->S, R->res, &R->P) || ccs_plots_axes(&R->S, R->res, &R->P) || ccs_plots_breakdown(&R->S, R->res, &R->P) || ccs_plots_heat(&R->S, &R->P))
+			return E_FAIL;
 		int have = ccs_plot_have_gnuplot();
 		size_t drawn = 0;
-		for (size_t i = 0; i < P.n && have; i++)
-			drawn += !ccs_plot_render(S.outdir, P.name[i]);
-		if (!strcmp(format, "table")) {
+		for (size_t i = 0; i < R->P.n && have; i++)
+			drawn += !ccs_plot_render(R->S.outdir, R->P.name[i]);
+		if (!strcmp(R->format, "table")) {
 			if (!have)
 				printf("# plots: gnuplot is not installed: %zu .dat and .gp files in %s/ (sh .ci/deps installs it)\n",
-				       P.n, S.outdir);
+				       R->P.n, R->S.outdir);
 			else
-				printf("# plots: %zu of %zu drawn in %s/ (.png and .svg, with their .dat and .gp):\n", drawn, P.n,
-				       S.outdir);
-			for (size_t i = 0; i < P.n && have; i++)
-				printf("#   %s/%s.png\n", S.outdir, P.name[i]);
+				printf("# plots: %zu of %zu drawn in %s/ (.png and .svg, with their .dat and .gp):\n", drawn, R->P.n,
+				       R->S.outdir);
+			for (size_t i = 0; i < R->P.n && have; i++)
+				printf("#   %s/%s.png\n", R->S.outdir, R->P.name[i]);
 		}
-		if (have && drawn < P.n)
-			goto out;
+		if (have && drawn < R->P.n)
+			return E_FAIL;
 	}
-	rc = ccs_args_flush() ? 1 : 0;
-	goto out;
-oom:
-	fprintf(stderr, "%s: out of memory\n", me);
-	goto out;
-diag:
-	fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim run: bad scenario");
-out:
-	for (size_t i = 0; i < S.ninst; i++) {
-		if (S.inst[i].built)
-			ccs_comm_release(&S.inst[i].c);
-		ccs_topo_free(S.inst[i].t);
+	return E_OK;
+}
+
+static void run_release(struct run *R)
+{
+	for (size_t i = 0; i < R->S.ninst; i++) {
+		if (R->S.inst[i].built)
+			ccs_comm_release(&R->S.inst[i].c);
+		ccs_topo_free(R->S.inst[i].t);
 	}
-	for (int a = 0; a < S.nax; a++)
-		ccs_free(S.ax[a].val);
-	for (int w = 0; S.lax_off && w < S.nw; w++)
-		for (int k = S.lax_off[w]; k < S.lax_off[w + 1]; k++)
-			ccs_free(S.lax[k].val);
-	ccs_free(S.lax);
-	ccs_free(S.lax_off);
-	ccs_free(S.ax);
-	ccs_free(S.inst);
-	ccs_free(S.wi);
-	ccs_free(S.pt);
-	ccs_free(S.at);
-	ccs_free(S.gs);
-	ccs_free(S.ws);
-	ccs_free(S.pending);
-	ccs_free(P.name);
-	ccs_free(todo);
-	ccs_free(res);
-	ccs_free(rows);
-	ccs_free(idx);
-	ccs_store_close(S.db);
-	ccs_ytree_release(&doc);
+	for (int a = 0; a < R->S.nax; a++)
+		ccs_free(R->S.ax[a].val);
+	for (int w = 0; R->S.lax_off && w < R->S.nw; w++)
+		for (int k = R->S.lax_off[w]; k < R->S.lax_off[w + 1]; k++)
+			ccs_free(R->S.lax[k].val);
+	ccs_free(R->S.lax);
+	ccs_free(R->S.lax_off);
+	ccs_free(R->S.ax);
+	ccs_free(R->S.inst);
+	ccs_free(R->S.wi);
+	ccs_free(R->S.pt);
+	ccs_free(R->S.at);
+	ccs_free(R->S.gs);
+	ccs_free(R->S.ws);
+	ccs_free(R->S.pending);
+	ccs_free(R->P.name);
+	ccs_free(R->todo);
+	ccs_free(R->res);
+	ccs_free(R->rows);
+	ccs_free(R->idx);
+	ccs_store_close(R->S.db);
+	ccs_ytree_release(&R->doc);
+}
+
+/* ccsim run: the options, then each step in turn until one stops. */
+int ccs_cmd_run(int argc, char **argv)
+{
+	struct run *R = ccs_calloc(1, sizeof *R);
+	if (!R) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return 1;
+	}
+	R->format = "table";
+	R->db_path = "ccsim.db";
+	R->jobs = 1;
+	R->plots = 1;
+	int rc = parse_args(R, argc, argv);
+	if (rc) {
+		ccs_free(R);
+		return rc == 1 ? 0 : 2;
+	}
+	R->S.path = R->path;
+	R->S.plots = R->plots;
+	R->rc = 1;
+	static int (*const steps[])(struct run *) = { open_scenario, load_designs, load_workloads, design_instances,
+	                                               workload_instances, make_points, open_results, run_points,
+	                                               report };
+	int how = E_OK;
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && how == E_OK; i++)
+		how = steps[i](R);
+	if (how == E_OK)
+		R->rc = ccs_args_flush() ? 1 : 0;
+	else if (how == E_OOM)
+		fprintf(stderr, "%s: out of memory\n", me);
+	else if (how == E_DIAG)
+		fprintf(stderr, "%s\n", R->diag.set ? R->diag.msg : "ccsim run: bad scenario");
+	rc = R->rc;
+	run_release(R);
+	ccs_free(R);
 	return rc;
 }
