@@ -108,239 +108,264 @@ static int take_seed(const char *me_, const struct ccs_args_opt *o, const char *
 	return 0;
 }
 
-int ccs_cmd_moe(int argc, char **argv, int sim)
-{
-	me = sim ? "ccsim simulate" : "ccsim predict";
-	const char *topo = NULL, *op_s = NULL, *algo_s = "all", *format = "table", *trace_in = NULL, *matrix_path = NULL;
-	const char *trace_path = NULL;
-	int nranks = 0, ppn = 0, links = 0;
+/* A request for MoE traffic: the options, what they resolve to, and one
+ * row per algorithm timed. */
+struct moe_req {
+	int sim;
+	const char *topo, *op_s, *algo_s, *format, *trace_in, *matrix_path, *trace_path;
+	int nranks, ppn, links;
 	struct ccs_moe_cfg cfg;
-	ccs_moe_cfg_default(&cfg);
 	struct ccs_args_sets sets;
-	ccs_args_sets_init(&sets);
-	struct ccs_topo *t = NULL;
+	int op, pick_best, n;
+	unsigned amask;
+	struct ccs_topo *t;
 	struct ccs_comm comm;
-	memset(&comm, 0, sizeof comm);
 	struct ccs_moe_routing route;
-	memset(&route, 0, sizeof route);
-	int32_t *trace_ids = NULL;
-	double *matrix = NULL;
-	struct ccs_fabric *fab = NULL;
-	struct ccs_flows *last = NULL;
+	int32_t *trace_ids;
+	double *matrix;
+	struct ccs_fabric *fab;
+	struct ccs_flows *last;
 	struct mrow rows[CCS_MOE_ALGO_N];
-	int nrows = 0, rc = 2;
+	int nrows;
+};
+
+/* The options: 0, 1 after --help, -1 after a message. */
+static int moe_parse(struct moe_req *q, int argc, char **argv)
+{
 	static const char *const dtypes[] = { "bf16", "fp8" };
 	const struct ccs_args_opt opts[] = {
-		{ "-t", CCS_ARGS_STR, &topo, 0, 0, NULL, 0, NULL, NULL },
-		{ "-c", CCS_ARGS_STR, &op_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "-a", CCS_ARGS_STR, &algo_s, 0, 0, NULL, 0, NULL, NULL },
-		{ "-n", CCS_ARGS_INT, &nranks, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--ppn", CCS_ARGS_INT, &ppn, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--tokens", CCS_ARGS_INT, &cfg.tokens, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--hidden", CCS_ARGS_INT, &cfg.hidden, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--dtype", CCS_ARGS_NAME, &cfg.fp8, 0, 0, dtypes, 2, "dtype", NULL },
-		{ "--topk", CCS_ARGS_INT, &cfg.topk, 1, 64, NULL, 0, NULL, NULL },
-		{ "--experts", CCS_ARGS_INT, &cfg.experts, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--routing", CCS_ARGS_NAME, &cfg.dist, 0, 0, ccs_moe_dist_name, CCS_MOE_DIST_N, "routing", NULL },
-		{ "--skew", CCS_ARGS_REAL, &cfg.skew, 1e-6, 10, NULL, 0, NULL, NULL },
-		{ "--hot", CCS_ARGS_INT, &cfg.hot, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--hot-share", CCS_ARGS_REAL, &cfg.hot_share, 1e-9, 1 - 1e-9, NULL, 0, NULL, NULL },
-		{ "--routing-trace", CCS_ARGS_STR, &trace_in, 0, 0, NULL, 0, NULL, NULL },
-		{ "--expert-groups", CCS_ARGS_INT, &cfg.groups, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--topk-groups", CCS_ARGS_INT, &cfg.topk_groups, 1, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--placement", CCS_ARGS_NAME, &cfg.place, 0, 0, ccs_moe_place_name, CCS_MOE_PLACE_N, "placement", NULL },
-		{ "--replicas", CCS_ARGS_INT, &cfg.replicas, 0, 1 << 20, NULL, 0, NULL, NULL },
-		{ "--seed", CCS_ARGS_FN, &cfg.seed, 0, 0, NULL, 0, NULL, take_seed },
-		{ "--matrix", CCS_ARGS_STR, &matrix_path, 0, 0, NULL, 0, NULL, NULL },
-		{ "--format", CCS_ARGS_STR, &format, 0, 0, NULL, 0, NULL, NULL },
-		{ "--trace", CCS_ARGS_STR, &trace_path, 0, 0, NULL, 0, NULL, NULL },
+		{ "-t", CCS_ARGS_STR, &q->topo, 0, 0, NULL, 0, NULL, NULL },
+		{ "-c", CCS_ARGS_STR, &q->op_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-a", CCS_ARGS_STR, &q->algo_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-n", CCS_ARGS_INT, &q->nranks, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--ppn", CCS_ARGS_INT, &q->ppn, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--tokens", CCS_ARGS_INT, &q->cfg.tokens, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--hidden", CCS_ARGS_INT, &q->cfg.hidden, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--dtype", CCS_ARGS_NAME, &q->cfg.fp8, 0, 0, dtypes, 2, "dtype", NULL },
+		{ "--topk", CCS_ARGS_INT, &q->cfg.topk, 1, 64, NULL, 0, NULL, NULL },
+		{ "--experts", CCS_ARGS_INT, &q->cfg.experts, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--routing", CCS_ARGS_NAME, &q->cfg.dist, 0, 0, ccs_moe_dist_name, CCS_MOE_DIST_N, "routing", NULL },
+		{ "--skew", CCS_ARGS_REAL, &q->cfg.skew, 1e-6, 10, NULL, 0, NULL, NULL },
+		{ "--hot", CCS_ARGS_INT, &q->cfg.hot, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--hot-share", CCS_ARGS_REAL, &q->cfg.hot_share, 1e-9, 1 - 1e-9, NULL, 0, NULL, NULL },
+		{ "--routing-trace", CCS_ARGS_STR, &q->trace_in, 0, 0, NULL, 0, NULL, NULL },
+		{ "--expert-groups", CCS_ARGS_INT, &q->cfg.groups, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--topk-groups", CCS_ARGS_INT, &q->cfg.topk_groups, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--placement", CCS_ARGS_NAME, &q->cfg.place, 0, 0, ccs_moe_place_name, CCS_MOE_PLACE_N, "placement", NULL },
+		{ "--replicas", CCS_ARGS_INT, &q->cfg.replicas, 0, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--seed", CCS_ARGS_FN, &q->cfg.seed, 0, 0, NULL, 0, NULL, take_seed },
+		{ "--matrix", CCS_ARGS_STR, &q->matrix_path, 0, 0, NULL, 0, NULL, NULL },
+		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace", CCS_ARGS_STR, &q->trace_path, 0, 0, NULL, 0, NULL, NULL },
 	};
 
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&sets, argc, argv, &i);
+		int r = ccs_args_set(&q->sets, argc, argv, &i);
 		if (r < 0)
-			goto out;
+			return -1;
 		if (r > 0)
 			continue;
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			rc = 0;
-			goto out;
+			return 1;
 		}
-		if (sim && !strcmp(a, "--links")) {
-			links = 1;
+		if (q->sim && !strcmp(a, "--links")) {
+			q->links = 1;
 			continue;
 		}
 		char what[48];
-		snprintf(what, sizeof what, "-c %s", op_s ? op_s : "dispatch");
+		snprintf(what, sizeof what, "-c %s", q->op_s ? q->op_s : "dispatch");
 		/* --trace (last) is simulate's */
-		if (ccs_args_take(me, what, opts, sizeof opts / sizeof opts[0] - !sim, argc, argv, &i))
-			goto out;
+		if (ccs_args_take(me, what, opts, sizeof opts / sizeof opts[0] - !q->sim, argc, argv, &i))
+			return -1;
 	}
-	if (!topo || !op_s) {
-		fprintf(stderr, "%s: %s\n", me, !topo ? "missing -t TOPO" : "missing -c COLL");
-		goto out;
+	return 0;
+}
+
+/* Names, format and routing checked before anything loads: 0, or -1
+ * after a message. */
+static int moe_check(struct moe_req *q)
+{
+	if (!q->topo || !q->op_s) {
+		fprintf(stderr, "%s: %s\n", me, !q->topo ? "missing -t TOPO" : "missing -c COLL");
+		return -1;
 	}
-	int op = 0;
-	if (want_name("collective", op_s, ccs_moe_op_name, CCS_MOE_OP_N, &op))
-		goto out;
-	if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv, json\n", me, format);
-		goto out;
+	q->op = 0;
+	if (want_name("collective", q->op_s, ccs_moe_op_name, CCS_MOE_OP_N, &q->op))
+		return -1;
+	if (strcmp(q->format, "table") && strcmp(q->format, "csv") && strcmp(q->format, "json")) {
+		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv, json\n", me, q->format);
+		return -1;
 	}
-	unsigned amask = (1u << CCS_MOE_ALGO_N) - 1;
-	int pick_best = 0;
-	if (!strcmp(algo_s, "auto"))
-		pick_best = 1;
-	else if (strcmp(algo_s, "all")) {
+	q->amask = (1u << CCS_MOE_ALGO_N) - 1;
+	q->pick_best = 0;
+	if (!strcmp(q->algo_s, "auto"))
+		q->pick_best = 1;
+	else if (strcmp(q->algo_s, "all")) {
 		int a = 0;
-		if (want_name("algorithm", algo_s, ccs_moe_algo_name, CCS_MOE_ALGO_N, &a))
-			goto out;
-		amask = 1u << a;
+		if (want_name("algorithm", q->algo_s, ccs_moe_algo_name, CCS_MOE_ALGO_N, &a))
+			return -1;
+		q->amask = 1u << a;
 	}
-	if (op == CCS_MOE_ALLTOALLV) {
-		amask &= (1u << CCS_MOE_DIRECT) | (1u << CCS_MOE_SCALEUP);
-		if (!amask) {
+	if (q->op == CCS_MOE_ALLTOALLV) {
+		q->amask &= (1u << CCS_MOE_DIRECT) | (1u << CCS_MOE_SCALEUP);
+		if (!q->amask) {
 			fprintf(stderr, "%s: alltoallv runs direct or scaleup\n", me);
-			goto out;
+			return -1;
 		}
 	}
-	if (cfg.dist == CCS_MOE_TRACE && !trace_in) {
+	if (q->cfg.dist == CCS_MOE_TRACE && !q->trace_in) {
 		fprintf(stderr, "%s: '--routing trace' needs --routing-trace FILE\n", me);
-		goto out;
+		return -1;
 	}
-	if (trace_in && cfg.dist != CCS_MOE_TRACE) {
+	if (q->trace_in && q->cfg.dist != CCS_MOE_TRACE) {
 		fprintf(stderr, "%s: --routing-trace goes with --routing trace\n", me);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
 
-	rc = 1;
+/* The topology, communicator and the routing (or the byte matrix):
+ * 0, or -1 after a message. */
+static int moe_setup(struct moe_req *q)
+{
 	struct ccs_diag diag;
 	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &diag)) {
+	if (ccs_topo_load(q->topo, (const char *const *)q->sets.v, q->sets.n, &q->t, &diag)) {
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
-		goto out;
+		return -1;
 	}
-	if (!sim && ccs_args_refuse_timed(me, t))
-		goto out;
+	if (!q->sim && ccs_args_refuse_timed(me, q->t))
+		return -1;
 	char err[256];
-	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
+	if (ccs_comm_build(q->t, q->nranks, q->ppn, &q->comm, err, sizeof err)) {
 		fprintf(stderr, "%s: %s\n", me, err);
-		goto out;
+		return -1;
 	}
-	int n = comm.n;
-	if (op == CCS_MOE_ALLTOALLV && matrix_path) {
-		if (ccs_moe_matrix_load(matrix_path, n, &matrix, &diag)) {
+	q->n = q->comm.n;
+	if (q->op == CCS_MOE_ALLTOALLV && q->matrix_path) {
+		if (ccs_moe_matrix_load(q->matrix_path, q->n, &q->matrix, &diag)) {
 			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: out of memory");
-			goto out;
+			return -1;
 		}
 	} else {
-		if (ccs_moe_check(&cfg, n, err, sizeof err)) {
+		if (ccs_moe_check(&q->cfg, q->n, err, sizeof err)) {
 			fprintf(stderr, "%s: %s\n", me, err);
-			goto out;
+			return -1;
 		}
-		if (trace_in && ccs_moe_trace_load(trace_in, n, cfg.tokens, cfg.topk, cfg.experts, &trace_ids, &diag)) {
+		if (q->trace_in && ccs_moe_trace_load(q->trace_in, q->n, q->cfg.tokens, q->cfg.topk, q->cfg.experts, &q->trace_ids, &diag)) {
 			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: out of memory");
-			goto out;
+			return -1;
 		}
-		if (ccs_moe_route(&cfg, &comm, trace_ids, &route)) {
+		if (ccs_moe_route(&q->cfg, &q->comm, q->trace_ids, &q->route)) {
 			fprintf(stderr, "%s: out of memory\n", me);
-			goto out;
+			return -1;
 		}
-		if (op == CCS_MOE_ALLTOALLV) {
+		if (q->op == CCS_MOE_ALLTOALLV) {
 			/* the direct dispatch's bytes per pair */
 			struct ccs_moe_plan dp;
-			if (ccs_moe_plan(&comm, &cfg, &route, NULL, CCS_MOE_DISPATCH, CCS_MOE_DIRECT, &dp, err, sizeof err)) {
+			if (ccs_moe_plan(&q->comm, &q->cfg, &q->route, NULL, CCS_MOE_DISPATCH, CCS_MOE_DIRECT, &dp, err, sizeof err)) {
 				fprintf(stderr, "%s: %s\n", me, err);
-				goto out;
+				return -1;
 			}
-			matrix = ccs_calloc((size_t)n * (size_t)n + 1, sizeof *matrix);
-			if (!matrix) {
+			q->matrix = ccs_calloc((size_t)q->n * (size_t)q->n + 1, sizeof *q->matrix);
+			if (!q->matrix) {
 				ccs_moe_plan_release(&dp);
 				fprintf(stderr, "%s: out of memory\n", me);
-				goto out;
+				return -1;
 			}
 			for (size_t i = 0; i < dp.nx; i++)
-				matrix[(size_t)dp.x[i].src * (size_t)n + (size_t)dp.x[i].dst] += dp.x[i].tokens * dp.tok_bytes;
+				q->matrix[(size_t)dp.x[i].src * (size_t)q->n + (size_t)dp.x[i].dst] += dp.x[i].tokens * dp.tok_bytes;
 			ccs_moe_plan_release(&dp);
 		}
 	}
+	return 0;
+}
 
+/* Each algorithm that applies, planned and timed (closed form, or
+ * simulated); --best keeps the fastest. */
+static int moe_time(struct moe_req *q)
+{
 	char whybuf[256];
 	for (int a = 0; a < CCS_MOE_ALGO_N; a++) {
-		if (!(amask & (1u << a)))
+		if (!(q->amask & (1u << a)))
 			continue;
 		struct ccs_moe_plan p;
-		if (ccs_moe_plan(&comm, &cfg, &route, matrix, op, a, &p, whybuf, sizeof whybuf)) {
-			if (amask == (1u << a)) {
-				fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_moe_algo_name[a], ccs_moe_op_name[op], t->name,
+		if (ccs_moe_plan(&q->comm, &q->cfg, &q->route, q->matrix, q->op, a, &p, whybuf, sizeof whybuf)) {
+			if (q->amask == (1u << a)) {
+				fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_moe_algo_name[a], ccs_moe_op_name[q->op], q->t->name,
 				        whybuf);
-				goto out;
+				return -1;
 			}
 			continue;
 		}
-		struct mrow *rw = &rows[nrows];
+		struct mrow *rw = &q->rows[q->nrows];
 		memset(rw, 0, sizeof *rw);
 		rw->algo = a;
-		int erc = ccs_moe_eval(&comm, &p, &rw->mc);
-		if (!erc && sim)
-			erc = sim_plan(&comm, &fab, &p, rw, &last, trace_path) ? CCS_EINPUT : 0;
+		int erc = ccs_moe_eval(&q->comm, &p, &rw->mc);
+		if (!erc && q->sim)
+			erc = sim_plan(&q->comm, &q->fab, &p, rw, &q->last, q->trace_path) ? CCS_EINPUT : 0;
 		ccs_moe_plan_release(&p);
 		if (erc) {
 			if (erc == CCS_ENOMEM)
 				fprintf(stderr, "%s: out of memory\n", me);
-			goto out;
+			return -1;
 		}
-		nrows++;
+		q->nrows++;
 	}
-	if (!nrows) {
-		fprintf(stderr, "%s: no algorithm applies to %s on %s\n", me, ccs_moe_op_name[op], t->name);
-		goto out;
+	if (!q->nrows) {
+		fprintf(stderr, "%s: no algorithm applies to %s on %s\n", me, ccs_moe_op_name[q->op], q->t->name);
+		return -1;
 	}
-	if (pick_best) {
+	if (q->pick_best) {
 		int b = 0;
-		for (int i = 1; i < nrows; i++)
-			if ((sim ? rows[i].sim_s : rows[i].mc.time_s) < (sim ? rows[b].sim_s : rows[b].mc.time_s))
+		for (int i = 1; i < q->nrows; i++)
+			if ((q->sim ? q->rows[i].sim_s : q->rows[i].mc.time_s) < (q->sim ? q->rows[b].sim_s : q->rows[b].mc.time_s))
 				b = i;
-		rows[0] = rows[b];
-		nrows = 1;
+		q->rows[0] = q->rows[b];
+		q->nrows = 1;
 	}
+	return 0;
+}
 
-	double tb = op == CCS_MOE_ALLTOALLV ? 0 : ccs_moe_tok_bytes(cfg.hidden, cfg.fp8);
-	if (!strcmp(format, "csv")) {
+/* The rows as a table, csv or json. */
+static int moe_print(struct moe_req *q)
+{
+	double tb = q->op == CCS_MOE_ALLTOALLV ? 0 : ccs_moe_tok_bytes(q->cfg.hidden, q->cfg.fp8);
+	if (!strcmp(q->format, "csv")) {
 		printf("collective,algo,ranks,groups,time_us,send_max_B,send_mean_B,recv_max_B,recv_mean_B,imbalance,"
 		       "scaleup_B,network_B,bottleneck_GBps,bound\n");
-	} else if (!strcmp(format, "json")) {
+	} else if (!strcmp(q->format, "json")) {
 		printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
-		       "  \"engine\": \"%s\",\n  \"rows\": [", ccs_moe_op_name[op], t->name, n, comm.G, sim ? "sim" : "model");
+		       "  \"engine\": \"%s\",\n  \"rows\": [", ccs_moe_op_name[q->op], q->t->name, q->n, q->comm.G, q->sim ? "sim" : "model");
 	} else {
-		printf("# %s: %s on %s: %d ranks in %d group%s of %d\n", me, ccs_moe_op_name[op], t->name, n, comm.G,
-		       comm.G == 1 ? "" : "s", comm.p);
-		if (op != CCS_MOE_ALLTOALLV || !matrix_path)
+		printf("# %s: %s on %s: %d ranks in %d group%s of %d\n", me, ccs_moe_op_name[q->op], q->t->name, q->n, q->comm.G,
+		       q->comm.G == 1 ? "" : "s", q->comm.p);
+		if (q->op != CCS_MOE_ALLTOALLV || !q->matrix_path)
 			printf("# %d tokens/rank, hidden %d, %s (%.0f B/token), top-%d of %d experts, %s routing%s, %s placement, "
-			       "seed %llu\n", cfg.tokens, cfg.hidden, cfg.fp8 ? "fp8" : "bf16", tb, cfg.topk, cfg.experts,
-			       ccs_moe_dist_name[cfg.dist], cfg.topk_groups ? " (group-limited)" : "",
-			       ccs_moe_place_name[cfg.place], (unsigned long long)cfg.seed);
+			       "seed %llu\n", q->cfg.tokens, q->cfg.hidden, q->cfg.fp8 ? "fp8" : "bf16", tb, q->cfg.topk, q->cfg.experts,
+			       ccs_moe_dist_name[q->cfg.dist], q->cfg.topk_groups ? " (group-limited)" : "",
+			       ccs_moe_place_name[q->cfg.place], (unsigned long long)q->cfg.seed);
 		else
-			printf("# byte matrix %s\n", matrix_path);
+			printf("# byte matrix %s\n", q->matrix_path);
 		printf("#\n# %-14s %9s %9s %9s %9s %9s %6s %10s %10s %10s  %-8s\n", "algo", "time", "send max", "send mean",
 		       "recv max", "recv mean", "imbal", "scale-up", "network", "bottleneck", "bound");
 		printf("# %-14s %9s %9s %9s %9s %9s %6s %10s %10s %10s\n", "", "(us)", "(MB)", "(MB)", "(MB)", "(MB)", "",
 		       "(MB)", "(MB)", "(GB/s)");
 	}
-	for (int i = 0; i < nrows; i++) {
-		const struct mrow *rw = &rows[i];
+	for (int i = 0; i < q->nrows; i++) {
+		const struct mrow *rw = &q->rows[i];
 		const struct ccs_moe_cost *m = &rw->mc;
-		double T = sim ? rw->sim_s : m->time_s;
-		int bound = sim ? rw->sim_bound : m->bound;
+		double T = q->sim ? rw->sim_s : m->time_s;
+		int bound = q->sim ? rw->sim_bound : m->bound;
 		double imb = m->recv_mean > 0 ? m->recv_max / m->recv_mean : 0;
 		double bott = T > 0 ? m->logical_mean / T / 1e9 : 0;
-		if (!strcmp(format, "csv"))
-			printf("%s,%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", ccs_moe_op_name[op],
-			       ccs_moe_algo_name[rw->algo], n, comm.G, T * 1e6, m->send_max, m->send_mean, m->recv_max,
+		if (!strcmp(q->format, "csv"))
+			printf("%s,%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", ccs_moe_op_name[q->op],
+			       ccs_moe_algo_name[rw->algo], q->n, q->comm.G, T * 1e6, m->send_max, m->send_mean, m->recv_max,
 			       m->recv_mean, imb, m->scaleup_bytes, m->net_bytes, bott, ccs_bound_name[bound]);
-		else if (!strcmp(format, "json"))
+		else if (!strcmp(q->format, "json"))
 			printf("%s\n    {\"algo\": \"%s\", \"time_us\": %.6g, \"send_max_B\": %.6g, \"send_mean_B\": %.6g, "
 			       "\"recv_max_B\": %.6g, \"recv_mean_B\": %.6g, \"imbalance\": %.6g, \"scaleup_B\": %.6g, "
 			       "\"network_B\": %.6g, \"bottleneck_GBps\": %.6g, \"bound\": \"%s\"}",
@@ -351,21 +376,46 @@ int ccs_cmd_moe(int argc, char **argv, int sim)
 			       ccs_moe_algo_name[rw->algo], T * 1e6, m->send_max / 1e6, m->send_mean / 1e6, m->recv_max / 1e6,
 			       m->recv_mean / 1e6, imb, m->scaleup_bytes / 1e6, m->net_bytes / 1e6, bott, ccs_bound_name[bound]);
 	}
-	if (!strcmp(format, "json"))
+	if (!strcmp(q->format, "json"))
 		printf("\n  ]\n}\n");
-	else if (!strcmp(format, "table"))
+	else if (!strcmp(q->format, "table"))
 		printf("#\n");
-	if (links && last && fab)
-		ccs_report_links(fab, last, rows[nrows - 1].sim_s);
-	rc = ccs_args_flush() ? 1 : 0;
-out:
-	ccs_flows_free(last);
-	ccs_fabric_free(fab);
-	ccs_free(trace_ids);
-	ccs_free(matrix);
-	ccs_moe_routing_release(&route);
-	ccs_comm_release(&comm);
-	ccs_topo_free(t);
-	ccs_args_sets_release(&sets);
+	return 0;
+}
+
+int ccs_cmd_moe(int argc, char **argv, int sim)
+{
+	me = sim ? "ccsim simulate" : "ccsim predict";
+	struct moe_req *q = ccs_calloc(1, sizeof *q);
+	if (!q) {
+		fprintf(stderr, "ccsim: out of memory\n");
+		return 1;
+	}
+	q->sim = sim;
+	q->algo_s = "all";
+	q->format = "table";
+	ccs_moe_cfg_default(&q->cfg);
+	ccs_args_sets_init(&q->sets);
+	int rc = moe_parse(q, argc, argv);
+	if (rc)
+		rc = rc > 0 ? 0 : 2;
+	else if (moe_check(q))
+		rc = 2;
+	else if (moe_setup(q) || moe_time(q) || moe_print(q))
+		rc = 1;
+	else {
+		if (q->links && q->last && q->fab)
+			ccs_report_links(q->fab, q->last, q->rows[q->nrows - 1].sim_s);
+		rc = ccs_args_flush() ? 1 : 0;
+	}
+	ccs_flows_free(q->last);
+	ccs_fabric_free(q->fab);
+	ccs_free(q->trace_ids);
+	ccs_free(q->matrix);
+	ccs_moe_routing_release(&q->route);
+	ccs_comm_release(&q->comm);
+	ccs_topo_free(q->t);
+	ccs_args_sets_release(&q->sets);
+	ccs_free(q);
 	return rc;
 }
