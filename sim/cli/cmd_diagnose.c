@@ -135,78 +135,87 @@ static int by_rms(const void *a, const void *b)
 	return (x->rms > y->rms) - (x->rms < y->rms);
 }
 
-int ccs_cmd_diagnose(int argc, char **argv)
-{
-	const char *topo = NULL, *logs[32];
-	int nlog = 0, top = 5, list = 0;
-	double tol = 0.03;
+/* A diagnosis: the options, the measured rows, the healthy prediction and
+ * the hypotheses tried, best first. */
+struct diag_run {
+	const char *topo, *logs[32];
+	int nlog, top, list, maxr;
+	double tol;
 	struct ccs_args_sets sets;
-	ccs_args_sets_init(&sets);
-	int rc = 2;
+	struct ccs_meas_set set;
+	struct row *rw;
+	size_t nrw;
+	struct hyp *h;
+	size_t nh, caph;
+	double *healthy, h_rms, h_worst, excess;
+	struct ccs_topo *t;
+	char err[600];
+	char (*spec)[160];
+	size_t nspec, capspec;
+};
+
+/* The options: 0, 1 after --help, -1 after a message. */
+static int dg_parse(struct diag_run *D, int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&sets, argc, argv, &i);
+		int r = ccs_args_set(&D->sets, argc, argv, &i);
 		if (r < 0)
-			goto out0;
+			return -1;
 		if (r)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: %s -t TOPO LOG... [--top N] [--tolerance 3%%] [--list] [--set k=v]\n"
 			       "  rank fault hypotheses by how well each one's prediction fits measured nccl-tests logs\n", me);
-			rc = 0;
-			goto out0;
+			return 1;
 		}
 		if (!strcmp(argv[i], "--list")) {
-			list = 1;
+			D->list = 1;
 			continue;
 		}
 		if (!strcmp(argv[i], "-t") && i + 1 < argc)
-			topo = argv[++i];
+			D->topo = argv[++i];
 		else if (!strcmp(argv[i], "--top") && i + 1 < argc) {
-			if (ccs_args_int(me, "--top", argv[++i], 1, 100, &top))
-				goto out0;
+			if (ccs_args_int(me, "--top", argv[++i], 1, 100, &D->top))
+				return -1;
 		} else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
 			char *end;
 			double x = strtod(argv[++i], &end);
 			if (end == argv[i] || (*end && strcmp(end, "%")) || !(x > 0) || x >= 100) {
 				fprintf(stderr, "%s: '--tolerance' must be a percentage like 3%%\n", me);
-				goto out0;
+				return -1;
 			}
-			tol = x / 100;
-		} else if (argv[i][0] != '-' && nlog < 32) {
-			logs[nlog++] = argv[i];
+			D->tol = x / 100;
+		} else if (argv[i][0] != '-' && D->nlog < 32) {
+			D->logs[D->nlog++] = argv[i];
 		} else {
 			fprintf(stderr, "%s: unexpected argument '%s'\n", me, argv[i]);
-			goto out0;
+			return -1;
 		}
 	}
-	if (!topo || !nlog) {
+	if (!D->topo || !D->nlog) {
 		fprintf(stderr, "usage: %s -t TOPO LOG... [--top N] [--tolerance 3%%]\n", me);
-		goto out0;
+		return -1;
 	}
-	rc = 1;
-	/* the rows: out-of-place halves of every log */
-	struct ccs_meas_set set;
-	memset(&set, 0, sizeof set);
-	struct row *rw = NULL;
-	size_t nrw = 0;
-	struct hyp *h = NULL;
-	size_t nh = 0, caph = 0;
-	double *healthy = NULL;
-	struct ccs_topo *t = NULL;
-	char err[600];
-	for (int i = 0; i < nlog; i++) {
+	return 0;
+}
+
+/* The rows: out-of-place halves of every log, and the healthy
+ * prediction of each. */
+static int dg_rows(struct diag_run *D)
+{
+	for (int i = 0; i < D->nlog; i++) {
 		struct ccs_diag d;
 		memset(&d, 0, sizeof d);
-		if (ccs_ingest_file(logs[i], &set, &d)) {
+		if (ccs_ingest_file(D->logs[i], &D->set, &d)) {
 			fprintf(stderr, "%s\n", d.msg);
-			goto out;
+			return -1;
 		}
 	}
-	rw = ccs_calloc(set.n + 1, sizeof *rw);
-	if (!rw)
-		goto oom;
-	for (size_t i = 0; i < set.n; i++) {
-		const struct ccs_meas *m = &set.m[i];
+	D->rw = ccs_calloc(D->set.n + 1, sizeof *D->rw);
+	if (!D->rw)
+		return -2;
+	for (size_t i = 0; i < D->set.n; i++) {
+		const struct ccs_meas *m = &D->set.m[i];
 		if (strcmp(m->source, "nccl-tests") || strncmp(m->variant, "oop", 3))
 			continue;
 		int coll = ccs_coll_parse(m->name);
@@ -215,76 +224,86 @@ int ccs_cmd_diagnose(int argc, char **argv)
 			        m->line, m->name);
 			continue;
 		}
-		rw[nrw++] = (struct row){ coll, m->ranks, m->size, m->median_s };
+		D->rw[D->nrw++] = (struct row){ coll, m->ranks, m->size, m->median_s };
 	}
-	if (!nrw) {
+	if (!D->nrw) {
 		fprintf(stderr, "%s: no usable nccl-tests row in the logs\n", me);
-		goto out;
+		return -1;
 	}
-	healthy = ccs_malloc(nrw * sizeof *healthy);
-	if (!healthy)
-		goto oom;
-	if (predict_rows(topo, &sets, NULL, rw, nrw, healthy, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		goto out;
+	D->healthy = ccs_malloc(D->nrw * sizeof *D->healthy);
+	if (!D->healthy)
+		return -2;
+	if (predict_rows(D->topo, &D->sets, NULL, D->rw, D->nrw, D->healthy, D->err, sizeof D->err)) {
+		fprintf(stderr, "%s: %s\n", me, D->err);
+		return -1;
 	}
-	double h_rms, h_worst;
-	score(rw, nrw, healthy, &h_rms, &h_worst);
+	score(D->rw, D->nrw, D->healthy, &D->h_rms, &D->h_worst);
+	return 0;
+}
+
+/* The topology the logs ran on, as large as they need. */
+static int dg_topology(struct diag_run *D)
+{
 	/* candidates: the NICs and GPUs of the ranks' nodes, their leaves' uplinks */
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &d)) {
+	if (ccs_topo_load(D->topo, (const char *const *)D->sets.v, D->sets.n, &D->t, &d)) {
 		fprintf(stderr, "%s\n", d.msg);
-		goto out;
+		return -1;
 	}
-	if (ccs_args_refuse_timed("ccsim diagnose", t))
-		goto out;
-	int maxr = 0;
-	for (size_t i = 0; i < nrw; i++)
-		if (rw[i].ranks > maxr)
-			maxr = rw[i].ranks;
-	if ((uint32_t)maxr > t->ngpu) {
-		fprintf(stderr, "%s: the logs have %d ranks, %s has %u gpus\n", me, maxr, t->name, t->ngpu);
-		goto out;
+	if (ccs_args_refuse_timed("ccsim diagnose", D->t))
+		return -1;
+	D->maxr = 0;
+	for (size_t i = 0; i < D->nrw; i++)
+		if (D->rw[i].ranks > D->maxr)
+			D->maxr = D->rw[i].ranks;
+	if ((uint32_t)D->maxr > D->t->ngpu) {
+		fprintf(stderr, "%s: the logs have %d ranks, %s has %u gpus\n", me, D->maxr, D->t->name, D->t->ngpu);
+		return -1;
 	}
-	char *node_in = ccs_calloc((size_t)t->nnodes + 1, 1);
+	return 0;
+}
+
+/* Candidates: the NICs and GPUs of the ranks' nodes, their leaves'
+ * uplinks, GPUDirect off everywhere; a straggler by the median excess. */
+static int dg_candidates(struct diag_run *D)
+{
+	char *node_in = ccs_calloc((size_t)D->t->nnodes + 1, 1);
 	if (!node_in)
-		goto oom;
-	for (int r = 0; r < maxr; r++)
-		if (t->gpu[r].node >= 0)
-			node_in[t->gpu[r].node] = 1;
-	double excess = 0;
+		return -2;
+	for (int r = 0; r < D->maxr; r++)
+		if (D->t->gpu[r].node >= 0)
+			node_in[D->t->gpu[r].node] = 1;
+	D->excess = 0;
 	{
-		double *ex = ccs_malloc(nrw * sizeof *ex);
+		double *ex = ccs_malloc(D->nrw * sizeof *ex);
 		if (!ex) {
 			ccs_free(node_in);
-			goto oom;
+			return -2;
 		}
-		for (size_t i = 0; i < nrw; i++)
-			ex[i] = rw[i].t_s - healthy[i];
+		for (size_t i = 0; i < D->nrw; i++)
+			ex[i] = D->rw[i].t_s - D->healthy[i];
 		/* median by a small sort */
-		for (size_t i = 1; i < nrw; i++)
+		for (size_t i = 1; i < D->nrw; i++)
 			for (size_t j = i; j > 0 && ex[j] < ex[j - 1]; j--) {
 				double x = ex[j];
 				ex[j] = ex[j - 1];
 				ex[j - 1] = x;
 			}
-		excess = nrw % 2 ? ex[nrw / 2] : 0.5 * (ex[nrw / 2 - 1] + ex[nrw / 2]);
+		D->excess = D->nrw % 2 ? ex[D->nrw / 2] : 0.5 * (ex[D->nrw / 2 - 1] + ex[D->nrw / 2]);
 		ccs_free(ex);
 	}
-	char (*spec)[160] = NULL;
-	size_t nspec = 0, capspec = 0;
-#define ADD(...) do { if (ccs_grow(&spec, &capspec, nspec + 1, sizeof *spec)) { ccs_free(node_in); goto oom; } \
-	snprintf(spec[nspec++], sizeof spec[0], __VA_ARGS__); } while (0)
-	for (uint32_t dv = 0; dv < t->ndev; dv++) {
-		const struct ccs_dev *x = &t->dev[dv];
+#define ADD(...) do { if (ccs_grow(&D->spec, &D->capspec, D->nspec + 1, sizeof *D->spec)) { ccs_free(node_in); return -2; } \
+	snprintf(D->spec[D->nspec++], sizeof D->spec[0], __VA_ARGS__); } while (0)
+	for (uint32_t dv = 0; dv < D->t->ndev; dv++) {
+		const struct ccs_dev *x = &D->t->dev[dv];
 		if (x->node < 0 || !node_in[x->node]) {
 			/* a switch: the links from it up, where a rank's leaf meets a spine */
 			if (x->kind == CCS_DEV_NETSW && x->tier == 0)
-				for (uint32_t k = t->adj_off[dv]; k < t->adj_off[dv + 1]; k++) {
-					uint32_t o = t->adj_nbr[k];
-					if (t->dev[o].kind == CCS_DEV_NETSW && t->dev[o].tier > x->tier)
-						ADD("link:%s-%s:50%%", x->name, t->dev[o].name);
+				for (uint32_t k = D->t->adj_off[dv]; k < D->t->adj_off[dv + 1]; k++) {
+					uint32_t o = D->t->adj_nbr[k];
+					if (D->t->dev[o].kind == CCS_DEV_NETSW && D->t->dev[o].tier > x->tier)
+						ADD("link:%s-%s:50%%", x->name, D->t->dev[o].name);
 				}
 			continue;
 		}
@@ -299,97 +318,131 @@ int ccs_cmd_diagnose(int argc, char **argv)
 			ADD("pcie:%s:gen4", x->name);
 			ADD("pcie:%s:gen3", x->name);
 			ADD("gdr:%s:off", x->name);
-			if (excess > 0)
-				ADD("straggler:%s:%.4gus", x->name, excess * 1e6);
+			if (D->excess > 0)
+				ADD("straggler:%s:%.4gus", x->name, D->excess * 1e6);
 		}
 	}
 	ADD("gdr:all:off");
 #undef ADD
 	ccs_free(node_in);
-	double *pred = ccs_malloc(nrw * sizeof *pred);
+	return 0;
+}
+
+/* Each candidate's prediction and fit; candidates with the same
+ * predictions share one line. */
+static int dg_try(struct diag_run *D)
+{
+	double *pred = ccs_malloc(D->nrw * sizeof *pred);
 	if (!pred)
-		goto oom;
-	for (size_t i = 0; i < nspec; i++) {
-		if (predict_rows(topo, &sets, spec[i], rw, nrw, pred, err, sizeof err))
+		return -2;
+	for (size_t i = 0; i < D->nspec; i++) {
+		if (predict_rows(D->topo, &D->sets, D->spec[i], D->rw, D->nrw, pred, D->err, sizeof D->err))
 			continue;   /* cannot complete, or not applicable here */
 		double s, w;
-		score(rw, nrw, pred, &s, &w);
+		score(D->rw, D->nrw, pred, &s, &w);
 		/* the same predictions as one already kept: one line for both */
 		size_t j = 0;
-		for (; j < nh; j++) {
+		for (; j < D->nh; j++) {
 			size_t k = 0;
-			while (k < nrw && fabs(h[j].pred[k] / pred[k] - 1) < 1e-9)
+			while (k < D->nrw && fabs(D->h[j].pred[k] / pred[k] - 1) < 1e-9)
 				k++;
-			if (k == nrw)
+			if (k == D->nrw)
 				break;
 		}
-		if (j < nh) {
-			if (h[j].members == 1)
-				snprintf(h[j].second, sizeof h[j].second, "%s", spec[i]);
-			h[j].members++;
-			if (add_member(&h[j], spec[i])) {
+		if (j < D->nh) {
+			if (D->h[j].members == 1)
+				snprintf(D->h[j].second, sizeof D->h[j].second, "%s", D->spec[i]);
+			D->h[j].members++;
+			if (add_member(&D->h[j], D->spec[i])) {
 				ccs_free(pred);
-				goto oom;
+				return -2;
 			}
 			continue;
 		}
-		if (ccs_grow(&h, &caph, nh + 1, sizeof *h)) {
+		if (ccs_grow(&D->h, &D->caph, D->nh + 1, sizeof *D->h)) {
 			ccs_free(pred);
-			goto oom;
+			return -2;
 		}
-		struct hyp *x = &h[nh++];
+		struct hyp *x = &D->h[D->nh++];
 		memset(x, 0, sizeof *x);
-		snprintf(x->spec, sizeof x->spec, "%s", spec[i]);
-		snprintf(x->first, sizeof x->first, "%s", spec[i]);
+		snprintf(x->spec, sizeof x->spec, "%s", D->spec[i]);
+		snprintf(x->first, sizeof x->first, "%s", D->spec[i]);
 		x->rms = s;
 		x->worst = w;
 		x->members = 1;
-		x->pred = ccs_malloc(nrw * sizeof *x->pred);
-		if (!x->pred || add_member(x, spec[i])) {
+		x->pred = ccs_malloc(D->nrw * sizeof *x->pred);
+		if (!x->pred || add_member(x, D->spec[i])) {
 			ccs_free(pred);
-			goto oom;
+			return -2;
 		}
-		memcpy(x->pred, pred, nrw * sizeof *pred);
+		memcpy(x->pred, pred, D->nrw * sizeof *pred);
 	}
 	ccs_free(pred);
-	ccs_free(spec);
-	qsort(h, nh, sizeof *h, by_rms);
-	printf("# %s: %zu rows from %d log%s on %s; %zu hypotheses tried\n", me, nrw, nlog, nlog == 1 ? "" : "s", t->name,
-	       nh);
-	printf("# healthy: fits within %.1f%% (rms of log error %.4f)\n", 100 * h_worst, h_rms);
-	int found = nh && !(h_worst <= tol && h[0].rms > 0.5 * h_rms) && h[0].rms < 0.8 * h_rms;
+	ccs_free(D->spec);
+	qsort(D->h, D->nh, sizeof *D->h, by_rms);
+	return 0;
+}
+
+/* The ranking, or "no fault found" when no hypothesis fits clearly
+ * better than the healthy machine. */
+static int dg_print(struct diag_run *D)
+{
+	printf("# %s: %zu rows from %d log%s on %s; %zu hypotheses tried\n", me, D->nrw, D->nlog, D->nlog == 1 ? "" : "s", D->t->name,
+	       D->nh);
+	printf("# healthy: fits within %.1f%% (rms of log error %.4f)\n", 100 * D->h_worst, D->h_rms);
+	int found = D->nh && !(D->h_worst <= D->tol && D->h[0].rms > 0.5 * D->h_rms) && D->h[0].rms < 0.8 * D->h_rms;
 	if (!found) {
 		printf("no fault found: the healthy prediction fits within %.1f%% and no hypothesis fits clearly better\n",
-		       100 * h_worst);
+		       100 * D->h_worst);
 	} else {
 		printf("# rank  fits within  rms      hypothesis\n");
-		for (size_t i = 0; i < nh && (int)i < top; i++) {
+		for (size_t i = 0; i < D->nh && (int)i < D->top; i++) {
 			char also[220] = "";
-			if (h[i].members == 2)
-				snprintf(also, sizeof also, " (or, with the same predictions, %s)", h[i].second);
-			else if (h[i].members > 2)
-				snprintf(also, sizeof also, " (or %d others with the same predictions, e.g. %s)", h[i].members - 1,
-				         h[i].second);
-			printf("  %4zu  %9.1f%%  %.4f   %s%s\n", i + 1, 100 * h[i].worst, h[i].rms, h[i].spec, also);
-			if (list)
-				printf("        all: %s\n", h[i].all);
+			if (D->h[i].members == 2)
+				snprintf(also, sizeof also, " (or, with the same predictions, %s)", D->h[i].second);
+			else if (D->h[i].members > 2)
+				snprintf(also, sizeof also, " (or %d others with the same predictions, e.g. %s)", D->h[i].members - 1,
+				         D->h[i].second);
+			printf("  %4zu  %9.1f%%  %.4f   %s%s\n", i + 1, 100 * D->h[i].worst, D->h[i].rms, D->h[i].spec, also);
+			if (D->list)
+				printf("        all: %s\n", D->h[i].all);
 		}
 	}
-	rc = ccs_args_flush() ? 1 : 0;
-	goto out;
-oom:
-	fprintf(stderr, "%s: out of memory\n", me);
-out:
-	for (size_t i = 0; i < nh; i++) {
-		ccs_free(h[i].pred);
-		ccs_free(h[i].all);
+	return 0;
+}
+
+int ccs_cmd_diagnose(int argc, char **argv)
+{
+	struct diag_run *D = ccs_calloc(1, sizeof *D);
+	if (!D) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return 1;
 	}
-	ccs_free(h);
-	ccs_free(healthy);
-	ccs_free(rw);
-	ccs_topo_free(t);
-	ccs_meas_set_release(&set);
-out0:
-	ccs_args_sets_release(&sets);
+	D->top = 5;
+	D->tol = 0.03;
+	ccs_args_sets_init(&D->sets);
+	int rc = dg_parse(D, argc, argv);
+	if (rc)
+		rc = rc > 0 ? 0 : 2;
+	else {
+		static int (*const steps[])(struct diag_run *) = { dg_rows, dg_topology, dg_candidates, dg_try, dg_print };
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0] && !rc; i++)
+			rc = steps[i](D);
+		if (rc == -2)
+			fprintf(stderr, "%s: out of memory\n", me);
+		rc = rc ? 1 : ccs_args_flush() ? 1 : 0;
+	}
+	for (size_t i = 0; i < D->nh; i++) {
+		ccs_free(D->h[i].pred);
+		ccs_free(D->h[i].all);
+	}
+	ccs_free(D->h);
+	ccs_free(D->spec);
+	ccs_free(D->healthy);
+	ccs_free(D->rw);
+	ccs_topo_free(D->t);
+	ccs_meas_set_release(&D->set);
+	ccs_args_sets_release(&D->sets);
+	ccs_free(D);
 	return rc;
 }
