@@ -379,6 +379,7 @@ static int dg_try(struct diag_run *D)
 	}
 	ccs_free(pred);
 	ccs_free(D->spec);
+	D->spec = NULL;
 	qsort(D->h, D->nh, sizeof *D->h, by_rms);
 	return 0;
 }
