@@ -42,197 +42,236 @@ static void usage(FILE *f)
 	        me);
 }
 
-int ccs_cmd_kv(int argc, char **argv, int sim)
+/* --dtype: bytes per value */
+static int take_dtype(const char *me_, const struct ccs_args_opt *o, const char *v)
 {
-	me = sim ? "ccsim simulate" : "ccsim predict";
-	const char *topo = NULL, *format = "table", *trace_path = NULL;
-	int nranks = 0, ppn = 0, links = 0, rc = 2;
+	int *dsize = o->dest;
+	if (!strcmp(v, "bf16") || !strcmp(v, "fp16"))
+		*dsize = 2;
+	else if (!strcmp(v, "fp8"))
+		*dsize = 1;
+	else if (!strcmp(v, "fp32"))
+		*dsize = 4;
+	else {
+		fprintf(stderr, "%s: unknown dtype '%s'; one of: bf16, fp16, fp8, fp32\n", me_, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* --layer-time: a time with its unit */
+static int take_layer_time(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	char err[160];
+	if (ccs_parse_qty(v, CCS_QTY_TIME, o->dest, err, sizeof err)) {
+		fprintf(stderr, "%s: '--layer-time': %s\n", me_, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* A KV-cache transfer request: the options, the plan and its time. */
+struct kv_req {
+	int sim;
+	const char *topo, *format, *trace_path, *coll_s;
+	int nranks, ppn, links, bound;
 	struct ccs_kv_cfg cfg;
-	ccs_kv_cfg_default(&cfg);
 	struct ccs_args_sets sets;
-	ccs_args_sets_init(&sets);
-	struct ccs_topo *t = NULL;
+	struct ccs_topo *t;
 	struct ccs_comm comm;
-	memset(&comm, 0, sizeof comm);
 	struct ccs_kv_plan plan;
-	memset(&plan, 0, sizeof plan);
-	struct ccs_fabric *fab = NULL;
-	struct ccs_flows *fl = NULL;
+	struct ccs_kv_cost kc;
+	double T;
+	struct ccs_fabric *fab;
+	struct ccs_flows *fl;
+};
+
+/* The options: 0, 1 after --help, -1 after a message. */
+static int kv_parse(struct kv_req *q, int argc, char **argv)
+{
+	const struct ccs_args_opt opts[] = {
+		{ "--kv-replicated", CCS_ARGS_FLAG, &q->cfg.replicated, 0, 0, NULL, 0, NULL, NULL },
+		{ "-t", CCS_ARGS_STR, &q->topo, 0, 0, NULL, 0, NULL, NULL },
+		{ "-c", CCS_ARGS_STR, &q->coll_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-n", CCS_ARGS_INT, &q->nranks, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--ppn", CCS_ARGS_INT, &q->ppn, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--prefill", CCS_ARGS_INT, &q->cfg.prefill, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--decode", CCS_ARGS_INT, &q->cfg.decode, 1, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--layers", CCS_ARGS_INT, &q->cfg.layers, 1, 100000, NULL, 0, NULL, NULL },
+		{ "--kv-dim", CCS_ARGS_INT, &q->cfg.dim, 1, 1 << 24, NULL, 0, NULL, NULL },
+		{ "--tokens", CCS_ARGS_INT, &q->cfg.tokens, 1, 1 << 26, NULL, 0, NULL, NULL },
+		{ "--page-tokens", CCS_ARGS_INT, &q->cfg.page_tokens, 1, 1 << 26, NULL, 0, NULL, NULL },
+		{ "--dtype", CCS_ARGS_FN, &q->cfg.dsize, 0, 0, NULL, 0, NULL, take_dtype },
+		{ "--layer-time", CCS_ARGS_FN, &q->cfg.layer_s, 0, 0, NULL, 0, NULL, take_layer_time },
+		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
+		{ "--links", CCS_ARGS_FLAG, &q->links, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace", CCS_ARGS_STR, &q->trace_path, 0, 0, NULL, 0, NULL, NULL },
+	};
 
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&sets, argc, argv, &i);
+		int r = ccs_args_set(&q->sets, argc, argv, &i);
 		if (r < 0)
-			goto out;
+			return -1;
 		if (r > 0)
 			continue;
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			rc = 0;
-			goto out;
+			return 1;
 		}
-		if (sim && !strcmp(a, "--links")) {
-			links = 1;
-			continue;
-		}
-		if (!strcmp(a, "--kv-replicated")) {
-			cfg.replicated = 1;
-			continue;
-		}
-		static const char *const with_val[] = { "-t", "-c", "-n", "--ppn", "--prefill", "--decode", "--layers",
-		                                        "--kv-dim", "--tokens", "--page-tokens", "--dtype", "--layer-time",
-		                                        "--format", "--trace" };
-		/* --trace (last) is simulate's */
-		size_t nv = sizeof with_val / sizeof with_val[0] - !sim;
-		const char *v;
-		if (ccs_args_value(me, "-c kvcache", argc, argv, &i, with_val, nv, &v))
-			goto out;
-		int bad = 0;
-		if (!strcmp(a, "-t"))
-			topo = v;
-		else if (!strcmp(a, "-c"))
-			;
-		else if (!strcmp(a, "-n"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &nranks);
-		else if (!strcmp(a, "--ppn"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &ppn);
-		else if (!strcmp(a, "--prefill"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.prefill);
-		else if (!strcmp(a, "--decode"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 20, &cfg.decode);
-		else if (!strcmp(a, "--layers"))
-			bad = ccs_args_int(me, a, v, 1, 100000, &cfg.layers);
-		else if (!strcmp(a, "--kv-dim"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 24, &cfg.dim);
-		else if (!strcmp(a, "--tokens"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 26, &cfg.tokens);
-		else if (!strcmp(a, "--page-tokens"))
-			bad = ccs_args_int(me, a, v, 1, 1 << 26, &cfg.page_tokens);
-		else if (!strcmp(a, "--dtype")) {
-			if (!strcmp(v, "bf16") || !strcmp(v, "fp16"))
-				cfg.dsize = 2;
-			else if (!strcmp(v, "fp8"))
-				cfg.dsize = 1;
-			else if (!strcmp(v, "fp32"))
-				cfg.dsize = 4;
-			else {
-				fprintf(stderr, "%s: unknown dtype '%s'; one of: bf16, fp16, fp8, fp32\n", me, v);
-				bad = 1;
-			}
-		} else if (!strcmp(a, "--layer-time")) {
-			char err[160];
-			if (ccs_parse_qty(v, CCS_QTY_TIME, &cfg.layer_s, err, sizeof err)) {
-				fprintf(stderr, "%s: '--layer-time': %s\n", me, err);
-				bad = 1;
-			}
-		} else if (!strcmp(a, "--format"))
-			format = v;
-		else if (!strcmp(a, "--trace"))
-			trace_path = v;
-		if (bad)
-			goto out;
+		/* --links and --trace (last) are simulate's */
+		if (ccs_args_take(me, "-c kvcache", opts, sizeof opts / sizeof opts[0] - (q->sim ? 0 : 2), argc, argv, &i))
+			return -1;
 	}
-	if (!topo) {
+	return 0;
+}
+
+/* What must be given: 0, or -1 after a message. */
+static int kv_check(struct kv_req *q)
+{
+	if (!q->topo) {
 		fprintf(stderr, "%s: missing -t TOPO\n", me);
-		goto out;
+		return -1;
 	}
-	if (strcmp(format, "table") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv, json\n", me, format);
-		goto out;
+	if (strcmp(q->format, "table") && strcmp(q->format, "csv") && strcmp(q->format, "json")) {
+		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv, json\n", me, q->format);
+		return -1;
 	}
-	rc = 1;
+	return 0;
+}
+
+/* The topology, communicator, plan and its closed form: 0, or -1 after a
+ * message. */
+static int kv_setup(struct kv_req *q)
+{
 	struct ccs_diag diag;
 	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &diag)) {
+	if (ccs_topo_load(q->topo, (const char *const *)q->sets.v, q->sets.n, &q->t, &diag)) {
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
-		goto out;
+		return -1;
 	}
-	if (!sim && ccs_args_refuse_timed(me, t))
-		goto out;
+	if (!q->sim && ccs_args_refuse_timed(me, q->t))
+		return -1;
 	char err[256];
-	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
+	if (ccs_comm_build(q->t, q->nranks, q->ppn, &q->comm, err, sizeof err)) {
 		fprintf(stderr, "%s: %s\n", me, err);
-		goto out;
+		return -1;
 	}
-	int prc = ccs_kv_plan(&comm, &cfg, &plan, err, sizeof err);
+	int prc = ccs_kv_plan(&q->comm, &q->cfg, &q->plan, err, sizeof err);
 	if (prc) {
 		fprintf(stderr, "%s: %s\n", me, prc == CCS_ENOMEM ? "out of memory" : err);
-		goto out;
+		return -1;
 	}
-	struct ccs_kv_cost kc;
-	if (ccs_kv_eval(&comm, &cfg, &plan, &kc)) {
+	if (ccs_kv_eval(&q->comm, &q->cfg, &q->plan, &q->kc)) {
 		fprintf(stderr, "%s: out of memory\n", me);
-		goto out;
+		return -1;
 	}
-	double T = kc.time_s;
-	int bound = kc.bound;
-	if (sim) {
+	return 0;
+}
+
+/* The time: the closed form's, or simulated (with its trace). */
+static int kv_time(struct kv_req *q)
+{
+	char err[256];
+	q->T = q->kc.time_s;
+	q->bound = q->kc.bound;
+	if (q->sim) {
 		struct ccs_sched s;
 		const char *why = NULL;
-		int src = ccs_fabric_new(&comm, &fab);
+		int src = ccs_fabric_new(&q->comm, &q->fab);
 		if (!src)
-			src = ccs_sched_kv(&comm, &cfg, &plan, &s, &why);
+			src = ccs_sched_kv(&q->comm, &q->cfg, &q->plan, &s, &why);
 		if (src) {
 			fprintf(stderr, "%s: %s\n", me, src == CCS_ENOMEM ? "out of memory" : why);
-			goto out;
+			return -1;
 		}
 		struct ccs_sim_stats st;
 		char title[160];
 		int in_trace;
-		snprintf(title, sizeof title, "KV cache %d -> %d ranks, %d layers", cfg.prefill, cfg.decode, cfg.layers);
-		src = ccs_trace_run(fab, &s, comm.n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
+		snprintf(title, sizeof title, "KV cache %d -> %d ranks, %d layers", q->cfg.prefill, q->cfg.decode, q->cfg.layers);
+		src = ccs_trace_run(q->fab, &s, q->comm.n, q->trace_path, title, &st, &q->fl, &in_trace, err, sizeof err);
 		ccs_sched_release(&s);
 		if (src) {
 			fprintf(stderr, "%s: %s\n", me, err);
-			goto out;
+			return -1;
 		}
-		T = st.time_s;
-		bound = ccs_report_bound(&comm, fab, fl, T);
+		q->T = st.time_s;
+		q->bound = ccs_report_bound(&q->comm, q->fab, q->fl, q->T);
 	}
-	double exposed = T - cfg.layers * cfg.layer_s;
-	double rate = T > 0 ? kc.recv_max / T / 1e9 : 0;
-	double total = (double)cfg.layers * cfg.tokens * cfg.dim * cfg.dsize;
-	if (!strcmp(format, "csv")) {
+	return 0;
+}
+
+/* The transfer as a table, csv or json. */
+static int kv_print(struct kv_req *q)
+{
+	double exposed = q->T - q->cfg.layers * q->cfg.layer_s;
+	double rate = q->T > 0 ? q->kc.recv_max / q->T / 1e9 : 0;
+	double total = (double)q->cfg.layers * q->cfg.tokens * q->cfg.dim * q->cfg.dsize;
+	if (!strcmp(q->format, "csv")) {
 		printf("collective,prefill,decode,layers,tokens,time_us,exposed_us,layer_us,send_max_B,recv_max_B,"
 		       "scaleup_B,network_B,recv_GBps,pages,page_B,bound\n");
-		printf("kvcache,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", cfg.prefill, cfg.decode,
-		       cfg.layers, cfg.tokens, T * 1e6, exposed * 1e6, kc.layer_s * 1e6, kc.send_max, kc.recv_max,
-		       kc.scaleup_bytes, kc.net_bytes, rate, plan.pages, plan.page_bytes, ccs_bound_name[bound]);
-	} else if (!strcmp(format, "json")) {
+		printf("kvcache,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", q->cfg.prefill, q->cfg.decode,
+		       q->cfg.layers, q->cfg.tokens, q->T * 1e6, exposed * 1e6, q->kc.layer_s * 1e6, q->kc.send_max, q->kc.recv_max,
+		       q->kc.scaleup_bytes, q->kc.net_bytes, rate, q->plan.pages, q->plan.page_bytes, ccs_bound_name[q->bound]);
+	} else if (!strcmp(q->format, "json")) {
 		printf("{\n  \"collective\": \"kvcache\",\n  \"topology\": \"%s\",\n  \"engine\": \"%s\",\n"
 		       "  \"prefill\": %d,\n  \"decode\": %d,\n  \"layers\": %d,\n  \"tokens\": %d,\n"
 		       "  \"time_us\": %.6g,\n  \"exposed_us\": %.6g,\n  \"layer_us\": %.6g,\n  \"send_max_B\": %.6g,\n"
 		       "  \"recv_max_B\": %.6g,\n  \"scaleup_B\": %.6g,\n  \"network_B\": %.6g,\n  \"recv_GBps\": %.6g,\n"
 		       "  \"pages\": %.6g,\n  \"page_B\": %.6g,\n  \"bound\": \"%s\"\n}\n",
-		       t->name, sim ? "sim" : "model", cfg.prefill, cfg.decode, cfg.layers, cfg.tokens, T * 1e6,
-		       exposed * 1e6, kc.layer_s * 1e6, kc.send_max, kc.recv_max, kc.scaleup_bytes, kc.net_bytes, rate,
-		       plan.pages, plan.page_bytes, ccs_bound_name[bound]);
+		       q->t->name, q->sim ? "sim" : "model", q->cfg.prefill, q->cfg.decode, q->cfg.layers, q->cfg.tokens, q->T * 1e6,
+		       exposed * 1e6, q->kc.layer_s * 1e6, q->kc.send_max, q->kc.recv_max, q->kc.scaleup_bytes, q->kc.net_bytes, rate,
+		       q->plan.pages, q->plan.page_bytes, ccs_bound_name[q->bound]);
 	} else {
-		printf("# %s: kvcache on %s: prefill ranks 0-%d -> decode ranks %d-%d (%d groups)\n", me, t->name,
-		       cfg.prefill - 1, comm.n - cfg.decode, comm.n - 1, comm.G);
+		printf("# %s: kvcache on %s: prefill ranks 0-%d -> decode ranks %d-%d (%d groups)\n", me, q->t->name,
+		       q->cfg.prefill - 1, q->comm.n - q->cfg.decode, q->comm.n - 1, q->comm.G);
 		printf("# %d layers x %d tokens x %d values (%s) x %d B = %.1f MB; %.0f pages of %d tokens per pair and "
-		       "layer (%.0f B each), %d pairs\n", cfg.layers, cfg.tokens, cfg.dim,
-		       cfg.replicated ? "replicated" : "sharded", cfg.dsize, total / 1e6, plan.pages, cfg.page_tokens,
-		       plan.page_bytes, plan.npairs);
-		if (cfg.layer_s > 0)
-			printf("# prefill computes a layer every %.6g us: transfers overlap it\n", cfg.layer_s * 1e6);
+		       "layer (%.0f B each), %d pairs\n", q->cfg.layers, q->cfg.tokens, q->cfg.dim,
+		       q->cfg.replicated ? "replicated" : "sharded", q->cfg.dsize, total / 1e6, q->plan.pages, q->cfg.page_tokens,
+		       q->plan.page_bytes, q->plan.npairs);
+		if (q->cfg.layer_s > 0)
+			printf("# prefill computes a layer every %.6g us: transfers overlap it\n", q->cfg.layer_s * 1e6);
 		printf("#\n# %10s %10s %10s %9s %9s %10s %10s %9s  %-8s\n", "time", "exposed", "per layer", "send max",
 		       "recv max", "scale-up", "network", "recv", "bound");
 		printf("# %10s %10s %10s %9s %9s %10s %10s %9s\n", "(us)", "(us)", "(us)", "(MB)", "(MB)", "(MB)", "(MB)",
 		       "(GB/s)");
-		printf("  %10.2f %10.2f %10.3f %9.3f %9.3f %10.2f %10.2f %9.2f  %-8s\n#\n", T * 1e6, exposed * 1e6,
-		       kc.layer_s * 1e6, kc.send_max / 1e6, kc.recv_max / 1e6, kc.scaleup_bytes / 1e6, kc.net_bytes / 1e6,
-		       rate, ccs_bound_name[bound]);
+		printf("  %10.2f %10.2f %10.3f %9.3f %9.3f %10.2f %10.2f %9.2f  %-8s\n#\n", q->T * 1e6, exposed * 1e6,
+		       q->kc.layer_s * 1e6, q->kc.send_max / 1e6, q->kc.recv_max / 1e6, q->kc.scaleup_bytes / 1e6, q->kc.net_bytes / 1e6,
+		       rate, ccs_bound_name[q->bound]);
 	}
-	if (links && fl && fab)
-		ccs_report_links(fab, fl, T);
-	rc = ccs_args_flush() ? 1 : 0;
-out:
-	ccs_flows_free(fl);
-	ccs_fabric_free(fab);
-	ccs_kv_plan_release(&plan);
-	ccs_comm_release(&comm);
-	ccs_topo_free(t);
-	ccs_args_sets_release(&sets);
+	return 0;
+}
+
+int ccs_cmd_kv(int argc, char **argv, int sim)
+{
+	me = sim ? "ccsim simulate" : "ccsim predict";
+	struct kv_req *q = ccs_calloc(1, sizeof *q);
+	if (!q) {
+		fprintf(stderr, "ccsim: out of memory\n");
+		return 1;
+	}
+	q->sim = sim;
+	q->format = "table";
+	ccs_kv_cfg_default(&q->cfg);
+	ccs_args_sets_init(&q->sets);
+	int rc = kv_parse(q, argc, argv);
+	if (rc)
+		rc = rc > 0 ? 0 : 2;
+	else if (kv_check(q))
+		rc = 2;
+	else if (kv_setup(q) || kv_time(q) || kv_print(q))
+		rc = 1;
+	else {
+		if (q->links && q->fl && q->fab)
+			ccs_report_links(q->fab, q->fl, q->T);
+		rc = ccs_args_flush() ? 1 : 0;
+	}
+	ccs_flows_free(q->fl);
+	ccs_fabric_free(q->fab);
+	ccs_kv_plan_release(&q->plan);
+	ccs_comm_release(&q->comm);
+	ccs_topo_free(q->t);
+	ccs_args_sets_release(&q->sets);
+	ccs_free(q);
 	return rc;
 }
