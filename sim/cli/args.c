@@ -144,21 +144,33 @@ static int take_name(const char *me, const struct ccs_args_opt *o, const char *v
 	return -1;
 }
 
+const struct ccs_args_opt *ccs_args_find(const struct ccs_args_opt *opts, size_t n, const char *flag)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(flag, opts[k].flag))
+			return &opts[k];
+	return NULL;
+}
+
+int ccs_args_unknown(const char *me, const char *what, const char *flag)
+{
+	if (what)
+		fprintf(stderr, "%s: unknown option '%s' for %s (see %s %s --help)\n", me, flag, what, me, what);
+	else
+		fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", me, flag, me);
+	return -1;
+}
+
 int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *opts, size_t n, int argc, char **argv,
                   int *i)
 {
+	const struct ccs_args_opt *o = ccs_args_find(opts, n, argv[*i]);
+	return o ? ccs_args_store(me, o, argc, argv, i) : ccs_args_unknown(me, what, argv[*i]);
+}
+
+int ccs_args_store(const char *me, const struct ccs_args_opt *o, int argc, char **argv, int *i)
+{
 	const char *a = argv[*i];
-	const struct ccs_args_opt *o = NULL;
-	for (size_t k = 0; k < n && !o; k++)
-		if (!strcmp(a, opts[k].flag))
-			o = &opts[k];
-	if (!o) {
-		if (what)
-			fprintf(stderr, "%s: unknown option '%s' for %s (see %s %s --help)\n", me, a, what, me, what);
-		else
-			fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", me, a, me);
-		return -1;
-	}
 	if (o->kind == CCS_ARGS_FLAG) {
 		*(int *)o->dest = 1;
 		return 0;

@@ -71,6 +71,11 @@ struct ccs_args_opt {
  * WHAT --help)", or with what NULL "me: unknown option 'X' (see me --help)". */
 int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *opts, size_t n, int argc, char **argv,
                   int *i);
+/* Its parts: the row of flag (NULL: none), the value stored by row o (0,
+ * or -1 after a message), and the unknown-option message (returns -1). */
+const struct ccs_args_opt *ccs_args_find(const struct ccs_args_opt *opts, size_t n, const char *flag);
+int ccs_args_store(const char *me, const struct ccs_args_opt *o, int argc, char **argv, int *i);
+int ccs_args_unknown(const char *me, const char *what, const char *flag);
 
 int ccs_cmd_topo(int argc, char **argv);
 /* diagnose: fault hypotheses against measured logs (sim/cli/cmd_diagnose.c) */

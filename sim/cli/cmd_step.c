@@ -209,213 +209,268 @@ static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, c
 	return rc;
 }
 
-int ccs_cmd_step(int argc, char **argv)
+/* --layer-time: a time with its unit */
+static int take_layer_time(const char *me_, const struct ccs_args_opt *o, const char *v)
 {
+	char e2[128];
+	if (ccs_parse_qty(v, CCS_QTY_TIME, o->dest, e2, sizeof e2)) {
+		fprintf(stderr, "%s: --layer-time: %s\n", me_, e2);
+		return -1;
+	}
+	return 0;
+}
+
+/* a whole number in [lo, hi] into a long */
+static int take_long(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	int x;
+	if (ccs_args_int(me_, o->flag, v, (long)o->lo, (long)o->hi, &x))
+		return -1;
+	*(long *)o->dest = x;
+	return 0;
+}
+
+/* A step's request: the parallel layout and model, the topology, and each
+ * group's collectives with their times. */
+struct step_req {
 	struct ccs_step_cfg sc;
-	memset(&sc, 0, sizeof sc);
-	sc.micro_batch = 1;
-	sc.micro_batches = 1;
-	const char *topo = NULL, *engine_s = "model";
-	double layer_t = 0;
+	const char *topo, *engine_s, *phase_s;
+	double layer_t;
+	int all_groups, engine, n, CP, EP, ncl;
 	struct ccs_args_sets sets;
-	ccs_args_sets_init(&sets);
-	int rc = 2;
-	struct ccs_topo *t = NULL;
-	static const char *const names[] = { "-t", "--tp", "--pp", "--dp", "--layers", "--hidden", "--seq", "--micro-batch",
-	                                     "--micro-batches", "--params", "--zero", "--layer-time", "--engine", "--cp",
-	                                     "--ep", "--topk", "--moe-every", "--kv-hidden", "--expert-params", "--phase" };
-	const char *phase_s = "train";
-	int all_groups = 0;
+	struct ccs_topo *t;
+	struct ccs_step_coll cl[CCS_STEP_MAXCOLL];
+	char err[512];
+	double P, per_kind[CCS_STEP_KINDS], t_pp, worst_t;
+	const char *worst;
+};
+
+/* The options: 0, 1 after --help, -1 after a message. */
+static int st_parse(struct step_req *q, int argc, char **argv)
+{
+
+	const struct ccs_args_opt opts[] = {
+		{ "--all-groups", CCS_ARGS_FLAG, &q->all_groups, 0, 0, NULL, 0, NULL, NULL },
+		{ "-t", CCS_ARGS_STR, &q->topo, 0, 0, NULL, 0, NULL, NULL },
+		{ "--engine", CCS_ARGS_STR, &q->engine_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "--phase", CCS_ARGS_STR, &q->phase_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "--params", CCS_ARGS_REAL, &q->sc.params, 1, 1e15, NULL, 0, NULL, NULL },
+		{ "--expert-params", CCS_ARGS_REAL, &q->sc.expert_params, 1, 1e15, NULL, 0, NULL, NULL },
+		{ "--layer-time", CCS_ARGS_FN, &q->layer_t, 0, 0, NULL, 0, NULL, take_layer_time },
+		{ "--zero", CCS_ARGS_INT, &q->sc.zero, 0, 3, NULL, 0, NULL, NULL },
+		{ "--tp", CCS_ARGS_INT, &q->sc.tp, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--pp", CCS_ARGS_INT, &q->sc.pp, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--dp", CCS_ARGS_INT, &q->sc.dp, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--layers", CCS_ARGS_INT, &q->sc.layers, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--hidden", CCS_ARGS_FN, &q->sc.hidden, 1, 1 << 30, NULL, 0, NULL, take_long },
+		{ "--seq", CCS_ARGS_FN, &q->sc.seq, 1, 1 << 30, NULL, 0, NULL, take_long },
+		{ "--micro-batch", CCS_ARGS_FN, &q->sc.micro_batch, 1, 1 << 30, NULL, 0, NULL, take_long },
+		{ "--micro-batches", CCS_ARGS_FN, &q->sc.micro_batches, 1, 1 << 30, NULL, 0, NULL, take_long },
+		{ "--cp", CCS_ARGS_INT, &q->sc.cp, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--ep", CCS_ARGS_INT, &q->sc.ep, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--topk", CCS_ARGS_INT, &q->sc.topk, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--moe-every", CCS_ARGS_INT, &q->sc.moe_every, 1, 1 << 30, NULL, 0, NULL, NULL },
+		{ "--kv-hidden", CCS_ARGS_FN, &q->sc.kv_hidden, 1, 1 << 30, NULL, 0, NULL, take_long },
+	};
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&sets, argc, argv, &i);
+		int r = ccs_args_set(&q->sets, argc, argv, &i);
 		if (r < 0)
-			goto out;
+			return -1;
 		if (r)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
-			rc = 0;
-			goto out;
+			return 1;
 		}
-		if (!strcmp(argv[i], "--all-groups")) {
-			all_groups = 1;
-			continue;
+		/* unknown options and missing values are the command line's ("ccsim") */
+		const struct ccs_args_opt *o = ccs_args_find(opts, sizeof opts / sizeof opts[0], argv[i]);
+		if (!o) {
+			ccs_args_unknown("ccsim", "step", argv[i]);
+			return -1;
 		}
-		const char *v;
-		if (ccs_args_value("ccsim", "step", argc, argv, &i, names, sizeof names / sizeof *names, &v))
-			goto out;
-		const char *a = argv[i - 1];
-		int x = 0;
-		double d = 0;
-		if (!strcmp(a, "-t"))
-			topo = v;
-		else if (!strcmp(a, "--engine"))
-			engine_s = v;
-		else if (!strcmp(a, "--phase"))
-			phase_s = v;
-		else if (!strcmp(a, "--params") || !strcmp(a, "--expert-params")) {
-			if (ccs_args_real(me, a, v, 1, 1e15, &d))
-				goto out;
-			if (!strcmp(a, "--params"))
-				sc.params = d;
-			else
-				sc.expert_params = d;
-		} else if (!strcmp(a, "--layer-time")) {
-			char e2[128];
-			if (ccs_parse_qty(v, CCS_QTY_TIME, &layer_t, e2, sizeof e2)) {
-				fprintf(stderr, "%s: --layer-time: %s\n", me, e2);
-				goto out;
-			}
-		} else {
-			if (ccs_args_int(me, a, v, !strcmp(a, "--zero") ? 0 : 1, !strcmp(a, "--zero") ? 3 : 1 << 30, &x))
-				goto out;
-			if (!strcmp(a, "--tp"))
-				sc.tp = x;
-			else if (!strcmp(a, "--pp"))
-				sc.pp = x;
-			else if (!strcmp(a, "--dp"))
-				sc.dp = x;
-			else if (!strcmp(a, "--layers"))
-				sc.layers = x;
-			else if (!strcmp(a, "--hidden"))
-				sc.hidden = x;
-			else if (!strcmp(a, "--seq"))
-				sc.seq = x;
-			else if (!strcmp(a, "--micro-batch"))
-				sc.micro_batch = x;
-			else if (!strcmp(a, "--micro-batches"))
-				sc.micro_batches = x;
-			else if (!strcmp(a, "--cp"))
-				sc.cp = x;
-			else if (!strcmp(a, "--ep"))
-				sc.ep = x;
-			else if (!strcmp(a, "--topk"))
-				sc.topk = x;
-			else if (!strcmp(a, "--moe-every"))
-				sc.moe_every = x;
-			else if (!strcmp(a, "--kv-hidden"))
-				sc.kv_hidden = x;
-			else
-				sc.zero = x;
+		if (o->kind != CCS_ARGS_FLAG && i + 1 >= argc) {
+			fprintf(stderr, "ccsim: '%s' needs a value\n", argv[i]);
+			return -1;
 		}
+		if (ccs_args_store(me, o, argc, argv, &i))
+			return -1;
 	}
-	int engine = !strcmp(engine_s, "model") ? 0 : !strcmp(engine_s, "sim") ? 1 : !strcmp(engine_s, "both") ? 2 : -1;
-	sc.phase = !strcmp(phase_s, "train") ? CCS_STEP_TRAIN : !strcmp(phase_s, "prefill") ? CCS_STEP_PREFILL
-	         : !strcmp(phase_s, "decode") ? CCS_STEP_DECODE : -1;
-	if (all_groups && engine == 0) {
+	return 0;
+}
+
+/* What must be given, and engine and phase by name. */
+static int st_check(struct step_req *q)
+{
+
+	q->engine = !strcmp(q->engine_s, "model") ? 0 : !strcmp(q->engine_s, "sim") ? 1 : !strcmp(q->engine_s, "both") ? 2 : -1;
+	q->sc.phase = !strcmp(q->phase_s, "train") ? CCS_STEP_TRAIN : !strcmp(q->phase_s, "prefill") ? CCS_STEP_PREFILL
+	         : !strcmp(q->phase_s, "decode") ? CCS_STEP_DECODE : -1;
+	if (q->all_groups && q->engine == 0) {
 		fprintf(stderr, "%s: --all-groups runs every group at once in the simulator (--engine sim or both)\n", me);
-		goto out;
+		return -1;
 	}
-	if (sc.phase < 0) {
-		fprintf(stderr, "%s: --phase '%s': train, prefill or decode\n", me, phase_s);
-		goto out;
+	if (q->sc.phase < 0) {
+		fprintf(stderr, "%s: --phase '%s': train, prefill or decode\n", me, q->phase_s);
+		return -1;
 	}
-	if (!topo || !sc.tp || !sc.pp || !sc.dp || !sc.layers || !sc.hidden || !sc.seq || engine < 0) {
+	if (!q->topo || !q->sc.tp || !q->sc.pp || !q->sc.dp || !q->sc.layers || !q->sc.hidden || !q->sc.seq || q->engine < 0) {
 		usage(stderr);
-		goto out;
+		return -1;
 	}
-	rc = 1;
-	struct ccs_step_coll cl[CCS_STEP_MAXCOLL];
-	int ncl;
-	char err[512];
-	if (ccs_step_expand(&sc, cl, &ncl, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		goto out;
+	return 0;
+}
+
+/* The step's collectives per group, and the topology that must hold
+ * the ranks. */
+static int st_setup(struct step_req *q)
+{
+
+	if (ccs_step_expand(&q->sc, q->cl, &q->ncl, q->err, sizeof q->err)) {
+		fprintf(stderr, "%s: %s\n", me, q->err);
+		return -1;
 	}
 	struct ccs_diag diag;
 	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &diag)) {
+	if (ccs_topo_load(q->topo, (const char *const *)q->sets.v, q->sets.n, &q->t, &diag)) {
 		fprintf(stderr, "%s\n", diag.msg);
-		goto out;
+		return -1;
 	}
-	if (ccs_args_refuse_timed("ccsim step", t))
-		goto out;
-	int CP = sc.cp > 1 ? sc.cp : 1, EP = sc.ep > 1 ? sc.ep : 1;
-	long long nn = (long long)sc.tp * CP * sc.pp * sc.dp;
-	if (nn > (long long)t->ngpu) {
-		fprintf(stderr, "%s: TP x CP x PP x DP = %lld ranks, but %s has %u gpus\n", me, nn, t->name, t->ngpu);
-		goto out;
+	if (ccs_args_refuse_timed("ccsim step", q->t))
+		return -1;
+	q->CP = q->sc.cp > 1 ? q->sc.cp : 1, q->EP = q->sc.ep > 1 ? q->sc.ep : 1;
+	long long nn = (long long)q->sc.tp * q->CP * q->sc.pp * q->sc.dp;
+	if (nn > (long long)q->t->ngpu) {
+		fprintf(stderr, "%s: TP x CP x PP x DP = %lld ranks, but %s has %u gpus\n", me, nn, q->t->name, q->t->ngpu);
+		return -1;
 	}
-	int n = (int)nn;
-	double P = sc.params > 0 ? sc.params : 12.0 * sc.layers * (double)sc.hidden * (double)sc.hidden;
-	printf("# %s: TP=%d PP=%d DP=%d", me, sc.tp, sc.pp, sc.dp);
-	if (CP > 1)
-		printf(" CP=%d", CP);
-	if (EP > 1)
-		printf(" EP=%d (top-%d, MoE layers 1 in %d, %.4g expert params)", EP, sc.topk > 0 ? sc.topk : 2,
-		       sc.moe_every > 1 ? sc.moe_every : 1, sc.expert_params);
+	q->n = (int)nn;
+	return 0;
+}
+
+/* The header: the layout, the model and the columns. */
+static int st_header(struct step_req *q)
+{
+
+	q->P = q->sc.params > 0 ? q->sc.params : 12.0 * q->sc.layers * (double)q->sc.hidden * (double)q->sc.hidden;
+	printf("# %s: TP=%d PP=%d DP=%d", me, q->sc.tp, q->sc.pp, q->sc.dp);
+	if (q->CP > 1)
+		printf(" CP=%d", q->CP);
+	if (q->EP > 1)
+		printf(" EP=%d (top-%d, MoE layers 1 in %d, %.4g expert params)", q->EP, q->sc.topk > 0 ? q->sc.topk : 2,
+		       q->sc.moe_every > 1 ? q->sc.moe_every : 1, q->sc.expert_params);
 	printf(" on %s (%d of %u gpus), %d layers, hidden %ld, seq %ld, micro-batch %ld x %ld, %.4g params, %s\n",
-	       t->name, n, t->ngpu, sc.layers, sc.hidden, sc.seq, sc.micro_batch, sc.micro_batches, P,
-	       sc.phase == CCS_STEP_TRAIN ? (sc.zero == 0 ? "ZeRO-0" : sc.zero == 1 ? "ZeRO-1" : sc.zero == 2 ? "ZeRO-2" : "ZeRO-3")
-	       : sc.phase == CCS_STEP_PREFILL ? "inference prefill" : "inference decode");
-	if (all_groups)
+	       q->t->name, q->n, q->t->ngpu, q->sc.layers, q->sc.hidden, q->sc.seq, q->sc.micro_batch, q->sc.micro_batches, q->P,
+	       q->sc.phase == CCS_STEP_TRAIN ? (q->sc.zero == 0 ? "ZeRO-0" : q->sc.zero == 1 ? "ZeRO-1" : q->sc.zero == 2 ? "ZeRO-2" : "ZeRO-3")
+	       : q->sc.phase == CCS_STEP_PREFILL ? "inference prefill" : "inference decode");
+	if (q->all_groups)
 		printf("# sim op: every group of a kind at once on one fabric (pipeline: every chain's first boundary), the slowest\n");
 	printf("# %-5s %-14s %14s %8s %6s %7s %-18s %13s %13s %13s  %-8s %s\n", "group", "collective", "bytes", "count",
 	       "size", "groups", "algo", "model op (us)", "sim op (us)", "step (ms)", "bound", "busiest link (sim, mean use)");
-	double per_kind[CCS_STEP_KINDS] = { 0 }, t_pp = 0;
+	return 0;
+}
+
+/* One line per group's collective: its op in the closed form and the
+ * simulator, its share of the step, its bound and busiest link. */
+static int st_groups(struct step_req *q)
+{
 	const char *const *kind_name = ccs_step_kind_name;
-	const char *worst = NULL;
-	double worst_t = -1;
-	for (int i = 0; i < ncl; i++) {
+
+
+	q->worst = NULL;
+	q->worst_t = -1;
+	for (int i = 0; i < q->ncl; i++) {
 		double tm, ts;
 		char algo[48];
 		int bound;
 		char link[160];
-		int r = time_group(t, &sc, &cl[i], engine != 0, all_groups, &tm, &ts, algo, sizeof algo, &bound, link,
-		                   sizeof link, err, sizeof err);
+		int r = time_group(q->t, &q->sc, &q->cl[i], q->engine != 0, q->all_groups, &tm, &ts, algo, sizeof algo, &bound, link,
+		                   sizeof link, q->err, sizeof q->err);
 		if (r) {
-			fprintf(stderr, "%s: %s group: %s\n", me, kind_name[cl[i].kind], r == CCS_ENOMEM ? "out of memory" : err);
-			goto out;
+			fprintf(stderr, "%s: %s group: %s\n", me, kind_name[q->cl[i].kind], r == CCS_ENOMEM ? "out of memory" : q->err);
+			return -1;
 		}
-		double op = engine == 1 ? ts : tm;
-		double step = op * (double)cl[i].count;
-		per_kind[cl[i].kind] += step;
-		if (cl[i].kind == CCS_STEP_PP)
-			t_pp = op;
-		if (step > worst_t) {
-			worst_t = step;
-			worst = kind_name[cl[i].kind];
+		double op = q->engine == 1 ? ts : tm;
+		double step = op * (double)q->cl[i].count;
+		q->per_kind[q->cl[i].kind] += step;
+		if (q->cl[i].kind == CCS_STEP_PP)
+			q->t_pp = op;
+		if (step > q->worst_t) {
+			q->worst_t = step;
+			q->worst = kind_name[q->cl[i].kind];
 		}
 		char sims[32];
 		if (ts == ts)
 			snprintf(sims, sizeof sims, "%.2f", ts * 1e6);
 		else
 			snprintf(sims, sizeof sims, "-");
-		printf("  %-5s %-14s %14llu %8llu %6d %7d %-18s %13.2f %13s %13.3f  %-8s %s\n", kind_name[cl[i].kind],
-		       ccs_coll_cli[cl[i].coll], (unsigned long long)cl[i].bytes, (unsigned long long)cl[i].count,
-		       cl[i].group_size, cl[i].groups, algo, tm * 1e6, sims, step * 1e3, ccs_bound_name[bound], link);
+		printf("  %-5s %-14s %14llu %8llu %6d %7d %-18s %13.2f %13s %13.3f  %-8s %s\n", kind_name[q->cl[i].kind],
+		       ccs_coll_cli[q->cl[i].coll], (unsigned long long)q->cl[i].bytes, (unsigned long long)q->cl[i].count,
+		       q->cl[i].group_size, q->cl[i].groups, algo, tm * 1e6, sims, step * 1e3, ccs_bound_name[bound], link);
 	}
-	printf("# communication per %s (%s):", sc.phase == CCS_STEP_TRAIN ? "step" : "pass of the micro-batches",
-	       engine == 1 ? "simulator" : "closed form");
+	return 0;
+}
+
+/* The step's communication per kind, and with --layer-time the step
+ * (1F1B: compute, bubble, exposed communication) or the forward pass. */
+static int st_summary(struct step_req *q)
+{
+	const char *const *kind_name = ccs_step_kind_name;
+
+	printf("# communication per %s (%s):", q->sc.phase == CCS_STEP_TRAIN ? "step" : "pass of the micro-batches",
+	       q->engine == 1 ? "simulator" : "closed form");
 	const char *sep = " ";
 	for (int k = 0; k < CCS_STEP_KINDS; k++)
-		if (per_kind[k] > 0) {
-			printf("%s%s %.3f ms", sep, kind_name[k], per_kind[k] * 1e3);
+		if (q->per_kind[k] > 0) {
+			printf("%s%s %.3f ms", sep, kind_name[k], q->per_kind[k] * 1e3);
 			sep = ", ";
 		}
-	printf("; the %s groups take the most\n", worst ? worst : "-");
-	double crit = per_kind[CCS_STEP_TP] + per_kind[CCS_STEP_CP] + per_kind[CCS_STEP_EP];
-	if (layer_t > 0 && sc.phase == CCS_STEP_TRAIN) {
-		double lps = (double)(sc.layers / sc.pp), m = (double)sc.micro_batches;
-		double compute = 3 * layer_t * lps * m, bubble = (sc.pp - 1) * 3 * layer_t * lps;
-		double pp_exp = 2.0 * (sc.pp - 1) * t_pp;
-		double dp_exp = fmax(0, per_kind[CCS_STEP_DP] + per_kind[CCS_STEP_EDP] - 2 * layer_t * lps);
+	printf("; the %s groups take the most\n", q->worst ? q->worst : "-");
+	double crit = q->per_kind[CCS_STEP_TP] + q->per_kind[CCS_STEP_CP] + q->per_kind[CCS_STEP_EP];
+	if (q->layer_t > 0 && q->sc.phase == CCS_STEP_TRAIN) {
+		double lps = (double)(q->sc.layers / q->sc.pp), m = (double)q->sc.micro_batches;
+		double compute = 3 * q->layer_t * lps * m, bubble = (q->sc.pp - 1) * 3 * q->layer_t * lps;
+		double pp_exp = 2.0 * (q->sc.pp - 1) * q->t_pp;
+		double dp_exp = fmax(0, q->per_kind[CCS_STEP_DP] + q->per_kind[CCS_STEP_EDP] - 2 * q->layer_t * lps);
 		double step = compute + bubble + crit + pp_exp + dp_exp;
 		printf("# step with --layer-time %.4g us (1F1B): compute %.3f ms + bubble %.3f ms + TP/CP/EP %.3f ms + PP exposed %.3f ms"
 		       " + DP exposed %.3f ms = %.3f ms; communication exposed %.1f%%\n",
-		       layer_t * 1e6, compute * 1e3, bubble * 1e3, crit * 1e3, pp_exp * 1e3, dp_exp * 1e3, step * 1e3,
+		       q->layer_t * 1e6, compute * 1e3, bubble * 1e3, crit * 1e3, pp_exp * 1e3, dp_exp * 1e3, step * 1e3,
 		       100 * (crit + pp_exp + dp_exp) / step);
-	} else if (layer_t > 0) {
+	} else if (q->layer_t > 0) {
 		/* one micro-batch through every stage */
-		double m = (double)sc.micro_batches;
-		double compute = layer_t * sc.layers, comm = crit / m * sc.pp + (sc.pp - 1) * t_pp;
+		double m = (double)q->sc.micro_batches;
+		double compute = q->layer_t * q->sc.layers, comm = crit / m * q->sc.pp + (q->sc.pp - 1) * q->t_pp;
 		printf("# forward pass with --layer-time %.4g us: compute %.3f ms + TP/CP/EP %.3f ms + PP %.3f ms = %.3f ms;"
-		       " communication %.1f%%\n", layer_t * 1e6, compute * 1e3, crit / m * sc.pp * 1e3,
-		       (sc.pp - 1) * t_pp * 1e3, (compute + comm) * 1e3, 100 * comm / (compute + comm));
+		       " communication %.1f%%\n", q->layer_t * 1e6, compute * 1e3, crit / m * q->sc.pp * 1e3,
+		       (q->sc.pp - 1) * q->t_pp * 1e3, (compute + comm) * 1e3, 100 * comm / (compute + comm));
 	}
-	rc = ccs_args_flush() ? 1 : 0;
-out:
-	ccs_topo_free(t);
-	ccs_args_sets_release(&sets);
+	return 0;
+}
+
+int ccs_cmd_step(int argc, char **argv)
+{
+	struct step_req *q = ccs_calloc(1, sizeof *q);
+	if (!q) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return 1;
+	}
+	q->sc.micro_batch = 1;
+	q->sc.micro_batches = 1;
+	q->engine_s = "model";
+	q->phase_s = "train";
+	q->worst_t = -1;
+	ccs_args_sets_init(&q->sets);
+	int rc = st_parse(q, argc, argv);
+	if (rc)
+		rc = rc > 0 ? 0 : 2;
+	else if (st_check(q))
+		rc = 2;
+	else if (st_setup(q) || st_header(q) || st_groups(q) || st_summary(q))
+		rc = 1;
+	else
+		rc = ccs_args_flush() ? 1 : 0;
+	ccs_topo_free(q->t);
+	ccs_args_sets_release(&q->sets);
+	ccs_free(q);
 	return rc;
 }
