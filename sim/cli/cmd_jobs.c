@@ -315,167 +315,183 @@ static int set_planes(struct ccs_fabric *fab, const struct job *jobs, int n, uin
 	return CCS_OK;
 }
 
-int ccs_cmd_jobs(int argc, char **argv)
-{
-	const char *topo = NULL, *specs[MAXJOBS];
-	int nspec = 0, iso = ISO_PACKED;
-	uint32_t spray = 0;   /* 0: the topology's */
+/* Several jobs on one fabric: the options, each job's placement and
+ * communicator, and the world communicator they share. */
+struct jobs_run {
+	const char *topo, *specs[MAXJOBS];
+	int nspec, iso, world_built;
+	uint32_t spray;             /* 0: the topology's */
 	struct ccs_args_sets sets;
-	ccs_args_sets_init(&sets);
+	struct ccs_topo *t;
+	struct ccs_diag diag;
+	struct job jobs[MAXJOBS];
+	struct ccs_comm world;
+	struct ccs_fabric *fab;
+	char err[512];
+};
+
+/* The options: 0, or -1 after a message. */
+static int jb_parse(struct jobs_run *J, int argc, char **argv)
+{
+
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&sets, argc, argv, &i);
+		int r = ccs_args_set(&J->sets, argc, argv, &i);
 		if (r < 0) {
-			ccs_args_sets_release(&sets);
-			return 2;
+			return -1;
 		}
 		if (r)
 			continue;
 		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--job") || !strcmp(argv[i], "--isolation") ||
 		     !strcmp(argv[i], "--spray")) && i + 1 < argc) {
 			if (argv[i][1] == 't')
-				topo = argv[++i];
+				J->topo = argv[++i];
 			else if (argv[i][2] == 's') {
 				char *e2;
 				long x = strtol(argv[++i], &e2, 10);
 				if (*e2 || x < 1 || x > 64) {
 					fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 to 64\n", me);
-					ccs_args_sets_release(&sets);
-					return 2;
+					return -1;
 				}
-				spray = (uint32_t)x;
+				J->spray = (uint32_t)x;
 			}
 			else if (argv[i][2] == 'i') {
 				const char *v = argv[++i];
-				iso = !strcmp(v, "packed") ? ISO_PACKED : !strcmp(v, "domains") ? ISO_DOMAINS
+				J->iso = !strcmp(v, "packed") ? ISO_PACKED : !strcmp(v, "domains") ? ISO_DOMAINS
 				    : !strcmp(v, "rails") ? ISO_RAILS : !strcmp(v, "planes") ? ISO_PLANES : -1;
-				if (iso < 0) {
+				if (J->iso < 0) {
 					fprintf(stderr, "%s: --isolation '%s': packed, domains, rails or planes\n", me, v);
-					ccs_args_sets_release(&sets);
-					return 2;
+					return -1;
 				}
 			}
-			else if (nspec < MAXJOBS)
-				specs[nspec++] = argv[++i];
+			else if (J->nspec < MAXJOBS)
+				J->specs[J->nspec++] = argv[++i];
 			else {
 				fprintf(stderr, "%s: at most %d jobs\n", me, MAXJOBS);
-				ccs_args_sets_release(&sets);
-				return 2;
+				return -1;
 			}
 		} else {
 			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --isolation POLICY, --spray K, "
 			        "--set and --fault; got '%s'\n",
 			        me, argv[i]);
-			ccs_args_sets_release(&sets);
-			return 2;
+			return -1;
 		}
 	}
-	if (!topo || nspec < 1) {
+	if (!J->topo || J->nspec < 1) {
 		fprintf(stderr, "usage: %s -t TOPO --job name=A,gpus=0-7,coll=allreduce,bytes=256M[,algo=ring] --job ...\n", me);
-		ccs_args_sets_release(&sets);
-		return 2;
+		return -1;
 	}
-	struct ccs_topo *t = NULL;
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	struct job jobs[MAXJOBS];
-	memset(jobs, 0, sizeof jobs);
-	struct ccs_comm world;
-	int world_built = 0, rc = 1;
-	struct ccs_fabric *fab = NULL;
-	char err[512];
-	if (ccs_topo_load(topo, (const char *const *)sets.v, sets.n, &t, &diag)) {
-		fprintf(stderr, "%s\n", diag.msg);
-		goto out;
+	return 0;
+}
+
+/* The topology and each job on its GPUs: placed by hand first, then the
+ * sized ones by the isolation policy; planes split among the jobs. */
+static int jb_place(struct jobs_run *J)
+{
+
+	if (ccs_topo_load(J->topo, (const char *const *)J->sets.v, J->sets.n, &J->t, &J->diag)) {
+		fprintf(stderr, "%s\n", J->diag.msg);
+		return -1;
 	}
-	char *used = ccs_calloc(t->ngpu + 1, 1);
+	char *used = ccs_calloc(J->t->ngpu + 1, 1);
 	if (!used)
-		goto out;
-	for (int k = 0; k < nspec; k++)
-		if (parse_job(specs[k], t, k, &jobs[k], err, sizeof err)) {
-			fprintf(stderr, "%s: %s\n", me, err);
+		return -1;
+	for (int k = 0; k < J->nspec; k++)
+		if (parse_job(J->specs[k], J->t, k, &J->jobs[k], J->err, sizeof J->err)) {
+			fprintf(stderr, "%s: %s\n", me, J->err);
 			ccs_free(used);
-			goto out;
+			return -1;
 		}
 	/* jobs placed by hand first, then the sized ones by the policy */
 	for (int pass = 0; pass < 2; pass++)
-	for (int k = 0; k < nspec; k++) {
-		if (pass != (jobs[k].size > 0))
+	for (int k = 0; k < J->nspec; k++) {
+		if (pass != (J->jobs[k].size > 0))
 			continue;
 		if (pass) {
-			int r = place(t, iso, &jobs[k], used, err, sizeof err);
+			int r = place(J->t, J->iso, &J->jobs[k], used, J->err, sizeof J->err);
 			if (r) {
-				fprintf(stderr, "%s: %s\n", me, r == CCS_ENOMEM ? "out of memory" : err);
+				fprintf(stderr, "%s: %s\n", me, r == CCS_ENOMEM ? "out of memory" : J->err);
 				ccs_free(used);
-				goto out;
+				return -1;
 			}
 		}
-		for (int i = 0; i < jobs[k].n && !pass; i++) {
-			if (used[jobs[k].gpus[i]]) {
-				fprintf(stderr, "%s: job '%s': gpu %u is already placed in another job\n", me, jobs[k].name,
-				        jobs[k].gpus[i]);
+		for (int i = 0; i < J->jobs[k].n && !pass; i++) {
+			if (used[J->jobs[k].gpus[i]]) {
+				fprintf(stderr, "%s: job '%s': gpu %u is already placed in another job\n", me, J->jobs[k].name,
+				        J->jobs[k].gpus[i]);
 				ccs_free(used);
-				goto out;
+				return -1;
 			}
-			used[jobs[k].gpus[i]] = 1;
+			used[J->jobs[k].gpus[i]] = 1;
 		}
-		if (ccs_comm_build_gpus(t, jobs[k].gpus, jobs[k].n, &jobs[k].c, err, sizeof err)) {
-			fprintf(stderr, "%s: job '%s': %s\n", me, jobs[k].name, err);
+		if (ccs_comm_build_gpus(J->t, J->jobs[k].gpus, J->jobs[k].n, &J->jobs[k].c, J->err, sizeof J->err)) {
+			fprintf(stderr, "%s: job '%s': %s\n", me, J->jobs[k].name, J->err);
 			ccs_free(used);
-			goto out;
+			return -1;
 		}
-		jobs[k].built = 1;
+		J->jobs[k].built = 1;
 	}
 	ccs_free(used);
 	/* planes: job k gets planes [k P / J, (k + 1) P / J) */
-	if (iso == ISO_PLANES) {
-		int P = t->fab.planes;
-		if (P < nspec || P > 32 || P % nspec) {
+	if (J->iso == ISO_PLANES) {
+		int P = J->t->fab.planes;
+		if (P < J->nspec || P > 32 || P % J->nspec) {
 			fprintf(stderr, "%s: --isolation planes: %d jobs on %d plane%s (give scaleout.planes a multiple of the jobs, "
-			        "at most 32)\n", me, nspec, P, P == 1 ? "" : "s");
-			goto out;
+			        "at most 32)\n", me, J->nspec, P, P == 1 ? "" : "s");
+			return -1;
 		}
-		for (int k = 0; k < nspec; k++)
-			for (int p = k * P / nspec; p < (k + 1) * P / nspec; p++)
-				jobs[k].planes |= 1u << p;
+		for (int k = 0; k < J->nspec; k++)
+			for (int p = k * P / J->nspec; p < (k + 1) * P / J->nspec; p++)
+				J->jobs[k].planes |= 1u << p;
 	}
-	if (ccs_comm_build(t, 0, 0, &world, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		goto out;
+	return 0;
+}
+
+/* The world communicator, and each job simulated alone on it. */
+static int jb_alone(struct jobs_run *J)
+{
+	int rc;
+	if (ccs_comm_build(J->t, 0, 0, &J->world, J->err, sizeof J->err)) {
+		fprintf(stderr, "%s: %s\n", me, J->err);
+		return -1;
 	}
-	world_built = 1;
+	J->world_built = 1;
 	/* each job alone */
-	for (int k = 0; k < nspec; k++) {
+	for (int k = 0; k < J->nspec; k++) {
 		struct ccs_sched s;
 		struct ccs_sim_stats st;
-		if ((rc = job_sched(&jobs[k], &s, err, sizeof err)) || (rc = ccs_fabric_new(&world, &fab)) ||
-		    (rc = set_planes(fab, &jobs[k], 1, spray))) {
-			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
-			rc = 1;
-			goto out;
+		if ((rc = job_sched(&J->jobs[k], &s, J->err, sizeof J->err)) || (rc = ccs_fabric_new(&J->world, &J->fab)) ||
+		    (rc = set_planes(J->fab, &J->jobs[k], 1, J->spray))) {
+			fprintf(stderr, "%s: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : J->err);
+			return -1;
 		}
-		rc = ccs_sim_run(fab, &s, &st, NULL, err, sizeof err);
+		rc = ccs_sim_run(J->fab, &s, &st, NULL, J->err, sizeof J->err);
 		ccs_sched_release(&s);
-		ccs_fabric_free(fab);
-		fab = NULL;
+		ccs_fabric_free(J->fab);
+		J->fab = NULL;
 		if (rc) {
-			fprintf(stderr, "%s: job '%s' alone: %s\n", me, jobs[k].name, err);
-			rc = 1;
-			goto out;
+			fprintf(stderr, "%s: job '%s' alone: %s\n", me, J->jobs[k].name, J->err);
+			return -1;
 		}
-		jobs[k].alone_s = st.time_s;
+		J->jobs[k].alone_s = st.time_s;
 	}
+	return 0;
+}
+
+/* All the jobs simulated together: each one's own end. */
+static int jb_together(struct jobs_run *J)
+{
+	int rc;
 	/* all together */
 	struct ccs_sched parts[MAXJOBS], all;
 	int built = 0;
-	for (; built < nspec; built++)
-		if (job_sched(&jobs[built], &parts[built], err, sizeof err))
+	for (; built < J->nspec; built++)
+		if (job_sched(&J->jobs[built], &parts[built], J->err, sizeof J->err))
 			break;
-	if (built < nspec || ccs_sched_concat(parts, nspec, &all)) {
-		for (int k = 0; k < built && built < nspec; k++)
+	if (built < J->nspec || ccs_sched_concat(parts, J->nspec, &all)) {
+		for (int k = 0; k < built && built < J->nspec; k++)
 			ccs_sched_release(&parts[k]);
-		fprintf(stderr, "%s: %s\n", me, built < nspec ? err : "out of memory");
-		rc = 1;
-		goto out;
+		fprintf(stderr, "%s: %s\n", me, built < J->nspec ? J->err : "out of memory");
+		return -1;
 	}
 	double end_s[MAXJOBS] = { 0 };
 	struct ccs_part_ends e = { &all, end_s };
@@ -484,56 +500,77 @@ int ccs_cmd_jobs(int argc, char **argv)
 	h.ctx = &e;
 	h.op_end = ccs_part_ends_op_end;
 	struct ccs_sim_stats st;
-	rc = ccs_fabric_new(&world, &fab);
+	rc = ccs_fabric_new(&J->world, &J->fab);
 	if (!rc)
-		rc = set_planes(fab, jobs, nspec, spray);
+		rc = set_planes(J->fab, J->jobs, J->nspec, J->spray);
 	if (!rc)
-		rc = ccs_sim_run_hooked(fab, &all, &st, NULL, &h, err, sizeof err);
+		rc = ccs_sim_run_hooked(J->fab, &all, &st, NULL, &h, J->err, sizeof J->err);
 	ccs_sched_release(&all);
 	if (rc) {
-		fprintf(stderr, "%s: the jobs together: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : err);
-		rc = 1;
-		goto out;
+		fprintf(stderr, "%s: the jobs together: %s\n", me, rc == CCS_ENOMEM ? "out of memory" : J->err);
+		return -1;
 	}
-	printf("# %s: %d job%s at once on %s (%u gpus)\n", me, nspec, nspec == 1 ? "" : "s", t->name, t->ngpu);
+	for (int k = 0; k < J->nspec; k++)
+		J->jobs[k].shared_s = end_s[k];
+	return 0;
+}
+
+/* Each job alone and shared, its slowdown, placement and planes. */
+static int jb_print(struct jobs_run *J)
+{
+
+	printf("# %s: %d job%s at once on %s (%u gpus)\n", me, J->nspec, J->nspec == 1 ? "" : "s", J->t->name, J->t->ngpu);
 	printf("# %-12s %6s %-11s %-14s %12s %14s %14s %9s %16s\n", "job", "ranks", "collective", "algo", "bytes",
 	       "alone (us)", "shared (us)", "slowdown", "closed form (us)");
-	for (int k = 0; k < nspec; k++) {
-		jobs[k].shared_s = end_s[k];
+	for (int k = 0; k < J->nspec; k++) {
 		char cf[32] = "-";
-		if (!jobs[k].planes)
-			snprintf(cf, sizeof cf, "%.2f", jobs[k].model_s * 1e6);
-		printf("  %-12s %6d %-11s %-14s %12llu %14.2f %14.2f %9.3f %16s\n", jobs[k].name, jobs[k].n,
-		       ccs_coll_cli[jobs[k].coll], jobs[k].algo_txt, (unsigned long long)jobs[k].bytes, jobs[k].alone_s * 1e6,
-		       jobs[k].shared_s * 1e6, jobs[k].shared_s / jobs[k].alone_s, cf);
+		if (!J->jobs[k].planes)
+			snprintf(cf, sizeof cf, "%.2f", J->jobs[k].model_s * 1e6);
+		printf("  %-12s %6d %-11s %-14s %12llu %14.2f %14.2f %9.3f %16s\n", J->jobs[k].name, J->jobs[k].n,
+		       ccs_coll_cli[J->jobs[k].coll], J->jobs[k].algo_txt, (unsigned long long)J->jobs[k].bytes, J->jobs[k].alone_s * 1e6,
+		       J->jobs[k].shared_s * 1e6, J->jobs[k].shared_s / J->jobs[k].alone_s, cf);
 	}
 	printf("# slowdown: shared / alone, both simulated; the jobs meet only where their flows share a resource\n");
-	for (int k = 0; k < nspec; k++) {
+	for (int k = 0; k < J->nspec; k++) {
 		char rg[160];
-		ranges(&jobs[k], rg, sizeof rg);
-		printf("# %s on gpus %s%s%s", jobs[k].name, rg, jobs[k].size ? " placed " : "",
-		       !jobs[k].size ? "" : iso == ISO_PACKED || iso == ISO_PLANES ? "packed" : iso == ISO_DOMAINS ? "by domains"
+		ranges(&J->jobs[k], rg, sizeof rg);
+		printf("# %s on gpus %s%s%s", J->jobs[k].name, rg, J->jobs[k].size ? " placed " : "",
+		       !J->jobs[k].size ? "" : J->iso == ISO_PACKED || J->iso == ISO_PLANES ? "packed" : J->iso == ISO_DOMAINS ? "by domains"
 		       : "by rails");
-		if (jobs[k].planes) {
+		if (J->jobs[k].planes) {
 			printf(", network planes");
 			for (int p = 0; p < 32; p++)
-				if (jobs[k].planes >> p & 1)
+				if (J->jobs[k].planes >> p & 1)
 					printf(" %d", p);
 			printf(" (the closed form, '-', sees every plane)");
 		}
 		printf("\n");
 	}
-	rc = ccs_args_flush() ? 1 : 0;
-out:
-	ccs_fabric_free(fab);
-	for (int k = 0; k < nspec; k++) {
-		if (jobs[k].built)
-			ccs_comm_release(&jobs[k].c);
-		ccs_free(jobs[k].gpus);
+	return 0;
+}
+
+int ccs_cmd_jobs(int argc, char **argv)
+{
+	struct jobs_run *J = ccs_calloc(1, sizeof *J);
+	if (!J) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return 1;
 	}
-	if (world_built)
-		ccs_comm_release(&world);
-	ccs_topo_free(t);
-	ccs_args_sets_release(&sets);
+	J->iso = ISO_PACKED;
+	ccs_args_sets_init(&J->sets);
+	int rc = jb_parse(J, argc, argv) ? 2 : 0;
+	if (!rc)
+		rc = jb_place(J) || jb_alone(J) || jb_together(J) || jb_print(J) ? 1 : ccs_args_flush() ? 1 : 0;
+	ccs_fabric_free(J->fab);
+	for (int k = 0; k < J->nspec; k++) {
+		if (J->jobs[k].built)
+			ccs_comm_release(&J->jobs[k].c);
+		ccs_free(J->jobs[k].gpus);
+	}
+	if (J->world_built)
+		ccs_comm_release(&J->world);
+	ccs_topo_free(J->t);
+	ccs_args_sets_release(&J->sets);
+	ccs_free(J);
 	return rc;
 }
