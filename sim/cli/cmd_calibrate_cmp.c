@@ -1,0 +1,305 @@
+/* sim/cli/cmd_calibrate_cmp.c: `ccsim calibrate diff` and `check`: one run
+** against another, per size and per fit, judged by a tolerance and
+** written as JUnit XML for CI (runs.h). */
+#define _DEFAULT_SOURCE
+#include "runs.h"
+
+#include "../../calibrate/calib.h"
+#include "../../calibrate/store.h"
+#include "../../model/ccs.h"
+#include "../../model/coll.h"
+#include "../../model/topo_yaml.h"
+#include "../../model/units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+
+struct cmp {
+	char cls[32], what[96], size[24];
+	double base, cur;           /* the compared quantity */
+	int higher_better;
+	int verdict;                /* 0 ok, 1 regression, -1 better */
+	char unit[8];               /* "GB/s" or "us" */
+};
+
+struct cmps {
+	struct cmp *v;
+	size_t n, cap;
+};
+
+static int cmp_push(struct cmps *c, struct cmp *x)
+{
+	if (ccs_grow(&c->v, &c->cap, c->n + 1, sizeof *c->v))
+		return -1;
+	c->v[c->n++] = *x;
+	return 0;
+}
+
+/* verdict of cur against base beyond tol; sig: the fits' intervals do not
+ * overlap (1 for raw rows, which have none) */
+static int judge(double base, double cur, int higher_better, double tol, int sig)
+{
+	double ch = cur / base - 1;
+	if (!higher_better)
+		ch = -ch;
+	if (ch < -tol && sig)
+		return 1;
+	if (ch > tol && sig)
+		return -1;
+	return 0;
+}
+
+static int compare(const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb, double tol,
+                   struct cmps *out)
+{
+	/* nccl-tests rows: busbw per collective, variant, ranks and size */
+	for (size_t j = 0; j < nb; j++) {
+		if (strcmp(b[j].source, "nccl-tests"))
+			continue;
+		for (size_t i = 0; i < na; i++) {
+			if (strcmp(a[i].source, "nccl-tests") || a[i].size != b[j].size || strcmp(a[i].name, b[j].name) ||
+			    strcmp(a[i].variant, b[j].variant) || a[i].ranks != b[j].ranks)
+				continue;
+			struct cmp c;
+			memset(&c, 0, sizeof c);
+			snprintf(c.cls, sizeof c.cls, "nccl-tests");
+			if (b[j].ranks)
+				snprintf(c.what, sizeof c.what, "%s/%d %s busbw", b[j].name, b[j].ranks, b[j].variant);
+			else
+				snprintf(c.what, sizeof c.what, "%s %s busbw", b[j].name, b[j].variant);
+			ccs_fmt_size((double)b[j].size, c.size, sizeof c.size);
+			/* from the time (printed to 0.01 us), not the printed busbw
+			 * (0.01 GB/s, nothing at small sizes): busbw = S / t x f */
+			int coll = ccs_coll_parse(b[j].name);
+			double fct = b[j].ranks && coll >= 0 ? ccs_busbw_factor(coll, b[j].ranks) : 1;
+			if (!b[j].ranks || coll < 0)
+				memcpy(c.what + strlen(c.what) - 5, "algbw", 5);
+			c.base = (double)a[i].size / a[i].median_s * fct / 1e9;
+			c.cur = (double)b[j].size / b[j].median_s * fct / 1e9;
+			snprintf(c.unit, sizeof c.unit, "GB/s");
+			c.higher_better = 1;
+			c.verdict = c.base > 0 && c.cur > 0 ? judge(c.base, c.cur, 1, tol, 1) : 0;
+			if (cmp_push(out, &c))
+				return -1;
+			break;
+		}
+	}
+	/* fits per link class: bandwidth of the largest sizes' piece, alpha of
+	 * the smallest sizes' piece */
+	struct ccs_fit *fa = NULL, *fb = NULL;
+	size_t nfa = 0, nfb = 0;
+	if (ccs_calib_fits(a, na, &fa, &nfa) || ccs_calib_fits(b, nb, &fb, &nfb)) {
+		ccs_free(fa);
+		ccs_free(fb);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t j = 0; j < nfb && !rc; j++) {
+		const struct ccs_fit *y = &fb[j];
+		int first = j == 0 || strcmp(fb[j - 1].cls, y->cls) || strcmp(fb[j - 1].name, y->name);
+		int last = j + 1 == nfb || strcmp(fb[j + 1].cls, y->cls) || strcmp(fb[j + 1].name, y->name);
+		const struct ccs_fit *xf = NULL, *xl = NULL;
+		for (size_t i = 0; i < nfa; i++)
+			if (!strcmp(fa[i].cls, y->cls) && !strcmp(fa[i].name, y->name)) {
+				if (!xf)
+					xf = &fa[i];
+				xl = &fa[i];
+			}
+		if (!xf)
+			continue;
+		struct cmp c;
+		if (last && xl->beta_spB > 0 && y->beta_spB > 0 && strcmp(y->cls, "nccl")) {
+			memset(&c, 0, sizeof c);
+			snprintf(c.cls, sizeof c.cls, "%s", y->cls);
+			snprintf(c.what, sizeof c.what, "%s bandwidth (fit)", y->name);
+			ccs_fmt_size((double)y->hi, c.size, sizeof c.size);
+			c.base = 1 / xl->beta_spB / 1e9;
+			c.cur = 1 / y->beta_spB / 1e9;
+			snprintf(c.unit, sizeof c.unit, "GB/s");
+			c.higher_better = 1;
+			/* significant when the slopes' intervals are apart */
+			int sig = y->beta_lo > xl->beta_hi || y->beta_hi < xl->beta_lo;
+			c.verdict = judge(c.base, c.cur, 1, tol, sig);
+			rc = cmp_push(out, &c);
+		}
+		if (!rc && first && xf->alpha_s > 0 && y->alpha_s > 0 && strcmp(y->cls, "nccl")) {
+			memset(&c, 0, sizeof c);
+			snprintf(c.cls, sizeof c.cls, "%s", y->cls);
+			snprintf(c.what, sizeof c.what, "%s alpha (fit)", y->name);
+			ccs_fmt_size((double)y->lo, c.size, sizeof c.size);
+			c.base = xf->alpha_s * 1e6;
+			c.cur = y->alpha_s * 1e6;
+			snprintf(c.unit, sizeof c.unit, "us");
+			int sig = y->alpha_lo > xf->alpha_hi || y->alpha_hi < xf->alpha_lo;
+			c.verdict = judge(c.base, c.cur, 0, tol, sig);
+			rc = cmp_push(out, &c);
+		}
+	}
+	ccs_free(fa);
+	ccs_free(fb);
+	return rc;
+}
+
+static void xml_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static int write_junit(const char *path, const struct cmps *c, const struct ccs_run_info *base,
+                       const struct ccs_run_info *cur, double tol)
+{
+	char tmp[1100];
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "%s check: cannot write '%s': %s\n", ME, tmp, strerror(errno));
+		return -1;
+	}
+	size_t fails = 0;
+	for (size_t i = 0; i < c->n; i++)
+		fails += c->v[i].verdict == 1;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<testsuites tests=\"%zu\" failures=\"%zu\">\n", c->n, fails);
+	fprintf(f, "  <testsuite name=\"ccsim calibrate check: run %lld vs run %lld\" tests=\"%zu\" failures=\"%zu\""
+	           " errors=\"0\" skipped=\"0\" timestamp=\"", (long long)cur->id, (long long)base->id, c->n, fails);
+	xml_escape(f, cur->created);
+	fprintf(f, "\" hostname=\"");
+	xml_escape(f, cur->host);
+	fprintf(f, "\">\n");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cmp *x = &c->v[i];
+		fprintf(f, "    <testcase classname=\"");
+		xml_escape(f, x->cls);
+		fprintf(f, "\" name=\"");
+		xml_escape(f, x->what);
+		fprintf(f, " @ %s\" time=\"0\"", x->size);
+		if (x->verdict == 1) {
+			fprintf(f, ">\n      <failure type=\"regression\" message=\"%.4g %s, baseline %.4g %s (%+.1f%%, tolerance %.1f%%)\"/>\n"
+			           "    </testcase>\n", x->cur, x->unit, x->base, x->unit, 100 * (x->cur / x->base - 1), 100 * tol);
+		} else {
+			fprintf(f, "/>\n");
+		}
+	}
+	fprintf(f, "  </testsuite>\n</testsuites>\n");
+	if (fclose(f)) {
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		fprintf(stderr, "%s check: cannot write '%s': %s\n", ME, path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
+{
+	const char *sub = check ? "check" : "diff";
+	if (check && !o->baseline) {
+		fprintf(stderr, "%s check: '--baseline RUN|previous' is required\n", ME);
+		return 2;
+	}
+	if (!check && o->npos != 2) {
+		fprintf(stderr, "%s diff: name two runs (ccsim calibrate diff 3 5)\n", ME);
+		return 2;
+	}
+	struct ccs_store *s;
+	if (ccs_runs_open_store(o, &s, 1))
+		return 1;
+	struct ccs_run_info *runs = NULL;
+	size_t nr = 0;
+	struct ccs_meas *ma = NULL, *mb = NULL;
+	size_t na = 0, nb = 0;
+	struct cmps c;
+	memset(&c, 0, sizeof c);
+	int rc = 1;
+	if (ccs_runs_load(s, &runs, &nr))
+		goto out;
+	long ia, ib;
+	if (check) {
+		ib = ccs_runs_find(runs, nr, o->run, NULL);
+		if (ib < 0)
+			goto out;
+		if (!strcmp(o->baseline, "previous")) {
+			ia = -1;
+			for (long i = ib - 1; i >= 0; i--)
+				if (!strcmp(runs[i].host, runs[ib].host)) {
+					ia = i;
+					break;
+				}
+			if (ia < 0) {
+				fprintf(stderr, "%s check: run %lld is the first of host %s; no previous run to compare with\n", ME,
+				        (long long)runs[ib].id, runs[ib].host);
+				goto out;
+			}
+		} else {
+			long long id;
+			if (ccs_runs_parse_arg(o->baseline, &id) || (ia = ccs_runs_find(runs, nr, id, "--baseline")) < 0)
+				goto out;
+		}
+	} else {
+		long long x, y;
+		if (ccs_runs_parse_arg(o->pos[0], &x) || ccs_runs_parse_arg(o->pos[1], &y))
+			goto out;
+		if ((ia = ccs_runs_find(runs, nr, x, NULL)) < 0 || (ib = ccs_runs_find(runs, nr, y, NULL)) < 0)
+			goto out;
+	}
+	if (ccs_runs_read_meas(s, runs[ia].id, &ma, &na) || ccs_runs_read_meas(s, runs[ib].id, &mb, &nb))
+		goto out;
+	if (compare(ma, na, mb, nb, o->tol, &c)) {
+		fprintf(stderr, "%s %s: out of memory\n", ME, sub);
+		goto out;
+	}
+	printf("run %lld (%s, %s) against %s run %lld (%s, %s), tolerance %.1f%%\n", (long long)runs[ib].id,
+	       runs[ib].host, runs[ib].created, check ? "baseline" : "", (long long)runs[ia].id, runs[ia].host,
+	       runs[ia].created, 100 * o->tol);
+	if (!c.n) {
+		fprintf(stderr, "%s %s: the two runs have nothing in common to compare (no shared collective and size, no "
+		                "shared fit)\n", ME, sub);
+		goto out;
+	}
+	printf("%-10s %-36s %10s %12s %12s %9s  %s\n", "class", "what", "size", "baseline", "newest", "change",
+	       "verdict");
+	size_t bad = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		const struct cmp *x = &c.v[i];
+		char b1[32], b2[32];
+		snprintf(b1, sizeof b1, "%.4g %s", x->base, x->unit);
+		snprintf(b2, sizeof b2, "%.4g %s", x->cur, x->unit);
+		bad += x->verdict == 1;
+		printf("%-10s %-36s %10s %12s %12s %+8.1f%%  %s\n", x->cls, x->what, x->size, b1, b2,
+		       100 * (x->cur / x->base - 1), x->verdict == 1 ? "REGRESSION" : x->verdict < 0 ? "better" : "ok");
+	}
+	printf("%zu compared, %zu regression%s beyond %.1f%%\n", c.n, bad, bad == 1 ? "" : "s", 100 * o->tol);
+	if (ccs_args_flush())
+		goto out;
+	if (check && o->junit && write_junit(o->junit, &c, &runs[ia], &runs[ib], o->tol))
+		goto out;
+	rc = check && bad ? 1 : 0;
+out:
+	ccs_free(c.v);
+	ccs_free(ma);
+	ccs_free(mb);
+	ccs_free(runs);
+	ccs_store_close(s);
+	return rc;
+}
+
