@@ -316,165 +316,90 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int ccs_cmd_report(int argc, char **argv)
+/* A result's cell: time (model / simulator where both ran), bandwidth,
+ * algorithm; "-" for none. */
+static void cell_text(const struct ccs_result *x, char *cell, size_t n)
 {
-	const char *db = "ccsim.db", *format = "md", *out = NULL, *plots = NULL, *name = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: %s report [--db DB] SCENARIO [--format md|html] [-o FILE] [--out PLOTDIR]\n", me);
-			return 0;
-		}
-		static const char *const names[] = { "--db", "--format", "-o", "--out" };
-		if (argv[i][0] != '-') {
-			if (name) {
-				fprintf(stderr, "%s report: one scenario at a time\n", me);
-				return 2;
-			}
-			name = argv[i];
-			continue;
-		}
-		const char *v;
-		if (ccs_args_value(me, "report", argc, argv, &i, names, 4, &v))
-			return 2;
-		const char *a = argv[i - 1];
-		if (!strcmp(a, "--db"))
-			db = v;
-		else if (!strcmp(a, "--format"))
-			format = v;
-		else if (!strcmp(a, "-o"))
-			out = v;
-		else
-			plots = v;
+	if (!x) {
+		snprintf(cell, n, "-");
+		return;
 	}
-	int html = !strcmp(format, "html");
-	if (!name || (!html && strcmp(format, "md"))) {
-		fprintf(stderr, "usage: %s report [--db DB] SCENARIO [--format md|html] [-o FILE] [--out PLOTDIR]\n", me);
-		return 2;
-	}
-	struct ccs_store *s;
-	if (open_db(db, &s))
-		return 1;
-	struct ccs_scenario_info sc;
-	struct ccs_result *r = NULL;
-	size_t n = 0;
-	char **imgs = NULL;
-	size_t nimg = 0, capimg = 0;
-	FILE *f = stdout;
-	char tmp[1100] = "";
-	int rc = 1;
-	if (find_scen(s, name, &sc) || load_results(s, &sc, &r, &n))
-		goto out;
-	char pdir[1024];
-	if (plots)
-		snprintf(pdir, sizeof pdir, "%s", plots);
-	else {
-		char sl[200];
-		ccs_plot_slug(sc.name, sl, sizeof sl);
-		snprintf(pdir, sizeof pdir, "ccsim-out/%s", sl);
-	}
-	DIR *dp = opendir(pdir);
-	if (dp) {
-		struct dirent *e;
-		while ((e = readdir(dp))) {
-			size_t l = strlen(e->d_name);
-			if (l < 5 || strcmp(e->d_name + l - 4, ".png"))
-				continue;
-			if (ccs_grow(&imgs, &capimg, nimg + 1, sizeof *imgs) || !(imgs[nimg] = ccs_malloc(strlen(pdir) + l + 2)))
-				goto oom;
-			sprintf(imgs[nimg++], "%s/%s", pdir, e->d_name);
-		}
-		closedir(dp);
-		qsort(imgs, nimg, sizeof *imgs, by_name);
-	}
-	if (out) {
-		snprintf(tmp, sizeof tmp, "%s.tmp", out);
-		if (!(f = fopen(tmp, "w"))) {
-			fprintf(stderr, "%s report: cannot write '%s': %s\n", me, tmp, strerror(errno));
-			goto out;
-		}
-	}
-	if (html)
-		fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ccsim: %s</title>\n"
-		           "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto}table{border-collapse:collapse}"
-		           "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}th{background:#eee}"
-		           "img{max-width:100%%}</style></head><body>\n<h1>ccsim: ", sc.name);
+	int m = x->t_model_s == x->t_model_s, sm = x->t_sim_s == x->t_sim_s;
+	char t[64];
+	if (m && sm)
+		snprintf(t, sizeof t, "%.1f / %.1f", x->t_model_s * 1e6, x->t_sim_s * 1e6);
 	else
-		fprintf(f, "# ccsim: ");
-	esc(f, sc.name, html);
-	fprintf(f, html ? "</h1>\n<p>" : "\n\n");
-	fprintf(f, "Scenario %lld (%s, file hash %s), ccsim %s, created %s; %zu results.%s", (long long)sc.id, sc.path,
-	        sc.hash, sc.ccsim_version, sc.created, n, html ? "</p>\n" : "\n\n");
-	if (!html)
-		fprintf(f, "Times in microseconds: `model / simulator` where both ran; busbw (GB/s) for collectives.\n\n");
-	/* a table per workload: rows = axes, columns = designs */
-	for (size_t i = 0; i < n; i++) {
-		int seen = 0;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(r[j].workload, r[i].workload);
-		if (seen)
+		snprintf(t, sizeof t, "%.1f", (m ? x->t_model_s : x->t_sim_s) * 1e6);
+	double bw = m ? x->bw_model_Bps : x->bw_sim_Bps;
+	snprintf(cell, n, "%s us, %.1f GB/s, %s", t, bw == bw ? bw / 1e9 : 0.0, x->algo);
+}
+
+/* Workload r[i]'s table (rows: axes, columns: designs), once per workload:
+ * nothing when an earlier result had the same workload. */
+static void workload_table(FILE *f, const struct ccs_result *r, size_t n, size_t i, int html)
+{
+	int seen = 0;
+	for (size_t j = 0; j < i && !seen; j++)
+		seen = !strcmp(r[j].workload, r[i].workload);
+	if (seen)
+		return;
+	const char *wl = r[i].workload;
+	const char *des[32];
+	int nd = 0;
+	for (size_t j = i; j < n; j++) {
+		if (strcmp(r[j].workload, wl))
 			continue;
-		const char *wl = r[i].workload;
-		const char *des[32];
-		int nd = 0;
-		for (size_t j = i; j < n; j++) {
-			if (strcmp(r[j].workload, wl))
-				continue;
-			int have = 0;
-			for (int k = 0; k < nd && !have; k++)
-				have = !strcmp(des[k], r[j].design);
-			if (!have && nd < 32)
-				des[nd++] = r[j].design;
-		}
-		if (html) {
-			fprintf(f, "<h2>");
-			esc(f, wl, 1);
-			fprintf(f, "</h2>\n<table><tr><th>axes</th>");
-		} else {
-			fprintf(f, "## ");
-			esc(f, wl, 0);
-			fprintf(f, "\n\n| axes |");
-		}
-		for (int k = 0; k < nd; k++) {
-			fprintf(f, html ? "<th>" : " ");
-			esc(f, des[k], html);
-			fprintf(f, html ? "</th>" : " |");
-		}
-		fprintf(f, html ? "</tr>\n" : "\n|---|");
-		if (!html) {
-			for (int k = 0; k < nd; k++)
-				fprintf(f, "---|");
-			fprintf(f, "\n");
-		}
-		for (size_t j = i; j < n; j++) {
-			if (strcmp(r[j].workload, wl) || strcmp(r[j].design, des[0]))
-				continue;
-			fprintf(f, html ? "<tr><td>" : "| ");
-			esc(f, r[j].axes[0] ? r[j].axes : "-", html);
-			fprintf(f, html ? "</td>" : " |");
-			for (int k = 0; k < nd; k++) {
-				const struct ccs_result *x = NULL;
-				for (size_t q = i; q < n && !x; q++)
-					if (!strcmp(r[q].workload, wl) && !strcmp(r[q].design, des[k]) && !strcmp(r[q].axes, r[j].axes))
-						x = &r[q];
-				char cell[160] = "-";
-				if (x) {
-					int m = x->t_model_s == x->t_model_s, sm = x->t_sim_s == x->t_sim_s;
-					char t[64];
-					if (m && sm)
-						snprintf(t, sizeof t, "%.1f / %.1f", x->t_model_s * 1e6, x->t_sim_s * 1e6);
-					else
-						snprintf(t, sizeof t, "%.1f", (m ? x->t_model_s : x->t_sim_s) * 1e6);
-					double bw = m ? x->bw_model_Bps : x->bw_sim_Bps;
-					snprintf(cell, sizeof cell, "%s us, %.1f GB/s, %s", t, bw == bw ? bw / 1e9 : 0.0, x->algo);
-				}
-				fprintf(f, html ? "<td>" : " ");
-				esc(f, cell, html);
-				fprintf(f, html ? "</td>" : " |");
-			}
-			fprintf(f, html ? "</tr>\n" : "\n");
-		}
-		fprintf(f, html ? "</table>\n" : "\n");
+		int have = 0;
+		for (int k = 0; k < nd && !have; k++)
+			have = !strcmp(des[k], r[j].design);
+		if (!have && nd < 32)
+			des[nd++] = r[j].design;
 	}
+	if (html) {
+		fprintf(f, "<h2>");
+		esc(f, wl, 1);
+		fprintf(f, "</h2>\n<table><tr><th>axes</th>");
+	} else {
+		fprintf(f, "## ");
+		esc(f, wl, 0);
+		fprintf(f, "\n\n| axes |");
+	}
+	for (int k = 0; k < nd; k++) {
+		fprintf(f, html ? "<th>" : " ");
+		esc(f, des[k], html);
+		fprintf(f, html ? "</th>" : " |");
+	}
+	fprintf(f, html ? "</tr>\n" : "\n|---|");
+	if (!html) {
+		for (int k = 0; k < nd; k++)
+			fprintf(f, "---|");
+		fprintf(f, "\n");
+	}
+	for (size_t j = i; j < n; j++) {
+		if (strcmp(r[j].workload, wl) || strcmp(r[j].design, des[0]))
+			continue;
+		fprintf(f, html ? "<tr><td>" : "| ");
+		esc(f, r[j].axes[0] ? r[j].axes : "-", html);
+		fprintf(f, html ? "</td>" : " |");
+		for (int k = 0; k < nd; k++) {
+			const struct ccs_result *x = NULL;
+			for (size_t q = i; q < n && !x; q++)
+				if (!strcmp(r[q].workload, wl) && !strcmp(r[q].design, des[k]) && !strcmp(r[q].axes, r[j].axes))
+					x = &r[q];
+			char cell[160];
+			cell_text(x, cell, sizeof cell);
+			fprintf(f, html ? "<td>" : " ");
+			esc(f, cell, html);
+			fprintf(f, html ? "</td>" : " |");
+		}
+		fprintf(f, html ? "</tr>\n" : "\n");
+	}
+	fprintf(f, html ? "</table>\n" : "\n");
+}
+
+/* The plots found in pdir, or a word that there are none. */
+static void plots_section(FILE *f, char **imgs, size_t nimg, const char *pdir, int html)
+{
 	if (nimg) {
 		fprintf(f, html ? "<h2>Plots</h2>\n" : "## Plots\n\n");
 		for (size_t i = 0; i < nimg; i++) {
@@ -490,6 +415,113 @@ int ccs_cmd_report(int argc, char **argv)
 		fprintf(f, html ? "<p>No plots in %s (run the scenario without --no-plots, or give --out).</p>\n"
 		                : "No plots in %s (run the scenario without --no-plots, or give --out).\n", pdir);
 	}
+}
+
+/* The .png files in pdir, sorted, into *imgs (the caller frees each and
+ * the array, also after -1: out of memory). */
+static int find_pngs(const char *pdir, char ***imgs, size_t *nimg)
+{
+	size_t cap = 0;
+	DIR *dp = opendir(pdir);
+	if (dp) {
+		struct dirent *e;
+		while ((e = readdir(dp))) {
+			size_t l = strlen(e->d_name);
+			if (l < 5 || strcmp(e->d_name + l - 4, ".png"))
+				continue;
+			if (ccs_grow(imgs, &cap, *nimg + 1, sizeof **imgs) || !((*imgs)[*nimg] = ccs_malloc(strlen(pdir) + l + 2)))
+				return -1;
+			sprintf((*imgs)[(*nimg)++], "%s/%s", pdir, e->d_name);
+		}
+		closedir(dp);
+		qsort(*imgs, *nimg, sizeof **imgs, by_name);
+	}
+	return 0;
+}
+
+/* The report's title and what it holds. */
+static void report_head(FILE *f, const struct ccs_scenario_info *sc, size_t n, int html)
+{
+	if (html)
+		fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ccsim: %s</title>\n"
+		           "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto}table{border-collapse:collapse}"
+		           "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}th{background:#eee}"
+		           "img{max-width:100%%}</style></head><body>\n<h1>ccsim: ", sc->name);
+	else
+		fprintf(f, "# ccsim: ");
+	esc(f, sc->name, html);
+	fprintf(f, html ? "</h1>\n<p>" : "\n\n");
+	fprintf(f, "Scenario %lld (%s, file hash %s), ccsim %s, created %s; %zu results.%s", (long long)sc->id, sc->path,
+	        sc->hash, sc->ccsim_version, sc->created, n, html ? "</p>\n" : "\n\n");
+	if (!html)
+		fprintf(f, "Times in microseconds: `model / simulator` where both ran; busbw (GB/s) for collectives.\n\n");
+}
+
+int ccs_cmd_report(int argc, char **argv)
+{
+	const char *db = "ccsim.db", *format = "md", *out = NULL, *plots = NULL, *name = NULL;
+	const struct ccs_args_opt opts[] = {
+		{ "--db", CCS_ARGS_STR, &db, 0, 0, NULL, 0, NULL, NULL },
+		{ "--format", CCS_ARGS_STR, &format, 0, 0, NULL, 0, NULL, NULL },
+		{ "-o", CCS_ARGS_STR, &out, 0, 0, NULL, 0, NULL, NULL },
+		{ "--out", CCS_ARGS_STR, &plots, 0, 0, NULL, 0, NULL, NULL },
+	};
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: %s report [--db DB] SCENARIO [--format md|html] [-o FILE] [--out PLOTDIR]\n", me);
+			return 0;
+		}
+		if (argv[i][0] != '-') {
+			if (name) {
+				fprintf(stderr, "%s report: one scenario at a time\n", me);
+				return 2;
+			}
+			name = argv[i];
+			continue;
+		}
+		if (ccs_args_take(me, "report", opts, sizeof opts / sizeof opts[0], argc, argv, &i))
+			return 2;
+	}
+	int html = !strcmp(format, "html");
+	if (!name || (!html && strcmp(format, "md"))) {
+		fprintf(stderr, "usage: %s report [--db DB] SCENARIO [--format md|html] [-o FILE] [--out PLOTDIR]\n", me);
+		return 2;
+	}
+	struct ccs_store *s;
+	if (open_db(db, &s))
+		return 1;
+	struct ccs_scenario_info sc;
+	struct ccs_result *r = NULL;
+	size_t n = 0;
+	char **imgs = NULL;
+	size_t nimg = 0;
+	FILE *f = stdout;
+	char tmp[1100] = "";
+	int rc = 1;
+	if (find_scen(s, name, &sc) || load_results(s, &sc, &r, &n))
+		goto out;
+	char pdir[1024];
+	if (plots)
+		snprintf(pdir, sizeof pdir, "%s", plots);
+	else {
+		char sl[200];
+		ccs_plot_slug(sc.name, sl, sizeof sl);
+		snprintf(pdir, sizeof pdir, "ccsim-out/%s", sl);
+	}
+	if (find_pngs(pdir, &imgs, &nimg))
+		goto oom;
+	if (out) {
+		snprintf(tmp, sizeof tmp, "%s.tmp", out);
+		if (!(f = fopen(tmp, "w"))) {
+			fprintf(stderr, "%s report: cannot write '%s': %s\n", me, tmp, strerror(errno));
+			goto out;
+		}
+	}
+	report_head(f, &sc, n, html);
+	/* a table per workload: rows = axes, columns = designs */
+	for (size_t i = 0; i < n; i++)
+		workload_table(f, r, n, i, html);
+	plots_section(f, imgs, nimg, pdir, html);
 	if (html)
 		fprintf(f, "</body></html>\n");
 	if (out) {
