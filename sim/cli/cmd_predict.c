@@ -1,6 +1,7 @@
 /* sim/cli/cmd_predict.c: `ccsim predict` (the closed form) and `ccsim simulate`
  * (the event simulator), one command line and nccl-tests' format for both. */
 #include "cli.h"
+#include "simrow.h"
 
 #include "../../model/coll.h"
 #include "../../model/cost.h"
@@ -121,23 +122,9 @@ static int env_int(const char *name, int *out)
 	return 1;
 }
 
-struct row {
-	uint64_t bytes, count;
-	int algo, proto, channels, bound;
-	double time_s, algbw, busbw;
-	int alt_algo, alt_proto;
-	double alt_time;
-};
-
-struct row;
-static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   int copies, int flags, struct row *rw, struct ccs_flows **keep, const char *trace_path);
-
-static int run_schedule(const char *topo, const struct ccs_args_sets *sets, int nranks, int ppn,
-                        const char *const *paths, int npaths, int links, const char *trace_path);
 
 static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const struct ccs_topo *t,
-                      const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct row *rows,
+                      const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct ccs_simrow_row *rows,
                       size_t nrows);
 
 /* --spray K: parts per transfer between groups (1: per-flow ECMP) */
@@ -265,7 +252,7 @@ struct req {
 	struct ccs_comm comm;
 	struct ccs_fabric *fab;
 	struct ccs_flows *last_flows;
-	struct row *rows;
+	struct ccs_simrow_row *rows;
 	size_t nrows;
 	double avg_bus;
 };
@@ -330,7 +317,7 @@ static int schedules(struct req *rq)
 		fprintf(stderr, "%s: --schedule runs the ops the files list; -c, -a, -p and --concurrent do not apply\n", me);
 		return 2;
 	}
-	return run_schedule(rq->topo, &rq->sets, rq->nranks, rq->ppn, rq->sched_path, rq->nsched, rq->links, rq->trace_path);
+	return ccs_simrow_schedules(me, spray_k, rq->topo, &rq->sets, rq->nranks, rq->ppn, rq->sched_path, rq->nsched, rq->links, rq->trace_path);
 }
 
 /* Names, format and sizes, checked before anything loads: 0, or -1 after a
@@ -492,7 +479,7 @@ static int size_rows(struct req *rq)
 			fprintf(stderr, "ccsim: out of memory\n");
 			return -1;
 		}
-		struct row *rw = &rq->rows[rq->nrows];
+		struct ccs_simrow_row *rw = &rq->rows[rq->nrows];
 		memset(rw, 0, sizeof *rw);
 		ccs_coll_shape(rq->coll, rq->n, s, rq->dt->size, &rw->count, &rw->bytes);
 		rq->nrows++;
@@ -516,7 +503,7 @@ static int time_rows(struct req *rq)
 {
 	double sum_bus = 0;
 	for (size_t i = 0; i < rq->nrows; i++) {
-		struct row *rw = &rq->rows[i];
+		struct ccs_simrow_row *rw = &rq->rows[i];
 		int a = -1, q = -1, aa = -1, aq = -1;
 		uint64_t sel_bytes = rw->bytes ? rw->bytes : 1;
 		if (ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, !rq->best, &a, &q) &&
@@ -546,7 +533,7 @@ static int time_rows(struct req *rq)
 		rw->bound = cc.bound;
 		rw->time_s = cc.time_s;
 		if (rq->sim) {
-			if (sim_row(&rq->comm, &rq->fab, rq->coll, a, q, rq->channels, rq->concurrent, rq->sched_flags, rw, &rq->last_flows, i + 1 == rq->nrows ? rq->trace_path : NULL))
+			if (ccs_simrow_run(me, spray_k, &rq->comm, &rq->fab, rq->coll, a, q, rq->channels, rq->concurrent, rq->sched_flags, rw, &rq->last_flows, i + 1 == rq->nrows ? rq->trace_path : NULL))
 				return -1;
 			aa = -1;
 		}
@@ -570,7 +557,7 @@ static int time_rows(struct req *rq)
 			return -1;
 		sum_bus = 0;
 		for (size_t i = 0; i < rq->nrows; i++) {
-			struct row *rw = &rq->rows[i];
+			struct ccs_simrow_row *rw = &rq->rows[i];
 			rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
 			rw->busbw = rw->algbw * ccs_busbw_factor(rq->coll, rq->n);
 			sum_bus += rw->busbw;
@@ -589,7 +576,7 @@ static void print_rows(const struct req *rq)
 	if (!strcmp(rq->format, "csv")) {
 		printf("collective,algo,proto,channels,ranks,bytes,time_us,algbw_GBps,busbw_GBps,bound\n");
 		for (size_t i = 0; i < rq->nrows; i++) {
-			const struct row *rw = &rq->rows[i];
+			const struct ccs_simrow_row *rw = &rq->rows[i];
 			printf("%s,%s,%s,%d,%d,%llu,%.6g,%.6g,%.6g,%s\n", ccs_coll_cli[rq->coll], ccs_algo_name[rw->algo],
 			       ccs_proto_name[rw->proto], rw->channels, rq->n, (unsigned long long)rw->bytes, rw->time_s * 1e6,
 			       rw->algbw, rw->busbw, ccs_bound_name[rw->bound]);
@@ -600,7 +587,7 @@ static void print_rows(const struct req *rq)
 		       "  \"rows\": [", ccs_coll_name[rq->coll], rq->t->name, rq->n, rq->comm.G, rq->comm.p, type_name, op_name,
 		       rq->best ? "ccsim" : "nccl");
 		for (size_t i = 0; i < rq->nrows; i++) {
-			const struct row *rw = &rq->rows[i];
+			const struct ccs_simrow_row *rw = &rq->rows[i];
 			printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %.6g, "
 			       "\"busbw_GBps\": %.6g, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
 			       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6,
@@ -634,7 +621,7 @@ static void print_rows(const struct req *rq)
 		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
 		       "(GB/s)");
 		for (size_t i = 0; i < rq->nrows; i++) {
-			const struct row *rw = &rq->rows[i];
+			const struct ccs_simrow_row *rw = &rq->rows[i];
 			char ts[32], as[32], bs[32], alt[96] = "-";
 			fit(ts, sizeof ts, rw->time_s * 1e6, 7);
 			fit(as, sizeof as, rw->algbw, 6);
@@ -709,7 +696,7 @@ static int run_coll(int argc, char **argv, int sim)
  * communicator that cannot be built on what is left, hangs the run if it
  * is still going then.  Returns 0, or 1 after printing the hang. */
 static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const struct ccs_topo *t,
-                      const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct row *rows,
+                      const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct ccs_simrow_row *rows,
                       size_t nrows)
 {
 	int nph = 1, rc = 1;
@@ -756,7 +743,7 @@ static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const 
 		}
 	}
 	for (size_t i = 0; i < nrows; i++) {
-		struct row *rw = &rows[i];
+		struct ccs_simrow_row *rw = &rows[i];
 		at[0] = 0;
 		full[0] = rw->time_s;
 		for (int k = 1; k < nph; k++) {
@@ -795,178 +782,6 @@ out:
 	ccs_free(ph);
 	ccs_free(at);
 	ccs_free(full);
-	return rc;
-}
-
-/* Simulate one row; the flow state of the run is kept in *keep (for
- * --links).  The bound is what the most utilised resource is (bytes over
- * capacity x run time), or latency when none reached half. */
-static int sim_row(const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo, int proto, int channels,
-                   int copies, int flags, struct row *rw, struct ccs_flows **keep, const char *trace_path)
-{
-	char err[256];
-	if (!*fab && ccs_fabric_new(c, fab)) {
-		fprintf(stderr, "%s: out of memory\n", me);
-		return -1;
-	}
-	if (spray_k)
-		ccs_fabric_set_spray(*fab, spray_k);
-	struct ccs_sched s;
-	const char *why = NULL;
-	struct ccs_sched part[64];
-	int rc = 0, built = 0;
-	for (; built < copies && !rc; built++)
-		rc = ccs_sched_build_g(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, flags, &part[built], &why);
-	if (!rc && copies == 1)
-		s = part[0];
-	else if (!rc)
-		rc = ccs_sched_concat(part, copies, &s);   /* the copies start together and share the fabric */
-	else
-		for (int j = 0; j + 1 < built; j++)
-			ccs_sched_release(&part[j]);
-	if (rc) {
-		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_name[algo], ccs_coll_name[coll],
-		        why ? why : "out of memory");
-		return -1;
-	}
-	struct ccs_sim_stats st;
-	struct ccs_flows *fl = NULL;
-	char title[256];
-	int in_trace;
-	snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
-	         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
-	rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
-	ccs_sched_release(&s);
-	if (rc) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		return -1;
-	}
-	rw->time_s = st.time_s;
-	rw->bound = ccs_report_bound(c, *fab, fl, st.time_s);
-	ccs_flows_free(*keep);
-	*keep = fl;
-	return 0;
-}
-
-/* Load every schedule file for comm; *maxr gets the most ranks any
- * declares.  The parts are released on failure. */
-static int load_parts(const char *const *paths, int npaths, const struct ccs_comm *comm, struct ccs_sched *parts,
-                      int *maxr)
-{
-	struct ccs_diag diag;
-	*maxr = 0;
-	for (int j = 0; j < npaths; j++) {
-		int r = 0;
-		memset(&diag, 0, sizeof diag);
-		if (ccs_sched_load(paths[j], comm, &parts[j], &r, &diag)) {
-			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
-			for (int k = 0; k < j; k++)
-				ccs_sched_release(&parts[k]);
-			return -1;
-		}
-		if (r > *maxr)
-			*maxr = r;
-	}
-	return 0;
-}
-
-/* `simulate --schedule`: the ops YAML files list, all starting together, on
- * the first R ranks of the topology (R: the most ranks a file declares, or
- * -n). */
-static int run_schedule(const char *topo, const struct ccs_args_sets *sets, int nranks, int ppn,
-                        const char *const *paths, int npaths, int links, const char *trace_path)
-{
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	struct ccs_topo *t = NULL;
-	struct ccs_comm comm;
-	memset(&comm, 0, sizeof comm);
-	struct ccs_sched s, parts[8];
-	memset(&s, 0, sizeof s);
-	struct ccs_fabric *fab = NULL;
-	struct ccs_flows *fl = NULL;
-	char err[256];
-	int rc = 1, ranks = 0, loaded = 0;
-	const char *what = npaths == 1 ? paths[0] : "the schedules";
-	const char *has = npaths == 1 ? "the schedule has" : "they use up to";
-	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &t, &diag)) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
-		goto out;
-	}
-	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		goto out;
-	}
-	if (load_parts(paths, npaths, &comm, parts, &ranks))
-		goto out;
-	loaded = 1;
-	if (ranks > comm.n) {
-		fprintf(stderr, "%s: %s: %s %d ranks; %s gives %d%s\n", me, what, has, ranks, t->name, comm.n,
-		        nranks ? " (-n)" : "");
-		goto out;
-	}
-	if (ranks < comm.n) {
-		if (nranks) {
-			fprintf(stderr, "%s: %s: %s %d ranks, not the %d of -n\n", me, what, has, ranks, nranks);
-			goto out;
-		}
-		/* the first `ranks` ranks, with hop latencies of that communicator */
-		for (int j = 0; j < npaths; j++)
-			ccs_sched_release(&parts[j]);
-		loaded = 0;
-		ccs_comm_release(&comm);
-		memset(&comm, 0, sizeof comm);
-		if (ccs_comm_build(t, ranks, ppn, &comm, err, sizeof err)) {
-			fprintf(stderr, "%s: %s\n", me, err);
-			goto out;
-		}
-		if (load_parts(paths, npaths, &comm, parts, &ranks))
-			goto out;
-		loaded = 1;
-	}
-	loaded = 0;
-	if (npaths == 1)
-		s = parts[0];
-	else if (ccs_sched_concat(parts, npaths, &s)) {
-		fprintf(stderr, "%s: out of memory\n", me);
-		goto out;
-	}
-	if (ccs_fabric_new(&comm, &fab)) {
-		fprintf(stderr, "%s: out of memory\n", me);
-		goto out;
-	}
-	if (spray_k)
-		ccs_fabric_set_spray(fab, spray_k);
-	char title[256];
-	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
-	struct ccs_sim_stats st;
-	int in_trace;
-	if (ccs_trace_run(fab, &s, comm.n, trace_path, title, &st, &fl, &in_trace, err, sizeof err)) {
-		if (in_trace)
-			fprintf(stderr, "%s: %s\n", me, err);
-		else
-			fprintf(stderr, "%s: %s: %s\n", me, what, err);
-		goto out;
-	}
-	printf("# %s: schedule", me);
-	for (int j = 0; j < npaths; j++)
-		printf("%s %s", j ? " +" : "", paths[j]);
-	printf(" on %s: %d ranks in %d group%s of %d\n", t->name, comm.n, comm.G, comm.G == 1 ? "" : "s", comm.p);
-	printf("# %8s %10s %8s %16s %16s\n", "time(us)", "ops", "flows", "bytes sent", "events");
-	printf("  %8.3f %10llu %8llu %16.0f %16llu\n", st.time_s * 1e6, (unsigned long long)st.ops,
-	       (unsigned long long)st.flows, st.bytes_sent, (unsigned long long)st.events);
-	if (links)
-		ccs_report_links(fab, fl, st.time_s);
-	rc = ccs_args_flush() ? 1 : 0;
-out:
-	if (loaded)
-		for (int j = 0; j < npaths; j++)
-			ccs_sched_release(&parts[j]);
-	ccs_sched_release(&s);
-	ccs_flows_free(fl);
-	ccs_fabric_free(fab);
-	ccs_comm_release(&comm);
-	ccs_topo_free(t);
 	return rc;
 }
 

@@ -1,0 +1,185 @@
+/* sim/cli/simrow.c: what `ccsim simulate` runs for predict's rows and for
+** --schedule files (simrow.h). */
+#include "simrow.h"
+
+#include "../../model/coll.h"
+#include "../../model/topo_yaml.h"
+#include "../report.h"
+#include "../sim.h"
+#include "../trace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Simulate one row; the flow state of the run is kept in *keep (for
+ * --links).  The bound is what the most utilised resource is (bytes over
+ * capacity x run time), or latency when none reached half. */
+int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo,
+                   int proto, int channels, int copies, int flags, struct ccs_simrow_row *rw, struct ccs_flows **keep,
+                   const char *trace_path)
+{
+	char err[256];
+	if (!*fab && ccs_fabric_new(c, fab)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return -1;
+	}
+	if (spray_k)
+		ccs_fabric_set_spray(*fab, spray_k);
+	struct ccs_sched s;
+	const char *why = NULL;
+	struct ccs_sched part[64];
+	int rc = 0, built = 0;
+	for (; built < copies && !rc; built++)
+		rc = ccs_sched_build_g(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, flags, &part[built], &why);
+	if (!rc && copies == 1)
+		s = part[0];
+	else if (!rc)
+		rc = ccs_sched_concat(part, copies, &s);   /* the copies start together and share the fabric */
+	else
+		for (int j = 0; j + 1 < built; j++)
+			ccs_sched_release(&part[j]);
+	if (rc) {
+		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_name[algo], ccs_coll_name[coll],
+		        why ? why : "out of memory");
+		return -1;
+	}
+	struct ccs_sim_stats st;
+	struct ccs_flows *fl = NULL;
+	char title[256];
+	int in_trace;
+	snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
+	         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
+	rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
+	ccs_sched_release(&s);
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", me, err);
+		return -1;
+	}
+	rw->time_s = st.time_s;
+	rw->bound = ccs_report_bound(c, *fab, fl, st.time_s);
+	ccs_flows_free(*keep);
+	*keep = fl;
+	return 0;
+}
+
+/* Load every schedule file for comm; *maxr gets the most ranks any
+ * declares.  The parts are released on failure. */
+static int load_parts(const char *const *paths, int npaths, const struct ccs_comm *comm, struct ccs_sched *parts,
+                      int *maxr)
+{
+	struct ccs_diag diag;
+	*maxr = 0;
+	for (int j = 0; j < npaths; j++) {
+		int r = 0;
+		memset(&diag, 0, sizeof diag);
+		if (ccs_sched_load(paths[j], comm, &parts[j], &r, &diag)) {
+			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
+			for (int k = 0; k < j; k++)
+				ccs_sched_release(&parts[k]);
+			return -1;
+		}
+		if (r > *maxr)
+			*maxr = r;
+	}
+	return 0;
+}
+
+/* `simulate --schedule`: the ops YAML files list, all starting together, on
+ * the first R ranks of the topology (R: the most ranks a file declares, or
+ * -n). */
+int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, const struct ccs_args_sets *sets, int nranks,
+                         int ppn, const char *const *paths, int npaths, int links, const char *trace_path)
+{
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
+	struct ccs_topo *t = NULL;
+	struct ccs_comm comm;
+	memset(&comm, 0, sizeof comm);
+	struct ccs_sched s, parts[8];
+	memset(&s, 0, sizeof s);
+	struct ccs_fabric *fab = NULL;
+	struct ccs_flows *fl = NULL;
+	char err[256];
+	int rc = 1, ranks = 0, loaded = 0;
+	const char *what = npaths == 1 ? paths[0] : "the schedules";
+	const char *has = npaths == 1 ? "the schedule has" : "they use up to";
+	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &t, &diag)) {
+		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+		goto out;
+	}
+	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", me, err);
+		goto out;
+	}
+	if (load_parts(paths, npaths, &comm, parts, &ranks))
+		goto out;
+	loaded = 1;
+	if (ranks > comm.n) {
+		fprintf(stderr, "%s: %s: %s %d ranks; %s gives %d%s\n", me, what, has, ranks, t->name, comm.n,
+		        nranks ? " (-n)" : "");
+		goto out;
+	}
+	if (ranks < comm.n) {
+		if (nranks) {
+			fprintf(stderr, "%s: %s: %s %d ranks, not the %d of -n\n", me, what, has, ranks, nranks);
+			goto out;
+		}
+		/* the first `ranks` ranks, with hop latencies of that communicator */
+		for (int j = 0; j < npaths; j++)
+			ccs_sched_release(&parts[j]);
+		loaded = 0;
+		ccs_comm_release(&comm);
+		memset(&comm, 0, sizeof comm);
+		if (ccs_comm_build(t, ranks, ppn, &comm, err, sizeof err)) {
+			fprintf(stderr, "%s: %s\n", me, err);
+			goto out;
+		}
+		if (load_parts(paths, npaths, &comm, parts, &ranks))
+			goto out;
+		loaded = 1;
+	}
+	loaded = 0;
+	if (npaths == 1)
+		s = parts[0];
+	else if (ccs_sched_concat(parts, npaths, &s)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		goto out;
+	}
+	if (ccs_fabric_new(&comm, &fab)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		goto out;
+	}
+	if (spray_k)
+		ccs_fabric_set_spray(fab, spray_k);
+	char title[256];
+	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
+	struct ccs_sim_stats st;
+	int in_trace;
+	if (ccs_trace_run(fab, &s, comm.n, trace_path, title, &st, &fl, &in_trace, err, sizeof err)) {
+		if (in_trace)
+			fprintf(stderr, "%s: %s\n", me, err);
+		else
+			fprintf(stderr, "%s: %s: %s\n", me, what, err);
+		goto out;
+	}
+	printf("# %s: schedule", me);
+	for (int j = 0; j < npaths; j++)
+		printf("%s %s", j ? " +" : "", paths[j]);
+	printf(" on %s: %d ranks in %d group%s of %d\n", t->name, comm.n, comm.G, comm.G == 1 ? "" : "s", comm.p);
+	printf("# %8s %10s %8s %16s %16s\n", "time(us)", "ops", "flows", "bytes sent", "events");
+	printf("  %8.3f %10llu %8llu %16.0f %16llu\n", st.time_s * 1e6, (unsigned long long)st.ops,
+	       (unsigned long long)st.flows, st.bytes_sent, (unsigned long long)st.events);
+	if (links)
+		ccs_report_links(fab, fl, st.time_s);
+	rc = ccs_args_flush() ? 1 : 0;
+out:
+	if (loaded)
+		for (int j = 0; j < npaths; j++)
+			ccs_sched_release(&parts[j]);
+	ccs_sched_release(&s);
+	ccs_flows_free(fl);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&comm);
+	ccs_topo_free(t);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/*
+** sim/cli/simrow.h: a row of predict's and simulate's output (one size),
+** and the simulator's side of both commands (simrow.c): a row simulated
+** (its time and bound; the run's flows kept for --links, a trace of the
+** last when asked), and --schedule files run together.  me names the
+** command in messages; spray_k > 0 sets the fabric's parts per transfer
+** between groups (--spray).  A row returns 0, or -1 after its message;
+** the schedules return the command's exit status.
+*/
+#ifndef CCS_SIMROW_H
+#define CCS_SIMROW_H
+
+#include "cli.h"
+
+#include "../../model/cost.h"
+
+#include <stdint.h>
+
+struct ccs_fabric;
+struct ccs_flows;
+
+struct ccs_simrow_row {
+	uint64_t bytes, count;
+	int algo, proto, channels, bound;
+	double time_s, algbw, busbw;
+	int alt_algo, alt_proto;
+	double alt_time;
+};
+
+int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo,
+                   int proto, int channels, int copies, int flags, struct ccs_simrow_row *rw, struct ccs_flows **keep,
+                   const char *trace_path);
+int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, const struct ccs_args_sets *sets, int nranks,
+                         int ppn, const char *const *paths, int npaths, int links, const char *trace_path);
+
+#endif
