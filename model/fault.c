@@ -91,6 +91,289 @@ static int add_timed(struct ccs_topo *t, const char *spec, int k, uint32_t a, ui
 	return note ? note_fault(t, spec) : CCS_OK;
 }
 
+/* A fault spec read apart: kind (link, nic, switch, pcie, straggler, gdr),
+ * target devices a (and b for a link), what happens (down, a share f, added
+ * latency), and the time it strikes (at_s, -1: from the start). */
+struct fspec {
+	const char *spec;
+	char *target, *what;
+	int k, down;
+	uint32_t a, b;
+	double at_s, f, lat;
+};
+
+/* link:A-B: down, at a share, or with added latency: CCS_OK for the common tail (noted, NICs refreshed), else done with
+ * *done set. */
+static int apply_link(struct ccs_topo *t, const struct fspec *fs, int *done, char *err, size_t errn)
+{
+	const char *spec = fs->spec;
+	uint32_t a = fs->a;
+	uint32_t b = fs->b;
+	int down = fs->down;
+	double f = fs->f;
+	double lat = fs->lat;
+int hit = 0;
+	for (uint32_t l = 0; l < t->nlink; l++) {
+		struct ccs_link *x = &t->link[l];
+		if (!((x->a == a && x->b == b) || (x->a == b && x->b == a)))
+			continue;
+		hit++;
+		if (down)
+			x->bw_Bps = 0;
+		else if (f > 0)
+			x->bw_Bps *= f;
+		else
+			x->lat_s += lat;
+	}
+	if (!hit) {
+		snprintf(err, errn, "fault '%s': '%s' and '%s' share no link", spec, t->dev[a].name, t->dev[b].name);
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	return CCS_OK;
+}
+
+/* nic:N: down or at a share: CCS_OK for the common tail (noted, NICs refreshed), else done with
+ * *done set. */
+static int apply_nic(struct ccs_topo *t, const struct fspec *fs, int *done, char *err, size_t errn)
+{
+	const char *spec = fs->spec;
+	uint32_t a = fs->a;
+	int down = fs->down;
+	double f = fs->f;
+	if (t->dev[a].kind != CCS_DEV_NIC || (!down && f < 0)) {
+		snprintf(err, errn, "fault '%s': %s", spec,
+		         t->dev[a].kind != CCS_DEV_NIC ? "not a nic" : "a nic goes 'down' or runs at a share ('50%')");
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++) {
+		struct ccs_link *x = &t->link[t->adj[j]];
+		if (ccs_link_is_network(x->type))
+			x->bw_Bps = down ? 0 : x->bw_Bps * f;
+	}
+	if (t->dev[a].bw_Bps > 0)
+		t->dev[a].bw_Bps = down ? 0 : t->dev[a].bw_Bps * f;
+	if (down)
+		t->dev[a].bw_Bps = -1;   /* marks it dead even with a port speed */
+	return CCS_OK;
+}
+
+/* switch:S:down: every link of it: CCS_OK for the common tail (noted, NICs refreshed), else done with
+ * *done set. */
+static int apply_switch(struct ccs_topo *t, const struct fspec *fs, int *done, char *err, size_t errn)
+{
+	const char *spec = fs->spec;
+	uint32_t a = fs->a;
+	int down = fs->down;
+	if ((t->dev[a].kind != CCS_DEV_NETSW && t->dev[a].kind != CCS_DEV_SUSW && t->dev[a].kind != CCS_DEV_PCISW) ||
+	    !down) {
+		snprintf(err, errn, "fault '%s': %s", spec,
+		         down ? "not a switch" : "a switch goes 'down' (degrade its links with link:A-B:50%)");
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++)
+		t->link[t->adj[j]].bw_Bps = 0;
+	return CCS_OK;
+}
+
+/* pcie:GPU: a width or a generation, now or striking later: CCS_OK for the common tail (noted, NICs refreshed), else done with
+ * *done set. */
+static int apply_pcie(struct ccs_topo *t, const struct fspec *fs, int *done, char *err, size_t errn)
+{
+	const char *spec = fs->spec;
+	const char *what = fs->what;
+	uint32_t a = fs->a;
+	double at_s = fs->at_s;
+int hit = 0;
+	if (t->dev[a].kind != CCS_DEV_GPU) {
+		snprintf(err, errn, "fault '%s': not a gpu", spec);
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	long v = strtol(what + (what[0] == 'x' ? 1 : what[0] == 'g' ? 3 : 0), NULL, 10);
+	int width = what[0] == 'x' && (v == 1 || v == 2 || v == 4 || v == 8 || v == 16);
+	int gen = !strncmp(what, "gen", 3) && v >= 1 && v <= 6;
+	if (!width && !gen) {
+		snprintf(err, errn, "fault '%s': a pcie link trains at a width (x1 x2 x4 x8 x16) or a generation (gen1 to gen6)",
+		         spec);
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++) {
+		struct ccs_link *x = &t->link[t->adj[j]];
+		if (x->type != CCS_LINK_PCIE)
+			continue;
+		hit++;
+		int lanes = x->lanes ? x->lanes : 16;
+		/* generation: the rate per lane doubles per generation from
+		 * gen 3 (8 GT/s, ~0.985 GB/s after coding); the link's own
+		 * generation is read from its rate per lane */
+		double cur = 3 + round(log2(x->bw_Bps / lanes / 0.985e9));
+		double r = width ? (v < lanes ? (double)v / lanes : 1) : pow(2.0, (double)v - cur);
+		if (r > 1)
+			r = 1;
+		if (at_s >= 0) {
+			/* strikes later: this link at its share from then on */
+			if (add_timed(t, spec, 4, t->adj[j], 0, r, at_s, -1, 0)) {
+				snprintf(err, errn, "out of memory");
+				*done = 1;
+				return CCS_ENOMEM;
+			}
+			continue;
+		}
+		x->bw_Bps *= r;
+		if (width && v < lanes)
+			x->lanes = (uint16_t)v;   /* trained width: a later gen fault reads the rate per lane */
+	}
+	if (!hit) {
+		snprintf(err, errn, "fault '%s': '%s' has no pcie link", spec, t->dev[a].name);
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	if (at_s >= 0) {
+		*done = 1;
+		int rc = note_fault(t, spec);
+		if (rc)
+			snprintf(err, errn, "out of memory");
+		return rc;
+	}
+	return CCS_OK;
+}
+
+/* straggler:GPU: a late start, or its memory at a share (now or later): CCS_OK for the common tail (noted, NICs refreshed), else done with
+ * *done set. */
+static int apply_straggler(struct ccs_topo *t, const struct fspec *fs, int *done, char *err, size_t errn)
+{
+	const char *spec = fs->spec;
+	const char *what = fs->what;
+	uint32_t a = fs->a;
+	double at_s = fs->at_s;
+	double d;
+	char e2[128];
+	int32_t g = t->gpu_of_dev[a];
+	double sf = g >= 0 ? share(what) : -1;
+	if (sf > 0) {
+		/* a slow GPU: its memory (reductions, copies) at that share */
+		if (!(t->dev[a].bw_Bps > 0)) {
+			snprintf(err, errn, "fault '%s': '%s' has no memory bandwidth to slow (give the gpu memory_bandwidth)",
+			         spec, t->dev[a].name);
+			*done = 1;
+			return CCS_EINPUT;
+		}
+		if (at_s >= 0) {
+			*done = 1;
+			int rc = add_timed(t, spec, 5, 0, 0, sf, at_s, g, 1);
+			if (rc)
+				snprintf(err, errn, "out of memory");
+			return rc;
+		}
+		t->dev[a].bw_Bps *= sf;
+		*done = 1;
+		int rc = note_fault(t, spec);
+		if (rc)
+			snprintf(err, errn, "out of memory");
+		return rc;
+	}
+	if (g < 0 || ccs_parse_qty(what, CCS_QTY_TIME, &d, e2, sizeof e2) || d < 0) {
+		snprintf(err, errn, "fault '%s': %s", spec,
+		         g < 0 ? "not a gpu" : "a straggler starts late by a time (20us) or reduces at a share of its memory rate (50%)");
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	if (at_s >= 0) {
+		snprintf(err, errn, "fault '%s': a straggler's late start applies from the start (no '@')", spec);
+		*done = 1;
+		return CCS_EINPUT;
+	}
+	t->gpu[g].delay_s += d;
+	*done = 1;
+	int rc = note_fault(t, spec);
+	if (rc)
+		snprintf(err, errn, "out of memory");
+	return rc;
+
+}
+
+/* KIND:TARGET:WHAT@TIME strikes during the run: cut the '@' off buf and
+ * read the time into *at_s (-1: none). */
+static int strike_time(char *buf, const char *spec, double *at_s, char *err, size_t errn)
+{
+	*at_s = -1;
+	char *at = strchr(buf, '@');
+	if (at && strchr(at + 1, '@')) {
+		snprintf(err, errn, "fault '%s': one '@' at most (it gives the time the fault strikes)", spec);
+		return CCS_EINPUT;
+	}
+	if (at) {
+		char e2[128] = "";
+		*at++ = 0;
+		if (ccs_parse_qty(at, CCS_QTY_TIME, at_s, e2, sizeof e2) || !(*at_s >= 0)) {
+			snprintf(err, errn, "fault '%s': '@' gives the time it strikes (link:A-B:down@200us): %s", spec,
+			         *at_s < 0 && !e2[0] ? "negative" : e2);
+			return CCS_EINPUT;
+		}
+	}
+	return CCS_OK;
+}
+
+/* gdr:GPU:off or gdr:all:off, from the start only. */
+static int apply_gdr(struct ccs_topo *t, const char *spec, const char *target, const char *what, double at_s, char *err,
+                     size_t errn)
+{
+	uint32_t a = 0;
+	/* gdr:GPU:off or gdr:all:off */
+	if (at_s >= 0) {
+		snprintf(err, errn, "fault '%s': GPUDirect RDMA off applies from the start (no '@')", spec);
+		return CCS_EINPUT;
+	}
+	if (strcmp(what, "off") || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
+	                                                      t->gpu_of_dev[a] < 0))) {
+		snprintf(err, errn, "fault '%s': GPUDirect RDMA goes 'off' for a gpu or for 'all'", spec);
+		return CCS_EINPUT;
+	}
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		if (!strcmp(target, "all") || t->gpu[g].dev == a)
+			t->gpu[g].no_gdr = 1;
+	int rc = note_fault(t, spec);
+	if (rc)
+		snprintf(err, errn, "out of memory");
+	return rc;
+}
+
+/* A link, nic or switch fault striking at at_s: only bandwidth faults may. */
+static int strike_later(struct ccs_topo *t, const char *spec, int k, uint32_t a, uint32_t b, int down, double f,
+                        double at_s, char *err, size_t errn)
+{
+	int sw = t->dev[a].kind == CCS_DEV_NETSW || t->dev[a].kind == CCS_DEV_SUSW || t->dev[a].kind == CCS_DEV_PCISW;
+	int ok = (k == 0 && (down || f > 0)) || (k == 1 && t->dev[a].kind == CCS_DEV_NIC && (down || f > 0)) ||
+	         (k == 2 && down && sw);
+	if (k == 2 && !sw) {
+		snprintf(err, errn, "fault '%s': not a switch", spec);
+		return CCS_EINPUT;
+	}
+	if (!ok) {
+		snprintf(err, errn, "fault '%s': only bandwidth faults (a link, nic or switch down or at a share, a pcie "
+		         "link's width or generation, a straggler's memory share) can strike during a run ('@'); the others "
+		         "apply from the start", spec);
+		return CCS_EINPUT;
+	}
+	if (k == 0) {
+		uint32_t l = 0;
+		while (l < t->nlink && !((t->link[l].a == a && t->link[l].b == b) || (t->link[l].a == b && t->link[l].b == a)))
+			l++;
+		if (l == t->nlink) {
+			snprintf(err, errn, "fault '%s': '%s' and '%s' share no link", spec, t->dev[a].name, t->dev[b].name);
+			return CCS_EINPUT;
+		}
+	}
+	int rc = add_timed(t, spec, k, a, b, down ? 0 : f, at_s, -1, 1);
+	if (rc)
+		snprintf(err, errn, "out of memory");
+	return rc;
+}
+
 int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn)
 {
 	char buf[256];
@@ -99,24 +382,9 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		return CCS_EINPUT;
 	}
 	snprintf(buf, sizeof buf, "%s", spec);
-	/* KIND:TARGET:WHAT@TIME strikes during the run */
-	double at_s = -1;
-	{
-		char *at = strchr(buf, '@');
-		if (at && strchr(at + 1, '@')) {
-			snprintf(err, errn, "fault '%s': one '@' at most (it gives the time the fault strikes)", spec);
-			return CCS_EINPUT;
-		}
-		if (at) {
-			char e2[128] = "";
-			*at++ = 0;
-			if (ccs_parse_qty(at, CCS_QTY_TIME, &at_s, e2, sizeof e2) || !(at_s >= 0)) {
-				snprintf(err, errn, "fault '%s': '@' gives the time it strikes (link:A-B:down@200us): %s", spec,
-				         at_s < 0 && !e2[0] ? "negative" : e2);
-				return CCS_EINPUT;
-			}
-		}
-	}
+	double at_s;
+	if (strike_time(buf, spec, &at_s, err, errn))
+		return CCS_EINPUT;
 	char *kind = buf, *target = strchr(buf, ':'), *what = NULL;
 	if (target) {
 		*target++ = 0;
@@ -147,23 +415,7 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			return CCS_EINPUT;
 		}
 	} else if (k == 5) {
-		/* gdr:GPU:off or gdr:all:off */
-		if (at_s >= 0) {
-			snprintf(err, errn, "fault '%s': GPUDirect RDMA off applies from the start (no '@')", spec);
-			return CCS_EINPUT;
-		}
-		if (strcmp(what, "off") || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
-		                                                      t->gpu_of_dev[a] < 0))) {
-			snprintf(err, errn, "fault '%s': GPUDirect RDMA goes 'off' for a gpu or for 'all'", spec);
-			return CCS_EINPUT;
-		}
-		for (uint32_t g = 0; g < t->ngpu; g++)
-			if (!strcmp(target, "all") || t->gpu[g].dev == a)
-				t->gpu[g].no_gdr = 1;
-		int rc = note_fault(t, spec);
-		if (rc)
-			snprintf(err, errn, "out of memory");
-		return rc;
+		return apply_gdr(t, spec, target, what, at_s, err, errn);
 	} else if (find(t, target, strlen(target), &a)) {
 		snprintf(err, errn, "fault '%s': no device '%s'", spec, target);
 		return CCS_EINPUT;
@@ -178,171 +430,17 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			return CCS_EINPUT;
 		}
 	}
-	if (at_s >= 0 && k != 3 && k != 4) {
-		int sw = t->dev[a].kind == CCS_DEV_NETSW || t->dev[a].kind == CCS_DEV_SUSW || t->dev[a].kind == CCS_DEV_PCISW;
-		int ok = (k == 0 && (down || f > 0)) || (k == 1 && t->dev[a].kind == CCS_DEV_NIC && (down || f > 0)) ||
-		         (k == 2 && down && sw);
-		if (k == 2 && !sw) {
-			snprintf(err, errn, "fault '%s': not a switch", spec);
-			return CCS_EINPUT;
-		}
-		if (!ok) {
-			snprintf(err, errn, "fault '%s': only bandwidth faults (a link, nic or switch down or at a share, a pcie "
-			         "link's width or generation, a straggler's memory share) can strike during a run ('@'); the others "
-			         "apply from the start", spec);
-			return CCS_EINPUT;
-		}
-		if (k == 0) {
-			uint32_t l = 0;
-			while (l < t->nlink && !((t->link[l].a == a && t->link[l].b == b) || (t->link[l].a == b && t->link[l].b == a)))
-				l++;
-			if (l == t->nlink) {
-				snprintf(err, errn, "fault '%s': '%s' and '%s' share no link", spec, t->dev[a].name, t->dev[b].name);
-				return CCS_EINPUT;
-			}
-		}
-		int rc = add_timed(t, spec, k, a, b, down ? 0 : f, at_s, -1, 1);
-		if (rc)
-			snprintf(err, errn, "out of memory");
+	if (at_s >= 0 && k != 3 && k != 4)
+		return strike_later(t, spec, k, a, b, down, f, at_s, err, errn);
+	struct fspec x = { spec, target, what, k, down, a, b, at_s, f, lat };
+	static int (*const apply_of[])(struct ccs_topo *, const struct fspec *, int *, char *, size_t) = {
+		apply_link, apply_nic, apply_switch, apply_pcie, apply_straggler,
+	};
+	int done = 0;
+	int rc = apply_of[k](t, &x, &done, err, errn);
+	if (done || rc)
 		return rc;
-	}
-	int hit = 0;
-	switch (k) {
-	case 0:
-		for (uint32_t l = 0; l < t->nlink; l++) {
-			struct ccs_link *x = &t->link[l];
-			if (!((x->a == a && x->b == b) || (x->a == b && x->b == a)))
-				continue;
-			hit++;
-			if (down)
-				x->bw_Bps = 0;
-			else if (f > 0)
-				x->bw_Bps *= f;
-			else
-				x->lat_s += lat;
-		}
-		if (!hit) {
-			snprintf(err, errn, "fault '%s': '%s' and '%s' share no link", spec, t->dev[a].name, t->dev[b].name);
-			return CCS_EINPUT;
-		}
-		break;
-	case 1:
-		if (t->dev[a].kind != CCS_DEV_NIC || (!down && f < 0)) {
-			snprintf(err, errn, "fault '%s': %s", spec,
-			         t->dev[a].kind != CCS_DEV_NIC ? "not a nic" : "a nic goes 'down' or runs at a share ('50%')");
-			return CCS_EINPUT;
-		}
-		for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++) {
-			struct ccs_link *x = &t->link[t->adj[j]];
-			if (ccs_link_is_network(x->type))
-				x->bw_Bps = down ? 0 : x->bw_Bps * f;
-		}
-		if (t->dev[a].bw_Bps > 0)
-			t->dev[a].bw_Bps = down ? 0 : t->dev[a].bw_Bps * f;
-		if (down)
-			t->dev[a].bw_Bps = -1;   /* marks it dead even with a port speed */
-		break;
-	case 2:
-		if ((t->dev[a].kind != CCS_DEV_NETSW && t->dev[a].kind != CCS_DEV_SUSW && t->dev[a].kind != CCS_DEV_PCISW) ||
-		    !down) {
-			snprintf(err, errn, "fault '%s': %s", spec,
-			         down ? "not a switch" : "a switch goes 'down' (degrade its links with link:A-B:50%)");
-			return CCS_EINPUT;
-		}
-		for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++)
-			t->link[t->adj[j]].bw_Bps = 0;
-		break;
-	case 3: {
-		if (t->dev[a].kind != CCS_DEV_GPU) {
-			snprintf(err, errn, "fault '%s': not a gpu", spec);
-			return CCS_EINPUT;
-		}
-		long v = strtol(what + (what[0] == 'x' ? 1 : what[0] == 'g' ? 3 : 0), NULL, 10);
-		int width = what[0] == 'x' && (v == 1 || v == 2 || v == 4 || v == 8 || v == 16);
-		int gen = !strncmp(what, "gen", 3) && v >= 1 && v <= 6;
-		if (!width && !gen) {
-			snprintf(err, errn, "fault '%s': a pcie link trains at a width (x1 x2 x4 x8 x16) or a generation (gen1 to gen6)",
-			         spec);
-			return CCS_EINPUT;
-		}
-		for (uint32_t j = t->adj_off[a]; j < t->adj_off[a + 1]; j++) {
-			struct ccs_link *x = &t->link[t->adj[j]];
-			if (x->type != CCS_LINK_PCIE)
-				continue;
-			hit++;
-			int lanes = x->lanes ? x->lanes : 16;
-			/* generation: the rate per lane doubles per generation from
-			 * gen 3 (8 GT/s, ~0.985 GB/s after coding); the link's own
-			 * generation is read from its rate per lane */
-			double cur = 3 + round(log2(x->bw_Bps / lanes / 0.985e9));
-			double r = width ? (v < lanes ? (double)v / lanes : 1) : pow(2.0, (double)v - cur);
-			if (r > 1)
-				r = 1;
-			if (at_s >= 0) {
-				/* strikes later: this link at its share from then on */
-				if (add_timed(t, spec, 4, t->adj[j], 0, r, at_s, -1, 0)) {
-					snprintf(err, errn, "out of memory");
-					return CCS_ENOMEM;
-				}
-				continue;
-			}
-			x->bw_Bps *= r;
-			if (width && v < lanes)
-				x->lanes = (uint16_t)v;   /* trained width: a later gen fault reads the rate per lane */
-		}
-		if (!hit) {
-			snprintf(err, errn, "fault '%s': '%s' has no pcie link", spec, t->dev[a].name);
-			return CCS_EINPUT;
-		}
-		if (at_s >= 0) {
-			int rc = note_fault(t, spec);
-			if (rc)
-				snprintf(err, errn, "out of memory");
-			return rc;
-		}
-		break;
-	}
-	default: {
-		double d;
-		char e2[128];
-		int32_t g = t->gpu_of_dev[a];
-		double sf = g >= 0 ? share(what) : -1;
-		if (sf > 0) {
-			/* a slow GPU: its memory (reductions, copies) at that share */
-			if (!(t->dev[a].bw_Bps > 0)) {
-				snprintf(err, errn, "fault '%s': '%s' has no memory bandwidth to slow (give the gpu memory_bandwidth)",
-				         spec, t->dev[a].name);
-				return CCS_EINPUT;
-			}
-			if (at_s >= 0) {
-				int rc = add_timed(t, spec, 5, 0, 0, sf, at_s, g, 1);
-				if (rc)
-					snprintf(err, errn, "out of memory");
-				return rc;
-			}
-			t->dev[a].bw_Bps *= sf;
-			int rc = note_fault(t, spec);
-			if (rc)
-				snprintf(err, errn, "out of memory");
-			return rc;
-		}
-		if (g < 0 || ccs_parse_qty(what, CCS_QTY_TIME, &d, e2, sizeof e2) || d < 0) {
-			snprintf(err, errn, "fault '%s': %s", spec,
-			         g < 0 ? "not a gpu" : "a straggler starts late by a time (20us) or reduces at a share of its memory rate (50%)");
-			return CCS_EINPUT;
-		}
-		if (at_s >= 0) {
-			snprintf(err, errn, "fault '%s': a straggler's late start applies from the start (no '@')", spec);
-			return CCS_EINPUT;
-		}
-		t->gpu[g].delay_s += d;
-		int rc = note_fault(t, spec);
-		if (rc)
-			snprintf(err, errn, "out of memory");
-		return rc;
-	}
-	}
-	int rc = note_fault(t, spec);
+	rc = note_fault(t, spec);
 	if (!rc)
 		rc = ccs_topo_refresh(t);
 	if (rc)
