@@ -36,139 +36,153 @@ struct fop {
 
 enum { K_SEND, K_RECV, K_COMPUTE, K_REDUCE, K_COPY };
 
-int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
-                   struct ccs_diag *diag)
+/* A schedule file being read. */
+struct ld {
+	struct ccs_ydoc d;
+	const struct ccs_comm *c;
+	const struct ccs_ynode *ops;
+	struct fop *fo;
+	uint32_t nops;
+	long nr;                    /* ranks it declares */
+	struct ccs_dag *dag;
+	char msg[512];
+};
+
+/* A send's peer, bytes and default latency (the model's hop for the route),
+ * or a recv's peer. */
+static int op_transfer(struct ld *L, const struct ccs_ynode *m, struct fop *o, int kind, long rank)
 {
-	static const char *const top_keys[] = { "name", "description", "ranks", "ops" };
+	int rc;
+	long peer = -1;
+	const char *what = kind == K_SEND ? "a send" : "a recv";
+	if ((rc = ccs_ytree_need(&L->d, m, "peer", what)) || (kind == K_SEND && (rc = ccs_ytree_need(&L->d, m, "bytes", what))))
+		return rc;
+	if ((rc = ccs_ytree_long(&L->d, m, "peer", 0, 1000000, &peer, NULL)))
+		return rc;
+	if (peer >= L->nr || peer == rank) {
+		snprintf(L->msg, sizeof L->msg, peer == rank ? "peer %ld is the op's own rank" : "unknown peer %ld in a %ld-rank schedule",
+		         peer, L->nr);
+		rc = ccs_ytree_error(&L->d, ccs_ytree_get(m, "peer"), L->msg);
+		return rc;
+	}
+	if (kind == K_SEND) {
+		o->op.dst = (int32_t)peer;
+		if ((rc = ccs_ytree_qty(&L->d, m, "bytes", CCS_QTY_SIZE, &o->op.bytes)))
+			return rc;
+		/* default latency: the model's hop for the route */
+		int same = L->c && rank < L->c->n && peer < L->c->n && L->c->rank_group[rank] == L->c->rank_group[peer];
+		o->op.delay_s = !L->c ? 0
+		              : ccs_nccl_latency(L->c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
+		                ccs_nccl_latency(L->c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+	} else {
+		o->op.src = (int32_t)peer;     /* resolved below */
+		o->op.dst = (int32_t)rank;
+	}
+	return CCS_OK;
+}
+
+/* A compute op's time, or a reduce's or copy's time through GPU memory. */
+static int op_local(struct ld *L, const struct ccs_ynode *m, struct fop *o, int kind)
+{
+	int rc;
+	if (kind == K_COMPUTE) {
+		if ((rc = ccs_ytree_need(&L->d, m, "time", "a compute op")) ||
+		    (rc = ccs_ytree_qty(&L->d, m, "time", CCS_QTY_TIME, &o->op.delay_s)))
+			return rc;
+	} else {
+		double b = 0;
+		if ((rc = ccs_ytree_need(&L->d, m, "bytes", "a reduce or copy")) || (rc = ccs_ytree_qty(&L->d, m, "bytes", CCS_QTY_SIZE, &b)))
+			return rc;
+		if (!L->c || L->c->mem_bw <= 0) {
+			rc = ccs_ytree_error(&L->d, m, "reduce and copy need the GPU's memory_bandwidth in the topology");
+			return rc;
+		}
+		o->op.delay_s = b * (kind == K_REDUCE ? 2.5 : 2.0) / L->c->mem_bw;
+	}
+	return CCS_OK;
+}
+
+/* Op i of the file, checked where it stands. */
+static int read_op(struct ld *L, uint32_t i)
+{
 	static const char *const op_keys[] = { "name", "rank", "op", "peer", "bytes", "channel", "after",
 	                                       "latency", "time" };
 	static const char *const kinds[] = { "send", "recv", "compute", "reduce", "copy" };
-	struct ccs_ydoc d;
-	struct ccs_ynode *root = NULL;
-	struct fop *fo = NULL;
-	struct ccs_dag *dag = NULL;
-	char msg[512];
-	memset(s, 0, sizeof *s);
-	int rc = ccs_ytree_load(&d, path, diag, &root);
-	if (rc)
-		goto out;
-	if ((rc = ccs_ytree_keys(&d, root, top_keys, 4, "the schedule")) || (rc = ccs_ytree_need(&d, root, "ranks", "the schedule")) ||
-	    (rc = ccs_ytree_need(&d, root, "ops", "the schedule")))
-		goto out;
-	long nr = 0;
-	if ((rc = ccs_ytree_long(&d, root, "ranks", 1, 1000000, &nr, NULL)))
-		goto out;
-	*ranks = (int)nr;
-	const struct ccs_ynode *ops = ccs_ytree_get(root, "ops");
-	if ((rc = ccs_ytree_kind(&d, ops, CCS_Y_SEQ, "ops")))
-		goto out;
-	rc = CCS_ENOMEM;
-	uint32_t nops = ops->n;
-	fo = ccs_calloc((size_t)nops + 1, sizeof *fo);
-	if (!fo || ccs_dag_new(&dag))
-		goto out;
-
-	/* each op */
-	for (uint32_t i = 0; i < ops->n; i++) {
-		const struct ccs_ynode *m = ops->v[i];
-		struct fop *o = &fo[i];
-		if ((rc = ccs_ytree_kind(&d, m, CCS_Y_MAP, "an op")) || (rc = ccs_ytree_keys(&d, m, op_keys, 9, "an op")) ||
-		    (rc = ccs_ytree_need(&d, m, "rank", "an op")) || (rc = ccs_ytree_need(&d, m, "op", "an op")))
-			goto out;
-		o->mark = m->mark;
-		o->pair = -1;
-		long rank = 0, peer = -1, ch = 0;
-		const char *kind_s = NULL;
-		if ((rc = ccs_ytree_long(&d, m, "rank", 0, 1000000, &rank, NULL)) || (rc = ccs_ytree_str(&d, m, "op", &kind_s)) ||
-		    (rc = ccs_ytree_long(&d, m, "channel", 0, 63, &ch, NULL)) || (rc = ccs_ytree_str(&d, m, "name", &o->name)))
-			goto out;
-		if (rank >= nr) {
-			snprintf(msg, sizeof msg, "rank %ld is not in a %ld-rank schedule", rank, nr);
-			rc = ccs_ytree_error(&d, ccs_ytree_get(m, "rank"), msg);
-			goto out;
-		}
-		int kind = -1;
-		for (int k = 0; k < 5; k++)
-			if (!strcmp(kind_s, kinds[k]))
-				kind = k;
-		if (kind < 0) {
-			snprintf(msg, sizeof msg, "unknown op '%s'; one of: send, recv, compute, reduce, copy", kind_s);
-			rc = ccs_ytree_error(&d, ccs_ytree_get(m, "op"), msg);
-			goto out;
-		}
-		o->op.src = o->op.dst = (int32_t)rank;
-		o->op.channel = (uint32_t)ch;
-		o->op.nic_src = o->op.nic_dst = UINT32_MAX;
-		o->op.kind = kind == K_SEND ? CCS_OP_XFER : CCS_OP_DELAY;
-		if (kind == K_SEND || kind == K_RECV) {
-			const char *what = kind == K_SEND ? "a send" : "a recv";
-			if ((rc = ccs_ytree_need(&d, m, "peer", what)) || (kind == K_SEND && (rc = ccs_ytree_need(&d, m, "bytes", what))))
-				goto out;
-			if ((rc = ccs_ytree_long(&d, m, "peer", 0, 1000000, &peer, NULL)))
-				goto out;
-			if (peer >= nr || peer == rank) {
-				snprintf(msg, sizeof msg, peer == rank ? "peer %ld is the op's own rank" : "unknown peer %ld in a %ld-rank schedule",
-				         peer, nr);
-				rc = ccs_ytree_error(&d, ccs_ytree_get(m, "peer"), msg);
-				goto out;
-			}
-			if (kind == K_SEND) {
-				o->op.dst = (int32_t)peer;
-				if ((rc = ccs_ytree_qty(&d, m, "bytes", CCS_QTY_SIZE, &o->op.bytes)))
-					goto out;
-				/* default latency: the model's hop for the route */
-				int same = c && rank < c->n && peer < c->n && c->rank_group[rank] == c->rank_group[peer];
-				o->op.delay_s = !c ? 0
-				              : ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
-				                ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
-			} else {
-				o->op.src = (int32_t)peer;     /* resolved below */
-				o->op.dst = (int32_t)rank;
-			}
-		} else if (kind == K_COMPUTE) {
-			if ((rc = ccs_ytree_need(&d, m, "time", "a compute op")) ||
-			    (rc = ccs_ytree_qty(&d, m, "time", CCS_QTY_TIME, &o->op.delay_s)))
-				goto out;
-		} else {
-			double b = 0;
-			if ((rc = ccs_ytree_need(&d, m, "bytes", "a reduce or copy")) || (rc = ccs_ytree_qty(&d, m, "bytes", CCS_QTY_SIZE, &b)))
-				goto out;
-			if (!c || c->mem_bw <= 0) {
-				rc = ccs_ytree_error(&d, m, "reduce and copy need the GPU's memory_bandwidth in the topology");
-				goto out;
-			}
-			o->op.delay_s = b * (kind == K_REDUCE ? 2.5 : 2.0) / c->mem_bw;
-		}
-		if (ccs_ytree_get(m, "latency") && (rc = ccs_ytree_qty(&d, m, "latency", CCS_QTY_TIME, &o->op.delay_s)))
-			goto out;
-		o->kind = kind;
+	int rc;
+	const struct ccs_ynode *m = L->ops->v[i];
+	struct fop *o = &L->fo[i];
+	if ((rc = ccs_ytree_kind(&L->d, m, CCS_Y_MAP, "an op")) || (rc = ccs_ytree_keys(&L->d, m, op_keys, 9, "an op")) ||
+	    (rc = ccs_ytree_need(&L->d, m, "rank", "an op")) || (rc = ccs_ytree_need(&L->d, m, "op", "an op")))
+		return rc;
+	o->mark = m->mark;
+	o->pair = -1;
+	long rank = 0, ch = 0;
+	const char *kind_s = NULL;
+	if ((rc = ccs_ytree_long(&L->d, m, "rank", 0, 1000000, &rank, NULL)) || (rc = ccs_ytree_str(&L->d, m, "op", &kind_s)) ||
+	    (rc = ccs_ytree_long(&L->d, m, "channel", 0, 63, &ch, NULL)) || (rc = ccs_ytree_str(&L->d, m, "name", &o->name)))
+		return rc;
+	if (rank >= L->nr) {
+		snprintf(L->msg, sizeof L->msg, "rank %ld is not in a %ld-rank schedule", rank, L->nr);
+		rc = ccs_ytree_error(&L->d, ccs_ytree_get(m, "rank"), L->msg);
+		return rc;
 	}
+	int kind = -1;
+	for (int k = 0; k < 5; k++)
+		if (!strcmp(kind_s, kinds[k]))
+			kind = k;
+	if (kind < 0) {
+		snprintf(L->msg, sizeof L->msg, "unknown op '%s'; one of: send, recv, compute, reduce, copy", kind_s);
+		rc = ccs_ytree_error(&L->d, ccs_ytree_get(m, "op"), L->msg);
+		return rc;
+	}
+	o->op.src = o->op.dst = (int32_t)rank;
+	o->op.channel = (uint32_t)ch;
+	o->op.nic_src = o->op.nic_dst = UINT32_MAX;
+	o->op.kind = kind == K_SEND ? CCS_OP_XFER : CCS_OP_DELAY;
+	if ((rc = kind == K_SEND || kind == K_RECV ? op_transfer(L, m, o, kind, rank) : op_local(L, m, o, kind)))
+		return rc;
+	if (ccs_ytree_get(m, "latency") && (rc = ccs_ytree_qty(&L->d, m, "latency", CCS_QTY_TIME, &o->op.delay_s)))
+		return rc;
+	o->kind = kind;
+	return CCS_OK;
+}
 
+/* Op names are unique. */
+static int unique_names(struct ld *L)
+{
+	int rc = CCS_OK;
 	/* names unique */
-	for (uint32_t i = 0; i < nops; i++) {
-		if (!fo[i].name)
+	for (uint32_t i = 0; i < L->nops; i++) {
+		if (!L->fo[i].name)
 			continue;
 		for (uint32_t j = 0; j < i; j++)
-			if (fo[j].name && !strcmp(fo[i].name, fo[j].name)) {
-				snprintf(msg, sizeof msg, "duplicate op name '%s' (first at line %d)", fo[i].name,
-				         fo[j].mark.line);
-				rc = ccs_ytree_error(&d, ccs_ytree_get(ops->v[i], "name"), msg);
-				goto out;
+			if (L->fo[j].name && !strcmp(L->fo[i].name, L->fo[j].name)) {
+				snprintf(L->msg, sizeof L->msg, "duplicate op name '%s' (first at line %d)", L->fo[i].name,
+				         L->fo[j].mark.line);
+				rc = ccs_ytree_error(&L->d, ccs_ytree_get(L->ops->v[i], "name"), L->msg);
+				return rc;
 			}
 	}
+	return rc;
+}
+
+/* Sends and receives pair in order per (sender, receiver, channel). */
+static int pair_ops(struct ld *L)
+{
+	int rc = CCS_OK;
 	/* pair sends and receives in order per (sender, receiver, channel) */
-	for (uint32_t i = 0; i < nops; i++) {
-		struct fop *o = &fo[i];
+	for (uint32_t i = 0; i < L->nops; i++) {
+		struct fop *o = &L->fo[i];
 		if (o->kind != K_SEND || o->pair >= 0)
 			continue;
 		/* the k-th send of this triple pairs with the k-th recv */
 		uint32_t k = 0;
 		for (uint32_t j = 0; j < i; j++)
-			k += fo[j].kind == K_SEND && fo[j].op.src == o->op.src && fo[j].op.dst == o->op.dst &&
-			     fo[j].op.channel == o->op.channel;
+			k += L->fo[j].kind == K_SEND && L->fo[j].op.src == o->op.src && L->fo[j].op.dst == o->op.dst &&
+			     L->fo[j].op.channel == o->op.channel;
 		uint32_t seen = 0;
-		for (uint32_t j = 0; j < nops; j++) {
-			struct fop *r = &fo[j];
+		for (uint32_t j = 0; j < L->nops; j++) {
+			struct fop *r = &L->fo[j];
 			if (r->kind != K_RECV || r->op.src != o->op.src || r->op.dst != o->op.dst || r->op.channel != o->op.channel)
 				continue;
 			if (seen++ == k) {
@@ -178,77 +192,124 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 			}
 		}
 		if (o->pair < 0) {
-			snprintf(msg, sizeof msg, "send from rank %d to rank %d on channel %u has no matching recv",
+			snprintf(L->msg, sizeof L->msg, "send from rank %d to rank %d on channel %u has no matching recv",
 			         o->op.src, o->op.dst, o->op.channel);
-			rc = ccs_ytree_error(&d, ops->v[i], msg);
-			goto out;
+			rc = ccs_ytree_error(&L->d, L->ops->v[i], L->msg);
+			return rc;
 		}
 	}
-	for (uint32_t i = 0; i < nops; i++)
-		if (fo[i].kind == K_RECV && fo[i].pair < 0) {
-			snprintf(msg, sizeof msg, "recv on rank %d from rank %d on channel %u has no matching send",
-			         fo[i].op.dst, fo[i].op.src, fo[i].op.channel);
-			rc = ccs_ytree_error(&d, ops->v[i], msg);
-			goto out;
+	for (uint32_t i = 0; i < L->nops; i++)
+		if (L->fo[i].kind == K_RECV && L->fo[i].pair < 0) {
+			snprintf(L->msg, sizeof L->msg, "recv on rank %d from rank %d on channel %u has no matching send",
+			         L->fo[i].op.dst, L->fo[i].op.src, L->fo[i].op.channel);
+			rc = ccs_ytree_error(&L->d, L->ops->v[i], L->msg);
+			return rc;
 		}
+	return rc;
+}
+
+/* The ops, numbered as in the file; edges: send -> its recv, each `after`
+ * -> the op. */
+static int make_dag(struct ld *L)
+{
+	int rc = CCS_OK;
 	/* the ops, numbered as in the file; edges: send -> its recv; each
 	 * `after` -> op */
-	for (uint32_t i = 0; i < nops; i++) {
+	for (uint32_t i = 0; i < L->nops; i++) {
 		uint32_t id;
-		if (fo[i].kind == K_RECV) {
-			fo[i].op.delay_s = 0;
-			fo[i].op.src = fo[i].op.dst;   /* the op is the receiver's */
+		if (L->fo[i].kind == K_RECV) {
+			L->fo[i].op.delay_s = 0;
+			L->fo[i].op.src = L->fo[i].op.dst;   /* the op is the receiver's */
 		}
-		if ((rc = ccs_dag_op(dag, &fo[i].op, &id)))
-			goto out;
+		if ((rc = ccs_dag_op(L->dag, &L->fo[i].op, &id)))
+			return rc;
 	}
-	for (uint32_t i = 0; i < nops; i++) {
-		if (fo[i].kind == K_RECV && (rc = ccs_dag_edge(dag, (uint32_t)fo[i].pair, i)))
-			goto out;
-		const struct ccs_ynode *after = ccs_ytree_get(ops->v[i], "after");
+	for (uint32_t i = 0; i < L->nops; i++) {
+		if (L->fo[i].kind == K_RECV && (rc = ccs_dag_edge(L->dag, (uint32_t)L->fo[i].pair, i)))
+			return rc;
+		const struct ccs_ynode *after = ccs_ytree_get(L->ops->v[i], "after");
 		if (!after)
 			continue;
-		if ((rc = ccs_ytree_kind(&d, after, CCS_Y_SEQ, "after")))
-			goto out;
+		if ((rc = ccs_ytree_kind(&L->d, after, CCS_Y_SEQ, "after")))
+			return rc;
 		for (uint32_t a = 0; a < after->n; a++) {
-			if ((rc = ccs_ytree_kind(&d, after->v[a], CCS_Y_SCALAR, "an op name")))
-				goto out;
+			if ((rc = ccs_ytree_kind(&L->d, after->v[a], CCS_Y_SCALAR, "an op name")))
+				return rc;
 			int found = -1;
-			for (uint32_t j = 0; j < nops && found < 0; j++)
-				if (fo[j].name && !strcmp(fo[j].name, after->v[a]->str))
+			for (uint32_t j = 0; j < L->nops && found < 0; j++)
+				if (L->fo[j].name && !strcmp(L->fo[j].name, after->v[a]->str))
 					found = (int)j;
 			if (found < 0) {
-				snprintf(msg, sizeof msg, "unknown op '%s' in 'after'", after->v[a]->str);
-				rc = ccs_ytree_error(&d, after->v[a], msg);
-				goto out;
+				snprintf(L->msg, sizeof L->msg, "unknown op '%s' in 'after'", after->v[a]->str);
+				rc = ccs_ytree_error(&L->d, after->v[a], L->msg);
+				return rc;
 			}
-			if ((rc = ccs_dag_edge(dag, (uint32_t)found, i)))
-				goto out;
+			if ((rc = ccs_dag_edge(L->dag, (uint32_t)found, i)))
+				return rc;
 		}
 	}
+	return rc;
+}
+
+/* Successor lists, limits and cycles; s runs the dag on success. */
+static int install(struct ld *L, struct ccs_sched *s)
+{
+	int rc = CCS_OK;
 	/* successor lists, limits, cycles */
 	uint32_t bad = 0;
 	int cycle = 0;
-	rc = ccs_dag_install(dag, s, &bad, &cycle);
+	rc = ccs_dag_install(L->dag, s, &bad, &cycle);
 	if (rc == CCS_EINPUT) {
 		if (cycle)
-			snprintf(msg, sizeof msg, "op %s%s%s is in a dependency cycle", fo[bad].name ? "'" : "",
-			         fo[bad].name ? fo[bad].name : "here", fo[bad].name ? "'" : "");
+			snprintf(L->msg, sizeof L->msg, "op %s%s%s is in a dependency cycle", L->fo[bad].name ? "'" : "",
+			         L->fo[bad].name ? L->fo[bad].name : "here", L->fo[bad].name ? "'" : "");
 		else
-			snprintf(msg, sizeof msg, "an op may release at most %d ops and wait for at most 255",
+			snprintf(L->msg, sizeof L->msg, "an op may release at most %d ops and wait for at most 255",
 			         CCS_SCHED_MAXSUCC);
-		rc = ccs_ytree_error(&d, ops->v[bad], msg);
-		goto out;
+		rc = ccs_ytree_error(&L->d, L->ops->v[bad], L->msg);
+		return rc;
 	}
 	if (rc)
+		return rc;
+	return rc;
+}
+
+int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
+                   struct ccs_diag *diag)
+{
+	static const char *const top_keys[] = { "name", "description", "ranks", "ops" };
+	struct ld ld, *L = &ld;
+	memset(L, 0, sizeof *L);
+	L->c = c;
+	memset(s, 0, sizeof *s);
+	struct ccs_ynode *root = NULL;
+	int rc = ccs_ytree_load(&L->d, path, diag, &root);
+	if (rc)
 		goto out;
-	dag = NULL;
+	if ((rc = ccs_ytree_keys(&L->d, root, top_keys, 4, "the schedule")) ||
+	    (rc = ccs_ytree_need(&L->d, root, "ranks", "the schedule")) ||
+	    (rc = ccs_ytree_need(&L->d, root, "ops", "the schedule")) ||
+	    (rc = ccs_ytree_long(&L->d, root, "ranks", 1, 1000000, &L->nr, NULL)))
+		goto out;
+	*ranks = (int)L->nr;
+	L->ops = ccs_ytree_get(root, "ops");
+	if ((rc = ccs_ytree_kind(&L->d, L->ops, CCS_Y_SEQ, "ops")))
+		goto out;
+	rc = CCS_ENOMEM;
+	L->nops = L->ops->n;
+	L->fo = ccs_calloc((size_t)L->nops + 1, sizeof *L->fo);
+	if (!L->fo || ccs_dag_new(&L->dag))
+		goto out;
 	rc = CCS_OK;
+	for (uint32_t i = 0; i < L->nops && !rc; i++)
+		rc = read_op(L, i);
+	if (!rc && !(rc = unique_names(L)) && !(rc = pair_ops(L)) && !(rc = make_dag(L)) && !(rc = install(L, s)))
+		L->dag = NULL;
 out:
 	if (rc == CCS_ENOMEM && !diag->set)
 		ccs_diag_msg(diag, "%s: out of memory", path);
-	ccs_dag_free(dag);
-	ccs_free(fo);
-	ccs_ytree_release(&d);
+	ccs_dag_free(L->dag);
+	ccs_free(L->fo);
+	ccs_ytree_release(&L->d);
 	return rc;
 }
