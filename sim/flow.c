@@ -477,12 +477,12 @@ static void open_res(struct ccs_flows *f, uint32_t ri, uint32_t *ncr, uint32_t *
 
 static int saturated(const struct res *r, double load) { return load >= r->cap * (1 - 1e-9); }
 
-int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
+/* A flow alone on every resource it crosses (a ring's NVLink hop, say)
+ * gets the smallest capacity on its path, whatever else changed: no region
+ * needed.  Its resources go first in cres. */
+static void alone_flows(struct ccs_flows *f, ccs_time now, uint32_t *ncr_, uint32_t *ncf_)
 {
-	uint32_t ncr = 0, ncf = 0;
-	/* A flow alone on every resource it crosses (a ring's NVLink hop, say)
-	 * gets the smallest capacity on its path, whatever else changed: no
-	 * region needed.  Its resources go first in cres. */
+	uint32_t ncr = *ncr_, ncf = *ncf_;
 	for (uint32_t d = 0; d < f->ndirty; d++) {
 		struct res *r = &f->r[f->dirty[d]];
 		if (r->mark || r->nfl != 1)
@@ -510,96 +510,98 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		for (int k = 0; k < fl->n; k++)
 			f->r[fl->res[k]].load = best;
 	}
-	uint32_t nfast = ncr;
-	/* The region: the dirty resources are open (all their flows are
-	 * recomputed); the other resources those flows cross are constraints
-	 * whose remaining flows keep their rates. */
-	for (uint32_t d = 0; d < f->ndirty; d++) {
-		f->r[f->dirty[d]].dirty = 0;
-		if (f->r[f->dirty[d]].mark != OPEN)
-			open_res(f, f->dirty[d], &ncr, &ncf, now);
+	*ncr_ = ncr;
+	*ncf_ = ncf;
+}
+
+/* A round's start: open resources offer their capacity to the region's
+ * flows; constraints what the outside flows leave (those flows frozen at
+ * their rates).  Returns how many constraints are shared with outside flows
+ * (listed in shq). */
+static uint32_t prepare_round(struct ccs_flows *f, uint32_t nfast, uint32_t ncr)
+{
+	uint32_t nsh = 0;
+	for (uint32_t i = nfast; i < ncr; i++) {
+		struct res *r = &f->r[f->cres[i]];
+		r->froze = 0;
+		if (r->mark == OPEN) {
+			r->rem = r->cap;
+			r->nun = r->nfl;
+			r->load = 0;
+			continue;
+		}
+		double out = 0;
+		uint32_t in = 0;
+		for (uint32_t j = 0; j < r->nfl; j++) {
+			struct flow *fl = &f->f[r->fl[j]];
+			if (fl->mark)
+				in++;
+			else {
+				out += fl->rate;
+				fl->frozen = 1;
+			}
+		}
+		r->load = out;
+		r->rem = r->cap - out;
+		r->nun = in;
+		if (in < r->nfl)
+			f->shq[nsh++] = f->cres[i];
 	}
-	f->ndirty = 0;
-	for (int round = 0;; round++) {
-		/* Fill the region's flows against what the others leave; shq
-		 * collects the constraints shared with outside flows. */
-		uint32_t nsh = 0;
-		for (uint32_t i = nfast; i < ncr; i++) {
-			struct res *r = &f->r[f->cres[i]];
-			r->froze = 0;
-			if (r->mark == OPEN) {
-				r->rem = r->cap;
-				r->nun = r->nfl;
-				r->load = 0;
-				continue;
-			}
-			double out = 0;
-			uint32_t in = 0;
-			for (uint32_t j = 0; j < r->nfl; j++) {
-				struct flow *fl = &f->f[r->fl[j]];
-				if (fl->mark)
-					in++;
-				else {
-					out += fl->rate;
-					fl->frozen = 1;
-				}
-			}
-			r->load = out;
-			r->rem = r->cap - out;
-			r->nun = in;
-			if (in < r->nfl)
-				f->shq[nsh++] = f->cres[i];
+	return nsh;
+}
+
+/* Check the constraints shared with flows outside: a region flow stopped
+ * there must not get less than an outside flow on it, and an outside flow
+ * whose bottleneck it was must keep it (still saturated, no region flow
+ * above it).  Returns how many fail (listed in xq). */
+static uint32_t check_shared(struct ccs_flows *f, uint32_t nsh)
+{
+	uint32_t nopen = 0;
+	for (uint32_t i = 0; i < nsh; i++) {
+		uint32_t ri = f->shq[i];
+		struct res *r = &f->r[ri];
+		double max_out = 0, min_out = HUGE_VAL, max_in = 0;
+		for (uint32_t j = 0; j < r->nfl; j++) {
+			const struct flow *fl = &f->f[r->fl[j]];
+			if (!fl->mark) {
+				max_out = fl->rate > max_out ? fl->rate : max_out;
+				min_out = fl->rate < min_out ? fl->rate : min_out;
+			} else if (fl->rate > max_in)
+				max_in = fl->rate;
 		}
-		for (uint32_t i = 0; i < ncf; i++)
-			f->f[f->cflow[i]].frozen = 0;
-		fill(f, nfast, ncr, ncf);
-		/* Check the constraints shared with flows outside: a region flow
-		 * stopped there must not get less than an outside flow on it, and
-		 * an outside flow whose bottleneck it was must keep it (still
-		 * saturated, no region flow above it).  Else open it and refill:
-		 * the region only grows, so this ends, at worst with the whole
-		 * component, which a third round takes at once (below). */
-		uint32_t nopen = 0;
-		for (uint32_t i = 0; i < nsh; i++) {
-			uint32_t ri = f->shq[i];
-			struct res *r = &f->r[ri];
-			double max_out = 0, min_out = HUGE_VAL, max_in = 0;
-			for (uint32_t j = 0; j < r->nfl; j++) {
-				const struct flow *fl = &f->f[r->fl[j]];
-				if (!fl->mark) {
-					max_out = fl->rate > max_out ? fl->rate : max_out;
-					min_out = fl->rate < min_out ? fl->rate : min_out;
-				} else if (fl->rate > max_in)
-					max_in = fl->rate;
-			}
-			if (min_out == HUGE_VAL)
-				continue;           /* no outside flows */
-			int sat = saturated(r, r->load);
-			int bad = (sat && r->froze && r->lvl < max_out * (1 - 1e-9)) ||
-			          (saturated(r, r->load0) && (!sat || max_in > min_out * (1 + 1e-9)));
-			if (bad)
-				f->xq[nopen++] = ri;
-		}
-		if (!nopen)
-			break;
-		for (uint32_t i = 0; i < nopen; i++)
-			open_res(f, f->xq[i], &ncr, &ncf, now);
-		if (round >= 2) {
-			/* The next round would open every constraint with outside
-			 * flows, one layer per round: take the whole component now,
-			 * so that it is filled once, not once per layer. */
-			for (uint32_t i = nfast; i < ncr; i++) {
-				struct res *r = &f->r[f->cres[i]];
-				if (r->mark == OPEN)
-					continue;
-				for (uint32_t j = 0; j < r->nfl; j++)
-					if (!f->f[r->fl[j]].mark) {
-						open_res(f, f->cres[i], &ncr, &ncf, now);
-						break;
-					}
-			}
-		}
+		if (min_out == HUGE_VAL)
+			continue;           /* no outside flows */
+		int sat = saturated(r, r->load);
+		int bad = (sat && r->froze && r->lvl < max_out * (1 - 1e-9)) ||
+		          (saturated(r, r->load0) && (!sat || max_in > min_out * (1 + 1e-9)));
+		if (bad)
+			f->xq[nopen++] = ri;
 	}
+	return nopen;
+}
+
+/* The next round would open every constraint with outside flows, one
+ * layer per round: take the whole component now, so that it is filled once,
+ * not once per layer. */
+static void open_component(struct ccs_flows *f, uint32_t nfast, uint32_t *ncr, uint32_t *ncf, ccs_time now)
+{
+	for (uint32_t i = nfast; i < *ncr; i++) {
+		struct res *r = &f->r[f->cres[i]];
+		if (r->mark == OPEN)
+			continue;
+		for (uint32_t j = 0; j < r->nfl; j++)
+			if (!f->f[r->fl[j]].mark) {
+				open_res(f, f->cres[i], ncr, ncf, now);
+				break;
+			}
+	}
+}
+
+/* After the region is settled: peak utilisation of what it touched, and
+ * each changed flow's finish queued through fn (one outstanding event per
+ * flow). */
+static int finish(struct ccs_flows *f, uint32_t ncr, uint32_t ncf, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
+{
 	f->ntouched = ncr;
 	for (uint32_t i = 0; i < ncr; i++) {
 		struct res *r = &f->r[f->cres[i]];
@@ -633,6 +635,40 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		}
 	}
 	return CCS_OK;
+}
+
+int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
+{
+	uint32_t ncr = 0, ncf = 0;
+	alone_flows(f, now, &ncr, &ncf);
+	uint32_t nfast = ncr;
+	/* The region: the dirty resources are open (all their flows are
+	 * recomputed); the other resources those flows cross are constraints
+	 * whose remaining flows keep their rates. */
+	for (uint32_t d = 0; d < f->ndirty; d++) {
+		f->r[f->dirty[d]].dirty = 0;
+		if (f->r[f->dirty[d]].mark != OPEN)
+			open_res(f, f->dirty[d], &ncr, &ncf, now);
+	}
+	f->ndirty = 0;
+	for (int round = 0;; round++) {
+		/* Fill the region's flows against what the others leave; then
+		 * open the shared constraints that fail and refill: the region
+		 * only grows, so this ends, at worst with the whole component,
+		 * which a third round takes at once. */
+		uint32_t nsh = prepare_round(f, nfast, ncr);
+		for (uint32_t i = 0; i < ncf; i++)
+			f->f[f->cflow[i]].frozen = 0;
+		fill(f, nfast, ncr, ncf);
+		uint32_t nopen = check_shared(f, nsh);
+		if (!nopen)
+			break;
+		for (uint32_t i = 0; i < nopen; i++)
+			open_res(f, f->xq[i], &ncr, &ncf, now);
+		if (round >= 2)
+			open_component(f, nfast, &ncr, &ncf, now);
+	}
+	return finish(f, ncr, ncf, now, fn, ctx);
 }
 
 uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id) { return f->f[id].ver; }
