@@ -286,6 +286,142 @@ double ccs_moe_tok_bytes(int hidden, int fp8)
 	return fp8 ? hidden + 4.0 * ((hidden + 127) / 128) : 2.0 * hidden;
 }
 
+/* ccs_moe_plan's working arrays: per rank (cnt, mark, pos: its index in its
+ * group), per group (gmark, gcnt), the groups' members, and the transfers
+ * being built (b). */
+struct plan_work {
+	uint32_t *cnt, *gcnt;
+	int32_t *mark, *gmark, *pos, *gstart, *members;
+	struct xbuf b;
+};
+
+/* AllToAllv: one transfer per pair of the byte matrix, split into whole
+ * units of 2^31 bytes at most. */
+static int plan_matrix(const struct ccs_comm *c, const double *matrix, struct ccs_moe_plan *out, struct plan_work *w)
+{
+	int n = c->n;
+	out->tok_bytes = 1;
+	for (int s = 0; s < n; s++)
+		for (int d = 0; d < n; d++) {
+			double v = matrix[(size_t)s * (size_t)n + (size_t)d];
+			out->logical[s] += v;
+			/* one transfer per pair, split into whole units of 2^31 bytes at most */
+			while (v > 0 && s != d) {
+				double part = v > 2147483648.0 ? 2147483648.0 : v;
+				if (push(&w->b, s, d, -1, (uint32_t)part, 0))
+					return CCS_ENOMEM;
+				v -= part;
+			}
+		}
+	return CCS_OK;
+}
+
+/* Per (source, destination): picks (LL) or tokens (once per rank), SM
+ * copies for DeepEP's kernels inside a group. */
+static int plan_pairs(const struct ccs_comm *c, const struct ccs_moe_routing *r, int algo, struct ccs_moe_plan *out,
+                      struct plan_work *w)
+{
+	int n = c->n, T = r->tokens, k = r->topk;
+	double tb = out->tok_bytes;
+	/* per (source, destination): picks (LL) or tokens (once per rank) */
+	int per_pick = algo == CCS_MOE_LL;
+	int sm = algo == CCS_MOE_LL || algo == CCS_MOE_NORMAL;
+	for (int s = 0; s < n; s++) {
+		memset(w->cnt, 0, (size_t)n * sizeof *w->cnt);
+		for (int t = 0; t < T; t++) {
+			const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
+			for (int j = 0; j < k; j++) {
+				if (!per_pick && w->mark[rk[j]] == t)
+					continue;
+				w->mark[rk[j]] = t;
+				w->cnt[rk[j]]++;
+			}
+		}
+		for (int x = 0; x < n; x++)
+			w->mark[x] = -1;
+		for (int d = 0; d < n; d++) {
+			if (!w->cnt[d])
+				continue;
+			/* logical: LL counts the sender's picks, the others what the
+			 * receiver gets (local included) */
+			out->logical[per_pick ? s : d] += w->cnt[d] * tb;
+			int same = c->rank_group[s] == c->rank_group[d];
+			if (d == s && !sm)
+				continue;   /* stays put */
+			if (push(&w->b, s, d, -1, w->cnt[d], sm && same))
+				return CCS_ENOMEM;
+		}
+	}
+	return CCS_OK;
+}
+
+/* DeepEP normal across groups: per (token, remote group) one RDMA message
+ * to the member of the source's index there, then per (token, rank) the
+ * forwarder's scale-up copy (the source forwards on its own node). */
+static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r, struct ccs_moe_plan *out,
+                       struct plan_work *w)
+{
+	int n = c->n, T = r->tokens, k = r->topk;
+	double tb = out->tok_bytes;
+	int32_t *ridx = ccs_malloc(((size_t)c->G + 1) * sizeof *ridx);
+	uint32_t *fwd = ccs_calloc((size_t)n + 1, sizeof *fwd);
+	if (!ridx || !fwd) {
+		ccs_free(fwd);
+		ccs_free(ridx);
+		return CCS_ENOMEM;
+	}
+	for (int s = 0; s < n; s++) {
+		int gs = c->rank_group[s];
+		memset(w->gcnt, 0, (size_t)c->G * sizeof *w->gcnt);
+		memset(fwd, 0, (size_t)n * sizeof *fwd);
+		for (int t = 0; t < T; t++) {
+			const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
+			for (int j = 0; j < k; j++) {
+				int d = rk[j], gd = c->rank_group[d];
+				if (w->gmark[gd] != t) {
+					w->gmark[gd] = t;
+					w->gcnt[gd]++;
+				}
+				if (w->mark[d] != t) {
+					w->mark[d] = t;
+					fwd[d]++;
+				}
+			}
+		}
+		for (int x = 0; x < n; x++)
+			w->mark[x] = -1;
+		for (int g = 0; g < c->G; g++) {
+			w->gmark[g] = -1;
+			out->logical[s] += w->gcnt[g] * tb;
+			ridx[g] = -1;
+			if (g == gs || !w->gcnt[g])
+				continue;
+			int size = w->gstart[g + 1] - w->gstart[g];
+			int fw = w->members[w->gstart[g] + w->pos[s] % size];
+			ridx[g] = (int32_t)w->b.n;
+			if (push(&w->b, s, fw, -1, w->gcnt[g], 0)) {
+				ccs_free(fwd);
+				ccs_free(ridx);
+				return CCS_ENOMEM;
+			}
+		}
+		for (int d = 0; d < n; d++) {
+			if (!fwd[d])
+				continue;
+			int gd = c->rank_group[d];
+			int from = gd == gs ? s : w->b.x[ridx[gd]].dst;
+			if (push(&w->b, from, d, gd == gs ? -1 : ridx[gd], fwd[d], 1)) {
+				ccs_free(fwd);
+				ccs_free(ridx);
+				return CCS_ENOMEM;
+			}
+		}
+	}
+	ccs_free(fwd);
+	ccs_free(ridx);
+	return CCS_OK;
+}
+
 int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const struct ccs_moe_routing *r,
                  const double *matrix, int op, int algo, struct ccs_moe_plan *out, char *why, size_t whyn)
 {
@@ -298,151 +434,44 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 		return bad(why, whyn, "scaleup needs every rank in one scale-up domain");
 	if (op == CCS_MOE_ALLTOALLV && (algo == CCS_MOE_NORMAL || algo == CCS_MOE_LL))
 		return bad(why, whyn, "alltoallv runs direct (or scaleup); DeepEP's kernels route tokens");
+	struct plan_work w;
+	memset(&w, 0, sizeof w);
 	out->logical = ccs_calloc((size_t)n + 1, sizeof *out->logical);
-	uint32_t *cnt = ccs_calloc((size_t)n + 1, sizeof *cnt);
-	int32_t *mark = ccs_malloc(((size_t)n + 1) * sizeof *mark);
-	int32_t *gmark = ccs_malloc(((size_t)c->G + 1) * sizeof *gmark);
-	uint32_t *gcnt = ccs_calloc((size_t)c->G + 1, sizeof *gcnt);
-	int32_t *gstart = NULL, *members = NULL;
-	int32_t *pos = ccs_malloc(((size_t)n + 1) * sizeof *pos);
-	int32_t *ridx = NULL;
-	struct xbuf b = { 0 };
+	w.cnt = ccs_calloc((size_t)n + 1, sizeof *w.cnt);
+	w.mark = ccs_malloc(((size_t)n + 1) * sizeof *w.mark);
+	w.gmark = ccs_malloc(((size_t)c->G + 1) * sizeof *w.gmark);
+	w.gcnt = ccs_calloc((size_t)c->G + 1, sizeof *w.gcnt);
+	w.pos = ccs_malloc(((size_t)n + 1) * sizeof *w.pos);
 	int rc = CCS_ENOMEM;
-	if (!out->logical || !cnt || !mark || !gmark || !gcnt || !pos || ccs_comm_members(c, &gstart, &members))
-		goto out;
-	/* pos: a rank's index in its group */
-	for (int g = 0; g < c->G; g++)
-		for (int i = gstart[g]; i < gstart[g + 1]; i++)
-			pos[members[i]] = i - gstart[g];
-	if (op == CCS_MOE_ALLTOALLV) {
-		out->tok_bytes = 1;
-		for (int s = 0; s < n; s++)
-			for (int d = 0; d < n; d++) {
-				double v = matrix[(size_t)s * (size_t)n + (size_t)d];
-				out->logical[s] += v;
-				/* one transfer per pair, split into whole units of 2^31 bytes at most */
-				while (v > 0 && s != d) {
-					double part = v > 2147483648.0 ? 2147483648.0 : v;
-					if (push(&b, s, d, -1, (uint32_t)part, 0))
-						goto out;
-					v -= part;
-				}
-			}
-		rc = CCS_OK;
-		goto done;
-	}
-	int fp8 = cfg->fp8;
-	out->tok_bytes = ccs_moe_tok_bytes(cfg->hidden, fp8);
-	int T = r->tokens, k = r->topk;
-	for (int x = 0; x < n; x++)
-		mark[x] = -1;
-	for (int g = 0; g < c->G; g++)
-		gmark[g] = -1;
-	double tb = out->tok_bytes;
-	if (algo == CCS_MOE_LL || algo == CCS_MOE_DIRECT || algo == CCS_MOE_SCALEUP ||
-	    (algo == CCS_MOE_NORMAL && c->G == 1)) {
-		/* per (source, destination): picks (LL) or tokens (once per rank) */
-		int per_pick = algo == CCS_MOE_LL;
-		int sm = algo == CCS_MOE_LL || algo == CCS_MOE_NORMAL;
-		for (int s = 0; s < n; s++) {
-			memset(cnt, 0, (size_t)n * sizeof *cnt);
-			for (int t = 0; t < T; t++) {
-				const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
-				for (int j = 0; j < k; j++) {
-					if (!per_pick && mark[rk[j]] == t)
-						continue;
-					mark[rk[j]] = t;
-					cnt[rk[j]]++;
-				}
-			}
-			for (int x = 0; x < n; x++)
-				mark[x] = -1;
-			for (int d = 0; d < n; d++) {
-				if (!cnt[d])
-					continue;
-				/* logical: LL counts the sender's picks, the others what the
-				 * receiver gets (local included) */
-				out->logical[per_pick ? s : d] += cnt[d] * tb;
-				int same = c->rank_group[s] == c->rank_group[d];
-				if (d == s && !sm)
-					continue;   /* stays put */
-				if (push(&b, s, d, -1, cnt[d], sm && same))
-					goto out;
-			}
-		}
-		rc = CCS_OK;
-		goto done;
-	}
-	/* deepep_normal across groups: per (token, remote group) one RDMA message
-	 * to the member of the source's index there, then per (token, rank) the
-	 * forwarder's scale-up copy (the source forwards on its own node) */
-	ridx = ccs_malloc(((size_t)c->G + 1) * sizeof *ridx);
-	uint32_t *fwd = ccs_calloc((size_t)n + 1, sizeof *fwd);
-	if (!ridx || !fwd) {
-		ccs_free(fwd);
-		goto out;
-	}
-	for (int s = 0; s < n; s++) {
-		int gs = c->rank_group[s];
-		memset(gcnt, 0, (size_t)c->G * sizeof *gcnt);
-		memset(fwd, 0, (size_t)n * sizeof *fwd);
-		for (int t = 0; t < T; t++) {
-			const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
-			for (int j = 0; j < k; j++) {
-				int d = rk[j], gd = c->rank_group[d];
-				if (gmark[gd] != t) {
-					gmark[gd] = t;
-					gcnt[gd]++;
-				}
-				if (mark[d] != t) {
-					mark[d] = t;
-					fwd[d]++;
-				}
-			}
-		}
+	if (out->logical && w.cnt && w.mark && w.gmark && w.gcnt && w.pos && !ccs_comm_members(c, &w.gstart, &w.members)) {
+		for (int g = 0; g < c->G; g++)
+			for (int i = w.gstart[g]; i < w.gstart[g + 1]; i++)
+				w.pos[w.members[i]] = i - w.gstart[g];
 		for (int x = 0; x < n; x++)
-			mark[x] = -1;
-		for (int g = 0; g < c->G; g++) {
-			gmark[g] = -1;
-			out->logical[s] += gcnt[g] * tb;
-			ridx[g] = -1;
-			if (g == gs || !gcnt[g])
-				continue;
-			int size = gstart[g + 1] - gstart[g];
-			int fw = members[gstart[g] + pos[s] % size];
-			ridx[g] = (int32_t)b.n;
-			if (push(&b, s, fw, -1, gcnt[g], 0)) {
-				ccs_free(fwd);
-				goto out;
-			}
-		}
-		for (int d = 0; d < n; d++) {
-			if (!fwd[d])
-				continue;
-			int gd = c->rank_group[d];
-			int from = gd == gs ? s : b.x[ridx[gd]].dst;
-			if (push(&b, from, d, gd == gs ? -1 : ridx[gd], fwd[d], 1)) {
-				ccs_free(fwd);
-				goto out;
-			}
+			w.mark[x] = -1;
+		for (int g = 0; g < c->G; g++)
+			w.gmark[g] = -1;
+		if (op == CCS_MOE_ALLTOALLV) {
+			out->tok_bytes = 1;
+			rc = plan_matrix(c, matrix, out, &w);
+		} else {
+			out->tok_bytes = ccs_moe_tok_bytes(cfg->hidden, cfg->fp8);
+			rc = algo == CCS_MOE_NORMAL && c->G > 1 ? plan_normal(c, r, out, &w) : plan_pairs(c, r, algo, out, &w);
 		}
 	}
-	ccs_free(fwd);
-	rc = CCS_OK;
-done:
-	out->x = b.x;
-	out->nx = b.n;
-	b.x = NULL;
-out:
-	ccs_free(b.x);
-	ccs_free(cnt);
-	ccs_free(mark);
-	ccs_free(gmark);
-	ccs_free(gcnt);
-	ccs_free(gstart);
-	ccs_free(members);
-	ccs_free(pos);
-	ccs_free(ridx);
+	if (!rc) {
+		out->x = w.b.x;
+		out->nx = w.b.n;
+		w.b.x = NULL;
+	}
+	ccs_free(w.b.x);
+	ccs_free(w.cnt);
+	ccs_free(w.mark);
+	ccs_free(w.gmark);
+	ccs_free(w.gcnt);
+	ccs_free(w.gstart);
+	ccs_free(w.members);
+	ccs_free(w.pos);
 	if (rc) {
 		ccs_moe_plan_release(out);
 		if (rc == CCS_ENOMEM)
