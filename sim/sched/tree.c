@@ -224,42 +224,31 @@ static void add_child(struct tree_sched *ts, int t, int par, int r)
 		ts->child[t][3 * par + ts->nchild[t][par]++] = r;
 }
 
-static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, int rails,
-                      struct ccs_sched *s, const char **why)
+/* One variant per channel: its parent, children and child count per rank. */
+static int tree_alloc(struct tree_sched *ts, int n)
 {
-	memset(s, 0, sizeof *s);
-	int n = c->n, G = c->G;
-	struct tree_sched *ts = ccs_calloc(1, sizeof *ts);
-	int32_t *gstart = NULL, *members = NULL;
-	int rc = CCS_ENOMEM;
-	s->ctx = ts;
-	s->ops = &ts_ops;
-	if (!ts || ccs_comm_members(c, &gstart, &members))
-		goto out;
-	ts->n = n;
-	ts->J = 1;
-	ts->C = channels > 0 ? channels : rails ? c->nccl.nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
-	if (ts->C < 1)
-		ts->C = 1;
-	ts->group = c->rank_group;
-	/* one variant per channel: the first half of the channels on tree 0,
-	 * the second on tree 1 (NCCL's split), channel c's chains starting c
-	 * ranks further on, so that the channels reach the network through
-	 * different NICs and every NIC carries both trees */
 	ts->V = ts->C;
 	ts->parent = ccs_calloc((size_t)ts->V, sizeof *ts->parent);
 	ts->child = ccs_calloc((size_t)ts->V, sizeof *ts->child);
 	ts->nchild = ccs_calloc((size_t)ts->V, sizeof *ts->nchild);
 	if (!ts->parent || !ts->child || !ts->nchild)
-		goto out;
+		return CCS_ENOMEM;
 	for (int t = 0; t < ts->V; t++) {
 		ts->parent[t] = ccs_malloc(((size_t)n + 1) * sizeof *ts->parent[t]);
 		ts->child[t] = ccs_malloc(((size_t)n * 3 + 1) * sizeof *ts->child[t]);
 		ts->nchild[t] = ccs_calloc((size_t)n + 1, 1);
 		if (!ts->parent[t] || !ts->child[t] || !ts->nchild[t])
-			goto out;
+			return CCS_ENOMEM;
 	}
-	for (int v = 0; v < ts->V && rails; v++) {
+	return CCS_OK;
+}
+
+/* NVLS-tree's network part: one tree per member index j over the groups'
+ * j-th members, each rail carrying its own slice. */
+static void rail_trees(const struct ccs_comm *c, struct tree_sched *ts, const int32_t *gstart, const int32_t *members)
+{
+	int G = c->G;
+	for (int v = 0; v < ts->V; v++) {
 		/* one tree per member index j over the groups' j-th members: each
 		 * rail carries its own slice (NVLS-tree's network part) */
 		int t = 2 * v >= ts->C && ts->C > 1;
@@ -271,7 +260,14 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 				add_child(ts, v, pg >= 0 ? members[gstart[pg] + j] : -1, members[gstart[g] + j]);
 			}
 	}
-	for (int v = 0; v < ts->V && !rails; v++) {
+}
+
+/* The tree AllReduce's shape per variant: the groups' heads in NCCL's
+ * double binary tree, chains inside the groups, rotated per channel. */
+static int chain_trees(const struct ccs_comm *c, struct tree_sched *ts, const int32_t *gstart, const int32_t *members)
+{
+	int G = c->G;
+	for (int v = 0; v < ts->V; v++) {
 		int t = 2 * v >= ts->C && ts->C > 1, rot = v;
 		/* member j of group g in this variant's chain order */
 #define MEMBER(g, j) members[gstart[g] + ((j) + rot) % (gstart[(g) + 1] - gstart[g])]
@@ -283,8 +279,7 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 			int g = ccs_btree_place(t, k, G);
 			int pg = pk < 0 ? -1 : ccs_btree_place(t, pk, G);
 			if (pg >= 0 && ts->nchild[v][MEMBER(pg, 0)] >= 3) {
-				rc = CCS_EINTERNAL;
-				goto out;
+				return CCS_EINTERNAL;
 			}
 			add_child(ts, v, pg >= 0 ? MEMBER(pg, 0) : -1, MEMBER(g, 0));
 		}
@@ -294,26 +289,31 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 				add_child(ts, v, MEMBER(g, j - 1), MEMBER(g, j));
 #undef MEMBER
 	}
-	/* chunks, bytes and delays as the closed form counts them */
-	double S = (double)bytes;
-	if (rails) {
-		/* each rail's tree moves S/p in NVLS chunks; the network streams
-		 * from its own buffers (no step work), and the first chunk pays
-		 * NVLS-tree's network latency per hop */
-		double Sr = S / c->p;
-		double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, proto, ts->C, S);
-		double K = ceil(Sr / ((double)ts->C * chunk));
-		K = K < 1 ? 1 : K > CCS_TREE_MAXCHUNKS ? CCS_TREE_MAXCHUNKS : K;
-		ts->K = (int)K;
-		ts->bytes = ts->bytes_intra = Sr / ((double)ts->C * K) / (proto == CCS_PROTO_SIMPLE ? 1.0 : 120.0 / 128.0);
-		ts->d_base = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 0);
-		ts->d_intra = 0;
-		ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
-		ts->sync = 0;
-		s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)ts->J * (uint64_t)n * 2;
-		rc = CCS_OK;
-		goto out;
-	}
+	return CCS_OK;
+}
+
+/* NVLS-tree's chunks, bytes and delays: each rail's tree moves S/p. */
+static void rail_costs(const struct ccs_comm *c, int proto, double S, struct tree_sched *ts)
+{
+	/* each rail's tree moves S/p in NVLS chunks; the network streams
+	 * from its own buffers (no step work), and the first chunk pays
+	 * NVLS-tree's network latency per hop */
+	double Sr = S / c->p;
+	double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, proto, ts->C, S);
+	double K = ceil(Sr / ((double)ts->C * chunk));
+	K = K < 1 ? 1 : K > CCS_TREE_MAXCHUNKS ? CCS_TREE_MAXCHUNKS : K;
+	ts->K = (int)K;
+	ts->bytes = ts->bytes_intra = Sr / ((double)ts->C * K) / (proto == CCS_PROTO_SIMPLE ? 1.0 : 120.0 / 128.0);
+	ts->d_base = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 0);
+	ts->d_intra = 0;
+	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
+	ts->sync = 0;
+}
+
+/* The tree's chunks, bytes and delays as the closed form counts them. */
+static void tree_costs(const struct ccs_comm *c, int proto, double S, struct tree_sched *ts)
+{
+	int G = c->G;
 	double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, proto, ts->C, S);
 	double K = ceil(S / ((double)ts->C * chunk));
 	if (K < 1)
@@ -362,6 +362,45 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		int J = ts->K >= TREE_PIECES ? 1 : (TREE_PIECES + ts->K - 1) / ts->K;
 		ts->J = J > TREE_MAXJ ? TREE_MAXJ : J;
 	}
+}
+
+static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, int rails,
+                      struct ccs_sched *s, const char **why)
+{
+	memset(s, 0, sizeof *s);
+	int n = c->n;
+	struct tree_sched *ts = ccs_calloc(1, sizeof *ts);
+	int32_t *gstart = NULL, *members = NULL;
+	int rc = CCS_ENOMEM;
+	s->ctx = ts;
+	s->ops = &ts_ops;
+	if (!ts || ccs_comm_members(c, &gstart, &members))
+		goto out;
+	ts->n = n;
+	ts->J = 1;
+	ts->C = channels > 0 ? channels : rails ? c->nccl.nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
+	if (ts->C < 1)
+		ts->C = 1;
+	ts->group = c->rank_group;
+	/* one variant per channel: the first half of the channels on tree 0,
+	 * the second on tree 1 (NCCL's split), channel c's chains starting c
+	 * ranks further on, so that the channels reach the network through
+	 * different NICs and every NIC carries both trees */
+	if ((rc = tree_alloc(ts, n)))
+		goto out;
+	if (rails)
+		rail_trees(c, ts, gstart, members);
+	else if ((rc = chain_trees(c, ts, gstart, members)))
+		goto out;
+	/* chunks, bytes and delays as the closed form counts them */
+	double S = (double)bytes;
+	if (rails) {
+		rail_costs(c, proto, S, ts);
+		s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)ts->J * (uint64_t)n * 2;
+		rc = CCS_OK;
+		goto out;
+	}
+	tree_costs(c, proto, S, ts);
 	s->nops = (uint64_t)ts->C * (uint64_t)ts->K * (uint64_t)ts->J * (uint64_t)n * 2;
 	rc = CCS_OK;
 out:
