@@ -147,8 +147,18 @@ static void test_sched_file(void)
 	ccs_comm_release(&c);
 	ccs_topo_free(t);
 
-	/* contention: bisection traffic through a 2:1 leaf takes twice what the
-	 * NICs alone allow, and the busiest link is a leaf uplink */
+}
+
+/* Contention: bisection traffic through a 2:1 leaf takes twice what the
+ * NICs alone allow, and the busiest link is a leaf uplink. */
+static void test_sched_bisection(void)
+{
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	struct ccs_fabric *fab;
+	char err[256];
+	uint32_t res[CCS_FLOW_MAXPATH];
+	int nres = 0;
 	const char *ov2[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=48",
 	                      "scaleout.oversubscription=2" };
 	t = fx_load("topologies/hgx-h100-cluster.yaml", ov2, 4);
@@ -193,5 +203,6 @@ static void test_sched_file(void)
 int main(void)
 {
 	test_sched_file();
+	test_sched_bisection();
 	return CHECK_DONE("test_sched_file");
 }
