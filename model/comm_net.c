@@ -190,6 +190,140 @@ out:
  * the groups with such a member.  The busiest component bounds the time;
  * R_cut = S (n - p) p / n / max_C up(C) S_unit / cap_up(C), comparable
  * with R_fab (the bisection's). */
+/* ccs_comm_net_cut's work arrays, per device: the switch component (uf),
+ * the bytes leaving it (up, at) and its capacity out (cap), one pass's
+ * per-component sums (acc, sq, mark, touched); ranks per rail (gj, PXN). */
+struct cut_work {
+	uint32_t *uf, *touched;
+	double *up, *acc, *sq, *cap, *at;
+	uint8_t *mark;
+	int32_t *gj;
+	double P;                   /* planes */
+	int pxn;
+};
+
+/* Components of the switches of tiers <= k; their sums reset. */
+static void tier_components(const struct ccs_topo *t, int k, struct cut_work *cw)
+{
+	for (uint32_t d = 0; d < t->ndev; d++)
+		cw->uf[d] = d;
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		const struct ccs_link *l = &t->link[i];
+		if (t->dev[l->a].kind != CCS_DEV_NETSW || t->dev[l->b].kind != CCS_DEV_NETSW ||
+		    t->dev[l->a].tier > k || t->dev[l->b].tier > k)
+			continue;
+		uint32_t a = l->a, b = l->b;
+		while (cw->uf[a] != a)
+			a = cw->uf[a] = cw->uf[cw->uf[a]];
+		while (cw->uf[b] != b)
+			b = cw->uf[b] = cw->uf[cw->uf[b]];
+		if (a != b)
+			cw->uf[a > b ? a : b] = a > b ? b : a;
+	}
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		uint32_t x = d;
+		while (cw->uf[x] != x)
+			x = cw->uf[x];
+		cw->uf[d] = x;
+		cw->up[d] = cw->cap[d] = cw->at[d] = 0;
+	}
+}
+
+/* Capacity out of each component, one way. */
+static void tier_caps(const struct ccs_comm *c, int k, struct cut_work *cw)
+{
+	const struct ccs_topo *t = c->t;
+	for (uint32_t i = 0; i < t->nlink; i++) {
+		const struct ccs_link *l = &t->link[i];
+		if (t->dev[l->a].kind != CCS_DEV_NETSW || t->dev[l->b].kind != CCS_DEV_NETSW || !ccs_link_live(l))
+			continue;
+		int ta = t->dev[l->a].tier, tb = t->dev[l->b].tier;
+		if (ta == k && tb == k + 1)
+			cw->cap[cw->uf[l->a]] += l->bw_Bps * c->prm.eff[l->type];
+		else if (tb == k && ta == k + 1)
+			cw->cap[cw->uf[l->b]] += l->bw_Bps * c->prm.eff[l->type];
+	}
+}
+
+/* A rank's ports: its usable NICs' live links to switches, summed per
+ * component (its own: up to 16 of them) into the pass's sums. */
+static void rank_ports(const struct ccs_topo *t, const struct ccs_gpu *gp, struct cut_work *cw, uint32_t *nt_)
+{
+	uint32_t nt = *nt_;
+	uint32_t mc[16];
+	double mw[16];
+	int nm = 0;
+	double tot = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t e = 0, me = ccs_topo_best_nics(t, gp); e < me; e++) {
+			const struct ccs_gpu_nic *ge = &t->gnic[gp->nic_first + e];
+			for (uint32_t a = t->adj_off[ge->nic]; a < t->adj_off[ge->nic + 1]; a++) {
+				const struct ccs_link *l = &t->link[t->adj[a]];
+				uint32_t sw = t->adj_nbr[a];
+				if (!ccs_link_is_network(l->type) || t->dev[sw].kind != CCS_DEV_NETSW || !ccs_link_live(l))
+					continue;
+				if (!pass) {
+					tot += l->bw_Bps;
+					continue;
+				}
+				uint32_t C = cw->uf[sw];
+				double w = l->bw_Bps / tot;
+				if (!cw->mark[C]) {
+					cw->mark[C] = 1;
+					cw->touched[nt++] = C;
+				}
+				cw->acc[C] += w;
+				int m = 0;
+				while (m < nm && mc[m] != C)
+					m++;
+				if (m == nm && nm < 16) {
+					mc[nm] = C;
+					mw[nm++] = 0;
+				}
+				if (m < nm)
+					mw[m] += w;
+			}
+		}
+	for (int m = 0; m < nm; m++)
+		cw->sq[mc[m]] += mw[m] * mw[m];
+	*nt_ = nt;
+}
+
+/* The pass's sums (pass q: a rail with PXN, else a group) into the bytes
+ * leaving each component. */
+static void pass_flush(const struct ccs_comm *c, const int32_t *gstart, int q, uint32_t nt, struct cut_work *cw)
+{
+	for (uint32_t x = 0; x < nt; x++) {
+		uint32_t C = cw->touched[x];
+		double a = cw->acc[C];
+		if (cw->pxn)
+			cw->up[C] += a * (cw->gj[q] - 1) - cw->P * (a * a - cw->sq[C]);
+		else {
+			cw->up[C] += a * (c->n - (gstart[q + 1] - gstart[q])) + cw->P * a * a;
+			cw->at[C] += a;
+		}
+		cw->acc[C] = cw->sq[C] = 0;
+		cw->mark[C] = 0;
+	}
+}
+
+/* The slowest component of tier k: its bytes out over its capacity. */
+static void tier_worst(const struct ccs_comm *c, int k, const struct cut_work *cw, double *worst, int *bound)
+{
+	const struct ccs_topo *t = c->t;
+	double unit = cw->pxn ? (double)c->p / c->n : 1.0 / c->n;
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		if (cw->uf[d] != d || !(cw->cap[d] > 0))
+			continue;
+		double u = cw->up[d] - (cw->pxn ? 0 : cw->P * cw->at[d] * cw->at[d]);
+		double T = u * unit / cw->cap[d];
+		if (T > *worst) {
+			*worst = T;
+			*bound = k == 1 ? CCS_BOUND_LEAF : k == 2 ? CCS_BOUND_SPINE : CCS_BOUND_CORE;
+		}
+	}
+}
+
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound)
 {
 	const struct ccs_topo *t = c->t;
@@ -201,64 +335,38 @@ int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 			top = t->dev[d].tier;
 	if (c->G < 2 || top < 2)
 		return CCS_OK;
-	double P = t->fab.planes > 1 ? t->fab.planes : 1;
-	int pxn = c->intra_nvl && c->p > 1;
+	struct cut_work w;
+	w.P = t->fab.planes > 1 ? t->fab.planes : 1;
+	w.pxn = c->intra_nvl && c->p > 1;
+	int pxn = w.pxn;
 	size_t nd = (size_t)t->ndev + 1;
-	uint32_t *uf = ccs_malloc(nd * sizeof *uf), *touched = ccs_malloc(nd * sizeof *touched);
-	double *up = ccs_malloc(nd * sizeof *up), *acc = ccs_calloc(nd, sizeof *acc), *sq = ccs_calloc(nd, sizeof *sq);
-	double *cap = ccs_malloc(nd * sizeof *cap), *at = ccs_malloc(nd * sizeof *at);
-	uint8_t *mark = ccs_calloc(nd, 1);
-	int32_t *gj = NULL;
+	w.uf = ccs_malloc(nd * sizeof *w.uf);
+	w.touched = ccs_malloc(nd * sizeof *w.touched);
+	w.up = ccs_malloc(nd * sizeof *w.up);
+	w.acc = ccs_calloc(nd, sizeof *w.acc);
+	w.sq = ccs_calloc(nd, sizeof *w.sq);
+	w.cap = ccs_malloc(nd * sizeof *w.cap);
+	w.at = ccs_malloc(nd * sizeof *w.at);
+	w.mark = ccs_calloc(nd, 1);
+	w.gj = NULL;
 	int32_t L = 0;
 	int rc = CCS_ENOMEM;
-	if (!uf || !touched || !up || !acc || !sq || !cap || !at || !mark)
+	if (!w.uf || !w.touched || !w.up || !w.acc || !w.sq || !w.cap || !w.at || !w.mark)
 		goto out;
 	for (int r = 0; r < c->n; r++)
 		if (t->gpu[c->rank_gpu[r]].local + 1 > L)
 			L = t->gpu[c->rank_gpu[r]].local + 1;
 	if (pxn) {
-		if (!(gj = ccs_calloc((size_t)L + 1, sizeof *gj)))
+		if (!(w.gj = ccs_calloc((size_t)L + 1, sizeof *w.gj)))
 			goto out;
 		for (int r = 0; r < c->n; r++)
 			if (t->gpu[c->rank_gpu[r]].local >= 0)
-				gj[t->gpu[c->rank_gpu[r]].local]++;
+				w.gj[t->gpu[c->rank_gpu[r]].local]++;
 	}
 	double worst = 0;
 	for (int k = 1; k < top; k++) {
-		/* components of the switches of tiers <= k */
-		for (uint32_t d = 0; d < t->ndev; d++)
-			uf[d] = d;
-		for (uint32_t i = 0; i < t->nlink; i++) {
-			const struct ccs_link *l = &t->link[i];
-			if (t->dev[l->a].kind != CCS_DEV_NETSW || t->dev[l->b].kind != CCS_DEV_NETSW ||
-			    t->dev[l->a].tier > k || t->dev[l->b].tier > k)
-				continue;
-			uint32_t a = l->a, b = l->b;
-			while (uf[a] != a)
-				a = uf[a] = uf[uf[a]];
-			while (uf[b] != b)
-				b = uf[b] = uf[uf[b]];
-			if (a != b)
-				uf[a > b ? a : b] = a > b ? b : a;
-		}
-		for (uint32_t d = 0; d < t->ndev; d++) {
-			uint32_t x = d;
-			while (uf[x] != x)
-				x = uf[x];
-			uf[d] = x;
-			up[d] = cap[d] = at[d] = 0;
-		}
-		/* capacity out of each component, one way */
-		for (uint32_t i = 0; i < t->nlink; i++) {
-			const struct ccs_link *l = &t->link[i];
-			if (t->dev[l->a].kind != CCS_DEV_NETSW || t->dev[l->b].kind != CCS_DEV_NETSW || !ccs_link_live(l))
-				continue;
-			int ta = t->dev[l->a].tier, tb = t->dev[l->b].tier;
-			if (ta == k && tb == k + 1)
-				cap[uf[l->a]] += l->bw_Bps * c->prm.eff[l->type];
-			else if (tb == k && ta == k + 1)
-				cap[uf[l->b]] += l->bw_Bps * c->prm.eff[l->type];
-		}
+		tier_components(t, k, &w);
+		tier_caps(c, k, &w);
 		/* one pass per rail (PXN) or per group (without) */
 		int passes = pxn ? L : c->G;
 		for (int q = 0; q < passes; q++) {
@@ -269,82 +377,24 @@ int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 				const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
 				if (pxn && gp->local != q)
 					continue;
-				/* the rank's ports: its usable NICs' live links to switches,
-				 * summed per component (mine: up to 16 of them) */
-				uint32_t mc[16];
-				double mw[16];
-				int nm = 0;
-				double tot = 0;
-				for (int pass = 0; pass < 2; pass++)
-					for (uint32_t e = 0, me = ccs_topo_best_nics(t, gp); e < me; e++) {
-						const struct ccs_gpu_nic *ge = &t->gnic[gp->nic_first + e];
-						for (uint32_t a = t->adj_off[ge->nic]; a < t->adj_off[ge->nic + 1]; a++) {
-							const struct ccs_link *l = &t->link[t->adj[a]];
-							uint32_t sw = t->adj_nbr[a];
-							if (!ccs_link_is_network(l->type) || t->dev[sw].kind != CCS_DEV_NETSW || !ccs_link_live(l))
-								continue;
-							if (!pass) {
-								tot += l->bw_Bps;
-								continue;
-							}
-							uint32_t C = uf[sw];
-							double w = l->bw_Bps / tot;
-							if (!mark[C]) {
-								mark[C] = 1;
-								touched[nt++] = C;
-							}
-							acc[C] += w;
-							int m = 0;
-							while (m < nm && mc[m] != C)
-								m++;
-							if (m == nm && nm < 16) {
-								mc[nm] = C;
-								mw[nm++] = 0;
-							}
-							if (m < nm)
-								mw[m] += w;
-						}
-					}
-				for (int m = 0; m < nm; m++)
-					sq[mc[m]] += mw[m] * mw[m];
+				rank_ports(t, gp, &w, &nt);
 			}
-			for (uint32_t x = 0; x < nt; x++) {
-				uint32_t C = touched[x];
-				double a = acc[C];
-				if (pxn)
-					up[C] += a * (gj[q] - 1) - P * (a * a - sq[C]);
-				else {
-					up[C] += a * (c->n - (gstart[q + 1] - gstart[q])) + P * a * a;
-					at[C] += a;
-				}
-				acc[C] = sq[C] = 0;
-				mark[C] = 0;
-			}
+			pass_flush(c, gstart, q, nt, &w);
 		}
-		double unit = pxn ? (double)c->p / c->n : 1.0 / c->n;
-		for (uint32_t d = 0; d < t->ndev; d++) {
-			if (uf[d] != d || !(cap[d] > 0))
-				continue;
-			double u = up[d] - (pxn ? 0 : P * at[d] * at[d]);
-			double T = u * unit / cap[d];
-			if (T > worst) {
-				worst = T;
-				*bound = k == 1 ? CCS_BOUND_LEAF : k == 2 ? CCS_BOUND_SPINE : CCS_BOUND_CORE;
-			}
-		}
+		tier_worst(c, k, &w, &worst, bound);
 	}
 	if (worst > 0)
 		*R = (double)(c->n - c->p) * c->p / c->n / worst;
 	rc = CCS_OK;
 out:
-	ccs_free(uf);
-	ccs_free(touched);
-	ccs_free(up);
-	ccs_free(acc);
-	ccs_free(sq);
-	ccs_free(cap);
-	ccs_free(at);
-	ccs_free(mark);
-	ccs_free(gj);
+	ccs_free(w.uf);
+	ccs_free(w.touched);
+	ccs_free(w.up);
+	ccs_free(w.acc);
+	ccs_free(w.sq);
+	ccs_free(w.cap);
+	ccs_free(w.at);
+	ccs_free(w.mark);
+	ccs_free(w.gj);
 	return rc;
 }
