@@ -154,15 +154,11 @@ static int ilog2i(int n)
 
 /* NCCL's (busBw -> algBw) in GB/s for one (coll, algo, proto), or 0 when it
  * does not offer it; lat in us. */
-static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat)
+/* Which combinations NCCL computes and enables (its tuning model's own
+ * checks): 1 or 0. */
+static int nccl_enabled(const struct ccs_comm *c, int coll, int algo, int proto)
 {
-	int n = c->n, nNodes = c->G, ppn = c->p;
-	int cc = c->arch, ni = nodes_idx(nNodes);
-	int row = nccl_row(algo);
-	int nsteps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1)
-	           : (coll == CCS_COLL_REDUCESCATTER || coll == CCS_COLL_ALLGATHER) ? n - 1 : n;
-
-	/* Which combinations NCCL computes and enables. */
+	int n = c->n, nNodes = c->G, ppn = c->p, cc = c->arch;
 	if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
 		if (algo != CCS_ALGO_RING)
 			return 0;
@@ -197,8 +193,15 @@ static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int prot
 		return 0;
 	if (cc < CCS_ARCH_HOPPER && (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE))
 		return 0;
+	return 1;
+}
 
-	/* Search graph of the algorithm. */
+/* NCCL's bus bandwidth of the algorithm's search graph (GB/s) after its
+ * protocol and algorithm factors; 0 when it has too few channels. */
+static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto, int nsteps)
+{
+	int n = c->n, nNodes = c->G, ppn = c->p;
+	int cc = c->arch, ni = nodes_idx(nNodes);
 	int nCh = c->nccl.nch_ring;
 	double bwIntra = c->nccl.intra_GBps, bwInter = c->nccl.inter_GBps;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
@@ -255,8 +258,14 @@ static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int prot
 		             ? (double)n / nsteps : 0.5;
 		busBw *= ratio;
 	}
+	return busBw;
+}
 
-	/* Latency (us). */
+/* NCCL's latency of the algorithm (us): base, intra and inter hops. */
+static double nccl_lat_us(const struct ccs_comm *c, int coll, int algo, int proto, int nsteps)
+{
+	int n = c->n, nNodes = c->G, ppn = c->p;
+	int row = nccl_row(algo);
 	int intraHw = c->intra_nvl ? HW_NVLINK : HW_PCI;
 	int hw = nNodes == 1 ? intraHw : HW_NET;
 	double l = base_lat[row][proto];
@@ -287,7 +296,20 @@ static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int prot
 	} else if (algo == CCS_ALGO_PAT) {
 		l += ilog2i(nNodes) * (interLat / 3.5) + n * 2.8;
 	}
-	*lat = l;
+	return l;
+}
+
+static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat)
+{
+	int n = c->n;
+	int nsteps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1)
+	           : (coll == CCS_COLL_REDUCESCATTER || coll == CCS_COLL_ALLGATHER) ? n - 1 : n;
+	if (!nccl_enabled(c, coll, algo, proto))
+		return 0;
+	double busBw = nccl_busbw(c, coll, algo, proto, nsteps);
+	if (busBw == 0)
+		return 0;
+	*lat = nccl_lat_us(c, coll, algo, proto, nsteps);
 	return busBw;
 }
 
