@@ -106,6 +106,78 @@ static int run_here(const struct ccs_runner *r, const size_t *tasks, size_t n, s
 	return out;
 }
 
+/* A worker: reads task numbers from tfd, computes each, writes the result
+ * to rfd; never returns.  The terminal's ^C goes to the parent, which lets
+ * the task in hand finish. */
+static _Noreturn void worker(const struct ccs_runner *r, int tfd, int rfd, const int *task_fd, int me_, struct msg *m,
+                             size_t msz)
+{
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	for (int k = 0; k < me_; k++)
+		close(task_fd[k]);
+	for (;;) {
+		uint64_t t;
+		int e = read_all(tfd, &t, sizeof t);
+		if (e)
+			_exit(e > 0 ? 0 : 3);
+		memset(m, 0, msz);
+		m->worker = (uint32_t)me_;
+		m->task = t;
+		m->rc = r->compute(r->ctx, (size_t)t, m->result);
+		if (write_all(rfd, m, msz))
+			_exit(4);
+	}
+}
+
+/* Results as they come, one more task per result, until none is in flight;
+ * on a stop, the remaining tasks are not handed out (a second signal kills
+ * the workers). */
+static int collect_results(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, double t0,
+                           int *task_fd, const pid_t *pid, int started, int rfd, struct msg *m, size_t msz,
+                           size_t next, size_t inflight, int out)
+{
+	int killed = 0;
+	while (inflight) {
+		int e = read_all(rfd, m, msz);
+		if (e) {
+			if (!(stop_sig > 1 && killed))
+				fprintf(stderr, "\nccsim: a worker died with %zu task%s in hand\n", inflight, inflight == 1 ? "" : "s");
+			out = stop_sig ? CCS_RUN_INTERRUPTED : CCS_RUN_FAILED;
+			break;
+		}
+		inflight--;
+		(*done)++;
+		if (out == CCS_RUN_DONE && r->collect(r->ctx, (size_t)m->task, m->rc, m->result))
+			out = CCS_RUN_STOPPED;
+		if (r->progress)
+			bar(*done, n, t0, 0);
+		if (out == CCS_RUN_DONE && (stop_sig || (r->stop_after && (long)*done >= r->stop_after)))
+			out = CCS_RUN_INTERRUPTED;
+		if (out == CCS_RUN_DONE && next < n) {
+			uint64_t t = tasks[next++];
+			if (write_all(task_fd[m->worker], &t, sizeof t))
+				out = CCS_RUN_FAILED;
+			else
+				inflight++;
+		}
+		if (out != CCS_RUN_DONE) {
+			/* no more tasks; the ones in flight still come back */
+			for (int w = 0; w < started; w++)
+				if (task_fd[w] >= 0) {
+					close(task_fd[w]);
+					task_fd[w] = -1;
+				}
+			if (stop_sig > 1 && !killed) {
+				for (int w = 0; w < started; w++)
+					kill(pid[w], SIGKILL);
+				killed = 1;
+			}
+		}
+	}
+	return out;
+}
+
 static int run_workers(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, double t0)
 {
 	int jobs = r->jobs;
@@ -145,26 +217,9 @@ static int run_workers(const struct ccs_runner *r, const size_t *tasks, size_t n
 			break;
 		}
 		if (p == 0) {
-			/* a worker: the terminal's ^C goes to the parent, which
-			 * lets the task in hand finish */
-			signal(SIGINT, SIG_IGN);
-			signal(SIGTERM, SIG_DFL);
 			close(resp[0]);
 			close(tp[1]);
-			for (int k = 0; k < started; k++)
-				close(task_fd[k]);
-			for (;;) {
-				uint64_t t;
-				int e = read_all(tp[0], &t, sizeof t);
-				if (e)
-					_exit(e > 0 ? 0 : 3);
-				memset(m, 0, msz);
-				m->worker = (uint32_t)started;
-				m->task = t;
-				m->rc = r->compute(r->ctx, (size_t)t, m->result);
-				if (write_all(resp[1], m, msz))
-					_exit(4);
-			}
+			worker(r, tp[0], resp[1], task_fd, started, m, msz);
 		}
 		close(tp[0]);
 		task_fd[started] = tp[1];
@@ -183,44 +238,7 @@ static int run_workers(const struct ccs_runner *r, const size_t *tasks, size_t n
 		}
 		inflight++;
 	}
-	int killed = 0;
-	while (inflight) {
-		int e = read_all(resp[0], m, msz);
-		if (e) {
-			if (!(stop_sig > 1 && killed))
-				fprintf(stderr, "\nccsim: a worker died with %zu task%s in hand\n", inflight, inflight == 1 ? "" : "s");
-			out = stop_sig ? CCS_RUN_INTERRUPTED : CCS_RUN_FAILED;
-			break;
-		}
-		inflight--;
-		(*done)++;
-		if (out == CCS_RUN_DONE && r->collect(r->ctx, (size_t)m->task, m->rc, m->result))
-			out = CCS_RUN_STOPPED;
-		if (r->progress)
-			bar(*done, n, t0, 0);
-		if (out == CCS_RUN_DONE && (stop_sig || (r->stop_after && (long)*done >= r->stop_after)))
-			out = CCS_RUN_INTERRUPTED;
-		if (out == CCS_RUN_DONE && next < n) {
-			uint64_t t = tasks[next++];
-			if (write_all(task_fd[m->worker], &t, sizeof t))
-				out = CCS_RUN_FAILED;
-			else
-				inflight++;
-		}
-		if (out != CCS_RUN_DONE) {
-			/* no more tasks; the ones in flight still come back */
-			for (int w = 0; w < started; w++)
-				if (task_fd[w] >= 0) {
-					close(task_fd[w]);
-					task_fd[w] = -1;
-				}
-			if (stop_sig > 1 && !killed) {
-				for (int w = 0; w < started; w++)
-					kill(pid[w], SIGKILL);
-				killed = 1;
-			}
-		}
-	}
+	out = collect_results(r, tasks, n, done, t0, task_fd, pid, started, resp[0], m, msz, next, inflight, out);
 	for (int w = 0; w < started; w++)
 		if (task_fd[w] >= 0)
 			close(task_fd[w]);
