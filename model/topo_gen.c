@@ -312,11 +312,81 @@ static int plane_shape(const struct gen *g, struct shape *sh)
 	return CCS_OK;
 }
 
+/* Two tiers: S = u1/m spines, each joined to every leaf by m links. */
+static int two_tiers(struct gen *g, const struct plane_ctx *pc, const uint32_t *leaf, long L, long u1, unsigned flags)
+{
+	const struct ccs_scaleout_spec *so = &g->s->scaleout;
+	long R = so->radix;
+	int rc;
+	long m = largest_divisor_upto(u1, R / L);
+	long S = u1 / m;
+	for (long j = 0; j < S; j++) {
+		uint32_t sp;
+		rc = add_dev(g, sw_name(g, pc, "spine", j), CCS_DEV_NETSW, CCS_TIER_SPINE, flags, -1,
+		             pc->plane, so->switch_lat_s, so->mark, &sp);
+		if (rc)
+			return rc;
+		for (long i = 0; i < L; i++) {
+			rc = add_link(g, leaf[i], sp, so->type, m, (double)m * g->port_bw,
+			              so->link_lat_s, so->mark);
+			if (rc)
+				return rc;
+		}
+	}
+	return CCS_OK;
+}
+
+/* Three tiers: pods of P leaves with u1 aggregation switches each, and
+ * C = u2/m2 core switches per aggregation index, m2 links to each pod. */
+static int three_tiers(struct gen *g, const struct plane_ctx *pc, const struct shape *sh, const uint32_t *leaf, long L,
+                       long u1, unsigned flags)
+{
+	const struct ccs_scaleout_spec *so = &g->s->scaleout;
+	long R = so->radix;
+	int rc = CCS_OK;
+	long P = sh->P, u2 = sh->u2, Q = (L + P - 1) / P;
+	uint32_t *agg = ccs_malloc(((size_t)Q * (size_t)u1 + 1) * sizeof *agg);
+	if (!agg)
+		return CCS_ENOMEM;
+	for (long q = 0; q < Q; q++)
+		for (long j = 0; j < u1; j++) {
+			uint32_t *a = &agg[q * u1 + j];
+			rc = add_dev(g, sw_name(g, pc, "spine", q * u1 + j), CCS_DEV_NETSW, CCS_TIER_SPINE,
+			             flags, -1, pc->plane, so->switch_lat_s, so->mark, a);
+			if (rc)
+				goto out;
+			for (long i = q * P; i < L && i < (q + 1) * P; i++) {
+				rc = add_link(g, leaf[i], *a, so->type, 1, g->port_bw, so->link_lat_s, so->mark);
+				if (rc)
+					goto out;
+			}
+		}
+	long m2 = largest_divisor_upto(u2, R / Q);
+	long C = u2 / m2;
+	for (long j = 0; j < u1; j++)
+		for (long c = 0; c < C; c++) {
+			uint32_t core;
+			rc = add_dev(g, sw_name(g, pc, "core", j * C + c), CCS_DEV_NETSW, CCS_TIER_CORE,
+			             flags, -1, pc->plane, so->switch_lat_s, so->mark, &core);
+			if (rc)
+				goto out;
+			for (long q = 0; q < Q; q++) {
+				rc = add_link(g, agg[q * u1 + j], core, so->type, m2, (double)m2 * g->port_bw,
+				              so->link_lat_s, so->mark);
+				if (rc)
+					goto out;
+			}
+		}
+out:
+	ccs_free(agg);
+	return rc;
+}
+
 static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 {
 	const struct ccs_scaleout_spec *so = &g->s->scaleout;
 	struct ccs_topo *t = g->t;
-	long R = so->radix, K = g->nnic_node, N = g->s->nodes;
+	long K = g->nnic_node, N = g->s->nodes;
 	long u1 = 0;
 	unsigned flags = so->sharp ? CCS_DEVF_REDUCE : 0;
 	struct shape sh;
@@ -327,7 +397,7 @@ static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 	long E = pc->rail >= 0 ? N : N * K;
 	uint32_t *ep = ccs_malloc(((size_t)E + 1) * sizeof *ep);
 	long *leaf_start = ccs_malloc(((size_t)E + 2) * sizeof *leaf_start);
-	uint32_t *leaf = NULL, *agg = NULL;
+	uint32_t *leaf = NULL;
 	int rc = CCS_ENOMEM;
 	if (!ep || !leaf_start)
 		goto out;
@@ -382,63 +452,19 @@ static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 		}
 	}
 
-	if (so->tiers == 2) {
-		long m = largest_divisor_upto(u1, R / L);
-		long S = u1 / m;
-		for (long j = 0; j < S; j++) {
-			uint32_t sp;
-			rc = add_dev(g, sw_name(g, pc, "spine", j), CCS_DEV_NETSW, CCS_TIER_SPINE, flags, -1,
-			             pc->plane, so->switch_lat_s, so->mark, &sp);
-			if (rc)
-				goto out;
-			for (long i = 0; i < L; i++) {
-				rc = add_link(g, leaf[i], sp, so->type, m, (double)m * g->port_bw,
-				              so->link_lat_s, so->mark);
-				if (rc)
-					goto out;
-			}
-		}
-	} else if (so->tiers == 3) {
-		long P = sh.P, u2 = sh.u2, Q = (L + P - 1) / P;
-		agg = ccs_malloc(((size_t)Q * (size_t)u1 + 1) * sizeof *agg);
-		if (!agg)
-			goto out;
-		for (long q = 0; q < Q; q++)
-			for (long j = 0; j < u1; j++) {
-				uint32_t *a = &agg[q * u1 + j];
-				rc = add_dev(g, sw_name(g, pc, "spine", q * u1 + j), CCS_DEV_NETSW, CCS_TIER_SPINE,
-				             flags, -1, pc->plane, so->switch_lat_s, so->mark, a);
-				if (rc)
-					goto out;
-				for (long i = q * P; i < L && i < (q + 1) * P; i++) {
-					rc = add_link(g, leaf[i], *a, so->type, 1, g->port_bw, so->link_lat_s, so->mark);
-					if (rc)
-						goto out;
-				}
-			}
-		long m2 = largest_divisor_upto(u2, R / Q);
-		long C = u2 / m2;
-		for (long j = 0; j < u1; j++)
-			for (long c = 0; c < C; c++) {
-				uint32_t core;
-				rc = add_dev(g, sw_name(g, pc, "core", j * C + c), CCS_DEV_NETSW, CCS_TIER_CORE,
-				             flags, -1, pc->plane, so->switch_lat_s, so->mark, &core);
-				if (rc)
-					goto out;
-				for (long q = 0; q < Q; q++) {
-					rc = add_link(g, agg[q * u1 + j], core, so->type, m2, (double)m2 * g->port_bw,
-					              so->link_lat_s, so->mark);
-					if (rc)
-						goto out;
-				}
-			}
-	}
+	if (so->tiers == 2)
+		rc = two_tiers(g, pc, leaf, L, u1, flags);
+	else if (so->tiers == 3)
+		rc = three_tiers(g, pc, &sh, leaf, L, u1, flags);
+	else
+		rc = CCS_OK;
+	if (rc)
+		goto out;
 	rc = CCS_OK;
 out:
 	ccs_free(ep);
 	ccs_free(leaf_start);
 	ccs_free(leaf);
-	ccs_free(agg);
 	return rc;
 }
 
