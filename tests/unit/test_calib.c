@@ -256,8 +256,8 @@ static void fill_meas(struct ccs_meas *m, size_t n, double scale)
 	}
 }
 
-/* Writers killed mid-run leave each run whole or absent; two writers at
- * once lose nothing (the database at path, made by test_store). */
+/* Writers killed mid-run leave each run whole or absent (the database at
+ * path, made by test_store). */
 static void test_store_writers(const char *path)
 {
 	struct ccs_diag d;
@@ -301,6 +301,16 @@ static void test_store_writers(const char *path)
 	ccs_free(runs);
 	ccs_store_close(s);
 
+}
+
+/* Two writers at once lose nothing (the database at path). */
+static void test_store_concurrent(const char *path)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_store *s = NULL;
+	struct ccs_run_info *runs = NULL;
+	size_t nr = 0;
 	/* two writers at once lose nothing */
 	CHECK(ccs_store_open(path, &s, &d) == CCS_OK);
 	CHECK(ccs_store_runs(s, &runs, &nr, &d) == CCS_OK);
@@ -393,6 +403,7 @@ static void test_store(void)
 	ccs_store_close(s);
 
 	test_store_writers(path);
+	test_store_concurrent(path);
 	/* not ours: another program's SQLite file and a file that is not SQLite */
 	char other[160];
 	snprintf(other, sizeof other, "%s/notdb", dir);
