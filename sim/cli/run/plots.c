@@ -33,6 +33,151 @@ static FILE *dat_open(const struct scen *S, const char *name)
 
 /* busbw against size, one line per series (the workload's other axes, and
  * the simulator beside the closed form), per workload and design instance */
+/* A series' label: its axes without the size, values only ("ring ll128"). */
+static void series_label(const char *ax, char *txt, size_t n)
+{
+	txt[0] = 0;
+	for (const char *p = ax; *p;) {
+		const char *e = strchr(p, ' ');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		const char *eq = memchr(p, '=', l);
+		if (strncmp(p, "bytes=", 6)) {
+			size_t tl = strlen(txt);
+			size_t off = eq ? (size_t)(eq + 1 - p) : 0;
+			snprintf(txt + tl, n - tl, "%s%.*s", tl ? " " : "", (int)(l - off), p + off);
+		}
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* The gnuplot script of a busbw plot: nser series (with their simulated
+ * points beside when both engines ran). */
+static int busbw_script(const struct scen *S, struct plots *P, int w, size_t in, const char *name, size_t nser, int both)
+{
+	char body[8192], title[400];
+	size_t last = 2 + nser * (both ? 2 : 1);
+	if (both)
+		snprintf(body, sizeof body,
+		         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
+		         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
+		         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
+		         "     for [i=4:%zu:2] '%s.dat' using 1:i with points pt 6 ps 1.5\n",
+		         last, name, last, name);
+	else
+		snprintf(body, sizeof body,
+		         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
+		         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
+		         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
+		         last, name);
+	snprintf(title, sizeof title, "%s: %s on %s %s", S->name, S->ws[w].name, S->gs[S->inst[in].design].name,
+	         S->inst[in].axes);
+	if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+		return -1;
+	return 0;
+}
+
+/* Workload w's busbw against size (axis sz) on design instance in: one
+ * .dat with a column per series, and its script. */
+static int busbw_plot(const struct scen *S, const struct ccs_result **res, struct plots *P, int w, int sz, size_t in)
+{
+	/* series: the winsts of w with the same non-size axes */
+	char name[200], a[96], b[96];
+	ccs_plot_slug(S->gs[S->inst[in].design].name, a, sizeof a);
+	ccs_plot_slug(S->ws[w].name, b, sizeof b);
+	snprintf(name, sizeof name, "busbw-%.80s-%.80s%s%zu", b, a, S->ntopo_ax ? "-" : "", S->ntopo_ax ? in : 0);
+	if (!S->ntopo_ax)
+		name[strlen(name) - 1] = 0;
+	FILE *f = dat_open(S, name);
+	if (!f)
+		return -1;
+	/* rows by size; columns by series */
+	uint32_t nsz = S->lax[sz].n;
+	size_t per = 0;   /* winsts of w */
+	size_t first = 0;
+	for (size_t k = 0; k < S->nwi; k++)
+		if (S->wi[k].work == w) {
+			if (!per)
+				first = k;
+			per++;
+		}
+	/* winsts are generated with the local axes in order; the size
+	 * axis's stride is the product of the later axes' sizes */
+	size_t stride = 1;
+	for (int k = sz + 1; k < S->lax_off[w + 1]; k++)
+		stride *= S->lax[k].n;
+	size_t nser = per / nsz;
+	int both = S->engine == 2;
+	fprintf(f, "# busbw (GB/s) of %s on %s %s; x: size\nsize_B label", S->ws[w].name,
+	        S->gs[S->inst[in].design].name, S->inst[in].axes);
+	char (*ser)[160] = ccs_calloc(nser ? nser : 1, sizeof *ser);
+	if (!ser) {
+		fclose(f);
+		return -1;
+	}
+	/* the values first: series without any (a combination left
+	 * out at every size) are not drawn */
+	int wcol = both ? 2 : 1;
+	double *val = ccs_malloc((size_t)nsz * nser * (size_t)wcol * sizeof *val + 1);
+	char *keep = ccs_calloc(nser ? nser : 1, 1);
+	if (!val || !keep) {
+		ccs_free(val);
+		ccs_free(keep);
+		ccs_free(ser);
+		fclose(f);
+		return -1;
+	}
+	size_t nkeep = 0;
+	for (size_t s = 0; s < nser; s++) {
+		size_t outer = s / stride, inner = s % stride;
+		for (uint32_t zi = 0; zi < nsz; zi++) {
+			size_t k = first + outer * stride * nsz + zi * stride + inner;
+			const struct ccs_result *r = ccs_output_res_at(S, res, in, k);
+			double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
+			double vs = r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN;
+			val[(zi * nser + s) * (size_t)wcol] = v;
+			if (both)
+				val[(zi * nser + s) * 2 + 1] = vs;
+			if (v == v)
+				keep[s] = 1;
+		}
+		nkeep += keep[s];
+	}
+	for (size_t s = 0; s < nser; s++) {
+		if (!keep[s])
+			continue;
+		/* series s: the winst index with size index 0 */
+		size_t outer = s / stride, inner = s % stride;
+		size_t k0 = first + outer * stride * nsz + inner;
+		char txt[256];
+		series_label(S->wi[k0].axes, txt, sizeof txt);
+		snprintf(ser[s], sizeof ser[s], "%.150s", txt[0] ? txt : S->ws[w].name);
+		fprintf(f, " \"%s\"", ser[s]);
+		if (both)
+			fprintf(f, " \"%s (sim)\"", ser[s]);
+	}
+	fprintf(f, "\n");
+	uint32_t every = nsz > 10 ? (nsz + 9) / 10 : 1;
+	for (uint32_t zi = 0; zi < nsz; zi++) {
+		const char *lab = S->lax[sz].val[zi]->str;
+		uint64_t bytes = 0;
+		char err[64];
+		ccs_parse_size(lab, &bytes, err, sizeof err);
+		fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
+		for (size_t s = 0; s < nser; s++)
+			for (int c = 0; c < wcol && keep[s]; c++)
+				fprintf(f, " %.6g", val[(zi * nser + s) * (size_t)wcol + (size_t)c]);
+		fprintf(f, "\n");
+	}
+	ccs_free(val);
+	ccs_free(keep);
+	nser = nkeep;
+	fclose(f);
+	ccs_free(ser);
+	return busbw_script(S, P, w, in, name, nser, both);
+}
+
 int ccs_plots_busbw(const struct scen *S, const struct ccs_result **res, struct plots *P)
 {
 	for (int w = 0; w < S->nw; w++) {
@@ -43,131 +188,7 @@ int ccs_plots_busbw(const struct scen *S, const struct ccs_result **res, struct 
 		if (sz < 0 || S->lax[sz].n < 2)
 			continue;
 		for (size_t in = 0; in < S->ninst; in++) {
-			/* series: the winsts of w with the same non-size axes */
-			char name[200], a[96], b[96];
-			ccs_plot_slug(S->gs[S->inst[in].design].name, a, sizeof a);
-			ccs_plot_slug(S->ws[w].name, b, sizeof b);
-			snprintf(name, sizeof name, "busbw-%.80s-%.80s%s%zu", b, a, S->ntopo_ax ? "-" : "", S->ntopo_ax ? in : 0);
-			if (!S->ntopo_ax)
-				name[strlen(name) - 1] = 0;
-			FILE *f = dat_open(S, name);
-			if (!f)
-				return -1;
-			/* rows by size; columns by series */
-			uint32_t nsz = S->lax[sz].n;
-			size_t per = 0;   /* winsts of w */
-			size_t first = 0;
-			for (size_t k = 0; k < S->nwi; k++)
-				if (S->wi[k].work == w) {
-					if (!per)
-						first = k;
-					per++;
-				}
-			/* winsts are generated with the local axes in order; the size
-			 * axis's stride is the product of the later axes' sizes */
-			size_t stride = 1;
-			for (int k = sz + 1; k < S->lax_off[w + 1]; k++)
-				stride *= S->lax[k].n;
-			size_t nser = per / nsz;
-			int both = S->engine == 2;
-			fprintf(f, "# busbw (GB/s) of %s on %s %s; x: size\nsize_B label", S->ws[w].name,
-			        S->gs[S->inst[in].design].name, S->inst[in].axes);
-			char (*ser)[160] = ccs_calloc(nser ? nser : 1, sizeof *ser);
-			if (!ser) {
-				fclose(f);
-				return -1;
-			}
-			/* the values first: series without any (a combination left
-			 * out at every size) are not drawn */
-			int wcol = both ? 2 : 1;
-			double *val = ccs_malloc((size_t)nsz * nser * (size_t)wcol * sizeof *val + 1);
-			char *keep = ccs_calloc(nser ? nser : 1, 1);
-			if (!val || !keep) {
-				ccs_free(val);
-				ccs_free(keep);
-				ccs_free(ser);
-				fclose(f);
-				return -1;
-			}
-			size_t nkeep = 0;
-			for (size_t s = 0; s < nser; s++) {
-				size_t outer = s / stride, inner = s % stride;
-				for (uint32_t zi = 0; zi < nsz; zi++) {
-					size_t k = first + outer * stride * nsz + zi * stride + inner;
-					const struct ccs_result *r = ccs_output_res_at(S, res, in, k);
-					double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
-					double vs = r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN;
-					val[(zi * nser + s) * (size_t)wcol] = v;
-					if (both)
-						val[(zi * nser + s) * 2 + 1] = vs;
-					if (v == v)
-						keep[s] = 1;
-				}
-				nkeep += keep[s];
-			}
-			for (size_t s = 0; s < nser; s++) {
-				if (!keep[s])
-					continue;
-				/* series s: the winst index with size index 0 */
-				size_t outer = s / stride, inner = s % stride;
-				size_t k0 = first + outer * stride * nsz + inner;
-				/* its axes without the size, values only: "ring ll128" */
-				char txt[256] = "";
-				const char *ax = S->wi[k0].axes;
-				for (const char *p = ax; *p;) {
-					const char *e = strchr(p, ' ');
-					size_t l = e ? (size_t)(e - p) : strlen(p);
-					const char *eq = memchr(p, '=', l);
-					if (strncmp(p, "bytes=", 6)) {
-						size_t tl = strlen(txt);
-						size_t off = eq ? (size_t)(eq + 1 - p) : 0;
-						snprintf(txt + tl, sizeof txt - tl, "%s%.*s", tl ? " " : "", (int)(l - off), p + off);
-					}
-					p += l;
-					while (*p == ' ')
-						p++;
-				}
-				snprintf(ser[s], sizeof ser[s], "%.150s", txt[0] ? txt : S->ws[w].name);
-				fprintf(f, " \"%s\"", ser[s]);
-				if (both)
-					fprintf(f, " \"%s (sim)\"", ser[s]);
-			}
-			fprintf(f, "\n");
-			uint32_t every = nsz > 10 ? (nsz + 9) / 10 : 1;
-			for (uint32_t zi = 0; zi < nsz; zi++) {
-				const char *lab = S->lax[sz].val[zi]->str;
-				uint64_t bytes = 0;
-				char err[64];
-				ccs_parse_size(lab, &bytes, err, sizeof err);
-				fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
-				for (size_t s = 0; s < nser; s++)
-					for (int c = 0; c < wcol && keep[s]; c++)
-						fprintf(f, " %.6g", val[(zi * nser + s) * (size_t)wcol + (size_t)c]);
-				fprintf(f, "\n");
-			}
-			ccs_free(val);
-			ccs_free(keep);
-			nser = nkeep;
-			fclose(f);
-			char body[8192], title[400];
-			size_t last = 2 + nser * (both ? 2 : 1);
-			if (both)
-				snprintf(body, sizeof body,
-				         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
-				         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
-				         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
-				         "     for [i=4:%zu:2] '%s.dat' using 1:i with points pt 6 ps 1.5\n",
-				         last, name, last, name);
-			else
-				snprintf(body, sizeof body,
-				         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
-				         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
-				         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
-				         last, name);
-			snprintf(title, sizeof title, "%s: %s on %s %s", S->name, S->ws[w].name, S->gs[S->inst[in].design].name,
-			         S->inst[in].axes);
-			ccs_free(ser);
-			if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+			if (busbw_plot(S, res, P, w, sz, in))
 				return -1;
 		}
 	}
