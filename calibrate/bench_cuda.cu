@@ -347,6 +347,8 @@ __global__ void k_simple_recv(const char *buf, char *dst, size_t chunk, size_t n
 	}
 }
 
+/* The copy kernels of each protocol between two GPUs, size by size, timed
+ * with events.  One idea: one benchmark's sweep and its log lines. */
 static void bench_protocols(void)
 {
 	int nat = 0;

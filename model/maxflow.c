@@ -55,6 +55,10 @@ static inline uint32_t arc_tail(const struct ccs_maxflow *f, uint32_t a)
 	return (a & 1) ? f->ev[a >> 1] : f->eu[a >> 1];
 }
 
+/* Dinic's algorithm (maxflow.h): BFS levels, then blocking flows along
+ * them, until t is out of reach.  One idea: the phases share the CSR,
+ * levels and iterators built here, and split they would only pass them
+ * around. */
 int ccs_maxflow_run(struct ccs_maxflow *f, uint32_t s, uint32_t t, double *out)
 {
 	int rc = CCS_ENOMEM;

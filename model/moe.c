@@ -501,6 +501,9 @@ double ccs_moe_latency(const struct ccs_comm *c, int algo)
 
 enum { R_UO, R_UI, R_NO, R_NI, R_CO, R_CI, R_RED, R_N };
 
+/* The plan's closed form (moe.h): bytes per rank and resource, the busiest
+ * one's time, latency.  One idea: one pass over the transfers fills every
+ * per-resource sum the bound is taken from. */
 int ccs_moe_eval(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_moe_cost *out)
 {
 	int n = c->n, G = c->G;

@@ -55,6 +55,8 @@ int ccs_step_rank(const struct ccs_step_cfg *c, int kind, int g, int i)
 	return tp + TP * (cp + CP * (dp + DP * pp));
 }
 
+/* The step's collectives per group kind (step.h), with Megatron's rank
+ * placement.  One idea: one table of group kinds, each row a few lines. */
 int ccs_step_expand(const struct ccs_step_cfg *c, struct ccs_step_coll *out, int *n, char *err, unsigned long errn)
 {
 	*n = 0;

@@ -204,6 +204,8 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* `topo show --format json`: the statistics as one JSON document.  One
+ * idea: the document's keys in the order of the text report. */
 static void show_json(FILE *f, const struct ccs_topo *t, const struct ccs_topo_stats *s, int gpus)
 {
 	fprintf(f, "{\n  \"name\": ");

@@ -72,6 +72,8 @@ static void test_factors(void)
 	CHECK(ccs_dtype_parse("bf16")->size == 2 && ccs_dtype_parse("fp8")->size == 1 && !ccs_dtype_parse("float7"));
 }
 
+/* A ring, tree and NVLS on a hand-made 8-GPU box, every term computed by
+ * hand beside it.  One idea: one worked example, read top to bottom. */
 static void test_ring_hand(void)
 {
 	struct ccs_topo *t = load_str(box8);

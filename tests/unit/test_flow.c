@@ -35,7 +35,8 @@ static int push_ev(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
  * their bytes are done.  Big scenarios have up to 200 resources of three
  * capacities (ties everywhere, as in real fabrics) and long paths, so the
  * heap filling and the growing of the recomputed region both run.
- * Returns a digest of the finish times. */
+ * Returns a digest of the finish times.  One idea: one seeded scenario,
+ * checked as it runs. */
 static uint64_t flow_scenario(uint64_t seed, int big, int *bad_cap, int *bad_conserve)
 {
 	fx_rng = seed;
