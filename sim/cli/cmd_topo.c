@@ -55,9 +55,9 @@ static void print_ratio(FILE *f, double x)
 		fprintf(f, "1:%.3g", 1 / x);
 }
 
-static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_stats *s)
+/* The text report's counts: gpus, nodes, domains, devices, switches, links. */
+static void show_counts(FILE *f, const struct ccs_topo *t, const struct ccs_topo_stats *s)
 {
-	char a[32], b[32];
 	fprintf(f, "topology   %s (%s)\n", t->name, t->path);
 	for (uint32_t i = 0; i < t->nfault; i++)
 		fprintf(f, "%s%s", i ? ", " : "faults     ", t->fault[i]);
@@ -88,6 +88,13 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 				fprintf(f, " (%llu lanes)", (unsigned long long)s->nlanes[k]);
 		}
 	fprintf(f, "\n");
+}
+
+/* Its bandwidths: scale-up and scale-out per gpu, nic paths, bisections,
+ * diameter. */
+static void show_bandwidths(FILE *f, const struct ccs_topo_stats *s)
+{
+	char a[32], b[32];
 	fprintf(f, "scale-up   ");
 	if (s->su_bw_max == 0) {
 		fprintf(f, "none (no nvlink, ub or hccs links)\n");
@@ -138,6 +145,12 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 	        s->diameter_exact ? "exact" : "sampled");
 	if (!s->diameter_exact)
 		fprintf(f, "           from %u of %u gpus\n", s->diameter_sources, s->ngpu);
+}
+
+/* The fabric and its tiers: switches, ports, bandwidth and oversubscription. */
+static void show_fabric(FILE *f, const struct ccs_topo *t, const struct ccs_topo_stats *s)
+{
+	char a[32], b[32];
 	if (t->fab.present) {
 		fprintf(f, "fabric     %s, %d tier%s, radix %d, %d plane%s, sharp %s", t->fab.kind,
 		        t->fab.tiers, t->fab.tiers == 1 ? "" : "s", t->fab.radix, t->fab.planes,
@@ -168,6 +181,13 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 			fprintf(f, "\n");
 		}
 	}
+}
+
+static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_stats *s)
+{
+	show_counts(f, t, s);
+	show_bandwidths(f, s);
+	show_fabric(f, t, s);
 }
 
 static void show_gpus_text(FILE *f, const struct ccs_topo *t)
