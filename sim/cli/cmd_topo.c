@@ -350,66 +350,55 @@ static void write_dot(FILE *f, const struct ccs_topo *t)
 	fprintf(f, "}\n");
 }
 
-int ccs_cmd_topo(int argc, char **argv)
+/* The options after the subcommand: 0, or 2 after a message. */
+static int topo_args(int argc, char **argv, const char *sub, int mode, struct ccs_args_sets *sets, const char **file_,
+                     const char **format_, int *gpus_)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	const char *sub = argv[1];
-	int mode = !strcmp(sub, "show") ? 0 : !strcmp(sub, "check") ? 1 : !strcmp(sub, "dot") ? 2 : -1;
-	if (mode < 0) {
-		fprintf(stderr, "ccsim topo: unknown command '%s'\n", sub);
-		usage(stderr);
-		return 2;
-	}
 	const char *file = NULL, *format = "text";
 	int gpus = 0;
-	struct ccs_args_sets sets;
-	ccs_args_sets_init(&sets);
-	int rc = 2;
 	for (int i = 2; i < argc; i++) {
-		int r = ccs_args_set(&sets, argc, argv, &i);
+		int r = ccs_args_set(sets, argc, argv, &i);
 		if (r < 0)
-			goto out;
+			return 2;
 		if (r > 0)
 			continue;
 		if (!strcmp(argv[i], "--format") && mode == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "ccsim topo: '--format' needs a value: text or json\n");
-				goto out;
+				return 2;
 			}
 			format = argv[++i];
 			if (strcmp(format, "text") && strcmp(format, "json")) {
 				fprintf(stderr, "ccsim topo: unknown format '%s'; one of: text, json\n", format);
-				goto out;
+				return 2;
 			}
 		} else if (!strcmp(argv[i], "--gpus") && mode == 0) {
 			gpus = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ccsim topo %s: unknown option '%s'\n", sub, argv[i]);
-			goto out;
+			return 2;
 		} else if (!file) {
 			file = argv[i];
 		} else {
 			fprintf(stderr, "ccsim topo %s: one topology file at a time, got '%s' and '%s'\n", sub, file, argv[i]);
-			goto out;
+			return 2;
 		}
 	}
 	if (!file) {
 		fprintf(stderr, "ccsim topo %s: missing topology FILE\n", sub);
 		usage(stderr);
-		goto out;
+		return 2;
 	}
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	struct ccs_topo *t = NULL;
-	rc = ccs_topo_load(file, (const char *const *)sets.v, sets.n, &t, &diag);
-	if (rc) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
-		rc = 1;
-		goto out;
-	}
+	*file_ = file;
+	*format_ = format;
+	*gpus_ = gpus;
+	return 0;
+}
+
+/* check, dot or show on the loaded topology: the exit status. */
+static int topo_act(const struct ccs_topo *t, int mode, const char *file, const char *format, int gpus)
+{
+	int rc;
 	if (mode == 1) {
 		printf("%s: ok: %u gpus, %u devices, %u links\n", file, t->ngpu, t->ndev, t->nlink);
 		rc = 0;
@@ -438,6 +427,39 @@ int ccs_cmd_topo(int argc, char **argv)
 			rc = 0;
 		}
 	}
+	return rc;
+}
+
+int ccs_cmd_topo(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	const char *sub = argv[1];
+	int mode = !strcmp(sub, "show") ? 0 : !strcmp(sub, "check") ? 1 : !strcmp(sub, "dot") ? 2 : -1;
+	if (mode < 0) {
+		fprintf(stderr, "ccsim topo: unknown command '%s'\n", sub);
+		usage(stderr);
+		return 2;
+	}
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
+	int rc = 2;
+	const char *file = NULL, *format = "text";
+	int gpus = 0;
+	if ((rc = topo_args(argc, argv, sub, mode, &sets, &file, &format, &gpus)))
+		goto out;
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
+	struct ccs_topo *t = NULL;
+	rc = ccs_topo_load(file, (const char *const *)sets.v, sets.n, &t, &diag);
+	if (rc) {
+		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+		rc = 1;
+		goto out;
+	}
+	rc = topo_act(t, mode, file, format, gpus);
 	ccs_topo_free(t);
 	if (rc == 0 && ccs_args_flush())
 		rc = 1;
