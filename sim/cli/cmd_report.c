@@ -94,41 +94,78 @@ static double t_of(const struct ccs_result *r)
 	return r->t_sim_s == r->t_sim_s ? r->t_sim_s : r->t_model_s;
 }
 
+/* compare's two designs (-t, at most two) */
+struct two_topos {
+	const char **topo;
+	int *n;
+};
+
+static int take_topo(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	struct two_topos *tt = o->dest;
+	if (*tt->n == 2) {
+		fprintf(stderr, "%s compare: two designs (-t) at most\n", me_);
+		return -1;
+	}
+	tt->topo[(*tt->n)++] = v;
+	return 0;
+}
+
+/* Both designs size by size: times, busbw and algorithms, B against A. */
+static void compare_rows(struct ccs_topo *const *t, const struct ccs_comm *c, int coll, uint64_t lo, uint64_t hi,
+                         int fac)
+{
+	printf("# %s compare: %s, closed form, NCCL's choice of algorithm\n", me, ccs_coll_name[coll]);
+	printf("# A: %s (%d ranks)   B: %s (%d ranks)\n", t[0]->name, c[0].n, t[1]->name, c[1].n);
+	printf("#%13s %14s %14s %12s %12s %8s  %-22s %-22s\n", "size", "A time (us)", "B time (us)", "A busbw",
+	       "B busbw", "B / A", "A algo", "B algo");
+	printf("#%13s %14s %14s %12s %12s %8s\n", "(B)", "", "", "(GB/s)", "(GB/s)", "(time)");
+	for (uint64_t sz = lo; sz <= hi; sz *= (uint64_t)fac) {
+		double tt[2], bb[2];
+		char al[2][40];
+		for (int k = 0; k < 2; k++) {
+			int a, q;
+			struct ccs_cost cc;
+			if (ccs_select(&c[k], coll, sz, ~0u, ~0u, 1, &a, &q) || ccs_cost_eval(&c[k], coll, a, q, 0, sz, &cc, NULL)) {
+				tt[k] = NAN;
+				bb[k] = NAN;
+				snprintf(al[k], sizeof al[k], "-");
+				continue;
+			}
+			tt[k] = cc.time_s;
+			bb[k] = (double)sz / cc.time_s * ccs_busbw_factor(coll, c[k].n);
+			snprintf(al[k], sizeof al[k], "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+		}
+		printf("%14llu %14.2f %14.2f %12.2f %12.2f %8.3f  %-22s %-22s\n", (unsigned long long)sz, tt[0] * 1e6,
+		       tt[1] * 1e6, bb[0] / 1e9, bb[1] / 1e9, tt[1] / tt[0], al[0], al[1]);
+		if (sz > UINT64_MAX / (uint64_t)fac)
+			break;
+	}
+	printf("# %s / %s: B / A < 1 means B is faster\n", t[1]->name, t[0]->name);
+}
+
 static int compare_designs(int argc, char **argv)
 {
 	const char *topo[2] = { 0 }, *coll_s = NULL, *b_s = "1M", *e_s = "1G", *f_s = "4";
 	int nt = 0, ranks = 0;
 	struct ccs_args_sets sets;
 	ccs_args_sets_init(&sets);
+	struct two_topos tt = { topo, &nt };
+	const struct ccs_args_opt opts[] = {
+		{ "-t", CCS_ARGS_FN, &tt, 0, 0, NULL, 0, NULL, take_topo },
+		{ "-c", CCS_ARGS_STR, &coll_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-b", CCS_ARGS_STR, &b_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-e", CCS_ARGS_STR, &e_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-f", CCS_ARGS_STR, &f_s, 0, 0, NULL, 0, NULL, NULL },
+		{ "-n", CCS_ARGS_INT, &ranks, 1, 1 << 24, NULL, 0, NULL, NULL },
+	};
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_set(&sets, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r)
 			continue;
-		static const char *const names[] = { "-t", "-c", "-b", "-e", "-f", "-n" };
-		const char *v;
-		if (ccs_args_value(me, "compare", argc, argv, &i, names, 6, &v)) {
-			ccs_args_sets_release(&sets);
-			return 2;
-		}
-		const char *a = argv[i - 1];
-		if (!strcmp(a, "-t")) {
-			if (nt == 2) {
-				fprintf(stderr, "%s compare: two designs (-t) at most\n", me);
-				ccs_args_sets_release(&sets);
-				return 2;
-			}
-			topo[nt++] = v;
-		} else if (!strcmp(a, "-c"))
-			coll_s = v;
-		else if (!strcmp(a, "-b"))
-			b_s = v;
-		else if (!strcmp(a, "-e"))
-			e_s = v;
-		else if (!strcmp(a, "-f"))
-			f_s = v;
-		else if (ccs_args_int(me, "-n", v, 1, 1 << 24, &ranks)) {
+		if (ccs_args_take(me, "compare", opts, sizeof opts / sizeof opts[0], argc, argv, &i)) {
 			ccs_args_sets_release(&sets);
 			return 2;
 		}
@@ -167,33 +204,7 @@ static int compare_designs(int argc, char **argv)
 		}
 		built[k] = 1;
 	}
-	printf("# %s compare: %s, closed form, NCCL's choice of algorithm\n", me, ccs_coll_name[coll]);
-	printf("# A: %s (%d ranks)   B: %s (%d ranks)\n", t[0]->name, c[0].n, t[1]->name, c[1].n);
-	printf("#%13s %14s %14s %12s %12s %8s  %-22s %-22s\n", "size", "A time (us)", "B time (us)", "A busbw",
-	       "B busbw", "B / A", "A algo", "B algo");
-	printf("#%13s %14s %14s %12s %12s %8s\n", "(B)", "", "", "(GB/s)", "(GB/s)", "(time)");
-	for (uint64_t sz = lo; sz <= hi; sz *= (uint64_t)fac) {
-		double tt[2], bb[2];
-		char al[2][40];
-		for (int k = 0; k < 2; k++) {
-			int a, q;
-			struct ccs_cost cc;
-			if (ccs_select(&c[k], coll, sz, ~0u, ~0u, 1, &a, &q) || ccs_cost_eval(&c[k], coll, a, q, 0, sz, &cc, NULL)) {
-				tt[k] = NAN;
-				bb[k] = NAN;
-				snprintf(al[k], sizeof al[k], "-");
-				continue;
-			}
-			tt[k] = cc.time_s;
-			bb[k] = (double)sz / cc.time_s * ccs_busbw_factor(coll, c[k].n);
-			snprintf(al[k], sizeof al[k], "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
-		}
-		printf("%14llu %14.2f %14.2f %12.2f %12.2f %8.3f  %-22s %-22s\n", (unsigned long long)sz, tt[0] * 1e6,
-		       tt[1] * 1e6, bb[0] / 1e9, bb[1] / 1e9, tt[1] / tt[0], al[0], al[1]);
-		if (sz > UINT64_MAX / (uint64_t)fac)
-			break;
-	}
-	printf("# %s / %s: B / A < 1 means B is faster\n", t[1]->name, t[0]->name);
+	compare_rows(t, c, coll, lo, hi, fac);
 	rc = ccs_args_flush() ? 1 : 0;
 out:
 	for (int k = 0; k < 2; k++) {
