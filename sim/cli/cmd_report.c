@@ -216,6 +216,35 @@ out:
 	return rc;
 }
 
+/* The rows two stored studies (or two designs of one) have in common, A
+ * against B: how many. */
+static size_t compare_results(const struct ccs_scenario_info *sc, struct ccs_result *const *r, const size_t *n,
+                              int two_designs, const char *const *des)
+{
+	printf("# %s compare: A = %s, B = %s\n", me, two_designs ? des[0] : sc[0].name, two_designs ? des[1] : sc[1].name);
+	printf("# %-26s %-26s %-34s %12s %12s %8s\n", "workload", two_designs ? "" : "design", "axes", "A (us)", "B (us)",
+	       "ratio");
+	size_t matched = 0;
+	for (size_t j = 0; j < n[1]; j++) {
+		const struct ccs_result *y = &r[1][j];
+		if (two_designs && strcmp(y->design, des[1]))
+			continue;
+		for (size_t i = 0; i < n[0]; i++) {
+			const struct ccs_result *x = &r[0][i];
+			if (strcmp(x->workload, y->workload) || strcmp(x->axes, y->axes))
+				continue;
+			if (two_designs ? strcmp(x->design, des[0]) : strcmp(x->design, y->design))
+				continue;
+			double ta = t_of(x), tb = t_of(y);
+			printf("  %-26.26s %-26.26s %-34.34s %12.2f %12.2f %8.3f\n", y->workload, two_designs ? "" : y->design,
+			       y->axes[0] ? y->axes : "-", ta * 1e6, tb * 1e6, tb / ta);
+			matched++;
+			break;
+		}
+	}
+	return matched;
+}
+
 int ccs_cmd_compare(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -268,27 +297,7 @@ int ccs_cmd_compare(int argc, char **argv)
 		r[1] = r[0];
 		n[1] = n[0];
 	}
-	printf("# %s compare: A = %s, B = %s\n", me, two_designs ? des[0] : sc[0].name, two_designs ? des[1] : sc[1].name);
-	printf("# %-26s %-26s %-34s %12s %12s %8s\n", "workload", two_designs ? "" : "design", "axes", "A (us)", "B (us)",
-	       "ratio");
-	size_t matched = 0;
-	for (size_t j = 0; j < n[1]; j++) {
-		const struct ccs_result *y = &r[1][j];
-		if (two_designs && strcmp(y->design, des[1]))
-			continue;
-		for (size_t i = 0; i < n[0]; i++) {
-			const struct ccs_result *x = &r[0][i];
-			if (strcmp(x->workload, y->workload) || strcmp(x->axes, y->axes))
-				continue;
-			if (two_designs ? strcmp(x->design, des[0]) : strcmp(x->design, y->design))
-				continue;
-			double ta = t_of(x), tb = t_of(y);
-			printf("  %-26.26s %-26.26s %-34.34s %12.2f %12.2f %8.3f\n", y->workload, two_designs ? "" : y->design,
-			       y->axes[0] ? y->axes : "-", ta * 1e6, tb * 1e6, tb / ta);
-			matched++;
-			break;
-		}
-	}
+	size_t matched = compare_results(sc, r, n, two_designs, des);
 	if (!matched) {
 		fprintf(stderr, "%s compare: nothing in common (no row with the same workload, %saxes)\n", me,
 		        two_designs ? "" : "design and ");
@@ -468,6 +477,44 @@ static void report_head(FILE *f, const struct ccs_scenario_info *sc, size_t n, i
 		fprintf(f, "Times in microseconds: `model / simulator` where both ran; busbw (GB/s) for collectives.\n\n");
 }
 
+/* Where a study's plots are: --out, else ccsim-out/SLUG. */
+static void plots_dir(const char *plots, const char *name, char *pdir, size_t n)
+{
+	if (plots) {
+		snprintf(pdir, n, "%s", plots);
+		return;
+	}
+	char sl[200];
+	ccs_plot_slug(name, sl, sizeof sl);
+	snprintf(pdir, n, "ccsim-out/%s", sl);
+}
+
+/* The report: head, a table per workload (rows = axes, columns = designs),
+ * the plots. */
+static void report_body(FILE *f, const struct ccs_scenario_info *sc, const struct ccs_result *r, size_t n, char **imgs,
+                        size_t nimg, const char *pdir, int html)
+{
+	report_head(f, sc, n, html);
+	for (size_t i = 0; i < n; i++)
+		workload_table(f, r, n, i, html);
+	plots_section(f, imgs, nimg, pdir, html);
+	if (html)
+		fprintf(f, "</body></html>\n");
+}
+
+/* The report file written whole: tmp renamed to out, or removed (-1 after
+ * a message). */
+static int close_report(FILE *f, const char *tmp, const char *out)
+{
+	int bad = ferror(f);
+	if (fclose(f) || bad || rename(tmp, out)) {
+		fprintf(stderr, "%s report: cannot write '%s'\n", me, out);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 int ccs_cmd_report(int argc, char **argv)
 {
 	const char *db = "ccsim.db", *format = "md", *out = NULL, *plots = NULL, *name = NULL;
@@ -512,13 +559,7 @@ int ccs_cmd_report(int argc, char **argv)
 	if (find_scen(s, name, &sc) || load_results(s, &sc, &r, &n))
 		goto out;
 	char pdir[1024];
-	if (plots)
-		snprintf(pdir, sizeof pdir, "%s", plots);
-	else {
-		char sl[200];
-		ccs_plot_slug(sc.name, sl, sizeof sl);
-		snprintf(pdir, sizeof pdir, "ccsim-out/%s", sl);
-	}
+	plots_dir(plots, sc.name, pdir, sizeof pdir);
 	if (find_pngs(pdir, &imgs, &nimg))
 		goto oom;
 	if (out) {
@@ -528,22 +569,12 @@ int ccs_cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	report_head(f, &sc, n, html);
-	/* a table per workload: rows = axes, columns = designs */
-	for (size_t i = 0; i < n; i++)
-		workload_table(f, r, n, i, html);
-	plots_section(f, imgs, nimg, pdir, html);
-	if (html)
-		fprintf(f, "</body></html>\n");
+	report_body(f, &sc, r, n, imgs, nimg, pdir, html);
 	if (out) {
-		int bad = ferror(f);
-		if (fclose(f) || bad || rename(tmp, out)) {
-			fprintf(stderr, "%s report: cannot write '%s'\n", me, out);
-			unlink(tmp);
-			f = NULL;
-			goto out;
-		}
+		int bad = close_report(f, tmp, out);
 		f = NULL;
+		if (bad)
+			goto out;
 		printf("wrote %s (%zu results, %zu plots)\n", out, n, nimg);
 	}
 	rc = ccs_args_flush() ? 1 : 0;
