@@ -47,7 +47,8 @@ FNR == 1 { endfile(prev, plines); prev = FILENAME; inf = 0; cmt = ""; sig = ""; 
 !inf && /^\/\*/ { cmt = ""; incmt = 1 }
 incmt { cmt = cmt " " $0; if ($0 ~ /\*\//) incmt = 0; next }
 !inf && /^[A-Za-z_].*\(/ { sig = $0; sigcmt = cmt }
-!inf && /^{/ { inf = 1; start = FNR; name = sig; sub(/\(.*/, "", name); n = split(name, w, /[ *]+/); name = w[n]; why = sigcmt }
+!inf && /^{/ { inf = 1; start = FNR; name = sig; sub(/\(.*/, "", name); n = split(name, w, /[ *]+/); name = w[n]
+               why = tolower(sigcmt); gsub(/[ \t]+\*[ \t]+/, " ", why); gsub(/[ \t]+/, " ", why) }
 inf && /^}/ {
 	inf = 0; len = FNR - start + 1; key = FILENAME " " name
 	if (key in dfun) {
@@ -58,7 +59,7 @@ inf && /^}/ {
 	} else if (len > 120) { printf "check-size: %s:%d: %s has %d lines (at most 120)\n", FILENAME, start, name, len; bad = 1 }
 	else if (len > 80) {
 		nlong++
-		if (tolower(why) !~ /one idea/) { printf "check-size: %s:%d: %s has %d lines: over 80 needs a comment saying why it is one idea\n", FILENAME, start, name, len; bad = 1 }
+		if (why !~ /one idea/) { printf "check-size: %s:%d: %s has %d lines: over 80 needs a comment saying why it is one idea\n", FILENAME, start, name, len; bad = 1 }
 	}
 	cmt = ""; sig = ""
 }
