@@ -190,6 +190,16 @@ static void test_engine_nodes(void)
 		ccs_topo_free(t);
 	}
 
+}
+
+/* AllToAll and the tree across nodes against the closed form. */
+static void test_engine_a2a_tree(void)
+{
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	struct ccs_fabric *fab;
+	struct ccs_sim_stats st;
+	char err[256];
 	/* AllToAll (direct): on one node and on four nodes of a non-blocking
 	 * fabric within 5% of the closed form at 1 GiB */
 	for (int nodes = 1; nodes <= 4; nodes += 3) {
@@ -253,5 +263,6 @@ int main(void)
 {
 	test_engine();
 	test_engine_nodes();
+	test_engine_a2a_tree();
 	return CHECK_DONE("test_engine");
 }

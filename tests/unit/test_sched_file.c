@@ -93,6 +93,23 @@ static void test_sched_file(void)
 	                       "  - {rank: 1, op: recv, peer: 0}\n  - {name: r2, rank: 1, op: recv, peer: 0}\n"
 	                       "  - {rank: 1, op: compute, time: 1us, after: [r2]}\n", &c, fab);
 	CHECK(tp > 101e-6 && tp < 101.01e-6);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+}
+
+/* PXN routes, a trace's link counters, and positioned errors. */
+static void test_sched_file_more(void)
+{
+	const char *sets[] = { "nodes=2" };
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 1);
+	struct ccs_comm c;
+	char err[256];
+	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	if (!t)
+		return;
+	struct ccs_fabric *fab;
+	CHECK(!ccs_fabric_new(&c, &fab));
 	/* PXN: rank 0 (node 0, GPU 0) to rank 13 (node 1, GPU 5) leaves over its
 	 * scale-up port to node 0's GPU 5 and out of that GPU's NIC; without PXN
 	 * through its own NIC */
@@ -203,6 +220,7 @@ static void test_sched_bisection(void)
 int main(void)
 {
 	test_sched_file();
+	test_sched_file_more();
 	test_sched_bisection();
 	return CHECK_DONE("test_sched_file");
 }
