@@ -382,6 +382,37 @@ out:
 	return rc;
 }
 
+/* The NIC ports in leaf order (ep), and where each leaf's start
+ * (leaf_start): a fat tree fills leaves node by node, a rail fabric gives
+ * each rail (and group of d1 nodes) its own leaf. */
+static void leaf_ports(struct gen *g, const struct plane_ctx *pc, long d1, uint32_t *ep, long *leaf_start, long *ne_,
+                       long *L_)
+{
+	const struct ccs_scaleout_spec *so = &g->s->scaleout;
+	long K = g->nnic_node, N = g->s->nodes;
+	long ne = 0, L = 0;
+	if (so->kind == CCS_FAB_FAT_TREE) {
+		for (long n = 0; n < N; n++)
+			for (long r = 0; r < K; r++) {
+				if (ne % d1 == 0)
+					leaf_start[L++] = ne;
+				ep[ne++] = g->node_base[n] + g->nic_local[r];
+			}
+	} else {
+		long groups = (N + d1 - 1) / d1;
+		for (long gr = 0; gr < groups; gr++)
+			for (long r = 0; r < K; r++) {
+				if (pc->rail >= 0 && r != pc->rail)
+					continue;
+				leaf_start[L++] = ne;
+				for (long n = gr * d1; n < N && n < (gr + 1) * d1; n++)
+					ep[ne++] = g->node_base[n] + g->nic_local[r];
+			}
+	}
+	*ne_ = ne;
+	*L_ = L;
+}
+
 static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 {
 	const struct ccs_scaleout_spec *so = &g->s->scaleout;
@@ -402,24 +433,7 @@ static int fabric_plane(struct gen *g, const struct plane_ctx *pc)
 	if (!ep || !leaf_start)
 		goto out;
 	long ne = 0, L = 0;
-	if (so->kind == CCS_FAB_FAT_TREE) {
-		for (long n = 0; n < N; n++)
-			for (long r = 0; r < K; r++) {
-				if (ne % d1 == 0)
-					leaf_start[L++] = ne;
-				ep[ne++] = g->node_base[n] + g->nic_local[r];
-			}
-	} else {
-		long groups = (N + d1 - 1) / d1;
-		for (long gr = 0; gr < groups; gr++)
-			for (long r = 0; r < K; r++) {
-				if (pc->rail >= 0 && r != pc->rail)
-					continue;
-				leaf_start[L++] = ne;
-				for (long n = gr * d1; n < N && n < (gr + 1) * d1; n++)
-					ep[ne++] = g->node_base[n] + g->nic_local[r];
-			}
-	}
+	leaf_ports(g, pc, d1, ep, leaf_start, &ne, &L);
 	leaf_start[L] = ne;
 	if (L != sh.L)
 		CCS_BUG("leaf count differs from the fabric's shape");
