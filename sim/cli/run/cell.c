@@ -84,54 +84,53 @@ int ccs_cell_kv_check(const struct ccs_topo *t, const struct ccs_comm *gc, long 
 }
 
 /* The workload on communicator c (the design's, or its first ranks). */
-static int on_comm(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
-                   size_t errn)
+/* A collective at a size: NCCL's choice (or the workload's), its closed
+ * form, and simulated where asked. */
+static int coll_cell(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
+                     size_t errn)
 {
-	struct timeline *tl = out->tl;
-	memset(out, 0, sizeof *out);
-	out->tl = tl;
-	out->t_model = out->t_sim = -1;
-	out->lat_s = out->bwterm_s = out->step_s = DNAN;
-	out->bound = -1;
-	if (w->kv)
-		return kv_cell(c, w, engine, out, err, errn);
-	if (!w->moe) {
-		unsigned amask = w->algo >= 0 ? 1u << w->algo : (1u << CCS_ALGO_N) - 1;
-		unsigned pmask = w->proto >= 0 ? 1u << w->proto : (1u << CCS_PROTO_N) - 1;
-		int a, q;
-		struct ccs_cost cc;
-		if (ccs_select(c, w->coll, w->bytes, amask, pmask, w->algo < 0, &a, &q) ||
-		    ccs_cost_eval(c, w->coll, a, q, 0, w->bytes, &cc, NULL)) {
-			snprintf(err, errn, "no algorithm applies");
+	unsigned amask = w->algo >= 0 ? 1u << w->algo : (1u << CCS_ALGO_N) - 1;
+	unsigned pmask = w->proto >= 0 ? 1u << w->proto : (1u << CCS_PROTO_N) - 1;
+	int a, q;
+	struct ccs_cost cc;
+	if (ccs_select(c, w->coll, w->bytes, amask, pmask, w->algo < 0, &a, &q) ||
+	    ccs_cost_eval(c, w->coll, a, q, 0, w->bytes, &cc, NULL)) {
+		snprintf(err, errn, "no algorithm applies");
+		return CCS_EINPUT;
+	}
+	snprintf(out->algo, sizeof out->algo, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+	out->t_model = cc.time_s;
+	out->bw = (double)w->bytes / cc.time_s * ccs_busbw_factor(w->coll, c->n);
+	out->bwterm_s = cc.bw_s;
+	out->step_s = cc.step_s;
+	out->lat_s = cc.time_s - cc.bw_s - cc.step_s;
+	out->bound = cc.bound;
+	if (engine) {
+		struct ccs_sched s;
+		const char *why;
+		/* no schedule for NCCL's pick (NVLS AllGather ...): with the
+		 * algorithm left to the tool, simulate NCCL's next choice that
+		 * has one, and say so */
+		int sa = a, sq = q;
+		if (ccs_sched_build_next(c, w->coll, w->bytes, w->algo < 0 ? amask : 0, pmask, &sa, &sq, &s, &why)) {
+			snprintf(err, errn, "%s", why);
 			return CCS_EINPUT;
 		}
-		snprintf(out->algo, sizeof out->algo, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
-		out->t_model = cc.time_s;
-		out->bw = (double)w->bytes / cc.time_s * ccs_busbw_factor(w->coll, c->n);
-		out->bwterm_s = cc.bw_s;
-		out->step_s = cc.step_s;
-		out->lat_s = cc.time_s - cc.bw_s - cc.step_s;
-		out->bound = cc.bound;
-		if (engine) {
-			struct ccs_sched s;
-			const char *why;
-			/* no schedule for NCCL's pick (NVLS AllGather ...): with the
-			 * algorithm left to the tool, simulate NCCL's next choice that
-			 * has one, and say so */
-			int sa = a, sq = q;
-			if (ccs_sched_build_next(c, w->coll, w->bytes, w->algo < 0 ? amask : 0, pmask, &sa, &sq, &s, &why)) {
-				snprintf(err, errn, "%s", why);
-				return CCS_EINPUT;
-			}
-			if (sa != a || sq != q)
-				snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_name[a], ccs_proto_name[q],
-				         ccs_algo_name[sa], ccs_proto_name[sq]);
-			int rc = sim_sched(c, &s, &out->t_sim, out->tl, err, errn);
-			if (rc)
-				return rc;
-		}
-		return CCS_OK;
+		if (sa != a || sq != q)
+			snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_name[a], ccs_proto_name[q],
+			         ccs_algo_name[sa], ccs_proto_name[sq]);
+		int rc = sim_sched(c, &s, &out->t_sim, out->tl, err, errn);
+		if (rc)
+			return rc;
 	}
+	return CCS_OK;
+}
+
+/* MoE traffic: the fastest algorithm that applies (or the workload's) by
+ * the closed form, and simulated where asked. */
+static int moe_cell(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
+                    size_t errn)
+{
 	if (ccs_moe_check(&w->cfg, c->n, err, errn))
 		return CCS_EINPUT;
 	struct ccs_moe_routing r;
@@ -186,6 +185,20 @@ static int on_comm(const struct ccs_comm *c, const struct work *w, int engine, s
 	}
 	ccs_moe_routing_release(&r);
 	return rc;
+}
+
+static int on_comm(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
+                   size_t errn)
+{
+	struct timeline *tl = out->tl;
+	memset(out, 0, sizeof *out);
+	out->tl = tl;
+	out->t_model = out->t_sim = -1;
+	out->lat_s = out->bwterm_s = out->step_s = DNAN;
+	out->bound = -1;
+	if (w->kv)
+		return kv_cell(c, w, engine, out, err, errn);
+	return w->moe ? moe_cell(c, w, engine, out, err, errn) : coll_cell(c, w, engine, out, err, errn);
 }
 
 /* A workload with its own rank count runs on the design's first ranks. */
