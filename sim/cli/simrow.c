@@ -87,6 +87,54 @@ static int load_parts(const char *const *paths, int npaths, const struct ccs_com
 /* `simulate --schedule`: the ops YAML files list, all starting together, on
  * the first R ranks of the topology (R: the most ranks a file declares, or
  * -n). */
+/* The schedule files loaded on the first R ranks of t (R: the most ranks a
+ * file declares, or -n), with that communicator's hop latencies: 0, or -1
+ * after a message with nothing left loaded (comm may be built). */
+static int load_on_comm(const char *me, const struct ccs_topo *t, int nranks, int ppn, const char *const *paths,
+                        int npaths, struct ccs_comm *comm, struct ccs_sched *parts)
+{
+	char err[256];
+	int ranks = 0, loaded = 0;
+	const char *what = npaths == 1 ? paths[0] : "the schedules";
+	const char *has = npaths == 1 ? "the schedule has" : "they use up to";
+	if (ccs_comm_build(t, nranks, ppn, comm, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", me, err);
+		goto fail;
+	}
+	if (load_parts(paths, npaths, comm, parts, &ranks))
+		return -1;
+	loaded = 1;
+	if (ranks > comm->n) {
+		fprintf(stderr, "%s: %s: %s %d ranks; %s gives %d%s\n", me, what, has, ranks, t->name, comm->n,
+		        nranks ? " (-n)" : "");
+		goto fail;
+	}
+	if (ranks < comm->n) {
+		if (nranks) {
+			fprintf(stderr, "%s: %s: %s %d ranks, not the %d of -n\n", me, what, has, ranks, nranks);
+			goto fail;
+		}
+		/* the first `ranks` ranks, with hop latencies of that communicator */
+		for (int j = 0; j < npaths; j++)
+			ccs_sched_release(&parts[j]);
+		loaded = 0;
+		ccs_comm_release(comm);
+		memset(comm, 0, sizeof *comm);
+		if (ccs_comm_build(t, ranks, ppn, comm, err, sizeof err)) {
+			fprintf(stderr, "%s: %s\n", me, err);
+			goto fail;
+		}
+		if (load_parts(paths, npaths, comm, parts, &ranks))
+			return -1;
+		loaded = 1;
+	}
+	return 0;
+fail:
+	for (int j = 0; loaded && j < npaths; j++)
+		ccs_sched_release(&parts[j]);
+	return -1;
+}
+
 int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, const struct ccs_args_sets *sets, int nranks,
                          int ppn, const char *const *paths, int npaths, int links, const char *trace_path)
 {
@@ -100,45 +148,14 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	struct ccs_fabric *fab = NULL;
 	struct ccs_flows *fl = NULL;
 	char err[256];
-	int rc = 1, ranks = 0, loaded = 0;
+	int rc = 1;
 	const char *what = npaths == 1 ? paths[0] : "the schedules";
-	const char *has = npaths == 1 ? "the schedule has" : "they use up to";
 	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &t, &diag)) {
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
 		goto out;
 	}
-	if (ccs_comm_build(t, nranks, ppn, &comm, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
+	if (load_on_comm(me, t, nranks, ppn, paths, npaths, &comm, parts))
 		goto out;
-	}
-	if (load_parts(paths, npaths, &comm, parts, &ranks))
-		goto out;
-	loaded = 1;
-	if (ranks > comm.n) {
-		fprintf(stderr, "%s: %s: %s %d ranks; %s gives %d%s\n", me, what, has, ranks, t->name, comm.n,
-		        nranks ? " (-n)" : "");
-		goto out;
-	}
-	if (ranks < comm.n) {
-		if (nranks) {
-			fprintf(stderr, "%s: %s: %s %d ranks, not the %d of -n\n", me, what, has, ranks, nranks);
-			goto out;
-		}
-		/* the first `ranks` ranks, with hop latencies of that communicator */
-		for (int j = 0; j < npaths; j++)
-			ccs_sched_release(&parts[j]);
-		loaded = 0;
-		ccs_comm_release(&comm);
-		memset(&comm, 0, sizeof comm);
-		if (ccs_comm_build(t, ranks, ppn, &comm, err, sizeof err)) {
-			fprintf(stderr, "%s: %s\n", me, err);
-			goto out;
-		}
-		if (load_parts(paths, npaths, &comm, parts, &ranks))
-			goto out;
-		loaded = 1;
-	}
-	loaded = 0;
 	if (npaths == 1)
 		s = parts[0];
 	else if (ccs_sched_concat(parts, npaths, &s)) {
@@ -173,9 +190,6 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 		ccs_report_links(fab, fl, st.time_s);
 	rc = ccs_args_flush() ? 1 : 0;
 out:
-	if (loaded)
-		for (int j = 0; j < npaths; j++)
-			ccs_sched_release(&parts[j]);
 	ccs_sched_release(&s);
 	ccs_flows_free(fl);
 	ccs_fabric_free(fab);
