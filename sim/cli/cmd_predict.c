@@ -695,19 +695,54 @@ static int run_coll(int argc, char **argv, int sim)
  * of that time and before settled in; a rank whose NIC died, or a
  * communicator that cannot be built on what is left, hangs the run if it
  * is still going then.  Returns 0, or 1 after printing the hang. */
+/* A state of the hardware during a run: from at, after fault spec struck. */
+struct phase {
+	double at;
+	const char *spec;
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	int ok, bound;
+	char why[256];
+};
+
+/* The hardware once timed fault i (and those with it) struck: the topology
+ * with the faults settled in, and the communicator on it, or why none can
+ * run (a rank's NIC down, or no communicator on what is left). */
+static int load_phase(const char *topo, const struct ccs_args_sets *sets, const struct ccs_topo *t,
+                      const struct ccs_comm *comm, int nranks, int ppn, uint32_t i, struct phase *p)
+{
+	p->at = t->timed[i].at_s;
+	p->spec = t->timed[i].spec;
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
+	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &p->t, &diag) ||
+	    ccs_fault_settle(p->t, i + 1)) {
+		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+		return -1;
+	}
+	/* a running communicator keeps its NICs */
+	for (int r = 0; r < comm->n && !p->why[0]; r++) {
+		const struct ccs_gpu *g = &t->gpu[comm->rank_gpu[r]];
+		if (comm->G > 1 && g->nic_count && !ccs_nic_live(p->t, t->gnic[g->nic_first].nic))
+			snprintf(p->why, sizeof p->why, "rank %d's nic '%s' is down", r, t->dev[t->gnic[g->nic_first].nic].name);
+	}
+	if (!p->why[0] && !ccs_comm_build(p->t, nranks, ppn, &p->c, p->why, sizeof p->why))
+		p->ok = 1;
+	/* the fault that struck then, for the message */
+	if (!p->ok) {
+		char w[256];
+		snprintf(w, sizeof w, "%s", p->why);
+		snprintf(p->why, sizeof p->why, "%.150s once '%.80s' struck", w, t->timed[i].spec);
+	}
+	return 0;
+}
+
 static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const struct ccs_topo *t,
                       const struct ccs_comm *comm, int nranks, int ppn, int coll, int channels, struct ccs_simrow_row *rows,
                       size_t nrows)
 {
 	int nph = 1, rc = 1;
-	struct phase {
-		double at;
-		const char *spec;
-		struct ccs_topo *t;
-		struct ccs_comm c;
-		int ok, bound;
-		char why[256];
-	} *ph = ccs_calloc((size_t)t->ntimed + 1, sizeof *ph);
+	struct phase *ph = ccs_calloc((size_t)t->ntimed + 1, sizeof *ph);
 	double *at = ccs_malloc(((size_t)t->ntimed + 1) * sizeof *at);
 	double *full = ccs_malloc(((size_t)t->ntimed + 1) * sizeof *full);
 	if (!ph || !at || !full) {
@@ -717,30 +752,8 @@ static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const 
 	for (uint32_t i = 0; i < t->ntimed; i++) {
 		if (i + 1 < t->ntimed && t->timed[i + 1].at_s == t->timed[i].at_s)
 			continue;
-		struct phase *p = &ph[nph++];
-		p->at = t->timed[i].at_s;
-		p->spec = t->timed[i].spec;
-		struct ccs_diag diag;
-		memset(&diag, 0, sizeof diag);
-		if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &p->t, &diag) ||
-		    ccs_fault_settle(p->t, i + 1)) {
-			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+		if (load_phase(topo, sets, t, comm, nranks, ppn, i, &ph[nph++]))
 			goto out;
-		}
-		/* a running communicator keeps its NICs */
-		for (int r = 0; r < comm->n && !p->why[0]; r++) {
-			const struct ccs_gpu *g = &t->gpu[comm->rank_gpu[r]];
-			if (comm->G > 1 && g->nic_count && !ccs_nic_live(p->t, t->gnic[g->nic_first].nic))
-				snprintf(p->why, sizeof p->why, "rank %d's nic '%s' is down", r, t->dev[t->gnic[g->nic_first].nic].name);
-		}
-		if (!p->why[0] && !ccs_comm_build(p->t, nranks, ppn, &p->c, p->why, sizeof p->why))
-			p->ok = 1;
-		/* the fault that struck then, for the message */
-		if (!p->ok) {
-			char w[256];
-			snprintf(w, sizeof w, "%s", p->why);
-			snprintf(p->why, sizeof p->why, "%.150s once '%.80s' struck", w, t->timed[i].spec);
-		}
 	}
 	for (size_t i = 0; i < nrows; i++) {
 		struct ccs_simrow_row *rw = &rows[i];
