@@ -419,6 +419,50 @@ out:
 
 /* ---- show ---- */
 
+/* A run's measurements, one line per series (source, class, name, variant,
+ * ranks): its points, sizes and times at both ends; -1: out of memory. */
+static int print_series(const struct ccs_meas *m, size_t nm)
+{
+	char *seen = ccs_calloc(nm ? nm : 1, 1);
+	if (!seen)
+		return -1;
+	for (size_t i = 0; i < nm; i++) {
+		if (seen[i])
+			continue;
+		size_t cnt = 0;
+		uint64_t lo = m[i].size, hi = m[i].size;
+		double tlo = m[i].median_s, thi = m[i].median_s;
+		for (size_t j = i; j < nm; j++) {
+			if (seen[j] || strcmp(m[j].source, m[i].source) || strcmp(m[j].name, m[i].name) ||
+			    strcmp(m[j].variant, m[i].variant) || strcmp(m[j].cls, m[i].cls) || m[j].ranks != m[i].ranks)
+				continue;
+			seen[j] = 1;
+			cnt++;
+			if (m[j].size < lo) {
+				lo = m[j].size;
+				tlo = m[j].median_s;
+			}
+			if (m[j].size >= hi) {
+				hi = m[j].size;
+				thi = m[j].median_s;
+			}
+		}
+		char a[24], b[24], c[24], e[24], nm2[40];
+		ccs_fmt_size((double)lo, a, sizeof a);
+		ccs_fmt_size((double)hi, b, sizeof b);
+		ccs_fmt_time(tlo, c, sizeof c);
+		ccs_fmt_time(thi, e, sizeof e);
+		if (m[i].ranks)
+			snprintf(nm2, sizeof nm2, "%.24s/%d", m[i].name, m[i].ranks);
+		else
+			snprintf(nm2, sizeof nm2, "%s", m[i].name);
+		printf("%-10s %-6s %-20s %-12s %6zu %10s %10s %12s %12s\n", m[i].source, m[i].cls, nm2,
+		       m[i].variant[0] ? m[i].variant : "-", cnt, a, b, c, e);
+	}
+	ccs_free(seen);
+	return 0;
+}
+
 static int cmd_show(const struct ccs_runs_opts *o)
 {
 	struct ccs_store *s;
@@ -457,46 +501,11 @@ static int cmd_show(const struct ccs_runs_opts *o)
 		goto out;
 	printf("\n%-10s %-6s %-20s %-12s %6s %10s %10s %12s %12s\n", "source", "class", "name", "variant", "points",
 	       "from", "to", "t(min size)", "t(max size)");
-	char *seen = ccs_calloc(nm ? nm : 1, 1);
-	if (!seen) {
+	if (print_series(m, nm)) {
 		ccs_free(m);
 		fprintf(stderr, "%s show: out of memory\n", ME);
 		goto out;
 	}
-	for (size_t i = 0; i < nm; i++) {
-		if (seen[i])
-			continue;
-		size_t cnt = 0;
-		uint64_t lo = m[i].size, hi = m[i].size;
-		double tlo = m[i].median_s, thi = m[i].median_s;
-		for (size_t j = i; j < nm; j++) {
-			if (seen[j] || strcmp(m[j].source, m[i].source) || strcmp(m[j].name, m[i].name) ||
-			    strcmp(m[j].variant, m[i].variant) || strcmp(m[j].cls, m[i].cls) || m[j].ranks != m[i].ranks)
-				continue;
-			seen[j] = 1;
-			cnt++;
-			if (m[j].size < lo) {
-				lo = m[j].size;
-				tlo = m[j].median_s;
-			}
-			if (m[j].size >= hi) {
-				hi = m[j].size;
-				thi = m[j].median_s;
-			}
-		}
-		char a[24], b[24], c[24], e[24], nm2[40];
-		ccs_fmt_size((double)lo, a, sizeof a);
-		ccs_fmt_size((double)hi, b, sizeof b);
-		ccs_fmt_time(tlo, c, sizeof c);
-		ccs_fmt_time(thi, e, sizeof e);
-		if (m[i].ranks)
-			snprintf(nm2, sizeof nm2, "%.24s/%d", m[i].name, m[i].ranks);
-		else
-			snprintf(nm2, sizeof nm2, "%s", m[i].name);
-		printf("%-10s %-6s %-20s %-12s %6zu %10s %10s %12s %12s\n", m[i].source, m[i].cls, nm2,
-		       m[i].variant[0] ? m[i].variant : "-", cnt, a, b, c, e);
-	}
-	ccs_free(seen);
 	ccs_free(m);
 	struct ccs_fit *f;
 	size_t nf;
