@@ -210,6 +210,61 @@ static int write_junit(const char *path, const struct cmps *c, const struct ccs_
 	return 0;
 }
 
+/* Which two runs: check's newest (or --run) and its baseline (a run, or the
+ * host's previous one), or diff's two named; 0, or -1 after a message. */
+static int pick_runs(const struct ccs_runs_opts *o, int check, const struct ccs_run_info *runs, size_t nr, long *ia,
+                     long *ib)
+{
+	if (check) {
+		*ib = ccs_runs_find(runs, nr, o->run, NULL);
+		if (*ib < 0)
+			return -1;
+		if (!strcmp(o->baseline, "previous")) {
+			*ia = -1;
+			for (long i = *ib - 1; i >= 0; i--)
+				if (!strcmp(runs[i].host, runs[*ib].host)) {
+					*ia = i;
+					break;
+				}
+			if (*ia < 0) {
+				fprintf(stderr, "%s check: run %lld is the first of host %s; no previous run to compare with\n", ME,
+				        (long long)runs[*ib].id, runs[*ib].host);
+				return -1;
+			}
+		} else {
+			long long id;
+			if (ccs_runs_parse_arg(o->baseline, &id) || (*ia = ccs_runs_find(runs, nr, id, "--baseline")) < 0)
+				return -1;
+		}
+	} else {
+		long long x, y;
+		if (ccs_runs_parse_arg(o->pos[0], &x) || ccs_runs_parse_arg(o->pos[1], &y))
+			return -1;
+		if ((*ia = ccs_runs_find(runs, nr, x, NULL)) < 0 || (*ib = ccs_runs_find(runs, nr, y, NULL)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The comparisons as a table; how many are regressions. */
+static size_t print_cmps(const struct cmps *c, double tol)
+{
+	printf("%-10s %-36s %10s %12s %12s %9s  %s\n", "class", "what", "size", "baseline", "newest", "change",
+	       "verdict");
+	size_t bad = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cmp *x = &c->v[i];
+		char b1[32], b2[32];
+		snprintf(b1, sizeof b1, "%.4g %s", x->base, x->unit);
+		snprintf(b2, sizeof b2, "%.4g %s", x->cur, x->unit);
+		bad += x->verdict == 1;
+		printf("%-10s %-36s %10s %12s %12s %+8.1f%%  %s\n", x->cls, x->what, x->size, b1, b2,
+		       100 * (x->cur / x->base - 1), x->verdict == 1 ? "REGRESSION" : x->verdict < 0 ? "better" : "ok");
+	}
+	printf("%zu compared, %zu regression%s beyond %.1f%%\n", c->n, bad, bad == 1 ? "" : "s", 100 * tol);
+	return bad;
+}
+
 int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 {
 	const char *sub = check ? "check" : "diff";
@@ -234,34 +289,8 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 	if (ccs_runs_load(s, &runs, &nr))
 		goto out;
 	long ia, ib;
-	if (check) {
-		ib = ccs_runs_find(runs, nr, o->run, NULL);
-		if (ib < 0)
-			goto out;
-		if (!strcmp(o->baseline, "previous")) {
-			ia = -1;
-			for (long i = ib - 1; i >= 0; i--)
-				if (!strcmp(runs[i].host, runs[ib].host)) {
-					ia = i;
-					break;
-				}
-			if (ia < 0) {
-				fprintf(stderr, "%s check: run %lld is the first of host %s; no previous run to compare with\n", ME,
-				        (long long)runs[ib].id, runs[ib].host);
-				goto out;
-			}
-		} else {
-			long long id;
-			if (ccs_runs_parse_arg(o->baseline, &id) || (ia = ccs_runs_find(runs, nr, id, "--baseline")) < 0)
-				goto out;
-		}
-	} else {
-		long long x, y;
-		if (ccs_runs_parse_arg(o->pos[0], &x) || ccs_runs_parse_arg(o->pos[1], &y))
-			goto out;
-		if ((ia = ccs_runs_find(runs, nr, x, NULL)) < 0 || (ib = ccs_runs_find(runs, nr, y, NULL)) < 0)
-			goto out;
-	}
+	if (pick_runs(o, check, runs, nr, &ia, &ib))
+		goto out;
 	if (ccs_runs_read_meas(s, runs[ia].id, &ma, &na) || ccs_runs_read_meas(s, runs[ib].id, &mb, &nb))
 		goto out;
 	if (compare(ma, na, mb, nb, o->tol, &c)) {
@@ -276,19 +305,7 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 		                "shared fit)\n", ME, sub);
 		goto out;
 	}
-	printf("%-10s %-36s %10s %12s %12s %9s  %s\n", "class", "what", "size", "baseline", "newest", "change",
-	       "verdict");
-	size_t bad = 0;
-	for (size_t i = 0; i < c.n; i++) {
-		const struct cmp *x = &c.v[i];
-		char b1[32], b2[32];
-		snprintf(b1, sizeof b1, "%.4g %s", x->base, x->unit);
-		snprintf(b2, sizeof b2, "%.4g %s", x->cur, x->unit);
-		bad += x->verdict == 1;
-		printf("%-10s %-36s %10s %12s %12s %+8.1f%%  %s\n", x->cls, x->what, x->size, b1, b2,
-		       100 * (x->cur / x->base - 1), x->verdict == 1 ? "REGRESSION" : x->verdict < 0 ? "better" : "ok");
-	}
-	printf("%zu compared, %zu regression%s beyond %.1f%%\n", c.n, bad, bad == 1 ? "" : "s", 100 * o->tol);
+	size_t bad = print_cmps(&c, o->tol);
 	if (ccs_args_flush())
 		goto out;
 	if (check && o->junit && write_junit(o->junit, &c, &runs[ia], &runs[ib], o->tol))
