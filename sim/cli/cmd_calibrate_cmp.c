@@ -58,10 +58,10 @@ static int judge(double base, double cur, int higher_better, double tol, int sig
 	return 0;
 }
 
-static int compare(const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb, double tol,
-                   struct cmps *out)
+/* nccl-tests rows: busbw per collective, variant, ranks and size. */
+static int compare_rows(const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb, double tol,
+                        struct cmps *out)
 {
-	/* nccl-tests rows: busbw per collective, variant, ranks and size */
 	for (size_t j = 0; j < nb; j++) {
 		if (strcmp(b[j].source, "nccl-tests"))
 			continue;
@@ -93,6 +93,14 @@ static int compare(const struct ccs_meas *a, size_t na, const struct ccs_meas *b
 			break;
 		}
 	}
+	return 0;
+}
+
+static int compare(const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb, double tol,
+                   struct cmps *out)
+{
+	if (compare_rows(a, na, b, nb, tol, out))
+		return -1;
 	/* fits per link class: bandwidth of the largest sizes' piece, alpha of
 	 * the smallest sizes' piece */
 	struct ccs_fit *fa = NULL, *fb = NULL;
