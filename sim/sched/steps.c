@@ -137,29 +137,26 @@ static int log2_ceil(int n)
 
 static const struct ccs_sched_ops st_ops = { st_get, st_succ, st_ndeps, st_release, NULL };
 
-int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
-                    const char **why)
+/* Whether the round-by-round schedule of algo covers this communicator
+ * (0), else 1 with why. */
+static int steps_apply(const struct ccs_comm *c, int coll, int algo, const char **why)
 {
-	memset(s, 0, sizeof *s);
-	int n = c->n, L2 = log2_ceil(n);
-	struct ccs_cost cc;
-	if (ccs_cost_eval(c, coll, algo, proto, 0, bytes, &cc, why))
-		return CCS_EINPUT;
+	int n = c->n;
 	if ((algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD) && (n & (n - 1))) {
 		*why = "recursive doubling and halving-doubling are simulated on a power-of-two rank count";
-		return CCS_EINPUT;
+		return 1;
 	}
 	if (n < 2) {
 		*why = "a round schedule needs two ranks";
-		return CCS_EINPUT;
+		return 1;
 	}
 	if (algo == CCS_ALGO_PAT && c->p != 1) {
 		*why = "pat is simulated with one rank per group (NCCL runs it with one GPU per node)";
-		return CCS_EINPUT;
+		return 1;
 	}
 	if (algo == CCS_ALGO_PAIRWISE && coll != CCS_COLL_ALLTOALL) {
 		*why = "the pairwise schedule covers AllToAll";
-		return CCS_EINPUT;
+		return 1;
 	}
 	int p = c->p, G = c->G;
 	if (algo == CCS_ALGO_HIER) {
@@ -168,9 +165,67 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 			ok = c->rank_group[r] == r / p;
 		if (!ok) {
 			*why = "the hierarchical schedule needs equal groups of consecutive ranks";
-			return CCS_EINPUT;
+			return 1;
 		}
 	}
+	return 0;
+}
+
+/* Round k of L: its peer rule, distance and bytes, per algorithm. */
+static void round_of(int coll, int algo, int n, int p, int G, int L, int L2, int k, double S, struct round *x)
+{
+	if (algo == CCS_ALGO_HIER) {
+		int inter = k >= p - 1 && k < p - 1 + 2 * (G - 1);
+		x->how = inter ? PEER_RAIL_NEXT : PEER_GROUP_NEXT;
+		x->dist = 1;
+		x->bytes = inter ? S / ((double)p * G) : S / p;
+	} else if (algo == CCS_ALGO_PAIRWISE) {
+		x->how = PEER_UP;
+		x->dist = k + 1;
+		x->bytes = S / n;
+	} else if (algo == CCS_ALGO_PAT) {
+		/* Bruck's rounds, gathering outwards; reduce-scatter is the
+		 * mirror: the far halves first, towards r + 2^j */
+		int j = coll == CCS_COLL_ALLGATHER ? k : L - 1 - k;
+		int d = 1 << j;
+		x->dist = d;
+		x->how = coll == CCS_COLL_ALLGATHER ? PEER_DOWN : PEER_UP;
+		x->bytes = (d < n - d ? d : n - d) * S / n;
+	} else if (algo == CCS_ALGO_BRUCK) {
+		int d = 1 << k;
+		x->dist = d;
+		if (coll == CCS_COLL_ALLGATHER) {
+			x->how = PEER_DOWN;
+			x->bytes = (d < n - d ? d : n - d) * S / n;
+		} else {
+			x->how = PEER_UP;
+			x->bytes = ccs_cost_bruck_blocks(n, k) * S / n;
+		}
+	} else if (algo == CCS_ALGO_RD) {
+		x->how = PEER_XOR;
+		x->dist = 1 << k;
+		x->bytes = coll == CCS_COLL_ALLGATHER ? x->dist * S / n : S;
+	} else {
+		/* rhd: reduce-scatter rounds (far peers first), then gather */
+		int rs = coll == CCS_COLL_REDUCESCATTER || (coll == CCS_COLL_ALLREDUCE && k < L2);
+		int j = coll == CCS_COLL_ALLREDUCE && k >= L2 ? k - L2 : k;
+		x->how = PEER_XOR;
+		x->dist = rs ? n >> (j + 1) : 1 << j;
+		x->bytes = rs ? S / (double)(2 << j) : x->dist * S / n;
+	}
+}
+
+int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
+                    const char **why)
+{
+	memset(s, 0, sizeof *s);
+	int n = c->n, L2 = log2_ceil(n);
+	struct ccs_cost cc;
+	if (ccs_cost_eval(c, coll, algo, proto, 0, bytes, &cc, why))
+		return CCS_EINPUT;
+	if (steps_apply(c, coll, algo, why))
+		return CCS_EINPUT;
+	int p = c->p, G = c->G;
 	int L = algo == CCS_ALGO_PAIRWISE ? n - 1
 	      : algo == CCS_ALGO_HIER ? 2 * (p - 1) + 2 * (G - 1)
 	      : (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) ? 2 * L2 : L2;
@@ -196,45 +251,7 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	double S = (double)bytes, total = 0;
 	for (int k = 0; k < L; k++) {
 		struct round *x = &st->rd[k];
-		if (algo == CCS_ALGO_HIER) {
-			int inter = k >= p - 1 && k < p - 1 + 2 * (G - 1);
-			x->how = inter ? PEER_RAIL_NEXT : PEER_GROUP_NEXT;
-			x->dist = 1;
-			x->bytes = inter ? S / ((double)p * G) : S / p;
-		} else if (algo == CCS_ALGO_PAIRWISE) {
-			x->how = PEER_UP;
-			x->dist = k + 1;
-			x->bytes = S / n;
-		} else if (algo == CCS_ALGO_PAT) {
-			/* Bruck's rounds, gathering outwards; reduce-scatter is the
-			 * mirror: the far halves first, towards r + 2^j */
-			int j = coll == CCS_COLL_ALLGATHER ? k : L - 1 - k;
-			int d = 1 << j;
-			x->dist = d;
-			x->how = coll == CCS_COLL_ALLGATHER ? PEER_DOWN : PEER_UP;
-			x->bytes = (d < n - d ? d : n - d) * S / n;
-		} else if (algo == CCS_ALGO_BRUCK) {
-			int d = 1 << k;
-			x->dist = d;
-			if (coll == CCS_COLL_ALLGATHER) {
-				x->how = PEER_DOWN;
-				x->bytes = (d < n - d ? d : n - d) * S / n;
-			} else {
-				x->how = PEER_UP;
-				x->bytes = ccs_cost_bruck_blocks(n, k) * S / n;
-			}
-		} else if (algo == CCS_ALGO_RD) {
-			x->how = PEER_XOR;
-			x->dist = 1 << k;
-			x->bytes = coll == CCS_COLL_ALLGATHER ? x->dist * S / n : S;
-		} else {
-			/* rhd: reduce-scatter rounds (far peers first), then gather */
-			int rs = coll == CCS_COLL_REDUCESCATTER || (coll == CCS_COLL_ALLREDUCE && k < L2);
-			int j = coll == CCS_COLL_ALLREDUCE && k >= L2 ? k - L2 : k;
-			x->how = PEER_XOR;
-			x->dist = rs ? n >> (j + 1) : 1 << j;
-			x->bytes = rs ? S / (double)(2 << j) : x->dist * S / n;
-		}
+		round_of(coll, algo, n, p, G, L, L2, k, S, x);
 		total += x->bytes;
 	}
 	/* the closed form's step overhead, by bytes; wire efficiency */
