@@ -213,6 +213,84 @@ out:
  * The leaves' first transfer waits the closed form's latency; chain
  * transfers carry their chunk's step work as bytes at the channel's share
  * of the port (as the tree's). */
+/* What every group's chain of a CollNet Chain schedule shares. */
+struct chain_args {
+	const struct ccs_comm *c;
+	const int32_t *gstart, *members;
+	int p, G;
+	double intra, per, lat_s;   /* bytes a chain hop and the switch hop move; the first hop's delay */
+};
+
+/* Group g's ops for chunk k of channel ch: up its chain (tail first), the
+ * head to the switches and back, down the chain; each op after the same
+ * slot's op of the previous chunk (pv); heads[g] and heads[G + g] get the
+ * head's up and down ops. */
+static int chain_group(struct ccs_dag *d, const struct chain_args *A, int g, int ch, int k, uint32_t *pv,
+                       uint32_t *heads)
+{
+	int p = A->p, rc;
+	struct ccs_op o;
+#define M(j) A->members[A->gstart[g] + ((j) + ch) % p]
+	uint32_t id, last = UINT32_MAX;
+	/* up the chain, tail first */
+	for (int j = p - 1; j >= 1; j--) {
+		memset(&o, 0, sizeof o);
+		o.kind = CCS_OP_XFER;
+		o.src = M(j);
+		o.dst = M(j - 1);
+		o.channel = (uint32_t)ch;
+		o.nic_src = o.nic_dst = UINT32_MAX;
+		o.bytes = A->intra;
+		o.delay_s = k == 0 && j == p - 1 ? A->lat_s : 0;
+		if ((rc = ccs_dag_op(d, &o, &id)) || (last != UINT32_MAX && (rc = ccs_dag_edge(d, last, id))) ||
+		    (k > 0 && (rc = ccs_dag_edge(d, pv[p - 1 - j], id))))
+			return rc;
+		pv[p - 1 - j] = id;
+		last = id;
+	}
+	/* the head to the switches, through the channel's NIC among
+	 * the head's best (they rotate with the channels) */
+	memset(&o, 0, sizeof o);
+	o.kind = CCS_OP_UP;
+	o.src = o.dst = M(0);
+	o.channel = (uint32_t)ch;
+	{
+		int m = ccs_comm_best_nics(A->c, M(0));
+		o.nic_src = o.nic_dst = m ? ccs_comm_nic(A->c, M(0), ch / p % m) : UINT32_MAX;
+	}
+	o.bytes = A->per;
+	o.delay_s = k == 0 && p == 1 ? A->lat_s : 0;
+	if ((rc = ccs_dag_op(d, &o, &id)) || (last != UINT32_MAX && (rc = ccs_dag_edge(d, last, id))) ||
+	    (k > 0 && (rc = ccs_dag_edge(d, pv[p - 1], id))))
+		return rc;
+	pv[p - 1] = id;
+	heads[g] = id;
+	/* back down to the head, then along the chain */
+	o.kind = CCS_OP_DOWN;
+	o.delay_s = 0;
+	if ((rc = ccs_dag_op(d, &o, &id)) || (k > 0 && (rc = ccs_dag_edge(d, pv[p], id))))
+		return rc;
+	pv[p] = id;
+	heads[A->G + g] = id;
+	last = id;
+	for (int j = 1; j < p; j++) {
+		memset(&o, 0, sizeof o);
+		o.kind = CCS_OP_XFER;
+		o.src = M(j - 1);
+		o.dst = M(j);
+		o.channel = (uint32_t)ch;
+		o.nic_src = o.nic_dst = UINT32_MAX;
+		o.bytes = A->intra;
+		if ((rc = ccs_dag_op(d, &o, &id)) || (rc = ccs_dag_edge(d, last, id)) ||
+		    (k > 0 && (rc = ccs_dag_edge(d, pv[p + j], id))))
+			return rc;
+		pv[p + j] = id;
+		last = id;
+	}
+#undef M
+	return CCS_OK;
+}
+
 int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                             const char **why)
 {
@@ -258,66 +336,10 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 			o.delay_s = 0;          /* in the latency the leaves paid */
 			if ((rc = ccs_dag_op(d, &o, &agg)))
 				goto out;
-			for (int g = 0; g < G; g++) {
-#define M(j) members[gstart[g] + ((j) + ch) % p]
-				uint32_t *pv = prev + ((size_t)ch * G + g) * slots, id, last = UINT32_MAX;
-				/* up the chain, tail first */
-				for (int j = p - 1; j >= 1; j--) {
-					memset(&o, 0, sizeof o);
-					o.kind = CCS_OP_XFER;
-					o.src = M(j);
-					o.dst = M(j - 1);
-					o.channel = (uint32_t)ch;
-					o.nic_src = o.nic_dst = UINT32_MAX;
-					o.bytes = intra;
-					o.delay_s = k == 0 && j == p - 1 ? cc.lat_s : 0;
-					if ((rc = ccs_dag_op(d, &o, &id)) || (last != UINT32_MAX && (rc = ccs_dag_edge(d, last, id))) ||
-					    (k > 0 && (rc = ccs_dag_edge(d, pv[p - 1 - j], id))))
-						goto out;
-					pv[p - 1 - j] = id;
-					last = id;
-				}
-				/* the head to the switches, through the channel's NIC among
-				 * the head's best (they rotate with the channels) */
-				memset(&o, 0, sizeof o);
-				o.kind = CCS_OP_UP;
-				o.src = o.dst = M(0);
-				o.channel = (uint32_t)ch;
-				{
-					int m = ccs_comm_best_nics(c, M(0));
-					o.nic_src = o.nic_dst = m ? ccs_comm_nic(c, M(0), ch / p % m) : UINT32_MAX;
-				}
-				o.bytes = per;
-				o.delay_s = k == 0 && p == 1 ? cc.lat_s : 0;
-				if ((rc = ccs_dag_op(d, &o, &id)) || (last != UINT32_MAX && (rc = ccs_dag_edge(d, last, id))) ||
-				    (k > 0 && (rc = ccs_dag_edge(d, pv[p - 1], id))))
+			struct chain_args A = { c, gstart, members, p, G, intra, per, cc.lat_s };
+			for (int g = 0; g < G; g++)
+				if ((rc = chain_group(d, &A, g, ch, k, prev + ((size_t)ch * G + g) * slots, heads)))
 					goto out;
-				pv[p - 1] = id;
-				heads[g] = id;
-				/* back down to the head, then along the chain */
-				o.kind = CCS_OP_DOWN;
-				o.delay_s = 0;
-				if ((rc = ccs_dag_op(d, &o, &id)) || (k > 0 && (rc = ccs_dag_edge(d, pv[p], id))))
-					goto out;
-				pv[p] = id;
-				heads[G + g] = id;
-				last = id;
-				for (int j = 1; j < p; j++) {
-					memset(&o, 0, sizeof o);
-					o.kind = CCS_OP_XFER;
-					o.src = M(j - 1);
-					o.dst = M(j);
-					o.channel = (uint32_t)ch;
-					o.nic_src = o.nic_dst = UINT32_MAX;
-					o.bytes = intra;
-					if ((rc = ccs_dag_op(d, &o, &id)) || (rc = ccs_dag_edge(d, last, id)) ||
-					    (k > 0 && (rc = ccs_dag_edge(d, pv[p + j], id))))
-						goto out;
-					pv[p + j] = id;
-					last = id;
-				}
-#undef M
-			}
 			if ((rc = gather(d, heads, (uint32_t)G, agg, scratch)) ||
 			    (rc = fan(d, agg, heads + G, (uint32_t)G, scratch)))
 				goto out;
