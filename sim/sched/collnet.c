@@ -87,6 +87,76 @@ static int gather(struct ccs_dag *d, const uint32_t *src, uint32_t m, uint32_t t
 }
 
 /* The dag into s; its checks can only fail here by a builder's mistake. */
+/* What CollNet Direct's chunks share: K chunks per rank in M parts (one
+ * per best NIC) of part bytes; the first pays base, the switches hop; up
+ * and down the ops by (rank, chunk, part); tg and scratch for gathers. */
+struct direct_args {
+	const struct ccs_comm *c;
+	const int32_t *gstart, *members;
+	int K, M;
+	double part, base, hop;
+	uint32_t *up, *down, *tg, *scratch;
+};
+
+#define UD(r, k, i) (((size_t)(r) * A->K + (size_t)(k)) * A->M + (size_t)(i))
+
+/* Rank r's chunks up to the switches and back, part i over its i-th NIC,
+ * each after the same part of the chunk before. */
+static int rank_chunks(struct ccs_dag *d, const struct direct_args *A, int r)
+{
+	struct ccs_op o;
+	int rc;
+	for (int k = 0; k < A->K; k++)
+		for (int i = 0; i < A->M; i++) {
+			memset(&o, 0, sizeof o);
+			o.kind = CCS_OP_UP;
+			o.src = o.dst = r;
+			o.channel = (uint32_t)i;
+			o.nic_src = o.nic_dst = ccs_comm_nic(A->c, r, i);
+			o.bytes = A->part;
+			o.delay_s = k == 0 ? A->base : 0;
+			if ((rc = ccs_dag_op(d, &o, &A->up[UD(r, k, i)])))
+				return rc;
+			o.kind = CCS_OP_DOWN;
+			o.delay_s = 0;
+			if ((rc = ccs_dag_op(d, &o, &A->down[UD(r, k, i)])))
+				return rc;
+			if (k > 0 && ((rc = ccs_dag_edge(d, A->up[UD(r, k - 1, i)], A->up[UD(r, k, i)])) ||
+			              (rc = ccs_dag_edge(d, A->down[UD(r, k - 1, i)], A->down[UD(r, k, i)]))))
+				return rc;
+		}
+	return CCS_OK;
+}
+
+/* The switches' reduction of chunk k on rail j: after every group's up
+ * parts, before their down parts. */
+static int rail_reduce(struct ccs_dag *d, const struct direct_args *A, int j, int k)
+{
+	struct ccs_op o;
+	uint32_t id;
+	int rc;
+	memset(&o, 0, sizeof o);
+	o.kind = CCS_OP_DELAY;
+	o.src = o.dst = A->members[A->gstart[0] + j];
+	o.nic_src = o.nic_dst = UINT32_MAX;
+	o.delay_s = A->hop;
+	if ((rc = ccs_dag_op(d, &o, &id)))
+		return rc;
+	uint32_t m = 0;
+	for (int g = 0; g < A->c->G; g++)
+		for (int i = 0; i < A->M; i++)
+			A->tg[m++] = A->up[UD(A->members[A->gstart[g] + j], k, i)];
+	if ((rc = gather(d, A->tg, m, id, A->scratch)))
+		return rc;
+	m = 0;
+	for (int g = 0; g < A->c->G; g++)
+		for (int i = 0; i < A->M; i++)
+			A->tg[m++] = A->down[UD(A->members[A->gstart[g] + j], k, i)];
+	return fan(d, id, A->tg, m, A->scratch);
+}
+
+#undef UD
+
 int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channels, uint64_t bytes,
                       struct ccs_sched *s, const char **why)
 {
@@ -141,52 +211,15 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 			goto out;
 	}
 	/* up and down chunks, part i over the rank's i-th best NIC */
-#define UD(r, k, i) (((size_t)(r) * K + (size_t)(k)) * M + (size_t)(i))
-	for (int r = 0; r < n; r++) {
-		for (int k = 0; k < K; k++)
-			for (int i = 0; i < M; i++) {
-				memset(&o, 0, sizeof o);
-				o.kind = CCS_OP_UP;
-				o.src = o.dst = r;
-				o.channel = (uint32_t)i;
-				o.nic_src = o.nic_dst = ccs_comm_nic(c, r, i);
-				o.bytes = Sr / K / M;
-				o.delay_s = k == 0 ? base : 0;
-				if ((rc = ccs_dag_op(d, &o, &up[UD(r, k, i)])))
-					goto out;
-				o.kind = CCS_OP_DOWN;
-				o.delay_s = 0;
-				if ((rc = ccs_dag_op(d, &o, &down[UD(r, k, i)])))
-					goto out;
-				if (k > 0 && ((rc = ccs_dag_edge(d, up[UD(r, k - 1, i)], up[UD(r, k, i)])) ||
-				              (rc = ccs_dag_edge(d, down[UD(r, k - 1, i)], down[UD(r, k, i)]))))
-					goto out;
-			}
-	}
+	struct direct_args A = { c, gstart, members, K, M, Sr / K / M, base, hop, up, down, tg, scratch };
+	for (int r = 0; r < n; r++)
+		if ((rc = rank_chunks(d, &A, r)))
+			goto out;
 	/* the switches' reduction per rail and chunk */
 	for (int j = 0; j < p; j++)
-		for (int k = 0; k < K; k++) {
-			memset(&o, 0, sizeof o);
-			o.kind = CCS_OP_DELAY;
-			o.src = o.dst = members[gstart[0] + j];
-			o.nic_src = o.nic_dst = UINT32_MAX;
-			o.delay_s = hop;
-			if ((rc = ccs_dag_op(d, &o, &id)))
+		for (int k = 0; k < K; k++)
+			if ((rc = rail_reduce(d, &A, j, k)))
 				goto out;
-			uint32_t m = 0;
-			for (int g = 0; g < G; g++)
-				for (int i = 0; i < M; i++)
-					tg[m++] = up[UD(members[gstart[g] + j], k, i)];
-			if ((rc = gather(d, tg, m, id, scratch)))
-				goto out;
-			m = 0;
-			for (int g = 0; g < G; g++)
-				for (int i = 0; i < M; i++)
-					tg[m++] = down[UD(members[gstart[g] + j], k, i)];
-			if ((rc = fan(d, id, tg, m, scratch)))
-				goto out;
-		}
-#undef UD
 	rc = ccs_dag_take(&d, s, why);
 out:
 	ccs_dag_free(d);
