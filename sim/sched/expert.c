@@ -21,6 +21,104 @@
 
 #define FAN 62
 
+/* ccs_sched_moe's arrays, per transfer: its first op (the K chunks follow
+ * it), its children and its index among its parent's, the first relay
+ * (dispatch fan-out above FAN), K. */
+struct moe_ops {
+	const struct ccs_moe_plan *p;
+	int comb;
+	uint32_t *first, *nch, *sib, *relay;
+	uint8_t *K;
+};
+
+/* The ops: K per transfer, a chain's first paying the latency L. */
+static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
+{
+	size_t nx = m->p->nx;
+	for (size_t i = 0; i < nx; i++) {
+		const struct ccs_moe_xfer *x = &m->p->x[i];
+		double bytes = x->tokens * m->p->tok_bytes / m->K[i];
+		/* a chain starts at a transfer with no predecessor: dispatch's
+		 * parents and lone transfers, combine's forwards and lone ones */
+		int starts = m->comb ? (x->parent >= 0 || !m->nch[i]) : x->parent < 0;
+		for (int j = 0; j < m->K[i]; j++) {
+			struct ccs_op op;
+			memset(&op, 0, sizeof op);
+			op.kind = CCS_OP_XFER;
+			op.src = m->comb ? x->dst : x->src;
+			op.dst = m->comb ? x->src : x->dst;
+			op.nic_src = op.nic_dst = UINT32_MAX;
+			op.bytes = bytes;
+			op.sm = x->sm;
+			op.delay_s = starts && j == 0 ? L : 0;
+			uint32_t id;
+			if (ccs_dag_op(d, &op, &id))
+				return CCS_ENOMEM;
+			if (j == 0)
+				m->first[i] = id;
+		}
+	}
+	return CCS_OK;
+}
+
+/* Relays: a dispatch transfer with more than FAN children releases them
+ * through DELAY ops, FAN each. */
+static int moe_relays(struct ccs_dag *d, const struct moe_ops *m)
+{
+	size_t nx = m->p->nx;
+	for (size_t i = 0; i < nx; i++) {
+		m->relay[i] = UINT32_MAX;
+		if (m->comb || m->nch[i] <= FAN)
+			continue;
+		uint32_t per = (m->nch[i] + FAN - 1) / FAN;
+		for (int j = 0; j < m->K[i]; j++)
+			for (uint32_t r = 0; r < per; r++) {
+				struct ccs_op op;
+				memset(&op, 0, sizeof op);
+				op.kind = CCS_OP_DELAY;
+				op.src = op.dst = m->comb ? m->p->x[i].dst : m->p->x[i].src;
+				op.nic_src = op.nic_dst = UINT32_MAX;
+				uint32_t id;
+				if (ccs_dag_op(d, &op, &id))
+					return CCS_ENOMEM;
+				if (j == 0 && r == 0)
+					m->relay[i] = id;
+				if (ccs_dag_edge(d, m->first[i] + (uint32_t)j, id))
+					return CCS_ENOMEM;
+			}
+	}
+	return CCS_OK;
+}
+
+/* The edges: chunk j after chunk j - 1; a forward after its parent's chunk
+ * (dispatch, through the relays) or before it (combine). */
+static int moe_edges(struct ccs_dag *d, const struct moe_ops *m)
+{
+	size_t nx = m->p->nx;
+	for (size_t i = 0; i < nx; i++) {
+		const struct ccs_moe_xfer *x = &m->p->x[i];
+		for (int j = 0; j < m->K[i]; j++) {
+			uint32_t me = m->first[i] + (uint32_t)j;
+			if (j > 0 && ccs_dag_edge(d, me - 1, me))
+				return CCS_ENOMEM;
+			if (x->parent < 0)
+				continue;
+			uint32_t par = m->first[x->parent] + (uint32_t)j;
+			if (m->comb) {
+				if (ccs_dag_edge(d, me, par))
+					return CCS_ENOMEM;
+			} else if (m->relay[x->parent] != UINT32_MAX) {
+				uint32_t per = (m->nch[x->parent] + FAN - 1) / FAN;
+				if (ccs_dag_edge(d, m->relay[x->parent] + (uint32_t)j * per + m->sib[i] / FAN, me))
+					return CCS_ENOMEM;
+			} else if (ccs_dag_edge(d, par, me)) {
+				return CCS_ENOMEM;
+			}
+		}
+	}
+	return CCS_OK;
+}
+
 int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why)
 {
 	memset(s, 0, sizeof *s);
@@ -51,73 +149,9 @@ int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct
 			goto out;
 		}
 	}
-	/* the ops: K per transfer, then the relays */
-	for (size_t i = 0; i < nx; i++) {
-		const struct ccs_moe_xfer *x = &p->x[i];
-		double bytes = x->tokens * p->tok_bytes / K[i];
-		/* a chain starts at a transfer with no predecessor: dispatch's
-		 * parents and lone transfers, combine's forwards and lone ones */
-		int starts = comb ? (x->parent >= 0 || !nch[i]) : x->parent < 0;
-		for (int j = 0; j < K[i]; j++) {
-			struct ccs_op op;
-			memset(&op, 0, sizeof op);
-			op.kind = CCS_OP_XFER;
-			op.src = comb ? x->dst : x->src;
-			op.dst = comb ? x->src : x->dst;
-			op.nic_src = op.nic_dst = UINT32_MAX;
-			op.bytes = bytes;
-			op.sm = x->sm;
-			op.delay_s = starts && j == 0 ? L : 0;
-			uint32_t id;
-			if (ccs_dag_op(d, &op, &id))
-				goto out;
-			if (j == 0)
-				first[i] = id;
-		}
-	}
-	for (size_t i = 0; i < nx; i++) {
-		relay[i] = UINT32_MAX;
-		if (comb || nch[i] <= FAN)
-			continue;
-		uint32_t per = (nch[i] + FAN - 1) / FAN;
-		for (int j = 0; j < K[i]; j++)
-			for (uint32_t r = 0; r < per; r++) {
-				struct ccs_op op;
-				memset(&op, 0, sizeof op);
-				op.kind = CCS_OP_DELAY;
-				op.src = op.dst = comb ? p->x[i].dst : p->x[i].src;
-				op.nic_src = op.nic_dst = UINT32_MAX;
-				uint32_t id;
-				if (ccs_dag_op(d, &op, &id))
-					goto out;
-				if (j == 0 && r == 0)
-					relay[i] = id;
-				if (ccs_dag_edge(d, first[i] + (uint32_t)j, id))
-					goto out;
-			}
-	}
-	/* the edges */
-	for (size_t i = 0; i < nx; i++) {
-		const struct ccs_moe_xfer *x = &p->x[i];
-		for (int j = 0; j < K[i]; j++) {
-			uint32_t me = first[i] + (uint32_t)j;
-			if (j > 0 && ccs_dag_edge(d, me - 1, me))
-				goto out;
-			if (x->parent < 0)
-				continue;
-			uint32_t par = first[x->parent] + (uint32_t)j;
-			if (comb) {
-				if (ccs_dag_edge(d, me, par))
-					goto out;
-			} else if (relay[x->parent] != UINT32_MAX) {
-				uint32_t per = (nch[x->parent] + FAN - 1) / FAN;
-				if (ccs_dag_edge(d, relay[x->parent] + (uint32_t)j * per + sib[i] / FAN, me))
-					goto out;
-			} else if (ccs_dag_edge(d, par, me)) {
-				goto out;
-			}
-		}
-	}
+	struct moe_ops m = { p, comb, first, nch, sib, relay, K };
+	if (moe_xfer_ops(d, &m, L) || moe_relays(d, &m) || moe_edges(d, &m))
+		goto out;
 	rc = ccs_dag_take(&d, s, why);
 out:
 	if (rc == CCS_ENOMEM)
