@@ -22,49 +22,35 @@ void ccs_fabric_free(struct ccs_fabric *f)
 	ccs_free(f);
 }
 
-int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
+/* GPUs by (node, local index), for PXN. */
+static int pxn_index(struct ccs_fabric *f)
 {
-	const struct ccs_topo *t = c->t;
-	struct ccs_fabric *f = ccs_calloc(1, sizeof *f);
-	if (!f)
-		return CCS_ENOMEM;
-	f->c = c;
-	f->t = t;
-	f->ngpu = t->ngpu;
-	f->nres = 2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + t->ngpu;
-	f->cap = ccs_calloc((size_t)f->nres + 1, sizeof *f->cap);
-	f->has_ports = ccs_calloc((size_t)t->ngpu + 1, 1);
-	f->slow_mem = ccs_calloc((size_t)t->ngpu + 1, 1);
-	f->dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->dist);
-	f->parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->parent);
-	f->queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->queue);
-	f->rc_cap = 1024;
-	f->rc = ccs_calloc(f->rc_cap, sizeof *f->rc);
-	if (!f->cap || !f->has_ports || !f->slow_mem || !f->dist || !f->parent || !f->queue || !f->rc) {
-		ccs_fabric_free(f);
-		return CCS_ENOMEM;
-	}
-	/* GPUs by (node, local index), for PXN */
+	const struct ccs_topo *t = f->t;
 	for (uint32_t g = 0; g < t->ngpu; g++)
 		if (t->gpu[g].local + 1 > f->L)
 			f->L = t->gpu[g].local + 1;
 	f->gpu_at = ccs_malloc(((size_t)(t->nnodes > 0 ? t->nnodes : 1) * (size_t)(f->L > 0 ? f->L : 1) + 1) *
 	                       sizeof *f->gpu_at);
-	if (!f->gpu_at) {
-		ccs_fabric_free(f);
+	if (!f->gpu_at)
 		return CCS_ENOMEM;
-	}
 	for (size_t i = 0; i < (size_t)(t->nnodes > 0 ? t->nnodes : 1) * (size_t)(f->L > 0 ? f->L : 1); i++)
 		f->gpu_at[i] = UINT32_MAX;
 	for (uint32_t g = 0; g < t->ngpu; g++)
 		if (t->gpu[g].node >= 0 && t->gpu[g].local >= 0)
 			f->gpu_at[(size_t)t->gpu[g].node * (size_t)f->L + (size_t)t->gpu[g].local] = g;
-	/* domain sizes: ports only for GPUs with scale-up peers */
+	return CCS_OK;
+}
+
+/* Capacities of the scale-up ports (GPUs with scale-up peers only), the
+ * links, and the copy ports (the scale-up port rate, else half the memory
+ * bandwidth). */
+static int port_caps(struct ccs_fabric *f)
+{
+	const struct ccs_topo *t = f->t;
+	const struct ccs_comm *c = f->c;
 	int32_t *dom = ccs_calloc((size_t)t->ndomains + 1, sizeof *dom);
-	if (!dom) {
-		ccs_fabric_free(f);
+	if (!dom)
 		return CCS_ENOMEM;
-	}
 	for (uint32_t g = 0; g < t->ngpu; g++)
 		dom[t->gpu[g].domain]++;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
@@ -92,42 +78,86 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 			cap = 1e15;
 		f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g] = f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g + 1] = cap;
 	}
-	/* memory: a resource only for GPUs slower than the fastest rank's */
-	{
-		double fast = 0;
-		for (int r = 0; r < c->n; r++) {
-			double b = t->dev[t->gpu[c->rank_gpu[r]].dev].bw_Bps;
-			if (b > fast)
-				fast = b;
-		}
-		for (uint32_t g = 0; g < t->ngpu; g++) {
-			double b = t->dev[t->gpu[g].dev].bw_Bps;
-			f->cap[2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + g] = b > 0 ? b : 1e18;
-			f->slow_mem[g] = b > 0 && b < fast;
-		}
-		/* a GPU whose memory slows during the run has the resource from the start */
-		for (uint32_t i = 0; i < t->ntimed; i++)
-			if (t->timed[i].gpu_mem >= 0 && t->dev[t->gpu[t->timed[i].gpu_mem].dev].bw_Bps > 0)
-				f->slow_mem[t->timed[i].gpu_mem] = 1;
+	return CCS_OK;
+}
+
+/* Memory: a resource only for GPUs slower than the fastest rank's, or whose
+ * memory slows during the run. */
+static void mem_caps(struct ccs_fabric *f)
+{
+	const struct ccs_topo *t = f->t;
+	const struct ccs_comm *c = f->c;
+	double fast = 0;
+	for (int r = 0; r < c->n; r++) {
+		double b = t->dev[t->gpu[c->rank_gpu[r]].dev].bw_Bps;
+		if (b > fast)
+			fast = b;
 	}
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		double b = t->dev[t->gpu[g].dev].bw_Bps;
+		f->cap[2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + g] = b > 0 ? b : 1e18;
+		f->slow_mem[g] = b > 0 && b < fast;
+	}
+	/* a GPU whose memory slows during the run has the resource from the start */
+	for (uint32_t i = 0; i < t->ntimed; i++)
+		if (t->timed[i].gpu_mem >= 0 && t->dev[t->gpu[t->timed[i].gpu_mem].dev].bw_Bps > 0)
+			f->slow_mem[t->timed[i].gpu_mem] = 1;
+}
+
+/* For timed faults: the healthy capacities, and room for what a strike
+ * changes (at most its links both ways and the ports at their ends). */
+static int timed_state(struct ccs_fabric *f)
+{
+	const struct ccs_topo *t = f->t;
+	size_t most = 0;
+	for (uint32_t i = 0; i < t->ntimed; i++)
+		most += 4 * (size_t)t->timed[i].nlink + 1;
+	f->cap0 = ccs_malloc(((size_t)f->nres + 1) * sizeof *f->cap0);
+	f->changed = ccs_malloc((most + 1) * sizeof *f->changed);
+	if (!f->cap0 || !f->changed)
+		return CCS_ENOMEM;
+	memcpy(f->cap0, f->cap, (size_t)f->nres * sizeof *f->cap);
+	return CCS_OK;
+}
+
+int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
+{
+	const struct ccs_topo *t = c->t;
+	struct ccs_fabric *f = ccs_calloc(1, sizeof *f);
+	if (!f)
+		return CCS_ENOMEM;
+	f->c = c;
+	f->t = t;
+	f->ngpu = t->ngpu;
+	f->nres = 2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + t->ngpu;
+	f->cap = ccs_calloc((size_t)f->nres + 1, sizeof *f->cap);
+	f->has_ports = ccs_calloc((size_t)t->ngpu + 1, 1);
+	f->slow_mem = ccs_calloc((size_t)t->ngpu + 1, 1);
+	f->dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->dist);
+	f->parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->parent);
+	f->queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->queue);
+	f->rc_cap = 1024;
+	f->rc = ccs_calloc(f->rc_cap, sizeof *f->rc);
+	if (!f->cap || !f->has_ports || !f->slow_mem || !f->dist || !f->parent || !f->queue || !f->rc) {
+		ccs_fabric_free(f);
+		return CCS_ENOMEM;
+	}
+	int rc = pxn_index(f);
+	if (!rc)
+		rc = port_caps(f);
+	if (rc) {
+		ccs_fabric_free(f);
+		return rc;
+	}
+	mem_caps(f);
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
 	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
 		f->any_dead = !(f->cap[r] > 0);
 	f->spray = t->fab.spray > 1 ? (uint32_t)t->fab.spray : 1;   /* the fabric's routing; --spray overrides */
-	if (t->ntimed) {
-		/* a strike changes at most its links (both ways) and the ports of
-		 * the GPUs at their ends */
-		size_t most = 0;
-		for (uint32_t i = 0; i < t->ntimed; i++)
-			most += 4 * (size_t)t->timed[i].nlink + 1;
-		f->cap0 = ccs_malloc(((size_t)f->nres + 1) * sizeof *f->cap0);
-		f->changed = ccs_malloc((most + 1) * sizeof *f->changed);
-		if (!f->cap0 || !f->changed) {
-			ccs_fabric_free(f);
-			return CCS_ENOMEM;
-		}
-		memcpy(f->cap0, f->cap, (size_t)f->nres * sizeof *f->cap);
+	if (t->ntimed && timed_state(f)) {
+		ccs_fabric_free(f);
+		return CCS_ENOMEM;
 	}
 	*out = f;
 	return CCS_OK;
