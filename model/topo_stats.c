@@ -192,12 +192,9 @@ static double nic_bw(const struct ccs_topo *t, uint32_t d)
 	return s;
 }
 
-int ccs_topo_stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
+/* Devices, switches by tier with their ports up and down, links. */
+static void device_counts(const struct ccs_topo *t, struct ccs_topo_stats *s)
 {
-	memset(s, 0, sizeof *s);
-	s->ngpu = t->ngpu;
-	s->nnodes = (uint32_t)t->nnodes;
-	s->ndomains = (uint32_t)t->ndomains;
 	for (uint32_t d = 0; d < t->ndev; d++) {
 		const struct ccs_dev *dv = &t->dev[d];
 		s->ndev[dv->kind]++;
@@ -230,8 +227,12 @@ int ccs_topo_stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
 		s->nlink[t->link[i].type]++;
 		s->nlanes[t->link[i].type] += t->link[i].lanes;
 	}
+}
 
-	/* Per node: GPUs, NICs, NIC bandwidth. */
+/* The ranges per node (GPUs, NICs, NIC bandwidth per GPU) and per domain,
+ * per-GPU scale-up bandwidth and lanes, NIC paths. */
+static int per_node(const struct ccs_topo *t, struct ccs_topo_stats *s)
+{
 	uint32_t nn = t->nnodes > 0 ? (uint32_t)t->nnodes : 1;
 	uint32_t *gpn = ccs_calloc(nn, sizeof *gpn), *npn = ccs_calloc(nn, sizeof *npn);
 	double *bwn = ccs_calloc(nn, sizeof *bwn);
@@ -299,7 +300,17 @@ int ccs_topo_stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
 	ccs_free(npn);
 	ccs_free(bwn);
 	ccs_free(dom);
+	return CCS_OK;
+}
 
+int ccs_topo_stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
+{
+	memset(s, 0, sizeof *s);
+	s->ngpu = t->ngpu;
+	s->nnodes = (uint32_t)t->nnodes;
+	s->ndomains = (uint32_t)t->ndomains;
+	device_counts(t, s);
+	CCS_TRY(per_node(t, s));
 	CCS_TRY(scaleup_bisection(t, s));
 	CCS_TRY(scaleout_bisection(t, s));
 	CCS_TRY(diameter(t, s));
