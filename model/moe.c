@@ -148,37 +148,12 @@ static void draw(const double *w, const double *cw, int n, const uint8_t *allow,
 		seen[out[j]] = 0;
 }
 
-int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const int32_t *trace,
-                  struct ccs_moe_routing *out)
+/* Popularity order: a seeded permutation (pi[e] expert e's place, order[i]
+ * the expert at place i), the weights by the routing distribution and
+ * their running sums. */
+static void popularity(const struct ccs_moe_cfg *cfg, int32_t *order, int32_t *pi, double *w, double *cw)
 {
-	int n = c->n, E = cfg->experts, k = cfg->topk, T = cfg->tokens;
-	size_t picks = (size_t)n * (size_t)T * (size_t)k;
-	memset(out, 0, sizeof *out);
-	double *w = ccs_calloc((size_t)E + 1, sizeof *w), *cw = ccs_calloc((size_t)E + 1, sizeof *cw);
-	int32_t *pi = ccs_malloc(((size_t)E + 1) * sizeof *pi), *order = ccs_malloc(((size_t)E + 1) * sizeof *order);
-	int32_t *home = ccs_malloc(((size_t)E + 1) * sizeof *home);
-	int32_t *copy = NULL;
-	uint8_t *seen = ccs_calloc((size_t)E + 1, 1), *allow = ccs_calloc((size_t)E + 1, 1);
-	int Ge = cfg->groups > 0 ? cfg->groups : c->G;
-	if (Ge > E)
-		Ge = E;
-	double *gw = ccs_calloc((size_t)Ge + 1, sizeof *gw), *gcw = ccs_calloc((size_t)Ge + 1, sizeof *gcw);
-	uint8_t *gseen = ccs_calloc((size_t)Ge + 1, 1);
-	int32_t *gpick = ccs_malloc(((size_t)Ge + 1) * sizeof *gpick);
-	out->expert = ccs_malloc((picks + 1) * sizeof *out->expert);
-	out->rank = ccs_malloc((picks + 1) * sizeof *out->rank);
-	int R = cfg->replicas, H = cfg->hot;
-	if (R > 0)
-		copy = ccs_malloc(((size_t)E * (size_t)(R + 1) + 1) * sizeof *copy);
-	int rc = CCS_ENOMEM;
-	if (!w || !cw || !pi || !order || !home || !seen || !allow || !gw || !gcw || !gseen || !gpick ||
-	    !out->expert || !out->rank || (R > 0 && !copy))
-		goto out;
-	out->n = n;
-	out->tokens = T;
-	out->topk = k;
-	/* popularity order: a seeded permutation; pi[e] its place, order[i] the
-	 * expert at place i */
+	int E = cfg->experts, H = cfg->hot;
 	uint64_t prng = cfg->seed ^ 0x2545f4914f6cdd1dull;
 	for (int e = 0; e < E; e++)
 		order[e] = e;
@@ -199,7 +174,12 @@ int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const
 			w[e] = 1.0;
 		cw[e] = (e ? cw[e - 1] : 0) + w[e];
 	}
-	/* placement, and the copies of the H hottest */
+}
+
+/* Each expert's home rank, and where the H hottest have their R copies. */
+static void placement(const struct ccs_moe_cfg *cfg, int n, const int32_t *pi, int32_t *home, int32_t *copy)
+{
+	int E = cfg->experts, R = cfg->replicas, H = cfg->hot;
 	int per = (E + n - 1) / n;
 	for (int e = 0; e < E; e++)
 		home[e] = cfg->place == CCS_MOE_ROUND_ROBIN ? e % n : e / per;
@@ -208,6 +188,39 @@ int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const
 			for (int j = 0; j <= R; j++)
 				copy[(size_t)e * (size_t)(R + 1) + (size_t)j] =
 				    pi[e] < H ? (int32_t)((home[e] + (long)j * n / (R + 1)) % n) : home[e];
+}
+
+int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const int32_t *trace,
+                  struct ccs_moe_routing *out)
+{
+	int n = c->n, E = cfg->experts, k = cfg->topk, T = cfg->tokens;
+	size_t picks = (size_t)n * (size_t)T * (size_t)k;
+	memset(out, 0, sizeof *out);
+	double *w = ccs_calloc((size_t)E + 1, sizeof *w), *cw = ccs_calloc((size_t)E + 1, sizeof *cw);
+	int32_t *pi = ccs_malloc(((size_t)E + 1) * sizeof *pi), *order = ccs_malloc(((size_t)E + 1) * sizeof *order);
+	int32_t *home = ccs_malloc(((size_t)E + 1) * sizeof *home);
+	int32_t *copy = NULL;
+	uint8_t *seen = ccs_calloc((size_t)E + 1, 1), *allow = ccs_calloc((size_t)E + 1, 1);
+	int Ge = cfg->groups > 0 ? cfg->groups : c->G;
+	if (Ge > E)
+		Ge = E;
+	double *gw = ccs_calloc((size_t)Ge + 1, sizeof *gw), *gcw = ccs_calloc((size_t)Ge + 1, sizeof *gcw);
+	uint8_t *gseen = ccs_calloc((size_t)Ge + 1, 1);
+	int32_t *gpick = ccs_malloc(((size_t)Ge + 1) * sizeof *gpick);
+	out->expert = ccs_malloc((picks + 1) * sizeof *out->expert);
+	out->rank = ccs_malloc((picks + 1) * sizeof *out->rank);
+	int R = cfg->replicas;
+	if (R > 0)
+		copy = ccs_malloc(((size_t)E * (size_t)(R + 1) + 1) * sizeof *copy);
+	int rc = CCS_ENOMEM;
+	if (!w || !cw || !pi || !order || !home || !seen || !allow || !gw || !gcw || !gseen || !gpick ||
+	    !out->expert || !out->rank || (R > 0 && !copy))
+		goto out;
+	out->n = n;
+	out->tokens = T;
+	out->topk = k;
+	popularity(cfg, order, pi, w, cw);
+	placement(cfg, n, pi, home, copy);
 	/* groups: contiguous ranges of experts */
 	int glimit = cfg->topk_groups > 0 && cfg->topk_groups < Ge;
 	for (int e = 0; e < E; e++)
