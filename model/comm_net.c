@@ -69,6 +69,38 @@ double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, in
 	return lat;
 }
 
+/* Which tier limits the bisection: the highest tier among the saturated
+ * network links (the first first_edge edges of f), as a bound. */
+static int limiting_tier(const struct ccs_topo *t, const struct ccs_maxflow *f, uint32_t first_edge, const int32_t *vx)
+{
+	int tier = 0;
+	for (uint32_t e = 0; e < first_edge; e++) {
+		double fl = fabs(ccs_maxflow_flow(f, e));
+		double cap = f->c0[2 * e];
+		if (cap <= 0 || fl < cap * 0.999)
+			continue;
+		/* the lower end's tier: NIC-leaf 0, leaf-spine 1, spine-core 2 */
+		const struct ccs_link *l = NULL;
+		uint32_t u = f->eu[e], v = f->ev[e];
+		for (uint32_t d = 0; d < t->ndev && !l; d++)
+			if (vx[d] == (int32_t)u) {
+				for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++)
+					if (vx[t->adj_nbr[k]] == (int32_t)v) {
+						l = &t->link[t->adj[k]];
+						break;
+					}
+			}
+		if (!l)
+			continue;
+		int ta = t->dev[l->a].kind == CCS_DEV_NETSW ? t->dev[l->a].tier : 0;
+		int tb = t->dev[l->b].kind == CCS_DEV_NETSW ? t->dev[l->b].tier : 0;
+		int lo = ta < tb ? ta : tb;
+		if (lo > tier)
+			tier = lo;
+	}
+	return tier >= 3 ? CCS_BOUND_CORE : tier >= 2 ? CCS_BOUND_SPINE : tier == 1 ? CCS_BOUND_LEAF : CCS_BOUND_NIC;
+}
+
 int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 {
 	const struct ccs_topo *t = c->t;
@@ -130,41 +162,10 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank)
 	double bis = 0;
 	if ((rc = ccs_maxflow_run(&f, 0, 1, &bis)))
 		goto out;
-	(void)first_edge;
 	double G = c->G;
 	c->R_fab = 4.0 * bis * (G - 1) / (G * G);
 	/* Which tier limits: the highest tier among saturated network links. */
-	c->fab_bound = CCS_BOUND_NIC;
-	if (c->R_fab < c->B_net * 0.999) {
-		int tier = 0;
-		for (uint32_t e = 0; e < first_edge; e++) {
-			double fl = fabs(ccs_maxflow_flow(&f, e));
-			double cap = f.c0[2 * e];
-			if (cap <= 0 || fl < cap * 0.999)
-				continue;
-			/* the lower end's tier: NIC-leaf 0, leaf-spine 1, spine-core 2 */
-			const struct ccs_link *l = NULL;
-			uint32_t u = f.eu[e], v = f.ev[e];
-			for (uint32_t d = 0; d < t->ndev && !l; d++)
-				if (vx[d] == (int32_t)u) {
-					for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++)
-						if (vx[t->adj_nbr[k]] == (int32_t)v) {
-							l = &t->link[t->adj[k]];
-							break;
-						}
-				}
-			if (!l)
-				continue;
-			int ta = t->dev[l->a].kind == CCS_DEV_NETSW ? t->dev[l->a].tier : 0;
-			int tb = t->dev[l->b].kind == CCS_DEV_NETSW ? t->dev[l->b].tier : 0;
-			int lo = ta < tb ? ta : tb;
-			if (lo > tier)
-				tier = lo;
-		}
-		c->fab_bound = tier >= 2 ? CCS_BOUND_SPINE : tier == 1 ? CCS_BOUND_LEAF : CCS_BOUND_NIC;
-		if (tier >= 3)
-			c->fab_bound = CCS_BOUND_CORE;
-	}
+	c->fab_bound = c->R_fab < c->B_net * 0.999 ? limiting_tier(t, &f, first_edge, vx) : CCS_BOUND_NIC;
 	rc = CCS_OK;
 out:
 	ccs_free(vx);
