@@ -118,6 +118,75 @@ static int load_kv(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w
 	return CCS_OK;
 }
 
+/* A collective workload's size (and no MoE keys). */
+static int load_coll(struct ccs_ydoc *d, const struct ccs_ynode *m, const struct ccs_ynode *cy, struct work *w)
+{
+	int rc;
+	static const char *const moe_keys[] = { "tokens", "hidden", "dtype", "topk", "experts", "routing", "skew",
+	                                        "hot", "hot_share", "expert_groups", "topk_groups", "placement",
+	                                        "replicas", "seed" };
+	for (size_t k = 0; k < sizeof moe_keys / sizeof moe_keys[0]; k++)
+		if (ccs_ytree_get(m, moe_keys[k]))
+			return ccs_scenario_error(d, ccs_ytree_get(m, moe_keys[k]), "'%s' is for dispatch and combine, not %s", moe_keys[k],
+			             cy->str);
+	if ((rc = ccs_ytree_need(d, m, "bytes", "a collective workload")))
+		return rc;
+	const struct ccs_ynode *by = ccs_ytree_get(m, "bytes");
+	char err[160];
+	if ((rc = ccs_ytree_kind(d, by, CCS_Y_SCALAR, "bytes")))
+		return rc;
+	if (ccs_parse_size(by->str, &w->bytes, err, sizeof err) || w->bytes == 0)
+		return ccs_scenario_error(d, by, "bytes: '%s' is not a size such as 64KiB or 1GiB", by->str);
+	return CCS_OK;
+}
+
+/* An MoE workload's configuration (and no size: it comes from tokens and
+ * hidden). */
+static int load_moe(struct ccs_ydoc *d, const struct ccs_ynode *m, const struct ccs_ynode *cy, struct work *w)
+{
+	int rc;
+	if (ccs_ytree_get(m, "bytes"))
+		return ccs_scenario_error(d, ccs_ytree_get(m, "bytes"), "'bytes' is for collectives; %s sizes come from tokens and hidden", cy->str);
+	ccs_moe_cfg_default(&w->cfg);
+	long v;
+	struct { const char *key; int *out; long lo, hi; } ints[] = {
+		{ "tokens", &w->cfg.tokens, 1, 1 << 20 }, { "hidden", &w->cfg.hidden, 1, 1 << 20 },
+		{ "topk", &w->cfg.topk, 1, 64 }, { "experts", &w->cfg.experts, 1, 1 << 20 },
+		{ "hot", &w->cfg.hot, 1, 1 << 20 }, { "expert_groups", &w->cfg.groups, 1, 1 << 20 },
+		{ "topk_groups", &w->cfg.topk_groups, 1, 1 << 20 }, { "replicas", &w->cfg.replicas, 0, 1 << 20 },
+	};
+	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
+		v = *ints[k].out;
+		if ((rc = ccs_ytree_long(d, m, ints[k].key, ints[k].lo, ints[k].hi, &v, NULL)))
+			return rc;
+		*ints[k].out = (int)v;
+	}
+	v = (long)w->cfg.seed;
+	if ((rc = ccs_ytree_long(d, m, "seed", 0, 2147483647L, &v, NULL)))
+		return rc;
+	w->cfg.seed = (uint64_t)v;
+	static const char *const dt[] = { "bf16", "fp8" };
+	if ((rc = name_of(d, m, "dtype", dt, 2, &w->cfg.fp8)) ||
+	    (rc = name_of(d, m, "routing", ccs_moe_dist_name, CCS_MOE_TRACE, &w->cfg.dist)) ||
+	    (rc = name_of(d, m, "placement", ccs_moe_place_name, CCS_MOE_PLACE_N, &w->cfg.place)))
+		return rc;
+	const char *const reals[] = { "skew", "hot_share" };
+	double *rout[] = { &w->cfg.skew, &w->cfg.hot_share };
+	for (int k = 0; k < 2; k++) {
+		const struct ccs_ynode *y = ccs_ytree_get(m, reals[k]);
+		if (!y)
+			continue;
+		if ((rc = ccs_ytree_kind(d, y, CCS_Y_SCALAR, reals[k])))
+			return rc;
+		char *end;
+		double x = strtod(y->str, &end);
+		if (*end || !(x > 0) || (k == 1 && !(x < 1)) || x > 10)
+			return ccs_scenario_error(d, y, "'%s' must be %s", reals[k], k ? "a fraction between 0 and 1" : "above 0 and at most 10");
+		*rout[k] = x;
+	}
+	return CCS_OK;
+}
+
 int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w)
 {
 	static const char *const keys[] = { "name", "collective", "algo", "proto", "bytes", "tokens", "hidden", "dtype", "topk",
@@ -168,62 +237,5 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 		if (w->algo < 0)
 			return ccs_scenario_error(d, ay, "unknown algorithm '%s' for %s", ay->str, cy->str);
 	}
-	if (!w->moe) {
-		static const char *const moe_keys[] = { "tokens", "hidden", "dtype", "topk", "experts", "routing", "skew",
-		                                        "hot", "hot_share", "expert_groups", "topk_groups", "placement",
-		                                        "replicas", "seed" };
-		for (size_t k = 0; k < sizeof moe_keys / sizeof moe_keys[0]; k++)
-			if (ccs_ytree_get(m, moe_keys[k]))
-				return ccs_scenario_error(d, ccs_ytree_get(m, moe_keys[k]), "'%s' is for dispatch and combine, not %s", moe_keys[k],
-				             cy->str);
-		if ((rc = ccs_ytree_need(d, m, "bytes", "a collective workload")))
-			return rc;
-		const struct ccs_ynode *by = ccs_ytree_get(m, "bytes");
-		char err[160];
-		if ((rc = ccs_ytree_kind(d, by, CCS_Y_SCALAR, "bytes")))
-			return rc;
-		if (ccs_parse_size(by->str, &w->bytes, err, sizeof err) || w->bytes == 0)
-			return ccs_scenario_error(d, by, "bytes: '%s' is not a size such as 64KiB or 1GiB", by->str);
-		return CCS_OK;
-	}
-	if (ccs_ytree_get(m, "bytes"))
-		return ccs_scenario_error(d, ccs_ytree_get(m, "bytes"), "'bytes' is for collectives; %s sizes come from tokens and hidden", cy->str);
-	ccs_moe_cfg_default(&w->cfg);
-	long v;
-	struct { const char *key; int *out; long lo, hi; } ints[] = {
-		{ "tokens", &w->cfg.tokens, 1, 1 << 20 }, { "hidden", &w->cfg.hidden, 1, 1 << 20 },
-		{ "topk", &w->cfg.topk, 1, 64 }, { "experts", &w->cfg.experts, 1, 1 << 20 },
-		{ "hot", &w->cfg.hot, 1, 1 << 20 }, { "expert_groups", &w->cfg.groups, 1, 1 << 20 },
-		{ "topk_groups", &w->cfg.topk_groups, 1, 1 << 20 }, { "replicas", &w->cfg.replicas, 0, 1 << 20 },
-	};
-	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
-		v = *ints[k].out;
-		if ((rc = ccs_ytree_long(d, m, ints[k].key, ints[k].lo, ints[k].hi, &v, NULL)))
-			return rc;
-		*ints[k].out = (int)v;
-	}
-	v = (long)w->cfg.seed;
-	if ((rc = ccs_ytree_long(d, m, "seed", 0, 2147483647L, &v, NULL)))
-		return rc;
-	w->cfg.seed = (uint64_t)v;
-	static const char *const dt[] = { "bf16", "fp8" };
-	if ((rc = name_of(d, m, "dtype", dt, 2, &w->cfg.fp8)) ||
-	    (rc = name_of(d, m, "routing", ccs_moe_dist_name, CCS_MOE_TRACE, &w->cfg.dist)) ||
-	    (rc = name_of(d, m, "placement", ccs_moe_place_name, CCS_MOE_PLACE_N, &w->cfg.place)))
-		return rc;
-	const char *const reals[] = { "skew", "hot_share" };
-	double *rout[] = { &w->cfg.skew, &w->cfg.hot_share };
-	for (int k = 0; k < 2; k++) {
-		const struct ccs_ynode *y = ccs_ytree_get(m, reals[k]);
-		if (!y)
-			continue;
-		if ((rc = ccs_ytree_kind(d, y, CCS_Y_SCALAR, reals[k])))
-			return rc;
-		char *end;
-		double x = strtod(y->str, &end);
-		if (*end || !(x > 0) || (k == 1 && !(x < 1)) || x > 10)
-			return ccs_scenario_error(d, y, "'%s' must be %s", reals[k], k ? "a fraction between 0 and 1" : "above 0 and at most 10");
-		*rout[k] = x;
-	}
-	return CCS_OK;
+	return w->moe ? load_moe(d, m, cy, w) : load_coll(d, m, cy, w);
 }
