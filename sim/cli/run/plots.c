@@ -197,6 +197,83 @@ int ccs_plots_busbw(const struct scen *S, const struct ccs_result **res, struct 
 
 /* time against each global axis with two values or more: per workload, a
  * line per design (the other axes at every combination) */
+/* A series' label: the design (with several) and the point's other axes
+ * (those not starting with prefix, axis a's key=). */
+static void axis_label(const struct scen *S, const struct point *p, int a, char *ax, const char *prefix, char *lab,
+                       size_t n)
+{
+	lab[0] = 0;
+	if (S->ng > 1)
+		snprintf(lab, n, "%s", S->gs[S->inst[p->inst].design].name);
+	for (char *tok = ax; *tok;) {
+		while (*tok == ' ')
+			tok++;
+		char *e = strchr(tok, ' ');
+		size_t l = e ? (size_t)(e - tok) : strlen(tok);
+		if (l && strncmp(tok, prefix, strlen(prefix) - strlen(S->ax[a].val[0]->str)) != 0) {
+			size_t ll = strlen(lab);
+			snprintf(lab + ll, n - ll, "%s%.*s", ll ? " " : "", (int)l, tok);
+		}
+		tok += l;
+	}
+}
+
+/* Series point p0's time (and simulated time) at value v of axis a. */
+static void axis_value(const struct scen *S, const struct ccs_result **res, int a, int w, const struct point *p0,
+                       uint32_t v, double *t_, double *ts_)
+{
+	char want[600], from[220], to[220];
+	snprintf(from, sizeof from, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
+	         S->ax[a].val[0]->str);
+	snprintf(to, sizeof to, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
+	         S->ax[a].val[v]->str);
+	char base[600];
+	snprintf(base, sizeof base, " %s %s ", S->inst[p0->inst].axes, S->wi[p0->wi].axes);
+	char *at = strstr(base, from);
+	if (at)
+		snprintf(want, sizeof want, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+	else
+		snprintf(want, sizeof want, "%s", base);
+	double t = DNAN, ts = DNAN;
+	for (size_t q = 0; q < S->npt; q++) {
+		const struct point *p = &S->pt[q];
+		if (S->wi[p->wi].work != w || S->inst[p->inst].design != S->inst[p0->inst].design)
+			continue;
+		char ax[600];
+		snprintf(ax, sizeof ax, " %s %s ", S->inst[p->inst].axes, S->wi[p->wi].axes);
+		if (!strcmp(ax, want) && res[q]) {
+			t = ccs_output_shown_t(S, res[q]) * 1e6;
+			ts = res[q]->t_sim_s * 1e6;
+			break;
+		}
+	}
+	*t_ = t;
+	*ts_ = ts;
+}
+
+/* The gnuplot script of a time-against-axis plot of ns series. */
+static int axis_script(const struct scen *S, struct plots *P, int a, int w, const char *name, size_t ns)
+{
+	char body[4096], title[400];
+	if (S->engine == 2)
+		snprintf(body, sizeof body,
+		         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
+		         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
+		         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
+		         "     for [i=4:%zu:2] '%s.dat' using 1:i with linespoints dt 2 pt 6\n",
+		         S->ax[a].key, 2 + 2 * ns, name, 2 + 2 * ns, name);
+	else
+		snprintf(body, sizeof body,
+		         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
+		         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
+		         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
+		         S->ax[a].key, 2 + ns, name);
+	snprintf(title, sizeof title, "%s: %s against %s", S->name, S->ws[w].name, S->ax[a].key);
+	if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+		return -1;
+	return 0;
+}
+
 int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct plots *P)
 {
 	for (int a = 0; a < S->nax; a++) {
@@ -232,21 +309,8 @@ int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct p
 				if (!strstr(ax, pat))
 					continue;
 				series[ns++] = i;
-				/* the series label: design and the other axes */
-				char lab[700] = "";
-				if (S->ng > 1)
-					snprintf(lab, sizeof lab, "%s", S->gs[S->inst[p->inst].design].name);
-				for (char *tok = ax; *tok;) {
-					while (*tok == ' ')
-						tok++;
-					char *e = strchr(tok, ' ');
-					size_t l = e ? (size_t)(e - tok) : strlen(tok);
-					if (l && strncmp(tok, prefix, strlen(prefix) - strlen(S->ax[a].val[0]->str)) != 0) {
-						size_t ll = strlen(lab);
-						snprintf(lab + ll, sizeof lab - ll, "%s%.*s", ll ? " " : "", (int)l, tok);
-					}
-					tok += l;
-				}
+				char lab[700];
+				axis_label(S, p, a, ax, prefix, lab, sizeof lab);
 				for (int e = 0; e < (S->engine == 2 ? 2 : 1); e++) {
 					fprintf(f, " \"");
 					for (const char *c = lab; *c; c++)
@@ -259,33 +323,9 @@ int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct p
 			for (uint32_t v = 0; v < S->ax[a].n; v++) {
 				fprintf(f, "%u \"%s\"", v, S->ax[a].val[v]->str);
 				for (size_t s = 0; s < ns; s++) {
-					/* the point equal to series[s] but for axis a = value v */
 					const struct point *p0 = &S->pt[series[s]];
-					char want[600], from[220], to[220];
-					snprintf(from, sizeof from, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
-					         S->ax[a].val[0]->str);
-					snprintf(to, sizeof to, "%s=%s", a < S->ntopo_ax ? S->ax[a].key : S->ax[a].key + 9,
-					         S->ax[a].val[v]->str);
-					char base[600];
-					snprintf(base, sizeof base, " %s %s ", S->inst[p0->inst].axes, S->wi[p0->wi].axes);
-					char *at = strstr(base, from);
-					if (at)
-						snprintf(want, sizeof want, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
-					else
-						snprintf(want, sizeof want, "%s", base);
-					double t = DNAN, ts = DNAN;
-					for (size_t q = 0; q < S->npt; q++) {
-						const struct point *p = &S->pt[q];
-						if (S->wi[p->wi].work != w || S->inst[p->inst].design != S->inst[p0->inst].design)
-							continue;
-						char ax[600];
-						snprintf(ax, sizeof ax, " %s %s ", S->inst[p->inst].axes, S->wi[p->wi].axes);
-						if (!strcmp(ax, want) && res[q]) {
-							t = ccs_output_shown_t(S, res[q]) * 1e6;
-							ts = res[q]->t_sim_s * 1e6;
-							break;
-						}
-					}
+					double t, ts;
+					axis_value(S, res, a, w, p0, v, &t, &ts);
 					fprintf(f, " %.6g", t);
 					if (S->engine == 2)
 						fprintf(f, " %.6g", ts);
@@ -294,22 +334,7 @@ int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct p
 			}
 			fclose(f);
 			ccs_free(series);
-			char body[4096], title[400];
-			if (S->engine == 2)
-				snprintf(body, sizeof body,
-				         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
-				         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
-				         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
-				         "     for [i=4:%zu:2] '%s.dat' using 1:i with linespoints dt 2 pt 6\n",
-				         S->ax[a].key, 2 + 2 * ns, name, 2 + 2 * ns, name);
-			else
-				snprintf(body, sizeof body,
-				         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
-				         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
-				         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
-				         S->ax[a].key, 2 + ns, name);
-			snprintf(title, sizeof title, "%s: %s against %s", S->name, S->ws[w].name, S->ax[a].key);
-			if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+			if (axis_script(S, P, a, w, name, ns))
 				return -1;
 		}
 	}
