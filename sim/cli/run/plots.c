@@ -80,6 +80,50 @@ static int busbw_script(const struct scen *S, struct plots *P, int w, size_t in,
 
 /* Workload w's busbw against size (axis sz) on design instance in: one
  * .dat with a column per series, and its script. */
+/* Each series' busbw (and simulated busbw with both engines) per size into
+ * val; keep[s] whether series s has any value.  Returns how many have. */
+static size_t busbw_values(const struct scen *S, const struct ccs_result **res, size_t in, size_t first, size_t stride,
+                           uint32_t nsz, size_t nser, int both, double *val, char *keep)
+{
+	int wcol = both ? 2 : 1;
+	size_t nkeep = 0;
+	for (size_t s = 0; s < nser; s++) {
+		size_t outer = s / stride, inner = s % stride;
+		for (uint32_t zi = 0; zi < nsz; zi++) {
+			size_t k = first + outer * stride * nsz + zi * stride + inner;
+			const struct ccs_result *r = ccs_output_res_at(S, res, in, k);
+			double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
+			double vs = r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN;
+			val[(zi * nser + s) * (size_t)wcol] = v;
+			if (both)
+				val[(zi * nser + s) * 2 + 1] = vs;
+			if (v == v)
+				keep[s] = 1;
+		}
+		nkeep += keep[s];
+	}
+	return nkeep;
+}
+
+/* The .dat rows: a size, its label (every tenth of many), each kept
+ * series' values. */
+static void busbw_rows(FILE *f, const struct scen *S, int sz, uint32_t nsz, size_t nser, int wcol, const double *val,
+                       const char *keep)
+{
+	uint32_t every = nsz > 10 ? (nsz + 9) / 10 : 1;
+	for (uint32_t zi = 0; zi < nsz; zi++) {
+		const char *lab = S->lax[sz].val[zi]->str;
+		uint64_t bytes = 0;
+		char err[64];
+		ccs_parse_size(lab, &bytes, err, sizeof err);
+		fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
+		for (size_t s = 0; s < nser; s++)
+			for (int c = 0; c < wcol && keep[s]; c++)
+				fprintf(f, " %.6g", val[(zi * nser + s) * (size_t)wcol + (size_t)c]);
+		fprintf(f, "\n");
+	}
+}
+
 static int busbw_plot(const struct scen *S, const struct ccs_result **res, struct plots *P, int w, int sz, size_t in)
 {
 	/* series: the winsts of w with the same non-size axes */
@@ -128,22 +172,7 @@ static int busbw_plot(const struct scen *S, const struct ccs_result **res, struc
 		fclose(f);
 		return -1;
 	}
-	size_t nkeep = 0;
-	for (size_t s = 0; s < nser; s++) {
-		size_t outer = s / stride, inner = s % stride;
-		for (uint32_t zi = 0; zi < nsz; zi++) {
-			size_t k = first + outer * stride * nsz + zi * stride + inner;
-			const struct ccs_result *r = ccs_output_res_at(S, res, in, k);
-			double v = r ? (S->engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9 : DNAN;
-			double vs = r && r->bw_sim_Bps == r->bw_sim_Bps ? r->bw_sim_Bps / 1e9 : DNAN;
-			val[(zi * nser + s) * (size_t)wcol] = v;
-			if (both)
-				val[(zi * nser + s) * 2 + 1] = vs;
-			if (v == v)
-				keep[s] = 1;
-		}
-		nkeep += keep[s];
-	}
+	size_t nkeep = busbw_values(S, res, in, first, stride, nsz, nser, both, val, keep);
 	for (size_t s = 0; s < nser; s++) {
 		if (!keep[s])
 			continue;
@@ -158,18 +187,7 @@ static int busbw_plot(const struct scen *S, const struct ccs_result **res, struc
 			fprintf(f, " \"%s (sim)\"", ser[s]);
 	}
 	fprintf(f, "\n");
-	uint32_t every = nsz > 10 ? (nsz + 9) / 10 : 1;
-	for (uint32_t zi = 0; zi < nsz; zi++) {
-		const char *lab = S->lax[sz].val[zi]->str;
-		uint64_t bytes = 0;
-		char err[64];
-		ccs_parse_size(lab, &bytes, err, sizeof err);
-		fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
-		for (size_t s = 0; s < nser; s++)
-			for (int c = 0; c < wcol && keep[s]; c++)
-				fprintf(f, " %.6g", val[(zi * nser + s) * (size_t)wcol + (size_t)c]);
-		fprintf(f, "\n");
-	}
+	busbw_rows(f, S, sz, nsz, nser, wcol, val, keep);
 	ccs_free(val);
 	ccs_free(keep);
 	nser = nkeep;
