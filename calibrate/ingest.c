@@ -246,6 +246,107 @@ static int nt_half(int line, const struct toks *k, int at, struct ccs_nt_half *h
 	return CCS_OK;
 }
 
+/* A '#' line: the table's header, the collective, the highest rank and
+ * host, the average bus bandwidth. */
+static int nt_comment(const struct toks *k, int line, struct ntschema *sc, struct ccs_nt_log *out, struct ccs_diag *d)
+{
+	int cpu = 0;
+	if (nt_header(k, sc, &cpu)) {
+		out->cputime = cpu;
+		return CCS_OK;
+	}
+	/* "# Collective test starting: all_reduce_perf" */
+	for (int i = 0; i + 1 < k->n; i++)
+		if (!strcmp(k->t[i], "starting:"))
+			coll_from(k->t[i + 1], out->coll, sizeof out->coll);
+	/* "#  Rank  0 Group  0 Pid 123 on host device ..." */
+	if (k->n > 2 && !strcmp(k->t[1], "Rank") && is_uint(k->t[2])) {
+		/* the highest rank + 1: quoted logs often keep one line */
+		long rk = strtol(k->t[2], NULL, 10);
+		if (rk >= out->ranks && rk < 1000000)
+			out->ranks = (int)rk + 1;
+		for (int i = 3; i + 1 < k->n; i++)
+			if (!strcmp(k->t[i], "on") && !out->host[0] && !strcmp(k->t[2], "0"))
+				snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);
+	}
+	/* "# Avg bus bandwidth    : 745.53" */
+	if (k->n >= 6 && !strcmp(k->t[1], "Avg") && !strcmp(k->t[2], "bus") && !strcmp(k->t[3], "bandwidth")) {
+		double v;
+		if (num(k->t[5], &v) || v < 0)
+			return ccs_diag_at(d, mk(line, k->col[5]), "expected the average bus bandwidth in GB/s, got '%s'",
+			                 k->t[5]);
+		else
+			out->avg_busbw_Bps = v * 1e9;
+	}
+	return CCS_OK;
+}
+
+/* A data row: size, count, type, redop and root as the schema has them,
+ * then its out-of-place and in-place halves. */
+static int nt_row(const struct toks *k, int line, const struct ntschema *sc, struct ccs_nt_log *out, size_t *cap,
+                  struct ccs_diag *d)
+{
+	int rc = CCS_OK;
+	/* the schema: the header's, else by token count (11: no redop or
+	 * root, 12: no root, 13: both) */
+	struct ntschema rs = *sc;
+	if (!rs.have) {
+		if (k->n < 11 || k->n > 13) {
+			rc = ccs_diag_at(d, mk(line, 1), "a data row before any nccl-tests header, with %d fields", k->n);
+			return rc;
+		}
+		rs.redop = k->n >= 12;
+		rs.root = k->n == 13;
+	}
+	int fixed = 3 + rs.redop + rs.root;
+	int halves = k->n >= fixed + 8 ? 2 : k->n >= fixed + 4 ? 1 : 0;
+	if (!halves || (k->n > fixed + 8 && !rs.extra) || (halves == 1 && k->n > fixed + 4 && !rs.extra)) {
+		int c = k->n > fixed + 8 ? k->col[fixed + 8] : k->col[k->n - 1];
+		rc = ccs_diag_at(d, mk(line, c), "a row of %d fields does not fit the header (%d or %d expected)", k->n,
+		                 fixed + 4, fixed + 8);
+		return rc;
+	}
+	if (out->nrow == *cap && (rc = ccs_grow(&out->row, cap, out->nrow + 1, sizeof *out->row)))
+		return rc;
+	struct ccs_nt_row *r = &out->row[out->nrow];
+	memset(r, 0, sizeof *r);
+	r->line = line;
+	r->root = -1;
+	char *end;
+	r->size = strtoull(k->t[0], &end, 10);
+	if (!is_uint(k->t[1])) {
+		rc = ccs_diag_at(d, mk(line, k->col[1]), "expected an element count, got '%s'", k->t[1]);
+		return rc;
+	}
+	r->count = strtoull(k->t[1], &end, 10);
+	if (!ccs_dtype_parse(k->t[2])) {
+		rc = ccs_diag_at(d, mk(line, k->col[2]), "unknown data type '%s'", k->t[2]);
+		return rc;
+	}
+	snprintf(r->type, sizeof r->type, "%s", k->t[2]);
+	int at = 3;
+	if (rs.redop)
+		snprintf(r->redop, sizeof r->redop, "%s", k->t[at++]);
+	if (rs.root) {
+		double v;
+		if (num(k->t[at], &v) || v != (int)v) {
+			rc = ccs_diag_at(d, mk(line, k->col[at]), "expected a root rank, got '%s'", k->t[at]);
+			return rc;
+		}
+		r->root = (int)v;
+		at++;
+	}
+	int which = 0;
+	if (halves == 1 && sc->inplace_col && k->col[at] >= sc->inplace_col - 2)
+		which = 1;      /* only the in-place half is printed */
+	for (int h = 0; h < halves && !rc; h++)
+		rc = nt_half(line, k, at + 4 * h, &r->half[which + h], d);
+	if (rc)
+		return rc;
+	out->nrow++;
+	return CCS_OK;
+}
+
 int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll_hint, struct ccs_nt_log *out,
                  struct ccs_diag *d)
 {
@@ -265,97 +366,12 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 		if (!k->n)
 			continue;
 		if (k->t[0][0] == '#') {
-			int cpu = 0;
-			if (nt_header(k, &sc, &cpu)) {
-				out->cputime = cpu;
-				continue;
-			}
-			/* "# Collective test starting: all_reduce_perf" */
-			for (int i = 0; i + 1 < k->n; i++)
-				if (!strcmp(k->t[i], "starting:"))
-					coll_from(k->t[i + 1], out->coll, sizeof out->coll);
-			/* "#  Rank  0 Group  0 Pid 123 on host device ..." */
-			if (k->n > 2 && !strcmp(k->t[1], "Rank") && is_uint(k->t[2])) {
-				/* the highest rank + 1: quoted logs often keep one line */
-				long rk = strtol(k->t[2], NULL, 10);
-				if (rk >= out->ranks && rk < 1000000)
-					out->ranks = (int)rk + 1;
-				for (int i = 3; i + 1 < k->n; i++)
-					if (!strcmp(k->t[i], "on") && !out->host[0] && !strcmp(k->t[2], "0"))
-						snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);
-			}
-			/* "# Avg bus bandwidth    : 745.53" */
-			if (k->n >= 6 && !strcmp(k->t[1], "Avg") && !strcmp(k->t[2], "bus") && !strcmp(k->t[3], "bandwidth")) {
-				double v;
-				if (num(k->t[5], &v) || v < 0)
-					rc = ccs_diag_at(d, mk(line, k->col[5]), "expected the average bus bandwidth in GB/s, got '%s'",
-					                 k->t[5]);
-				else
-					out->avg_busbw_Bps = v * 1e9;
-			}
+			rc = nt_comment(k, line, &sc, out, d);
 			continue;
 		}
 		if (!is_uint(k->t[0]))
 			continue;       /* NCCL INFO lines and other chatter */
-		/* the schema: the header's, else by token count (11: no redop or
-		 * root, 12: no root, 13: both) */
-		struct ntschema rs = sc;
-		if (!rs.have) {
-			if (k->n < 11 || k->n > 13) {
-				rc = ccs_diag_at(d, mk(line, 1), "a data row before any nccl-tests header, with %d fields", k->n);
-				break;
-			}
-			rs.redop = k->n >= 12;
-			rs.root = k->n == 13;
-		}
-		int fixed = 3 + rs.redop + rs.root;
-		int halves = k->n >= fixed + 8 ? 2 : k->n >= fixed + 4 ? 1 : 0;
-		if (!halves || (k->n > fixed + 8 && !rs.extra) || (halves == 1 && k->n > fixed + 4 && !rs.extra)) {
-			int c = k->n > fixed + 8 ? k->col[fixed + 8] : k->col[k->n - 1];
-			rc = ccs_diag_at(d, mk(line, c), "a row of %d fields does not fit the header (%d or %d expected)", k->n,
-			                 fixed + 4, fixed + 8);
-			break;
-		}
-		if (out->nrow == cap) {
-			if ((rc = ccs_grow(&out->row, &cap, out->nrow + 1, sizeof *out->row)))
-				break;
-		}
-		struct ccs_nt_row *r = &out->row[out->nrow];
-		memset(r, 0, sizeof *r);
-		r->line = line;
-		r->root = -1;
-		char *end;
-		r->size = strtoull(k->t[0], &end, 10);
-		if (!is_uint(k->t[1])) {
-			rc = ccs_diag_at(d, mk(line, k->col[1]), "expected an element count, got '%s'", k->t[1]);
-			break;
-		}
-		r->count = strtoull(k->t[1], &end, 10);
-		if (!ccs_dtype_parse(k->t[2])) {
-			rc = ccs_diag_at(d, mk(line, k->col[2]), "unknown data type '%s'", k->t[2]);
-			break;
-		}
-		snprintf(r->type, sizeof r->type, "%s", k->t[2]);
-		int at = 3;
-		if (rs.redop)
-			snprintf(r->redop, sizeof r->redop, "%s", k->t[at++]);
-		if (rs.root) {
-			double v;
-			if (num(k->t[at], &v) || v != (int)v) {
-				rc = ccs_diag_at(d, mk(line, k->col[at]), "expected a root rank, got '%s'", k->t[at]);
-				break;
-			}
-			r->root = (int)v;
-			at++;
-		}
-		int which = 0;
-		if (halves == 1 && sc.inplace_col && k->col[at] >= sc.inplace_col - 2)
-			which = 1;      /* only the in-place half is printed */
-		for (int h = 0; h < halves && !rc; h++)
-			rc = nt_half(line, k, at + 4 * h, &r->half[which + h], d);
-		if (rc)
-			break;
-		out->nrow++;
+		rc = nt_row(k, line, &sc, out, &cap, d);
 	}
 	if (!rc && !out->nrow)
 		rc = ccs_diag_at(d, mk(L->line > 0 ? L->line : 1, 1), "no nccl-tests table found");
