@@ -748,106 +748,143 @@ static int meas_push(struct ccs_meas_set *set, struct ccs_meas **m)
 	return CCS_OK;
 }
 
+/* A nccl-tests log: one measurement per half (out-of-place, in-place) of
+ * each row; the collective and the ranks from the log or the file name. */
+static int ingest_nccl(const char *src, const char *text, size_t len, const char *file, struct ccs_meas_set *set, struct ccs_diag *d)
+{
+	int rc = CCS_OK;
+	struct ccs_meas *m;
+	struct ccs_nt_log l;
+	CCS_TRY(ccs_nt_parse(src, text, len, NULL, &l, d));
+	if (!l.coll[0]) {
+		rc = ccs_diag_at(d, mk(l.nrow ? l.row[0].line : 1, 1),
+		                 "which collective? the log does not say: name the file after the test (all_reduce_perf.log ...)");
+		ccs_nt_release(&l);
+		return rc;
+	}
+	if (!l.ranks)
+		l.ranks = ranks_from_busbw(&l);
+	for (size_t i = 0; i < l.nrow && !rc; i++)
+		for (int h = 0; h < 2 && !rc; h++) {
+			const struct ccs_nt_half *hf = &l.row[i].half[h];
+			if (!hf->valid || !(hf->time_s > 0))
+				continue;
+			if ((rc = meas_push(set, &m)))
+				break;
+			snprintf(m->source, sizeof m->source, "nccl-tests");
+			snprintf(m->name, sizeof m->name, "%s", l.coll);
+			snprintf(m->cls, sizeof m->cls, "nccl");
+			snprintf(m->variant, sizeof m->variant, "%s %s", h ? "ip" : "oop", l.row[i].type);
+			m->size = l.row[i].size;
+			m->ranks = l.ranks;
+			m->median_s = hf->time_s;
+			m->busbw_Bps = hf->busbw_Bps;
+			m->line = l.row[i].line;
+			snprintf(m->file, sizeof m->file, "%s", file);
+		}
+	if (!rc && l.host[0] && !set->host[0])
+		snprintf(set->host, sizeof set->host, "%s", l.host);
+	ccs_nt_release(&l);
+	return rc;
+}
+
+/* A perftest log: one measurement per size (the verb from the file name
+ * when the title line is missing); zero rows are skipped with a warning. */
+static int ingest_perftest(const char *src, const char *text, size_t len, const char *file, struct ccs_meas_set *set, struct ccs_diag *d)
+{
+	int rc = CCS_OK;
+	struct ccs_meas *m;
+	struct ccs_pf_log l;
+	CCS_TRY(ccs_pf_parse(src, text, len, &l, d));
+	/* a quote without its title line: the verb from the file name */
+	static const char *const verbs[] = { "write", "read", "send" };
+	for (int v = 0; v < 3 && !l.verb[0]; v++)
+		if (strstr(file, verbs[v]))
+			snprintf(l.verb, sizeof l.verb, "%s", verbs[v]);
+	l.round_trip = l.kind == CCS_PF_LAT && !strcmp(l.verb, "read");
+	for (size_t i = 0; i < l.nrow && !rc; i++) {
+		const struct ccs_pf_row *r = &l.row[i];
+		double t = l.kind == CCS_PF_BW ? (r->avg_Bps > 0 ? (double)r->bytes / r->avg_Bps : 0)
+		                               : (r->t_typ_s > 0 ? r->t_typ_s : r->t_avg_s);
+		if (!(t > 0) || !r->bytes) {
+			rc = warn_add(&set->warn, &set->nwarn, "%s:%d:1: a zero %s; row skipped", src, r->line,
+			              l.kind == CCS_PF_BW ? "bandwidth" : "latency");
+			continue;
+		}
+		if ((rc = meas_push(set, &m)))
+			break;
+		snprintf(m->source, sizeof m->source, "perftest");
+		snprintf(m->name, sizeof m->name, "rdma_%s_%s", l.verb[0] ? l.verb : "unknown", l.kind == CCS_PF_BW ? "bw" : "lat");
+		snprintf(m->cls, sizeof m->cls, "%s", l.link[0] ? l.link : "ib");
+		snprintf(m->variant, sizeof m->variant, "%s", l.round_trip ? "rtt" : "");
+		snprintf(m->devices, sizeof m->devices, "%.47s", l.device);
+		m->size = r->bytes;
+		m->iters = r->iters;
+		m->median_s = t;
+		if (l.kind == CCS_PF_LAT && r->t_min_s > 0) {
+			m->min_s = r->t_min_s;
+			m->max_s = r->t_max_s;
+		}
+		m->line = r->line;
+		snprintf(m->file, sizeof m->file, "%s", file);
+	}
+	ccs_pf_release(&l);
+	return rc;
+}
+
+/* A ccsim-bench log: its records, warnings, host and versions. */
+static int ingest_bench(const char *src, const char *text, size_t len, const char *file, struct ccs_meas_set *set, struct ccs_diag *d)
+{
+	int rc = CCS_OK;
+	struct ccs_meas *m;
+	struct ccs_bl_log l;
+	CCS_TRY(ccs_bl_parse(src, text, len, &l, d));
+	for (size_t i = 0; i < l.nrec && !rc; i++) {
+		const struct ccs_bl_rec *r = &l.rec[i];
+		if ((rc = meas_push(set, &m)))
+			break;
+		snprintf(m->source, sizeof m->source, "bench");
+		snprintf(m->name, sizeof m->name, "%s", r->name);
+		snprintf(m->cls, sizeof m->cls, "%s", r->cls[0] ? r->cls : "gpu");
+		snprintf(m->devices, sizeof m->devices, "%s", r->devices);
+		m->size = r->size;
+		m->iters = r->iters;
+		m->median_s = r->median_s;
+		m->min_s = r->min_s;
+		m->max_s = r->max_s;
+		m->line = r->line;
+		snprintf(m->file, sizeof m->file, "%s", file);
+	}
+	for (size_t i = 0; i < l.nwarn && !rc; i++)
+		rc = warn_add(&set->warn, &set->nwarn, "%s", l.warn[i]);
+	if (!rc && l.host[0] && !set->host[0])
+		snprintf(set->host, sizeof set->host, "%s", l.host);
+	if (!rc && l.versions[0] && !set->versions[0])
+		snprintf(set->versions, sizeof set->versions, "%s", l.versions);
+	ccs_bl_release(&l);
+	return rc;
+}
+
+/* The readers by the log's kind (ccs_log_kind). */
+static const struct {
+	int kind;
+	int (*read)(const char *src, const char *text, size_t len, const char *file, struct ccs_meas_set *set,
+	            struct ccs_diag *d);
+} readers[] = {
+	{ CCS_LOG_NCCL, ingest_nccl },
+	{ CCS_LOG_PERFTEST, ingest_perftest },
+	{ CCS_LOG_BENCH, ingest_bench },
+};
+
 int ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_meas_set *set, struct ccs_diag *d)
 {
 	size_t n0 = set->n, w0 = set->nwarn;
 	int rc = CCS_OK, kind = ccs_log_kind(text, len);
-	struct ccs_meas *m;
-	const char *file = base_of(src);
-	if (kind == CCS_LOG_NCCL) {
-		struct ccs_nt_log l;
-		CCS_TRY(ccs_nt_parse(src, text, len, NULL, &l, d));
-		if (!l.coll[0]) {
-			rc = ccs_diag_at(d, mk(l.nrow ? l.row[0].line : 1, 1),
-			                 "which collective? the log does not say: name the file after the test (all_reduce_perf.log ...)");
-			ccs_nt_release(&l);
-			return rc;
-		}
-		if (!l.ranks)
-			l.ranks = ranks_from_busbw(&l);
-		for (size_t i = 0; i < l.nrow && !rc; i++)
-			for (int h = 0; h < 2 && !rc; h++) {
-				const struct ccs_nt_half *hf = &l.row[i].half[h];
-				if (!hf->valid || !(hf->time_s > 0))
-					continue;
-				if ((rc = meas_push(set, &m)))
-					break;
-				snprintf(m->source, sizeof m->source, "nccl-tests");
-				snprintf(m->name, sizeof m->name, "%s", l.coll);
-				snprintf(m->cls, sizeof m->cls, "nccl");
-				snprintf(m->variant, sizeof m->variant, "%s %s", h ? "ip" : "oop", l.row[i].type);
-				m->size = l.row[i].size;
-				m->ranks = l.ranks;
-				m->median_s = hf->time_s;
-				m->busbw_Bps = hf->busbw_Bps;
-				m->line = l.row[i].line;
-				snprintf(m->file, sizeof m->file, "%s", file);
-			}
-		if (!rc && l.host[0] && !set->host[0])
-			snprintf(set->host, sizeof set->host, "%s", l.host);
-		ccs_nt_release(&l);
-	} else if (kind == CCS_LOG_PERFTEST) {
-		struct ccs_pf_log l;
-		CCS_TRY(ccs_pf_parse(src, text, len, &l, d));
-		/* a quote without its title line: the verb from the file name */
-		static const char *const verbs[] = { "write", "read", "send" };
-		for (int v = 0; v < 3 && !l.verb[0]; v++)
-			if (strstr(file, verbs[v]))
-				snprintf(l.verb, sizeof l.verb, "%s", verbs[v]);
-		l.round_trip = l.kind == CCS_PF_LAT && !strcmp(l.verb, "read");
-		for (size_t i = 0; i < l.nrow && !rc; i++) {
-			const struct ccs_pf_row *r = &l.row[i];
-			double t = l.kind == CCS_PF_BW ? (r->avg_Bps > 0 ? (double)r->bytes / r->avg_Bps : 0)
-			                               : (r->t_typ_s > 0 ? r->t_typ_s : r->t_avg_s);
-			if (!(t > 0) || !r->bytes) {
-				rc = warn_add(&set->warn, &set->nwarn, "%s:%d:1: a zero %s; row skipped", src, r->line,
-				              l.kind == CCS_PF_BW ? "bandwidth" : "latency");
-				continue;
-			}
-			if ((rc = meas_push(set, &m)))
-				break;
-			snprintf(m->source, sizeof m->source, "perftest");
-			snprintf(m->name, sizeof m->name, "rdma_%s_%s", l.verb[0] ? l.verb : "unknown", l.kind == CCS_PF_BW ? "bw" : "lat");
-			snprintf(m->cls, sizeof m->cls, "%s", l.link[0] ? l.link : "ib");
-			snprintf(m->variant, sizeof m->variant, "%s", l.round_trip ? "rtt" : "");
-			snprintf(m->devices, sizeof m->devices, "%.47s", l.device);
-			m->size = r->bytes;
-			m->iters = r->iters;
-			m->median_s = t;
-			if (l.kind == CCS_PF_LAT && r->t_min_s > 0) {
-				m->min_s = r->t_min_s;
-				m->max_s = r->t_max_s;
-			}
-			m->line = r->line;
-			snprintf(m->file, sizeof m->file, "%s", file);
-		}
-		ccs_pf_release(&l);
-	} else if (kind == CCS_LOG_BENCH) {
-		struct ccs_bl_log l;
-		CCS_TRY(ccs_bl_parse(src, text, len, &l, d));
-		for (size_t i = 0; i < l.nrec && !rc; i++) {
-			const struct ccs_bl_rec *r = &l.rec[i];
-			if ((rc = meas_push(set, &m)))
-				break;
-			snprintf(m->source, sizeof m->source, "bench");
-			snprintf(m->name, sizeof m->name, "%s", r->name);
-			snprintf(m->cls, sizeof m->cls, "%s", r->cls[0] ? r->cls : "gpu");
-			snprintf(m->devices, sizeof m->devices, "%s", r->devices);
-			m->size = r->size;
-			m->iters = r->iters;
-			m->median_s = r->median_s;
-			m->min_s = r->min_s;
-			m->max_s = r->max_s;
-			m->line = r->line;
-			snprintf(m->file, sizeof m->file, "%s", file);
-		}
-		for (size_t i = 0; i < l.nwarn && !rc; i++)
-			rc = warn_add(&set->warn, &set->nwarn, "%s", l.warn[i]);
-		if (!rc && l.host[0] && !set->host[0])
-			snprintf(set->host, sizeof set->host, "%s", l.host);
-		if (!rc && l.versions[0] && !set->versions[0])
-			snprintf(set->versions, sizeof set->versions, "%s", l.versions);
-		ccs_bl_release(&l);
+	size_t r = 0;
+	while (r < sizeof readers / sizeof readers[0] && readers[r].kind != kind)
+		r++;
+	if (r < sizeof readers / sizeof readers[0]) {
+		rc = readers[r].read(src, text, len, base_of(src), set, d);
 	} else {
 		const char *srcs[1] = { src };
 		d->srcs = srcs;
