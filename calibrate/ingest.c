@@ -391,6 +391,70 @@ void ccs_nt_release(struct ccs_nt_log *l)
 
 /* ---- perftest ---- */
 
+/* Settings lines: the verb (RDMA_Write, RDMA_Read, Send), the device, the
+ * link type. */
+static void pf_settings(const struct toks *k, struct ccs_pf_log *out)
+{
+	if (!out->verb[0]) {
+		for (int i = 0; i < k->n; i++) {
+			if (!strcmp(k->t[i], "RDMA_Write"))
+				snprintf(out->verb, sizeof out->verb, "write");
+			else if (!strcmp(k->t[i], "RDMA_Read"))
+				snprintf(out->verb, sizeof out->verb, "read");
+			else if (!strcmp(k->t[i], "Send") && i + 1 < k->n &&
+			         (!strcmp(k->t[i + 1], "BW") || !strcmp(k->t[i + 1], "Latency")))
+				snprintf(out->verb, sizeof out->verb, "send");
+		}
+	}
+	/* " Dual-port : OFF		Device : ib0": settings two to a line */
+	for (int i = 0; i + 2 < k->n && !out->device[0]; i++)
+		if (!strcmp(k->t[i], "Device") && !strcmp(k->t[i + 1], ":"))
+			snprintf(out->device, sizeof out->device, "%s", k->t[i + 2]);
+	/* " Link type       : Ethernet" */
+	if (k->n >= 4 && !strcmp(k->t[0], "Link") && !strcmp(k->t[1], "type") && !strcmp(k->t[2], ":"))
+		snprintf(out->link, sizeof out->link, "%s", !strcmp(k->t[3], "IB") ? "ib" : "roce");
+}
+
+/* A table row: size, iterations, then bandwidths (in the header's unit) or
+ * latencies (us) as the table's kind has them. */
+static int pf_row(const struct toks *k, int line, int duration, double unit, struct ccs_pf_log *out, size_t *cap,
+                  struct ccs_diag *d)
+{
+	int rc = CCS_OK;
+	int want = out->kind == CCS_PF_BW ? 5 : duration ? 4 : 6;
+	if (k->n < want) {
+		rc = ccs_diag_at(d, mk(line, k->col[k->n - 1]), "a perftest row of %d fields, %d expected", k->n, want);
+		return rc;
+	}
+	double v[9] = { 0 };
+	int nv = k->n < 9 ? k->n : 9;
+	for (int i = 1; i < nv; i++)
+		if (num(k->t[i], &v[i]) || v[i] < 0) {
+			rc = ccs_diag_at(d, mk(line, k->col[i]), "expected a number, got '%s'", k->t[i]);
+			return rc;
+		}
+	if ((rc = ccs_grow(&out->row, cap, out->nrow + 1, sizeof *out->row)))
+		return rc;
+	struct ccs_pf_row *r = &out->row[out->nrow++];
+	memset(r, 0, sizeof *r);
+	r->line = line;
+	r->bytes = strtoull(k->t[0], NULL, 10);
+	r->iters = (uint64_t)v[1];
+	if (out->kind == CCS_PF_BW) {
+		r->peak_Bps = v[2] * unit;
+		r->avg_Bps = v[3] * unit;
+		r->rate_Mpps = v[4];
+	} else if (duration) {
+		r->t_avg_s = v[2] * 1e-6;
+	} else {
+		r->t_min_s = v[2] * 1e-6;
+		r->t_max_s = v[3] * 1e-6;
+		r->t_typ_s = v[4] * 1e-6;
+		r->t_avg_s = v[5] * 1e-6;
+	}
+	return CCS_OK;
+}
+
 int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_log *out, struct ccs_diag *d)
 {
 	memset(out, 0, sizeof *out);
@@ -407,24 +471,7 @@ int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_lo
 		const char *s = L->raw;
 		if (!k->n)
 			continue;
-		if (!out->verb[0]) {
-			for (int i = 0; i < k->n; i++) {
-				if (!strcmp(k->t[i], "RDMA_Write"))
-					snprintf(out->verb, sizeof out->verb, "write");
-				else if (!strcmp(k->t[i], "RDMA_Read"))
-					snprintf(out->verb, sizeof out->verb, "read");
-				else if (!strcmp(k->t[i], "Send") && i + 1 < k->n &&
-				         (!strcmp(k->t[i + 1], "BW") || !strcmp(k->t[i + 1], "Latency")))
-					snprintf(out->verb, sizeof out->verb, "send");
-			}
-		}
-		/* " Dual-port : OFF		Device : ib0": settings two to a line */
-		for (int i = 0; i + 2 < k->n && !out->device[0]; i++)
-			if (!strcmp(k->t[i], "Device") && !strcmp(k->t[i + 1], ":"))
-				snprintf(out->device, sizeof out->device, "%s", k->t[i + 2]);
-		/* " Link type       : Ethernet" */
-		if (k->n >= 4 && !strcmp(k->t[0], "Link") && !strcmp(k->t[1], "type") && !strcmp(k->t[2], ":"))
-			snprintf(out->link, sizeof out->link, "%s", !strcmp(k->t[3], "IB") ? "ib" : "roce");
+		pf_settings(k, out);
 		if (!strcmp(k->t[0], "#bytes")) {
 			in_table = 1;
 			if (strstr(s, "BW average")) {
@@ -452,39 +499,7 @@ int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_lo
 		}
 		if (!in_table || !is_uint(k->t[0]))
 			continue;       /* settings, warnings ("Conflicting CPU frequency ...") */
-		int want = out->kind == CCS_PF_BW ? 5 : duration ? 4 : 6;
-		if (k->n < want) {
-			rc = ccs_diag_at(d, mk(line, k->col[k->n - 1]), "a perftest row of %d fields, %d expected", k->n, want);
-			break;
-		}
-		double v[9] = { 0 };
-		int nv = k->n < 9 ? k->n : 9;
-		for (int i = 1; i < nv; i++)
-			if (num(k->t[i], &v[i]) || v[i] < 0) {
-				rc = ccs_diag_at(d, mk(line, k->col[i]), "expected a number, got '%s'", k->t[i]);
-				break;
-			}
-		if (rc)
-			break;
-		if ((rc = ccs_grow(&out->row, &cap, out->nrow + 1, sizeof *out->row)))
-			break;
-		struct ccs_pf_row *r = &out->row[out->nrow++];
-		memset(r, 0, sizeof *r);
-		r->line = line;
-		r->bytes = strtoull(k->t[0], NULL, 10);
-		r->iters = (uint64_t)v[1];
-		if (out->kind == CCS_PF_BW) {
-			r->peak_Bps = v[2] * unit;
-			r->avg_Bps = v[3] * unit;
-			r->rate_Mpps = v[4];
-		} else if (duration) {
-			r->t_avg_s = v[2] * 1e-6;
-		} else {
-			r->t_min_s = v[2] * 1e-6;
-			r->t_max_s = v[3] * 1e-6;
-			r->t_typ_s = v[4] * 1e-6;
-			r->t_avg_s = v[5] * 1e-6;
-		}
+		rc = pf_row(k, line, duration, unit, out, &cap, d);
 	}
 	if (!rc && !out->nrow)
 		rc = ccs_diag_at(d, mk(L->line > 0 ? L->line : 1, 1), "no perftest table found");
