@@ -254,6 +254,54 @@ static int bench_effs(struct ccs_topo *t, struct ccs_calib *c)
 
 /* ---- NCCL level, from nccl-tests ---- */
 
+/* Each bounding link type's efficiency scaled by the median of its rows'
+ * predicted / measured ratios (kept in [0.01, 1]); 1 when every median is
+ * within 0.2% (the fit has settled).  tmp: room for nr values. */
+static int update_effs(struct ccs_topo *t, struct ccs_calib *c, const double *ratio, const int *rtype, size_t nr,
+                       double *tmp)
+{
+	int settled;
+	settled = 1;
+	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++) {
+		size_t k = 0;
+		for (size_t i = 0; i < nr; i++)
+			if (rtype[i] == ty)
+				tmp[k++] = ratio[i];
+		if (!k)
+			continue;
+		double r = median(tmp, k);
+		if (fabs(r - 1) > 0.002)
+			settled = 0;
+		double e = t->params.eff[ty] * r;
+		if (e > 1)
+			e = 1;
+		if (e < 0.01)
+			e = 0.01;
+		t->params.eff[ty] = e;
+		c->eff[ty] = e;
+		c->eff_from[ty] = 2;
+	}
+	return settled;
+}
+
+/* Each protocol's step overhead: the median of what its rows leave over
+ * the closed form's other terms, per step (two rows at least). */
+static void update_steps(struct ccs_topo *t, struct ccs_calib *c, double *const *ov, const size_t *no)
+{
+	for (int q = 0; q < 3; q++) {
+		if (no[q] < 2)
+			continue;
+		double o = median(ov[q], no[q]);
+		c->step_s[q] = o > 0 ? o : 0;
+		c->step_set[q] = 1;
+		t->params.step_s[q] = c->step_s[q];
+	}
+}
+
+/* Efficiencies and step overheads from nccl-tests rows: passes over the
+ * large rows until each bounding link type's median ratio settles (at most
+ * six), then one over the small rows for the step overheads.  One idea: a
+ * fixed-point iteration whose passes scan the rows the same way. */
 static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, struct ccs_calib *c)
 {
 	int rc = CCS_OK;
@@ -325,38 +373,10 @@ static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
 			ccs_comm_release(&cm);
 		if (rc)
 			break;
-		if (pass < 6) {
-			/* the median ratio per bounding link type */
-			settled = 1;
-			for (int ty = 0; ty < CCS_LINK_NTYPES; ty++) {
-				size_t k = 0;
-				for (size_t i = 0; i < nr; i++)
-					if (rtype[i] == ty)
-						ov[0][k++] = ratio[i];
-				if (!k)
-					continue;
-				double r = median(ov[0], k);
-				if (fabs(r - 1) > 0.002)
-					settled = 0;
-				double e = t->params.eff[ty] * r;
-				if (e > 1)
-					e = 1;
-				if (e < 0.01)
-					e = 0.01;
-				t->params.eff[ty] = e;
-				c->eff[ty] = e;
-				c->eff_from[ty] = 2;
-			}
-		} else {
-			for (int q = 0; q < 3; q++) {
-				if (no[q] < 2)
-					continue;
-				double o = median(ov[q], no[q]);
-				c->step_s[q] = o > 0 ? o : 0;
-				c->step_set[q] = 1;
-				t->params.step_s[q] = c->step_s[q];
-			}
-		}
+		if (pass < 6)
+			settled = update_effs(t, c, ratio, rtype, nr, ov[0]);
+		else
+			update_steps(t, c, ov, no);
 	}
 out:
 	ccs_free(ratio);

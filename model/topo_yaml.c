@@ -5,6 +5,7 @@
 #include "fault.h"
 #include "ytree.h"
 #include "topo_gen.h"
+#include "topo_names.h"
 #include "units.h"
 
 #include <errno.h>
@@ -13,151 +14,12 @@
 #include <string.h>
 
 #define MAX_NODES   1000000L
-#define MAX_RANGE   1000000L
 
 /* The loader: the tree's state (ytree.h) and the spec being filled. */
 struct ld {
 	struct ccs_ydoc y;
 	struct ccs_topo_spec *spec;
 };
-
-/* ---- name patterns: gpu[0-7], nvsw[0,3], n[0-1]/g[0-3] ---- */
-
-struct names { uint32_t n, cap; char **v; };
-
-static int names_push(struct ld *L, struct names *ns, const char *s, size_t len)
-{
-	if (ns->n == ns->cap) {
-		uint32_t nc = ns->cap ? ns->cap * 2 : 16;
-		char **nv = ccs_arena_alloc(L->y.a, nc * sizeof *nv);
-		if (!nv)
-			return CCS_ENOMEM;
-		if (ns->n)
-			memcpy(nv, ns->v, ns->n * sizeof *nv);
-		ns->v = nv;
-		ns->cap = nc;
-	}
-	if (!(ns->v[ns->n] = ccs_arena_strndup(L->y.a, s, len)))
-		return CCS_ENOMEM;
-	ns->n++;
-	return CCS_OK;
-}
-
-static int valid_name_char(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '-' || c == '.';
-}
-
-/* Expand pattern p (prefix already expanded into pre) recursively. */
-static int expand(struct ld *L, const struct ccs_ynode *y, const char *p, char *pre, size_t plen,
-                  size_t cap, struct names *out)
-{
-	while (*p && *p != '[') {
-		if (!valid_name_char((unsigned char)*p) && *p != '/')
-			return ccs_diag_at(L->y.diag, y->mark, "invalid character '%c' in name '%s'", *p, y->str);
-		if (plen + 1 >= cap)
-			return ccs_diag_at(L->y.diag, y->mark, "name '%s' is too long", y->str);
-		pre[plen++] = *p++;
-	}
-	if (!*p) {
-		if (out->n >= MAX_RANGE)
-			return ccs_diag_at(L->y.diag, y->mark, "'%s' names more than %ld devices", y->str, MAX_RANGE);
-		return names_push(L, out, pre, plen);
-	}
-	const char *close = strchr(p, ']');
-	if (!close)
-		return ccs_diag_at(L->y.diag, y->mark, "unterminated '[' in '%s'", y->str);
-	const char *q = p + 1;
-	if (q == close)
-		return ccs_diag_at(L->y.diag, y->mark, "empty '[]' in '%s'", y->str);
-	while (q < close) {
-		char *end;
-		if (*q < '0' || *q > '9')
-			return ccs_diag_at(L->y.diag, y->mark, "expected a number in '[...]' of '%s'", y->str);
-		long lo = strtol(q, &end, 10), hi = lo;
-		q = end;
-		if (*q == '-') {
-			q++;
-			if (*q < '0' || *q > '9')
-				return ccs_diag_at(L->y.diag, y->mark, "expected a number after '-' in '%s'", y->str);
-			hi = strtol(q, &end, 10);
-			q = end;
-		}
-		if (q < close && *q != ',')
-			return ccs_diag_at(L->y.diag, y->mark, "unexpected '%c' in '[...]' of '%s'", *q, y->str);
-		if (*q == ',')
-			q++;
-		if (hi < lo)
-			return ccs_diag_at(L->y.diag, y->mark, "empty range %ld-%ld in '%s'", lo, hi, y->str);
-		if (hi - lo >= MAX_RANGE || hi >= MAX_RANGE * 1000)
-			return ccs_diag_at(L->y.diag, y->mark, "range %ld-%ld in '%s' is too large", lo, hi, y->str);
-		for (long i = lo; i <= hi; i++) {
-			int w = snprintf(pre + plen, cap - plen, "%ld", i);
-			if (w < 0 || (size_t)w >= cap - plen)
-				return ccs_diag_at(L->y.diag, y->mark, "name '%s' is too long", y->str);
-			CCS_TRY(expand(L, y, close + 1, pre, plen + (size_t)w, cap, out));
-		}
-	}
-	return CCS_OK;
-}
-
-static int expand_names(struct ld *L, const struct ccs_ynode *y, struct names *out)
-{
-	char buf[256];
-	memset(out, 0, sizeof *out);
-	if (!*y->str)
-		return ccs_diag_at(L->y.diag, y->mark, "empty name");
-	return expand(L, y, y->str, buf, 0, sizeof buf, out);
-}
-
-/* ---- name lookup in a body ---- */
-
-struct nmap { uint32_t cap; int64_t *slot; };   /* -1 empty, else body index */
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-static int nmap_find(const struct nmap *m, const struct ccs_body *b, const char *s)
-{
-	if (!m->cap)
-		return -1;
-	for (uint32_t i = (uint32_t)(hash_str(s) & (m->cap - 1));; i = (i + 1) & (m->cap - 1)) {
-		if (m->slot[i] < 0)
-			return -1;
-		if (!strcmp(b->dev[m->slot[i]].name, s))
-			return (int)m->slot[i];
-	}
-}
-
-static int nmap_build(struct ld *L, struct nmap *m, const struct ccs_body *b)
-{
-	uint32_t cap = 16;
-	while (cap < b->ndev * 2u + 2)
-		cap *= 2;
-	m->cap = cap;
-	m->slot = ccs_arena_alloc(L->y.a, cap * sizeof *m->slot);
-	if (!m->slot)
-		return CCS_ENOMEM;
-	for (uint32_t i = 0; i < cap; i++)
-		m->slot[i] = -1;
-	for (uint32_t d = 0; d < b->ndev; d++) {
-		int prev = nmap_find(m, b, b->dev[d].name);
-		if (prev >= 0)
-			return ccs_diag_at(L->y.diag, b->dev[d].mark, "duplicate device name '%s' (first at line %d)",
-			                   b->dev[d].name, b->dev[prev].mark.line);
-		uint32_t i = (uint32_t)(hash_str(b->dev[d].name) & (cap - 1));
-		while (m->slot[i] >= 0)
-			i = (i + 1) & (cap - 1);
-		m->slot[i] = d;
-	}
-	return CCS_OK;
-}
 
 /* ---- devices ---- */
 
@@ -269,8 +131,8 @@ static int load_device(struct ld *L, struct ccs_body *b, const struct ccs_ynode 
 	CCS_TRY(ccs_ytree_kind(&L->y, ny2, CCS_Y_SCALAR, "name"));
 	if (template_form && strchr(ny2->str, '/'))
 		return ccs_diag_at(L->y.diag, ny2->mark, "device names in 'node' may not contain '/', got '%s'", ny2->str);
-	struct names ns;
-	CCS_TRY(expand_names(L, ny2, &ns));
+	struct ccs_topo_names ns;
+	CCS_TRY(ccs_topo_names_expand(&L->y, ny2, &ns));
 	d.mark = ny2->mark;
 	for (uint32_t i = 0; i < ns.n; i++) {
 		if (b->ndev >= 10000000u)
@@ -305,17 +167,17 @@ static double pcie_lane_Bps(long gen)
 	return gts[gen] * 1e9 * eff / 8.0;
 }
 
-static int resolve(struct ld *L, const struct nmap *nm, const struct ccs_body *b, const struct ccs_ynode *y,
+static int resolve(struct ld *L, const struct ccs_topo_names_map *nm, const struct ccs_body *b, const struct ccs_ynode *y,
                    const char *what, uint32_t **idx, uint32_t *n)
 {
-	struct names ns;
+	struct ccs_topo_names ns;
 	CCS_TRY(ccs_ytree_kind(&L->y, y, CCS_Y_SCALAR, what));
-	CCS_TRY(expand_names(L, y, &ns));
+	CCS_TRY(ccs_topo_names_expand(&L->y, y, &ns));
 	*idx = ccs_arena_alloc(L->y.a, ((size_t)ns.n + 1) * sizeof **idx);
 	if (!*idx)
 		return CCS_ENOMEM;
 	for (uint32_t i = 0; i < ns.n; i++) {
-		int d = nmap_find(nm, b, ns.v[i]);
+		int d = ccs_topo_names_find(nm, b, ns.v[i]);
 		if (d < 0) {
 			const char *s = NULL;
 			if (b->ndev <= 4096) {
@@ -349,7 +211,85 @@ static int push_link(struct ld *L, struct ccs_body *b, const struct ccs_tmpl_lin
 	return CCS_OK;
 }
 
-static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, const struct ccs_ynode *m)
+/* A link's type, lanes, latency and bandwidth per direction (given whole,
+ * per lane, or by PCIe generation: one of the three). */
+static int link_spec(struct ld *L, const struct ccs_ynode *m, struct ccs_tmpl_link *tl)
+{
+	memset(tl, 0, sizeof *tl);
+	tl->mark = m->mark;
+	int type = 0;
+	CCS_TRY(ccs_ytree_enum(&L->y, m, "type", link_type_names, link_type_vals, NLINK_TYPE_NAMES, &type));
+	tl->type = (uint8_t)type;
+	long lanes = 1, gen = 0;
+	CCS_TRY(ccs_ytree_long(&L->y, m, "lanes", 1, 65535, &lanes, NULL));
+	tl->lanes = (uint16_t)lanes;
+	struct ccs_ynode *gy = ccs_ytree_get(m, "gen");
+	if (gy && type != CCS_LINK_PCIE)
+		return ccs_diag_at(L->y.diag, gy->mark, "'gen' applies to pcie links only");
+	CCS_TRY(ccs_ytree_long(&L->y, m, "gen", 1, 6, &gen, NULL));
+	CCS_TRY(ccs_ytree_qty(&L->y, m, "latency", CCS_QTY_TIME, &tl->lat_s));
+	struct ccs_ynode *bw = ccs_ytree_get(m, "bandwidth"), *lbw = ccs_ytree_get(m, "lane_bandwidth");
+	int nset = (bw != NULL) + (lbw != NULL) + (gy != NULL);
+	if (nset == 0)
+		return ccs_diag_at(L->y.diag, m->mark, "a link needs 'bandwidth' (per direction), 'lane_bandwidth' with 'lanes', or for pcie 'gen' with 'lanes'");
+	if (nset > 1)
+		return ccs_diag_at(L->y.diag, (bw && lbw) ? lbw->mark : gy->mark,
+		                   "give only one of 'bandwidth', 'lane_bandwidth' and 'gen'");
+	if (bw) {
+		CCS_TRY(ccs_ytree_qty(&L->y, m, "bandwidth", CCS_QTY_BW, &tl->bw_Bps));
+	} else if (lbw) {
+		double x = 0;
+		CCS_TRY(ccs_ytree_qty(&L->y, m, "lane_bandwidth", CCS_QTY_BW, &x));
+		tl->bw_Bps = x * (double)lanes;
+	} else {
+		tl->bw_Bps = pcie_lane_Bps(gen) * (double)lanes;
+	}
+	return CCS_OK;
+}
+
+/* The links of a pattern between the nf devices fa and the nt devices ta:
+ * full, zip, block or mesh (pm: where the pattern was given). */
+static int link_pattern(struct ld *L, struct ccs_body *b, const struct ccs_tmpl_link *tl, int pat, struct ccs_mark pm,
+                        const uint32_t *fa, uint32_t nf, const uint32_t *ta, uint32_t nt)
+{
+	switch (pat) {
+	case PAT_FULL:
+		if ((uint64_t)nf * nt > 10000000u)
+			return ccs_diag_at(L->y.diag, pm, "pattern 'full' of %u x %u devices makes too many links", nf, nt);
+		for (uint32_t i = 0; i < nf; i++)
+			for (uint32_t j = 0; j < nt; j++)
+				CCS_TRY(push_link(L, b, tl, fa[i], ta[j]));
+		break;
+	case PAT_ZIP:
+		if (nf != nt)
+			return ccs_diag_at(L->y.diag, pm, "pattern 'zip' needs as many 'from' as 'to' devices, got %u and %u", nf, nt);
+		for (uint32_t i = 0; i < nf; i++)
+			CCS_TRY(push_link(L, b, tl, fa[i], ta[i]));
+		break;
+	case PAT_BLOCK:
+		if (nf >= nt ? nf % nt : nt % nf)
+			return ccs_diag_at(L->y.diag, pm, "pattern 'block' needs one count to divide the other, got %u and %u", nf, nt);
+		if (nf >= nt)
+			for (uint32_t i = 0; i < nf; i++)
+				CCS_TRY(push_link(L, b, tl, fa[i], ta[i / (nf / nt)]));
+		else
+			for (uint32_t j = 0; j < nt; j++)
+				CCS_TRY(push_link(L, b, tl, fa[j / (nt / nf)], ta[j]));
+		break;
+	case PAT_MESH:
+		if (nf != nt || memcmp(fa, ta, nf * sizeof *fa))
+			return ccs_diag_at(L->y.diag, pm, "pattern 'mesh' joins every pair of one set: 'from' and 'to' must name the same devices");
+		if ((uint64_t)nf * nf > 20000000u)
+			return ccs_diag_at(L->y.diag, pm, "pattern 'mesh' of %u devices makes too many links", nf);
+		for (uint32_t i = 0; i < nf; i++)
+			for (uint32_t j = i + 1; j < nf; j++)
+				CCS_TRY(push_link(L, b, tl, fa[i], fa[j]));
+		break;
+	}
+	return CCS_OK;
+}
+
+static int load_link(struct ld *L, struct ccs_body *b, const struct ccs_topo_names_map *nm, const struct ccs_ynode *m)
 {
 	static const char *const keys[] = { "from", "to", "pattern", "type", "bandwidth", "lane_bandwidth",
 	                                    "lanes", "gen", "latency" };
@@ -359,36 +299,7 @@ static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, co
 	CCS_TRY(ccs_ytree_need(&L->y, m, "to", "a link"));
 	CCS_TRY(ccs_ytree_need(&L->y, m, "type", "a link"));
 	struct ccs_tmpl_link tl;
-	memset(&tl, 0, sizeof tl);
-	tl.mark = m->mark;
-	int type = 0;
-	CCS_TRY(ccs_ytree_enum(&L->y, m, "type", link_type_names, link_type_vals, NLINK_TYPE_NAMES, &type));
-	tl.type = (uint8_t)type;
-	long lanes = 1, gen = 0;
-	CCS_TRY(ccs_ytree_long(&L->y, m, "lanes", 1, 65535, &lanes, NULL));
-	tl.lanes = (uint16_t)lanes;
-	struct ccs_ynode *gy = ccs_ytree_get(m, "gen");
-	if (gy && type != CCS_LINK_PCIE)
-		return ccs_diag_at(L->y.diag, gy->mark, "'gen' applies to pcie links only");
-	CCS_TRY(ccs_ytree_long(&L->y, m, "gen", 1, 6, &gen, NULL));
-	CCS_TRY(ccs_ytree_qty(&L->y, m, "latency", CCS_QTY_TIME, &tl.lat_s));
-	struct ccs_ynode *bw = ccs_ytree_get(m, "bandwidth"), *lbw = ccs_ytree_get(m, "lane_bandwidth");
-	int nset = (bw != NULL) + (lbw != NULL) + (gy != NULL);
-	if (nset == 0)
-		return ccs_diag_at(L->y.diag, m->mark, "a link needs 'bandwidth' (per direction), 'lane_bandwidth' with 'lanes', or for pcie 'gen' with 'lanes'");
-	if (nset > 1)
-		return ccs_diag_at(L->y.diag, (bw && lbw) ? lbw->mark : gy->mark,
-		                   "give only one of 'bandwidth', 'lane_bandwidth' and 'gen'");
-	if (bw) {
-		CCS_TRY(ccs_ytree_qty(&L->y, m, "bandwidth", CCS_QTY_BW, &tl.bw_Bps));
-	} else if (lbw) {
-		double x = 0;
-		CCS_TRY(ccs_ytree_qty(&L->y, m, "lane_bandwidth", CCS_QTY_BW, &x));
-		tl.bw_Bps = x * (double)lanes;
-	} else {
-		tl.bw_Bps = pcie_lane_Bps(gen) * (double)lanes;
-	}
-
+	CCS_TRY(link_spec(L, m, &tl));
 	uint32_t *fa, *ta, nf, nt;
 	CCS_TRY(resolve(L, nm, b, ccs_ytree_get(m, "from"), "from", &fa, &nf));
 	CCS_TRY(resolve(L, nm, b, ccs_ytree_get(m, "to"), "to", &ta, &nt));
@@ -401,41 +312,7 @@ static int load_link(struct ld *L, struct ccs_body *b, const struct nmap *nm, co
 		                   "a link from %u devices to %u needs 'pattern': full, zip, block or mesh", nf, nt);
 	}
 	struct ccs_mark pm = py ? py->mark : m->mark;
-	switch (pat) {
-	case PAT_FULL:
-		if ((uint64_t)nf * nt > 10000000u)
-			return ccs_diag_at(L->y.diag, pm, "pattern 'full' of %u x %u devices makes too many links", nf, nt);
-		for (uint32_t i = 0; i < nf; i++)
-			for (uint32_t j = 0; j < nt; j++)
-				CCS_TRY(push_link(L, b, &tl, fa[i], ta[j]));
-		break;
-	case PAT_ZIP:
-		if (nf != nt)
-			return ccs_diag_at(L->y.diag, pm, "pattern 'zip' needs as many 'from' as 'to' devices, got %u and %u", nf, nt);
-		for (uint32_t i = 0; i < nf; i++)
-			CCS_TRY(push_link(L, b, &tl, fa[i], ta[i]));
-		break;
-	case PAT_BLOCK:
-		if (nf >= nt ? nf % nt : nt % nf)
-			return ccs_diag_at(L->y.diag, pm, "pattern 'block' needs one count to divide the other, got %u and %u", nf, nt);
-		if (nf >= nt)
-			for (uint32_t i = 0; i < nf; i++)
-				CCS_TRY(push_link(L, b, &tl, fa[i], ta[i / (nf / nt)]));
-		else
-			for (uint32_t j = 0; j < nt; j++)
-				CCS_TRY(push_link(L, b, &tl, fa[j / (nt / nf)], ta[j]));
-		break;
-	case PAT_MESH:
-		if (nf != nt || memcmp(fa, ta, nf * sizeof *fa))
-			return ccs_diag_at(L->y.diag, pm, "pattern 'mesh' joins every pair of one set: 'from' and 'to' must name the same devices");
-		if ((uint64_t)nf * nf > 20000000u)
-			return ccs_diag_at(L->y.diag, pm, "pattern 'mesh' of %u devices makes too many links", nf);
-		for (uint32_t i = 0; i < nf; i++)
-			for (uint32_t j = i + 1; j < nf; j++)
-				CCS_TRY(push_link(L, b, &tl, fa[i], fa[j]));
-		break;
-	}
-	return CCS_OK;
+	return link_pattern(L, b, &tl, pat, pm, fa, nf, ta, nt);
 }
 
 static int load_body(struct ld *L, const struct ccs_ynode *devs, const struct ccs_ynode *links,
@@ -446,8 +323,8 @@ static int load_body(struct ld *L, const struct ccs_ynode *devs, const struct cc
 		return ccs_diag_at(L->y.diag, devs->mark, "'devices' is empty");
 	for (uint32_t i = 0; i < devs->n; i++)
 		CCS_TRY(load_device(L, b, devs->v[i], template_form));
-	struct nmap nm;
-	CCS_TRY(nmap_build(L, &nm, b));
+	struct ccs_topo_names_map nm;
+	CCS_TRY(ccs_topo_names_index(&L->y, &nm, b));
 	if (!links)
 		return CCS_OK;
 	CCS_TRY(ccs_ytree_kind(&L->y, links, CCS_Y_SEQ, "links"));
