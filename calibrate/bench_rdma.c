@@ -393,23 +393,32 @@ static void xfer(int fd, const void *out, void *in, size_t n)
 	}
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+struct opts {
+	const char *devname, *client;
+	int server, port, port2, gidx;
+};
+
+static int parse_args(int argc, char **argv, struct opts *o)
 {
-	const char *devname = NULL, *client = NULL;
-	int server = 0, port = 1, port2 = 0, gidx = -1;
+	o->devname = o->client = NULL;
+	o->server = 0;
+	o->port = 1;
+	o->port2 = 0;
+	o->gidx = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--server"))
-			server = 1;
+			o->server = 1;
 		else if (!strcmp(argv[i], "--client") && i + 1 < argc)
-			client = argv[++i];
+			o->client = argv[++i];
 		else if (!strcmp(argv[i], "-d") && i + 1 < argc)
-			devname = argv[++i];
+			o->devname = argv[++i];
 		else if (!strcmp(argv[i], "--port") && i + 1 < argc)
-			port = atoi(argv[++i]);
+			o->port = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--peer-port") && i + 1 < argc)
-			port2 = atoi(argv[++i]);
+			o->port2 = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--gid-index") && i + 1 < argc)
-			gidx = atoi(argv[++i]);
+			o->gidx = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quick"))
 			g_quick = 1;
 		else if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
@@ -417,22 +426,22 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: " ME " [-d DEVICE] [--port N] [--peer-port N] [--gid-index N] [--server | --client HOST]"
 			                " [--gpu N] [--quick]\n");
-			return 2;
+			return -1;
 		}
 	}
-#ifndef CCS_HAVE_CUDA
-	if (g_gpu >= 0) {
-		fprintf(stderr, ME ": built without CUDA: --gpu (GPUDirect RDMA) is not available\n");
-		return 2;
-	}
-#endif
+	return 0;
+}
+
+/* The RDMA device named devname, else the first; NULL after a message. */
+static struct ibv_device *pick_device(const char *devname)
+{
 	int ndev = 0;
 	struct ibv_device **list = ibv_get_device_list(&ndev);
 	if (!list || ndev == 0) {
 		fprintf(stderr, ME ": no RDMA device%s\n", list ? "" : " (the verbs library found no provider)");
 		if (list)
 			ibv_free_device_list(list);
-		return 1;
+		return NULL;
 	}
 	struct ibv_device *dev = list[0];
 	if (devname) {
@@ -442,9 +451,52 @@ int main(int argc, char **argv)
 				dev = list[i];
 		if (!dev) {
 			fprintf(stderr, ME ": no RDMA device named '%s'\n", devname);
-			return 1;
+			return NULL;
 		}
 	}
+	return dev;
+}
+
+/* Against a peer over TCP: the client measures, the server serves. */
+static void run_remote(struct ctx *c, struct side *a, int server, const char *client)
+{
+	int fd = server ? tcp_accept() : tcp_connect(client);
+	struct ends me = my_ends(a), peer;
+	xfer(fd, &me, &peer, sizeof me);
+	connect_qp(c, a, &me, &peer);
+	char go = 'g', back;
+	xfer(fd, &go, &back, 1);
+	/* the client drives; the server is the target of writes and reads and
+	 * keeps receives posted for the sends until the client is done */
+	char bye = 'b';
+	if (client) {
+		measure(a, NULL, peer.addr, peer.rkey);
+		if (write(fd, &bye, 1) != 1)
+			die("exchange (write)", 0);
+	} else {
+		serve_receives(a, fd);
+		if (read(fd, &back, 1) != 1)
+			die("exchange (read)", 0);
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	if (parse_args(argc, argv, &o))
+		return 2;
+	const char *devname = o.devname, *client = o.client;
+	int server = o.server, port = o.port, port2 = o.port2, gidx = o.gidx;
+#ifndef CCS_HAVE_CUDA
+	if (g_gpu >= 0) {
+		fprintf(stderr, ME ": built without CUDA: --gpu (GPUDirect RDMA) is not available\n");
+		return 2;
+	}
+#endif
+	struct ibv_device *dev = pick_device(devname);
+	if (!dev)
+		return 1;
 	struct ctx c;
 	memset(&c, 0, sizeof c);
 	c.vc = ibv_open_device(dev);
@@ -487,24 +539,6 @@ int main(int argc, char **argv)
 		measure(&a, &b, eb.addr, eb.rkey);
 		return 0;
 	}
-	int fd = server ? tcp_accept() : tcp_connect(client);
-	struct ends me = my_ends(&a), peer;
-	xfer(fd, &me, &peer, sizeof me);
-	connect_qp(&c, &a, &me, &peer);
-	char go = 'g', back;
-	xfer(fd, &go, &back, 1);
-	/* the client drives; the server is the target of writes and reads and
-	 * keeps receives posted for the sends until the client is done */
-	char bye = 'b';
-	if (client) {
-		measure(&a, NULL, peer.addr, peer.rkey);
-		if (write(fd, &bye, 1) != 1)
-			die("exchange (write)", 0);
-	} else {
-		serve_receives(&a, fd);
-		if (read(fd, &back, 1) != 1)
-			die("exchange (read)", 0);
-	}
-	close(fd);
+	run_remote(&c, &a, server, client);
 	return 0;
 }
