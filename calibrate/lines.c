@@ -1,0 +1,125 @@
+/* calibrate/lines.c: log text walked line by line, tokens with columns,
+** numbers, positions and warnings (lines.h). */
+#include "lines.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void split(const char *s, size_t len, struct ccs_lines_toks *k)
+{
+	k->n = 0;
+	size_t o = 0;
+	for (size_t i = 0; i < len && k->n < CCS_LINES_MAXTOK;) {
+		while (i < len && isspace((unsigned char)s[i]))
+			i++;
+		if (i >= len)
+			break;
+		size_t j = i;
+		while (j < len && !isspace((unsigned char)s[j]))
+			j++;
+		if (o + (j - i) + 1 > sizeof k->buf)
+			break;
+		memcpy(k->buf + o, s + i, j - i);
+		k->buf[o + (j - i)] = 0;
+		k->t[k->n] = k->buf + o;
+		k->col[k->n] = (int)i + 1;
+		k->n++;
+		o += j - i + 1;
+		i = j;
+	}
+}
+
+
+int ccs_lines_next(struct ccs_lines *L)
+{
+	if (L->pos >= L->len)
+		return 0;
+	const char *s = L->text + L->pos;
+	const char *nl = memchr(s, '\n', L->len - L->pos);
+	size_t ll = nl ? (size_t)(nl - s) : L->len - L->pos;
+	L->pos += ll + 1;
+	L->line++;
+	size_t c = ll < sizeof L->raw - 1 ? ll : sizeof L->raw - 1;
+	memcpy(L->raw, s, c);
+	L->raw[c] = 0;
+	split(s, ll, &L->k);
+	return 1;
+}
+
+/* Lines of text, diagnostics in d naming src (srcs, which must outlive the
+ * parse); NULL when out of memory. */
+struct ccs_lines *ccs_lines_new(const char *text, size_t len, const char *const *srcs, struct ccs_diag *d)
+{
+	struct ccs_lines *L = ccs_calloc(1, sizeof *L);
+	if (L) {
+		L->text = text;
+		L->len = len;
+		d->srcs = srcs;
+		d->nsrcs = 1;
+	}
+	return L;
+}
+
+void ccs_lines_free(struct ccs_lines *L, struct ccs_diag *d)
+{
+	ccs_free(L);
+	d->srcs = NULL;
+	d->nsrcs = 0;
+}
+
+int ccs_lines_is_uint(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+int ccs_lines_num(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(s, &end);
+	if (end == s || *end || errno == ERANGE || x != x)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+struct ccs_mark ccs_lines_mark(int line, int col)
+{
+	struct ccs_mark m = { 0, line, col };
+	return m;
+}
+
+int ccs_lines_warn(char ***w, size_t *n, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	char **nw = ccs_realloc(*w, (*n + 1) * sizeof **w);
+	if (!nw)
+		return CCS_ENOMEM;
+	*w = nw;
+	size_t l = strlen(buf) + 1;
+	if (!(nw[*n] = ccs_malloc(l)))
+		return CCS_ENOMEM;
+	memcpy(nw[*n], buf, l);
+	(*n)++;
+	return CCS_OK;
+}
+
+void ccs_lines_warn_free(char **w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ccs_free(w[i]);
+	ccs_free(w);
+}

@@ -1,0 +1,46 @@
+/*
+** calibrate/lines.h: what the log readers share (lines.c): a text walked
+** line by line, each line split on blanks into at most 48 tokens with their
+** 1-based columns (a line's text truncated at 1 KiB), whole and real
+** numbers checked, positions for diagnostics, warnings collected.
+*/
+#ifndef CCS_LINES_H
+#define CCS_LINES_H
+
+#include "../model/ccs.h"
+
+#define CCS_LINES_MAXTOK 48
+
+/* One line split on blanks: tokens (NUL-terminated copies) and their
+ * 1-based columns. */
+struct ccs_lines_toks {
+	int n;
+	char buf[1024];
+	char *t[CCS_LINES_MAXTOK];
+	int col[CCS_LINES_MAXTOK];
+};
+
+/* A text walked line by line: each line split into k, its text (NUL-
+ * terminated, truncated to the buffer) in raw, its number in line. */
+struct ccs_lines {
+	const char *text;
+	size_t len, pos;
+	int line;
+	char raw[1024];
+	struct ccs_lines_toks k;
+};
+
+/* The next line into L (0 at the end); L for text, diag d naming src (srcs
+ * must outlive it), NULL when out of memory; freed, d cleared. */
+int ccs_lines_next(struct ccs_lines *L);
+struct ccs_lines *ccs_lines_new(const char *text, size_t len, const char *const *srcs, struct ccs_diag *d);
+void ccs_lines_free(struct ccs_lines *L, struct ccs_diag *d);
+/* s all digits; s a finite real (0, else -1); a position in the one source;
+ * a formatted warning appended to w[n] (CCS_ENOMEM); the warnings freed. */
+int ccs_lines_is_uint(const char *s);
+int ccs_lines_num(const char *s, double *out);
+struct ccs_mark ccs_lines_mark(int line, int col);
+int ccs_lines_warn(char ***w, size_t *n, const char *fmt, ...) CCS_PRINTF(3, 4);
+void ccs_lines_warn_free(char **w, size_t n);
+
+#endif
