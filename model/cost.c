@@ -198,30 +198,20 @@ struct env {
 /* ring: bytes, rates and hops (struct term). */
 static int term_ring(const struct env *e, struct term *x, const char **why)
 {
-	int coll = e->coll;
-	double S = e->S;
-	int n = e->n;
-	int G = e->G;
-	int p = e->p;
-	double f = e->f;
-	int intra_only = e->intra_only;
-	double su = e->su;
-	double net = e->net;
-	int su_b = e->su_b;
-	if (coll == CCS_COLL_ALLTOALL || coll == CCS_COLL_SENDRECV) {
+	if (e->coll == CCS_COLL_ALLTOALL || e->coll == CCS_COLL_SENDRECV) {
 		*why = "ring applies to AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
 		return -1;
 	}
-	x->W = (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) ? S : f * S;
-	if (p > 1)
-		set_rate(x, su, su_b);
-	if (!intra_only)
-		set_net(x, net, CCS_BOUND_NIC);
-	x->steps_inter = intra_only ? 0 : (coll == CCS_COLL_ALLREDUCE ? 2 * (G - 1) : G - 1);
+	x->W = (e->coll == CCS_COLL_BROADCAST || e->coll == CCS_COLL_REDUCE) ? e->S : e->f * e->S;
+	if (e->p > 1)
+		set_rate(x, e->su, e->su_b);
+	if (!e->intra_only)
+		set_net(x, e->net, CCS_BOUND_NIC);
+	x->steps_inter = e->intra_only ? 0 : (e->coll == CCS_COLL_ALLREDUCE ? 2 * (e->G - 1) : e->G - 1);
 	{
-		int steps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
-		if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE)
-			steps = n - 1;
+		int steps = e->coll == CCS_COLL_ALLREDUCE ? 2 * (e->n - 1) : e->n - 1;
+		if (e->coll == CCS_COLL_BROADCAST || e->coll == CCS_COLL_REDUCE)
+			steps = e->n - 1;
 		x->steps_intra = steps - x->steps_inter;
 	}
 	return 0;
@@ -230,42 +220,31 @@ static int term_ring(const struct env *e, struct term *x, const char **why)
 /* tree: bytes, rates and hops (struct term). */
 static int term_tree(const struct env *e, struct term *x, const char **why)
 {
-	const struct ccs_comm *c = e->c;
-	int coll = e->coll;
-	int proto = e->proto;
-	int channels = e->channels;
-	double S = e->S;
-	int G = e->G;
-	int p = e->p;
-	int intra_only = e->intra_only;
-	double su = e->su;
-	double net = e->net;
-	int su_b = e->su_b;
-	if (coll != CCS_COLL_ALLREDUCE) {
+	if (e->coll != CCS_COLL_ALLREDUCE) {
 		*why = "tree applies to AllReduce";
 		return -1;
 	}
-	x->W = S;
-	x->tree_tg = tree_net_share(c, channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING));
-	if (p > 1) {
+	x->W = e->S;
+	x->tree_tg = tree_net_share(e->c, e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING));
+	if (e->p > 1) {
 		/* Inside a group each rank sends its S up the chain and S
 		 * down, except where it heads the chain (its up leaves by the
 		 * network, or it is the root) or ends it (nothing below).
 		 * Channel c's chain starts at member c mod p, so with C
 		 * channels the busiest rank sends S (2C - m) / C, m the
 		 * fewest head-or-tail roles any member has. */
-		int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
-		x->mem_scale = ccs_cost_tree_share(p, C0);
-		set_rate(x, su / x->mem_scale, su_b);
+		int C0 = e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING);
+		x->mem_scale = ccs_cost_tree_share(e->p, C0);
+		set_rate(x, e->su / x->mem_scale, e->su_b);
 	}
-	if (!intra_only)
-		set_net(x, net / x->tree_tg, CCS_BOUND_NIC);
-	x->steps_intra = 2 * (p - 1);
-	x->steps_inter = 2 * ilog2_ceil(G);
+	if (!e->intra_only)
+		set_net(x, e->net / x->tree_tg, CCS_BOUND_NIC);
+	x->steps_intra = 2 * (e->p - 1);
+	x->steps_inter = 2 * ilog2_ceil(e->G);
 	x->lat_algo = CCS_ALGO_TREE;
 	/* NCCL's measured shortfall of its trees at medium sizes */
 	{
-		double corr = ccs_nccl_tree_correction(proto, S);
+		double corr = ccs_nccl_tree_correction(e->proto, e->S);
 		x->Bi *= corr;
 		x->Bn *= corr;
 	}
@@ -275,118 +254,87 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 /* nvls, nvls_tree: bytes, rates and hops (struct term). */
 static int term_nvls(const struct env *e, struct term *x, const char **why)
 {
-	const struct ccs_comm *c = e->c;
-	int coll = e->coll;
-	int algo = e->algo;
-	int proto = e->proto;
-	double S = e->S;
-	int G = e->G;
-	int p = e->p;
-	double f = e->f;
-	double su = e->su;
-	double net = e->net;
-	int su_b = e->su_b;
-	if (!c->nvls) {
+	if (!e->c->nvls) {
 		*why = "nvls needs scale-up switches with multicast and in-switch reduction";
 		return -1;
 	}
-	if (proto != CCS_PROTO_SIMPLE) {
+	if (e->proto != CCS_PROTO_SIMPLE) {
 		*why = "nvls runs the Simple protocol only";
 		return -1;
 	}
-	if (algo == CCS_ALGO_NVLS && G > 1 && !c->sharp) {
+	if (e->algo == CCS_ALGO_NVLS && e->G > 1 && !e->c->sharp) {
 		*why = "nvls across scale-up domains needs SHARP switches (or use nvls_tree)";
 		return -1;
 	}
-	if (algo == CCS_ALGO_NVLS_TREE && (G == 1 || coll != CCS_COLL_ALLREDUCE)) {
+	if (e->algo == CCS_ALGO_NVLS_TREE && (e->G == 1 || e->coll != CCS_COLL_ALLREDUCE)) {
 		*why = "nvls_tree is AllReduce across several scale-up domains";
 		return -1;
 	}
-	if (coll == CCS_COLL_ALLREDUCE) {
-		x->W = S;
-		set_rate(x, su * p / (p + 1.0), su_b);
-	} else if ((coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) && G == 1) {
-		x->W = f * S;
-		set_rate(x, su, su_b);
+	if (e->coll == CCS_COLL_ALLREDUCE) {
+		x->W = e->S;
+		set_rate(x, e->su * e->p / (e->p + 1.0), e->su_b);
+	} else if ((e->coll == CCS_COLL_ALLGATHER || e->coll == CCS_COLL_REDUCESCATTER) && e->G == 1) {
+		x->W = e->f * e->S;
+		set_rate(x, e->su, e->su_b);
 	} else {
 		*why = "nvls applies to AllReduce, and to AllGather and ReduceScatter inside one domain";
 		return -1;
 	}
-	if (G > 1)
-		set_net(x, algo == CCS_ALGO_NVLS ? net : net / c->tree_net, CCS_BOUND_NIC);
+	if (e->G > 1)
+		set_net(x, e->algo == CCS_ALGO_NVLS ? e->net : e->net / e->c->tree_net, CCS_BOUND_NIC);
 	x->steps_intra = 1;
-	x->steps_inter = G > 1 ? (algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(G) : 1) : 0;
-	x->lat_algo = algo;
+	x->steps_inter = e->G > 1 ? (e->algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(e->G) : 1) : 0;
+	x->lat_algo = e->algo;
 	return 0;
 }
 
 /* collnet_direct, collnet_chain: bytes, rates and hops (struct term). */
 static int term_collnet_direct(const struct env *e, struct term *x, const char **why)
 {
-	const struct ccs_comm *c = e->c;
-	int coll = e->coll;
-	int algo = e->algo;
-	int proto = e->proto;
-	int channels = e->channels;
-	double S = e->S;
-	int p = e->p;
-	double su = e->su;
-	double net = e->net;
-	int su_b = e->su_b;
-	if (!c->sharp) {
+	if (!e->c->sharp) {
 		*why = "collnet needs in-network reduction (SHARP) on the switches of every nic, and more than one group";
 		return -1;
 	}
-	if (proto != CCS_PROTO_SIMPLE) {
+	if (e->proto != CCS_PROTO_SIMPLE) {
 		*why = "collnet runs the Simple protocol only";
 		return -1;
 	}
-	if (coll != CCS_COLL_ALLREDUCE) {
+	if (e->coll != CCS_COLL_ALLREDUCE) {
 		*why = "collnet applies to AllReduce";
 		return -1;
 	}
-	x->W = S;
-	if (p > 1) {
+	x->W = e->S;
+	if (e->p > 1) {
 		/* chain: as the tree's chains, heads and tails rotating over
 		 * the channels */
-		int C0 = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
-		set_rate(x, algo == CCS_ALGO_COLLNET_DIRECT ? su * p / (p + 1.0) : su / ccs_cost_tree_share(p, C0), su_b);
+		int C0 = e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING);
+		set_rate(x, e->algo == CCS_ALGO_COLLNET_DIRECT ? e->su * e->p / (e->p + 1.0) : e->su / ccs_cost_tree_share(e->p, C0), e->su_b);
 	}
-	set_net(x, net, CCS_BOUND_NIC);
-	x->steps_intra = algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (p - 1);
+	set_net(x, e->net, CCS_BOUND_NIC);
+	x->steps_intra = e->algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (e->p - 1);
 	x->steps_inter = 1;
-	x->lat_algo = algo;
+	x->lat_algo = e->algo;
 	return 0;
 }
 
 /* pat: bytes, rates and hops (struct term). */
 static int term_pat(const struct env *e, struct term *x, const char **why)
 {
-	int coll = e->coll;
-	int proto = e->proto;
-	double S = e->S;
-	int G = e->G;
-	int p = e->p;
-	double f = e->f;
-	int intra_only = e->intra_only;
-	double su = e->su;
-	double net = e->net;
-	int su_b = e->su_b;
-	if (coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER) {
+	if (e->coll != CCS_COLL_ALLGATHER && e->coll != CCS_COLL_REDUCESCATTER) {
 		*why = "pat applies to AllGather and ReduceScatter";
 		return -1;
 	}
-	if (proto != CCS_PROTO_SIMPLE) {
+	if (e->proto != CCS_PROTO_SIMPLE) {
 		*why = "pat runs the Simple protocol only";
 		return -1;
 	}
-	x->W = f * S;
-	if (p > 1)
-		set_rate(x, su, su_b);
-	if (!intra_only)
-		set_net(x, net, CCS_BOUND_NIC);
-	x->steps_intra = ilog2_ceil(p);
-	x->steps_inter = ilog2_ceil(G);
+	x->W = e->f * e->S;
+	if (e->p > 1)
+		set_rate(x, e->su, e->su_b);
+	if (!e->intra_only)
+		set_net(x, e->net, CCS_BOUND_NIC);
+	x->steps_intra = ilog2_ceil(e->p);
+	x->steps_inter = ilog2_ceil(e->G);
 	x->lat_algo = CCS_ALGO_PAT;
 	return 0;
 }
@@ -394,22 +342,13 @@ static int term_pat(const struct env *e, struct term *x, const char **why)
 /* rhd, rd, bruck: bytes, rates and hops (struct term). */
 static int term_rhd(const struct env *e, struct term *x, const char **why)
 {
-	const struct ccs_comm *c = e->c;
-	int coll = e->coll;
-	int algo = e->algo;
-	double S = e->S;
-	int n = e->n;
-	int G = e->G;
-	int p = e->p;
-	double f = e->f;
-	int su_b = e->su_b;
-	int ok = (algo == CCS_ALGO_RHD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER ||
-	                                   coll == CCS_COLL_REDUCESCATTER)) ||
-	         (algo == CCS_ALGO_RD && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER)) ||
-	         (algo == CCS_ALGO_BRUCK && (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_ALLTOALL));
+	int ok = (e->algo == CCS_ALGO_RHD && (e->coll == CCS_COLL_ALLREDUCE || e->coll == CCS_COLL_ALLGATHER ||
+	                                   e->coll == CCS_COLL_REDUCESCATTER)) ||
+	         (e->algo == CCS_ALGO_RD && (e->coll == CCS_COLL_ALLREDUCE || e->coll == CCS_COLL_ALLGATHER)) ||
+	         (e->algo == CCS_ALGO_BRUCK && (e->coll == CCS_COLL_ALLGATHER || e->coll == CCS_COLL_ALLTOALL));
 	if (!ok) {
-		*why = algo == CCS_ALGO_BRUCK ? "bruck applies to AllGather and AllToAll"
-		     : algo == CCS_ALGO_RD ? "recursive doubling applies to AllReduce and AllGather"
+		*why = e->algo == CCS_ALGO_BRUCK ? "bruck applies to AllGather and AllToAll"
+		     : e->algo == CCS_ALGO_RD ? "recursive doubling applies to AllReduce and AllGather"
 		                           : "halving-doubling applies to AllReduce, AllGather and ReduceScatter";
 		return -1;
 	}
@@ -419,23 +358,23 @@ static int term_rhd(const struct env *e, struct term *x, const char **why)
 	 * peers get the big halves), RD S, Bruck AllGather
 	 * min(2^k, n - 2^k) S/n, Bruck AllToAll the blocks with bit k set
 	 * (S/2 for n a power of two).  sim/sched/steps.c runs the same. */
-	int L2 = ilog2_ceil(n);
+	int L2 = ilog2_ceil(e->n);
 	double t = 0, tnet = 0;
 	int inter = 0;
 	for (int k = 0; k < L2; k++) {
 		int dist = 1 << k;
 		/* xor peers at a distance below p stay in a group; Bruck's
 		 * shifts cross a group boundary in every round */
-		int same = algo == CCS_ALGO_BRUCK ? G == 1 : dist < p && p > 1 && c->p_min == p;
+		int same = e->algo == CCS_ALGO_BRUCK ? e->G == 1 : dist < e->p && e->p > 1 && e->c->p_min == e->p;
 		double bytes;
-		if (algo == CCS_ALGO_RD)
-			bytes = coll == CCS_COLL_ALLGATHER ? S * (double)(1 << k) / n : S;
-		else if (algo == CCS_ALGO_BRUCK)
-			bytes = coll == CCS_COLL_ALLTOALL ? S * ccs_cost_bruck_blocks(n, k) / n
-			      : S * (dist < n - dist ? dist : n - dist) / n;
+		if (e->algo == CCS_ALGO_RD)
+			bytes = e->coll == CCS_COLL_ALLGATHER ? e->S * (double)(1 << k) / e->n : e->S;
+		else if (e->algo == CCS_ALGO_BRUCK)
+			bytes = e->coll == CCS_COLL_ALLTOALL ? e->S * ccs_cost_bruck_blocks(e->n, k) / e->n
+			      : e->S * (dist < e->n - dist ? dist : e->n - dist) / e->n;
 		else
-			bytes = S / (double)(2 << (L2 - 1 - k));
-		double r = rate_of(c, same);
+			bytes = e->S / (double)(2 << (L2 - 1 - k));
+		double r = rate_of(e->c, same);
 		if (r <= 0) {
 			*why = "a step crosses groups but a rank has no nic";
 			return -1;
@@ -448,16 +387,16 @@ static int term_rhd(const struct env *e, struct term *x, const char **why)
 			inter++;
 		}
 	}
-	if (algo == CCS_ALGO_RHD && coll == CCS_COLL_ALLREDUCE) {
+	if (e->algo == CCS_ALGO_RHD && e->coll == CCS_COLL_ALLREDUCE) {
 		t *= 2;
 		tnet *= 2;
 		inter *= 2;
 		L2 *= 2;
 	}
-	x->W = f * S;
+	x->W = e->f * e->S;
 	x->ti = t + tnet;
 	x->tn = 0;
-	x->bi_bound = tnet > t ? CCS_BOUND_NIC : su_b;
+	x->bi_bound = tnet > t ? CCS_BOUND_NIC : e->su_b;
 	x->steps_inter = inter;
 	x->steps_intra = L2 - inter;
 	return 0;
@@ -466,64 +405,53 @@ static int term_rhd(const struct env *e, struct term *x, const char **why)
 /* direct, pairwise: bytes, rates and hops (struct term). */
 static int term_direct(const struct env *e, struct term *x, const char **why)
 {
-	const struct ccs_comm *c = e->c;
-	int coll = e->coll;
-	int algo = e->algo;
-	double S = e->S;
-	int n = e->n;
-	int G = e->G;
-	int p = e->p;
-	double f = e->f;
-	double su = e->su;
-	double net = e->net;
-	int su_b = e->su_b;
-	if (coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
+	if (e->coll != CCS_COLL_ALLTOALL && e->coll != CCS_COLL_SENDRECV) {
 		*why = "direct and pairwise apply to AllToAll and SendRecv";
 		return -1;
 	}
-	if (coll == CCS_COLL_SENDRECV) {
+	if (e->coll == CCS_COLL_SENDRECV) {
 		/* nccl-tests sendrecv: rank r sends S to r+1 and receives from
 		 * r-1; one rank a group crosses, alone on its NICs (NCCL
 		 * spreads a peer's channels over the GPU's nearest NICs) */
-		int cross = G > 1;
-		x->W = S;
+		int cross = e->G > 1;
+		x->W = e->S;
 		if (cross)
-			set_net(x, c->b_nic1, CCS_BOUND_NIC);
+			set_net(x, e->c->b_nic1, CCS_BOUND_NIC);
 		else
-			set_rate(x, su, su_b);
+			set_rate(x, e->su, e->su_b);
 		x->steps_intra = cross ? 0 : 1;
 		x->steps_inter = cross ? 1 : 0;
 		return 0;
 	}
 	{
-		double intra_b = S * (p - 1) / n, inter_b = S * (double)(n - p) / n;
-		double ti = p > 1 && su > 0 ? intra_b / su : 0;
-		double rg = c->R_fab < net ? c->R_fab : net;
-		double tn = G > 1 ? inter_b * p / rg : 0;
+		double intra_b = e->S * (e->p - 1) / e->n, inter_b = e->S * (double)(e->n - e->p) / e->n;
+		double ti = e->p > 1 && e->su > 0 ? intra_b / e->su : 0;
+		double rg = e->c->R_fab < e->net ? e->c->R_fab : e->net;
+		double tn = e->G > 1 ? inter_b * e->p / rg : 0;
 		/* and each rank through its own NICs' share: a rank whose NIC
 		 * died shares its neighbour's, which then carries both */
-		int per_rank = G > 1 && c->b_nic > 0 && inter_b / c->b_nic > tn;
+		int per_rank = e->G > 1 && e->c->b_nic > 0 && inter_b / e->c->b_nic > tn;
 		if (per_rank)
-			tn = inter_b / c->b_nic;
-		x->W = f * S;
+			tn = inter_b / e->c->b_nic;
+		x->W = e->f * e->S;
 		x->ti = ti;
 		x->tn = tn;
-		x->bi_bound = su_b;
-		x->bn_bound = c->R_fab < net && !per_rank ? c->fab_bound : CCS_BOUND_NIC;
-		if (algo == CCS_ALGO_PAIRWISE) {
+		x->bi_bound = e->su_b;
+		x->bn_bound = e->c->R_fab < e->net && !per_rank ? e->c->fab_bound : CCS_BOUND_NIC;
+		if (e->algo == CCS_ALGO_PAIRWISE) {
 			/* n - 1 rounds, one peer each, one after another; with
 			 * ranks placed group by group every round has a rank whose
 			 * peer is in another group once there are several */
-			double rr = G > 1 ? (c->R_fab / p < c->b_nic ? c->R_fab / p : c->b_nic) : su;
-			x->ti = rr > 0 ? (n - 1) * (S / n) / rr : 0;
+			double rr = e->G > 1 ? (e->c->R_fab / e->p < e->c->b_nic ? e->c->R_fab / e->p : e->c->b_nic) : e->su;
+			x->ti = rr > 0 ? (e->n - 1) * (e->S / e->n) / rr : 0;
 			x->tn = 0;
-			x->bi_bound = G > 1 ? x->bn_bound : su_b;
-			x->steps_intra = G > 1 ? 0 : n - 1;
-			x->steps_inter = G > 1 ? n - 1 : 0;
+			x->bi_bound = e->G > 1 ? x->bn_bound : e->su_b;
+			x->steps_intra = e->G > 1 ? 0 : e->n - 1;
+			x->steps_inter = e->G > 1 ? e->n - 1 : 0;
 		} else {
 			/* NCCL posts up to 8 peers per round */
-			x->steps_intra = (p - 1 + 7) / 8;
-			x->steps_inter = (n - p + 7) / 8;
+			x->steps_intra = (e->p - 1 + 7) / 8;
+			x->steps_inter = (e->n - e->p + 7) / 8;
 		}
 	}
 	return 0;
@@ -532,32 +460,24 @@ static int term_direct(const struct env *e, struct term *x, const char **why)
 /* hier: bytes, rates and hops (struct term). */
 static int term_hier(const struct env *e, struct term *x, const char **why)
 {
-	const struct ccs_comm *c = e->c;
-	int coll = e->coll;
-	double S = e->S;
-	int G = e->G;
-	int p = e->p;
-	double f = e->f;
-	double su = e->su;
-	int su_b = e->su_b;
-	if (coll != CCS_COLL_ALLREDUCE) {
+	if (e->coll != CCS_COLL_ALLREDUCE) {
 		*why = "hierarchical applies to AllReduce";
 		return -1;
 	}
-	if (G == 1) {
+	if (e->G == 1) {
 		*why = "hierarchical needs more than one group";
 		return -1;
 	}
 	{
-		double t_rs = p > 1 ? S * (p - 1.0) / p / su : 0;
-		double t_ar = 2.0 * (G - 1) / G * (S / p) / c->b_nic;
+		double t_rs = e->p > 1 ? e->S * (e->p - 1.0) / e->p / e->su : 0;
+		double t_ar = 2.0 * (e->G - 1) / e->G * (e->S / e->p) / e->c->b_nic;
 		/* phases run one after another */
-		x->W = f * S;
+		x->W = e->f * e->S;
 		x->ti = 2 * t_rs + t_ar;
 		x->tn = 0;
-		x->bi_bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : su_b;
-		x->steps_intra = 2 * (p - 1);
-		x->steps_inter = 2 * (G - 1);
+		x->bi_bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : e->su_b;
+		x->steps_intra = 2 * (e->p - 1);
+		x->steps_inter = 2 * (e->G - 1);
 	}
 	return 0;
 }
@@ -565,29 +485,19 @@ static int term_hier(const struct env *e, struct term *x, const char **why)
 /* oneshot, twoshot: bytes, rates and hops (struct term). */
 static int term_oneshot(const struct env *e, struct term *x, const char **why)
 {
-	const struct ccs_comm *c = e->c;
-	int coll = e->coll;
-	int algo = e->algo;
-	int proto = e->proto;
-	double S = e->S;
-	int n = e->n;
-	int G = e->G;
-	int p = e->p;
-	double su = e->su;
-	int su_b = e->su_b;
-	if (coll != CCS_COLL_ALLREDUCE) {
+	if (e->coll != CCS_COLL_ALLREDUCE) {
 		*why = "oneshot and twoshot apply to AllReduce";
 		return -1;
 	}
-	if (G > 1 || !c->intra_nvl) {
+	if (e->G > 1 || !e->c->intra_nvl) {
 		*why = "oneshot and twoshot need every rank on one scale-up domain (peer loads and stores over NVLink)";
 		return -1;
 	}
-	if (proto != CCS_PROTO_SIMPLE) {
+	if (e->proto != CCS_PROTO_SIMPLE) {
 		*why = "oneshot and twoshot carry their own flags; they run as Simple";
 		return -1;
 	}
-	if (n > 256) {
+	if (e->n > 256) {
 		*why = "oneshot and twoshot are for at most 256 ranks";
 		return -1;
 	}
@@ -595,18 +505,18 @@ static int term_oneshot(const struct env *e, struct term *x, const char **why)
 	 * reduces locally; two-shot: a reduce-scatter then an all-gather,
 	 * each rank moving (p - 1) S / p each way in each.  No chunk steps:
 	 * one kernel, barriers between phases (ccs_cost_shot_lat). */
-	x->W = algo == CCS_ALGO_ONESHOT ? (p - 1.0) * S : 2.0 * (p - 1) / p * S;
-	set_rate(x, algo == CCS_ALGO_ONESHOT ? su : su * c->prm.twoshot_eff, su_b);
+	x->W = e->algo == CCS_ALGO_ONESHOT ? (e->p - 1.0) * e->S : 2.0 * (e->p - 1) / e->p * e->S;
+	set_rate(x, e->algo == CCS_ALGO_ONESHOT ? e->su : e->su * e->c->prm.twoshot_eff, e->su_b);
 	/* memory: the one-shot GPU serves p - 1 peers' reads of its S,
 	 * reads its own S and writes the sum, (p + 1) S; the two-shot one
 	 * 3 S (serves (p-1)/p S twice, reads and writes its S/p share,
 	 * writes the whole result) */
 	x->kernel = 1;
-	x->kernel_mem = (algo == CCS_ALGO_ONESHOT ? p + 1.0 : 3.0) * S;
+	x->kernel_mem = (e->algo == CCS_ALGO_ONESHOT ? e->p + 1.0 : 3.0) * e->S;
 	{
 		double start, stage;
-		ccs_cost_shot_lat(c, algo, &start, &stage);
-		x->kernel_lat = start + (algo == CCS_ALGO_ONESHOT ? 1 : 2) * stage;
+		ccs_cost_shot_lat(e->c, e->algo, &start, &stage);
+		x->kernel_lat = start + (e->algo == CCS_ALGO_ONESHOT ? 1 : 2) * stage;
 	}
 	return 0;
 }
