@@ -2,6 +2,7 @@
 ** values, the topology loaded with them, output flushing (cli.h). */
 #include "cli.h"
 
+#include "../../model/comm.h"
 #include "../../model/topo.h"
 #include "../../model/topo_yaml.h"
 
@@ -85,6 +86,26 @@ int ccs_args_refuse_timed(const char *what, const struct ccs_topo *t)
 	        "ccsim predict for NCCL's collectives; here faults apply from the start (drop the '@...')\n", what,
 	        t->timed[0].spec);
 	return 1;
+}
+
+int ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *s, struct ccs_topo **t)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	if (ccs_topo_load(path, (const char *const *)s->v, s->n, t, &d)) {
+		fprintf(stderr, "%s\n", d.set ? d.msg : "ccsim: failed to load topology");
+		return -1;
+	}
+	return me && ccs_args_refuse_timed(me, *t) ? -1 : 0;
+}
+
+int ccs_args_comm(const char *me, const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c)
+{
+	char err[256];
+	if (!ccs_comm_build(t, nranks, ppn, c, err, sizeof err))
+		return 0;
+	fprintf(stderr, "%s: %s\n", me, err);
+	return -1;
 }
 
 int ccs_args_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out)

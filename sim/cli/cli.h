@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct ccs_topo;
+struct ccs_comm;
 
 struct ccs_args_sets {
 	int n, cap;
@@ -31,6 +32,13 @@ int  ccs_args_flush(void);
 /* 1 (after saying so) when t has faults that strike during a run ('@'),
  * which only ccsim predict and simulate time; 'what' names the command. */
 int  ccs_args_refuse_timed(const char *what, const struct ccs_topo *t);
+/* The topology file at path with the --set list applied: 0, or -1 after
+ * printing the loader's message (it names file:line:column).  With me set,
+ * faults that strike during a run are refused as ccs_args_refuse_timed does
+ * (-1; *t is still set and the caller frees it). */
+int  ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *s, struct ccs_topo **t);
+/* ccs_comm_build with its reason printed as "me: why": 0 or -1. */
+int  ccs_args_comm(const char *me, const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c);
 /* A flag's value as a whole number in [lo, hi] or a real in [lo, hi]:
  * 0, or -1 with "me: 'flag' must be ..." printed. */
 int  ccs_args_int(const char *me, const char *flag, const char *v, long lo, long hi, int *out);

@@ -245,13 +245,7 @@ static int dg_rows(struct diag_run *D)
 static int dg_topology(struct diag_run *D)
 {
 	/* candidates: the NICs and GPUs of the ranks' nodes, their leaves' uplinks */
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	if (ccs_topo_load(D->topo, (const char *const *)D->sets.v, D->sets.n, &D->t, &d)) {
-		fprintf(stderr, "%s\n", d.msg);
-		return -1;
-	}
-	if (ccs_args_refuse_timed("ccsim diagnose", D->t))
+	if (ccs_args_topo(me, D->topo, &D->sets, &D->t))
 		return -1;
 	D->maxr = 0;
 	for (size_t i = 0; i < D->nrw; i++)

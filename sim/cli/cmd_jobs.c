@@ -323,7 +323,6 @@ struct jobs_run {
 	uint32_t spray;             /* 0: the topology's */
 	struct ccs_args_sets sets;
 	struct ccs_topo *t;
-	struct ccs_diag diag;
 	struct job jobs[MAXJOBS];
 	struct ccs_comm world;
 	struct ccs_fabric *fab;
@@ -388,10 +387,8 @@ static int jb_parse(struct jobs_run *J, int argc, char **argv)
 static int jb_place(struct jobs_run *J)
 {
 
-	if (ccs_topo_load(J->topo, (const char *const *)J->sets.v, J->sets.n, &J->t, &J->diag)) {
-		fprintf(stderr, "%s\n", J->diag.msg);
+	if (ccs_args_topo(NULL, J->topo, &J->sets, &J->t))
 		return -1;
-	}
 	char *used = ccs_calloc(J->t->ngpu + 1, 1);
 	if (!used)
 		return -1;
@@ -450,10 +447,8 @@ static int jb_place(struct jobs_run *J)
 static int jb_alone(struct jobs_run *J)
 {
 	int rc;
-	if (ccs_comm_build(J->t, 0, 0, &J->world, J->err, sizeof J->err)) {
-		fprintf(stderr, "%s: %s\n", me, J->err);
+	if (ccs_args_comm(me, J->t, 0, 0, &J->world))
 		return -1;
-	}
 	J->world_built = 1;
 	/* each job alone */
 	for (int k = 0; k < J->nspec; k++) {

@@ -144,19 +144,10 @@ static int kv_check(struct kv_req *q)
  * message. */
 static int kv_setup(struct kv_req *q)
 {
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(q->topo, (const char *const *)q->sets.v, q->sets.n, &q->t, &diag)) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
-		return -1;
-	}
-	if (!q->sim && ccs_args_refuse_timed(me, q->t))
+	if (ccs_args_topo(q->sim ? NULL : me, q->topo, &q->sets, &q->t) ||
+	    ccs_args_comm(me, q->t, q->nranks, q->ppn, &q->comm))
 		return -1;
 	char err[256];
-	if (ccs_comm_build(q->t, q->nranks, q->ppn, &q->comm, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		return -1;
-	}
 	int prc = ccs_kv_plan(&q->comm, &q->cfg, &q->plan, err, sizeof err);
 	if (prc) {
 		fprintf(stderr, "%s: %s\n", me, prc == CCS_ENOMEM ? "out of memory" : err);

@@ -230,19 +230,12 @@ static int moe_check(struct moe_req *q)
  * 0, or -1 after a message. */
 static int moe_setup(struct moe_req *q)
 {
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(q->topo, (const char *const *)q->sets.v, q->sets.n, &q->t, &diag)) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
-		return -1;
-	}
-	if (!q->sim && ccs_args_refuse_timed(me, q->t))
+	if (ccs_args_topo(q->sim ? NULL : me, q->topo, &q->sets, &q->t) ||
+	    ccs_args_comm(me, q->t, q->nranks, q->ppn, &q->comm))
 		return -1;
 	char err[256];
-	if (ccs_comm_build(q->t, q->nranks, q->ppn, &q->comm, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		return -1;
-	}
+	struct ccs_diag diag;
+	memset(&diag, 0, sizeof diag);
 	q->n = q->comm.n;
 	if (q->op == CCS_MOE_ALLTOALLV && q->matrix_path) {
 		if (ccs_moe_matrix_load(q->matrix_path, q->n, &q->matrix, &diag)) {

@@ -424,17 +424,8 @@ static int masks_of(struct req *rq)
  * fixed algorithm that must apply: 0, or -1 after a message. */
 static int setup(struct req *rq)
 {
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(rq->topo, (const char *const *)rq->sets.v, rq->sets.n, &rq->t, &diag)) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+	if (ccs_args_topo(NULL, rq->topo, &rq->sets, &rq->t) || ccs_args_comm(me, rq->t, rq->nranks, rq->ppn, &rq->comm))
 		return -1;
-	}
-	char err[256];
-	if (ccs_comm_build(rq->t, rq->nranks, rq->ppn, &rq->comm, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
-		return -1;
-	}
 	if (ccs_coll_rooted(rq->coll) && rq->root >= rq->comm.n) {
 		fprintf(stderr, "%s: root %d is not one of the %d ranks\n", me, rq->root, rq->comm.n);
 		return -1;

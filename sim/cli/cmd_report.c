@@ -189,13 +189,7 @@ static int compare_designs(int argc, char **argv)
 	}
 	rc = 1;
 	for (int k = 0; k < 2; k++) {
-		struct ccs_diag d;
-		memset(&d, 0, sizeof d);
-		if (ccs_topo_load(topo[k], (const char *const *)sets.v, sets.n, &t[k], &d)) {
-			fprintf(stderr, "%s\n", d.msg);
-			goto out;
-		}
-		if (ccs_args_refuse_timed("ccsim report", t[k]))
+		if (ccs_args_topo("ccsim report", topo[k], &sets, &t[k]))
 			goto out;
 		char err[256];
 		if (ccs_comm_build(t[k], ranks, 0, &c[k], err, sizeof err)) {

@@ -329,13 +329,7 @@ static int st_setup(struct step_req *q)
 		fprintf(stderr, "%s: %s\n", me, q->err);
 		return -1;
 	}
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(q->topo, (const char *const *)q->sets.v, q->sets.n, &q->t, &diag)) {
-		fprintf(stderr, "%s\n", diag.msg);
-		return -1;
-	}
-	if (ccs_args_refuse_timed("ccsim step", q->t))
+	if (ccs_args_topo(me, q->topo, &q->sets, &q->t))
 		return -1;
 	q->CP = q->sc.cp > 1 ? q->sc.cp : 1, q->EP = q->sc.ep > 1 ? q->sc.ep : 1;
 	long long nn = (long long)q->sc.tp * q->CP * q->sc.pp * q->sc.dp;

@@ -450,12 +450,8 @@ int ccs_cmd_topo(int argc, char **argv)
 	int gpus = 0;
 	if ((rc = topo_args(argc, argv, sub, mode, &sets, &file, &format, &gpus)))
 		goto out;
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
 	struct ccs_topo *t = NULL;
-	rc = ccs_topo_load(file, (const char *const *)sets.v, sets.n, &t, &diag);
-	if (rc) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+	if (ccs_args_topo(NULL, file, &sets, &t)) {
 		rc = 1;
 		goto out;
 	}

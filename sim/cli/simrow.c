@@ -93,14 +93,11 @@ static int load_parts(const char *const *paths, int npaths, const struct ccs_com
 static int load_on_comm(const char *me, const struct ccs_topo *t, int nranks, int ppn, const char *const *paths,
                         int npaths, struct ccs_comm *comm, struct ccs_sched *parts)
 {
-	char err[256];
 	int ranks = 0, loaded = 0;
 	const char *what = npaths == 1 ? paths[0] : "the schedules";
 	const char *has = npaths == 1 ? "the schedule has" : "they use up to";
-	if (ccs_comm_build(t, nranks, ppn, comm, err, sizeof err)) {
-		fprintf(stderr, "%s: %s\n", me, err);
+	if (ccs_args_comm(me, t, nranks, ppn, comm))
 		goto fail;
-	}
 	if (load_parts(paths, npaths, comm, parts, &ranks))
 		return -1;
 	loaded = 1;
@@ -120,10 +117,8 @@ static int load_on_comm(const char *me, const struct ccs_topo *t, int nranks, in
 		loaded = 0;
 		ccs_comm_release(comm);
 		memset(comm, 0, sizeof *comm);
-		if (ccs_comm_build(t, ranks, ppn, comm, err, sizeof err)) {
-			fprintf(stderr, "%s: %s\n", me, err);
+		if (ccs_args_comm(me, t, ranks, ppn, comm))
 			goto fail;
-		}
 		if (load_parts(paths, npaths, comm, parts, &ranks))
 			return -1;
 		loaded = 1;
@@ -138,8 +133,6 @@ fail:
 int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, const struct ccs_args_sets *sets, int nranks,
                          int ppn, const char *const *paths, int npaths, int links, const char *trace_path)
 {
-	struct ccs_diag diag;
-	memset(&diag, 0, sizeof diag);
 	struct ccs_topo *t = NULL;
 	struct ccs_comm comm;
 	memset(&comm, 0, sizeof comm);
@@ -150,10 +143,8 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	char err[256];
 	int rc = 1;
 	const char *what = npaths == 1 ? paths[0] : "the schedules";
-	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &t, &diag)) {
-		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
+	if (ccs_args_topo(NULL, topo, sets, &t))
 		goto out;
-	}
 	if (load_on_comm(me, t, nranks, ppn, paths, npaths, &comm, parts))
 		goto out;
 	if (npaths == 1)
