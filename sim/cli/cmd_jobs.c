@@ -329,51 +329,89 @@ struct jobs_run {
 	char err[512];
 };
 
+/* Anything but the four options below, or one of them without its value. */
+static int jb_misuse(const char *flag)
+{
+	fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --isolation POLICY, --spray K, "
+	        "--set and --fault; got '%s'\n",
+	        me, flag);
+	return -1;
+}
+
+static int take_topo(const char *m, const struct ccs_args_opt *o, const char *v)
+{
+	(void)m;
+	if (!v)
+		return jb_misuse(o->flag);
+	*(const char **)o->dest = v;
+	return 0;
+}
+
+static int take_spray(const char *m, const struct ccs_args_opt *o, const char *v)
+{
+	(void)m;
+	if (!v)
+		return jb_misuse(o->flag);
+	char *e;
+	long x = strtol(v, &e, 10);
+	if (*e || x < 1 || x > 64) {
+		fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 to 64\n", me);
+		return -1;
+	}
+	*(uint32_t *)o->dest = (uint32_t)x;
+	return 0;
+}
+
+static int take_isolation(const char *m, const struct ccs_args_opt *o, const char *v)
+{
+	(void)m;
+	static const char *const names[] = { [ISO_PACKED] = "packed", [ISO_DOMAINS] = "domains", [ISO_RAILS] = "rails",
+		                              [ISO_PLANES] = "planes" };
+	if (!v)
+		return jb_misuse(o->flag);
+	for (int k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
+		if (!strcmp(v, names[k])) {
+			*(int *)o->dest = k;
+			return 0;
+		}
+	fprintf(stderr, "%s: --isolation '%s': packed, domains, rails or planes\n", me, v);
+	return -1;
+}
+
+static int take_job(const char *m, const struct ccs_args_opt *o, const char *v)
+{
+	(void)m;
+	struct jobs_run *J = o->dest;
+	if (!v)
+		return jb_misuse(o->flag);
+	if (J->nspec == MAXJOBS) {
+		fprintf(stderr, "%s: at most %d jobs\n", me, MAXJOBS);
+		return -1;
+	}
+	J->specs[J->nspec++] = v;
+	return 0;
+}
+
 /* The options: 0, or -1 after a message. */
 static int jb_parse(struct jobs_run *J, int argc, char **argv)
 {
-
+	const struct ccs_args_opt opts[] = {
+		{ "-t", CCS_ARGS_FN, &J->topo, 0, 0, NULL, 0, "own", take_topo },
+		{ "--job", CCS_ARGS_FN, J, 0, 0, NULL, 0, "own", take_job },
+		{ "--isolation", CCS_ARGS_FN, &J->iso, 0, 0, NULL, 0, "own", take_isolation },
+		{ "--spray", CCS_ARGS_FN, &J->spray, 0, 0, NULL, 0, "own", take_spray },
+	};
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_set(&J->sets, argc, argv, &i);
-		if (r < 0) {
+		if (r < 0)
 			return -1;
-		}
 		if (r)
 			continue;
-		if ((!strcmp(argv[i], "-t") || !strcmp(argv[i], "--job") || !strcmp(argv[i], "--isolation") ||
-		     !strcmp(argv[i], "--spray")) && i + 1 < argc) {
-			if (argv[i][1] == 't')
-				J->topo = argv[++i];
-			else if (argv[i][2] == 's') {
-				char *e2;
-				long x = strtol(argv[++i], &e2, 10);
-				if (*e2 || x < 1 || x > 64) {
-					fprintf(stderr, "%s: '--spray' takes the parts per transfer between groups, 1 to 64\n", me);
-					return -1;
-				}
-				J->spray = (uint32_t)x;
-			}
-			else if (argv[i][2] == 'i') {
-				const char *v = argv[++i];
-				J->iso = !strcmp(v, "packed") ? ISO_PACKED : !strcmp(v, "domains") ? ISO_DOMAINS
-				    : !strcmp(v, "rails") ? ISO_RAILS : !strcmp(v, "planes") ? ISO_PLANES : -1;
-				if (J->iso < 0) {
-					fprintf(stderr, "%s: --isolation '%s': packed, domains, rails or planes\n", me, v);
-					return -1;
-				}
-			}
-			else if (J->nspec < MAXJOBS)
-				J->specs[J->nspec++] = argv[++i];
-			else {
-				fprintf(stderr, "%s: at most %d jobs\n", me, MAXJOBS);
-				return -1;
-			}
-		} else {
-			fprintf(stderr, "%s: with --job, the options are -t TOPO, --job SPEC (any number), --isolation POLICY, --spray K, "
-			        "--set and --fault; got '%s'\n",
-			        me, argv[i]);
+		const struct ccs_args_opt *o = ccs_args_find(opts, sizeof opts / sizeof opts[0], argv[i]);
+		if (!o)
+			return jb_misuse(argv[i]);
+		if (ccs_args_store(me, o, argc, argv, &i))
 			return -1;
-		}
 	}
 	if (!J->topo || J->nspec < 1) {
 		fprintf(stderr, "usage: %s -t TOPO --job name=A,gpus=0-7,coll=allreduce,bytes=256M[,algo=ring] --job ...\n", me);
