@@ -88,6 +88,17 @@ int ccs_args_refuse_timed(const char *what, const struct ccs_topo *t)
 	return 1;
 }
 
+int ccs_args_shared(struct ccs_args_sets *s, int argc, char **argv, int *i, void (*help)(FILE *))
+{
+	int r = ccs_args_set(s, argc, argv, i);
+	if (r)
+		return r < 0 ? -1 : CCS_ARGS_TOOK;
+	if (strcmp(argv[*i], "-h") && strcmp(argv[*i], "--help"))
+		return CCS_ARGS_NONE;
+	help(stdout);
+	return CCS_ARGS_HELP;
+}
+
 int ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *s, struct ccs_topo **t)
 {
 	struct ccs_diag d;

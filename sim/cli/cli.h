@@ -11,6 +11,7 @@
 #define CCS_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct ccs_topo;
 struct ccs_comm;
@@ -27,6 +28,12 @@ void ccs_args_sets_release(struct ccs_args_sets *s);
 /* If argv[*i] is a --set option, record it (advancing *i past its value)
  * and return 1; return 0 if it is not; -1 (message printed) on error. */
 int  ccs_args_set(struct ccs_args_sets *s, int argc, char **argv, int *i);
+/* The options every command shares, at argv[*i]: --set and --fault (as
+ * ccs_args_set) and -h/--help (help(stdout) printed).  CCS_ARGS_NONE:
+ * neither, parse on; CCS_ARGS_TOOK: taken, go to the next argument;
+ * CCS_ARGS_HELP: help printed, stop with success; -1: message printed. */
+enum { CCS_ARGS_NONE, CCS_ARGS_TOOK, CCS_ARGS_HELP };
+int  ccs_args_shared(struct ccs_args_sets *s, int argc, char **argv, int *i, void (*help)(FILE *));
 /* Flush stdout; print a message and return -1 if writing failed. */
 int  ccs_args_flush(void);
 /* 1 (after saying so) when t has faults that strike during a run ('@'),

@@ -160,16 +160,13 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 	};
 
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&q->sets, argc, argv, &i);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			continue;
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 1;
+		int r = ccs_args_shared(&q->sets, argc, argv, &i, usage);
+		if (r != CCS_ARGS_NONE) {
+			if (r == CCS_ARGS_TOOK)
+				continue;
+			return r < 0 ? -1 : 1;
 		}
+		const char *a = argv[i];
 		if (q->sim && !strcmp(a, "--links")) {
 			q->links = 1;
 			continue;

@@ -289,15 +289,11 @@ static int parse_req(struct req *rq, int argc, char **argv)
 	};
 
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&rq->sets, argc, argv, &i);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			continue;
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 1;
+		int r = ccs_args_shared(&rq->sets, argc, argv, &i, usage);
+		if (r != CCS_ARGS_NONE) {
+			if (r == CCS_ARGS_TOOK)
+				continue;
+			return r < 0 ? -1 : 1;
 		}
 		/* the last six are simulate's */
 		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 6), argc, argv, &i))

@@ -273,14 +273,11 @@ static int st_parse(struct step_req *q, int argc, char **argv)
 		{ "--kv-hidden", CCS_ARGS_FN, &q->sc.kv_hidden, 1, 1 << 30, NULL, 0, NULL, take_long },
 	};
 	for (int i = 1; i < argc; i++) {
-		int r = ccs_args_set(&q->sets, argc, argv, &i);
-		if (r < 0)
-			return -1;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 1;
+		int r = ccs_args_shared(&q->sets, argc, argv, &i, usage);
+		if (r != CCS_ARGS_NONE) {
+			if (r == CCS_ARGS_TOOK)
+				continue;
+			return r < 0 ? -1 : 1;
 		}
 		/* unknown options and missing values are the command line's ("ccsim") */
 		const struct ccs_args_opt *o = ccs_args_find(opts, sizeof opts / sizeof opts[0], argv[i]);
