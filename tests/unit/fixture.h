@@ -1,7 +1,7 @@
 /*
 ** tests/unit/fixture.h: what unit tests share: a topology loaded with --set
-** pairs (fx_load), the same with its communicator and fabric (a world), and
-** one seeded generator (xorshift64: fx_next, fx_urand in [0, 1)).  A test
+** pairs (fx_load), the same with its communicator and fabric (fx_up, or a
+** world), one collective's simulated time (fx_sim_time), and one seeded generator (xorshift64: fx_next, fx_urand in [0, 1)).  A test
 ** that draws numbers sets fx_rng to its seed and prints the seed when a
 ** check fails.
 */
@@ -11,6 +11,8 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/cost.h"
 #include "../../sim/fabric.h"
+#include "../../sim/sched/sched.h"
+#include "../../sim/sim.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,28 +54,60 @@ struct fx_world {
 	struct ccs_fabric *fab;
 };
 
-/* Set w up on path with its --set pairs: 0, or -1 with nothing left to
- * release (the reason printed). */
-static inline int fx_world_up(struct fx_world *w, const char *path, const char *const *sets, int nsets, int ppn)
+/* The topology at path with its --set pairs, a communicator of all its GPUs
+ * (ppn per node, 0: all) and its fabric, each in its own variable: 0, or -1
+ * with nothing left to release (the reason printed; *t is then NULL). */
+static inline int fx_up(const char *path, const char *const *sets, int nsets, int ppn, struct ccs_topo **t,
+                        struct ccs_comm *c, struct ccs_fabric **fab)
 {
 	char err[256];
-	memset(w, 0, sizeof *w);
-	w->t = fx_load(path, sets, nsets);
-	if (!w->t)
+	memset(c, 0, sizeof *c);
+	*fab = NULL;
+	*t = fx_load(path, sets, nsets);
+	if (!*t)
 		return -1;
-	if (ccs_comm_build(w->t, 0, ppn, &w->c, err, sizeof err)) {
+	if (ccs_comm_build(*t, 0, ppn, c, err, sizeof err)) {
 		fprintf(stderr, "comm %s: %s\n", path, err);
-		ccs_topo_free(w->t);
-		w->t = NULL;
+		ccs_topo_free(*t);
+		*t = NULL;
 		return -1;
 	}
-	if (ccs_fabric_new(&w->c, &w->fab)) {
-		ccs_comm_release(&w->c);
-		ccs_topo_free(w->t);
-		w->t = NULL;
+	if (ccs_fabric_new(c, fab)) {
+		ccs_comm_release(c);
+		ccs_topo_free(*t);
+		*t = NULL;
 		return -1;
 	}
 	return 0;
+}
+
+static inline void fx_down(struct ccs_topo *t, struct ccs_comm *c, struct ccs_fabric *fab)
+{
+	ccs_fabric_free(fab);
+	ccs_comm_release(c);
+	ccs_topo_free(t);
+}
+
+/* Set w up on path with its --set pairs: fx_up's 0 or -1. */
+static inline int fx_world_up(struct fx_world *w, const char *path, const char *const *sets, int nsets, int ppn)
+{
+	memset(w, 0, sizeof *w);
+	return fx_up(path, sets, nsets, ppn, &w->t, &w->c, &w->fab);
+}
+
+/* One simulated collective on c's fabric: its time in seconds (st filled),
+ * or -1 when it does not build or run. */
+static inline double fx_sim_time(const struct ccs_comm *c, struct ccs_fabric *fab, int coll, int algo, int proto,
+                                 int ch, uint64_t bytes, struct ccs_sim_stats *st)
+{
+	struct ccs_sched s;
+	const char *why;
+	char err[256];
+	if (ccs_sched_build(c, coll, algo, proto, ch, bytes, &s, &why))
+		return -1;
+	int rc = ccs_sim_run(fab, &s, st, NULL, err, sizeof err);
+	ccs_sched_release(&s);
+	return rc ? -1 : st->time_s;
 }
 
 /* nodes HGX H100 nodes (topologies/hgx-h100.yaml), ppn ranks a node. */
@@ -87,9 +121,7 @@ static inline int fx_world_hgx(struct fx_world *w, int nodes, int ppn)
 
 static inline void fx_world_down(struct fx_world *w)
 {
-	ccs_fabric_free(w->fab);
-	ccs_comm_release(&w->c);
-	ccs_topo_free(w->t);
+	fx_down(w->t, &w->c, w->fab);
 	memset(w, 0, sizeof *w);
 }
 

@@ -37,29 +37,15 @@ static uint32_t cyc_ndeps(const struct ccs_sched *s, uint64_t id)
 	return id == 0 ? 0 : id == 1 ? 2 : 1;
 }
 
-static double sim_time(const struct ccs_comm *c, struct ccs_fabric *fab, int coll, int algo, int proto, int ch,
-                       uint64_t bytes, struct ccs_sim_stats *st)
-{
-	struct ccs_sched s;
-	const char *why;
-	char err[256];
-	if (ccs_sched_build(c, coll, algo, proto, ch, bytes, &s, &why))
-		return -1;
-	int rc = ccs_sim_run(fab, &s, st, NULL, err, sizeof err);
-	ccs_sched_release(&s);
-	return rc ? -1 : st->time_s;
-}
-
 static void test_engine(void)
 {
-	struct ccs_topo *t = fx_load("topologies/hgx-h100.yaml", NULL, 0);
+	struct ccs_topo *t;
 	struct ccs_comm c;
+	struct ccs_fabric *fab;
 	char err[256];
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	CHECK(!fx_up("topologies/hgx-h100.yaml", NULL, 0, 0, &t, &c, &fab));
 	if (!t)
 		return;
-	struct ccs_fabric *fab;
-	CHECK(!ccs_fabric_new(&c, &fab));
 	/* a cycle is a deadlock, reported, not a hang */
 	static const struct ccs_sched_ops cyc_ops = { cyc_get, cyc_succ, cyc_ndeps, NULL, NULL };
 	struct ccs_sched s = { .nops = 3, .ops = &cyc_ops };
@@ -72,7 +58,7 @@ static void test_engine(void)
 		for (int q = 0; q < CCS_PROTO_N; q++) {
 			struct ccs_cost cc;
 			ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, q, 0, 1ull << k, &cc, NULL);
-			double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, q, 0, 1ull << k, &st);
+			double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, q, 0, 1ull << k, &st);
 			if (fabs(ts / cc.time_s - 1) > 0.01) {
 				worst++;
 				fprintf(stderr, "ring %s 2^%d: sim %g closed %g\n", ccs_proto_name[q], k, ts, cc.time_s);
@@ -82,7 +68,7 @@ static void test_engine(void)
 	for (int k = 10; k <= 32; k += 2) {
 		struct ccs_cost cc;
 		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL);
-		double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+		double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
 		worst += fabs(ts / cc.time_s - 1) > 0.01;
 	}
 	/* NVLS AllGather and ReduceScatter inside the domain (NCCL's choice for
@@ -91,13 +77,13 @@ static void test_engine(void)
 		for (int k = 10; k <= 32; k += 4) {
 			struct ccs_cost cc;
 			CHECK(!ccs_cost_eval(&c, coll, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL));
-			double ts = sim_time(&c, fab, coll, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+			double ts = fx_sim_time(&c, fab, coll, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
 			worst += fabs(ts / cc.time_s - 1) > 0.01;
 		}
 	for (int k = 12; k <= 30; k += 6) {
 		struct ccs_cost cc;
 		ccs_cost_eval(&c, CCS_COLL_ALLGATHER, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL);
-		double ts = sim_time(&c, fab, CCS_COLL_ALLGATHER, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+		double ts = fx_sim_time(&c, fab, CCS_COLL_ALLGATHER, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
 		worst += fabs(ts / cc.time_s - 1) > 0.01;
 	}
 	CHECK(worst == 0);
@@ -106,7 +92,7 @@ static void test_engine(void)
 	{
 		struct ccs_sched part[2], both;
 		const char *why;
-		double one = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
+		double one = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
 		CHECK(!ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << 30, &part[0], &why));
 		CHECK(!ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1ull << 30, &part[1], &why));
 		uint64_t nops1 = part[0].nops;
@@ -116,13 +102,11 @@ static void test_engine(void)
 		CHECK(st.time_s > 1.95 * one && st.time_s < 2 * one);
 	}
 	/* the same input gives the same output */
-	double a = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 123456789, &st);
+	double a = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 123456789, &st);
 	uint64_t ev = st.events;
-	double b = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 123456789, &st);
+	double b = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 123456789, &st);
 	CHECK(a == b && ev == st.events);
-	ccs_fabric_free(fab);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	fx_down(t, &c, fab);
 }
 
 /* Several nodes: the ring at step and chunk granularity, AllToAll and the
@@ -138,21 +122,17 @@ static void test_engine_nodes(void)
 	 * network bound dominates both; step granularity adds a fill of a few
 	 * hop times (about 4%) that NCCL's finer slices would not */
 	const char *sets[] = { "nodes=4" };
-	t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 1);
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	CHECK(!fx_up("topologies/hgx-h100-cluster.yaml", sets, 1, 0, &t, &c, &fab));
 	if (!t)
 		return;
-	CHECK(!ccs_fabric_new(&c, &fab));
 	{
 		struct ccs_cost cc;
 		ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 1ull << 30, &cc, NULL);
-		double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 1ull << 30, &st);
+		double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 1ull << 30, &st);
 		CHECK_NEAR(ts, cc.time_s, 0.06);
 		CHECK(ts >= cc.time_s * 0.999);   /* never faster than the bound */
 	}
-	ccs_fabric_free(fab);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	fx_down(t, &c, fab);
 
 	/* ring at chunk granularity, NCCL's channels, on 1, 2 and 4 nodes of a
 	 * non-blocking fabric (Simple also on 16): AllReduce and AllGather at
@@ -166,11 +146,9 @@ static void test_engine_nodes(void)
 		char nb[32];
 		snprintf(nb, sizeof nb, "nodes=%d", nodes);
 		const char *k_sets[] = { nb };
-		t = fx_load("topologies/hgx-h100.yaml", k_sets, 1);
-		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		CHECK(!fx_up("topologies/hgx-h100.yaml", k_sets, 1, 0, &t, &c, &fab));
 		if (!t)
 			return;
-		CHECK(!ccs_fabric_new(&c, &fab));
 		for (int coll = CCS_COLL_ALLREDUCE; coll <= CCS_COLL_ALLGATHER; coll++)
 			for (int q = nodes == 16 ? CCS_PROTO_SIMPLE : 0; q < CCS_PROTO_N; q++)
 				for (int k = 16; k <= 30; k += 7) {
@@ -185,9 +163,7 @@ static void test_engine_nodes(void)
 					CHECK(st.time_s >= cc.bw_s);
 					CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 				}
-		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		fx_down(t, &c, fab);
 	}
 
 }
@@ -206,19 +182,15 @@ static void test_engine_a2a_tree(void)
 		char nb[32];
 		snprintf(nb, sizeof nb, "nodes=%d", nodes);
 		const char *a_sets[] = { nb };
-		t = fx_load("topologies/hgx-h100-cluster.yaml", a_sets, 1);
-		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		CHECK(!fx_up("topologies/hgx-h100-cluster.yaml", a_sets, 1, 0, &t, &c, &fab));
 		if (!t)
 			return;
-		CHECK(!ccs_fabric_new(&c, &fab));
-		double ta = sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
+		double ta = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
 		struct ccs_cost cc;
 		ccs_cost_eval(&c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 1ull << 30, &cc, NULL);
 		CHECK_NEAR(ta, cc.time_s, 0.05);
 		CHECK(st.ops == (uint64_t)c.n * (uint64_t)(c.n - 1) && st.bytes_sent == st.bytes_received);
-		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		fx_down(t, &c, fab);
 	}
 
 	/* tree AllReduce: completes on odd group counts and odd channel counts,
@@ -230,13 +202,11 @@ static void test_engine_a2a_tree(void)
 		char nb[32];
 		snprintf(nb, sizeof nb, "nodes=%d", nodes);
 		const char *ts_sets[] = { nb };
-		t = fx_load("topologies/hgx-h100-cluster.yaml", ts_sets, 1);
-		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		CHECK(!fx_up("topologies/hgx-h100-cluster.yaml", ts_sets, 1, 0, &t, &c, &fab));
 		if (!t)
 			return;
-		CHECK(!ccs_fabric_new(&c, &fab));
 		for (int ch = 0; ch <= 3; ch += 3) {
-			double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, ch, 1ull << 30, &st);
+			double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, ch, 1ull << 30, &st);
 			CHECK(ts > 0 && st.ops > 0);
 			CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 			struct ccs_cost cc;
@@ -248,14 +218,12 @@ static void test_engine_a2a_tree(void)
 		}
 		for (int q = 0; q < CCS_PROTO_N && nodes == 1; q++)
 			for (int k = 16; k <= 30; k += 2) {
-				double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &st);
+				double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &st);
 				struct ccs_cost cc;
 				ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &cc, NULL);
 				CHECK_NEAR(ts, cc.time_s, 1e-3);
 			}
-		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		fx_down(t, &c, fab);
 	}
 }
 

@@ -11,19 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static double sim_time(const struct ccs_comm *c, struct ccs_fabric *fab, int coll, int algo, int proto, int ch,
-                       uint64_t bytes, struct ccs_sim_stats *st)
-{
-	struct ccs_sched s;
-	const char *why;
-	char err[256];
-	if (ccs_sched_build(c, coll, algo, proto, ch, bytes, &s, &why))
-		return -1;
-	int rc = ccs_sim_run(fab, &s, st, NULL, err, sizeof err);
-	ccs_sched_release(&s);
-	return rc ? -1 : st->time_s;
-}
-
 /* Round-by-round schedules (rd, rhd, Bruck, pairwise, hier): on one node
  * and, for the xor exchanges and hier, on four nodes (whose rounds never
  * share a NIC or a link) the simulation equals the closed form within 1%; bytes sent equal
@@ -43,13 +30,12 @@ static void test_rounds(void)
 		char nb[32];
 		snprintf(nb, sizeof nb, "nodes=%d", nodes);
 		const char *sets[] = { nb };
-		struct ccs_topo *t = fx_load("topologies/hgx-h100.yaml", sets, 1);
+		struct ccs_topo *t;
 		struct ccs_comm c;
 		struct ccs_fabric *fab;
-		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		CHECK(!fx_up("topologies/hgx-h100.yaml", sets, 1, 0, &t, &c, &fab));
 		if (!t)
 			return;
-		CHECK(!ccs_fabric_new(&c, &fab));
 		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 			int xor = cases[i].algo == CCS_ALGO_RD || cases[i].algo == CCS_ALGO_RHD ||
 			          cases[i].algo == CCS_ALGO_HIER;
@@ -63,7 +49,7 @@ static void test_rounds(void)
 			}
 			for (int k = 16; k <= 30; k += 7) {
 				struct ccs_sim_stats st;
-				double ts = sim_time(&c, fab, cases[i].coll, cases[i].algo, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+				double ts = fx_sim_time(&c, fab, cases[i].coll, cases[i].algo, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
 				struct ccs_cost cc;
 				CHECK(!ccs_cost_eval(&c, cases[i].coll, cases[i].algo, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL));
 				CHECK(ts > 0 && st.bytes_sent == st.bytes_received);
@@ -73,9 +59,7 @@ static void test_rounds(void)
 					CHECK(ts >= cc.time_s * 0.99);  /* contention only adds */
 			}
 		}
-		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		fx_down(t, &c, fab);
 	}
 	/* 12 ranks: not a power of two */
 	const char *sets[] = { "nodes=2" };
@@ -87,19 +71,17 @@ static void test_rounds(void)
 		return;
 	CHECK(!ccs_fabric_new(&c, &fab));
 	struct ccs_sim_stats st;
-	CHECK(sim_time(&c, fab, CCS_COLL_ALLGATHER, CCS_ALGO_BRUCK, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
+	CHECK(fx_sim_time(&c, fab, CCS_COLL_ALLGATHER, CCS_ALGO_BRUCK, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
 	/* rounds x ranks x 2 parts: each HGX H100 GPU has two NICs at PIX */
 	CHECK(st.ops == 4 * 12 * 2);
-	CHECK(sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_PAIRWISE, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
+	CHECK(fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_PAIRWISE, CCS_PROTO_SIMPLE, 0, 12u << 20, &st) > 0);
 	CHECK(st.ops == 11 * 12 * 2);
 	struct ccs_sched s;
 	const char *why = NULL;
 	CHECK(ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RD, CCS_PROTO_SIMPLE, 0, 1u << 20, &s, &why) == CCS_EINPUT);
 	CHECK(why && strstr(why, "power-of-two"));
 	CHECK(ccs_cost_bruck_blocks(12, 3) == 4 && ccs_cost_bruck_blocks(8, 2) == 4 && ccs_cost_bruck_blocks(5, 0) == 2);
-	ccs_fabric_free(fab);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	fx_down(t, &c, fab);
 }
 
 /* Tree AllReduce across 2, 3, 4 and 8 HGX H100 nodes, every protocol,
@@ -125,7 +107,7 @@ static void test_tree_nodes(void)
 			for (int k = 16; k <= 30; k += 2) {
 				struct ccs_sim_stats st;
 				struct ccs_cost cc;
-				double ts = sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &st);
+				double ts = fx_sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &st);
 				int ok = !ccs_cost_eval(&w.c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &cc, NULL);
 				CHECK(ok && ts > 0);
 				if (!ok || ts <= 0)
@@ -154,7 +136,7 @@ static void test_tree_nodes(void)
 			for (int q = CCS_PROTO_LL; q <= CCS_PROTO_SIMPLE; q += CCS_PROTO_SIMPLE - CCS_PROTO_LL) {
 				struct ccs_sim_stats st;
 				struct ccs_cost cc;
-				double ts = sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, C, 1ull << 28, &st);
+				double ts = fx_sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, C, 1ull << 28, &st);
 				int ok = !ccs_cost_eval(&w.c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, C, 1ull << 28, &cc, NULL);
 				CHECK(ok && ts > 0);
 				if (ok && ts > 0 && fabs(ts / cc.time_s - 1) > 0.025)
@@ -180,7 +162,7 @@ static void test_nvls_tree(void)
 		if (up)
 			return;
 		struct ccs_sim_stats st;
-		double ts = sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
+		double ts = fx_sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
 		struct ccs_cost cc;
 		int ok = !ccs_cost_eval(&w.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, CCS_PROTO_SIMPLE, 0, 1ull << 30, &cc, NULL);
 		if (nodes == 1)
@@ -217,17 +199,17 @@ static void test_spray(void)
 		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 256u << 20, &cr, NULL));
 		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &ca, NULL));
 		struct ccs_sim_stats st, st2;
-		double ecmp = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 256u << 20, &st);
+		double ecmp = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 256u << 20, &st);
 		ccs_fabric_set_spray(fab, 4);
 		CHECK(ccs_fabric_spray(fab) == 4);
-		double ring = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 256u << 20, &st);
+		double ring = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 256u << 20, &st);
 		fprintf(stderr, "spray: ring 256 MiB per-flow ECMP %.1f us, sprayed %.1f us, closed form %.1f us\n",
 		        ecmp * 1e6, ring * 1e6, cr.time_s * 1e6);
 		CHECK(ecmp > 1.3 * cr.time_s);
 		CHECK_NEAR(ring, cr.time_s, 0.01);
 		CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
-		double a2a = sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st);
-		double a2b = sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st2);
+		double a2a = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st);
+		double a2b = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st2);
 		fprintf(stderr, "spray: alltoall 64 MiB sprayed %.1f us, closed form %.1f us\n", a2a * 1e6, ca.time_s * 1e6);
 		CHECK(a2a >= ca.time_s * 0.999 && a2a <= ca.time_s * 1.03);
 		CHECK(a2a == a2b && st.events == st2.events && st.flows == st2.flows);
@@ -254,7 +236,7 @@ static void test_pat(void)
 		for (int coll = CCS_COLL_ALLGATHER; coll <= CCS_COLL_REDUCESCATTER; coll++)
 			for (int k = 16; k <= 30; k += 7) {
 				struct ccs_sim_stats st;
-				double ts = sim_time(&w.c, w.fab, coll, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
+				double ts = fx_sim_time(&w.c, w.fab, coll, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 0, 1ull << k, &st);
 				struct ccs_cost cc;
 				CHECK(!ccs_cost_eval(&w.c, coll, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 0, 1ull << k, &cc, NULL));
 				CHECK_NEAR(ts, cc.time_s, k == 16 ? 0.02 : 0.001);
@@ -300,7 +282,7 @@ static void test_collnet(void)
 			int algo = algos[ai];
 			if (algo == CCS_ALGO_NVLS && cases[i].tol < 0)
 				continue;           /* one domain: the single-domain NVLS schedule */
-			double ts = sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
+			double ts = fx_sim_time(&w.c, w.fab, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, 0, 1ull << 30, &st);
 			struct ccs_cost cc;
 			if (ccs_cost_eval(&w.c, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, 0, 1ull << 30, &cc, NULL)) {
 				CHECK(ts < 0);      /* refused by both: one node, or no domain to multicast in */
@@ -340,16 +322,14 @@ static void test_shot(void)
 			for (uint64_t b = 16384; b <= (16u << 20); b *= 16) {
 				struct ccs_sim_stats st;
 				struct ccs_cost cc;
-				double ts = sim_time(&c, fab, CCS_COLL_ALLREDUCE, a, CCS_PROTO_SIMPLE, 0, b, &st);
+				double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, a, CCS_PROTO_SIMPLE, 0, b, &st);
 				CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, a, CCS_PROTO_SIMPLE, 0, b, &cc, NULL));
 				CHECK_NEAR(ts, cc.time_s, 1e-6);
 				double per = a == CCS_ALGO_ONESHOT ? (double)b : (double)b / c.n * 2 / c.prm.twoshot_eff;
 				CHECK_NEAR(st.bytes_sent, per * c.n * (c.n - 1), 1e-9);
 				CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 			}
-		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		fx_down(t, &c, fab);
 	}
 	struct fx_world w;
 	int up = fx_world_hgx(&w, 2, 0);
@@ -393,7 +373,7 @@ static void test_sendrecv(void)
 				struct ccs_cost cc;
 				struct ccs_sim_stats st;
 				CHECK(!ccs_cost_eval(&c, CCS_COLL_SENDRECV, CCS_ALGO_DIRECT, p, 0, b, &cc, NULL));
-				double sim = sim_time(&c, fab, CCS_COLL_SENDRECV, CCS_ALGO_DIRECT, p, 0, b, &st);
+				double sim = fx_sim_time(&c, fab, CCS_COLL_SENDRECV, CCS_ALGO_DIRECT, p, 0, b, &st);
 				if (fabs(sim / cc.time_s - 1) > 0.005)
 					fprintf(stderr, "sendrecv %s x%d proto %d %llu B: sim %.3f us, closed form %.3f us\n",
 					        cases[i].topo, cases[i].nodes, p, (unsigned long long)b, sim * 1e6,
@@ -402,14 +382,12 @@ static void test_sendrecv(void)
 				CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 				if (strstr(cases[i].topo, "ascend") && b >= (1u << 20)) {
 					CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, p, 0, b, &cc, NULL));
-					sim = sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, p, 0, b, &st);
+					sim = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, p, 0, b, &st);
 					CHECK(sim > 0);
 					CHECK_NEAR(sim, cc.time_s, 0.01);
 				}
 			}
-		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		fx_down(t, &c, fab);
 	}
 }
 

@@ -49,14 +49,12 @@ static double sched_time(const char *text, const struct ccs_comm *c, struct ccs_
 static void test_sched_file(void)
 {
 	const char *sets[] = { "nodes=2" };
-	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 1);
+	struct ccs_topo *t;
 	struct ccs_comm c;
-	char err[256];
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	struct ccs_fabric *fab;
+	CHECK(!fx_up("topologies/hgx-h100-cluster.yaml", sets, 1, 0, &t, &c, &fab));
 	if (!t)
 		return;
-	struct ccs_fabric *fab;
-	CHECK(!ccs_fabric_new(&c, &fab));
 	/* compute ops in a chain add up, to the picosecond */
 	double tc = sched_time("ranks: 2\nops:\n  - {name: a, rank: 0, op: compute, time: 3us}\n"
 	                       "  - {rank: 1, op: compute, time: 5.5us, after: [a]}\n", &c, fab);
@@ -93,23 +91,20 @@ static void test_sched_file(void)
 	                       "  - {rank: 1, op: recv, peer: 0}\n  - {name: r2, rank: 1, op: recv, peer: 0}\n"
 	                       "  - {rank: 1, op: compute, time: 1us, after: [r2]}\n", &c, fab);
 	CHECK(tp > 101e-6 && tp < 101.01e-6);
-	ccs_fabric_free(fab);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	fx_down(t, &c, fab);
 }
 
 /* PXN routes, a trace's link counters, and positioned errors. */
 static void test_sched_file_more(void)
 {
 	const char *sets[] = { "nodes=2" };
-	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 1);
+	struct ccs_topo *t;
 	struct ccs_comm c;
+	struct ccs_fabric *fab;
 	char err[256];
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	CHECK(!fx_up("topologies/hgx-h100-cluster.yaml", sets, 1, 0, &t, &c, &fab));
 	if (!t)
 		return;
-	struct ccs_fabric *fab;
-	CHECK(!ccs_fabric_new(&c, &fab));
 	/* PXN: rank 0 (node 0, GPU 0) to rank 13 (node 1, GPU 5) leaves over its
 	 * scale-up port to node 0's GPU 5 and out of that GPU's NIC; without PXN
 	 * through its own NIC */
@@ -160,9 +155,7 @@ static void test_sched_file_more(void)
 	CHECK(sched_text("ranks: 2\nops:\n  - {rank: 0, op: send, peer: 1, bytes: 1MiB}\n", &c, &s, &ranks, msg,
 	                 sizeof msg) == CCS_EINPUT);
 	CHECK(strstr(msg, ":3:5: send from rank 0 to rank 1 on channel 0 has no matching recv") != NULL);
-	ccs_fabric_free(fab);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	fx_down(t, &c, fab);
 
 }
 
@@ -178,11 +171,9 @@ static void test_sched_bisection(void)
 	int nres = 0;
 	const char *ov2[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=48",
 	                      "scaleout.oversubscription=2" };
-	t = fx_load("topologies/hgx-h100-cluster.yaml", ov2, 4);
-	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	CHECK(!fx_up("topologies/hgx-h100-cluster.yaml", ov2, 4, 0, &t, &c, &fab));
 	if (!t)
 		return;
-	CHECK(!ccs_fabric_new(&c, &fab));
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	struct ccs_sched bs;
@@ -212,9 +203,7 @@ static void test_sched_bisection(void)
 	}
 	CHECK(top_kind == 2);
 	ccs_flows_free(fl);
-	ccs_fabric_free(fab);
-	ccs_comm_release(&c);
-	ccs_topo_free(t);
+	fx_down(t, &c, fab);
 }
 
 int main(void)
