@@ -308,7 +308,9 @@ static int term_collnet_direct(const struct env *e, struct term *x, const char *
 		/* chain: as the tree's chains, heads and tails rotating over
 		 * the channels */
 		int C0 = e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING);
-		set_rate(x, e->algo == CCS_ALGO_COLLNET_DIRECT ? e->su * e->p / (e->p + 1.0) : e->su / ccs_cost_tree_share(e->p, C0), e->su_b);
+		set_rate(x, e->algo == CCS_ALGO_COLLNET_DIRECT ? e->su * e->p / (e->p + 1.0)
+		                                              : e->su / ccs_cost_tree_share(e->p, C0),
+		         e->su_b);
 	}
 	set_net(x, e->net, CCS_BOUND_NIC);
 	x->steps_intra = e->algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (e->p - 1);
@@ -684,7 +686,8 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	double S = (double)ubytes;
 	int n = c->n, G = c->G, p = c->p;
 	double f = ccs_busbw_factor(coll, n);
-	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING, 0, 0, 0, 0, 0 };
+	struct term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING,
+		          0, 0, 0, 0, 0 };
 	const char *dummy;
 	if (!why)
 		why = &dummy;
