@@ -31,7 +31,7 @@ static int ilog2_ceil(int n)
 double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes)
 {
 	if (proto == CCS_PROTO_LL)
-		return 32768.0;
+		return CCS_NCCL_CHUNK_LL;
 	if (proto == CCS_PROTO_LL128 && algo == CCS_ALGO_TREE) {
 		/* NCCL halves the tree's LL128 chunk for operations that would
 		 * not fill the pipeline: while S / (C chunk) < steps x 64 / ppn
@@ -41,7 +41,7 @@ double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, i
 		int lg = 0;
 		while ((2 << lg) <= c->G)
 			lg++;
-		double steps = 1 + lg + 0.1 * ppn, chunk = 576000.0;
+		double steps = 1 + lg + 0.1 * ppn, chunk = CCS_NCCL_CHUNK_LL128;
 		double C = channels > 0 ? channels : 1;
 		while (bytes / (C * chunk) < steps * 64 / ppn && chunk > 131072)
 			chunk /= 2;
@@ -50,7 +50,7 @@ double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, i
 		return chunk;
 	}
 	if (proto == CCS_PROTO_LL128)
-		return 576000.0;
+		return CCS_NCCL_CHUNK_LL128;
 	if (algo == CCS_ALGO_TREE) {
 		/* NCCL shrinks the Simple tree's 512 KiB chunk so that each
 		 * channel's pipeline holds enough chunks for the tree's depth
@@ -62,7 +62,7 @@ double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, i
 		int lg = 0;
 		while ((2 << lg) <= c->G)
 			lg++;
-		double depth = ppn - 1 + lg, chunk = 524288.0;
+		double depth = ppn - 1 + lg, chunk = CCS_NCCL_STEP_SIMPLE;
 		double C = channels > 0 ? channels : 1;
 		while (bytes / (C * chunk) < depth * 8 && chunk > 131072)
 			chunk /= 2;
@@ -80,15 +80,15 @@ double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, i
 		 * time) growing smoothly with S instead of jumping at each halving. */
 		double ops = (double)channels * (c->p > 0 ? c->p : 1);
 		double chunk = 32768.0 * pow(bytes / (65536.0 * ops), 2.0 / 7.0);
-		double top = (c->G > 1 && algo == CCS_ALGO_NVLS) ? 32768.0 : 131072.0;
+		double top = (c->G > 1 && algo == CCS_ALGO_NVLS) ? CCS_NCCL_CHUNK_NVLS_NET : CCS_NCCL_CHUNK_NVLS;
 		return chunk < 16384.0 ? 16384.0 : chunk > top ? top : chunk;
 	}
 	if (algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN)
-		return 131072.0;
+		return CCS_NCCL_CHUNK_COLLNET;
 	if (algo == CCS_ALGO_RING && (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER ||
 	                              coll == CCS_COLL_REDUCESCATTER))
-		return 1048576.0;
-	return 524288.0;
+		return CCS_NCCL_SLICE_RING;
+	return CCS_NCCL_STEP_SIMPLE;
 }
 
 /* NCCL's per-protocol throughput caps [B/s] for the algorithm's B. */

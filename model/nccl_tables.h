@@ -17,6 +17,24 @@
 
 #include "cost.h"
 
+/* NCCL's buffer geometry and its default chunks [bytes], typed once here
+ * (src/include/device.h: NCCL_STEPS 8 and the LL/LL128 line layouts;
+ * src/init.cc DEFAULT_*_BUFFSIZE; src/enqueue.cc calcCollChunking;
+ * shared/reference/nccl-model.md's table):
+ *   Simple   4 MiB buffer / 8 steps = 512 KiB a step; the ring's AllReduce,
+ *            AllGather and ReduceScatter move 2-step slices: 1 MiB
+ *   LL       512 KiB / 8 = 64 KiB of lines, half of them data: 32 KiB
+ *   LL128    4,915,200 B / 8 = 614,400 B of lines, 15 of 16 words data
+ *   NVLS     NCCL_NVLS_CHUNKSIZE, 128 KiB (32 KiB across nodes)
+ *   CollNet  128 KiB, where calcCollChunking's halving stops */
+#define CCS_NCCL_STEP_SIMPLE     524288.0
+#define CCS_NCCL_SLICE_RING      1048576.0
+#define CCS_NCCL_CHUNK_LL        32768.0
+#define CCS_NCCL_CHUNK_LL128     576000.0
+#define CCS_NCCL_CHUNK_NVLS      131072.0
+#define CCS_NCCL_CHUNK_NVLS_NET  32768.0
+#define CCS_NCCL_CHUNK_COLLNET   131072.0
+
 /* Per-link NVLink bandwidth NCCL assumes, GB/s (ncclTopoNVLinkBw). */
 double ccs_nccl_nvlink_bw(int arch);
 /* Search speed arrays (GB/s per channel), fastest first. */

@@ -177,7 +177,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 		goto out;
 	double Sr = (double)bytes / p;
 	double chunk = algo == CCS_ALGO_NVLS ? ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, algo, proto, cc.channels, (double)bytes)
-	                                     : 131072.0;
+	                                     : CCS_NCCL_CHUNK_COLLNET;
 	double Kd = ceil(Sr / chunk);
 	int K = Kd < 1 ? 1 : Kd > 64 ? 64 : (int)Kd;
 	/* each rank spreads its slice over its best NICs (M: the fewest any
@@ -342,7 +342,7 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 	int rc = CCS_ENOMEM;
 	if (ccs_dag_new(&d) || ccs_comm_members(c, &gstart, &members))
 		goto out;
-	double S = (double)bytes, chunk = 131072.0;
+	double S = (double)bytes, chunk = CCS_NCCL_CHUNK_COLLNET;
 	double Kd = ceil(S / ((double)C * chunk));
 	int K = Kd < 1 ? 1 : Kd > 64 ? 64 : (int)Kd;
 	double real_k = Kd < 1 ? 1 : Kd;

@@ -381,9 +381,9 @@ static void ring_costs(const struct ccs_comm *c, int coll, int proto, int C, uin
 			r->inter_sync = 1;      /* and pay the GPU's step work too */
 		}
 	}
-	double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0
-	             : (coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) ? 1048576.0
-	                                                                                                          : 524288.0;
+	int sliced = coll == CCS_COLL_ALLREDUCE || coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER;
+	double chunk = proto == CCS_PROTO_LL ? CCS_NCCL_CHUNK_LL : proto == CCS_PROTO_LL128 ? CCS_NCCL_CHUNK_LL128
+	             : sliced ? CCS_NCCL_SLICE_RING : CCS_NCCL_STEP_SIMPLE;
 	double sync = c->prm.step_s[proto] * per / chunk;
 	/* The closed form's latency (NCCL's: 2(G-1) network steps for
 	 * AllReduce, G-1 otherwise, the rest inside groups) once, before the
@@ -565,7 +565,8 @@ int ccs_sched_ring(const struct ccs_comm *c, int coll, int proto, int channels, 
 		/* NCCL's ring chunk (its protocol's chunk), at most 16 a step */
 		struct ring *r = &rs->r;
 		double per = (double)bytes / ((double)c->n * C);
-		double chunk = proto == CCS_PROTO_LL ? 32768.0 : proto == CCS_PROTO_LL128 ? 576000.0 : 1048576.0;
+		double chunk = proto == CCS_PROTO_LL ? CCS_NCCL_CHUNK_LL : proto == CCS_PROTO_LL128 ? CCS_NCCL_CHUNK_LL128
+		             : CCS_NCCL_SLICE_RING;
 		double K = ceil(per / chunk);
 		r->K = K < 1 ? 1 : K > 16 ? 16 : (int)K;
 		r->sync_chunk /= r->K;
