@@ -21,37 +21,11 @@ int ccs_ingest_read_file(const char *path, char **text, size_t *len, struct ccs_
 		ccs_diag_msg(d, "%s: cannot open: %s", path, strerror(errno));
 		return CCS_EIO;
 	}
-	size_t cap = 65536, n = 0;
-	char *b = ccs_malloc(cap);
-	while (b) {
-		size_t r = fread(b + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0)
-			break;
-		if (n + 1 >= cap) {
-			char *nb = ccs_realloc(b, cap * 2);
-			if (!nb) {
-				ccs_free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-	}
-	int err = ferror(f);
+	int rc = ccs_stream_read(f, 0, text, len);
 	fclose(f);
-	if (!b)
-		return CCS_ENOMEM;
-	if (err) {
-		ccs_free(b);
+	if (rc == CCS_EIO)
 		ccs_diag_msg(d, "%s: cannot read", path);
-		return CCS_EIO;
-	}
-	b[n] = 0;
-	*text = b;
-	*len = n;
-	return CCS_OK;
+	return rc;
 }
 
 /* "all_reduce_perf" (or a path ending in it, or with .log / .txt after it)

@@ -199,6 +199,44 @@ int ccs_diag_msg(struct ccs_diag *d, const char *fmt, ...)
 	return CCS_EINPUT;
 }
 
+int ccs_stream_read(FILE *f, size_t max, char **out, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *b = ccs_malloc(cap);
+	*out = NULL;
+	*len = 0;
+	if (!b)
+		return CCS_ENOMEM;
+	for (;;) {
+		if (n + 1 == cap) {
+			if (max && n >= max) {
+				ccs_free(b);
+				return CCS_EINPUT;
+			}
+			size_t grow = max && cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *nb = ccs_realloc(b, grow);
+			if (!nb) {
+				ccs_free(b);
+				return CCS_ENOMEM;
+			}
+			b = nb;
+			cap = grow;
+		}
+		size_t r = fread(b + n, 1, cap - 1 - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(f) || (max && n >= max)) {
+		ccs_free(b);
+		return ferror(f) ? CCS_EIO : CCS_EINPUT;
+	}
+	b[n] = 0;
+	*out = b;
+	*len = n;
+	return CCS_OK;
+}
+
 int ccs_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);

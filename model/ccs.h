@@ -18,6 +18,7 @@
 #define CCS_VERSION "0.1.0"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 enum ccs_status { CCS_OK = 0, CCS_ENOMEM, CCS_EINPUT, CCS_EIO,
@@ -84,6 +85,13 @@ struct ccs_diag {
 int ccs_diag_at(struct ccs_diag *d, struct ccs_mark m, const char *fmt, ...) CCS_PRINTF(3, 4);
 /* Record a message with no position and return CCS_EINPUT. */
 int ccs_diag_msg(struct ccs_diag *d, const char *fmt, ...) CCS_PRINTF(2, 3);
+
+/* All of an open stream in a ccs_malloc'd buffer with a NUL after its
+ * *len bytes: CCS_OK; CCS_ENOMEM; CCS_EIO when reading fails (errno as
+ * the read left it); CCS_EINPUT when it holds max bytes or more (max 0:
+ * no limit).  The stream stays open: the caller names the file in its
+ * own messages and closes it. */
+int ccs_stream_read(FILE *f, size_t max, char **out, size_t *len);
 
 /* Edit distance for "did you mean" suggestions (bounded, small strings). */
 int ccs_edit_distance(const char *a, const char *b);

@@ -372,39 +372,13 @@ int ccs_ytree_read_file(struct ccs_ydoc *d, const char *path, const struct ccs_m
 			return ccs_diag_at(d->diag, *m, "cannot open '%s': %s", path, strerror(errno));
 		return ccs_diag_msg(d->diag, "%s: cannot open: %s", path, strerror(errno));
 	}
-	size_t cap = 65536, len = 0;
-	char *buf = ccs_malloc(cap);
-	int rc = buf ? CCS_OK : CCS_ENOMEM;
-	while (rc == CCS_OK) {
-		if (len == cap) {
-			if (cap >= MAX_FILE) {
-				rc = ccs_diag_msg(d->diag, "%s: larger than %u MiB; not a topology file", path, MAX_FILE >> 20);
-				break;
-			}
-			char *nb = ccs_realloc(buf, cap * 2);
-			if (!nb) {
-				rc = CCS_ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f))
-				rc = ccs_diag_msg(d->diag, "%s: cannot read: %s", path, strerror(errno));
-			break;
-		}
-	}
+	int rc = ccs_stream_read(f, MAX_FILE, out, outlen);
+	if (rc == CCS_EINPUT)
+		ccs_diag_msg(d->diag, "%s: larger than %u MiB; not a topology file", path, MAX_FILE >> 20);
+	else if (rc == CCS_EIO)
+		rc = ccs_diag_msg(d->diag, "%s: cannot read: %s", path, strerror(errno));
 	fclose(f);
-	if (rc) {
-		ccs_free(buf);
-		return rc;
-	}
-	*out = buf;
-	*outlen = len;
-	return CCS_OK;
+	return rc;
 }
 
 /* Overlay 'over' on 'base': mappings merge key by key, anything else is
