@@ -37,31 +37,16 @@ static int slurp(const char *path, char **out, struct ccs_diag *d)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return ccs_diag_msg(d, "%s: cannot open: %s", path, strerror(errno));
-	size_t cap = 0, n = 0;
-	char *buf = NULL;
-	for (;;) {
-		if (ccs_grow(&buf, &cap, n + 65537, 1)) {
-			fclose(f);
-			ccs_free(buf);
-			return CCS_ENOMEM;
-		}
-		size_t got = fread(buf + n, 1, 65536, f);
-		n += got;
-		if (got < 65536)
-			break;
-	}
-	int err = ferror(f);
+	size_t n;
+	int rc = ccs_stream_read(f, 0, out, &n);
 	fclose(f);
-	if (err) {
-		ccs_free(buf);
-		return ccs_diag_msg(d, "%s: read error", path);
-	}
-	if (memchr(buf, 0, n)) {
-		ccs_free(buf);
+	if (rc)
+		return rc == CCS_EIO ? ccs_diag_msg(d, "%s: read error", path) : rc;
+	if (memchr(*out, 0, n)) {
+		ccs_free(*out);
+		*out = NULL;
 		return ccs_diag_msg(d, "%s: not a text file (NUL byte)", path);
 	}
-	buf[n] = 0;
-	*out = buf;
 	return CCS_OK;
 }
 
