@@ -24,11 +24,13 @@ LDLIBS := $(PKG_LIBS) -lm
 
 # Sources are found by wildcard: a new file in one of these folders is built
 # into the library (model/, sim/, sim/sched/, calibrate/) or the command line
-# (sim/cli/, sim/cli/run/); a new tests/unit/test_<module>.c is a unit test.
+# (sim/cli/, sim/cli/run/); a new tests/unit/test_<module>.c is a unit test
+# and a new tests/prop/prop_<name>.c a seeded property test.
 LIB_SRC := $(wildcard model/*.c sim/*.c sim/sched/*.c) \
            $(filter-out calibrate/bench_%,$(wildcard calibrate/*.c))
 CLI_SRC := $(wildcard sim/cli/*.c sim/cli/run/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+PROP_TESTS := $(patsubst tests/prop/%.c,%,$(wildcard tests/prop/prop_*.c))
 BENCH_SRC := tests/bench/bench_topo.c
 
 REL := build/rel
@@ -102,6 +104,9 @@ $(TST)/ccsim: $(TST_CLI_OBJ) $(TST)/libccsim.a
 $(TST)/test_%: $(TST)/tests/unit/test_%.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
 
+$(TST)/prop_%: $(TST)/tests/prop/prop_%.o $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
+
 $(REL)/validate: $(REL)/tests/validate/validate.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
 
@@ -111,7 +116,7 @@ $(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
 $(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
 
-test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) benches
+test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) benches
 	@sh tests/run.sh $(TST)
 
 bench: bin/ccsim $(REL)/bench_topo

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/run.sh BUILD_DIR [--update-golden]: every test, from the repository root.
-#   unit     BUILD_DIR/test_* (tests/unit/), each ending "name: N passed, N failed"
+#   unit     BUILD_DIR/test_* (tests/unit/) and BUILD_DIR/prop_* (tests/prop/, seeded
+#            properties), each ending "name: N passed, N failed"
 #   bad      tests/bad/NAME.yaml: `ccsim topo check` must exit 1, print nothing on stdout
 #            and exactly tests/bad/NAME.err on stderr; NAME.args holds --set values
 #   bad-sched tests/bad-sched/NAME.yaml: `ccsim simulate --schedule` on hgx-h100 must
@@ -28,7 +29,7 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for t in "$B"/test_*; do
+for t in "$B"/test_* "$B"/prop_*; do
 	[ -x "$t" ] || continue
 	"$t" >"$tmp/unit.out" 2>&1
 	rc=$?

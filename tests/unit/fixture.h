@@ -110,6 +110,25 @@ static inline double fx_sim_time(const struct ccs_comm *c, struct ccs_fabric *fa
 	return rc ? -1 : st->time_s;
 }
 
+/* Flow completions as ccs_flows_update reports them (its callback
+ * fx_push_end; at most 4096 kept), for tests that drive the solver by hand. */
+struct fx_end {
+	ccs_time t;
+	uint32_t id, ver;
+};
+struct fx_ends {
+	struct fx_end v[4096];
+	int n;
+};
+
+static inline int fx_push_end(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
+{
+	struct fx_ends *p = ctx;
+	if (p->n < 4096)
+		p->v[p->n++] = (struct fx_end){ done, flow, ver };
+	return CCS_OK;
+}
+
 /* nodes HGX H100 nodes (topologies/hgx-h100.yaml), ppn ranks a node. */
 static inline int fx_world_hgx(struct fx_world *w, int nodes, int ppn)
 {
