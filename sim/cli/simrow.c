@@ -30,7 +30,7 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	struct ccs_sched part[64];
 	int rc = 0, built = 0;
 	for (; built < copies && !rc; built++)
-		rc = ccs_sched_build_g(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, flags, &part[built], &why);
+		rc = ccs_sched_build_flags(c, coll, algo, proto, channels, rw->bytes ? rw->bytes : 1, flags, &part[built], &why);
 	if (!rc && copies == 1)
 		s = part[0];
 	else if (!rc)

@@ -9,7 +9,7 @@
 int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                     struct ccs_sched *s, const char **why)
 {
-	return ccs_sched_build_g(c, coll, algo, proto, channels, bytes, 0, s, why);
+	return ccs_sched_build_flags(c, coll, algo, proto, channels, bytes, 0, s, why);
 }
 
 int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned amask, unsigned pmask,
@@ -40,8 +40,8 @@ int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, uns
 static int dispatch(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
                    struct ccs_sched *s, const char **why);
 
-int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
-                      int flags, struct ccs_sched *s, const char **why)
+int ccs_sched_build_flags(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
+                          int flags, struct ccs_sched *s, const char **why)
 {
 	int rc = dispatch(c, coll, algo, proto, channels, bytes, flags, s, why);
 	/* the closed form bounds these by GPU memory (not NVLS, whose switches

@@ -119,8 +119,8 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
  * CCS_SCHED_ROOT_SHIFT up (flags | root << CCS_SCHED_ROOT_SHIFT; 0 when
  * absent). */
 enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2, CCS_SCHED_ROOT_SHIFT = 8 };
-int ccs_sched_build_g(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
-                      int flags, struct ccs_sched *s, const char **why);
+int ccs_sched_build_flags(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
+                          int flags, struct ccs_sched *s, const char **why);
 /* The schedule of (*algo, *proto), or, when that pair has none (NVLS
  * AllGather ...), of NCCL's next choice among amask and pmask that has
  * one (each pair without one is struck and NCCL's model asked again);
@@ -178,7 +178,7 @@ void ccs_part_ends_op_end(void *ctx, uint64_t op, ccs_time t);
 int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out);
 
 /* Ring AllReduce, AllGather and ReduceScatter, and Broadcast and Reduce as
- * a chain along the ring (sim/sched/ring.c); flags as ccs_sched_build_g. */
+ * a chain along the ring (sim/sched/ring.c); flags as ccs_sched_build_flags. */
 int ccs_sched_ring(const struct ccs_comm *c, int coll, int proto, int channels, uint64_t bytes, int flags,
                    struct ccs_sched *s, const char **why);
 

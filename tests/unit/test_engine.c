@@ -154,7 +154,7 @@ static void test_engine_nodes(void)
 				for (int k = 16; k <= 30; k += 7) {
 					struct ccs_sched ks;
 					const char *why;
-					CHECK(!ccs_sched_build_g(&c, coll, CCS_ALGO_RING, q, 0, 1ull << k, 0, &ks, &why));
+					CHECK(!ccs_sched_build_flags(&c, coll, CCS_ALGO_RING, q, 0, 1ull << k, 0, &ks, &why));
 					CHECK(!ccs_sim_run(fab, &ks, &st, NULL, err, sizeof err));
 					ccs_sched_release(&ks);
 					struct ccs_cost cc;

@@ -415,8 +415,8 @@ static void test_chain(void)
 					const char *why;
 					char err[256];
 					CHECK(!ccs_cost_eval(&w.c, coll, CCS_ALGO_RING, p, 0, b, &cc, NULL));
-					if (ccs_sched_build_g(&w.c, coll, CCS_ALGO_RING, p, 0, b, 5 << CCS_SCHED_ROOT_SHIFT, &s,
-					                      &why)) {
+					if (ccs_sched_build_flags(&w.c, coll, CCS_ALGO_RING, p, 0, b, 5 << CCS_SCHED_ROOT_SHIFT, &s,
+					                          &why)) {
 						CHECK(0);
 						continue;
 					}
@@ -438,8 +438,8 @@ static void test_chain(void)
 		/* a root outside the communicator is refused */
 		struct ccs_sched s;
 		const char *why = NULL;
-		CHECK(ccs_sched_build_g(&w.c, CCS_COLL_BROADCAST, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1 << 20,
-		                        w.c.n << CCS_SCHED_ROOT_SHIFT, &s, &why) == CCS_EINPUT);
+		CHECK(ccs_sched_build_flags(&w.c, CCS_COLL_BROADCAST, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1 << 20,
+		                            w.c.n << CCS_SCHED_ROOT_SHIFT, &s, &why) == CCS_EINPUT);
 		CHECK(why && strstr(why, "root"));
 		fx_world_down(&w);
 	}
