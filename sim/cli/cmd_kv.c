@@ -110,11 +110,10 @@ static int kv_parse(struct kv_req *q, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_shared(&q->sets, argc, argv, &i, usage);
-		if (r != CCS_ARGS_NONE) {
-			if (r == CCS_ARGS_TOOK)
-				continue;
-			return r < 0 ? -1 : 1;
-		}
+		if (r == CCS_ARGS_TOOK)
+			continue;
+		if (r)
+			return r < 0 ? -1 : 1;   /* an error, or help printed */
 		/* --links and --trace (last) are simulate's */
 		if (ccs_args_take(me, "-c kvcache", opts, sizeof opts / sizeof opts[0] - (q->sim ? 0 : 2), argc, argv, &i))
 			return -1;

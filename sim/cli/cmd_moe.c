@@ -161,11 +161,10 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_shared(&q->sets, argc, argv, &i, usage);
-		if (r != CCS_ARGS_NONE) {
-			if (r == CCS_ARGS_TOOK)
-				continue;
-			return r < 0 ? -1 : 1;
-		}
+		if (r == CCS_ARGS_TOOK)
+			continue;
+		if (r)
+			return r < 0 ? -1 : 1;   /* an error, or help printed */
 		const char *a = argv[i];
 		if (q->sim && !strcmp(a, "--links")) {
 			q->links = 1;

@@ -290,11 +290,10 @@ static int parse_req(struct req *rq, int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_shared(&rq->sets, argc, argv, &i, usage);
-		if (r != CCS_ARGS_NONE) {
-			if (r == CCS_ARGS_TOOK)
-				continue;
-			return r < 0 ? -1 : 1;
-		}
+		if (r == CCS_ARGS_TOOK)
+			continue;
+		if (r)
+			return r < 0 ? -1 : 1;   /* an error, or help printed */
 		/* the last six are simulate's */
 		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 6), argc, argv, &i))
 			return -1;

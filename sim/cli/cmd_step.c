@@ -274,11 +274,10 @@ static int st_parse(struct step_req *q, int argc, char **argv)
 	};
 	for (int i = 1; i < argc; i++) {
 		int r = ccs_args_shared(&q->sets, argc, argv, &i, usage);
-		if (r != CCS_ARGS_NONE) {
-			if (r == CCS_ARGS_TOOK)
-				continue;
-			return r < 0 ? -1 : 1;
-		}
+		if (r == CCS_ARGS_TOOK)
+			continue;
+		if (r)
+			return r < 0 ? -1 : 1;   /* an error, or help printed */
 		/* unknown options and missing values are the command line's ("ccsim") */
 		const struct ccs_args_opt *o = ccs_args_find(opts, sizeof opts / sizeof opts[0], argv[i]);
 		if (!o) {
