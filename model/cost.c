@@ -9,7 +9,7 @@
 
 const char *const ccs_bound_name[CCS_BOUND_N] = {
 	"latency", "nvlink", "pcie", "c2c", "ub", "hccs", "smp", "nic", "leaf", "spine", "core",
-	"reduce", "protocol",
+	"reduce", "protocol", "sync",
 };
 
 /* ---- our model ---- */
@@ -677,7 +677,10 @@ static void finish(const struct env *en, const struct term *xp, double ti, doubl
 	out->rate_Bps = rate;
 	out->wire_bytes = x.W;
 	out->channels = x.kernel ? 1 : C;
-	out->bound = lat + out->step_s > out->bw_s ? CCS_BOUND_LATENCY : bound;
+	/* the largest of the three terms names the bound: the fixed latency,
+	 * the chunk steps' synchronisation (sync), or the bytes over a rate */
+	out->bound = out->bw_s >= lat && out->bw_s >= out->step_s ? bound
+	           : out->step_s > lat ? CCS_BOUND_SYNC : CCS_BOUND_LATENCY;
 }
 
 int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t ubytes,

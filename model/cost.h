@@ -46,8 +46,8 @@
 **               W = 2 (p-1)/p S, B = e_2 b_su (e_2 model.twoshot_efficiency:
 **               measured two-shot kernels reach less of the link than
 **               one-shot ones), L = o_2 + 3h (a barrier between)
-** 'bound' names the resource that sets B, or 'latency' when L + K o_q
-** exceeds the bandwidth term.
+** 'bound' names the largest of the three terms: the resource that sets B
+** when W/B is, 'latency' when L is, 'sync' when the chunk steps K o_q are.
 */
 #ifndef CCS_COST_H
 #define CCS_COST_H

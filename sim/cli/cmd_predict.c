@@ -518,6 +518,9 @@ static int time_rows(struct req *rq)
 		rw->channels = cc.channels;
 		rw->bound = cc.bound;
 		rw->time_s = cc.time_s;
+		rw->lat_s = cc.lat_s;
+		rw->sync_s = cc.step_s;
+		rw->bw_s = cc.bw_s;
 		if (rq->sim) {
 			if (ccs_simrow_run(me, spray_k, &rq->comm, &rq->fab, rq->coll, a, q, rq->channels, rq->concurrent, rq->sched_flags, rw, &rq->last_flows, i + 1 == rq->nrows ? rq->trace_path : NULL))
 				return -1;
@@ -579,6 +582,9 @@ static void print_rows(const struct req *rq)
 			       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6,
 			       rw->algbw, rw->busbw, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
 			       ccs_bound_name[rw->bound]);
+			if (!rq->sim && !rq->t->ntimed)
+				printf(", \"terms_us\": {\"latency\": %.6g, \"sync\": %.6g, \"bandwidth\": %.6g}",
+				       rw->lat_s * 1e6, rw->sync_s * 1e6, rw->bw_s * 1e6);
 			if (rw->alt_algo >= 0)
 				printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", rq->best ? "nccl" : "best",
 				       ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);
@@ -613,7 +619,7 @@ static void print_rows(const struct req *rq)
 			fit(as, sizeof as, rw->algbw, 6);
 			fit(bs, sizeof bs, rw->busbw, 6);
 			if (rw->alt_algo >= 0)
-				snprintf(alt, sizeof alt, "%s/%s %.4gus", ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto],
+				snprintf(alt, sizeof alt, "%s/%s@%.4gus", ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto],
 				         rw->alt_time * 1e6);
 			printf("%12llu  %12llu  %8s  %6s  %6d  %7s  %6s  %6s  %-14s %-6s %3d  %-8s %s\n",
 			       (unsigned long long)rw->bytes, (unsigned long long)rw->count, type_name, op_name, root_col, ts,

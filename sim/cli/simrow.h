@@ -23,6 +23,7 @@ struct ccs_simrow_row {
 	uint64_t bytes, count;
 	int algo, proto, channels, bound;
 	double time_s, algbw, busbw;
+	double lat_s, sync_s, bw_s;     /* the closed form's three terms (struct ccs_cost) */
 	int alt_algo, alt_proto;
 	double alt_time;
 };

@@ -370,19 +370,21 @@ int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, str
 		FILE *f = dat_open(S, name);
 		if (!f)
 			return -1;
-		fprintf(f, "# where time goes (us) at each design's last point of %s: latency (fixed costs and\n"
-		           "# pipeline steps of the closed form), bandwidth (its bytes over rates), contention\n"
-		           "# (what the simulator adds on top)\n\"design\" \"latency\" \"bandwidth\" \"contention\" \"axes\"\n",
+		fprintf(f, "# where time goes (us) at each design's last point of %s: latency (the closed\n"
+		           "# form's fixed costs), sync (its per-chunk synchronisation), bandwidth (its bytes\n"
+		           "# over rates), contention (what the simulator adds on top)\n"
+		           "\"design\" \"latency\" \"sync\" \"bandwidth\" \"contention\" \"axes\"\n",
 		        S->ws[w].name);
 		for (int g = 0; g < S->ng; g++) {
 			const struct ccs_result *r = NULL;
 			for (size_t i = S->npt; i-- > 0 && !r;)
 				if (S->wi[S->pt[i].wi].work == w && S->inst[S->pt[i].inst].design == g)
 					r = res[i];
-			double lat = DNAN, bw = DNAN, con = 0;
+			double lat = DNAN, bw = DNAN, con = 0, sync = 0;
 			if (r && r->t_model_s == r->t_model_s) {
 				bw = r->bwterm_s == r->bwterm_s ? r->bwterm_s : r->t_model_s;
-				lat = r->t_model_s - bw;
+				sync = r->step_s == r->step_s ? r->step_s : 0;
+				lat = r->t_model_s - bw - sync;
 				if (r->t_sim_s == r->t_sim_s && r->t_sim_s > r->t_model_s)
 					con = r->t_sim_s - r->t_model_s;
 			} else if (r) {
@@ -393,7 +395,8 @@ int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, str
 			for (const char *c = S->gs[g].name; *c; c++)
 				if (*c != '"')
 					fputc(*c, f);
-			fprintf(f, "\" %.6g %.6g %.6g \"%s\"\n", lat * 1e6, bw * 1e6, con * 1e6, r ? r->axes : "");
+			fprintf(f, "\" %.6g %.6g %.6g %.6g \"%s\"\n", lat * 1e6, sync * 1e6, bw * 1e6, con * 1e6,
+			        r ? r->axes : "");
 		}
 		fclose(f);
 		char body[2048], title[400];
@@ -401,7 +404,7 @@ int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, str
 		         "set datafile missing 'nan'\nset style data histograms\nset style histogram rowstacked\n"
 		         "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset ylabel 'time (us)'\nset yrange [0:*]\n"
 		         "set xtics noenhanced\nset key autotitle columnhead\n"
-		         "plot '%s.dat' using 2:xtic(1), '' using 3, '' using 4\n", name);
+		         "plot '%s.dat' using 2:xtic(1), '' using 3, '' using 4, '' using 5\n", name);
 		snprintf(title, sizeof title, "%s: where the time of %s goes", S->name, S->ws[w].name);
 		if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
 			return -1;
