@@ -262,6 +262,18 @@ static void nccl_graph(struct ccs_comm *c)
 		c->nccl.inter_GBps = v;
 		c->nccl.intra_GBps = v;
 	}
+	/* The search's second pass raises a tree graph's intra-node speed
+	 * alone, to the fastest speed at which its channels still fit the
+	 * intra-node links, keeping the inter-node one (src/graph/search.cc,
+	 * ncclTopoCompute: pass 2 increases bwIntra for tree patterns); NCCL's
+	 * model takes bwIntra for the tree on 1 and 2 nodes. */
+	c->nccl.tree_intra_GBps = c->nccl.intra_GBps;
+	if (c->p > 1)
+		for (int i = 0; i < nspd; i++)
+			if (spd[i] > c->nccl.tree_intra_GBps && spd[i] * c->nccl.nch_ring <= total + 1e-9) {
+				c->nccl.tree_intra_GBps = spd[i];
+				break;
+			}
 	c->nccl.nvls_channels = c->prm.nvls_channels ? c->prm.nvls_channels
 	                 : c->arch >= CCS_ARCH_BLACKWELL ? (c->G > 1 ? 32 : 24) : 16;
 }
@@ -749,6 +761,22 @@ static int tree_shape(struct ccs_comm *c, struct scratch *w)
 	return rc;
 }
 
+/* The transport: the topology's, else the one its first network link's
+ * type implies; its efficiency scales the network links' (both engines
+ * read prm.eff). */
+static void pick_transport(const struct ccs_topo *t, struct ccs_comm *c)
+{
+	int tr = c->prm.transport;
+	for (uint32_t l = 0; l < t->nlink && tr < 0; l++)
+		if (ccs_link_is_network(t->link[l].type))
+			tr = ccs_transport_of_link(t->link[l].type);
+	c->transport = tr < 0 ? CCS_TR_IB : tr;
+	c->tr = &ccs_transport_tab[c->transport];
+	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++)
+		if (ccs_link_is_network(ty))
+			c->prm.eff[ty] *= c->tr->eff;
+}
+
 /* The communicator: ranks and groups, then each figure of the graph in
  * turn (struct ccs_comm, comm.h). */
 static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
@@ -757,6 +785,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	memset(c, 0, sizeof *c);
 	c->t = t;
 	c->prm = t->params;
+	pick_transport(t, c);
 	int rc = pick_ranks(t, nranks, ppn, gpus, c, err, errn);
 	if (!rc)
 		rc = make_groups(t, c);

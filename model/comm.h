@@ -37,6 +37,7 @@
 #define CCS_COMM_H
 
 #include "topo.h"
+#include "transport.h"
 
 enum ccs_bound { CCS_BOUND_LATENCY, CCS_BOUND_NVLINK, CCS_BOUND_PCIE, CCS_BOUND_C2C,
                  CCS_BOUND_UB, CCS_BOUND_HCCS, CCS_BOUND_SMP, CCS_BOUND_NIC, CCS_BOUND_LEAF,
@@ -52,6 +53,7 @@ struct ccs_comm_nccl {
 	int nics;                   /* distinct NICs per group (min) */
 	int nch_ring;               /* search channels of the ring graph */
 	double intra_GBps, inter_GBps;   /* per search channel */
+	double tree_intra_GBps;     /* the tree graph's intra speed after the search's second pass */
 	int nvls_channels;
 };
 
@@ -77,6 +79,8 @@ struct ccs_comm {
 	uint16_t tree_degs;         /* bit 4 d0 + d1: some group has d0 edges in tree 0 and d1 in tree 1 */
 	int tree_path;              /* the tree's slowest leaf-root path: sum of its parents' child counts */
 	double late_s;              /* the latest start of any rank (a straggler fault), 0 */
+	int transport;              /* enum ccs_transport: the topology's, or its NICs' link type's */
+	const struct ccs_transport_row *tr;   /* its row; prm.eff of the network links includes tr->eff */
 };
 
 /* Build a communicator of nranks ranks (0: all GPUs, or ppn x nodes) with

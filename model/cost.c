@@ -613,6 +613,12 @@ static void finish(const struct env *en, const struct term *xp, double ti, doubl
 	if (K < 1)
 		K = 1;
 	double step = x.kernel ? 0 : K * c->prm.step_s[proto];
+	/* the transport's handling of each chunk a channel sends across the
+	 * network (model/transport.h): the proxy posts the next chunk while the
+	 * NIC sends this one, so it paces the network side only where it takes
+	 * longer than the chunks' wire time */
+	if (G > 1 && !x.kernel && tn > 0 && K * c->tr->chunk_s > tn)
+		tn = K * c->tr->chunk_s;
 	/* A tree across groups is a pipeline: the first chunk climbs log2 G
 	 * network levels before the root can send the result down, and each
 	 * level holds the network for a chunk's time, tn / Kc with Kc the
@@ -703,13 +709,19 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		return 0;
 	}
 	int intra_only = G == 1;
+	if (!intra_only && !(c->tr->protos & (1u << proto))) {
+		*why = "the transport across groups carries the Simple protocol only";
+		return -1;
+	}
 	double su = c->b_su, net = c->B_net;
-	/* Each channel leaves a group through one NIC: fewer channels than NICs
-	 * leave some NICs idle. */
+	/* Each channel leaves a group through one NIC (NVLS and NVLS tree
+	 * through one per head: every rank of the group sends its slice over
+	 * its own NIC): fewer of those than NICs leave some NICs idle. */
 	{
-		int C0 = channels > 0 ? channels
-		       : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nccl.nvls_channels
-		       : ccs_nccl_channels(c, CCS_ALGO_RING);
+		int nv = algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE;
+		int C0 = channels > 0 ? channels : nv ? c->nccl.nvls_channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+		if (nv)
+			C0 *= p > 0 ? p : 1;
 		if (c->nccl.nics > 0 && C0 < c->nccl.nics && algo != CCS_ALGO_DIRECT && algo != CCS_ALGO_PAIRWISE)
 			net = net * C0 / c->nccl.nics;
 	}

@@ -119,7 +119,9 @@ double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hi, i
 	double li = hw_lat[intra][row][proto];
 	if (li == 0)
 		li = hw_lat[intra][row][2];
-	double ln = net_hw(c, row, proto) * 1e-6 + c->lat_net * (proto == CCS_PROTO_SIMPLE ? 2 : 1);
+	/* NCCL's per-hop network figure (InfiniBand's), the graph's path, and
+	 * what the transport adds to a message (model/transport.h) */
+	double ln = net_hw(c, row, proto) * 1e-6 + c->lat_net * (proto == CCS_PROTO_SIMPLE ? 2 : 1) + c->tr->msg_lat_s;
 	if (row == NA_RING && c->G > 1) {
 		double over = 1.0 * (proto == CCS_PROTO_SIMPLE ? 3 : 1);
 		if (li < over)
@@ -203,7 +205,7 @@ static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto
 	int n = c->n, nNodes = c->G, ppn = c->p;
 	int cc = c->arch, ni = nodes_idx(nNodes);
 	int nCh = c->nccl.nch_ring;
-	double bwIntra = c->nccl.intra_GBps, bwInter = c->nccl.inter_GBps;
+	double bwIntra = algo == CCS_ALGO_TREE ? c->nccl.tree_intra_GBps : c->nccl.intra_GBps, bwInter = c->nccl.inter_GBps;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
 		nCh = ppn < 32 ? ppn : 32;
 		const double *spd = speed_intra[cc];
@@ -270,7 +272,9 @@ static double nccl_lat_us(const struct ccs_comm *c, int coll, int algo, int prot
 	int hw = nNodes == 1 ? intraHw : HW_NET;
 	double l = base_lat[row][proto];
 	double intraLat = hw_lat[intraHw][row][proto];
-	double latInter = c->lat_net * 1e6;
+	/* graph->latencyInter: the NICs' latency as NCCL sees it, the plugin's
+	 * reported figure included */
+	double latInter = (c->lat_net + c->tr->nccl_lat_s) * 1e6;
 	double interLat = (ppn == 1 ? hw_lat[HW_NET][NA_TREE][proto] : hw_lat[HW_NET][row][proto]) + latInter;
 	if (proto == CCS_PROTO_SIMPLE)
 		interLat += latInter;
@@ -317,6 +321,9 @@ double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, ui
 {
 	if (c->n == 1)
 		return 0;
+	/* a plugin that allows only some protocols (NCCL_PROTO=simple on EFA v1) */
+	if (c->G > 1 && !(c->tr->protos & (1u << proto)))
+		return -1;
 	double lat;
 	double bw = nccl_bw_lat(c, coll, algo, proto, &lat);
 	if (!(bw > 0))

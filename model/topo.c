@@ -52,6 +52,7 @@ void ccs_model_params_default(struct ccs_model_params *p)
 	 * vs 322-393 GB/s on H100); torch's two-shot at 8 GPUs likewise
 	 * (vLLM PR 42324). */
 	p->twoshot_eff = 0.65;
+	p->transport = -1;
 }
 
 int ccs_link_is_scaleup(int type)

@@ -117,6 +117,7 @@ struct ccs_fabric_info {
 **   channels      ring/tree channel count (0: chosen from the graph)
 **   ep_overhead_s fixed cost of one expert-parallel kernel (DeepEP's dispatch
 **                 or combine): launch, signalling, the receivers' wait
+**   transport     how bytes cross the network (model/transport.h)
 */
 struct ccs_model_params {
 	double eff[CCS_LINK_NTYPES];
@@ -126,6 +127,7 @@ struct ccs_model_params {
 	double ep_overhead_s;
 	double shot_overhead_s[2];   /* oneshot, twoshot AllReduce kernels' fixed cost */
 	double twoshot_eff;          /* share of the scale-up rate the two-shot kernels reach */
+	int transport;               /* enum ccs_transport (model/transport.h); -1: from the NICs' link type */
 };
 
 /* The defaults. */

@@ -6,6 +6,7 @@
 #include "ytree.h"
 #include "topo_gen.h"
 #include "topo_names.h"
+#include "transport.h"
 #include "units.h"
 
 #include <errno.h>
@@ -402,7 +403,7 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 {
 	static const char *const keys[] = { "topology", "tiers", "type", "radix", "planes",
 	                                    "oversubscription", "port_bandwidth", "link_latency",
-	                                    "switch_latency", "sharp", "spray" };
+	                                    "switch_latency", "sharp", "spray", "transport" };
 	static const char *const tnames[] = { "ib", "infiniband", "roce", "ethernet" };
 	static const int tvals[] = { CCS_LINK_IB, CCS_LINK_IB, CCS_LINK_ROCE, CCS_LINK_ETHERNET };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "scaleout"));
@@ -429,6 +430,9 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 	CCS_TRY(ccs_ytree_qty(&L->y, m, "switch_latency", CCS_QTY_TIME, &so->switch_lat_s));
 	CCS_TRY(ccs_ytree_bool(&L->y, m, "sharp", &so->sharp, NULL));
 	CCS_TRY(ccs_ytree_long(&L->y, m, "spray", 1, 64, &so->spray, NULL));
+	/* the transport (model/transport.h); model.transport, read first, wins */
+	if (L->spec->params.transport < 0)
+		CCS_TRY(ccs_ytree_enum(&L->y, m, "transport", ccs_transport_name, NULL, CCS_TR_N, &L->spec->params.transport));
 	struct ccs_ynode *ov = ccs_ytree_get(m, "oversubscription");
 	if (ov) {
 		if (so->tiers < 2)
@@ -456,10 +460,11 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_params *p)
 {
 	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels", "ep_overhead",
-	                                    "oneshot_overhead", "twoshot_overhead", "twoshot_efficiency" };
+	                                    "oneshot_overhead", "twoshot_overhead", "twoshot_efficiency", "transport" };
 	static const char *const pkeys[] = { "ll", "ll128", "simple" };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "model"));
-	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 8, "'model'"));
+	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 9, "'model'"));
+	CCS_TRY(ccs_ytree_enum(&L->y, m, "transport", ccs_transport_name, NULL, CCS_TR_N, &p->transport));
 	if (ccs_ytree_get(m, "ep_overhead"))
 		CCS_TRY(ccs_ytree_qty(&L->y, m, "ep_overhead", CCS_QTY_TIME, &p->ep_overhead_s));
 	if (ccs_ytree_get(m, "oneshot_overhead"))

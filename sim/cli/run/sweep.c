@@ -63,6 +63,7 @@ void ccs_sweep_topo_hash(const struct ccs_topo *t, char out[24])
 	MIX(p->shot_overhead_s[0]);
 	MIX(p->shot_overhead_s[1]);
 	MIX(p->twoshot_eff);
+	MIX(p->transport);
 #undef MIX
 	snprintf(out, 24, "%016llx", (unsigned long long)h);
 }

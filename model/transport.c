@@ -1,0 +1,61 @@
+/* model/transport.c: the transports' costs (transport.h, docs/model.md
+** section 2, "Transports"). */
+#include "transport.h"
+#include "topo.h"
+
+#define ALL_PROTOS 7u
+#define SIMPLE_ONLY 4u
+
+/*
+** Sources, row by row:
+**   ib      NCCL's network latencies (tuning.cc hwLatencies[NET]) are
+**           measured over InfiniBand verbs with GPUDirect RDMA: nothing to add.
+**   roce    the same verbs transport and ConnectX NICs over Ethernet
+**           (NCCL's net_ib.cc serves both); switch latencies come from the graph.
+**   efa     SRD through libfabric and the aws-ofi-nccl plugin with RDMA
+**           write (EFA v2 and later: p5, p5e, p5en).  One-way small-message
+**           latency near 15 us (public MPI ping-pong figures on EFA, against
+**           1-2 us on ConnectX InfiniBand); the plugin reports 75 us to NCCL
+**           (aws-ofi-nccl src/platform-aws.c, 'latency' of the p4d, p4de and
+**           p5-and-later platforms).  Each chunk the plugin carries costs a
+**           control message and a completion on the proxy thread: about two
+**           libfabric operations of 1.5-2 us each (estimate: libfabric's EFA
+**           provider posts and reaps in about 1 us of CPU each, and the
+**           plugin's RDMA protocol sends the receiver's buffer address
+**           before each write) -> 4 us.
+**   efa_sendrecv  EFA v1 without RDMA write (p3dn, p4d, p4de): the plugin's
+**           two-sided send/recv protocol, which aws-ofi-nccl runs with
+**           NCCL_PROTO=simple (platform-aws.c: LL and LL128 are not safe
+**           there); the receive is matched in software (one more operation
+**           per chunk: 6 us).
+**   tcpx    GPUDirect-TCPX/TCPXO (GCP A3/A3 Mega): TCP through the kernel
+**           with device-memory receive.  Kernel TCP one-way latency on
+**           100-200 GbE about 20-25 us (netperf TCP_RR round trips of 40-50
+**           us); per chunk the plugin's flow-steering and receive unpacking
+**           cost about one kernel round trip of the socket (estimate 10 us);
+**           TCP/IP headers and the receive-side unpack leave about 85% of
+**           the line rate (estimate); the plugin delivers whole messages, so
+**           NCCL runs Simple over it.
+**   socket  NCCL's own socket transport (net_socket.cc): host memory on
+**           both ends (a copy in and out of the GPU per chunk) and the
+**           kernel TCP stack; one-way latency about 25 us as tcpx plus the
+**           staging; per chunk the staging copy's synchronisation and the
+**           socket threads' hand-off (estimate 15 us); a few kernel TCP
+**           streams (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD) reach
+**           about 40% of a 100-400 GbE port (estimate).
+*/
+const struct ccs_transport_row ccs_transport_tab[CCS_TR_N] = {
+	[CCS_TR_IB] = { "ib", 0, 0, 1.0, 0, ALL_PROTOS },
+	[CCS_TR_ROCE] = { "roce", 0, 0, 1.0, 0, ALL_PROTOS },
+	[CCS_TR_EFA] = { "efa", 15e-6, 4e-6, 1.0, 75e-6, ALL_PROTOS },
+	[CCS_TR_EFA_SENDRECV] = { "efa_sendrecv", 15e-6, 6e-6, 1.0, 75e-6, SIMPLE_ONLY },
+	[CCS_TR_TCPX] = { "tcpx", 22e-6, 10e-6, 0.85, 0, SIMPLE_ONLY },
+	[CCS_TR_SOCKET] = { "socket", 25e-6, 15e-6, 0.40, 0, ALL_PROTOS },
+};
+
+const char *const ccs_transport_name[CCS_TR_N] = { "ib", "roce", "efa", "efa_sendrecv", "tcpx", "socket" };
+
+int ccs_transport_of_link(int link_type)
+{
+	return link_type == CCS_LINK_ROCE ? CCS_TR_ROCE : link_type == CCS_LINK_ETHERNET ? CCS_TR_SOCKET : CCS_TR_IB;
+}

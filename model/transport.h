@@ -1,0 +1,46 @@
+/*
+** model/transport.h: how NCCL's bytes cross the network: the transport (the
+** net plugin and what runs under it) and its costs, one row per transport.
+**
+** On top of the wire (bytes / port rate x link efficiency) and the graph's
+** latencies (NICs, links, switches), a transport adds:
+**   msg_lat_s   its one-way software latency of one message, added to each
+**               network hop of the latency term (verbs post to completion is
+**               what NCCL's own per-hop network figures already hold, so it is
+**               0 for ib and roce)
+**   chunk_s     the cost of each chunk a channel moves across the network (the
+**               proxy thread posting it and reaping its completion through the
+**               plugin), paid on the network side of the pipeline:
+**                   t_net = W / B_net + K chunk_s,  K the chunks per channel
+**   eff         the share of the NICs' rate the transport reaches; it scales
+**               the network links' efficiency, in both engines
+**   protos      the protocols NCCL may run across nodes over it (bit q for
+**               LL, LL128, Simple)
+**   nccl_lat_s  the latency the plugin reports to NCCL (its network property
+**               'latency'); NCCL's tuning model adds it to every network hop
+**               (twice for Simple), so it moves NCCL's choice only
+** A topology names its transport in scaleout.transport or model.transport;
+** without one it follows the NICs' link type (ib -> ib, roce -> roce,
+** ethernet -> socket).  GPUDirect RDMA off (gdr:...:off) and P2P off are
+** faults on the graph (model/fault.h), not rows: they change the path the
+** bytes take, not the transport's software.
+*/
+#ifndef CCS_TRANSPORT_H
+#define CCS_TRANSPORT_H
+
+enum ccs_transport { CCS_TR_IB, CCS_TR_ROCE, CCS_TR_EFA, CCS_TR_EFA_SENDRECV, CCS_TR_TCPX, CCS_TR_SOCKET,
+                     CCS_TR_N };
+
+struct ccs_transport_row {
+	const char *name;
+	double msg_lat_s, chunk_s, eff, nccl_lat_s;
+	unsigned protos;
+};
+
+extern const struct ccs_transport_row ccs_transport_tab[CCS_TR_N];
+extern const char *const ccs_transport_name[CCS_TR_N];
+
+/* The transport a topology's NICs of this link type get by default. */
+int ccs_transport_of_link(int link_type);
+
+#endif
