@@ -31,12 +31,59 @@ static int note(struct ccs_calib *c, const char *fmt, ...)
 	return CCS_OK;
 }
 
+/* A fitted value refused, and why (calib.h, CCS_CALIB_EFF_*). */
+static int refuse(struct ccs_calib *c, const char *fmt, ...) CCS_PRINTF(2, 3);
+static int refuse(struct ccs_calib *c, const char *fmt, ...)
+{
+	char buf[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	char **nv = ccs_realloc(c->refused, (c->nrefused + 1) * sizeof *nv);
+	if (!nv)
+		return CCS_ENOMEM;
+	c->refused = nv;
+	size_t l = strlen(buf) + 1;
+	if (!(nv[c->nrefused] = ccs_malloc(l)))
+		return CCS_ENOMEM;
+	memcpy(nv[c->nrefused++], buf, l);
+	return CCS_OK;
+}
+
+/* Each fitted efficiency against its bounds: (1, 1.05] is written as 1;
+ * outside [0.2, 1.05] it is refused. */
+static int check_effs(struct ccs_calib *c)
+{
+	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++) {
+		if (!c->eff_from[ty])
+			continue;
+		double e = c->eff[ty];
+		const char *from = c->eff_from[ty] == 1 ? "a bench or perftest" : "nccl-tests";
+		if (e < CCS_CALIB_EFF_MIN || e > CCS_CALIB_EFF_MAX) {
+			CCS_TRY(refuse(c, "%s efficiency %.3g from %s is outside [%.2g, %.3g]: %s", ccs_link_type_name[ty], e,
+			               from, CCS_CALIB_EFF_MIN, CCS_CALIB_EFF_MAX,
+			               e < CCS_CALIB_EFF_MIN
+			                   ? "the machine ran far slower than the topology allows (fewer or slower links or NICs than it lists, other traffic, or a fault)"
+			                   : "the machine ran faster than the topology's links allow (more or faster links or NICs than it lists)"));
+		} else if (e > 1) {
+			CCS_TRY(note(c, "%s efficiency %.3f from %s is within measurement noise above 1; written as 1",
+			             ccs_link_type_name[ty], e, from));
+			c->eff[ty] = 1;
+		}
+	}
+	return CCS_OK;
+}
+
 void ccs_calib_release(struct ccs_calib *c)
 {
 	ccs_free(c->fit);
 	for (size_t i = 0; i < c->nnote; i++)
 		ccs_free(c->note[i]);
 	ccs_free(c->note);
+	for (size_t i = 0; i < c->nrefused; i++)
+		ccs_free(c->refused[i]);
+	ccs_free(c->refused);
 	memset(c, 0, sizeof *c);
 }
 
@@ -240,12 +287,8 @@ static int bench_effs(struct ccs_topo *t, struct ccs_calib *c)
 		if (!what[ty])
 			continue;
 		double e = best[ty] / nom[ty];
-		if (e > 1) {
-			CCS_TRY(note(c, "%s: measured %.4g GB/s is above the topology's %.4g GB/s; efficiency kept at 1",
-			             what[ty], best[ty] / 1e9, nom[ty] / 1e9));
-			e = 1;
-		}
-		t->params.eff[ty] = e;
+		/* as measured: check_effs judges it against the bounds */
+		t->params.eff[ty] = e > 1 ? 1 : e;
 		c->eff[ty] = e;
 		c->eff_from[ty] = 1;
 	}
@@ -273,29 +316,35 @@ static int update_effs(struct ccs_topo *t, struct ccs_calib *c, const double *ra
 		if (fabs(r - 1) > 0.002)
 			settled = 0;
 		double e = t->params.eff[ty] * r;
-		if (e > 1)
-			e = 1;
-		if (e < 0.01)
-			e = 0.01;
-		t->params.eff[ty] = e;
+		/* the model runs on e in [0.01, 1]; the calibration keeps it as
+		 * fitted for check_effs */
 		c->eff[ty] = e;
+		t->params.eff[ty] = e > 1 ? 1 : e < 0.01 ? 0.01 : e;
 		c->eff_from[ty] = 2;
 	}
 	return settled;
 }
 
 /* Each protocol's step overhead: the median of what its rows leave over
- * the closed form's other terms, per step (two rows at least). */
-static void update_steps(struct ccs_topo *t, struct ccs_calib *c, double *const *ov, const size_t *no)
+ * the closed form's other terms, per step (two rows at least); a negative
+ * one (the model's other terms alone exceed the measured time) is refused. */
+static int update_steps(struct ccs_topo *t, struct ccs_calib *c, double *const *ov, const size_t *no)
 {
+	static const char *const pname[3] = { "ll", "ll128", "simple" };
 	for (int q = 0; q < 3; q++) {
 		if (no[q] < 2)
 			continue;
 		double o = median(ov[q], no[q]);
-		c->step_s[q] = o > 0 ? o : 0;
+		if (o < 0) {
+			CCS_TRY(refuse(c, "%s step overhead %.3g us from nccl-tests is negative: the model's latency alone exceeds the measured small-size times (a topology with higher latencies than the machine's, or a log of another machine)",
+			               pname[q], o * 1e6));
+			continue;
+		}
+		c->step_s[q] = o;
 		c->step_set[q] = 1;
 		t->params.step_s[q] = c->step_s[q];
 	}
+	return CCS_OK;
 }
 
 /* Efficiencies and step overheads from nccl-tests rows: passes over the
@@ -376,7 +425,7 @@ static int nccl_level(struct ccs_topo *t, const struct ccs_meas *m, size_t n, st
 		if (pass < 6)
 			settled = update_effs(t, c, ratio, rtype, nr, ov[0]);
 		else
-			update_steps(t, c, ov, no);
+			rc = update_steps(t, c, ov, no);
 	}
 out:
 	ccs_free(ratio);
@@ -400,9 +449,16 @@ int ccs_calib_derive(struct ccs_topo *t, const struct ccs_meas *m, size_t n, str
 		rc = bench_effs(t, out);
 		if (!rc)
 			rc = nccl_level(t, m, n, out);
+		if (!rc)
+			rc = check_effs(out);
 		t->params = keep;
 		if (rc)
 			goto fail;
+		if (out->nrefused) {
+			ccs_diag_msg(d, "%zu fitted value%s outside physical bounds: no calibration written", out->nrefused,
+			             out->nrefused == 1 ? "" : "s");
+			return CCS_EFIT;
+		}
 	}
 	if (!out->nfit) {
 		ccs_diag_msg(d, "nothing to fit: no group of measurements has two sizes and three points%s%s",

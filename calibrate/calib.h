@@ -23,6 +23,10 @@
 **    the model's time without its step term, over the model's step count
 **    K, estimates the step overhead o_q of the protocol NCCL picks there
 **    (median over rows; needs two rows).
+** 4. Physical bounds (CCS_CALIB_EFF_*): a fitted efficiency below 0.2 or
+**    above 1.05, or a negative step overhead, is refused: it lands in
+**    'refused' with its reason and ccs_calib_derive fails (CCS_EFIT), so
+**    nothing is written.  Efficiencies in (1, 1.05] are written as 1.
 ** The result is written as a calibration YAML that a topology includes
 ** with `calibration: FILE`; its `model:` block has the topology's syntax.
 */
@@ -44,11 +48,21 @@ struct ccs_calib {
 	int step_set[3];
 	char **note;                    /* what was skipped and why */
 	size_t nnote;
+	char **refused;                 /* fitted values outside physical bounds, with the reason */
+	size_t nrefused;
 };
+
+/* Physical bounds of fitted values: an efficiency outside [0.2, 1.05] or a
+ * negative step overhead says the topology does not describe the machine
+ * that ran (a wrong NIC speed or count, a missing switch, other jobs on
+ * the fabric), not a property of the hardware; such a fit is refused. */
+#define CCS_CALIB_EFF_MIN 0.2
+#define CCS_CALIB_EFF_MAX 1.05
 
 /* Fit m[0..n); t (may be NULL) gives the nominal rates for efficiencies
  * (its params are changed while the call runs and restored before it
- * returns).  CCS_EFIT with d set when nothing could be fitted at all. */
+ * returns).  CCS_EFIT with d set when nothing could be fitted at all, or
+ * when a fitted value is out of bounds (out->refused says which). */
 int  ccs_calib_derive(struct ccs_topo *t, const struct ccs_meas *m, size_t n, struct ccs_calib *out,
                       struct ccs_diag *d);
 void ccs_calib_release(struct ccs_calib *c);

@@ -83,6 +83,13 @@ struct ccs_comm {
 	const struct ccs_transport_row *tr;   /* its row; prm.eff of the network links includes tr->eff */
 };
 
+/* c's transport row: tr, or InfiniBand's (NCCL's reference) for a
+ * communicator filled in by hand without one. */
+static inline const struct ccs_transport_row *ccs_comm_tr(const struct ccs_comm *c)
+{
+	return c->tr ? c->tr : &ccs_transport_tab[CCS_TR_IB];
+}
+
 /* Build a communicator of nranks ranks (0: all GPUs, or ppn x nodes) with
  * at most ppn ranks per node (0: every GPU of a node), taking nodes in order
  * and GPUs in local order.  On an impossible request returns CCS_EINPUT with

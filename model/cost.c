@@ -617,8 +617,8 @@ static void finish(const struct env *en, const struct term *xp, double ti, doubl
 	 * network (model/transport.h): the proxy posts the next chunk while the
 	 * NIC sends this one, so it paces the network side only where it takes
 	 * longer than the chunks' wire time */
-	if (G > 1 && !x.kernel && tn > 0 && K * c->tr->chunk_s > tn)
-		tn = K * c->tr->chunk_s;
+	if (G > 1 && !x.kernel && tn > 0 && K * ccs_comm_tr(c)->chunk_s > tn)
+		tn = K * ccs_comm_tr(c)->chunk_s;
 	/* A tree across groups is a pipeline: the first chunk climbs log2 G
 	 * network levels before the root can send the result down, and each
 	 * level holds the network for a chunk's time, tn / Kc with Kc the
@@ -709,7 +709,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		return 0;
 	}
 	int intra_only = G == 1;
-	if (!intra_only && !(c->tr->protos & (1u << proto))) {
+	if (!intra_only && !(ccs_comm_tr(c)->protos & (1u << proto))) {
 		*why = "the transport across groups carries the Simple protocol only";
 		return -1;
 	}

@@ -121,7 +121,7 @@ double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hi, i
 		li = hw_lat[intra][row][2];
 	/* NCCL's per-hop network figure (InfiniBand's), the graph's path, and
 	 * what the transport adds to a message (model/transport.h) */
-	double ln = net_hw(c, row, proto) * 1e-6 + c->lat_net * (proto == CCS_PROTO_SIMPLE ? 2 : 1) + c->tr->msg_lat_s;
+	double ln = net_hw(c, row, proto) * 1e-6 + c->lat_net * (proto == CCS_PROTO_SIMPLE ? 2 : 1) + ccs_comm_tr(c)->msg_lat_s;
 	if (row == NA_RING && c->G > 1) {
 		double over = 1.0 * (proto == CCS_PROTO_SIMPLE ? 3 : 1);
 		if (li < over)
@@ -205,7 +205,8 @@ static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto
 	int n = c->n, nNodes = c->G, ppn = c->p;
 	int cc = c->arch, ni = nodes_idx(nNodes);
 	int nCh = c->nccl.nch_ring;
-	double bwIntra = algo == CCS_ALGO_TREE ? c->nccl.tree_intra_GBps : c->nccl.intra_GBps, bwInter = c->nccl.inter_GBps;
+	double bwIntra = algo == CCS_ALGO_TREE && c->nccl.tree_intra_GBps > 0 ? c->nccl.tree_intra_GBps : c->nccl.intra_GBps;
+	double bwInter = c->nccl.inter_GBps;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
 		nCh = ppn < 32 ? ppn : 32;
 		const double *spd = speed_intra[cc];
@@ -274,7 +275,7 @@ static double nccl_lat_us(const struct ccs_comm *c, int coll, int algo, int prot
 	double intraLat = hw_lat[intraHw][row][proto];
 	/* graph->latencyInter: the NICs' latency as NCCL sees it, the plugin's
 	 * reported figure included */
-	double latInter = (c->lat_net + c->tr->nccl_lat_s) * 1e6;
+	double latInter = (c->lat_net + ccs_comm_tr(c)->nccl_lat_s) * 1e6;
 	double interLat = (ppn == 1 ? hw_lat[HW_NET][NA_TREE][proto] : hw_lat[HW_NET][row][proto]) + latInter;
 	if (proto == CCS_PROTO_SIMPLE)
 		interLat += latInter;
@@ -322,7 +323,7 @@ double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, ui
 	if (c->n == 1)
 		return 0;
 	/* a plugin that allows only some protocols (NCCL_PROTO=simple on EFA v1) */
-	if (c->G > 1 && !(c->tr->protos & (1u << proto)))
+	if (c->G > 1 && !(ccs_comm_tr(c)->protos & (1u << proto)))
 		return -1;
 	double lat;
 	double bw = nccl_bw_lat(c, coll, algo, proto, &lat);

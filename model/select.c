@@ -14,7 +14,7 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 	int ba = -1, bp = -1;
 	/* across groups, only the protocols the transport carries */
 	if (c->G > 1)
-		proto_mask &= c->tr->protos;
+		proto_mask &= ccs_comm_tr(c)->protos;
 	int tuned = coll <= CCS_COLL_REDUCE;
 	for (int a = 0; a < CCS_ALGO_N; a++) {
 		if (!(algo_mask & (1u << a)))

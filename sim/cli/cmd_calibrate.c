@@ -379,6 +379,8 @@ static int cmd_fit(struct ccs_runs_opts *o)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	int r = ccs_calib_derive(t, m, nm, &cal, &d);
+	for (size_t i = 0; i < cal.nrefused; i++)
+		fprintf(stderr, "ccsim calibrate: refused: %s\n", cal.refused[i]);
 	if (r) {
 		ccs_runs_say(&d, r == CCS_ENOMEM ? "ccsim calibrate: out of memory" : "ccsim calibrate: fit failed");
 		goto out;

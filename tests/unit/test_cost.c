@@ -235,6 +235,20 @@ static void test_nccl_vectors(void)
 	 * lat 8.4 + 2 (7 * 4.0 + 1 * 14) = 92.4 us (no size correction at 1 GiB) */
 	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1073741824);
 	CHECK_NEAR(t * 1e6, 92.4 + 1073741824 / (1000 * 88.32), 1e-6);
+	/* the search's second pass raised the tree's bwIntra to 40 (it stays
+	 * 24 between nodes): on 2 nodes NCCL's model takes bwIntra, algBw
+	 * min(8 * 40 * 0.92, 8 * 41.4) / 2 = 147.2 */
+	c.nccl.tree_intra_GBps = 40;
+	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1073741824);
+	CHECK_NEAR(t * 1e6, 92.4 + 1073741824 / (1000 * 147.2), 1e-6);
+	/* ... and bwInter from 3 nodes on */
+	c.G = 3;
+	c.n = 24;
+	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1073741824);
+	CHECK(t * 1e6 > 1073741824 / (1000 * 100.0));
+	c.G = 2;
+	c.n = 16;
+	c.nccl.tree_intra_GBps = 0;
 	/* what NCCL does not offer */
 	CHECK(ccs_nccl_time(&c, CCS_COLL_ALLGATHER, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1024) < 0);
 	CHECK(ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 1024) < 0);
@@ -293,6 +307,41 @@ static void test_leaf_cut(void)
 	}
 }
 
+/* Transports (model/transport.h): the same two p4de nodes over each. */
+static void test_transports(void)
+{
+	const char *const sv[][2] = { { "nodes=2", "model.transport=ib" }, { "nodes=2", "model.transport=efa" },
+		                      { "nodes=2", "model.transport=efa_sendrecv" }, { "nodes=2", "model.transport=socket" } };
+	struct fx_world w[4];
+	for (int i = 0; i < 4; i++)
+		if (fx_world_up(&w[i], "topologies/aws-p4de.yaml", sv[i], 2, 0)) {
+			CHECK(0);
+			return;
+		}
+	struct ccs_cost cc[4];
+	const char *why = NULL;
+	for (int i = 0; i < 4; i++)
+		CHECK(!ccs_cost_eval(&w[i].c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 0, 8, &cc[i], NULL));
+	/* EFA's message latency on each of the tree's 2 network hops (Simple) */
+	CHECK_NEAR(cc[1].lat_s - cc[0].lat_s, 2 * 15e-6, 1e-9);
+	/* the socket transport reaches 40% of the NICs */
+	CHECK_NEAR(w[3].c.B_net, 0.4 * w[0].c.B_net, 1e-9);
+	/* EFA v1's plugin runs Simple only: no LL across nodes, and NCCL's
+	 * choice is Simple at every size */
+	CHECK(ccs_cost_eval(&w[2].c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL, 0, 8, &cc[2], &why) < 0);
+	CHECK(why && strstr(why, "Simple protocol only"));
+	int a, q;
+	CHECK(!ccs_select(&w[2].c, CCS_COLL_ALLREDUCE, 8, ~0u, ~0u, 1, &a, &q) && q == CCS_PROTO_SIMPLE);
+	CHECK(!ccs_select(&w[1].c, CCS_COLL_ALLREDUCE, 8, ~0u, ~0u, 1, &a, &q) && q != CCS_PROTO_SIMPLE);
+	/* the per-chunk proxy cost hides under the wire time of Simple's chunks */
+	struct ccs_cost s_ib, s_efa;
+	CHECK(!ccs_cost_eval(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1 << 30, &s_ib, NULL));
+	CHECK(!ccs_cost_eval(&w[1].c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1 << 30, &s_efa, NULL));
+	CHECK_NEAR(s_efa.bw_s + s_efa.step_s, s_ib.bw_s + s_ib.step_s, 1e-9);
+	for (int i = 0; i < 4; i++)
+		fx_down(w[i].t, &w[i].c, w[i].fab);
+}
+
 int main(void)
 {
 	test_factors();
@@ -301,5 +350,6 @@ int main(void)
 	test_nccl_vectors();
 	test_comm_errors();
 	test_leaf_cut();
+	test_transports();
 	return CHECK_DONE("test_cost");
 }
