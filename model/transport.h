@@ -11,7 +11,8 @@
 **   chunk_s     the cost of each chunk a channel moves across the network (the
 **               proxy thread posting it and reaping its completion through the
 **               plugin), paid on the network side of the pipeline:
-**                   t_net = W / B_net + K chunk_s,  K the chunks per channel
+**                   t_net = max(W / B_net, (K - 1) chunk_s),  K the chunks per
+**               channel (the first chunk's handling is in msg_lat_s)
 **   eff         the share of the NICs' rate the transport reaches; it scales
 **               the network links' efficiency, in both engines
 **   protos      the protocols NCCL may run across nodes over it (bit q for
