@@ -12,43 +12,43 @@
 #define BIG_SIZE (64ull << 20)      /* nccl-tests rows that fix the efficiencies */
 #define SMALL_SIZE (64ull << 10)    /* ... and those that fix the step overheads */
 
+/* Append the formatted line to the list v of *n lines (notes, refusals). */
+static int add_line(char ***v, size_t *n, const char *fmt, va_list ap) CCS_PRINTF(3, 0);
+static int add_line(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char buf[384];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	char **nv = ccs_realloc(*v, (*n + 1) * sizeof *nv);
+	if (!nv)
+		return CCS_ENOMEM;
+	*v = nv;
+	size_t l = strlen(buf) + 1;
+	if (!(nv[*n] = ccs_malloc(l)))
+		return CCS_ENOMEM;
+	memcpy(nv[(*n)++], buf, l);
+	return CCS_OK;
+}
+
+/* What was skipped and why. */
 static int note(struct ccs_calib *c, const char *fmt, ...) CCS_PRINTF(2, 3);
 static int note(struct ccs_calib *c, const char *fmt, ...)
 {
-	char buf[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	int rc = add_line(&c->note, &c->nnote, fmt, ap);
 	va_end(ap);
-	char **nv = ccs_realloc(c->note, (c->nnote + 1) * sizeof *nv);
-	if (!nv)
-		return CCS_ENOMEM;
-	c->note = nv;
-	size_t l = strlen(buf) + 1;
-	if (!(nv[c->nnote] = ccs_malloc(l)))
-		return CCS_ENOMEM;
-	memcpy(nv[c->nnote++], buf, l);
-	return CCS_OK;
+	return rc;
 }
 
 /* A fitted value refused, and why (calib.h, CCS_CALIB_EFF_*). */
 static int refuse(struct ccs_calib *c, const char *fmt, ...) CCS_PRINTF(2, 3);
 static int refuse(struct ccs_calib *c, const char *fmt, ...)
 {
-	char buf[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	int rc = add_line(&c->refused, &c->nrefused, fmt, ap);
 	va_end(ap);
-	char **nv = ccs_realloc(c->refused, (c->nrefused + 1) * sizeof *nv);
-	if (!nv)
-		return CCS_ENOMEM;
-	c->refused = nv;
-	size_t l = strlen(buf) + 1;
-	if (!(nv[c->nrefused] = ccs_malloc(l)))
-		return CCS_ENOMEM;
-	memcpy(nv[c->nrefused++], buf, l);
-	return CCS_OK;
+	return rc;
 }
 
 /* Each fitted efficiency against its bounds: (1, 1.05] is written as 1;

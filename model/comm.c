@@ -774,7 +774,7 @@ static void pick_transport(const struct ccs_topo *t, struct ccs_comm *c)
 	c->tr = &ccs_transport_tab[c->transport];
 	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++)
 		if (ccs_link_is_network(ty))
-			c->prm.eff[ty] *= ccs_comm_tr(c)->eff;
+			c->prm.eff[ty] *= c->tr->eff;
 }
 
 /* The communicator: ranks and groups, then each figure of the graph in

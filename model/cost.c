@@ -618,8 +618,11 @@ static void finish(const struct env *en, const struct term *xp, double ti, doubl
 	 * NIC sends this one, so it paces the network side only where it takes
 	 * longer than the chunks' wire time; the first chunk's handling is in
 	 * the message latency */
-	if (G > 1 && !x.kernel && tn > 0 && (K - 1) * ccs_comm_tr(c)->chunk_s > tn)
-		tn = (K - 1) * ccs_comm_tr(c)->chunk_s;
+	if (G > 1 && !x.kernel && tn > 0) {
+		double proxy = (K - 1) * ccs_comm_tr(c)->chunk_s;
+		if (proxy > tn)
+			tn = proxy;
+	}
 	/* A tree across groups is a pipeline: the first chunk climbs log2 G
 	 * network levels before the root can send the result down, and each
 	 * level holds the network for a chunk's time, tn / Kc with Kc the

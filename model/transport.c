@@ -44,16 +44,20 @@
 **           streams (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD) reach
 **           about 40% of a 100-400 GbE port (estimate).
 */
+/* msg_lat_s, chunk_s, eff, nccl_lat_s, protos */
 const struct ccs_transport_row ccs_transport_tab[CCS_TR_N] = {
-	[CCS_TR_IB] = { "ib", 0, 0, 1.0, 0, ALL_PROTOS },
-	[CCS_TR_ROCE] = { "roce", 0, 0, 1.0, 0, ALL_PROTOS },
-	[CCS_TR_EFA] = { "efa", 15e-6, 4e-6, 1.0, 75e-6, ALL_PROTOS },
-	[CCS_TR_EFA_SENDRECV] = { "efa_sendrecv", 15e-6, 6e-6, 1.0, 75e-6, SIMPLE_ONLY },
-	[CCS_TR_TCPX] = { "tcpx", 22e-6, 10e-6, 0.85, 0, SIMPLE_ONLY },
-	[CCS_TR_SOCKET] = { "socket", 25e-6, 15e-6, 0.40, 0, ALL_PROTOS },
+	[CCS_TR_IB] = { 0, 0, 1.0, 0, ALL_PROTOS },
+	[CCS_TR_ROCE] = { 0, 0, 1.0, 0, ALL_PROTOS },
+	[CCS_TR_EFA] = { 15e-6, 4e-6, 1.0, 75e-6, ALL_PROTOS },
+	[CCS_TR_EFA_SENDRECV] = { 15e-6, 6e-6, 1.0, 75e-6, SIMPLE_ONLY },
+	[CCS_TR_TCPX] = { 22e-6, 10e-6, 0.85, 0, SIMPLE_ONLY },
+	[CCS_TR_SOCKET] = { 25e-6, 15e-6, 0.40, 0, ALL_PROTOS },
 };
 
-const char *const ccs_transport_name[CCS_TR_N] = { "ib", "roce", "efa", "efa_sendrecv", "tcpx", "socket" };
+const char *const ccs_transport_name[CCS_TR_N] = {
+	[CCS_TR_IB] = "ib", [CCS_TR_ROCE] = "roce", [CCS_TR_EFA] = "efa", [CCS_TR_EFA_SENDRECV] = "efa_sendrecv",
+	[CCS_TR_TCPX] = "tcpx", [CCS_TR_SOCKET] = "socket",
+};
 
 int ccs_transport_of_link(int link_type)
 {

@@ -33,13 +33,12 @@ enum ccs_transport { CCS_TR_IB, CCS_TR_ROCE, CCS_TR_EFA, CCS_TR_EFA_SENDRECV, CC
                      CCS_TR_N };
 
 struct ccs_transport_row {
-	const char *name;
 	double msg_lat_s, chunk_s, eff, nccl_lat_s;
 	unsigned protos;
 };
 
 extern const struct ccs_transport_row ccs_transport_tab[CCS_TR_N];
-extern const char *const ccs_transport_name[CCS_TR_N];
+extern const char *const ccs_transport_name[CCS_TR_N];   /* the rows' names, for parsing and reports */
 
 /* The transport a topology's NICs of this link type get by default. */
 int ccs_transport_of_link(int link_type);

@@ -25,14 +25,21 @@ expect() {
 }
 has() { if grep -q -- "$1" out; then ok; else bad "output lacks '$1'"; fi; }
 
-# An nccl-tests log made by the model with known parameters (13 columns).
-synth() {
-	"$C" predict -t "$T" -c allreduce -b 8 -e 8G -f 2 "$@" | awk '
-		BEGIN { print "#  Rank  0 Group  0 Pid 1 on synth-host device  0 [0x00] NVIDIA H100";
-		        print "#  Rank  7 Group  0 Pid 8 on synth-host device  7 [0x00] NVIDIA H100";
+# An nccl-tests log made by the model with known parameters (13 columns):
+# synthn TOPO RANKS ARGS... writes the first and the last rank's lines (8
+# ranks per host; the first host synth-host), which give the rank count,
+# and the model's rows; GPU names the device (H100); synth is hgx-h100 at 8.
+synthn() {
+	topo=$1 n=$2
+	shift 2
+	"$C" predict -t "$topo" -n "$n" -c allreduce -b 8 -e 8G -f 2 "$@" | awk -v n="$n" -v gpu="${GPU:-H100}" '
+		BEGIN { for (r = 0; r < n; r += n - 1)
+		                printf "#  Rank %2d Group  0 Pid %d on synth-host%s device %2d [0x00] NVIDIA %s\n", r, r + 1,
+		                       r < 8 ? "" : int(r / 8), r % 8, gpu;
 		        print "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" }
 		/^ +[0-9]/ { printf "%12s %12s %8s %6s %6s %9s %7s %7s %5s %9s %7s %7s %5s\n", $1, $2, $3, $4, $5, $6, $7, $8, 0, $6, $7, $8, 0 }'
 }
+synth() { synthn "$T" 8 "$@"; }
 
 # ---- ingest and show ----
 synth --set model.efficiency.nvlink=0.6 --set model.step_overhead.ll=0.5us >all_reduce_perf.log
@@ -123,21 +130,15 @@ P4=$ROOT/topologies/aws-p4de.yaml
 SEED=${CCSIM_SEED:-18}
 set -- $(awk -v s="$SEED" 'BEGIN { srand(s); printf "%.3f %.3f", 0.6 + 0.2 * rand(), 0.6 + 0.3 * rand() }')
 e_nvl=$1 e_eth=$2
-synthn() { # synthn RANKS ARGS...: an nccl-tests log of aws-p4de at RANKS ranks
-	n=$1; shift
-	"$C" predict -t "$P4" -n "$n" -c allreduce -b 8 -e 8G -f 2 "$@" | awk -v n="$n" '
-		BEGIN { for (r = 0; r < n; r++) printf "#  Rank %2d Group  0 Pid %d on p4-host%d device %2d [0x00] NVIDIA A100\n", r, r + 1, int(r / 8), r % 8;
-		        print "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" }
-		/^ +[0-9]/ { printf "%12s %12s %8s %6s %6s %9s %7s %7s %5s %9s %7s %7s %5s\n", $1, $2, $3, $4, $5, $6, $7, $8, 0, $6, $7, $8, 0 }'
-}
+GPU=A100
 PERT="--set model.efficiency.nvlink=$e_nvl --set model.efficiency.ethernet=$e_eth"
 mkdir -p p4/one p4/two
 # shellcheck disable=SC2086
-synthn 8 $PERT >p4/one/all_reduce_perf.log
+synthn "$P4" 8 $PERT >p4/one/all_reduce_perf.log
 # shellcheck disable=SC2086
-synthn 16 $PERT >p4/two/all_reduce_perf.log
+synthn "$P4" 16 $PERT >p4/two/all_reduce_perf.log
 # shellcheck disable=SC2086
-synthn 32 --set nodes=4 $PERT >p4/four.log
+synthn "$P4" 32 --set nodes=4 $PERT >p4/four.log
 expect 0 "ingest 1 and 2 nodes" -- "$C" calibrate ingest p4/one/all_reduce_perf.log p4/two/all_reduce_perf.log -t "$P4" --db p4.db
 expect 0 "fit 1 and 2 nodes" -- "$C" calibrate fit -t "$P4" --db p4.db -o p4.yaml
 for pair in "nvlink $e_nvl" "ethernet $e_eth"; do
@@ -146,8 +147,8 @@ for pair in "nvlink $e_nvl" "ethernet $e_eth"; do
 	awk -v g="$got" -v w="$2" 'BEGIN { e = g / w - 1; exit !(g != "" && e < 0.05 && e > -0.05) }' && ok ||
 		bad "seed $SEED: $1 efficiency $2 recovered as '$got'"
 done
-synthn 32 --set nodes=4 >p4/four-raw.log
-synthn 32 --set nodes=4 --set calibration="$w/p4.yaml" >p4/four-cal.log
+synthn "$P4" 32 --set nodes=4 >p4/four-raw.log
+synthn "$P4" 32 --set nodes=4 --set calibration="$w/p4.yaml" >p4/four-cal.log
 errs=$(paste p4/four.log p4/four-raw.log p4/four-cal.log | awk '/^ +[0-9]/ {
 	a = $19 / $6 - 1; b = $32 / $6 - 1; if (a < 0) a = -a; if (b < 0) b = -b; sa += a; sb += b; k++ }
 	END { printf "%.4f %.4f", sa / k, sb / k }')
@@ -157,13 +158,13 @@ awk -v a="$1" -v b="$2" 'BEGIN { exit !(b < a && b < 0.05) }' && ok ||
 
 # ---- refused fits: values outside physical bounds are not written ----
 # shellcheck disable=SC2086
-synthn 16 --set model.efficiency.ethernet=0.1 >p4/two/all_reduce_perf.log
+synthn "$P4" 16 --set model.efficiency.ethernet=0.1 >p4/two/all_reduce_perf.log
 expect 0 "ingest a slow 2-node log" -- "$C" calibrate ingest p4/two/all_reduce_perf.log -t "$P4" --db slow.db
 expect 1 "fit a too slow machine" -- sh -c "'$C' calibrate fit -t '$P4' --db slow.db -o slow.yaml 2>&1 >/dev/null"
 cmp -s out "$D/refused-slow.err" && ok || { bad "refused fit message (slow)"; diff "$D/refused-slow.err" out | head -5; }
 [ ! -e slow.yaml ] && ok || bad "a refused fit wrote slow.yaml"
-synthn 8 >p4/one/all_reduce_perf.log
-synthn 16 >p4/two/all_reduce_perf.log
+synthn "$P4" 8 >p4/one/all_reduce_perf.log
+synthn "$P4" 16 >p4/two/all_reduce_perf.log
 expect 0 "ingest a healthy machine" -- "$C" calibrate ingest p4/one/all_reduce_perf.log p4/two/all_reduce_perf.log -t "$P4" --db fast.db
 expect 1 "fit against a topology with slower NICs" -- sh -c "'$C' calibrate fit -t '$P4' --db fast.db --set node.devices.3.bandwidth=25Gb/s -o fast.yaml 2>&1 >/dev/null"
 cmp -s out "$D/refused-fast.err" && ok || { bad "refused fit message (fast)"; diff "$D/refused-fast.err" out | head -5; }
