@@ -55,6 +55,8 @@ struct ccs_comm_nccl {
 	double intra_GBps, inter_GBps;   /* per search channel */
 	double tree_intra_GBps;     /* the tree graph's intra speed after the search's second pass */
 	int nvls_channels;
+	double nvls_chunk_max;      /* NVLS's largest chunk [bytes]: 32 KiB across groups when NCCL's
+	                             * NVLS AllReduce bandwidth is below 150 GB/s, else 128 KiB; 0: unset */
 };
 
 struct ccs_comm {

@@ -80,7 +80,9 @@ double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, i
 		 * time) growing smoothly with S instead of jumping at each halving. */
 		double ops = (double)channels * (c->p > 0 ? c->p : 1);
 		double chunk = 32768.0 * pow(bytes / (65536.0 * ops), 2.0 / 7.0);
-		double top = (c->G > 1 && algo == CCS_ALGO_NVLS) ? CCS_NCCL_CHUNK_NVLS_NET : CCS_NCCL_CHUNK_NVLS;
+		double top = algo != CCS_ALGO_NVLS ? CCS_NCCL_CHUNK_NVLS
+		           : c->nccl.nvls_chunk_max > 0 ? c->nccl.nvls_chunk_max
+		           : c->G > 1 ? CCS_NCCL_CHUNK_NVLS_NET : CCS_NCCL_CHUNK_NVLS;
 		return chunk < 16384.0 ? 16384.0 : chunk > top ? top : chunk;
 	}
 	if (algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN)

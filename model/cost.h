@@ -106,6 +106,9 @@ double ccs_cost_bruck_blocks(int n, int k);
  * same communicator: predicted seconds, or -1 when NCCL would not offer the
  * combination.  Only the five tuned collectives. */
 double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes);
+/* The bandwidth NCCL's model gives (coll, algo, proto), in GB/s of algBw as
+ * it stores it in comm->bandwidths; 0 where it does not offer it. */
+double ccs_nccl_algbw(const struct ccs_comm *c, int coll, int algo, int proto);
 /* NCCL's runtime channel count for the algorithm. */
 int ccs_nccl_channels(const struct ccs_comm *c, int algo);
 

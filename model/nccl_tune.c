@@ -318,6 +318,12 @@ static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int prot
 	return busBw;
 }
 
+double ccs_nccl_algbw(const struct ccs_comm *c, int coll, int algo, int proto)
+{
+	double lat;
+	return c->n > 1 ? nccl_bw_lat(c, coll, algo, proto, &lat) : 0;
+}
+
 double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes)
 {
 	if (c->n == 1)

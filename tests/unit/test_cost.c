@@ -342,6 +342,36 @@ static void test_transports(void)
 		fx_down(w[i].t, &w[i].c, w[i].fab);
 }
 
+/* NVLS across nodes: NCCL's chunk drops from 128 KiB to 32 KiB only when its
+ * own NVLS AllReduce bandwidth is below 150 GB/s (src/enqueue.cc): 8 x 400G
+ * NICs per HGX H100 node keep 128 KiB, 8 x 100G take 32 KiB. */
+static void test_nvls_chunk(void)
+{
+	const char *const sv[][1] = { { "nodes=2" }, { "nodes=1" } };
+	struct fx_world w[2];
+	for (int i = 0; i < 2; i++)
+		if (fx_world_up(&w[i], "topologies/hgx-h100-cluster.yaml", sv[i], 1, 0)) {
+			CHECK(0);
+			return;
+		}
+	struct fx_world slow;
+	const char *const ss[] = { "nodes=2", "node.devices.3.bandwidth=100Gb/s" };
+	if (fx_world_up(&slow, "topologies/hgx-h100-cluster.yaml", ss, 2, 0)) {
+		CHECK(0);
+		return;
+	}
+	double fast = ccs_nccl_algbw(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	double low = ccs_nccl_algbw(&slow.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	CHECK(fast >= 150 && low > 0 && low < 150);
+	double S = 1 << 30;
+	CHECK_NEAR(ccs_cost_chunk(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 16, S), 131072, 1e-6);
+	CHECK_NEAR(ccs_cost_chunk(&slow.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 16, S), 32768, 1e-6);
+	CHECK_NEAR(ccs_cost_chunk(&w[1].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 16, S), 131072, 1e-6);
+	for (int i = 0; i < 2; i++)
+		fx_down(w[i].t, &w[i].c, w[i].fab);
+	fx_down(slow.t, &slow.c, slow.fab);
+}
+
 int main(void)
 {
 	test_factors();
@@ -351,5 +381,6 @@ int main(void)
 	test_comm_errors();
 	test_leaf_cut();
 	test_transports();
+	test_nvls_chunk();
 	return CHECK_DONE("test_cost");
 }
