@@ -36,28 +36,29 @@ struct rule {
 	int no_nvls;                /* NCCL_NVLS_ENABLE=0 */
 	int from_columns;           /* take algo/proto from the row */
 	const char *skip;           /* not scored: why */
+	const char *machine;        /* the machine its rows ran on (a row id prefix), for leave-one-group-out */
 };
 
 static const struct rule rules[] = {
-	{ "AZ-H100-AR-", "Azure ND H100 v5, 1 node, NVLS forced", "hgx-h100.yaml", { 0 }, 1, "nvls", NULL, 0, 0, NULL },
+	{ "AZ-H100-AR-", "Azure ND H100 v5, 1 node, NVLS forced", "hgx-h100.yaml", { 0 }, 1, "nvls", NULL, 0, 0, NULL, "AZ-H100-" },
 	/* NCCL_ALGO=NVLS on A100 leaves NVLS unavailable; the 45 us measured at
 	 * 1 KiB is the Simple protocol's latency (LL would be ~15 us), so the
 	 * rows are compared with ring/Simple, the fallback the source describes. */
-	{ "AZ-A100-AR-", "Azure ND A100 v4, 1 node (NVLS asked: ring/Simple)", "dgx-a100.yaml", { 0 }, 1, "ring", "Simple", 0, 0, NULL },
+	{ "AZ-A100-AR-", "Azure ND A100 v4, 1 node (NVLS asked: ring/Simple)", "dgx-a100.yaml", { 0 }, 1, "ring", "Simple", 0, 0, NULL, "AZ-A100-" },
 	{ "STAS-H200-AR-g", "H200, 4-8 of 8 GPUs at 8 GiB", "hgx-h100.yaml",
-	  { "node.devices.2.model=H200", "node.devices.2.memory_bandwidth=4.8TB/s" }, 1, NULL, NULL, 0, 0, NULL },
+	  { "node.devices.2.model=H200", "node.devices.2.memory_bandwidth=4.8TB/s" }, 1, NULL, NULL, 0, 0, NULL, "STAS-H200-" },
 	{ "STAS-H200-AR-", "H200, 1 node, algorithm per NCCL log", "hgx-h100.yaml",
-	  { "node.devices.2.model=H200", "node.devices.2.memory_bandwidth=4.8TB/s" }, 1, NULL, NULL, 0, 1, NULL },
-	{ "AWS-p5-1n-", "AWS p5, 1 node", "aws-p5.yaml", { "nodes=1" }, 1, NULL, NULL, 0, 0, NULL },
-	{ "AWS-p5-2n-", "AWS p5, 2 nodes over EFA", "aws-p5.yaml", { "nodes=2" }, 1, NULL, NULL, 0, 0, NULL },
-	{ "AWS-p5en-", "AWS p5en, 16 nodes over EFA", "aws-p5en.yaml", { "nodes=16" }, 1, NULL, NULL, 0, 0, NULL },
+	  { "node.devices.2.model=H200", "node.devices.2.memory_bandwidth=4.8TB/s" }, 1, NULL, NULL, 0, 1, NULL, "STAS-H200-" },
+	{ "AWS-p5-1n-", "AWS p5, 1 node", "aws-p5.yaml", { "nodes=1" }, 1, NULL, NULL, 0, 0, NULL, "AWS-p5-" },
+	{ "AWS-p5-2n-", "AWS p5, 2 nodes over EFA", "aws-p5.yaml", { "nodes=2" }, 1, NULL, NULL, 0, 0, NULL, "AWS-p5-" },
+	{ "AWS-p5en-", "AWS p5en, 16 nodes over EFA", "aws-p5en.yaml", { "nodes=16" }, 1, NULL, NULL, 0, 0, NULL, "AWS-p5en-" },
 	/* held out: no constant was set from these rows (issue 18's example of
 	 * EFA v1's transport and NCCL's 2-node tree) */
-	{ "AWS-p4de-2n-", "AWS p4de (A100), 2 nodes over EFA v1", "aws-p4de.yaml", { "nodes=2" }, 1, NULL, NULL, 0, 0, NULL },
+	{ "AWS-p4de-2n-", "AWS p4de (A100), 2 nodes over EFA v1", "aws-p4de.yaml", { "nodes=2" }, 1, NULL, NULL, 0, 0, NULL, "AWS-p4de-" },
 	{ "I2409-", "RoCE report", NULL, { 0 }, 0, NULL, NULL, 0, 0,
-	  "its reporter calls the cluster underperforming (expected ~470 GB/s AllReduce); a sanity check only" },
+	  "its reporter calls the cluster underperforming (expected ~470 GB/s AllReduce); a sanity check only", NULL },
 	/* DeepEP rows go through the MoE model (moe_row below) */
-	{ "DEEPEP", "DeepEP on H800 (MoE dispatch/combine)", "hgx-h800.yaml", { 0 }, 1, NULL, NULL, 0, 0, NULL },
+	{ "DEEPEP", "DeepEP on H800 (MoE dispatch/combine)", "hgx-h800.yaml", { 0 }, 1, NULL, NULL, 0, 0, NULL, "DEEPEP1-" },
 };
 
 /* ---- CSV ---- */
@@ -231,7 +232,7 @@ static void predict_row(struct result *r, const struct ccs_comm *c, int coll, co
 
 /* One CSV row (its fields f) scored into r, or marked skipped with why:
  * 0, or -1 when its topology does not load (a bug in the rules). */
-static int score_row(char **f, struct result *r)
+static int score_row(char **f, struct result *r, const char *const *extra, int nextra)
 {
 	snprintf(r->id, sizeof r->id, "%s", f[0]);
 	snprintf(r->coll, sizeof r->coll, "%s", f[11]);
@@ -266,12 +267,14 @@ static int score_row(char **f, struct result *r)
 	}
 	char path[256];
 	snprintf(path, sizeof path, "topologies/%s", ru->topo);
-	const char *sets[4];
+	const char *sets[12];
 	int nsets = 0;
 	while (nsets < 3 && ru->sets[nsets]) {
 		sets[nsets] = ru->sets[nsets];
 		nsets++;
 	}
+	for (int k = 0; k < nextra && nsets < 11; k++)
+		sets[nsets++] = extra[k];
 	char nodes_set[32];
 	if (is_moe) {
 		snprintf(nodes_set, sizeof nodes_set, "nodes=%d", atoi(f[4]));
@@ -398,8 +401,9 @@ static void write_intro(FILE *out)
 	             "algorithm NCCL ran: forced in the source, reported by NCCL's log, or NCCL's own choice as\n"
 	             "its tuning model makes it) and by NCCL's own tuning model (`src/graph/tuning.cc`,\n"
 	             "reimplemented in `model/nccl_tune.c` on the same graph). Error = predicted / measured - 1\n"
-	             "on the row's metric. The model's constants come from public figures (docs/model.md), not\n"
-	             "from these rows.\n\n");
+	             "on the row's metric. The model's constants come from public figures (docs/model.md); three\n"
+	             "were set from rows of this file and are shown with their leave-one-group-out error in the\n"
+	             "section \"Constants set from published rows\".\n\n");
 	/* per group */
 	fprintf(out, "## Summary\n\n| group | rows | ccsim median abs | ccsim worst | NCCL model median abs | NCCL model worst |\n"
 	             "|---|---|---|---|---|---|\n");
@@ -439,6 +443,193 @@ static void write_moe(FILE *out, const struct result *res, int nres, int *moe_ro
 	        100 * *moe_worst);
 }
 
+/* ---- Constants set from rows of published.csv, and leave-one-group-out ----
+ *
+ * A constant of model/topo.c that was set from rows of published.csv: the
+ * --set keys that carry it, the rule that gives it from its source rows
+ * (the median of measured / wire over them, rounded as shipped; or, for the
+ * EP kernel's fixed cost, the median of what the rows measure beyond the
+ * model's time without it), and the value shipped.  For each scored group
+ * the rule is applied again without the rows of the group's machine and the
+ * group is scored with that value: its error is then one the constant did
+ * not learn.  The DeepEP rows are one machine, so there each EP size is the
+ * group left out. */
+struct konst {
+	const char *name;
+	const char *keys[4];
+	int which;                  /* its field of ccs_model_params: a link type, or -1 the EP cost */
+	double round_to;
+	const char *src[16];        /* source row ids, or one id prefix with resid */
+	double wire;                /* GB/s each source row is measured against */
+	int resid;                  /* 1: the EP rule (time_us rows, residual) */
+};
+
+static const struct konst konsts[] = {
+	{ "NVLink efficiency", { "model.efficiency.nvlink", "model.efficiency.ub", "model.efficiency.hccs", NULL }, CCS_LINK_NVLINK,
+	  0.01, { "I1264-H100-p2p-uni", NULL }, 450.0, 0 },
+	/* PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s */
+	{ "PCIe (and C2C) efficiency", { "model.efficiency.pcie", "model.efficiency.c2c", NULL }, CCS_LINK_PCIE, 0.01,
+	  { "AZ-H100-NVBW-H2D", "AZ-H100-NVBW-D2H", "STAS-H200-NVBW-H2D", "STAS-H200-NVBW-D2H", NULL }, 63.0, 0 },
+	{ "EP kernel fixed cost (us)", { "model.ep_overhead", NULL }, -1, 1.0, { "DEEPEP1-LL-", NULL }, 0, 1 },
+};
+
+/* The value k has in the shipped defaults. */
+static double shipped(const struct konst *k)
+{
+	struct ccs_model_params p;
+	ccs_model_params_default(&p);
+	return k->which < 0 ? p.ep_overhead_s * 1e6 : p.eff[k->which];
+}
+
+/* Row i scored again with extra --set values into *r (r->skip on failure). */
+static int rescore(char *const *lines, int i, const char *const *extra, int nextra, struct result *r)
+{
+	static char buf[16384];
+	char *f[MAXF];
+	snprintf(buf, sizeof buf, "%s", lines[i]);
+	memset(r, 0, sizeof *r);
+	if (csv_fields(buf, f, MAXF) < 17)
+		return -1;
+	return score_row(f, r, extra, nextra);
+}
+
+static int is_src(const struct konst *k, const struct result *r)
+{
+	if (k->resid)
+		return !strncmp(r->id, k->src[0], strlen(k->src[0])) && !strcmp(r->metric, "time_us");
+	for (int j = 0; k->src[j]; j++)
+		if (!strcmp(r->id, k->src[j]))
+			return 1;
+	return 0;
+}
+
+/* What source row i gives for k: measured / wire, or the residual. */
+static double src_figure(const struct konst *k, const struct result *res, char *const *lines, int i)
+{
+	if (!k->resid)
+		return res[i].meas / k->wire;
+	const char *zero = "model.ep_overhead=0us";
+	struct result r0;
+	if (rescore(lines, i, &zero, 1, &r0) || r0.skip)
+		return NAN;
+	return res[i].meas - r0.ours;
+}
+
+/* k's rule over its source rows, leaving out those whose id starts with
+ * drop_machine (NULL: none) or whose EP size is drop_ep (0: none). */
+static double konst_value(const struct konst *k, const struct result *res, char *const *lines, int nres,
+                          const char *drop_machine, int drop_ep, int *nsrc)
+{
+	static double v[1024];
+	int n = 0;
+	for (int i = 0; i < nres; i++) {
+		if (!is_src(k, &res[i]))
+			continue;
+		if (drop_machine && !strncmp(res[i].id, drop_machine, strlen(drop_machine)))
+			continue;
+		if (drop_ep && res[i].ep == drop_ep)
+			continue;
+		double x = src_figure(k, res, lines, i);
+		if (!isnan(x))
+			v[n++] = x;
+	}
+	*nsrc = n;
+	if (!n)
+		return NAN;
+	return round(median(v, n) / k->round_to) * k->round_to;
+}
+
+/* The median |error| of the scored rows that sel() picks, each scored with
+ * k at value (or as shipped when value is NAN). */
+static double sel_err(const struct konst *k, double value, const struct result *res, char *const *lines, int nres,
+                      const char *group, int ep, int *nrows)
+{
+	static double e[1024];
+	char vals[4][64];
+	const char *extra[4];
+	int nx = 0;
+	for (; !isnan(value) && nx < 4 && k->keys[nx]; nx++) {
+		snprintf(vals[nx], sizeof vals[nx], "%s=%g%s", k->keys[nx], value, k->resid ? "us" : "");
+		extra[nx] = vals[nx];
+	}
+	int n = 0;
+	for (int i = 0; i < nres; i++) {
+		const struct result *r = &res[i];
+		if (r->skip || (group && strcmp(r->group, group)) || (ep && (!r->moe || r->ep != ep)))
+			continue;
+		struct result t;
+		const struct result *u = r;
+		if (nx) {
+			if (rescore(lines, i, extra, nx, &t) || t.skip)
+				continue;
+			u = &t;
+		}
+		e[n++] = fabs(u->ours / u->meas - 1);
+	}
+	*nrows = n;
+	return median(e, n);
+}
+
+static void write_logo(FILE *out, const struct result *res, char *const *lines, int nres)
+{
+	fprintf(out, "## Constants set from published rows: leave one group out\n\n"
+	             "Three defaults of `model/topo.c` come from rows of this file. Each is given by a rule on its\n"
+	             "source rows (efficiencies: the median of measured / wire rate, rounded to 0.01; the EP kernel's\n"
+	             "fixed cost: the median of what DeepEP's low-latency time rows measure beyond the model's time\n"
+	             "without it, rounded to 1 us). For each scored group the rule is applied again without the rows\n"
+	             "of that group's machine, and the group is scored with the value it gives; the DeepEP rows are\n"
+	             "one machine, so there each EP size is left out in turn. Every other constant has a public\n"
+	             "source outside this file (docs/model.md, section 6).\n\n"
+	             "| constant | shipped | its rule on all its source rows | source rows |\n|---|---|---|---|\n");
+	for (size_t k = 0; k < sizeof konsts / sizeof konsts[0]; k++) {
+		const struct konst *K = &konsts[k];
+		int ns;
+		double v = konst_value(K, res, lines, nres, NULL, 0, &ns);
+		fprintf(out, "| %s | %g | %g | %d: ", K->name, shipped(K), v, ns);
+		for (int j = 0; K->src[j]; j++)
+			fprintf(out, "%s%s%s", j ? ", " : "", K->src[j], K->resid ? "*-lat" : "");
+		fprintf(out, " |\n");
+	}
+	fprintf(out, "\n| group left out | constant | its value without the group | rows | median abs, shipped | "
+	             "median abs, left out |\n|---|---|---|---|---|---|\n");
+	for (size_t k = 0; k < sizeof konsts / sizeof konsts[0]; k++) {
+		const struct konst *K = &konsts[k];
+		if (K->resid) {
+			for (int ep = 8; ep <= 256; ep *= 2) {
+				int ns, nr, nr2;
+				double v = konst_value(K, res, lines, nres, NULL, ep, &ns);
+				double e0 = sel_err(K, NAN, res, lines, nres, NULL, ep, &nr);
+				if (!nr)
+					continue;
+				double e1 = sel_err(K, v, res, lines, nres, NULL, ep, &nr2);
+				fprintf(out, "| DeepEP EP%d | %s | %g | %d | %.1f%% | %.1f%% |\n", ep, K->name, v, nr, 100 * e0,
+				        100 * e1);
+			}
+			continue;
+		}
+		for (size_t g = 0; g < sizeof rules / sizeof rules[0]; g++) {
+			const struct rule *ru = &rules[g];
+			if (ru->skip || !ru->machine || !strncmp(ru->prefix, "DEEPEP", 6))
+				continue;
+			int ns, nr, nr2;
+			double v = konst_value(K, res, lines, nres, ru->machine, 0, &ns);
+			double e0 = sel_err(K, NAN, res, lines, nres, ru->group, 0, &nr);
+			if (!nr)
+				continue;
+			if (isnan(v)) {
+				fprintf(out, "| %s | %s | no source row outside it | %d | %.1f%% | - |\n", ru->group, K->name, nr,
+				        100 * e0);
+				continue;
+			}
+			double e1 = fabs(v - shipped(K)) < 1e-9 ? e0 : sel_err(K, v, res, lines, nres, ru->group, 0, &nr2);
+			fprintf(out, "| %s | %s | %g%s | %d | %.1f%% | %.1f%% |\n", ru->group, K->name, v,
+			        fabs(v - shipped(K)) < 1e-9 ? " (as shipped: no source in this group)" : "", nr, 100 * e0,
+			        100 * e1);
+		}
+	}
+	fprintf(out, "\n");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -454,6 +645,7 @@ int main(int argc, char **argv)
 	static char line[16384];
 	char *f[MAXF];
 	struct result *res = calloc(1024, sizeof *res);
+	static char *lines[1024];
 	int nres = 0;
 	if (!fgets(line, sizeof line, in)) {
 		fprintf(stderr, "validate: %s is empty\n", argv[1]);
@@ -462,10 +654,17 @@ int main(int argc, char **argv)
 	/* columns: id source gpu gpus_per_node nodes scaleup_fabric scaleup_GBps nic nic_Gbps
 	 * nics_per_node scaleout_topology collective algo proto bytes metric value notes */
 	while (fgets(line, sizeof line, in) && nres < 1024) {
-		if (csv_fields(line, f, MAXF) < 17)
-			continue;
-		if (score_row(f, &res[nres++]))
+		char *keep = strdup(line);   /* csv_fields cuts line in place */
+		if (!keep)
 			return 1;
+		if (csv_fields(line, f, MAXF) < 17) {
+			free(keep);
+			continue;
+		}
+		lines[nres] = keep;
+		if (score_row(f, &res[nres], NULL, 0))
+			return 1;
+		nres++;
 	}
 	fclose(in);
 
@@ -503,6 +702,7 @@ int main(int argc, char **argv)
 	double moe_worst, moe_med;
 	int moe_rows, moe_bad;
 	write_moe(out, res, nres, &moe_rows, &moe_med, &moe_worst, &moe_bad);
+	write_logo(out, res, lines, nres);
 	write_rows(out, res, nres);
 	fclose(out);
 	printf("validate: %d rows scored; ccsim median |err| %.1f%% (>= 64 MiB, %d rows), %.1f%% (all sizes); "
@@ -510,6 +710,8 @@ int main(int argc, char **argv)
 	printf("validate: %d DeepEP rows; median |err| %.1f%%, worst EP8-EP32 %.1f%% (target <= 20%% per row)\n",
 	       moe_rows, 100 * moe_med, 100 * moe_worst);
 	free(res);
+	for (int i = 0; i < nres; i++)
+		free(lines[i]);
 	int ok = mo_big <= 0.06 && mo_all <= 0.20 && mo_big < mn_big && mo_all < mn_all && !moe_bad && moe_rows > 0;
 	printf("validate: targets (<= 6%% at >= 64 MiB, <= 20%% overall, below NCCL's model in both; DeepEP "
 	       "EP8-EP32 <= 20%% per row): %s\n", ok ? "met" : "NOT MET");
