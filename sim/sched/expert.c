@@ -17,6 +17,7 @@
 
 #include "../../model/moe.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define FAN 62
@@ -25,11 +26,85 @@
  * it), its children and its index among its parent's, the first relay
  * (dispatch fan-out above FAN), K. */
 struct moe_ops {
+	const struct ccs_comm *c;
+	const uint32_t *lane_nic;       /* LANES per rank: its own NICs */
+	const uint8_t *nl;              /* how many */
+	double *load_out, *load_in;     /* LANES per rank: bytes given to each lane so far */
 	const struct ccs_moe_plan *p;
 	int comb;
 	uint32_t *first, *nch, *sib, *relay;
 	uint8_t *K;
 };
+
+/* Lane NICs: at most 8 a rank. */
+#define LANES 8
+
+/* How many of a transfer's chunks are in flight at once: one inside a group
+ * (a chain), and across groups one per NIC of the sender's own, each chunk on
+ * its own NIC, so that a rank drives all its NICs as DeepEP's channels do. */
+static int moe_lanes(const struct moe_ops *m, const struct ccs_moe_xfer *x)
+{
+	int a = m->comb ? x->dst : x->src, b = m->comb ? x->src : x->dst;
+	if (m->c->rank_group[a] == m->c->rank_group[b])
+		return 1;
+	return m->nl[a];
+}
+
+static int least_loaded(const double *load, int n)
+{
+	int b = 0;
+	for (int i = 1; i < n; i++)
+		if (load[i] < load[b])
+			b = i;
+	return b;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Each rank's own NICs: its nearest ones, split evenly among the ranks of
+ * its group that share the same nearest set (two GPUs behind one PCIe
+ * switch with four NICs take two each), in NIC order. */
+static void own_nics(const struct ccs_comm *c, uint32_t *lane_nic, uint8_t *nl, uint32_t *key)
+{
+	for (int r = 0; r < c->n; r++) {
+		int best = ccs_comm_best_nics(c, r);
+		key[r] = UINT32_MAX;
+		for (int i = 0; i < best; i++)
+			if (ccs_comm_nic(c, r, i) < key[r])
+				key[r] = ccs_comm_nic(c, r, i);
+	}
+	for (int r = 0; r < c->n; r++) {
+		int best = ccs_comm_best_nics(c, r), k = 0, sh = 0;
+		nl[r] = 0;
+		if (best < 1)
+			continue;
+		for (int q = 0; q < c->n; q++)
+			if (c->rank_group[q] == c->rank_group[r] && key[q] == key[r]) {
+				k += q < r;
+				sh++;
+			}
+		uint32_t all[64];
+		int na = best < 64 ? best : 64;
+		for (int i = 0; i < na; i++)
+			all[i] = ccs_comm_nic(c, r, i);
+		qsort(all, (size_t)na, sizeof *all, cmp_u32);
+		int per = na / sh;
+		if (per < 1) {
+			/* more ranks than NICs: round the NICs */
+			lane_nic[(size_t)r * LANES] = all[k % na];
+			nl[r] = 1;
+			continue;
+		}
+		per = per > LANES ? LANES : per;
+		for (int i = 0; i < per; i++)
+			lane_nic[(size_t)r * LANES + (size_t)i] = all[k * (na / sh) + i];
+		nl[r] = (uint8_t)per;
+	}
+}
 
 /* The ops: K per transfer, a chain's first paying the latency L. */
 static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
@@ -41,6 +116,7 @@ static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
 		/* a chain starts at a transfer with no predecessor: dispatch's
 		 * parents and lone transfers, combine's forwards and lone ones */
 		int starts = m->comb ? (x->parent >= 0 || !m->nch[i]) : x->parent < 0;
+		int ls = 0, ld = 0;
 		for (int j = 0; j < m->K[i]; j++) {
 			struct ccs_op op;
 			memset(&op, 0, sizeof op);
@@ -48,9 +124,32 @@ static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
 			op.src = m->comb ? x->dst : x->src;
 			op.dst = m->comb ? x->src : x->dst;
 			op.nic_src = op.nic_dst = UINT32_MAX;
+			/* across groups a rank spreads its transfers and their chunks
+			 * over the NICs nearest it, as NCCL's channels and DeepEP's
+			 * queue pairs do (p5en: two or four EFA NICs per GPU) */
+			if (m->c->rank_group[op.src] != m->c->rank_group[op.dst]) {
+				/* a transfer's first chunk takes the sender's and the
+				 * receiver's least loaded lane (by bytes so far), the next
+				 * ones the lanes after them: NICs fill evenly, and the chunks
+				 * in flight together are on different NICs */
+				if (j == 0) {
+					ls = least_loaded(m->load_out + (size_t)op.src * LANES, m->nl[op.src]);
+					ld = least_loaded(m->load_in + (size_t)op.dst * LANES, m->nl[op.dst]);
+				}
+				if (m->nl[op.src]) {
+					size_t w = (size_t)op.src * LANES + ((size_t)ls + (size_t)j) % m->nl[op.src];
+					op.nic_src = m->lane_nic[w];
+					m->load_out[w] += bytes;
+				}
+				if (m->nl[op.dst]) {
+					size_t w = (size_t)op.dst * LANES + ((size_t)ld + (size_t)j) % m->nl[op.dst];
+					op.nic_dst = m->lane_nic[w];
+					m->load_in[w] += bytes;
+				}
+			}
 			op.bytes = bytes;
 			op.sm = x->sm;
-			op.delay_s = starts && j == 0 ? L : 0;
+			op.delay_s = starts && j < moe_lanes(m, x) ? L : 0;
 			uint32_t id;
 			if (ccs_dag_op(d, &op, &id))
 				return CCS_ENOMEM;
@@ -90,16 +189,17 @@ static int moe_relays(struct ccs_dag *d, const struct moe_ops *m)
 	return CCS_OK;
 }
 
-/* The edges: chunk j after chunk j - 1; a forward after its parent's chunk
+/* The edges: chunk j after chunk j - lanes; a forward after its parent's chunk
  * (dispatch, through the relays) or before it (combine). */
 static int moe_edges(struct ccs_dag *d, const struct moe_ops *m)
 {
 	size_t nx = m->p->nx;
 	for (size_t i = 0; i < nx; i++) {
 		const struct ccs_moe_xfer *x = &m->p->x[i];
+		int lanes = moe_lanes(m, x);
 		for (int j = 0; j < m->K[i]; j++) {
 			uint32_t me = m->first[i] + (uint32_t)j;
-			if (j > 0 && ccs_dag_edge(d, me - 1, me))
+			if (j >= lanes && ccs_dag_edge(d, me - (uint32_t)lanes, me))
 				return CCS_ENOMEM;
 			if (x->parent < 0)
 				continue;
@@ -128,12 +228,18 @@ int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct
 	uint32_t *nch = ccs_calloc(nx + 1, sizeof *nch), *sib = ccs_malloc((nx + 1) * sizeof *sib);
 	uint32_t *relay = ccs_malloc((nx + 1) * sizeof *relay);
 	uint8_t *K = ccs_malloc(nx + 1);
+	uint32_t *lane_nic = ccs_malloc(((size_t)c->n * LANES + 1) * sizeof *lane_nic);
+	uint32_t *key = ccs_malloc(((size_t)c->n + 1) * sizeof *key);
+	uint8_t *nl = ccs_malloc((size_t)c->n + 1);
+	double *load = ccs_calloc((size_t)c->n * 2 * LANES + 1, sizeof *load);
 	int rc = CCS_ENOMEM;
 	*why = "out of memory";
-	if (!first || !nch || !sib || !relay || !K || ccs_dag_new(&d))
+	if (!first || !nch || !sib || !relay || !K || !lane_nic || !key || !nl || !load || ccs_dag_new(&d))
 		goto out;
+	own_nics(c, lane_nic, nl, key);
 	int comb = p->op == CCS_MOE_COMBINE;
 	double L = ccs_moe_latency(c, p->algo);
+	struct moe_ops m0 = { c, lane_nic, nl, NULL, NULL, p, comb, NULL, NULL, NULL, NULL, NULL };
 	for (size_t i = 0; i < nx; i++)
 		if (p->x[i].parent >= 0)
 			sib[i] = nch[p->x[i].parent]++;
@@ -141,15 +247,29 @@ int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct
 		const struct ccs_moe_xfer *x = &p->x[i];
 		if (x->parent >= 0)
 			K[i] = K[x->parent];
-		else
-			K[i] = (uint8_t)(nch[i] ? (x->tokens < 8 ? (x->tokens ? x->tokens : 1) : 8) : 1);
+		else {
+			/* 8 chunks on one lane, 4 a lane on more (at most 16): the
+			 * forwarding tail behind the last chunks stays small while
+			 * the flows in flight stay few */
+			int k = moe_lanes(&m0, x);
+			k = 8 * k;
+			k = k > 32 ? 32 : k;
+			/* a lone transfer across groups goes in one piece a lane
+			 * where its sender has too few peers across groups to fill
+			 * its lanes evenly (fewer than 8 a lane); with more, whole
+			 * transfers onto the least loaded lanes balance them */
+			int lone = moe_lanes(&m0, x);
+			if (lone > 1 && c->p * (c->G - 1) >= 8 * lone)
+				lone = 1;
+			K[i] = (uint8_t)(nch[i] ? (x->tokens < (uint32_t)k ? (x->tokens ? (int)x->tokens : 1) : k) : lone);
+		}
 		if (comb && nch[i] > 250) {
 			rc = CCS_EINPUT;
 			*why = "a forwarder reduces more than 250 partial sums in one chunk";
 			goto out;
 		}
 	}
-	struct moe_ops m = { p, comb, first, nch, sib, relay, K };
+	struct moe_ops m = { c, lane_nic, nl, load, load + (size_t)c->n * LANES, p, comb, first, nch, sib, relay, K };
 	if (moe_xfer_ops(d, &m, L) || moe_relays(d, &m) || moe_edges(d, &m))
 		goto out;
 	rc = ccs_dag_take(&d, s, why);
@@ -162,5 +282,9 @@ out:
 	ccs_free(sib);
 	ccs_free(relay);
 	ccs_free(K);
+	ccs_free(lane_nic);
+	ccs_free(key);
+	ccs_free(nl);
+	ccs_free(load);
 	return rc;
 }
