@@ -2,13 +2,16 @@
 #include "moe.h"
 
 #include "ccs.h"
+#include "moe_family.h"
+#include "transport.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 const char *const ccs_moe_op_name[CCS_MOE_OP_N] = { "dispatch", "combine", "alltoallv" };
-const char *const ccs_moe_algo_name[CCS_MOE_ALGO_N] = { "direct", "scaleup", "deepep_normal", "deepep_ll" };
+const char *const ccs_moe_algo_name[CCS_MOE_ALGO_N] = { "direct", "scaleup", "deepep_normal", "deepep_ll",
+                                                               "pplx", "uccl_ep", "hybridep" };
 const char *const ccs_moe_dist_name[CCS_MOE_DIST_N] = { "uniform", "zipf", "hot", "trace" };
 const char *const ccs_moe_place_name[CCS_MOE_PLACE_N] = { "contiguous", "round-robin" };
 
@@ -337,8 +340,9 @@ static int plan_pairs(const struct ccs_comm *c, const struct ccs_moe_routing *r,
 	int n = c->n, T = r->tokens, k = r->topk;
 	double tb = out->tok_bytes;
 	/* per (source, destination): picks (LL) or tokens (once per rank) */
-	int per_pick = algo == CCS_MOE_LL;
-	int sm = algo == CCS_MOE_LL || algo == CCS_MOE_NORMAL;
+	const struct ccs_moe_family *fam = ccs_moe_family_of(algo);
+	int per_pick = fam->pattern == CCS_MOE_LL;
+	int sm = fam->sm_copy;
 	for (int s = 0; s < n; s++) {
 		memset(w->cnt, 0, (size_t)n * sizeof *w->cnt);
 		for (int t = 0; t < T; t++) {
@@ -443,10 +447,15 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 	out->n = n;
 	out->op = op;
 	out->algo = algo;
-	if (algo == CCS_MOE_SCALEUP && (c->G > 1 || !c->intra_nvl))
+	const struct ccs_moe_family *fam = ccs_moe_family_of(algo);
+	if (fam->pattern == CCS_MOE_SCALEUP && (c->G > 1 || !c->intra_nvl))
 		return bad(why, whyn, "scaleup needs every rank in one scale-up domain");
-	if (op == CCS_MOE_ALLTOALLV && (algo == CCS_MOE_NORMAL || algo == CCS_MOE_LL))
-		return bad(why, whyn, "alltoallv runs direct (or scaleup); DeepEP's kernels route tokens");
+	if (op == CCS_MOE_ALLTOALLV && (fam->pattern == CCS_MOE_NORMAL || fam->pattern == CCS_MOE_LL))
+		return bad(why, whyn, "alltoallv runs direct (or scaleup); the EP kernels route tokens");
+	/* the SM budget: half the SMs send, half receive (moe_family.h) */
+	int sms = cfg && cfg->sms > 0 ? cfg->sms : fam->sms;
+	if (fam->sm_copy && sms > 0)
+		out->copy_Bps = sms / 2.0 * ccs_moe_family_sm_Bps(c->arch);
 	struct plan_work w;
 	memset(&w, 0, sizeof w);
 	out->logical = ccs_calloc((size_t)n + 1, sizeof *out->logical);
@@ -469,7 +478,8 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 			rc = plan_matrix(c, matrix, out, &w);
 		} else {
 			out->tok_bytes = ccs_moe_tok_bytes(cfg->hidden, cfg->fp8);
-			rc = algo == CCS_MOE_NORMAL && c->G > 1 ? plan_normal(c, r, out, &w) : plan_pairs(c, r, algo, out, &w);
+			rc = fam->pattern == CCS_MOE_NORMAL && c->G > 1 ? plan_normal(c, r, out, &w)
+			                                               : plan_pairs(c, r, algo, out, &w);
 		}
 	}
 	if (!rc) {
@@ -504,15 +514,22 @@ void ccs_moe_plan_release(struct ccs_moe_plan *p)
 
 double ccs_moe_latency(const struct ccs_comm *c, int algo)
 {
-	if (algo == CCS_MOE_NORMAL || algo == CCS_MOE_LL)
-		return c->prm.ep_overhead_s + c->lat_intra + (c->G > 1 ? c->lat_net : 0);
+	const struct ccs_moe_family *fam = ccs_moe_family_of(algo);
+	if (fam->proxy != CCS_MOE_PROXY_NCCL) {
+		double L = c->prm.ep_overhead_s + c->lat_intra + (c->G > 1 ? c->lat_net : 0);
+		/* a CPU proxy: the GPU's doorbell and the proxy's post are one more
+		 * transport message on the way (model/transport.h) */
+		if (fam->proxy == CCS_MOE_PROXY_CPU && c->G > 1)
+			L += ccs_comm_tr(c)->msg_lat_s;
+		return L;
+	}
 	struct ccs_cost cc;
 	if (ccs_cost_eval(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 0, &cc, NULL))
 		return 0;
 	return cc.lat_s;
 }
 
-enum { R_UO, R_UI, R_NO, R_NI, R_CO, R_CI, R_RED, R_N };
+enum { R_UO, R_UI, R_NO, R_NI, R_CO, R_CI, R_RED, R_PROXY, R_N };
 
 /* The plan's closed form (moe.h): bytes per rank and resource, the busiest
  * one's time, latency.  One idea: one pass over the transfers fills every
@@ -551,15 +568,24 @@ int ccs_moe_eval(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct 
 		} else {
 			ld[(size_t)s * R_N + R_NO] += bytes;
 			ld[(size_t)d * R_N + R_NI] += bytes;
+			ld[(size_t)s * R_N + R_PROXY] += x->tokens;   /* messages the sender's proxy posts */
 			fo[c->rank_group[s]] += bytes;
 			fi[c->rank_group[d]] += bytes;
 			out->net_bytes += bytes;
 		}
 	}
 	double su = c->b_su > 0 ? c->b_su : HUGE_VAL, nic = c->b_nic > 0 ? c->b_nic : HUGE_VAL;
-	double rate[R_N] = { su, su, nic, nic, su, su, c->mem_bw > 0 ? c->mem_bw / 2.5 : HUGE_VAL };
-	int bnd[R_N] = { c->su_bound, c->su_bound, CCS_BOUND_NIC, CCS_BOUND_NIC, c->su_bound, c->su_bound,
-	                 CCS_BOUND_REDUCE };
+	const struct ccs_moe_family *fam = ccs_moe_family_of(p->algo);
+	double cp = p->copy_Bps > 0 && p->copy_Bps < su ? p->copy_Bps : su;
+	/* a CPU proxy's messages per second (moe_family.h); a GPU-initiated
+	 * family has none to post */
+	double o = ccs_comm_tr(c)->chunk_s, px = HUGE_VAL;
+	if (fam->proxy == CCS_MOE_PROXY_CPU && o > 0)
+		px = fam->proxy_batch * fam->proxy_threads / o;
+	double rate[R_N] = { su, su, nic, nic, cp, cp, c->mem_bw > 0 ? c->mem_bw / 2.5 : HUGE_VAL, px };
+	int cpb = cp < su ? CCS_BOUND_SM : c->su_bound;
+	int bnd[R_N] = { c->su_bound, c->su_bound, CCS_BOUND_NIC, CCS_BOUND_NIC, cpb, cpb, CCS_BOUND_REDUCE,
+	                 CCS_BOUND_PROXY };
 	double bw = 0;
 	out->bound = CCS_BOUND_LATENCY;
 	out->hot_rank = 0;

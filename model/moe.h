@@ -47,12 +47,17 @@
 #include "cost.h"
 
 enum ccs_moe_op { CCS_MOE_DISPATCH, CCS_MOE_COMBINE, CCS_MOE_ALLTOALLV, CCS_MOE_OP_N };
-enum ccs_moe_algo { CCS_MOE_DIRECT, CCS_MOE_SCALEUP, CCS_MOE_NORMAL, CCS_MOE_LL, CCS_MOE_ALGO_N };
+/* The first four are also the transfer patterns of the others
+ * (model/moe_family.h): pplx and uccl_ep send as deepep_ll, hybridep as
+ * deepep_normal. */
+enum ccs_moe_algo { CCS_MOE_DIRECT, CCS_MOE_SCALEUP, CCS_MOE_NORMAL, CCS_MOE_LL, CCS_MOE_PPLX, CCS_MOE_UCCL_EP,
+                    CCS_MOE_HYBRIDEP, CCS_MOE_ALGO_N };
 enum ccs_moe_dist { CCS_MOE_UNIFORM, CCS_MOE_ZIPF, CCS_MOE_HOT, CCS_MOE_TRACE, CCS_MOE_DIST_N };
 enum ccs_moe_place { CCS_MOE_CONTIGUOUS, CCS_MOE_ROUND_ROBIN, CCS_MOE_PLACE_N };
 
 extern const char *const ccs_moe_op_name[CCS_MOE_OP_N];       /* dispatch, combine, alltoallv */
-extern const char *const ccs_moe_algo_name[CCS_MOE_ALGO_N];   /* direct, scaleup, deepep_normal, deepep_ll */
+extern const char *const ccs_moe_algo_name[CCS_MOE_ALGO_N];   /* direct, scaleup, deepep_normal, deepep_ll,
+                                                                 pplx, uccl_ep, hybridep */
 extern const char *const ccs_moe_dist_name[CCS_MOE_DIST_N];
 extern const char *const ccs_moe_place_name[CCS_MOE_PLACE_N];
 int ccs_moe_parse(const char *const *names, int n, const char *s);
@@ -66,6 +71,7 @@ struct ccs_moe_cfg {
 	int groups, topk_groups;    /* G_e (0: one per node of the communicator), g (0: no limit) */
 	int place, replicas;
 	uint64_t seed;
+	int sms;                    /* SMs given to the kernel; 0: the family's default (moe_family.h) */
 };
 
 /* Bytes of one token of hidden values: bf16, or fp8 with an fp32 scale per
@@ -104,6 +110,7 @@ struct ccs_moe_xfer {
 struct ccs_moe_plan {
 	int n, op, algo;
 	double tok_bytes;
+	double copy_Bps;            /* the copy ports' rate under the kernel's SM budget; 0: the port rate */
 	size_t nx;
 	struct ccs_moe_xfer *x;     /* parents before their children */
 	double *logical;            /* per rank: DeepEP's logical bytes */

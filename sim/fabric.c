@@ -2,6 +2,7 @@
 #include "fabric_int.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 void ccs_fabric_free(struct ccs_fabric *f)
@@ -41,6 +42,35 @@ static int pxn_index(struct ccs_fabric *f)
 	return CCS_OK;
 }
 
+/* The copy ports: the scale-up port rate, else half the memory bandwidth,
+ * at most cap (0: no cap). */
+static void copy_caps(struct ccs_fabric *f, double cap_Bps)
+{
+	const struct ccs_topo *t = f->t;
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		double cap = f->has_ports[g] ? f->cap[2 * g] : t->dev[t->gpu[g].dev].bw_Bps / 2;
+		if (!(cap > 0))
+			cap = 1e15;
+		if (cap_Bps > 0 && cap_Bps < cap)
+			cap = cap_Bps;
+		size_t r = 2 * (size_t)t->ngpu + 2 * (size_t)t->nlink + 2 * (size_t)g;
+		f->cap[r] = f->cap[r + 1] = cap;
+		if (f->cap0)
+			f->cap0[r] = f->cap0[r + 1] = cap;
+	}
+}
+
+void ccs_fabric_cap_copy(struct ccs_fabric *f, double Bps)
+{
+	f->copy_cap = Bps;
+	copy_caps(f, Bps);
+}
+
+int ccs_fabric_copy_capped(const struct ccs_fabric *f, uint32_t res)
+{
+	return ccs_fabric_is_copy(f, res) && f->copy_cap > 0 && fabs(f->cap[res] - f->copy_cap) <= 1e-9 * f->copy_cap;
+}
+
 /* Capacities of the scale-up ports (GPUs with scale-up peers only), the
  * links, and the copy ports (the scale-up port rate, else half the memory
  * bandwidth). */
@@ -71,13 +101,7 @@ static int port_caps(struct ccs_fabric *f)
 		double cap = t->link[l].bw_Bps * c->prm.eff[t->link[l].type];
 		f->cap[2 * t->ngpu + 2 * l] = f->cap[2 * t->ngpu + 2 * l + 1] = cap;
 	}
-	/* copy ports: the scale-up port rate, else half the memory bandwidth */
-	for (uint32_t g = 0; g < t->ngpu; g++) {
-		double cap = f->has_ports[g] ? f->cap[2 * g] : t->dev[t->gpu[g].dev].bw_Bps / 2;
-		if (!(cap > 0))
-			cap = 1e15;
-		f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g] = f->cap[2 * t->ngpu + 2 * t->nlink + 2 * g + 1] = cap;
-	}
+	copy_caps(f, 0);
 	return CCS_OK;
 }
 

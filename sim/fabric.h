@@ -97,6 +97,11 @@ int  ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint
 /* Append to res (n entries already) rank a's copy-out and rank b's
  * copy-in port (a may equal b: a local copy). */
 void ccs_fabric_copy(const struct ccs_fabric *f, int a, int b, uint32_t *res, int *n);
+/* Cap every copy port at Bps (an EP kernel's SM budget), or back to its
+ * port rate with 0; the cap holds across ccs_fabric_rewind. */
+void ccs_fabric_cap_copy(struct ccs_fabric *f, double Bps);
+/* Whether res is a copy port held at that cap (the bound is then "sm"). */
+int  ccs_fabric_copy_capped(const struct ccs_fabric *f, uint32_t res);
 /* Whether resource res is a copy port. */
 int  ccs_fabric_is_copy(const struct ccs_fabric *f, uint32_t res);
 /* Rank a's memory resource (its capacity in ccs_fabric_caps), or

@@ -31,6 +31,7 @@ int ccs_report_bound(const struct ccs_comm *c, const struct ccs_fabric *fab, con
 	/* kind: 1 NIC-leaf, 2 leaf-spine (leaf uplinks), 3 spine-core */
 	return kind == 3 ? CCS_BOUND_SPINE : kind == 2 ? CCS_BOUND_LEAF : kind == 1 ? CCS_BOUND_NIC
 	     : ccs_fabric_is_mem(fab, bi) ? CCS_BOUND_REDUCE
+	     : ccs_fabric_copy_capped(fab, bi) ? CCS_BOUND_SM
 	     : ccs_fabric_is_copy(fab, bi) || strstr(name, "scale-up") ? c->su_bound
 	     : strstr(name, "(pcie)") ? CCS_BOUND_PCIE : strstr(name, "(c2c)") ? CCS_BOUND_C2C
 	     : strstr(name, "(nvlink)") ? CCS_BOUND_NVLINK : CCS_BOUND_NIC;

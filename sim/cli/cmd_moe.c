@@ -26,7 +26,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: %s -t TOPO -c dispatch|combine|alltoallv [options]\n"
-	        "  -a ALGO             direct, scaleup, deepep_normal, deepep_ll, all, auto (default: all that apply)\n"
+	        "  -a ALGO             direct, scaleup, deepep_normal, deepep_ll, pplx, uccl_ep, hybridep,\n"
+	        "                      all, auto (default: all that apply)\n"
 	        "  -n N, --ppn P       ranks (default: every GPU), at most P per node\n"
 	        "  --tokens T          tokens per rank (128)       --hidden H       hidden size (7168)\n"
 	        "  --dtype bf16|fp8    bytes per token: 2H, or H + 4 per 128 (fp8 with scales) (bf16)\n"
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 	        "  --expert-groups G, --topk-groups g   group-limited routing (G: nodes by default)\n"
 	        "  --placement contiguous|round-robin   --replicas R (copies of the --hot hottest experts)\n"
 	        "  --seed S            routing seed (1)\n"
+	        "  --sms S             SMs given to the EP kernel (default: the family's; deepep_normal 20, hybridep 24)\n"
 	        "  --matrix FILE       alltoallv: N lines of N byte counts (row = sender)\n"
 	        "  --format table|csv|json   --set key.path=value\n"
 	        "  simulate only: --links, --trace FILE.json\n",
@@ -57,6 +59,8 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 		fprintf(stderr, "%s: out of memory\n", me);
 		return -1;
 	}
+	/* the kernel's SM budget caps its copy ports (model/moe_family.h) */
+	ccs_fabric_cap_copy(*fab, p->copy_Bps);
 	struct ccs_sched s;
 	const char *why = NULL;
 	if (ccs_sched_moe(c, p, &s, &why)) {
@@ -153,6 +157,7 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		{ "--topk-groups", CCS_ARGS_INT, &q->cfg.topk_groups, 1, 1 << 20, NULL, 0, NULL, NULL },
 		{ "--placement", CCS_ARGS_NAME, &q->cfg.place, 0, 0, ccs_moe_place_name, CCS_MOE_PLACE_N, "placement", NULL },
 		{ "--replicas", CCS_ARGS_INT, &q->cfg.replicas, 0, 1 << 20, NULL, 0, NULL, NULL },
+		{ "--sms", CCS_ARGS_INT, &q->cfg.sms, 2, 1024, NULL, 0, NULL, NULL },
 		{ "--seed", CCS_ARGS_FN, &q->cfg.seed, 0, 0, NULL, 0, NULL, take_seed },
 		{ "--matrix", CCS_ARGS_STR, &q->matrix_path, 0, 0, NULL, 0, NULL, NULL },
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },

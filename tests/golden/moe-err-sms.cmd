@@ -1,0 +1,1 @@
+predict -t topologies/gb200-nvl72.yaml -c dispatch --sms 1

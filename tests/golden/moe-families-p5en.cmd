@@ -1,0 +1,1 @@
+predict -t topologies/aws-p5en.yaml --set nodes=2 -c dispatch
