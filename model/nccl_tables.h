@@ -35,6 +35,15 @@
 #define CCS_NCCL_CHUNK_NVLS_NET  32768.0
 #define CCS_NCCL_CHUNK_COLLNET   131072.0
 
+/* The NCCL releases NCCL's model can be (model.nccl_version), major x 100
+ * + minor; the tables above are the newest's. */
+#define CCS_NCCL_VERSION      230
+#define CCS_NCCL_VERSION_S    "2.30"
+#define CCS_NCCL_VERSION_MIN  218
+#define CCS_NCCL_VERSION_MIN_S "2.18"
+/* "2.21" or "2.21.5" -> 221; -1 when it is not a release in that range. */
+int ccs_nccl_version_parse(const char *s);
+
 /* Per-link NVLink bandwidth NCCL assumes, GB/s (ncclTopoNVLinkBw). */
 double ccs_nccl_nvlink_bw(int arch);
 /* Search speed arrays (GB/s per channel), fastest first. */

@@ -7,6 +7,7 @@
 #include "nccl_tables.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { HW_NVLINK, HW_PCI, HW_NET };
@@ -38,6 +39,82 @@ static const double nvls_tree_max[4][3] = {
 	{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 0.0, 57.7, 45.5 }, { 0.0, 96.0, 80.0 },
 };
 static const double nvls_eff[4] = { 0.0, 0.0, 0.85, 0.74 };
+/* The release NCCL's model is asked to be (model.nccl_version): its
+ * per-channel caps, NVLS factor, latencies and algorithms where they differ
+ * from 2.30's above (shared/reference/nccl-model.md section 1.10, from the
+ * v2.21.5, v2.23.4, v2.25.1, v2.28.3 and v2.29.7 tags):
+ *   < 2.23  Tree Simple: base 0, hop latency 28 us on NVLink, PCI and NET;
+ *           NET NVLSTree Simple 14 us (the release that moved it to 20.9 is
+ *           not in the notes: taken with the tree's, 2.23); no PAT
+ *   < 2.25  no Blackwell rows: Blackwell takes Hopper's
+ *   < 2.28  no nvlsEfficiency: NVLS and NVLSTree take 5/6 of their busBw
+ *           instead (the ratio quoted in NVIDIA/nccl issue 1184)
+ *   2.25-2.28  Blackwell's per-channel caps are twice Hopper's
+ *   2.29    Blackwell's NVLSTree cap on more than 2 nodes 43.8 (80 from 2.30)
+ * Releases before 2.21 take 2.21's (the oldest the notes cover). */
+struct vtab {
+	int v, cc;                 /* the release; the architecture row it reads */
+	double ring_ll128[3], tree_ll128[3], tree_max[3], nvls_tree_max[3];
+	double nvls_eff, nvls_ratio;
+	int pat;
+};
+
+static int version_of(const struct ccs_comm *c)
+{
+	return c->prm.nccl_version > 0 ? c->prm.nccl_version : CCS_NCCL_VERSION;
+}
+
+static void vtab_of(const struct ccs_comm *c, struct vtab *t)
+{
+	int v = version_of(c), cc = c->arch;
+	if (v < 225 && cc == CCS_ARCH_BLACKWELL)
+		cc = CCS_ARCH_HOPPER;
+	t->v = v;
+	t->cc = cc;
+	double x = v < 229 && cc == CCS_ARCH_BLACKWELL ? 2 : 1;
+	int row = x > 1 ? CCS_ARCH_HOPPER : cc;
+	for (int i = 0; i < 3; i++) {
+		t->ring_ll128[i] = x * ring_ll128[row][i];
+		t->tree_ll128[i] = x * tree_ll128[row][i];
+		t->tree_max[i] = x * tree_max[row][i];
+		t->nvls_tree_max[i] = x * nvls_tree_max[row][i];
+	}
+	if (v == 229 && cc == CCS_ARCH_BLACKWELL)
+		t->nvls_tree_max[2] = 43.8;
+	t->nvls_eff = v < 228 ? 1.0 : nvls_eff[cc];
+	t->nvls_ratio = v < 228 ? 5.0 / 6.0 : 1.0;
+	t->pat = v >= 223;
+}
+
+static double v_base_lat(const struct vtab *t, int row, int proto)
+{
+	return t->v < 223 && row == NA_TREE && proto == 2 ? 0 : base_lat[row][proto];
+}
+
+static double v_hw_lat(const struct vtab *t, int hw, int row, int proto)
+{
+	if (t->v < 223 && row == NA_TREE && proto == 2)
+		return 28;
+	if (t->v < 223 && hw == HW_NET && row == NA_NVLST && proto == 2)
+		return 14;
+	return hw_lat[hw][row][proto];
+}
+
+int ccs_nccl_version_parse(const char *s)
+{
+	int major = 0, minor = 0, patch = 0, k = 0;
+	char tail;
+	int n = sscanf(s, "%d.%d%n", &major, &minor, &k);
+	if (n != 2 || major != 2)
+		return -1;
+	if (s[k] == '.' && sscanf(s + k, ".%d%c", &patch, &tail) != 1)
+		return -1;
+	if (s[k] && s[k] != '.')
+		return -1;
+	int v = major * 100 + minor;
+	return v < CCS_NCCL_VERSION_MIN || v > CCS_NCCL_VERSION ? -1 : v;
+}
+
 static const double tree_corr[3][24] = {
 	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0 },
 	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0 },
@@ -180,6 +257,8 @@ static int nccl_enabled(const struct ccs_comm *c, int coll, int algo, int proto)
 	}
 	if (algo >= CCS_ALGO_NCCL_N)
 		return 0;
+	if (algo == CCS_ALGO_PAT && version_of(c) < 223)
+		return 0;
 	if ((algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) && (proto != CCS_PROTO_SIMPLE || !c->nvls))
 		return 0;
 	if (algo == CCS_ALGO_NVLS && nNodes > 1 && !c->sharp)
@@ -203,7 +282,9 @@ static int nccl_enabled(const struct ccs_comm *c, int coll, int algo, int proto)
 static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto, int nsteps)
 {
 	int n = c->n, nNodes = c->G, ppn = c->p;
-	int cc = c->arch, ni = nodes_idx(nNodes);
+	struct vtab vt;
+	vtab_of(c, &vt);
+	int cc = vt.cc, ni = nodes_idx(nNodes);
 	int nCh = c->nccl.nch_ring;
 	double bwIntra = algo == CCS_ALGO_TREE && c->nccl.tree_intra_GBps > 0 ? c->nccl.tree_intra_GBps : c->nccl.intra_GBps;
 	double bwInter = c->nccl.inter_GBps;
@@ -223,12 +304,12 @@ static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto
 	}
 	double bw = (nNodes <= 2 || algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) ? bwIntra : bwInter;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
-		double intraBw = bwIntra * nvls_eff[cc] * (nCh - 1) / nCh;
+		double intraBw = bwIntra * vt.nvls_eff * (nCh - 1) / nCh;
 		intraBw *= coll == CCS_COLL_ALLREDUCE ? 2.0 : (double)(ppn - 1) / ppn;
 		double interBw = bwInter * ((nNodes <= 2 && algo == CCS_ALGO_NVLS_TREE) ? 2 : 1);
 		bw = intraBw < interBw || nNodes == 1 ? intraBw : interBw;
-		if (algo == CCS_ALGO_NVLS_TREE && bw > nvls_tree_max[cc][ni])
-			bw = nvls_tree_max[cc][ni];
+		if (algo == CCS_ALGO_NVLS_TREE && bw > vt.nvls_tree_max[ni])
+			bw = vt.nvls_tree_max[ni];
 	}
 	double busBw = nCh * bw;
 	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_LL) {
@@ -236,15 +317,17 @@ static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto
 		busBw = fmin(m, busBw * 0.5);
 	}
 	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_LL128)
-		busBw = fmin(busBw * 0.92, nCh * ring_ll128[cc][ni]);
+		busBw = fmin(busBw * 0.92, nCh * vt.ring_ll128[ni]);
 	if (algo == CCS_ALGO_TREE && coll == CCS_COLL_ALLREDUCE)
-		busBw = fmin(busBw * 0.92, nCh * tree_max[cc][ni]);
+		busBw = fmin(busBw * 0.92, nCh * vt.tree_max[ni]);
 	if (algo == CCS_ALGO_TREE && proto == CCS_PROTO_LL)
 		busBw = fmin(busBw / 3.8, ccs_nccl_ll_max_bw(cc, nNodes));
 	if (algo == CCS_ALGO_TREE && proto == CCS_PROTO_LL128)
-		busBw = fmin(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), nCh * tree_ll128[cc][ni]);
+		busBw = fmin(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), nCh * vt.tree_ll128[ni]);
 	if (algo == CCS_ALGO_PAT)
 		busBw *= 0.75;
+	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE)
+		busBw *= vt.nvls_ratio;
 	if (algo == CCS_ALGO_COLLNET_DIRECT) {
 		if (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER) {
 			busBw = ppn * fmin(bwIntra, bwInter * 0.9);
@@ -271,17 +354,19 @@ static double nccl_lat_us(const struct ccs_comm *c, int coll, int algo, int prot
 	int row = nccl_row(algo);
 	int intraHw = c->intra_nvl ? HW_NVLINK : HW_PCI;
 	int hw = nNodes == 1 ? intraHw : HW_NET;
-	double l = base_lat[row][proto];
-	double intraLat = hw_lat[intraHw][row][proto];
+	struct vtab vt;
+	vtab_of(c, &vt);
+	double l = v_base_lat(&vt, row, proto);
+	double intraLat = v_hw_lat(&vt, intraHw, row, proto);
 	/* graph->latencyInter: the NICs' latency as NCCL sees it, the plugin's
 	 * reported figure included */
 	double latInter = (c->lat_net + ccs_comm_tr(c)->nccl_lat_s) * 1e6;
-	double interLat = (ppn == 1 ? hw_lat[HW_NET][NA_TREE][proto] : hw_lat[HW_NET][row][proto]) + latInter;
+	double interLat = (ppn == 1 ? v_hw_lat(&vt, HW_NET, NA_TREE, proto) : v_hw_lat(&vt, HW_NET, row, proto)) + latInter;
 	if (proto == CCS_PROTO_SIMPLE)
 		interLat += latInter;
 	if (algo == CCS_ALGO_RING) {
 		if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
-			l += nsteps * (proto == CCS_PROTO_SIMPLE ? hw_lat[hw][NA_TREE][2] : hw_lat[hw][NA_RING][proto]);
+			l += nsteps * (proto == CCS_PROTO_SIMPLE ? v_hw_lat(&vt, hw, NA_TREE, 2) : hw_lat[hw][NA_RING][proto]);
 		} else {
 			double netOverhead = nNodes > 1 ? 1.0 * (proto == CCS_PROTO_SIMPLE ? 3 : 1) : 0;
 			intraLat = fmax(intraLat, netOverhead);

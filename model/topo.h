@@ -128,6 +128,8 @@ struct ccs_model_params {
 	double shot_overhead_s[2];   /* oneshot, twoshot AllReduce kernels' fixed cost */
 	double twoshot_eff;          /* share of the scale-up rate the two-shot kernels reach */
 	int transport;               /* enum ccs_transport (model/transport.h); -1: from the NICs' link type */
+	int nccl_version;            /* NCCL release whose tuning model chooses, major x 100 + minor (2.21: 221);
+	                                0: the current one (nccl_tables.h) */
 };
 
 /* The defaults. */

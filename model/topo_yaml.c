@@ -3,6 +3,7 @@
 ** graph (topo_yaml.h). */
 #include "topo_yaml.h"
 #include "fault.h"
+#include "nccl_tables.h"
 #include "ytree.h"
 #include "topo_gen.h"
 #include "topo_names.h"
@@ -460,10 +461,20 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_params *p)
 {
 	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels", "ep_overhead",
-	                                    "oneshot_overhead", "twoshot_overhead", "twoshot_efficiency", "transport" };
+	                                    "oneshot_overhead", "twoshot_overhead", "twoshot_efficiency", "transport",
+	                                    "nccl_version" };
 	static const char *const pkeys[] = { "ll", "ll128", "simple" };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "model"));
-	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 9, "'model'"));
+	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 10, "'model'"));
+	struct ccs_ynode *nv = ccs_ytree_get(m, "nccl_version");
+	if (nv) {
+		CCS_TRY(ccs_ytree_kind(&L->y, nv, CCS_Y_SCALAR, "nccl_version"));
+		p->nccl_version = ccs_nccl_version_parse(nv->str);
+		if (p->nccl_version < 0)
+			return ccs_diag_at(L->y.diag, nv->mark,
+			                   "'nccl_version' must be an NCCL release from %s to %s (2.21 or 2.21.5), got '%s'",
+			                   CCS_NCCL_VERSION_MIN_S, CCS_NCCL_VERSION_S, nv->str);
+	}
 	CCS_TRY(ccs_ytree_enum(&L->y, m, "transport", ccs_transport_name, NULL, CCS_TR_N, &p->transport));
 	if (ccs_ytree_get(m, "ep_overhead"))
 		CCS_TRY(ccs_ytree_qty(&L->y, m, "ep_overhead", CCS_QTY_TIME, &p->ep_overhead_s));

@@ -372,6 +372,39 @@ static void test_nvls_chunk(void)
 	fx_down(slow.t, &slow.c, slow.fab);
 }
 
+/* NCCL's model as an older release (model.nccl_version; nccl_tune.c's
+ * table): before 2.28 NVLS takes 5/6 of its busBw where 2.28 and later take
+ * nvlsEfficiency (0.85 on Hopper); before 2.23 there is no PAT and the
+ * Simple tree's base latency is 0 with 28 us hops. */
+static void test_nccl_versions(void)
+{
+	const char *const s30[] = { "nodes=1" }, *const s21[] = { "nodes=1", "model.nccl_version=2.21.5" };
+	const char *const p30[] = { "nodes=4" }, *const p21[] = { "nodes=4", "model.nccl_version=2.21" };
+	struct fx_world a, b, pa, pb;
+	if (fx_world_up(&a, "topologies/hgx-h100-cluster.yaml", s30, 1, 0) ||
+	    fx_world_up(&b, "topologies/hgx-h100-cluster.yaml", s21, 2, 0) ||
+	    fx_world_up(&pa, "topologies/hgx-h100-cluster.yaml", p30, 1, 1) ||
+	    fx_world_up(&pb, "topologies/hgx-h100-cluster.yaml", p21, 2, 1)) {
+		CHECK(0);
+		return;
+	}
+	CHECK(b.c.prm.nccl_version == 221 && a.c.prm.nccl_version == 0);
+	double n30 = ccs_nccl_algbw(&a.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	double n21 = ccs_nccl_algbw(&b.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	CHECK_NEAR(n21 / n30, (5.0 / 6.0) / 0.85, 1e-9);
+	CHECK(ccs_nccl_time(&pa.c, CCS_COLL_ALLGATHER, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 1 << 20) > 0);
+	CHECK(ccs_nccl_time(&pb.c, CCS_COLL_ALLGATHER, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 1 << 20) < 0);
+	/* one node, 8 ranks: the Simple tree's latency is 8.4 + 2 x 7 x 4.0 us
+	 * now and 0 + 2 x 7 x 28 us in 2.21 */
+	double t30 = ccs_nccl_time(&a.c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 8);
+	double t21 = ccs_nccl_time(&b.c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 8);
+	CHECK_NEAR(t21 - t30, (2 * 7 * 28.0 - 8.4 - 2 * 7 * 4.0) * 1e-6, 1e-3);
+	fx_down(a.t, &a.c, a.fab);
+	fx_down(b.t, &b.c, b.fab);
+	fx_down(pa.t, &pa.c, pa.fab);
+	fx_down(pb.t, &pb.c, pb.fab);
+}
+
 int main(void)
 {
 	test_factors();
@@ -382,5 +415,6 @@ int main(void)
 	test_leaf_cut();
 	test_transports();
 	test_nvls_chunk();
+	test_nccl_versions();
 	return CHECK_DONE("test_cost");
 }
