@@ -121,16 +121,17 @@ static int nt_comment(const struct ccs_lines_toks *k, int line, struct ntschema 
 		out->cputime = cpu;
 		return CCS_OK;
 	}
+	struct ccs_nt_table *tb = &out->tab[out->ntab - 1];
 	/* "# Collective test starting: all_reduce_perf" */
 	for (int i = 0; i + 1 < k->n; i++)
 		if (!strcmp(k->t[i], "starting:"))
-			coll_from(k->t[i + 1], out->coll, sizeof out->coll);
+			coll_from(k->t[i + 1], tb->coll, sizeof tb->coll);
 	/* "#  Rank  0 Group  0 Pid 123 on host device ..." */
 	if (k->n > 2 && !strcmp(k->t[1], "Rank") && ccs_lines_is_uint(k->t[2])) {
 		/* the highest rank + 1: quoted logs often keep one line */
 		long rk = strtol(k->t[2], NULL, 10);
-		if (rk >= out->ranks && rk < 1000000)
-			out->ranks = (int)rk + 1;
+		if (rk >= tb->ranks && rk < 1000000)
+			tb->ranks = (int)rk + 1;
 		for (int i = 3; i + 1 < k->n; i++)
 			if (!strcmp(k->t[i], "on") && !out->host[0] && !strcmp(k->t[2], "0"))
 				snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);
@@ -145,6 +146,79 @@ static int nt_comment(const struct ccs_lines_toks *k, int line, struct ntschema 
 			out->avg_busbw_Bps = v * 1e9;
 	}
 	return CCS_OK;
+}
+
+/* Whether line k begins a new run when the current table has rows
+ * (struct ccs_nt_table). */
+static int run_starts(const struct ccs_lines_toks *k)
+{
+	if (k->n >= 2 && !strcmp(k->t[0], "#") &&
+	    (!strcmp(k->t[1], "nThread") || !strcmp(k->t[1], "Collective") || !strcmp(k->t[1], "Rank")))
+		return 1;
+	for (int i = 0; i + 2 < k->n; i++)
+		if (!strcmp(k->t[i], "size") && !strcmp(k->t[i + 1], "count") && !strcmp(k->t[i + 2], "type"))
+			return 1;
+	if (k->t[0][0] != '#' && !ccs_lines_is_uint(k->t[0]))
+		for (int i = 0; i < k->n; i++)
+			if (strstr(k->t[i], "_perf"))
+				return 1;
+	return 0;
+}
+
+/* Any line: a command naming a test (its first, for cmd), the test's own
+ * failure line (its first). */
+static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line, struct ccs_nt_log *out)
+{
+	struct ccs_nt_table *tb = &out->tab[out->ntab - 1];
+	if (!tb->cmd[0])
+		for (int i = 0; i < k->n && !tb->cmd[0]; i++)
+			if (strstr(k->t[i], "_perf"))
+				coll_from(k->t[i], tb->cmd, sizeof tb->cmd);
+	if (!out->fail[0] && (strstr(raw, "Test NCCL failure") || strstr(raw, "Test CUDA failure") ||
+	                      strstr(raw, "Test failure"))) {
+		const char *p = strstr(raw, "Test ");
+		snprintf(out->fail, sizeof out->fail, "%s", p);
+		size_t n = strlen(out->fail);
+		while (n && (out->fail[n - 1] == '\r' || out->fail[n - 1] == ' '))
+			out->fail[--n] = 0;
+		out->fail_line = line;
+	}
+}
+
+/* Table t's collective from its columns alone (ingest.h), or coll_why. */
+static void coll_from_columns(struct ccs_nt_log *l, int t)
+{
+	struct ccs_nt_table *tb = &l->tab[t];
+	const struct ccs_nt_row *r = NULL;
+	const struct ccs_nt_half *h = NULL;
+	for (size_t i = l->nrow; i-- > 0 && !r;)
+		for (int q = 0; q < 2 && !r; q++)
+			if (l->row[i].tab == t && l->row[i].half[q].valid && l->row[i].half[q].algbw_Bps >= 1e9 &&
+			    l->row[i].half[q].busbw_Bps > 0) {
+				r = &l->row[i];
+				h = &r->half[q];
+			}
+	if (!r) {
+		snprintf(tb->coll_why, sizeof tb->coll_why, "no row fast enough (1 GB/s) to read busbw / algbw from");
+		return;
+	}
+	double f = h->busbw_Bps / h->algbw_Bps;
+	int none = !strcmp(r->redop, "none");
+	int c = -1;
+	if (r->root >= 0)
+		c = none ? CCS_COLL_BROADCAST : CCS_COLL_REDUCE;
+	else if (f > 1.01)
+		c = CCS_COLL_ALLREDUCE;
+	else if (f < 0.99 && r->redop[0] && !none)
+		c = CCS_COLL_REDUCESCATTER;
+	if (c >= 0) {
+		snprintf(tb->coll, sizeof tb->coll, "%s", ccs_coll_cli[c]);
+		return;
+	}
+	snprintf(tb->coll_why, sizeof tb->coll_why, "%s",
+	         f >= 0.99 ? "busbw equals algbw: sendrecv, or allreduce on 2 ranks"
+	         : none    ? "busbw below algbw with redop none: all_gather or alltoall"
+	                   : "busbw below algbw and no redop column: all_gather, reduce_scatter or alltoall");
 }
 
 /* A data row: size, count, type, redop and root as the schema has them,
@@ -177,6 +251,7 @@ static int nt_row(const struct ccs_lines_toks *k, int line, const struct ntschem
 	struct ccs_nt_row *r = &out->row[out->nrow];
 	memset(r, 0, sizeof *r);
 	r->line = line;
+	r->tab = out->ntab - 1;
 	r->root = -1;
 	char *end;
 	r->size = strtoull(k->t[0], &end, 10);
@@ -226,11 +301,25 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 	struct ccs_lines *L = ccs_lines_new(text, len, srcs, d);
 	if (!L)
 		return CCS_ENOMEM;
+	L->strip = 1;
 	const struct ccs_lines_toks *k = &L->k;
+	out->ntab = 1;
+	out->tab[0].line = 1;
+	size_t first = 0;           /* the current table's first row */
 	while (!rc && ccs_lines_next(L)) {
 		int line = L->line;
 		if (!k->n)
 			continue;
+		if (out->nrow > first && run_starts(k)) {
+			if (out->ntab == CCS_NT_MAXTAB) {
+				rc = ccs_diag_at(d, ccs_lines_mark(line, 1), "more than %d nccl-tests runs in one log", CCS_NT_MAXTAB);
+				break;
+			}
+			memset(&out->tab[out->ntab], 0, sizeof out->tab[0]);
+			out->tab[out->ntab++].line = line;
+			first = out->nrow;
+		}
+		nt_chatter(k, L->raw, line, out);
 		if (k->t[0][0] == '#') {
 			rc = nt_comment(k, line, &sc, out, d);
 			continue;
@@ -239,11 +328,22 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 			continue;       /* NCCL INFO lines and other chatter */
 		rc = nt_row(k, line, &sc, out, &cap, d);
 	}
-	if (!rc && !out->nrow)
-		rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "no nccl-tests table found");
+	if (!rc && !out->nrow) {
+		if (out->fail[0])
+			rc = ccs_diag_at(d, ccs_lines_mark(out->fail_line, 1), "no nccl-tests table: the test failed: %s", out->fail);
+		else
+			rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "no nccl-tests table found");
+	}
 	ccs_lines_free(L, d);
-	if (!rc && !out->coll[0])
-		coll_from(coll_hint ? coll_hint : src, out->coll, sizeof out->coll);
+	for (int t = 0; !rc && t < out->ntab; t++) {
+		struct ccs_nt_table *tb = &out->tab[t];
+		if (!tb->coll[0])
+			memcpy(tb->coll, tb->cmd, sizeof tb->coll);   /* both 32 bytes, cmd NUL-terminated */
+		if (!tb->coll[0])
+			coll_from(coll_hint ? coll_hint : src, tb->coll, sizeof tb->coll);
+		if (!tb->coll[0])
+			coll_from_columns(out, t);
+	}
 	if (rc)
 		ccs_nt_release(out);
 	return rc;
@@ -331,6 +431,7 @@ int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_lo
 	struct ccs_lines *L = ccs_lines_new(text, len, srcs, d);
 	if (!L)
 		return CCS_ENOMEM;
+	L->strip = 1;
 	const struct ccs_lines_toks *k = &L->k;
 	while (!rc && ccs_lines_next(L)) {
 		int line = L->line;
@@ -393,6 +494,7 @@ int ccs_log_kind(const char *text, size_t len)
 	memset(&L, 0, sizeof L);
 	L.text = text;
 	L.len = n;
+	L.strip = 1;
 	int rows = 0;
 	while (ccs_lines_next(&L)) {
 		const struct ccs_lines_toks *k = &L.k;
@@ -422,10 +524,12 @@ static const char *base_of(const char *path)
 /* A log without its Rank lines: the rank count from busbw / algbw of the
  * largest row (nccl-tests' factor, 2(n-1)/n or (n-1)/n); 0 when it does not
  * say (factor 1, or no row with both). */
-static int ranks_from_busbw(const struct ccs_nt_log *l)
+static int ranks_from_busbw(const struct ccs_nt_log *l, int t)
 {
-	int coll = ccs_coll_parse(l->coll);
+	int coll = ccs_coll_parse(l->tab[t].coll);
 	for (size_t i = l->nrow; i-- > 0;) {
+		if (l->row[i].tab != t)
+			continue;
 		const struct ccs_nt_half *h = &l->row[i].half[0];
 		if (!h->valid || !(h->algbw_Bps > 0) || !(h->busbw_Bps > 0) || h->algbw_Bps < 1e9)
 			continue;   /* two printed decimals: small values say little */
@@ -461,27 +565,40 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 	struct ccs_meas *m;
 	struct ccs_nt_log l;
 	CCS_TRY(ccs_nt_parse(src, text, len, NULL, &l, d));
-	if (!l.coll[0]) {
-		rc = ccs_diag_at(d, ccs_lines_mark(l.nrow ? l.row[0].line : 1, 1),
-		                 "which collective? the log does not say: name the file after the test (all_reduce_perf.log ...)");
-		ccs_nt_release(&l);
-		return rc;
+	for (int t = 0; t < l.ntab; t++) {
+		struct ccs_nt_table *tb = &l.tab[t];
+		int first = 0;
+		for (size_t i = 0; i < l.nrow && !first; i++)
+			if (l.row[i].tab == t)
+				first = l.row[i].line;
+		if (!first)
+			continue;       /* a run without rows (its header only) */
+		if (!tb->coll[0]) {
+			rc = ccs_diag_msg(d, "%s:%d:1: which collective? the log does not say and %s: name the file after the "
+			                     "test (all_reduce_perf.log ...)", src, first, tb->coll_why);
+			ccs_nt_release(&l);
+			return rc;
+		}
+		/* busbw / algbw says how many ranks ran; a quote that kept only
+		 * some of the "#  Rank" lines says fewer */
+		int rr = ranks_from_busbw(&l, t);
+		if (rr > tb->ranks)
+			tb->ranks = rr;
 	}
-	if (!l.ranks)
-		l.ranks = ranks_from_busbw(&l);
 	for (size_t i = 0; i < l.nrow && !rc; i++)
 		for (int h = 0; h < 2 && !rc; h++) {
+			const struct ccs_nt_table *tb = &l.tab[l.row[i].tab];
 			const struct ccs_nt_half *hf = &l.row[i].half[h];
 			if (!hf->valid || !(hf->time_s > 0))
 				continue;
 			if ((rc = meas_push(set, &m)))
 				break;
 			snprintf(m->source, sizeof m->source, "nccl-tests");
-			snprintf(m->name, sizeof m->name, "%s", l.coll);
+			snprintf(m->name, sizeof m->name, "%s", tb->coll);
 			snprintf(m->cls, sizeof m->cls, "nccl");
 			snprintf(m->variant, sizeof m->variant, "%s %s", h ? "ip" : "oop", l.row[i].type);
 			m->size = l.row[i].size;
-			m->ranks = l.ranks;
+			m->ranks = tb->ranks;
 			m->median_s = hf->time_s;
 			m->busbw_Bps = hf->busbw_Bps;
 			m->line = l.row[i].line;

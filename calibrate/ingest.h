@@ -7,8 +7,17 @@
 ** or `cputime`.  Each row holds an out-of-place and an in-place half; a
 ** half may be blank (no in-place variant) or N/A.  Units as printed: time
 ** [us], algbw and busbw [GB/s = 1e9 B/s], stored here in seconds and B/s.
-** The collective comes from "# Collective test starting: X_perf" or the
-** caller (the file name); ranks from the "#  Rank" lines.
+** The collective comes from, in order: "# Collective test starting:
+** X_perf"; a command line anywhere in the log naming X_perf (mpirun ...
+** ./all_reduce_perf -b 8 ...); the caller's hint or the file name; the
+** columns: a root of 0 or more is broadcast (redop none) or reduce, busbw
+** above algbw allreduce, below it reduce_scatter (redop sum) or, with redop
+** none, all_gather or alltoall, which the columns cannot tell apart (nor
+** sendrecv from allreduce on 2 ranks, where busbw = algbw).  Ranks come from
+** the "#  Rank" lines.  Launcher prefixes (srun --label, mpirun
+** --tag-output, pdsh) are cut from every line (lines.h); NCCL's INFO and
+** WARN lines and other chatter between rows are skipped.  A log without a
+** table says so with the test's own failure line when it has one.
 **
 ** perftest (ib_{write,send,read}_{bw,lat}): the table after the ` #bytes`
 ** header.  Bandwidth columns are labelled MB/sec or MiB/sec (both 2^20 B/s:
@@ -51,12 +60,28 @@ struct ccs_nt_row {
 	int root;                   /* -1: none or not printed */
 	struct ccs_nt_half half[2]; /* out-of-place, in-place */
 	int line;
+	int tab;                    /* its table (run) in the log */
 };
 
-struct ccs_nt_log {
+/* One run's table: several runs saved in one file (a script looping over
+ * the tests) are several tables.  A run starts at its "# nThread" line, its
+ * "starting:" line, a "#  Rank" line, a table header or a command naming a
+ * test, whichever comes first after the previous table's rows. */
+struct ccs_nt_table {
 	char coll[32];              /* "allreduce" ... (model/coll.h cli names), "" unknown */
+	char coll_why[160];         /* when coll is "": what the columns leave open */
+	char cmd[32];               /* the collective its command line names, "" none */
+	int ranks;                  /* highest "#  Rank" + 1, or from busbw / algbw; 0 unknown */
+	int line;                   /* its first line */
+};
+#define CCS_NT_MAXTAB 64
+
+struct ccs_nt_log {
+	struct ccs_nt_table tab[CCS_NT_MAXTAB];
+	int ntab;
+	char fail[200];             /* the test's own failure line ("Test NCCL failure ..."), "" none */
+	int fail_line;
 	char host[64];              /* host of rank 0, "" unknown */
-	int ranks;                  /* highest "#  Rank" + 1; 0 unknown */
 	int cputime;                /* times are -C CPU times */
 	double avg_busbw_Bps;       /* footer, -1 when absent */
 	struct ccs_nt_row *row;

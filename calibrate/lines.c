@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void split(const char *s, size_t len, struct ccs_lines_toks *k)
+static void split(const char *s, size_t len, size_t off, struct ccs_lines_toks *k)
 {
 	k->n = 0;
 	size_t o = 0;
@@ -26,7 +26,7 @@ static void split(const char *s, size_t len, struct ccs_lines_toks *k)
 		memcpy(k->buf + o, s + i, j - i);
 		k->buf[o + (j - i)] = 0;
 		k->t[k->n] = k->buf + o;
-		k->col[k->n] = (int)i + 1;
+		k->col[k->n] = (int)(i + off) + 1;
 		k->n++;
 		o += j - i + 1;
 		i = j;
@@ -46,8 +46,53 @@ int ccs_lines_next(struct ccs_lines *L)
 	size_t c = ll < sizeof L->raw - 1 ? ll : sizeof L->raw - 1;
 	memcpy(L->raw, s, c);
 	L->raw[c] = 0;
-	split(s, ll, &L->k);
+	size_t cut = L->strip ? ccs_lines_prefix(s, ll) : 0;
+	split(s + cut, ll - cut, cut, &L->k);
 	return 1;
+}
+
+static int host_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_';
+}
+
+size_t ccs_lines_prefix(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	size_t b = i;
+	/* mpirun --tag-output: [job,rank]<stdout>: */
+	if (i < n && s[i] == '[') {
+		size_t j = i + 1;
+		while (j < n && (isdigit((unsigned char)s[j]) || s[j] == ','))
+			j++;
+		static const char *const tags[] = { "]<stdout>:", "]<stderr>:" };
+		for (int t = 0; t < 2; t++) {
+			size_t tl = strlen(tags[t]);
+			if (j > i + 1 && j + tl <= n && !memcmp(s + j, tags[t], tl))
+				return j + tl;
+		}
+		return 0;
+	}
+	/* srun --label: digits, a colon, a blank (or the end) */
+	size_t j = i;
+	while (j < n && isdigit((unsigned char)s[j]))
+		j++;
+	if (j > b && j < n && s[j] == ':' && (j + 1 == n || s[j + 1] == ' ' || s[j + 1] == '\t'))
+		return j + 1;
+	/* pdsh/clush: host, a colon, blanks, then '#' or a digit */
+	j = b;
+	while (j < n && host_char(s[j]))
+		j++;
+	if (j == b || j >= n || s[j] != ':' || !isalpha((unsigned char)s[b]))
+		return 0;
+	size_t k = j + 1;
+	if (k < n && s[k] != ' ' && s[k] != '\t')
+		return 0;
+	while (k < n && (s[k] == ' ' || s[k] == '\t'))
+		k++;
+	return k < n && (s[k] == '#' || isdigit((unsigned char)s[k])) ? j + 1 : 0;
 }
 
 /* Lines of text, diagnostics in d naming src (srcs, which must outlive the

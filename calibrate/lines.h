@@ -21,15 +21,25 @@ struct ccs_lines_toks {
 };
 
 /* A text walked line by line: each line split into k, its text (NUL-
- * terminated, truncated to the buffer) in raw, its number in line. */
+ * terminated, truncated to the buffer) in raw, its number in line.  With
+ * strip set, a launcher's prefix is cut from each line before it is split
+ * (columns still count from the line's start; raw keeps the whole line):
+ *   srun --label          "  0: "             a rank number and a colon
+ *   mpirun --tag-output   "[1,0]<stdout>:"    (or <stderr>)
+ *   pdsh, clush           "node01: "          a host name and a colon,
+ *                         where what follows starts with '#' or a digit */
 struct ccs_lines {
 	const char *text;
 	size_t len, pos;
 	int line;
+	int strip;
 	char raw[1024];
 	struct ccs_lines_toks k;
 };
 
+/* The length of the launcher prefix at the start of s[0..n) (lines.h), 0
+ * when there is none. */
+size_t ccs_lines_prefix(const char *s, size_t n);
 /* The next line into L (0 at the end); L for text, diag d naming src (srcs
  * must outlive it), NULL when out of memory; freed, d cleared. */
 int ccs_lines_next(struct ccs_lines *L);

@@ -11,6 +11,7 @@
 
 #include "../../calibrate/ingest.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Parse the file at path as nccl-tests (nl set) or perftest (pl set). */
@@ -36,7 +37,7 @@ static void test_nccltests(void)
 	struct ccs_diag d;
 	/* GB200 NVL72: 5 rows, 512 MiB .. 8 GiB, redop and root present */
 	CHECK(!nt("tests/data/calib/all_reduce_perf-gb200-nvl72.log", &l, &d));
-	CHECK(l.nrow == 5 && !strcmp(l.coll, "allreduce") && l.ranks == 72);
+	CHECK(l.nrow == 5 && !strcmp(l.tab[0].coll, "allreduce") && l.tab[0].ranks == 72);
 	if (l.nrow == 5) {
 		CHECK(l.row[0].size == 536870912u && l.row[0].count == 134217728u && !strcmp(l.row[0].type, "float"));
 		CHECK(!strcmp(l.row[0].redop, "sum") && l.row[0].root == -1 && l.row[0].line == 6);
@@ -53,7 +54,7 @@ static void test_nccltests(void)
 	/* nccl-tests 2.13.6, 1 GPU: host from the Rank line, the overflowing
 	 * in-place algbw column, redop none */
 	CHECK(!nt("tests/data/calib/all_gather_perf-rtx4090.log", &l, &d));
-	CHECK(l.nrow == 1 && !strcmp(l.coll, "allgather") && l.ranks == 1 && !strcmp(l.host, "nixos-desktop"));
+	CHECK(l.nrow == 1 && !strcmp(l.tab[0].coll, "allgather") && l.tab[0].ranks == 1 && !strcmp(l.host, "nixos-desktop"));
 	if (l.nrow == 1) {
 		CHECK(!strcmp(l.row[0].redop, "none") && l.row[0].half[1].valid);
 		CHECK_NEAR(l.row[0].half[1].algbw_Bps, 619657.10e9, 1e-12);
@@ -78,7 +79,7 @@ static void test_nccltests(void)
 	    "     2097152        262144     float     sum      -1                                      41.00   51.15   44.76       0\n";
 	memset(&d, 0, sizeof d);
 	CHECK(!ccs_nt_parse("inline", text, strlen(text), NULL, &l, &d));
-	CHECK(l.nrow == 2 && !strcmp(l.coll, "reducescatter"));
+	CHECK(l.nrow == 2 && !strcmp(l.tab[0].coll, "reducescatter"));
 	if (l.nrow == 2) {
 		CHECK(l.row[0].half[0].valid && l.row[0].half[1].valid);
 		CHECK(!l.row[1].half[0].valid && l.row[1].half[1].valid);
@@ -138,9 +139,112 @@ static void test_perftest(void)
 	CHECK(strstr(d.msg, "bad-pf-unit.log:1:") && strstr(d.msg, "unknown bandwidth unit"));
 }
 
+/* Logs as people save them (issue 19): one run's output, as printed and
+ * behind each launcher's prefix; the collective from a command line, from
+ * the columns, or refused where the columns cannot tell; two runs in one
+ * file; a crash log; positions that count the prefix. */
+static const char *const run_ar[] = {
+	"$ mpirun -np 8 ./build/all_reduce_perf -b 1M -e 128M -f 128 -g 1",
+	"# nThread 1 nGpus 1 minBytes 1048576 maxBytes 134217728 step: 128(factor) warmup iters: 5 iters: 20",
+	"#  Rank  0 Group  0 Pid  12345 on    node01 device  0 [0x1b] NVIDIA H100 80GB HBM3",
+	"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+	"node01:1234:1234 [0] NCCL INFO Channel 00/32 :    0   1   2   3   4   5   6   7",
+	"     1048576        262144     float     sum      -1    30.12   34.81   60.92      0    29.87   35.10   61.43      0",
+	"   134217728      33554432     float     sum      -1   480.50  279.33  488.83      0   479.90  279.68  489.44      0",
+	"# Avg bus bandwidth    : 275.1",
+	NULL,
+};
+
+/* lines joined with prefix before each, from line 'from' (0-based) */
+static void wrap(char *buf, size_t n, const char *const *lines, int from, const char *prefix)
+{
+	buf[0] = 0;
+	for (int i = from; lines[i]; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, n - l, "%s%s\n", prefix, lines[i]);
+	}
+}
+
+static void test_as_saved(void)
+{
+	static char buf[8192];
+	struct ccs_nt_log l;
+	struct ccs_diag d;
+	static const char *const prefixes[] = { "", "  0: ", "[1,0]<stdout>:", "node01: " };
+	for (int p = 0; p < 4; p++) {
+		wrap(buf, sizeof buf, run_ar, 0, prefixes[p]);
+		memset(&d, 0, sizeof d);
+		CHECK(ccs_log_kind(buf, strlen(buf)) == CCS_LOG_NCCL);
+		int rc = ccs_nt_parse("run1.txt", buf, strlen(buf), NULL, &l, &d);
+		CHECK(!rc);
+		if (rc) {
+			fprintf(stderr, "prefix '%s': %s\n", prefixes[p], d.msg);
+			continue;
+		}
+		/* the command line names the test; 8 ranks from busbw / algbw
+		 * (the quote kept one Rank line) */
+		CHECK(l.nrow == 2 && l.ntab == 1 && !strcmp(l.tab[0].coll, "allreduce") && !strcmp(l.host, "node01"));
+		CHECK(l.nrow == 2 && l.row[1].size == 134217728u && l.row[1].line == 7);
+		CHECK_NEAR(l.row[1].half[1].busbw_Bps, 489.44e9, 1e-12);
+		ccs_nt_release(&l);
+		struct ccs_meas_set set;
+		memset(&set, 0, sizeof set);
+		CHECK(!ccs_ingest_text("run1.txt", buf, strlen(buf), &set, &d));
+		CHECK(set.n == 4 && set.m[0].ranks == 8 && !strcmp(set.m[0].name, "allreduce"));
+		ccs_meas_set_release(&set);
+	}
+	/* without the command line: the columns (busbw / algbw 1.75, sum) */
+	wrap(buf, sizeof buf, run_ar, 1, "");
+	memset(&d, 0, sizeof d);
+	CHECK(!ccs_nt_parse("saved.txt", buf, strlen(buf), NULL, &l, &d) && !strcmp(l.tab[0].coll, "allreduce"));
+	ccs_nt_release(&l);
+	/* columns: reduce_scatter (sum, below algbw), broadcast (root 0);
+	 * all_gather and alltoall (none, below) cannot be told apart */
+	const char *rs = "   134217728       4194304     float     sum      -1   480.5  279.33  244.41      0   479.9  279.68  244.72      0\n";
+	const char *bc = "   134217728      33554432     float    none       0   480.5  279.33  279.33      0   479.9  279.68  279.68      0\n";
+	const char *ag = "# size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+	                 "   134217728       4194304     float    none      -1   480.5  279.33  244.41      0   479.9  279.68  244.72      0\n";
+	memset(&d, 0, sizeof d);
+	CHECK(!ccs_nt_parse("a.txt", rs, strlen(rs), NULL, &l, &d) && !strcmp(l.tab[0].coll, "reducescatter"));
+	ccs_nt_release(&l);
+	CHECK(!ccs_nt_parse("a.txt", bc, strlen(bc), NULL, &l, &d) && !strcmp(l.tab[0].coll, "broadcast"));
+	ccs_nt_release(&l);
+	struct ccs_meas_set set;
+	memset(&set, 0, sizeof set);
+	CHECK(ccs_ingest_text("saved/ag.txt", ag, strlen(ag), &set, &d) == CCS_EINPUT);
+	CHECK(strstr(d.msg, "saved/ag.txt:2:1: which collective?") && strstr(d.msg, "all_gather or alltoall"));
+	ccs_meas_set_release(&set);
+	/* two runs in one file: each table its own collective and ranks */
+	size_t o = 0;
+	o += (size_t)snprintf(buf + o, sizeof buf - o, "# Collective test starting: all_reduce_perf\n");
+	for (int i = 2; run_ar[i]; i++)
+		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s\n", run_ar[i]);
+	o += (size_t)snprintf(buf + o, sizeof buf - o, "# Collective test starting: all_gather_perf\n%s", ag + strlen("# size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"));
+	memset(&d, 0, sizeof d);
+	memset(&set, 0, sizeof set);
+	CHECK(!ccs_ingest_text("two.txt", buf, strlen(buf), &set, &d));
+	CHECK(set.n == 6 && !strcmp(set.m[0].name, "allreduce") && !strcmp(set.m[5].name, "allgather"));
+	CHECK(set.n == 6 && set.m[0].ranks == 8 && set.m[5].ranks == 8);
+	ccs_meas_set_release(&set);
+	/* a crash log: the test's own failure line, with its position */
+	const char *crash = "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592\n#\n"
+	                    "  0: node01: Test NCCL failure common.cu:1005 'unhandled system error' \n";
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_nt_parse("crash.txt", crash, strlen(crash), NULL, &l, &d) == CCS_EINPUT);
+	CHECK(strstr(d.msg, "crash.txt:3:1: no nccl-tests table: the test failed: Test NCCL failure common.cu:1005") != NULL);
+	/* a garbled number behind srun's prefix: the column counts the prefix */
+	const char *bad = "  0:      1048576        262144     float     sum      -1    30.12   34.8l   60.92      0    29.87   35.10   61.43      0\n";
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_nt_parse("bad.txt", bad, strlen(bad), NULL, &l, &d) == CCS_EINPUT);
+	CHECK(strstr(d.msg, "bad.txt:1:70: expected a bandwidth in GB/s, got '34.8l'") != NULL);
+	if (!strstr(d.msg, "bad.txt:1:70:"))
+		fprintf(stderr, "%s\n", d.msg);
+}
+
 int main(void)
 {
 	test_nccltests();
+	test_as_saved();
 	test_perftest();
 	return CHECK_DONE("test_ingest");
 }
