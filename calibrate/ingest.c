@@ -148,6 +148,15 @@ static int nt_comment(const struct ccs_lines_toks *k, int line, struct ntschema 
 	return CCS_OK;
 }
 
+/* Whether nothing but blanks follows L's current line. */
+static int rest_blank(const struct ccs_lines *L)
+{
+	for (size_t i = L->pos; i < L->len; i++)
+		if (!isspace((unsigned char)L->text[i]))
+			return 0;
+	return 1;
+}
+
 /* Whether line k begins a new run when the current table has rows
  * (struct ccs_nt_table). */
 static int run_starts(const struct ccs_lines_toks *k)
@@ -326,7 +335,19 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 		}
 		if (!ccs_lines_is_uint(k->t[0]))
 			continue;       /* NCCL INFO lines and other chatter */
-		rc = nt_row(k, line, &sc, out, &cap, d);
+		struct ccs_diag d1;
+		memset(&d1, 0, sizeof d1);
+		d1.srcs = d->srcs;
+		d1.nsrcs = d->nsrcs;
+		rc = nt_row(k, line, &sc, out, &cap, &d1);
+		/* the file's last line cut short (a truncated copy): skipped, said */
+		if (rc == CCS_EINPUT && rest_blank(L) && k->n < 3 + sc.redop + sc.root + 8) {
+			snprintf(out->cut, sizeof out->cut, "%.250s", d1.msg);
+			rc = CCS_OK;
+		} else if (rc) {
+			*d = d1;
+			d->srcs = srcs;
+		}
 	}
 	if (!rc && !out->nrow) {
 		if (out->fail[0])
@@ -604,6 +625,8 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 			m->line = l.row[i].line;
 			snprintf(m->file, sizeof m->file, "%s", file);
 		}
+	if (!rc && l.cut[0])
+		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s (the log ends inside this row: skipped)", l.cut);
 	if (!rc && l.host[0] && !set->host[0])
 		snprintf(set->host, sizeof set->host, "%s", l.host);
 	ccs_nt_release(&l);

@@ -80,6 +80,7 @@ struct ccs_nt_log {
 	struct ccs_nt_table tab[CCS_NT_MAXTAB];
 	int ntab;
 	char fail[200];             /* the test's own failure line ("Test NCCL failure ..."), "" none */
+	char cut[256];              /* the last line, cut short inside a row and skipped: why, with its position */
 	int fail_line;
 	char host[64];              /* host of rank 0, "" unknown */
 	int cputime;                /* times are -C CPU times */
