@@ -350,7 +350,9 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 		}
 	}
 	if (!rc && !out->nrow) {
-		if (out->fail[0])
+		if (out->cut[0])
+			rc = ccs_diag_msg(d, "%s", out->cut);   /* its only row was the cut one */
+		else if (out->fail[0])
 			rc = ccs_diag_at(d, ccs_lines_mark(out->fail_line, 1), "no nccl-tests table: the test failed: %s", out->fail);
 		else
 			rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "no nccl-tests table found");
