@@ -598,7 +598,8 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 			continue;       /* a run without rows (its header only) */
 		if (!tb->coll[0]) {
 			rc = ccs_diag_msg(d, "%s:%d:1: which collective? the log does not say and %s: name the file after the "
-			                     "test (all_reduce_perf.log ...)", src, first, tb->coll_why);
+			                     "test (all_reduce_perf.log ...)%s%s", src, first, tb->coll_why,
+			                  l.cut[0] ? "; also " : "", l.cut);
 			ccs_nt_release(&l);
 			return rc;
 		}
