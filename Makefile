@@ -7,9 +7,9 @@
 #   make golden-update   rewrite tests/golden/*.out from the current build (review the diff)
 CC      ?= cc
 WERROR  ?= 1
-PKGS    := yaml-0.1 gsl sqlite3
+PKGS    := yaml-0.1 gsl sqlite3 expat
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lgsl -lgslcblas -lsqlite3)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -lgsl -lgslcblas -lsqlite3 -lexpat)
 
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
         -Wformat=2 -Wdouble-promotion

@@ -151,6 +151,7 @@ struct ccs_topo {
 	int32_t nnodes, ndomains;
 	struct ccs_fabric_info fab;
 	struct ccs_model_params params;
+	const char *note;           /* what loading it assumed (an imported NCCL dump's warnings), in the arena; NULL */
 	const char **fault;         /* the faults applied (model/fault.h), in the arena */
 	uint32_t nfault;
 	struct ccs_timed_fault *timed;   /* faults that strike during a run, by time */

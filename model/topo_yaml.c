@@ -4,6 +4,7 @@
 #include "topo_yaml.h"
 #include "fault.h"
 #include "nccl_tables.h"
+#include "topo_xml.h"
 #include "ytree.h"
 #include "topo_gen.h"
 #include "topo_names.h"
@@ -783,8 +784,28 @@ int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct c
 			ccs_diag_msg(diag, "%s: out of memory", path);
 		return rc;
 	}
-	rc = ccs_topo_load_buf(path, buf, len, sets, nsets, out, diag);
+	if (!ccs_topo_xml_is(buf, len)) {
+		rc = ccs_topo_load_buf(path, buf, len, sets, nsets, out, diag);
+		ccs_free(buf);
+		return rc;
+	}
+	/* an NCCL topology dump: its YAML (model/topo_xml.h), named so that a
+	 * message about it is not taken for one about the XML's lines */
+	char *yaml, *warn;
+	rc = ccs_topo_xml_yaml(path, buf, len, &yaml, &warn, diag);
 	ccs_free(buf);
+	if (rc)
+		return rc;
+	char name[1100];
+	snprintf(name, sizeof name, "%s (as imported YAML)", path);
+	rc = ccs_topo_load_buf(name, yaml, strlen(yaml), sets, nsets, out, diag);
+	if (!rc && warn && !((*out)->note = ccs_arena_printf(&(*out)->arena, "%s: %s", path, warn))) {
+		ccs_topo_free(*out);
+		*out = NULL;
+		rc = CCS_ENOMEM;
+	}
+	ccs_free(yaml);
+	ccs_free(warn);
 	return rc;
 }
 

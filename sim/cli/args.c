@@ -107,6 +107,8 @@ int ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *
 		fprintf(stderr, "%s\n", d.set ? d.msg : "ccsim: failed to load topology");
 		return -1;
 	}
+	if ((*t)->note)
+		fprintf(stderr, "warning: %s\n", (*t)->note);
 	return me && ccs_args_refuse_timed(me, *t) ? -1 : 0;
 }
 

@@ -1,5 +1,6 @@
 /* sim/cli/cmd_topo.c: `ccsim topo show|check|dot FILE`. */
 #include "cli.h"
+#include "../../model/topo_xml.h"
 
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
@@ -18,8 +19,11 @@ static void usage(FILE *f)
 	        "usage: ccsim topo show FILE [--format text|json] [--gpus] [--set key.path=value]...\n"
 	        "       ccsim topo check FILE [--set key.path=value]...\n"
 	        "       ccsim topo dot FILE [--set key.path=value]... > FILE.dot\n"
+	        "       ccsim topo import DUMP.xml [-o FILE.yaml]\n"
 	        "show prints what the hardware offers; check validates (exit 0 or 1);\n"
-	        "dot writes Graphviz for graphs of at most %d devices.\n", DOT_MAX_DEVICES);
+	        "dot writes Graphviz for graphs of at most %d devices; import writes an NCCL\n"
+	        "topology dump (NCCL_TOPO_DUMP_FILE) as topology YAML (every command also takes\n"
+	        "the dump itself with -t).\n", DOT_MAX_DEVICES);
 }
 
 /* ---- text helpers ---- */
@@ -430,6 +434,72 @@ static int topo_act(const struct ccs_topo *t, int mode, const char *file, const 
 	return rc;
 }
 
+/* topo import DUMP.xml [-o FILE]: the dump's YAML, checked by loading it;
+ * the exit status. */
+static int topo_import(int argc, char **argv)
+{
+	const char *in = NULL, *outp = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			outp = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "ccsim topo import: unknown option '%s'\n", argv[i]);
+			return 2;
+		} else if (!in)
+			in = argv[i];
+		else {
+			fprintf(stderr, "ccsim topo import: one dump at a time, got '%s' and '%s'\n", in, argv[i]);
+			return 2;
+		}
+	}
+	if (!in) {
+		fprintf(stderr, "ccsim topo import: missing DUMP.xml\n");
+		return 2;
+	}
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	char *text = NULL, *yaml = NULL, *warn = NULL;
+	size_t len;
+	FILE *f = fopen(in, "rb");
+	if (!f) {
+		fprintf(stderr, "ccsim topo import: %s: cannot open\n", in);
+		return 1;
+	}
+	int rc = ccs_stream_read(f, 0, &text, &len);
+	fclose(f);
+	if (!rc)
+		rc = ccs_topo_xml_yaml(in, text, len, &yaml, &warn, &d);
+	ccs_free(text);
+	struct ccs_topo *t = NULL;
+	if (!rc)
+		rc = ccs_topo_load_buf(in, yaml, strlen(yaml), NULL, 0, &t, &d);
+	if (rc) {
+		fprintf(stderr, "%s\n", d.set ? d.msg : "ccsim topo import: out of memory");
+		ccs_free(yaml);
+		ccs_free(warn);
+		return 1;
+	}
+	if (warn)
+		fprintf(stderr, "warning: %s: %s\n", in, warn);
+	int bad = 0;
+	if (outp) {
+		FILE *o = fopen(outp, "w");
+		bad = !o || fputs(yaml, o) < 0;
+		if (o && fclose(o))
+			bad = 1;
+		if (bad)
+			fprintf(stderr, "ccsim topo import: cannot write %s\n", outp);
+		else
+			fprintf(stderr, "%s: %u gpus, %u devices, %u links\n", outp, t->ngpu, t->ndev, t->nlink);
+	} else {
+		fputs(yaml, stdout);
+	}
+	ccs_topo_free(t);
+	ccs_free(yaml);
+	ccs_free(warn);
+	return bad ? 1 : 0;
+}
+
 int ccs_cmd_topo(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -437,6 +507,8 @@ int ccs_cmd_topo(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	const char *sub = argv[1];
+	if (!strcmp(sub, "import"))
+		return topo_import(argc, argv);
 	int mode = !strcmp(sub, "show") ? 0 : !strcmp(sub, "check") ? 1 : !strcmp(sub, "dot") ? 2 : -1;
 	if (mode < 0) {
 		fprintf(stderr, "ccsim topo: unknown command '%s'\n", sub);

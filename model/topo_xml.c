@@ -1,0 +1,581 @@
+/* model/topo_xml.c: an NCCL topology dump as topology YAML (topo_xml.h); the
+** one file that includes <expat.h>. */
+#include "topo_xml.h"
+
+#include <ctype.h>
+#include <expat.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XML_MAX_NODES 200000
+#define XML_MAX_DEPTH 64
+#define XML_MAX_GPUS 1024
+
+/* ---- the document: elements with their attributes and positions ---- */
+
+struct xnode {
+	const char *name;
+	const char **attr;          /* key, value, ..., NULL */
+	int line, col;
+	int parent, child, next;    /* indices, -1 none */
+};
+
+struct xdoc {
+	struct ccs_arena a;
+	struct xnode *n;
+	size_t nn, cap;
+	int cur, last_child_of_cur, depth, err;
+	XML_Parser p;
+};
+
+static int add_node(struct xdoc *x, const char *name, const char **atts)
+{
+	if (x->nn >= XML_MAX_NODES || x->depth >= XML_MAX_DEPTH)
+		return -1;
+	if (ccs_grow(&x->n, &x->cap, x->nn + 1, sizeof *x->n))
+		return -2;
+	int na = 0;
+	while (atts[na])
+		na++;
+	const char **at = ccs_arena_alloc(&x->a, (size_t)(na + 1) * sizeof *at);
+	const char *nm = ccs_arena_strdup(&x->a, name);
+	if (!at || !nm)
+		return -2;
+	for (int i = 0; i < na; i++)
+		if (!(at[i] = ccs_arena_strdup(&x->a, atts[i])))
+			return -2;
+	at[na] = NULL;
+	int id = (int)x->nn++;
+	struct xnode *e = &x->n[id];
+	e->name = nm;
+	e->attr = at;
+	e->line = (int)XML_GetCurrentLineNumber(x->p);
+	e->col = (int)XML_GetCurrentColumnNumber(x->p) + 1;
+	e->parent = x->cur;
+	e->child = e->next = -1;
+	if (x->cur >= 0) {
+		/* append: walk to the last child (children are few) */
+		int *slot = &x->n[x->cur].child;
+		while (*slot >= 0)
+			slot = &x->n[*slot].next;
+		*slot = id;
+	}
+	x->cur = id;
+	x->depth++;
+	return 0;
+}
+
+static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
+{
+	struct xdoc *x = ud;
+	if (x->err)
+		return;
+	int rc = add_node(x, name, atts);
+	if (rc) {
+		x->err = rc;
+		XML_StopParser(x->p, XML_FALSE);
+	}
+}
+
+static void XMLCALL on_end(void *ud, const XML_Char *name)
+{
+	struct xdoc *x = ud;
+	(void)name;
+	if (x->err || x->cur < 0)
+		return;
+	x->cur = x->n[x->cur].parent;
+	x->depth--;
+}
+
+static const char *attr(const struct xnode *e, const char *k)
+{
+	for (int i = 0; e->attr[i]; i += 2)
+		if (!strcmp(e->attr[i], k))
+			return e->attr[i + 1];
+	return NULL;
+}
+
+/* ---- output ---- */
+
+struct out {
+	char *s;
+	size_t n, cap;
+	int oom;
+	char *warn;
+	size_t wn, wcap;
+};
+
+static void put(struct out *o, const char *fmt, ...) CCS_PRINTF(2, 3);
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (k < 0 || o->oom)
+		return;
+	if (ccs_grow(&o->s, &o->cap, o->n + (size_t)k + 1, 1)) {
+		o->oom = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(o->s + o->n, (size_t)k + 1, fmt, ap);
+	va_end(ap);
+	o->n += (size_t)k;
+}
+
+/* A warning: in the list and as a comment in the YAML. */
+static void warn(struct out *o, const char *fmt, ...) CCS_PRINTF(2, 3);
+static void warn(struct out *o, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	put(o, "# warning: %s\n", buf);
+	size_t l = strlen(buf);
+	if (o->oom || ccs_grow(&o->warn, &o->wcap, o->wn + l + 3, 1)) {
+		o->oom = 1;
+		return;
+	}
+	if (o->wn) {
+		memcpy(o->warn + o->wn, "; ", 2);
+		o->wn += 2;
+	}
+	memcpy(o->warn + o->wn, buf, l + 1);
+	o->wn += l;
+}
+
+/* ---- the conversion ---- */
+
+struct gpu_rec {
+	int dev, sm, sw_links, node;
+	const char *busid;
+};
+
+struct conv {
+	const char *name;
+	struct xdoc *x;
+	struct out *o;
+	struct ccs_diag *d;
+	struct gpu_rec gpu[XML_MAX_GPUS];
+	int ngpu, nnic, nsw, ib, roce, efa, bad, warned_sm;
+	char links[65536];           /* the node's links, written after its devices */
+	size_t nl;
+	const char *sw_target[64];   /* distinct NVSwitch busids */
+	int nswt;
+};
+
+static int at(struct conv *v, const struct xnode *e, const char *fmt, ...) CCS_PRINTF(3, 4);
+static int at(struct conv *v, const struct xnode *e, const char *fmt, ...)
+{
+	char buf[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	v->bad = 1;
+	return ccs_diag_msg(v->d, "%s:%d:%d: <%s>: %s", v->name, e->line, e->col, e->name, buf);
+}
+
+static void link_put(struct conv *v, const char *fmt, ...) CCS_PRINTF(2, 3);
+static void link_put(struct conv *v, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(v->links + v->nl, sizeof v->links - v->nl, fmt, ap);
+	va_end(ap);
+	if (k > 0 && v->nl + (size_t)k < sizeof v->links)
+		v->nl += (size_t)k;
+	else
+		v->o->oom = 1;
+}
+
+/* A whole number attribute k of e into *out (dflt when absent, -1 dflt:
+ * required); CCS_EINPUT after a message. */
+static int num(struct conv *v, const struct xnode *e, const char *k, long dflt, long *out)
+{
+	const char *s = attr(e, k);
+	if (!s) {
+		if (dflt < 0)
+			return at(v, e, "needs '%s'", k);
+		*out = dflt;
+		return CCS_OK;
+	}
+	char *end;
+	long x = strtol(s, &end, 0);
+	if (end == s || *end || x < 0 || x > 100000000)
+		return at(v, e, "'%s' must be a whole number, got '%s'", k, s);
+	*out = x;
+	return CCS_OK;
+}
+
+/* The PCIe link of pci element e, from child to parent, as YAML. */
+static int pcie_link(struct conv *v, const struct xnode *e, const char *child, const char *parent)
+{
+	const char *sp = attr(e, "link_speed"), *w = attr(e, "link_width");
+	static const double gts[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
+	int gen = 0;
+	if (sp) {
+		double g = strtod(sp, NULL);
+		for (int i = 0; i < 6; i++)
+			if (g > gts[i] - 0.01 && g < gts[i] + 0.01)
+				gen = i + 1;
+	}
+	long lanes = 0;
+	if (w) {
+		char *end;
+		lanes = strtol(w, &end, 10);
+		if (end == w || *end || lanes < 0 || lanes > 32)
+			return at(v, e, "'link_width' must be a lane count, got '%s'", w);
+	}
+	if (!gen || !lanes) {
+		warn(v->o, "line %d: %s has no usable link_speed/link_width ('%s' x '%s'): taken as PCIe gen 4 x16", e->line,
+		     child, sp ? sp : "", w ? w : "");
+		gen = 4;
+		lanes = 16;
+	}
+	link_put(v, "    - {from: %s, to: %s, type: pcie, gen: %d, lanes: %ld}\n", child, parent, gen, lanes);
+	return CCS_OK;
+}
+
+/* sm -> model, architecture, memory bandwidth (the shipped presets'), or
+ * NULLs. */
+static void gpu_kind(int sm, const char **model, const char **arch, const char **mem)
+{
+	*model = "GPU";
+	*mem = NULL;
+	*arch = sm >= 100 ? "blackwell" : sm >= 90 ? "hopper" : sm >= 80 ? "ampere" : "volta";
+	if (sm == 70)
+		*model = "V100", *mem = "900GB/s";
+	else if (sm == 80)
+		*model = "A100-SXM4-80GB", *mem = "2.039TB/s";
+	else if (sm == 90)
+		*model = "H100-SXM5-80GB", *mem = "3.35TB/s";
+	else if (sm == 100)
+		*model = "B200", *mem = "8TB/s";
+}
+
+static int walk_pci(struct conv *v, int id, const char *parent, int depth);
+
+/* A <gpu> under pci element e. */
+static int add_gpu(struct conv *v, const struct xnode *e, const struct xnode *g, const char *parent)
+{
+	long dev, sm;
+	if (attr(g, "gcn"))
+		return at(v, g, "an AMD GPU (gcn %s, from RCCL): AMD GPUs and xGMI are not modelled yet", attr(g, "gcn"));
+	CCS_TRY(num(v, g, "dev", -1, &dev));
+	CCS_TRY(num(v, g, "sm", -1, &sm));
+	if (v->ngpu >= XML_MAX_GPUS)
+		return at(v, g, "more than %d GPUs", XML_MAX_GPUS);
+	for (int i = 0; i < v->ngpu; i++)
+		if (v->gpu[i].dev == dev)
+			return at(v, g, "a second GPU with dev %ld", dev);
+	struct gpu_rec *r = &v->gpu[v->ngpu++];
+	r->dev = (int)dev;
+	r->sm = (int)sm;
+	r->busid = attr(e, "busid");
+	r->node = (int)(g - v->x->n);
+	const char *model, *arch, *mem;
+	gpu_kind((int)sm, &model, &arch, &mem);
+	char nm[32];
+	snprintf(nm, sizeof nm, "gpu%ld", dev);
+	put(v->o, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
+	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? r->busid : "?", sm);
+	if (!mem && sm != v->warned_sm) {
+		warn(v->o, "line %d: gpu%ld has sm %ld: the memory bandwidth of sm %ld GPUs is not known here (no "
+		     "reduction bound)", g->line, dev, sm, sm);
+		v->warned_sm = (int)sm;
+	}
+	if (sm == 90 && v->ngpu == 1)
+		warn(v->o, "sm 90 is H100 or H200 (the dump does not say): taken as H100; --set "
+		           "node.devices.N.model=H200 for an H200 box");
+	return pcie_link(v, e, nm, parent);
+}
+
+/* The <net>s of a <nic> (under pci element e, or e NULL: under a CPU). */
+static int add_nic(struct conv *v, const struct xnode *e, const struct xnode *nic, const char *parent)
+{
+	long cls = 0;
+	if (e && attr(e, "class"))
+		cls = strtol(attr(e, "class"), NULL, 16);
+	for (int c = nic->child; c >= 0; c = v->x->n[c].next) {
+		const struct xnode *n = &v->x->n[c];
+		if (strcmp(n->name, "net"))
+			continue;
+		long speed;
+		CCS_TRY(num(v, n, "speed", 0, &speed));
+		const char *nname = attr(n, "name");
+		if (!speed) {
+			warn(v->o, "line %d: net %s has no speed: taken as 100 Gb/s", n->line, nname ? nname : "?");
+			speed = 100000;
+		}
+		char nm[32];
+		snprintf(nm, sizeof nm, "nic%d", v->nnic++);
+		put(v->o, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm, nname ? nname : "NIC",
+		    speed / 1000, e && attr(e, "busid") ? attr(e, "busid") : "no PCI path");
+		if ((cls >> 8) == 0x0207)
+			v->ib++;
+		else if (nname && !strncmp(nname, "mlx5", 4))
+			v->roce++;
+		else if (nname && !strncmp(nname, "rdmap", 5))
+			v->efa++;
+		if (e) {
+			CCS_TRY(pcie_link(v, e, nm, parent));
+		} else {
+			warn(v->o, "line %d: %s sits under a CPU without a PCI path: linked to %s at PCIe gen 4 x16", n->line, nm,
+			     parent);
+			link_put(v, "    - {from: %s, to: %s, type: pcie, gen: 4, lanes: 16}\n", nm, parent);
+		}
+	}
+	return CCS_OK;
+}
+
+/* Whether element id has a gpu, nic or pci below it. */
+static int has_devices(const struct xdoc *x, int id)
+{
+	for (int c = x->n[id].child; c >= 0; c = x->n[c].next)
+		if (!strcmp(x->n[c].name, "gpu") || !strcmp(x->n[c].name, "nic") ||
+		    (!strcmp(x->n[c].name, "pci") && has_devices(x, c)))
+			return 1;
+	return 0;
+}
+
+static int walk_pci(struct conv *v, int id, const char *parent, int depth)
+{
+	const struct xnode *e = &v->x->n[id];
+	for (int c = e->child; c >= 0; c = v->x->n[c].next) {
+		const struct xnode *k = &v->x->n[c];
+		if (!strcmp(k->name, "gpu"))
+			return add_gpu(v, e, k, parent);
+		if (!strcmp(k->name, "nic"))
+			return add_nic(v, e, k, parent);
+	}
+	if (!has_devices(v->x, id))
+		return CCS_OK;      /* NVSwitches, storage, other bridges */
+	char nm[32];
+	snprintf(nm, sizeof nm, "pcisw%d", v->nsw++);
+	put(v->o, "    - {name: %s, type: pcie_switch}   # %s\n", nm, attr(e, "busid") ? attr(e, "busid") : "?");
+	CCS_TRY(pcie_link(v, e, nm, parent));
+	for (int c = e->child; c >= 0; c = v->x->n[c].next)
+		if (!strcmp(v->x->n[c].name, "pci"))
+			CCS_TRY(walk_pci(v, c, nm, depth + 1));
+	return CCS_OK;
+}
+
+/* Two sockets joined as the shipped presets join them (topo_xml.h). */
+static void socket_link(struct conv *v, const struct xnode *cpu, int a, int b)
+{
+	const char *vendor = attr(cpu, "vendor");
+	long model = attr(cpu, "modelid") ? strtol(attr(cpu, "modelid"), NULL, 0) : 0;
+	if (vendor && !strcmp(vendor, "AuthenticAMD"))
+		link_put(v, "    - {from: cpu%d, to: cpu%d, type: xgmi, lanes: 4, lane_bandwidth: 36GB/s}\n", a, b);
+	else if (vendor && !strcmp(vendor, "GenuineIntel"))
+		link_put(v, "    - {from: cpu%d, to: cpu%d, type: upi, lanes: %d, lane_bandwidth: %s}\n", a, b,
+		         model == 143 || model == 207 ? 4 : 3, model == 207 ? "40GB/s" : model == 143 ? "32GB/s" : "20.8GB/s");
+	else {
+		warn(v->o, "CPU vendor '%s' not known here: sockets joined at 4 x 32 GB/s", vendor ? vendor : "");
+		link_put(v, "    - {from: cpu%d, to: cpu%d, type: smp, lanes: 4, lane_bandwidth: 32GB/s}\n", a, b);
+	}
+}
+
+/* NVLink: per GPU its links to NVSwitches; links to other GPUs as node
+ * links. */
+static int nvlinks(struct conv *v)
+{
+	for (int i = 0; i < v->ngpu; i++) {
+		const struct xnode *g = &v->x->n[v->gpu[i].node];
+		for (int c = g->child; c >= 0; c = v->x->n[c].next) {
+			const struct xnode *l = &v->x->n[c];
+			if (strcmp(l->name, "nvlink"))
+				continue;
+			long count, tclass = 0;
+			CCS_TRY(num(v, l, "count", 1, &count));
+			if (attr(l, "tclass"))
+				tclass = strtol(attr(l, "tclass"), NULL, 16);
+			const char *tgt = attr(l, "target");
+			if ((tclass >> 8) == 0x0680) {
+				v->gpu[i].sw_links += (int)count;
+				int seen = 0;
+				for (int s = 0; s < v->nswt; s++)
+					seen |= tgt && !strcmp(v->sw_target[s], tgt);
+				if (!seen && tgt && v->nswt < 64)
+					v->sw_target[v->nswt++] = tgt;
+				continue;
+			}
+			int peer = -1;
+			for (int j = 0; j < v->ngpu && tgt; j++)
+				if (v->gpu[j].busid && !strcmp(v->gpu[j].busid, tgt))
+					peer = j;
+			if (peer < 0) {
+				warn(v->o, "line %d: gpu%d's NVLink to %s (class 0x%lx) leads to no GPU or NVSwitch: left out", l->line,
+				     v->gpu[i].dev, tgt ? tgt : "?", tclass);
+				continue;
+			}
+			if (peer > i)   /* each pair once */
+				link_put(v, "    - {from: gpu%d, to: gpu%d, type: nvlink, lanes: %ld, lane_bandwidth: %s}\n",
+				         v->gpu[i].dev, v->gpu[peer].dev, count, v->gpu[i].sm >= 100 ? "50GB/s" : "25GB/s");
+		}
+	}
+	return CCS_OK;
+}
+
+/* The scale-up section (NVSwitch systems) and the scale-out one. */
+static void sections(struct conv *v)
+{
+	int lanes = 0, sm = v->gpu[0].sm, uneven = 0;
+	for (int i = 0; i < v->ngpu; i++) {
+		if (v->gpu[i].sw_links && (!lanes || v->gpu[i].sw_links < lanes)) {
+			uneven |= lanes && v->gpu[i].sw_links != lanes;
+			lanes = v->gpu[i].sw_links;
+		}
+		uneven |= !v->gpu[i].sw_links && lanes;
+	}
+	if (lanes) {
+		if (uneven)
+			warn(v->o, "the GPUs have different NVLink counts to their NVSwitches: every GPU taken with %d", lanes);
+		/* the switch chips of the box: distinct targets when NCCL lists them
+		 * apart, else the HGX boards' (A100: 6 NVSwitch2, H100: 4 NVSwitch3,
+		 * B200: 2 NVSwitch4) */
+		int sw = v->nswt > 1 ? v->nswt : sm >= 100 ? 2 : sm >= 90 ? 4 : 6;
+		put(v->o, "scaleup:\n  type: nvlink\n  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes,
+		    sm >= 100 ? "50GB/s" : "25GB/s");
+		if (sm >= 90)
+			put(v->o, "  multicast: true\n  reduction: true\n");
+		put(v->o, "  radix: %d\n", sm >= 100 ? 72 : sm >= 90 ? 64 : 36);
+	}
+	if (!v->nnic) {
+		warn(v->o, "no NICs in the dump: one node only");
+		return;
+	}
+	const char *type = v->ib ? "ib" : v->roce ? "roce" : "ethernet";
+	warn(v->o, "the fabric beyond the node is not in a dump: taken as a non-blocking 2-tier rail-optimized %s fat "
+	           "tree of radix-64 switches without SHARP (--set scaleout.sharp=true, scaleout.radix=N to change it)",
+	     type);
+	put(v->o, "scaleout:\n  topology: rail-optimized\n  tiers: 2\n  type: %s\n  radix: 64\n  switch_latency: 300ns\n", type);
+	if (v->efa && !v->ib && !v->roce)
+		put(v->o, "model:\n  transport: efa\n");
+}
+
+static int convert(struct conv *v)
+{
+	const struct xdoc *x = v->x;
+	const struct xnode *root = &x->n[0];
+	if (strcmp(root->name, "system"))
+		return at(v, root, "not an NCCL topology dump: the root is <%s>, expected <system>%s", root->name,
+		          !strcmp(root->name, "graphs") ? " (this is NCCL's graph dump, NCCL_GRAPH_DUMP_FILE; the topology "
+		                                          "is NCCL_TOPO_DUMP_FILE's)" : "");
+	const char *base = strrchr(v->name, '/');
+	base = base ? base + 1 : v->name;
+	char nm[64];
+	size_t k = 0;
+	for (const char *p = base; *p && *p != '.' && k + 1 < sizeof nm; p++)
+		nm[k++] = isalnum((unsigned char)*p) || *p == '-' || *p == '_' ? *p : '-';
+	nm[k] = 0;
+	put(v->o, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", base);
+	put(v->o, "name: %s\nnodes: 1\nnode:\n  devices:\n", k ? nm : "imported");
+	int ncpu = 0, cpu_ids[16];
+	const struct xnode *cpus[16];
+	for (int c = root->child; c >= 0; c = x->n[c].next) {
+		const struct xnode *e = &x->n[c];
+		if (strcmp(e->name, "cpu"))
+			continue;
+		long id;
+		CCS_TRY(num(v, e, "numaid", ncpu, &id));
+		if (ncpu == 16)
+			return at(v, e, "more than 16 CPUs");
+		cpus[ncpu] = e;
+		cpu_ids[ncpu++] = (int)id;
+		put(v->o, "    - {name: cpu%ld, type: cpu}\n", id);
+		char cn[32];
+		snprintf(cn, sizeof cn, "cpu%ld", id);
+		for (int p = e->child; p >= 0; p = x->n[p].next) {
+			if (!strcmp(x->n[p].name, "pci"))
+				CCS_TRY(walk_pci(v, p, cn, 0));
+			else if (!strcmp(x->n[p].name, "nic"))
+				CCS_TRY(add_nic(v, NULL, &x->n[p], cn));
+		}
+	}
+	if (!ncpu)
+		return at(v, root, "no <cpu> in the dump");
+	if (!v->ngpu)
+		return at(v, root, "no <gpu> in the dump");
+	if (!v->nsw)
+		warn(v->o, "no PCIe switches: every GPU and NIC hangs off a CPU (a VM that hides the switches, or a "
+		           "host without them): GPUDirect traffic crosses the root complex");
+	for (int i = 0; i + 1 < ncpu; i++)
+		socket_link(v, cpus[0], cpu_ids[i], cpu_ids[i + 1]);
+	CCS_TRY(nvlinks(v));
+	put(v->o, "  links:\n%s", v->links);
+	sections(v);
+	return v->o->oom ? CCS_ENOMEM : CCS_OK;
+}
+
+int ccs_topo_xml_is(const char *text, size_t len)
+{
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)text[i]))
+		i++;
+	return i < len && text[i] == '<';
+}
+
+int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yaml, char **warnings, struct ccs_diag *d)
+{
+	*yaml = *warnings = NULL;
+	struct xdoc x;
+	memset(&x, 0, sizeof x);
+	ccs_arena_init(&x.a);
+	x.cur = -1;
+	x.p = XML_ParserCreate(NULL);
+	if (!x.p) {
+		ccs_arena_release(&x.a);
+		return CCS_ENOMEM;
+	}
+	XML_SetUserData(x.p, &x);
+	XML_SetElementHandler(x.p, on_start, on_end);
+	int rc = CCS_OK;
+	if (XML_Parse(x.p, text, (int)(len > 0x7fffffff ? 0x7fffffff : len), XML_TRUE) == XML_STATUS_ERROR || x.err) {
+		int line = (int)XML_GetCurrentLineNumber(x.p), col = (int)XML_GetCurrentColumnNumber(x.p) + 1;
+		if (x.err == -2)
+			rc = CCS_ENOMEM;
+		else if (x.err == -1)
+			rc = ccs_diag_msg(d, "%s:%d:%d: more than %d elements or deeper than %d", name, line, col, XML_MAX_NODES,
+			                  XML_MAX_DEPTH);
+		else
+			rc = ccs_diag_msg(d, "%s:%d:%d: not well-formed XML: %s", name, line, col,
+			                  XML_ErrorString(XML_GetErrorCode(x.p)));
+	} else if (!x.nn) {
+		rc = ccs_diag_msg(d, "%s:1:1: an empty XML document", name);
+	}
+	XML_ParserFree(x.p);
+	struct out o;
+	memset(&o, 0, sizeof o);
+	struct conv *v = rc ? NULL : ccs_calloc(1, sizeof *v);
+	if (!rc && !v)
+		rc = CCS_ENOMEM;
+	if (!rc) {
+		v->name = name;
+		v->x = &x;
+		v->o = &o;
+		v->d = d;
+		rc = convert(v);
+	}
+	ccs_free(v);
+	ccs_free(x.n);
+	ccs_arena_release(&x.a);
+	if (!rc && o.oom)
+		rc = CCS_ENOMEM;
+	if (rc) {
+		ccs_free(o.s);
+		ccs_free(o.warn);
+		if (rc == CCS_ENOMEM && !d->set)
+			ccs_diag_msg(d, "%s: out of memory", name);
+		return rc;
+	}
+	*yaml = o.s;
+	*warnings = o.warn;
+	return CCS_OK;
+}

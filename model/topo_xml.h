@@ -1,0 +1,51 @@
+/*
+** model/topo_xml.h: an NCCL topology dump (NCCL_TOPO_DUMP_FILE, RCCL's too)
+** as a topology YAML (docs/topology.md, "Importing an NCCL topology dump").
+**
+** The dump is one node's PCI tree as NCCL sees it:
+**   <system version>
+**     <cpu numaid arch vendor familyid modelid>
+**       <pci busid class link_speed link_width>     bridges (0x0604..): a switch
+**         <pci ... class 0x03..>  <gpu dev sm rank gdr>  <nvlink target count tclass/>
+**         <pci ... class 0x02..>  <nic> <net name dev speed port gdr/> </nic>
+** becomes, in base units of the YAML schema:
+**   cpu<numaid>                      a CPU per socket; two sockets joined as
+**                                    the shipped presets join them (Intel
+**                                    Sapphire Rapids 4 x 32 GB/s UPI, Emerald
+**                                    Rapids 4 x 40, older Intel 3 x 20.8, AMD
+**                                    4 x 36 xGMI)
+**   pcisw<k>                         a PCIe bridge that has devices under it
+**   gpu<dev>                         model and architecture from sm (70 V100,
+**                                    80 A100, 86/89 Ampere/Ada parts, 90 H100,
+**                                    100 B200; sm 90 cannot tell H100 from
+**                                    H200: a warning says so)
+**   nic<k>                           one per <net>, at its speed (Mb/s)
+**   pcie links child -> parent       gen from link_speed (2.5, 5, 8, 16, 32,
+**                                    64 GT/s: gen 1-6), lanes from link_width
+**   NVLink to NVSwitches (tclass 0x068000) -> scaleup: nvlink, lanes = the
+**                                    links a GPU has, 25 GB/s per link and
+**                                    direction (NVLink 2-4), 50 (NVLink 5),
+**                                    NVLS on sm 90 and later
+**   NVLink to a GPU (tclass 0x0302..)  a node link between the two GPUs
+**   scaleout                         a 2-tier rail-optimized fabric of the
+**                                    NICs' type (IB class 0x0207, else RoCE)
+** What a dump lacks (link speeds, switches in a VM, NICs) is assumed and
+** said in a warning; the YAML carries the same words as comments.
+*/
+#ifndef CCS_TOPO_XML_H
+#define CCS_TOPO_XML_H
+
+#include "ccs.h"
+
+#include <stddef.h>
+
+/* Whether text (its first non-blank byte) looks like XML. */
+int ccs_topo_xml_is(const char *text, size_t len);
+
+/* The dump text[0..len) named name as YAML: *yaml (ccs_malloc'd, NUL-ended,
+ * the caller's to ccs_free), *warn the warnings joined by "; " ("" none,
+ * ccs_malloc'd too).  CCS_EINPUT with d set at name:line:col (malformed XML,
+ * a value that is not a number, no GPU), CCS_ENOMEM; nothing to free then. */
+int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yaml, char **warn, struct ccs_diag *d);
+
+#endif

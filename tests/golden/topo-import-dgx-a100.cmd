@@ -1,0 +1,1 @@
+topo import tests/data/topo/dgx-a100-dump.xml

@@ -1,0 +1,1 @@
+topo check tests/data/topo/vm-l40s-dump.xml
