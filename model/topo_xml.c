@@ -1,101 +1,14 @@
-/* model/topo_xml.c: an NCCL topology dump as topology YAML (topo_xml.h); the
-** one file that includes <expat.h>. */
+/* model/topo_xml.c: an NCCL topology dump as topology YAML (topo_xml.h). */
 #include "topo_xml.h"
+#include "xml.h"
 
 #include <ctype.h>
-#include <expat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define XML_MAX_NODES 200000
-#define XML_MAX_DEPTH 64
 #define XML_MAX_GPUS 1024
-
-/* ---- the document: elements with their attributes and positions ---- */
-
-struct xnode {
-	const char *name;
-	const char **attr;          /* key, value, ..., NULL */
-	int line, col;
-	int parent, child, next;    /* indices, -1 none */
-};
-
-struct xdoc {
-	struct ccs_arena a;
-	struct xnode *n;
-	size_t nn, cap;
-	int cur, last_child_of_cur, depth, err;
-	XML_Parser p;
-};
-
-static int add_node(struct xdoc *x, const char *name, const char **atts)
-{
-	if (x->nn >= XML_MAX_NODES || x->depth >= XML_MAX_DEPTH)
-		return -1;
-	if (ccs_grow(&x->n, &x->cap, x->nn + 1, sizeof *x->n))
-		return -2;
-	int na = 0;
-	while (atts[na])
-		na++;
-	const char **at = ccs_arena_alloc(&x->a, (size_t)(na + 1) * sizeof *at);
-	const char *nm = ccs_arena_strdup(&x->a, name);
-	if (!at || !nm)
-		return -2;
-	for (int i = 0; i < na; i++)
-		if (!(at[i] = ccs_arena_strdup(&x->a, atts[i])))
-			return -2;
-	at[na] = NULL;
-	int id = (int)x->nn++;
-	struct xnode *e = &x->n[id];
-	e->name = nm;
-	e->attr = at;
-	e->line = (int)XML_GetCurrentLineNumber(x->p);
-	e->col = (int)XML_GetCurrentColumnNumber(x->p) + 1;
-	e->parent = x->cur;
-	e->child = e->next = -1;
-	if (x->cur >= 0) {
-		/* append: walk to the last child (children are few) */
-		int *slot = &x->n[x->cur].child;
-		while (*slot >= 0)
-			slot = &x->n[*slot].next;
-		*slot = id;
-	}
-	x->cur = id;
-	x->depth++;
-	return 0;
-}
-
-static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
-{
-	struct xdoc *x = ud;
-	if (x->err)
-		return;
-	int rc = add_node(x, name, atts);
-	if (rc) {
-		x->err = rc;
-		XML_StopParser(x->p, XML_FALSE);
-	}
-}
-
-static void XMLCALL on_end(void *ud, const XML_Char *name)
-{
-	struct xdoc *x = ud;
-	(void)name;
-	if (x->err || x->cur < 0)
-		return;
-	x->cur = x->n[x->cur].parent;
-	x->depth--;
-}
-
-static const char *attr(const struct xnode *e, const char *k)
-{
-	for (int i = 0; e->attr[i]; i += 2)
-		if (!strcmp(e->attr[i], k))
-			return e->attr[i + 1];
-	return NULL;
-}
 
 /* ---- output ---- */
 
@@ -158,7 +71,7 @@ struct gpu_rec {
 
 struct conv {
 	const char *name;
-	struct xdoc *x;
+	const struct ccs_xml *x;
 	struct out *o;
 	struct ccs_diag *d;
 	struct gpu_rec gpu[XML_MAX_GPUS];
@@ -169,8 +82,8 @@ struct conv {
 	int nswt;
 };
 
-static int at(struct conv *v, const struct xnode *e, const char *fmt, ...) CCS_PRINTF(3, 4);
-static int at(struct conv *v, const struct xnode *e, const char *fmt, ...)
+static int at(struct conv *v, const struct ccs_xml_node *e, const char *fmt, ...) CCS_PRINTF(3, 4);
+static int at(struct conv *v, const struct ccs_xml_node *e, const char *fmt, ...)
 {
 	char buf[600];
 	va_list ap;
@@ -196,9 +109,9 @@ static void link_put(struct conv *v, const char *fmt, ...)
 
 /* A whole number attribute k of e into *out (dflt when absent, -1 dflt:
  * required); CCS_EINPUT after a message. */
-static int num(struct conv *v, const struct xnode *e, const char *k, long dflt, long *out)
+static int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long dflt, long *out)
 {
-	const char *s = attr(e, k);
+	const char *s = ccs_xml_attr(e, k);
 	if (!s) {
 		if (dflt < 0)
 			return at(v, e, "needs '%s'", k);
@@ -214,9 +127,9 @@ static int num(struct conv *v, const struct xnode *e, const char *k, long dflt, 
 }
 
 /* The PCIe link of pci element e, from child to parent, as YAML. */
-static int pcie_link(struct conv *v, const struct xnode *e, const char *child, const char *parent)
+static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *child, const char *parent)
 {
-	const char *sp = attr(e, "link_speed"), *w = attr(e, "link_width");
+	const char *sp = ccs_xml_attr(e, "link_speed"), *w = ccs_xml_attr(e, "link_width");
 	static const double gts[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
 	int gen = 0;
 	if (sp) {
@@ -262,11 +175,11 @@ static void gpu_kind(int sm, const char **model, const char **arch, const char *
 static int walk_pci(struct conv *v, int id, const char *parent, int depth);
 
 /* A <gpu> under pci element e. */
-static int add_gpu(struct conv *v, const struct xnode *e, const struct xnode *g, const char *parent)
+static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *g, const char *parent)
 {
 	long dev, sm;
-	if (attr(g, "gcn"))
-		return at(v, g, "an AMD GPU (gcn %s, from RCCL): AMD GPUs and xGMI are not modelled yet", attr(g, "gcn"));
+	if (ccs_xml_attr(g, "gcn"))
+		return at(v, g, "an AMD GPU (gcn %s, from RCCL): AMD GPUs and xGMI are not modelled yet", ccs_xml_attr(g, "gcn"));
 	CCS_TRY(num(v, g, "dev", -1, &dev));
 	CCS_TRY(num(v, g, "sm", -1, &sm));
 	if (v->ngpu >= XML_MAX_GPUS)
@@ -277,7 +190,7 @@ static int add_gpu(struct conv *v, const struct xnode *e, const struct xnode *g,
 	struct gpu_rec *r = &v->gpu[v->ngpu++];
 	r->dev = (int)dev;
 	r->sm = (int)sm;
-	r->busid = attr(e, "busid");
+	r->busid = ccs_xml_attr(e, "busid");
 	r->node = (int)(g - v->x->n);
 	const char *model, *arch, *mem;
 	gpu_kind((int)sm, &model, &arch, &mem);
@@ -297,18 +210,18 @@ static int add_gpu(struct conv *v, const struct xnode *e, const struct xnode *g,
 }
 
 /* The <net>s of a <nic> (under pci element e, or e NULL: under a CPU). */
-static int add_nic(struct conv *v, const struct xnode *e, const struct xnode *nic, const char *parent)
+static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *nic, const char *parent)
 {
 	long cls = 0;
-	if (e && attr(e, "class"))
-		cls = strtol(attr(e, "class"), NULL, 16);
+	if (e && ccs_xml_attr(e, "class"))
+		cls = strtol(ccs_xml_attr(e, "class"), NULL, 16);
 	for (int c = nic->child; c >= 0; c = v->x->n[c].next) {
-		const struct xnode *n = &v->x->n[c];
+		const struct ccs_xml_node *n = &v->x->n[c];
 		if (strcmp(n->name, "net"))
 			continue;
 		long speed;
 		CCS_TRY(num(v, n, "speed", 0, &speed));
-		const char *nname = attr(n, "name");
+		const char *nname = ccs_xml_attr(n, "name");
 		if (!speed) {
 			warn(v->o, "line %d: net %s has no speed: taken as 100 Gb/s", n->line, nname ? nname : "?");
 			speed = 100000;
@@ -316,7 +229,7 @@ static int add_nic(struct conv *v, const struct xnode *e, const struct xnode *ni
 		char nm[32];
 		snprintf(nm, sizeof nm, "nic%d", v->nnic++);
 		put(v->o, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm, nname ? nname : "NIC",
-		    speed / 1000, e && attr(e, "busid") ? attr(e, "busid") : "no PCI path");
+		    speed / 1000, e && ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "no PCI path");
 		if ((cls >> 8) == 0x0207)
 			v->ib++;
 		else if (nname && !strncmp(nname, "mlx5", 4))
@@ -335,7 +248,7 @@ static int add_nic(struct conv *v, const struct xnode *e, const struct xnode *ni
 }
 
 /* Whether element id has a gpu, nic or pci below it. */
-static int has_devices(const struct xdoc *x, int id)
+static int has_devices(const struct ccs_xml *x, int id)
 {
 	for (int c = x->n[id].child; c >= 0; c = x->n[c].next)
 		if (!strcmp(x->n[c].name, "gpu") || !strcmp(x->n[c].name, "nic") ||
@@ -346,9 +259,9 @@ static int has_devices(const struct xdoc *x, int id)
 
 static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 {
-	const struct xnode *e = &v->x->n[id];
+	const struct ccs_xml_node *e = &v->x->n[id];
 	for (int c = e->child; c >= 0; c = v->x->n[c].next) {
-		const struct xnode *k = &v->x->n[c];
+		const struct ccs_xml_node *k = &v->x->n[c];
 		if (!strcmp(k->name, "gpu"))
 			return add_gpu(v, e, k, parent);
 		if (!strcmp(k->name, "nic"))
@@ -358,7 +271,7 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 		return CCS_OK;      /* NVSwitches, storage, other bridges */
 	char nm[32];
 	snprintf(nm, sizeof nm, "pcisw%d", v->nsw++);
-	put(v->o, "    - {name: %s, type: pcie_switch}   # %s\n", nm, attr(e, "busid") ? attr(e, "busid") : "?");
+	put(v->o, "    - {name: %s, type: pcie_switch}   # %s\n", nm, ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "?");
 	CCS_TRY(pcie_link(v, e, nm, parent));
 	for (int c = e->child; c >= 0; c = v->x->n[c].next)
 		if (!strcmp(v->x->n[c].name, "pci"))
@@ -367,10 +280,10 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 }
 
 /* Two sockets joined as the shipped presets join them (topo_xml.h). */
-static void socket_link(struct conv *v, const struct xnode *cpu, int a, int b)
+static void socket_link(struct conv *v, const struct ccs_xml_node *cpu, int a, int b)
 {
-	const char *vendor = attr(cpu, "vendor");
-	long model = attr(cpu, "modelid") ? strtol(attr(cpu, "modelid"), NULL, 0) : 0;
+	const char *vendor = ccs_xml_attr(cpu, "vendor");
+	long model = ccs_xml_attr(cpu, "modelid") ? strtol(ccs_xml_attr(cpu, "modelid"), NULL, 0) : 0;
 	if (vendor && !strcmp(vendor, "AuthenticAMD"))
 		link_put(v, "    - {from: cpu%d, to: cpu%d, type: xgmi, lanes: 4, lane_bandwidth: 36GB/s}\n", a, b);
 	else if (vendor && !strcmp(vendor, "GenuineIntel"))
@@ -387,16 +300,16 @@ static void socket_link(struct conv *v, const struct xnode *cpu, int a, int b)
 static int nvlinks(struct conv *v)
 {
 	for (int i = 0; i < v->ngpu; i++) {
-		const struct xnode *g = &v->x->n[v->gpu[i].node];
+		const struct ccs_xml_node *g = &v->x->n[v->gpu[i].node];
 		for (int c = g->child; c >= 0; c = v->x->n[c].next) {
-			const struct xnode *l = &v->x->n[c];
+			const struct ccs_xml_node *l = &v->x->n[c];
 			if (strcmp(l->name, "nvlink"))
 				continue;
 			long count, tclass = 0;
 			CCS_TRY(num(v, l, "count", 1, &count));
-			if (attr(l, "tclass"))
-				tclass = strtol(attr(l, "tclass"), NULL, 16);
-			const char *tgt = attr(l, "target");
+			if (ccs_xml_attr(l, "tclass"))
+				tclass = strtol(ccs_xml_attr(l, "tclass"), NULL, 16);
+			const char *tgt = ccs_xml_attr(l, "target");
 			if ((tclass >> 8) == 0x0680) {
 				v->gpu[i].sw_links += (int)count;
 				int seen = 0;
@@ -462,8 +375,8 @@ static void sections(struct conv *v)
 
 static int convert(struct conv *v)
 {
-	const struct xdoc *x = v->x;
-	const struct xnode *root = &x->n[0];
+	const struct ccs_xml *x = v->x;
+	const struct ccs_xml_node *root = &x->n[0];
 	if (strcmp(root->name, "system"))
 		return at(v, root, "not an NCCL topology dump: the root is <%s>, expected <system>%s", root->name,
 		          !strcmp(root->name, "graphs") ? " (this is NCCL's graph dump, NCCL_GRAPH_DUMP_FILE; the topology "
@@ -478,9 +391,9 @@ static int convert(struct conv *v)
 	put(v->o, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", base);
 	put(v->o, "name: %s\nnodes: 1\nnode:\n  devices:\n", k ? nm : "imported");
 	int ncpu = 0, cpu_ids[16];
-	const struct xnode *cpus[16];
+	const struct ccs_xml_node *cpus[16];
 	for (int c = root->child; c >= 0; c = x->n[c].next) {
-		const struct xnode *e = &x->n[c];
+		const struct ccs_xml_node *e = &x->n[c];
 		if (strcmp(e->name, "cpu"))
 			continue;
 		long id;
@@ -525,32 +438,10 @@ int ccs_topo_xml_is(const char *text, size_t len)
 int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yaml, char **warnings, struct ccs_diag *d)
 {
 	*yaml = *warnings = NULL;
-	struct xdoc x;
-	memset(&x, 0, sizeof x);
-	ccs_arena_init(&x.a);
-	x.cur = -1;
-	x.p = XML_ParserCreate(NULL);
-	if (!x.p) {
-		ccs_arena_release(&x.a);
-		return CCS_ENOMEM;
-	}
-	XML_SetUserData(x.p, &x);
-	XML_SetElementHandler(x.p, on_start, on_end);
-	int rc = CCS_OK;
-	if (XML_Parse(x.p, text, (int)(len > 0x7fffffff ? 0x7fffffff : len), XML_TRUE) == XML_STATUS_ERROR || x.err) {
-		int line = (int)XML_GetCurrentLineNumber(x.p), col = (int)XML_GetCurrentColumnNumber(x.p) + 1;
-		if (x.err == -2)
-			rc = CCS_ENOMEM;
-		else if (x.err == -1)
-			rc = ccs_diag_msg(d, "%s:%d:%d: more than %d elements or deeper than %d", name, line, col, XML_MAX_NODES,
-			                  XML_MAX_DEPTH);
-		else
-			rc = ccs_diag_msg(d, "%s:%d:%d: not well-formed XML: %s", name, line, col,
-			                  XML_ErrorString(XML_GetErrorCode(x.p)));
-	} else if (!x.nn) {
-		rc = ccs_diag_msg(d, "%s:1:1: an empty XML document", name);
-	}
-	XML_ParserFree(x.p);
+	struct ccs_xml x;
+	int rc = ccs_xml_parse(name, text, len, &x, d);
+	if (rc)
+		return rc;
 	struct out o;
 	memset(&o, 0, sizeof o);
 	struct conv *v = rc ? NULL : ccs_calloc(1, sizeof *v);
@@ -564,8 +455,7 @@ int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yam
 		rc = convert(v);
 	}
 	ccs_free(v);
-	ccs_free(x.n);
-	ccs_arena_release(&x.a);
+	ccs_xml_release(&x);
 	if (!rc && o.oom)
 		rc = CCS_ENOMEM;
 	if (rc) {
