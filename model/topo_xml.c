@@ -427,14 +427,6 @@ static int convert(struct conv *v)
 	return v->o->oom ? CCS_ENOMEM : CCS_OK;
 }
 
-int ccs_topo_xml_is(const char *text, size_t len)
-{
-	size_t i = 0;
-	while (i < len && isspace((unsigned char)text[i]))
-		i++;
-	return i < len && text[i] == '<';
-}
-
 int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yaml, char **warnings, struct ccs_diag *d)
 {
 	*yaml = *warnings = NULL;

@@ -39,9 +39,6 @@
 
 #include <stddef.h>
 
-/* Whether text (its first non-blank byte) looks like XML. */
-int ccs_topo_xml_is(const char *text, size_t len);
-
 /* The dump text[0..len) named name as YAML: *yaml (ccs_malloc'd, NUL-ended,
  * the caller's to ccs_free), *warn the warnings joined by "; " ("" none,
  * ccs_malloc'd too).  CCS_EINPUT with d set at name:line:col (malformed XML,

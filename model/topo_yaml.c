@@ -5,6 +5,7 @@
 #include "fault.h"
 #include "nccl_tables.h"
 #include "topo_xml.h"
+#include "xml.h"
 #include "ytree.h"
 #include "topo_gen.h"
 #include "topo_names.h"
@@ -784,7 +785,7 @@ int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct c
 			ccs_diag_msg(diag, "%s: out of memory", path);
 		return rc;
 	}
-	if (!ccs_topo_xml_is(buf, len)) {
+	if (!ccs_xml_is(buf, len)) {
 		rc = ccs_topo_load_buf(path, buf, len, sets, nsets, out, diag);
 		ccs_free(buf);
 		return rc;

@@ -2,6 +2,7 @@
 ** file that includes <expat.h>. */
 #include "xml.h"
 
+#include <ctype.h>
 #include <expat.h>
 #include <string.h>
 
@@ -117,4 +118,12 @@ const char *ccs_xml_attr(const struct ccs_xml_node *e, const char *k)
 		if (!strcmp(e->attr[i], k))
 			return e->attr[i + 1];
 	return NULL;
+}
+
+int ccs_xml_is(const char *text, size_t len)
+{
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)text[i]))
+		i++;
+	return i < len && text[i] == '<';
 }

@@ -33,6 +33,8 @@ struct ccs_xml {
  * well-formed, empty, too big), CCS_ENOMEM; nothing to release then. */
 int  ccs_xml_parse(const char *name, const char *text, size_t len, struct ccs_xml *x, struct ccs_diag *d);
 void ccs_xml_release(struct ccs_xml *x);
+/* Whether text (its first non-blank byte) looks like XML. */
+int ccs_xml_is(const char *text, size_t len);
 /* The value of attribute k of e, NULL when absent. */
 const char *ccs_xml_attr(const struct ccs_xml_node *e, const char *k);
 

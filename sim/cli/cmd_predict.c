@@ -312,7 +312,7 @@ static int schedules(struct req *rq)
 		fprintf(stderr, "%s: --schedule runs the ops the files list; -c, -a, -p and --concurrent do not apply\n", me);
 		return 2;
 	}
-	return ccs_simrow_schedules(me, spray_k, rq->topo, &rq->sets, rq->nranks, rq->ppn, rq->sched_path, rq->nsched, rq->links, rq->trace_path);
+	return ccs_simrow_schedules(me, spray_k, rq->topo, &rq->sets, rq->nranks, rq->ppn, rq->sched_path, rq->nsched, (double)rq->minb, rq->links, rq->trace_path);
 }
 
 /* Names, format and sizes, checked before anything loads: 0, or -1 after a

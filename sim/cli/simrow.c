@@ -64,7 +64,7 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 
 /* Load every schedule file for comm; *maxr gets the most ranks any
  * declares.  The parts are released on failure. */
-static int load_parts(const char *const *paths, int npaths, const struct ccs_comm *comm, struct ccs_sched *parts,
+static int load_parts(const char *const *paths, int npaths, const struct ccs_comm *comm, double bytes, struct ccs_sched *parts,
                       int *maxr)
 {
 	struct ccs_diag diag;
@@ -72,7 +72,7 @@ static int load_parts(const char *const *paths, int npaths, const struct ccs_com
 	for (int j = 0; j < npaths; j++) {
 		int r = 0;
 		memset(&diag, 0, sizeof diag);
-		if (ccs_sched_load(paths[j], comm, &parts[j], &r, &diag)) {
+		if (ccs_sched_load(paths[j], comm, bytes, &parts[j], &r, &diag)) {
 			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
 			for (int k = 0; k < j; k++)
 				ccs_sched_release(&parts[k]);
@@ -91,14 +91,14 @@ static int load_parts(const char *const *paths, int npaths, const struct ccs_com
  * file declares, or -n), with that communicator's hop latencies: 0, or -1
  * after a message with nothing left loaded (comm may be built). */
 static int load_on_comm(const char *me, const struct ccs_topo *t, int nranks, int ppn, const char *const *paths,
-                        int npaths, struct ccs_comm *comm, struct ccs_sched *parts)
+                        int npaths, double bytes, struct ccs_comm *comm, struct ccs_sched *parts)
 {
 	int ranks = 0, loaded = 0;
 	const char *what = npaths == 1 ? paths[0] : "the schedules";
 	const char *has = npaths == 1 ? "the schedule has" : "they use up to";
 	if (ccs_args_comm(me, t, nranks, ppn, comm))
 		goto fail;
-	if (load_parts(paths, npaths, comm, parts, &ranks))
+	if (load_parts(paths, npaths, comm, bytes, parts, &ranks))
 		return -1;
 	loaded = 1;
 	if (ranks > comm->n) {
@@ -119,7 +119,7 @@ static int load_on_comm(const char *me, const struct ccs_topo *t, int nranks, in
 		memset(comm, 0, sizeof *comm);
 		if (ccs_args_comm(me, t, ranks, ppn, comm))
 			goto fail;
-		if (load_parts(paths, npaths, comm, parts, &ranks))
+		if (load_parts(paths, npaths, comm, bytes, parts, &ranks))
 			return -1;
 		loaded = 1;
 	}
@@ -131,7 +131,7 @@ fail:
 }
 
 int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, const struct ccs_args_sets *sets, int nranks,
-                         int ppn, const char *const *paths, int npaths, int links, const char *trace_path)
+                         int ppn, const char *const *paths, int npaths, double bytes, int links, const char *trace_path)
 {
 	struct ccs_topo *t = NULL;
 	struct ccs_comm comm;
@@ -145,7 +145,7 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	const char *what = npaths == 1 ? paths[0] : "the schedules";
 	if (ccs_args_topo(NULL, topo, sets, &t))
 		goto out;
-	if (load_on_comm(me, t, nranks, ppn, paths, npaths, &comm, parts))
+	if (load_on_comm(me, t, nranks, ppn, paths, npaths, bytes, &comm, parts))
 		goto out;
 	if (npaths == 1)
 		s = parts[0];

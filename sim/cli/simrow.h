@@ -32,6 +32,6 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
                    int proto, int channels, int copies, int flags, struct ccs_simrow_row *rw, struct ccs_flows **keep,
                    const char *trace_path);
 int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, const struct ccs_args_sets *sets, int nranks,
-                         int ppn, const char *const *paths, int npaths, int links, const char *trace_path);
+                         int ppn, const char *const *paths, int npaths, double bytes, int links, const char *trace_path);
 
 #endif

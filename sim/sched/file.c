@@ -20,6 +20,7 @@
 #include "sched.h"
 
 #include "../../model/nccl_tables.h"
+#include "../../model/xml.h"
 #include "../../model/ytree.h"
 
 #include <stdio.h>
@@ -46,6 +47,7 @@ struct ld {
 	long nr;                    /* ranks it declares */
 	struct ccs_dag *dag;
 	char msg[512];
+	char src[1100];             /* the source name of an MSCCL file's YAML */
 };
 
 /* A send's peer, bytes and default latency (the model's hop for the route),
@@ -274,7 +276,39 @@ static int install(struct ld *L, struct ccs_sched *s)
 	return rc;
 }
 
-int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
+/* The file's tree: its YAML, or its MSCCL XML as YAML (msccl.c), named so
+ * that a message about the YAML is not taken for one about the XML's lines. */
+static int load_root(struct ld *L, const char *path, double bytes, struct ccs_diag *diag, struct ccs_ynode **root)
+{
+	memset(&L->d, 0, sizeof L->d);
+	ccs_arena_init(&L->d.own);
+	L->d.a = &L->d.own;
+	L->d.diag = diag;
+	char *buf;
+	size_t len;
+	CCS_TRY(ccs_ytree_read_file(&L->d, path, NULL, &buf, &len));
+	const char *name = path;
+	if (ccs_xml_is(buf, len)) {
+		char *yaml;
+		int rc = ccs_sched_msccl_yaml(path, buf, len, bytes, &yaml, diag);
+		ccs_free(buf);
+		if (rc)
+			return rc;
+		buf = yaml;
+		len = strlen(yaml);
+		snprintf(L->src, sizeof L->src, "%s (as schedule YAML)", path);
+		name = L->src;
+	}
+	int src, rc = ccs_ytree_add_src(&L->d, name, &src);
+	if (!rc) {
+		L->d.cur = src;
+		rc = ccs_ytree_parse(&L->d, buf, len, root);
+	}
+	ccs_free(buf);
+	return rc;
+}
+
+int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
                    struct ccs_diag *diag)
 {
 	static const char *const top_keys[] = { "name", "description", "ranks", "ops" };
@@ -283,7 +317,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched 
 	L->c = c;
 	memset(s, 0, sizeof *s);
 	struct ccs_ynode *root = NULL;
-	int rc = ccs_ytree_load(&L->d, path, diag, &root);
+	int rc = load_root(L, path, bytes, diag, &root);
 	if (rc)
 		goto out;
 	if ((rc = ccs_ytree_keys(&L->d, root, top_keys, 4, "the schedule")) ||

@@ -149,13 +149,19 @@ int  ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int 
  * and return CCS_ENOMEM or CCS_EINTERNAL (a limit broken: a bug). */
 int  ccs_dag_take(struct ccs_dag **d, struct ccs_sched *s, const char **why);
 
-/* Load a schedule written as YAML (sim/sched/file.c, docs/simulator.md)
- * for communicator c (hop latencies, memory bandwidth); *ranks gets the
+/* Load a schedule written as YAML (sim/sched/file.c, docs/simulator.md),
+ * or an MSCCL algorithm's XML moving bytes (msccl.c), for communicator c
+ * (hop latencies, memory bandwidth); *ranks gets the
  * ranks it declares.  CCS_EINPUT with "file:line:col: why" in diag on any
  * error, before anything runs. */
 struct ccs_diag;
-int ccs_sched_load(const char *path, const struct ccs_comm *c, struct ccs_sched *s, int *ranks,
+int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
                    struct ccs_diag *diag);
+/* An MSCCL algorithm's XML (sim/sched/msccl.c) as schedule YAML for a run
+ * of bytes (its chunks: bytes / nchunksperloop); ccs_sched_load takes a
+ * path to one as it takes YAML.  *yaml is the caller's to ccs_free. */
+int ccs_sched_msccl_yaml(const char *name, const char *text, size_t len, double bytes, char **yaml,
+                         struct ccs_diag *d);
 
 /* Run the k schedules in parts as one, all starting at time 0 (op j of
  * part p becomes op offset(p) + j).  Takes the parts over (they are

@@ -65,7 +65,7 @@ static void sweep_sim(void)
 		struct ccs_sched s;
 		int ranks;
 		ccs_alloc_fail_at(n);
-		int rc = ccs_sched_load("scenarios/incast-2node.yaml", &c, &s, &ranks, &d);
+		int rc = ccs_sched_load("scenarios/incast-2node.yaml", &c, 0, &s, &ranks, &d);
 		if (rc == CCS_ENOMEM && !strstr(d.msg, "out of memory")) {
 			fprintf(stderr, "sim fail at %ld: message '%s'\n", n, d.msg);
 			bad++;
