@@ -180,5 +180,33 @@ if [ -x benches/ccsim-bench-cuda ]; then has "no CUDA device"; fi
 if [ -x benches/ccsim-bench-rdma ]; then has "no RDMA device"; fi
 has "nothing stored"
 
+# ---- check across sweeps and kinds of run (ck.db) ----
+# The baseline sweeps powers of 2, the newest run powers of 3: busbw is
+# compared at the newest's sizes, the baseline interpolated between its own;
+# 'previous' passes over the perftest-only run in between (nothing in
+# common); a first run, or nothing in common, still writes JUnit, in error.
+synth >pow2.log
+expect 0 "ingest powers of 2" -- "$C" calibrate ingest pow2.log --db ck.db --host box
+expect 0 "ingest a perftest run" -- "$C" calibrate ingest "$D/perftest-write-bw-sweep.log" --db ck.db --host box
+expect 1 "check a first run" -- "$C" calibrate check --db ck.db --run 1 --baseline previous --junit first.xml
+has "run 1 is the first of host box"
+grep -q '<error type="nothing compared" message="run 1 is the first of host box' first.xml && ok || bad "JUnit of a first run"
+synth -f 3 >pow3.log
+expect 0 "ingest powers of 3" -- "$C" calibrate ingest pow3.log --db ck.db --host box
+expect 0 "check powers of 3 against powers of 2" -- "$C" calibrate check --db ck.db --baseline previous --junit pow.xml
+has "run 3 (box,"
+has "against baseline run 1 (box,"
+has "allreduce/8 oop float busbw (interp.)"
+has " 0 regressions beyond 5.0%"
+grep -q '<testsuites tests="[1-9][0-9]*" failures="0" errors="0">' pow.xml && ok || bad "JUnit of an interpolated check"
+synth -f 3 --set model.efficiency.nvlink=0.6 >pow3slow.log
+expect 0 "ingest slower powers of 3" -- "$C" calibrate ingest pow3slow.log --db ck.db --host box
+expect 1 "check slower powers of 3 against powers of 2" -- "$C" calibrate check --db ck.db --baseline 1
+has "(interp.)"
+has "REGRESSION"
+expect 1 "check against the perftest run" -- "$C" calibrate check --db ck.db --baseline 2 --junit none.xml
+has "nothing in common"
+grep -q 'errors="1"' none.xml && ok || bad "JUnit when nothing is compared"
+
 echo "calib: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

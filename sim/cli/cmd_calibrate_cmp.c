@@ -58,17 +58,59 @@ static int judge(double base, double cur, int higher_better, double tol, int sig
 	return 0;
 }
 
-/* nccl-tests rows: busbw per collective, variant, ranks and size. */
+/* Whether a and b are rows of one nccl-tests series (collective, variant,
+ * ranks). */
+static int same_series(const struct ccs_meas *a, const struct ccs_meas *b)
+{
+	return !strcmp(a->source, "nccl-tests") && !strcmp(b->source, "nccl-tests") && !strcmp(a->name, b->name) &&
+	       !strcmp(a->variant, b->variant) && a->ranks == b->ranks;
+}
+
+/* The baseline's time at row b's size: its own row at that size, or
+ * interpolated between the two rows around it, log-linear in size (busbw
+ * changes smoothly with size between a sweep's points); 0 when the
+ * baseline has no rows around it.  *interp tells which. */
+static double base_time_at(const struct ccs_meas *a, size_t na, const struct ccs_meas *b, int *interp, double *rlo,
+                           double *rhi)
+{
+	const struct ccs_meas *lo = NULL, *hi = NULL;
+	*interp = 0;
+	for (size_t i = 0; i < na; i++) {
+		if (!same_series(&a[i], b) || !(a[i].median_s > 0))
+			continue;
+		if (a[i].size == b->size)
+			return a[i].median_s;
+		if (a[i].size < b->size && (!lo || a[i].size > lo->size))
+			lo = &a[i];
+		if (a[i].size > b->size && (!hi || a[i].size < hi->size))
+			hi = &a[i];
+	}
+	if (!lo || !hi)
+		return 0;
+	/* rate = size / time, interpolated in log size and log rate */
+	double x = log((double)b->size), x0 = log((double)lo->size), x1 = log((double)hi->size);
+	double r0 = log((double)lo->size / lo->median_s), r1 = log((double)hi->size / hi->median_s);
+	double r = r0 + (r1 - r0) * (x - x0) / (x1 - x0);
+	*interp = 1;
+	*rlo = exp(r0);
+	*rhi = exp(r1);
+	return (double)b->size / exp(r);
+}
+
+/* nccl-tests rows: busbw per collective, variant, ranks and size, the
+ * baseline interpolated where its sweep has other sizes. */
 static int compare_rows(const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb, double tol,
                         struct cmps *out)
 {
 	for (size_t j = 0; j < nb; j++) {
-		if (strcmp(b[j].source, "nccl-tests"))
+		if (strcmp(b[j].source, "nccl-tests") || !(b[j].median_s > 0))
 			continue;
-		for (size_t i = 0; i < na; i++) {
-			if (strcmp(a[i].source, "nccl-tests") || a[i].size != b[j].size || strcmp(a[i].name, b[j].name) ||
-			    strcmp(a[i].variant, b[j].variant) || a[i].ranks != b[j].ranks)
-				continue;
+		int interp;
+		double rlo = 0, rhi = 0;
+		double ta = base_time_at(a, na, &b[j], &interp, &rlo, &rhi);
+		if (!(ta > 0))
+			continue;
+		{
 			struct cmp c;
 			memset(&c, 0, sizeof c);
 			snprintf(c.cls, sizeof c.cls, "nccl-tests");
@@ -83,14 +125,23 @@ static int compare_rows(const struct ccs_meas *a, size_t na, const struct ccs_me
 			double fct = b[j].ranks && coll >= 0 ? ccs_busbw_factor(coll, b[j].ranks) : 1;
 			if (!b[j].ranks || coll < 0)
 				memcpy(c.what + strlen(c.what) - 5, "algbw", 5);
-			c.base = (double)a[i].size / a[i].median_s * fct / 1e9;
+			if (interp && strlen(c.what) + 11 < sizeof c.what)
+				strcat(c.what, " (interp.)");
+			c.base = (double)b[j].size / ta * fct / 1e9;
 			c.cur = (double)b[j].size / b[j].median_s * fct / 1e9;
 			snprintf(c.unit, sizeof c.unit, "GB/s");
 			c.higher_better = 1;
 			c.verdict = c.base > 0 && c.cur > 0 ? judge(c.base, c.cur, 1, tol, 1) : 0;
+			/* between two sizes of the baseline a protocol or algorithm
+			 * switch can bend the curve: a regression is a rate below
+			 * both neighbours', an improvement one above both */
+			if (interp && c.verdict) {
+				double r = (double)b[j].size / b[j].median_s;
+				double lo = rlo < rhi ? rlo : rhi, hi = rlo < rhi ? rhi : rlo;
+				c.verdict = c.verdict > 0 ? judge(lo, r, 1, tol, 1) > 0 : -(judge(hi, r, 1, tol, 1) < 0);
+			}
 			if (cmp_push(out, &c))
 				return -1;
-			break;
 		}
 	}
 	return 0;
@@ -170,8 +221,10 @@ static void xml_escape(FILE *f, const char *s)
 	}
 }
 
+/* The JUnit file: one test case per comparison, or, with err, one test case
+ * in error saying why nothing was compared (base may then be NULL). */
 static int write_junit(const char *path, const struct cmps *c, const struct ccs_run_info *base,
-                       const struct ccs_run_info *cur, double tol)
+                       const struct ccs_run_info *cur, double tol, const char *err)
 {
 	char tmp[1100];
 	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -183,15 +236,26 @@ static int write_junit(const char *path, const struct cmps *c, const struct ccs_
 	size_t fails = 0;
 	for (size_t i = 0; i < c->n; i++)
 		fails += c->v[i].verdict == 1;
+	size_t tests = err ? 1 : c->n;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<testsuites tests=\"%zu\" failures=\"%zu\">\n", c->n, fails);
-	fprintf(f, "  <testsuite name=\"ccsim calibrate check: run %lld vs run %lld\" tests=\"%zu\" failures=\"%zu\""
-	           " errors=\"0\" skipped=\"0\" timestamp=\"", (long long)cur->id, (long long)base->id, c->n, fails);
+	fprintf(f, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n", tests, fails, err ? 1 : 0);
+	if (base)
+		fprintf(f, "  <testsuite name=\"ccsim calibrate check: run %lld vs run %lld\"", (long long)cur->id,
+		        (long long)base->id);
+	else
+		fprintf(f, "  <testsuite name=\"ccsim calibrate check: run %lld\"", (long long)cur->id);
+	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%d\" skipped=\"0\" timestamp=\"", tests, fails, err ? 1 : 0);
 	xml_escape(f, cur->created);
 	fprintf(f, "\" hostname=\"");
 	xml_escape(f, cur->host);
 	fprintf(f, "\">\n");
-	for (size_t i = 0; i < c->n; i++) {
+	if (err) {
+		fprintf(f, "    <testcase classname=\"calibrate\" name=\"baseline comparison\" time=\"0\">\n"
+		           "      <error type=\"nothing compared\" message=\"");
+		xml_escape(f, err);
+		fprintf(f, "\"/>\n    </testcase>\n");
+	}
+	for (size_t i = 0; !err && i < c->n; i++) {
 		const struct cmp *x = &c->v[i];
 		fprintf(f, "    <testcase classname=\"");
 		xml_escape(f, x->cls);
@@ -228,17 +292,7 @@ static int pick_runs(const struct ccs_runs_opts *o, int check, const struct ccs_
 		if (*ib < 0)
 			return -1;
 		if (!strcmp(o->baseline, "previous")) {
-			*ia = -1;
-			for (long i = *ib - 1; i >= 0; i--)
-				if (!strcmp(runs[i].host, runs[*ib].host)) {
-					*ia = i;
-					break;
-				}
-			if (*ia < 0) {
-				fprintf(stderr, "%s check: run %lld is the first of host %s; no previous run to compare with\n", ME,
-				        (long long)runs[*ib].id, runs[*ib].host);
-				return -1;
-			}
+			*ia = -2;       /* the newest earlier run of the host with something in common */
 		} else {
 			long long id;
 			if (ccs_runs_parse_arg(o->baseline, &id) || (*ia = ccs_runs_find(runs, nr, id, "--baseline")) < 0)
@@ -294,29 +348,56 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 	struct cmps c;
 	memset(&c, 0, sizeof c);
 	int rc = 1;
+	char why[400] = "";
 	if (ccs_runs_load(s, &runs, &nr))
 		goto out;
 	long ia, ib;
 	if (pick_runs(o, check, runs, nr, &ia, &ib))
 		goto out;
-	if (ccs_runs_read_meas(s, runs[ia].id, &ma, &na) || ccs_runs_read_meas(s, runs[ib].id, &mb, &nb))
+	if (ccs_runs_read_meas(s, runs[ib].id, &mb, &nb))
 		goto out;
-	if (compare(ma, na, mb, nb, o->tol, &c)) {
-		fprintf(stderr, "%s %s: out of memory\n", ME, sub);
+	/* the baseline: the one named, or the newest earlier run of the same
+	 * host that has something in common with this one */
+	int searched = ia == -2, any = 0;
+	for (long i = searched ? ib - 1 : ia; i >= 0; i = searched ? i - 1 : -1) {
+		if (searched && strcmp(runs[i].host, runs[ib].host))
+			continue;
+		any = 1;
+		ccs_free(ma);
+		ma = NULL;
+		c.n = 0;
+		if (ccs_runs_read_meas(s, runs[i].id, &ma, &na))
+			goto out;
+		if (compare(ma, na, mb, nb, o->tol, &c)) {
+			fprintf(stderr, "%s %s: out of memory\n", ME, sub);
+			goto out;
+		}
+		ia = i;
+		if (c.n)
+			break;
+	}
+	if (searched && !any)
+		snprintf(why, sizeof why, "run %lld is the first of host %s; no previous run to compare with",
+		         (long long)runs[ib].id, runs[ib].host);
+	else if (!c.n && searched)
+		snprintf(why, sizeof why, "no earlier run of host %s has anything in common with run %lld (no shared "
+		         "collective and sizes, no shared fit)", runs[ib].host, (long long)runs[ib].id);
+	else if (!c.n)
+		snprintf(why, sizeof why, "the two runs have nothing in common to compare (no shared collective and sizes, "
+		         "no shared fit)");
+	if (why[0]) {
+		fprintf(stderr, "%s %s: %s\n", ME, sub, why);
+		if (check && o->junit)
+			write_junit(o->junit, &c, !searched && ia >= 0 ? &runs[ia] : NULL, &runs[ib], o->tol, why);
 		goto out;
 	}
 	printf("run %lld (%s, %s) against %s run %lld (%s, %s), tolerance %.1f%%\n", (long long)runs[ib].id,
 	       runs[ib].host, runs[ib].created, check ? "baseline" : "", (long long)runs[ia].id, runs[ia].host,
 	       runs[ia].created, 100 * o->tol);
-	if (!c.n) {
-		fprintf(stderr, "%s %s: the two runs have nothing in common to compare (no shared collective and size, no "
-		                "shared fit)\n", ME, sub);
-		goto out;
-	}
 	size_t bad = print_cmps(&c, o->tol);
 	if (ccs_args_flush())
 		goto out;
-	if (check && o->junit && write_junit(o->junit, &c, &runs[ia], &runs[ib], o->tol))
+	if (check && o->junit && write_junit(o->junit, &c, &runs[ia], &runs[ib], o->tol, NULL))
 		goto out;
 	rc = check && bad ? 1 : 0;
 out:
