@@ -193,6 +193,14 @@ static void test_as_saved(void)
 		CHECK(set.n == 4 && set.m[0].ranks == 8 && !strcmp(set.m[0].name, "allreduce"));
 		ccs_meas_set_release(&set);
 	}
+}
+
+/* The collective from the columns, or refused where they cannot tell. */
+static void test_from_columns(void)
+{
+	static char buf[8192];
+	struct ccs_nt_log l;
+	struct ccs_diag d;
 	/* without the command line: the columns (busbw / algbw 1.75, sum) */
 	wrap(buf, sizeof buf, run_ar, 1, "");
 	memset(&d, 0, sizeof d);
@@ -214,6 +222,18 @@ static void test_as_saved(void)
 	CHECK(ccs_ingest_text("saved/ag.txt", ag, strlen(ag), &set, &d) == CCS_EINPUT);
 	CHECK(strstr(d.msg, "saved/ag.txt:2:1: which collective?") && strstr(d.msg, "all_gather or alltoall"));
 	ccs_meas_set_release(&set);
+}
+
+/* Two runs in one file, a copy cut inside its last row, a crash log, a
+ * position behind a prefix. */
+static void test_odd_files(void)
+{
+	static char buf[8192];
+	struct ccs_nt_log l;
+	struct ccs_diag d;
+	struct ccs_meas_set set;
+	const char *ag = "# size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+	                 "   134217728       4194304     float    none      -1   480.5  279.33  244.41      0   479.9  279.68  244.72      0\n";
 	/* two runs in one file: each table its own collective and ranks */
 	size_t o = 0;
 	o += (size_t)snprintf(buf + o, sizeof buf - o, "# Collective test starting: all_reduce_perf\n");
@@ -259,6 +279,8 @@ int main(void)
 {
 	test_nccltests();
 	test_as_saved();
+	test_from_columns();
+	test_odd_files();
 	test_perftest();
 	return CHECK_DONE("test_ingest");
 }

@@ -664,6 +664,35 @@ static void write_logo(FILE *out, const struct result *res, char *const *lines, 
 	fprintf(out, "\n");
 }
 
+/* The CSV's rows after its header, each scored into res[] with its text
+ * kept in lines[] (for rescoring): 0, 1 on a bug in the rules, 2 when the
+ * file is empty. */
+static int read_rows(FILE *in, const char *path, struct result *res, char **lines, int *nres)
+{
+	static char line[16384];
+	char *f[MAXF];
+	if (!fgets(line, sizeof line, in)) {
+		fprintf(stderr, "validate: %s is empty\n", path);
+		return 2;
+	}
+	/* columns: id source gpu gpus_per_node nodes scaleup_fabric scaleup_GBps nic nic_Gbps
+	 * nics_per_node scaleout_topology collective algo proto bytes metric value notes */
+	while (fgets(line, sizeof line, in) && *nres < 1024) {
+		char *keep = strdup(line);   /* csv_fields cuts line in place */
+		if (!keep)
+			return 1;
+		if (csv_fields(line, f, MAXF) < 17) {
+			free(keep);
+			continue;
+		}
+		lines[*nres] = keep;
+		if (score_row(f, &res[*nres], NULL, 0))
+			return 1;
+		(*nres)++;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -676,31 +705,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "validate: cannot open %s\n", argv[1]);
 		return 2;
 	}
-	static char line[16384];
-	char *f[MAXF];
 	struct result *res = calloc(1024, sizeof *res);
 	static char *lines[1024];
 	int nres = 0;
-	if (!fgets(line, sizeof line, in)) {
-		fprintf(stderr, "validate: %s is empty\n", argv[1]);
-		return 2;
-	}
-	/* columns: id source gpu gpus_per_node nodes scaleup_fabric scaleup_GBps nic nic_Gbps
-	 * nics_per_node scaleout_topology collective algo proto bytes metric value notes */
-	while (fgets(line, sizeof line, in) && nres < 1024) {
-		char *keep = strdup(line);   /* csv_fields cuts line in place */
-		if (!keep)
-			return 1;
-		if (csv_fields(line, f, MAXF) < 17) {
-			free(keep);
-			continue;
-		}
-		lines[nres] = keep;
-		if (score_row(f, &res[nres], NULL, 0))
-			return 1;
-		nres++;
-	}
+	int rrc = res ? read_rows(in, argv[1], res, lines, &nres) : 1;
 	fclose(in);
+	if (rrc)
+		return rrc;
 
 	/* Summary. */
 	static double e_all[1024], e_big[1024], n_all[1024], n_big[1024];
