@@ -183,6 +183,20 @@ static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line
 		for (int i = 0; i < k->n && !tb->cmd[0]; i++)
 			if (strstr(k->t[i], "_perf"))
 				coll_from(k->t[i], tb->cmd, sizeof tb->cmd);
+	/* NCCL INFO: "Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA" */
+	const char *via = strstr(raw, " via ");
+	if (via) {
+		if (!out->ev_socket && strstr(via, "NET/Socket"))
+			out->ev_socket = line;
+		if (!out->ev_ib && strstr(via, "NET/IB"))
+			out->ev_ib = line;
+		if (!out->ev_gdr && strstr(via, "NET/") && strstr(via, "GDRDMA"))
+			out->ev_gdr = line;
+		if (!out->ev_shm && strstr(via, "SHM"))
+			out->ev_shm = line;
+		if (!out->ev_p2p && strstr(via, "P2P"))
+			out->ev_p2p = line;
+	}
 	if (!out->fail[0] && (strstr(raw, "Test NCCL failure") || strstr(raw, "Test CUDA failure") ||
 	                      strstr(raw, "Test failure"))) {
 		const char *p = strstr(raw, "Test ");
@@ -580,6 +594,27 @@ static int meas_push(struct ccs_meas_set *set, struct ccs_meas **m)
 	return CCS_OK;
 }
 
+/* What l's NCCL INFO lines say of the transports, appended to the set's
+ * evidence (ingest.h). */
+static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_meas_set *set)
+{
+	char e[400] = "";
+	size_t n = 0;
+#define EV(...) do { if (n < sizeof e) n += (size_t)snprintf(e + n, sizeof e - n, __VA_ARGS__); } while (0)
+	if (l->ev_socket)
+		EV("%sNCCL's network is sockets (NET/Socket, %s:%d)", n ? "; " : "", src, l->ev_socket);
+	if (l->ev_ib && !l->ev_gdr)
+		EV("%sGPUDirect RDMA off (NET/IB without GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_ib);
+	if (l->ev_gdr)
+		EV("%sGPUDirect RDMA on (GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_gdr);
+	if (l->ev_shm && !l->ev_p2p)
+		EV("%sGPUs exchange through host memory (SHM and no P2P, %s:%d)", n ? "; " : "", src, l->ev_shm);
+#undef EV
+	size_t m = strlen(set->evidence);
+	if (e[0] && m + 3 < sizeof set->evidence)
+		snprintf(set->evidence + m, sizeof set->evidence - m, "%s%s", m ? "; " : "", e);
+}
+
 /* A nccl-tests log: one measurement per half (out-of-place, in-place) of
  * each row; the collective and the ranks from the log or the file name. */
 static int ingest_nccl(const char *src, const char *text, size_t len, const char *file, struct ccs_meas_set *set, struct ccs_diag *d)
@@ -630,6 +665,8 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 		}
 	if (!rc && l.cut[0])
 		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s (the log ends inside this row: skipped)", l.cut);
+	if (!rc)
+		evidence(src, &l, set);
 	if (!rc && l.host[0] && !set->host[0])
 		snprintf(set->host, sizeof set->host, "%s", l.host);
 	ccs_nt_release(&l);

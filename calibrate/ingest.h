@@ -81,6 +81,10 @@ struct ccs_nt_log {
 	int ntab;
 	char fail[200];             /* the test's own failure line ("Test NCCL failure ..."), "" none */
 	char cut[256];              /* the last line, cut short inside a row and skipped: why, with its position */
+	/* what NCCL's INFO lines say of its transports: the first line of each
+	 * (0: not seen): "via NET/Socket", "via NET/IB" (or RoCE), "GDRDMA"
+	 * after NET, "via SHM", "via P2P" */
+	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p;
 	int fail_line;
 	char host[64];              /* host of rank 0, "" unknown */
 	int cputime;                /* times are -C CPU times */
@@ -158,6 +162,7 @@ struct ccs_meas_set {
 	size_t n, cap;
 	char host[64];              /* first host any log named, "" none */
 	char versions[192];
+	char evidence[512];         /* what the logs' NCCL INFO lines say of the transports, "" nothing */
 	char **warn;                /* lines skipped, with positions */
 	size_t nwarn;
 };

@@ -50,5 +50,30 @@ mk alltoall >"$w/alltoall_perf.log"
 "$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" "$w/alltoall_perf.log" >"$w/out" 2>&1
 grep -q '^no fault found' "$w/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: a healthy log"; cat "$w/out"; }
 
+# the model's own error: a machine 6% slower than the model everywhere (its
+# NVLink and NICs at 0.79 and 0.87 of the line) is healthy at the default
+# tolerance (15%, the model's median error on published rows)
+mk allreduce --set model.efficiency.nvlink=0.79 --set model.efficiency.ib=0.87 >"$w/all_reduce_perf.log"
+mk alltoall --set model.efficiency.nvlink=0.79 --set model.efficiency.ib=0.87 >"$w/alltoall_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" "$w/alltoall_perf.log" >"$w/out" 2>&1
+grep -q '^no fault found' "$w/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: a biased healthy log"; cat "$w/out"; }
+
+# sockets instead of RDMA, with NCCL's INFO line saying so: the verdict
+# shows the evidence and ranks the socket transport first
+{ echo "node0:1:1 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/Socket/0"; mk allreduce --set model.transport=socket; } >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" --top 1 >"$w/out" 2>&1
+grep -q '^# evidence in the logs: NCCL.s network is sockets (NET/Socket, .*all_reduce_perf.log:1)' "$w/out" &&
+	grep -q '^     1 .* transport:socket' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: socket fallback"; cat "$w/out"; }
+
+# 2 nodes x 1 GPU: --ppn 1 puts the ranks on two nodes, as the job did
+"$C" predict -t "$T" --set nodes=2 -n 2 --ppn 1 -c allreduce -b 1M -e 4G -f 4 --fault "nic:node1/nic0:25%" | awk '
+	BEGIN { print "#  Rank  1 Group  0 Pid 1 on synth device  0 [0x00] NVIDIA H100";
+	        print "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" }
+	/^ +[0-9]/ { printf "%12s %12s %8s %6s %6s %9s %7s %7s %5s %9s %7s %7s %5s\n", $1, $2, $3, $4, $5, $6, $7, $8, 0, $6, $7, $8, 0 }' >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 --ppn 1 "$w/all_reduce_perf.log" --list --top 1 >"$w/out" 2>&1
+grep -q '^        all: .*nic:node1/nic0:25%' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: --ppn 1"; cat "$w/out"; }
+
 echo "diagnose: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
