@@ -24,7 +24,7 @@ static int sched_text(const char *text, const struct ccs_comm *c, struct ccs_sch
 	fclose(f);
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	int rc = ccs_sched_load(path, c, s, ranks, &d);
+	int rc = ccs_sched_load(path, c, 0, s, ranks, &d);
 	snprintf(msg, n, "%s", d.set ? d.msg : "");
 	unlink(path);
 	return rc;
@@ -122,7 +122,7 @@ static void test_sched_file_more(void)
 		memset(&dd, 0, sizeof dd);
 		struct ccs_sched is;
 		int ir;
-		CHECK(!ccs_sched_load("scenarios/incast-2node.yaml", &c, &is, &ir, &dd));
+		CHECK(!ccs_sched_load("scenarios/incast-2node.yaml", &c, 0, &is, &ir, &dd));
 		struct ccs_trace *trc = NULL;
 		char tpath[] = "/tmp/ccsim-trace-XXXXXX";
 		int fd = mkstemp(tpath);
@@ -178,7 +178,7 @@ static void test_sched_bisection(void)
 	memset(&d, 0, sizeof d);
 	struct ccs_sched bs;
 	int br = 0;
-	CHECK(!ccs_sched_load("scenarios/bisection-2to1.yaml", &c, &bs, &br, &d) && br == 64);
+	CHECK(!ccs_sched_load("scenarios/bisection-2to1.yaml", &c, 0, &bs, &br, &d) && br == 64);
 	struct ccs_sim_stats st;
 	struct ccs_flows *fl = NULL;
 	CHECK(!ccs_sim_run(fab, &bs, &st, &fl, err, sizeof err));
