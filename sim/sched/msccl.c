@@ -211,9 +211,9 @@ static int mconvert(struct mconv *v, double total)
 	if (strcmp(a->name, "algo"))
 		return at(v, a, "not an MSCCL algorithm: the root is <%s>, expected <algo>", a->name);
 	long nchunks;
-	CCS_TRY(inum(v, a, "ngpus", 1, 65536, 0, &v->ngpus));
+	CCS_TRY(inum(v, a, "ngpus", 0, 65536, 0, &v->ngpus));      /* 0: the <gpu> count */
 	CCS_TRY(inum(v, a, "nchannels", 1, 64, 1, &v->nch));
-	CCS_TRY(inum(v, a, "nchunksperloop", 1, 1 << 24, 0, &nchunks));
+	CCS_TRY(inum(v, a, "nchunksperloop", 0, 1 << 24, 0, &nchunks));   /* 0: ngpus */
 	if (!v->ngpus)
 		for (int c = a->child; c >= 0; c = v->x->n[c].next)
 			v->ngpus += !strcmp(v->x->n[c].name, "gpu");

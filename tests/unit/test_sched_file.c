@@ -6,6 +6,7 @@
 #include "fixture.h"
 #include "../../sim/sim.h"
 #include "../../sim/trace.h"
+#include "../../model/nccl_tables.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -206,9 +207,56 @@ static void test_sched_bisection(void)
 	fx_down(t, &c, fab);
 }
 
+/* MSCCL's XML (sim/sched/msccl.c): an 8-GPU ring AllReduce on one HGX H100
+ * node moves 14 chunks of S/8 a GPU, one after another on its thread
+ * block, each a send at the scale-up port rate plus the hop latency; a
+ * 2-GPU exchange written inline pairs its steps; a short side is refused
+ * at its position. */
+static void test_msccl(void)
+{
+	const char *sets[] = { "nodes=1" };
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	struct ccs_fabric *fab;
+	CHECK(!fx_up("topologies/hgx-h100-cluster.yaml", sets, 1, 0, &t, &c, &fab));
+	if (!t)
+		return;
+	struct ccs_sched s;
+	struct ccs_sim_stats st;
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	int ranks = 0;
+	double S = 1073741824.0;
+	char msg[512];
+	CHECK(!ccs_sched_load("tests/data/sched/msccl-ring-allreduce-8.xml", &c, S, &s, &ranks, &d) && ranks == 8);
+	CHECK(!ccs_sim_run(fab, &s, &st, NULL, msg, sizeof msg));
+	CHECK_NEAR(st.bytes_sent, 14.0 * 8 * S / 8, 1e-9);
+	double hop = ccs_nccl_latency(&c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 0) -
+	             ccs_nccl_latency(&c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+	/* 14 chunks in series at the port rate, plus the reductions (2.5 bytes
+	 * of memory traffic per byte) of the 7 reducing steps */
+	double port = c.b_su, t14 = 14 * (S / 8 / port + hop) + 7 * (S / 8) * 2.5 / c.mem_bw;
+	CHECK_NEAR(st.time_s, t14, 0.02);
+	ccs_sched_release(&s);
+	const char *two = "<algo name=\"x\" nchannels=\"1\" nchunksperloop=\"2\" ngpus=\"2\">\n"
+	                  " <gpu id=\"0\"><tb id=\"0\" send=\"1\" recv=\"1\" chan=\"0\"><step s=\"0\" type=\"s\"/><step s=\"1\" type=\"r\"/></tb></gpu>\n"
+	                  " <gpu id=\"1\"><tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\"><step s=\"0\" type=\"r\"/><step s=\"1\" type=\"s\"/></tb></gpu>\n"
+	                  "</algo>\n";
+	CHECK(!sched_text(two, &c, &s, &ranks, msg, sizeof msg) && ranks == 2);
+	ccs_sched_release(&s);
+	const char *short_ = "<algo name=\"x\" nchannels=\"1\" ngpus=\"2\">\n"
+	                     " <gpu id=\"0\"><tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\"><step s=\"0\" type=\"s\"/></tb></gpu>\n"
+	                     " <gpu id=\"1\"><tb id=\"0\" send=\"-1\" recv=\"0\" chan=\"0\"></tb></gpu>\n"
+	                     "</algo>\n";
+	CHECK(sched_text(short_, &c, &s, &ranks, msg, sizeof msg) == CCS_EINPUT);
+	CHECK(strstr(msg, ":2:") && strstr(msg, "gpu 0 sends to gpu 1 on channel 0 1 time more than gpu 1 receives"));
+	fx_down(t, &c, fab);
+}
+
 int main(void)
 {
 	test_sched_file();
+	test_msccl();
 	test_sched_file_more();
 	test_sched_bisection();
 	return CHECK_DONE("test_sched_file");
