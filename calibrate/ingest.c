@@ -59,6 +59,8 @@ static void coll_from(const char *s, char *out, size_t outn)
 struct ntschema {
 	int have, redop, root, extra;   /* header seen; columns present; extra columns after the halves */
 	int inplace_col;                /* column of the in-place time in the header */
+	int nhalves;                    /* time columns in the header: 2, or 1 (ccsim predict's own table) */
+	int nowrong;                    /* no #wrong column after busbw (ccsim predict's own table) */
 };
 
 static int nt_header(const struct ccs_lines_toks *k, struct ntschema *s, int *cputime)
@@ -87,11 +89,14 @@ static int nt_header(const struct ccs_lines_toks *k, struct ntschema *s, int *cp
 			if (++halves == 2)
 				s->inplace_col = k->col[m];
 		}
-	s->extra = k->n - (j + 8) > 0;
+	s->nhalves = halves == 1 ? 1 : 2;
+	/* the column after the first busbw: #wrong or error, else none */
+	s->nowrong = j + 3 < k->n && strcmp(k->t[j + 3], "#wrong") && strcmp(k->t[j + 3], "error");
+	s->extra = k->n - (j + (4 - s->nowrong) * s->nhalves) > 0;
 	return 1;
 }
 
-static int nt_half(int line, const struct ccs_lines_toks *k, int at, struct ccs_nt_half *h, struct ccs_diag *d)
+static int nt_half(int line, const struct ccs_lines_toks *k, int at, int wrong, struct ccs_nt_half *h, struct ccs_diag *d)
 {
 	memset(h, 0, sizeof *h);
 	double v[3];
@@ -103,7 +108,7 @@ static int nt_half(int line, const struct ccs_lines_toks *k, int at, struct ccs_
 			                   q == 0 ? "time in us" : "bandwidth in GB/s", k->t[at + q]);
 	}
 	double w;
-	if (strcmp(k->t[at + 3], "N/A") && ccs_lines_num(k->t[at + 3], &w))
+	if (wrong && strcmp(k->t[at + 3], "N/A") && ccs_lines_num(k->t[at + 3], &w))
 		return ccs_diag_at(d, ccs_lines_mark(line, k->col[at + 3]), "expected an error count, got '%s'", k->t[at + 3]);
 	h->valid = 1;
 	h->time_s = v[0] * 1e-6;
@@ -263,6 +268,14 @@ static int nt_row(const struct ccs_lines_toks *k, int line, const struct ntschem
 	}
 	int fixed = 3 + rs.redop + rs.root;
 	int halves = k->n >= fixed + 8 ? 2 : k->n >= fixed + 4 ? 1 : 0;
+	int hw = 4;
+	if (rs.have && rs.nhalves == 1 && rs.nowrong) {
+		/* ccsim predict's own table: time algbw busbw, then algo, proto ... */
+		hw = 3;
+		halves = k->n >= fixed + 3 ? 1 : 0;
+	} else if (rs.have && rs.nhalves == 1 && halves) {
+		halves = 1;
+	}
 	if (!halves || (k->n > fixed + 8 && !rs.extra) || (halves == 1 && k->n > fixed + 4 && !rs.extra)) {
 		int c = k->n > fixed + 8 ? k->col[fixed + 8] : k->col[k->n - 1];
 		rc = ccs_diag_at(d, ccs_lines_mark(line, c), "a row of %d fields does not fit the header (%d or %d expected)", k->n,
@@ -304,7 +317,7 @@ static int nt_row(const struct ccs_lines_toks *k, int line, const struct ntschem
 	if (halves == 1 && sc->inplace_col && k->col[at] >= sc->inplace_col - 2)
 		which = 1;      /* only the in-place half is printed */
 	for (int h = 0; h < halves && !rc; h++)
-		rc = nt_half(line, k, at + 4 * h, &r->half[which + h], d);
+		rc = nt_half(line, k, at + hw * h, hw == 4, &r->half[which + h], d);
 	if (rc)
 		return rc;
 	out->nrow++;
