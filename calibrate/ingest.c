@@ -573,7 +573,7 @@ static const char *base_of(const char *path)
 
 /* A log without its Rank lines: the rank count from busbw / algbw of the
  * largest row (nccl-tests' factor, 2(n-1)/n or (n-1)/n); 0 when it does not
- * say (factor 1, or no row with both). */
+ * say (factor 1, no row fast enough, or neighbouring counts fit as well). */
 static int ranks_from_busbw(const struct ccs_nt_log *l, int t)
 {
 	int coll = ccs_coll_parse(l->tab[t].coll);
@@ -581,9 +581,13 @@ static int ranks_from_busbw(const struct ccs_nt_log *l, int t)
 		if (l->row[i].tab != t)
 			continue;
 		const struct ccs_nt_half *h = &l->row[i].half[0];
-		if (!h->valid || !(h->algbw_Bps > 0) || !(h->busbw_Bps > 0) || h->algbw_Bps < 1e9)
-			continue;   /* two printed decimals: small values say little */
-		double f = h->busbw_Bps / h->algbw_Bps, n;
+		/* algbw from size / time (the time's 0.01 us is fine at any size),
+		 * busbw as printed (0.01 GB/s): from 0.5 GB/s up, its rounding
+		 * is within 1% (a host-staged machine at 1.35 GB/s still says) */
+		if (!h->valid || !(h->time_s > 0) || !(h->busbw_Bps >= 0.5e9))
+			continue;
+		double alg = (double)l->row[i].size / h->time_s;
+		double f = h->busbw_Bps / alg, n, tol = 0.005e9 / h->busbw_Bps + 0.002;
 		if (coll == CCS_COLL_ALLREDUCE)
 			n = f < 1.999 ? 2 / (2 - f) : 0;
 		else if (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER || coll == CCS_COLL_ALLTOALL)
@@ -591,7 +595,10 @@ static int ranks_from_busbw(const struct ccs_nt_log *l, int t)
 		else
 			return 0;
 		int r = (int)lround(n);
-		if (r >= 2 && fabs(ccs_busbw_factor(coll, r) / f - 1) < 0.01)
+		/* the rank count whose factor matches within the rounding, and no
+		 * neighbour's does */
+		if (r >= 2 && fabs(ccs_busbw_factor(coll, r) / f - 1) < tol &&
+		    fabs(ccs_busbw_factor(coll, r + 1) / f - 1) >= tol && (r == 2 || fabs(ccs_busbw_factor(coll, r - 1) / f - 1) >= tol))
 			return r;
 		return 0;
 	}
