@@ -451,6 +451,41 @@ static int gpu_figures(const struct ccs_topo *t, struct ccs_comm *c)
 
 /* Intra-group bandwidth: the scale-up subgraph when the group is a
  * domain, else the node's host links. */
+/* A rank with P2P off exchanges with its node's GPUs through host memory
+ * (NCCL's SHM): its bytes go up its PCIe link to its CPU and the peer's come
+ * down its link; behind a PCIe switch the switch's uplink (each way) is
+ * shared by the group's ranks under it that stage.  The rank's rate: its
+ * own link, at most that uplink over those ranks. */
+static double p2p_staged(const struct ccs_topo *t, const struct ccs_comm *c, const int32_t *members, int m,
+                         const struct ccs_gpu *gp)
+{
+	double best = 0;
+	for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
+		const struct ccs_link *l = &t->link[t->adj[k]];
+		uint32_t up = t->adj_nbr[k];
+		if (l->type != CCS_LINK_PCIE || !ccs_link_live(l))
+			continue;
+		double own = l->bw_Bps * c->prm.eff[CCS_LINK_PCIE];
+		if (t->dev[up].kind == CCS_DEV_PCISW) {
+			double ul = 0;
+			for (uint32_t j = t->adj_off[up]; j < t->adj_off[up + 1]; j++)
+				if (t->dev[t->adj_nbr[j]].kind == CCS_DEV_CPU && ccs_link_live(&t->link[t->adj[j]]))
+					ul += t->link[t->adj[j]].bw_Bps * c->prm.eff[CCS_LINK_PCIE];
+			int users = 0;
+			for (int i = 0; i < m; i++) {
+				const struct ccs_gpu *o = &t->gpu[c->rank_gpu[members[i]]];
+				for (uint32_t q = t->adj_off[o->dev]; q < t->adj_off[o->dev + 1] && o->no_p2p; q++)
+					users += t->adj_nbr[q] == up;
+			}
+			if (ul > 0 && users > 0 && ul / users < own)
+				own = ul / users;
+		}
+		if (own > best)
+			best = own;
+	}
+	return best;
+}
+
 static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w)
 {
 	int32_t *vx = w->vx;
@@ -473,8 +508,22 @@ static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch
 			scaleup = 0;
 		double bw = 0;
 		int bound = CCS_BOUND_NVLINK;
-		if ((rc = group_bw(c, members + gstart[g], m, scaleup, vx, queue, &bw, &bound)))
+		int staged = 0;
+		for (int i = 0; i < m; i++)
+			staged |= t->gpu[c->rank_gpu[members[gstart[g] + i]]].no_p2p;
+		if (staged) {
+			/* P2P off: through host memory, the slowest rank's rate */
+			bw = HUGE_VAL;
+			for (int i = 0; i < m; i++) {
+				double r = p2p_staged(t, c, members + gstart[g], m, &t->gpu[c->rank_gpu[members[gstart[g] + i]]]);
+				if (r < bw)
+					bw = r;
+			}
+			bound = CCS_BOUND_PCIE;
+			scaleup = 0;
+		} else if ((rc = group_bw(c, members + gstart[g], m, scaleup, vx, queue, &bw, &bound))) {
 			return rc;
+		}
 		if (bw < c->b_su) {
 			c->b_su = bw;
 			c->su_bound = bound;
@@ -673,7 +722,8 @@ static int capabilities(const struct ccs_topo *t, struct ccs_comm *c, struct scr
 			if ((t->dev[v].flags & need) != need)
 				c->nvls = 0;
 		}
-		if (!sw)
+		/* NVLS is NVLink's (P2P off leaves the GPUs only host memory) */
+		if (!sw || t->gpu[c->rank_gpu[r]].no_p2p)
 			c->nvls = 0;
 	}
 	c->sharp = c->G > 1;

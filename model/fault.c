@@ -318,24 +318,29 @@ static int strike_time(char *buf, const char *spec, double *at_s, char *err, siz
 	return CCS_OK;
 }
 
-/* gdr:GPU:off or gdr:all:off, from the start only. */
+/* gdr:GPU:off or gdr:all:off (p2p: 0), p2p:GPU:off or p2p:all:off (p2p:
+ * 1), from the start only. */
 static int apply_gdr(struct ccs_topo *t, const char *spec, const char *target, const char *what, double at_s, char *err,
-                     size_t errn)
+                     size_t errn, int p2p)
 {
 	uint32_t a = 0;
-	/* gdr:GPU:off or gdr:all:off */
+	const char *name = p2p ? "P2P" : "GPUDirect RDMA";
 	if (at_s >= 0) {
-		snprintf(err, errn, "fault '%s': GPUDirect RDMA off applies from the start (no '@')", spec);
+		snprintf(err, errn, "fault '%s': %s off applies from the start (no '@')", spec, name);
 		return CCS_EINPUT;
 	}
 	if (strcmp(what, "off") || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
 	                                                      t->gpu_of_dev[a] < 0))) {
-		snprintf(err, errn, "fault '%s': GPUDirect RDMA goes 'off' for a gpu or for 'all'", spec);
+		snprintf(err, errn, "fault '%s': %s goes 'off' for a gpu or for 'all'", spec, name);
 		return CCS_EINPUT;
 	}
 	for (uint32_t g = 0; g < t->ngpu; g++)
-		if (!strcmp(target, "all") || t->gpu[g].dev == a)
-			t->gpu[g].no_gdr = 1;
+		if (!strcmp(target, "all") || t->gpu[g].dev == a) {
+			if (p2p)
+				t->gpu[g].no_p2p = 1;
+			else
+				t->gpu[g].no_gdr = 1;
+		}
 	int rc = note_fault(t, spec);
 	if (rc)
 		snprintf(err, errn, "out of memory");
@@ -392,14 +397,14 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		if (what)
 			*what++ = 0;
 	}
-	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler", "gdr" };
+	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler", "gdr", "p2p" };
 	int k = 0;
-	while (k < 6 && strcmp(kind, kinds[k]))
+	while (k < 7 && strcmp(kind, kinds[k]))
 		k++;
-	if (k == 6 || !target || !*target || !what || !*what) {
-		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie, straggler or gdr "
-		         "(link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, straggler:node1/gpu2:20us, "
-		         "gdr:all:off)",
+	if (k == 7 || !target || !*target || !what || !*what) {
+		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie, straggler, gdr or "
+		         "p2p (link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, "
+		         "straggler:node1/gpu2:20us, gdr:all:off, p2p:all:off)",
 		         spec);
 		return CCS_EINPUT;
 	}
@@ -414,8 +419,8 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			snprintf(err, errn, "fault '%s': no link '%s' (write it as A-B with two device names)", spec, target);
 			return CCS_EINPUT;
 		}
-	} else if (k == 5) {
-		return apply_gdr(t, spec, target, what, at_s, err, errn);
+	} else if (k == 5 || k == 6) {
+		return apply_gdr(t, spec, target, what, at_s, err, errn, k == 6);
 	} else if (find(t, target, strlen(target), &a)) {
 		snprintf(err, errn, "fault '%s': no device '%s'", spec, target);
 		return CCS_EINPUT;

@@ -24,6 +24,12 @@
 **   gdr:GPU:off, gdr:all:off  GPUDirect RDMA off: the GPU's network traffic
 **                          is staged through host memory, so it goes up to
 **                          its CPU and down again to the NIC
+**   p2p:GPU:off, p2p:all:off  P2P off (NCCL_P2P_DISABLE, an IOMMU or ACS that
+**                          blocks it, a VM): traffic to the other GPUs of its
+**                          node goes through host memory (NCCL's SHM): up its
+**                          PCIe path to its CPU, down the receiver's; a GPU
+**                          behind a PCIe switch shares the switch's uplink
+**                          with the others there that stage
 ** Any fault that changes bandwidth (a link, nic or switch down or at a
 ** share, a pcie width or generation, a straggler's memory share) may
 ** strike during the run instead, KIND:TARGET:WHAT@TIME

@@ -94,6 +94,7 @@ struct ccs_gpu {
 	double su_bw_Bps;           /* sum of its scale-up links, per direction */
 	double delay_s;             /* a straggler's late start (faults), 0 */
 	int no_gdr;                 /* GPUDirect RDMA off (faults): NIC traffic staged through host memory */
+	int no_p2p;                 /* P2P off (faults): traffic to GPUs of its node staged through host memory */
 };
 
 

@@ -521,7 +521,7 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 	*n = 0;
 	if (a == b)
 		return CCS_OK;
-	if (c->rank_group[a] == c->rank_group[b]) {
+	if (c->rank_group[a] == c->rank_group[b] && !t->gpu[ga].no_p2p && !t->gpu[gb].no_p2p) {
 		if (f->has_ports[ga] && f->has_ports[gb] && t->gpu[ga].domain == t->gpu[gb].domain) {
 			res[0] = 2 * ga;
 			res[1] = 2 * gb + 1;
@@ -556,7 +556,14 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 	}
 	uint32_t da = t->gpu[ga].dev, db = t->gpu[gb].dev;
 	int rc;
-	if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b]) {
+	uint32_t stage = t->gpu[ga].no_p2p || t->gpu[gb].no_p2p ? ccs_gpu_cpu(t, ga) : UINT32_MAX;
+	if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b] &&
+	    stage != UINT32_MAX) {
+		/* P2P off: through host memory at the sender's CPU (NCCL's SHM) */
+		rc = path(f, da, stage, 0, key, res, n);
+		if (!rc)
+			rc = path(f, stage, db, 0, key, res, n);
+	} else if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b]) {
 		rc = path(f, da, db, 0, key, res, n);
 	} else {
 		if (nic_a == UINT32_MAX || nic_b == UINT32_MAX)

@@ -66,6 +66,16 @@ grep -q '^# evidence in the logs: NCCL.s network is sockets (NET/Socket, .*all_r
 	grep -q '^     1 .* transport:socket' "$w/out" && pass=$((pass + 1)) ||
 	{ fail=$((fail + 1)); echo "FAIL: diagnose: socket fallback"; cat "$w/out"; }
 
+# P2P off on one node (host staging, NCCL's SHM): the evidence line and
+# p2p:all:off ranked first
+H1="$ROOT/topologies/hgx-h100.yaml"
+{ echo "node0:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct"
+  "$C" predict -t "$H1" -c allreduce -b 1M -e 4G -f 4 --fault p2p:all:off; } >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$H1" "$w/all_reduce_perf.log" --top 1 >"$w/out" 2>&1
+grep -q '^# evidence in the logs: GPUs exchange through host memory (SHM and no P2P' "$w/out" &&
+	grep -q '^     1 .* p2p:all:off' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: P2P off"; cat "$w/out"; }
+
 # 2 nodes x 1 GPU: --ppn 1 puts the ranks on two nodes, as the job did
 "$C" predict -t "$T" --set nodes=2 -n 2 --ppn 1 -c allreduce -b 1M -e 4G -f 4 --fault "nic:node1/nic0:25%" | awk '
 	BEGIN { print "#  Rank  1 Group  0 Pid 1 on synth device  0 [0x00] NVIDIA H100";

@@ -310,6 +310,29 @@ static void test_gdr_off(void)
 	ccs_topo_free(b);
 }
 
+/* P2P off: the GPUs of a node exchange through host memory; on one HGX
+ * H100 node two GPUs share each PCIe switch's Gen5 x16 uplink, so a ring
+ * runs at half that link (x 0.85): the closed form's rate equals what the
+ * simulator's routes through the CPU give; NVLS goes (it is NVLink's). */
+static void test_p2p_off(void)
+{
+	const char *all[] = { "nodes=1", "faults+=p2p:all:off" };
+	struct ccs_topo *a = fx_load("topologies/hgx-h100-cluster.yaml", all, 2);
+	CHECK(a != NULL);
+	if (a) {
+		char err[256];
+		double m = model_time(a, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30);
+		double s1 = sim_time(a, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30, err, sizeof err);
+		CHECK_NEAR(m, s1, 0.01);
+		struct ccs_comm c;
+		CHECK(!ccs_comm_build(a, 8, 0, &c, err, sizeof err));
+		CHECK_NEAR(c.b_su, 63.015e9 * 0.85 / 2, 0.01);
+		CHECK(!c.nvls && c.su_bound == CCS_BOUND_PCIE);
+		ccs_comm_release(&c);
+		CHECK(ccs_fault_apply(a, "p2p:all:off@1us", err, sizeof err) == CCS_EINPUT && strstr(err, "P2P off applies from the start"));
+	}
+	ccs_topo_free(a);
+}
 
 /* The closed form across timed faults: work at each phase's rate. */
 static void test_progress(void)
@@ -486,6 +509,7 @@ int main(void)
 	test_straggler();
 	test_degraded();
 	test_gdr_off();
+	test_p2p_off();
 	test_progress();
 	test_timed();
 	test_timed_reroute();
