@@ -15,7 +15,8 @@
 ** none, all_gather or alltoall, which the columns cannot tell apart (nor
 ** sendrecv from allreduce on 2 ranks, where busbw = algbw).  Ranks come from
 ** the "#  Rank" lines.  Launcher prefixes (srun --label, mpirun
-** --tag-output, pdsh) are cut from every line (lines.h); NCCL's INFO and
+** --tag-output, pdsh, kubectl --timestamps, torchrun --tee) are cut from
+** every line (lines.h); NCCL's INFO and
 ** WARN lines and other chatter between rows are skipped.  A log without a
 ** table says so with the test's own failure line when it has one.
 **

@@ -62,6 +62,23 @@ size_t ccs_lines_prefix(const char *s, size_t n)
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
 		i++;
 	size_t b = i;
+	/* kubectl logs --timestamps: 2024-05-01T12:00:00.123456789Z, a blank */
+	if (i + 20 <= n && isdigit((unsigned char)s[i]) && s[i + 4] == '-' && s[i + 7] == '-' && s[i + 10] == 'T') {
+		size_t j = i + 11;
+		while (j < n && (isdigit((unsigned char)s[j]) || s[j] == ':' || s[j] == '.' || s[j] == 'Z' || s[j] == '+' ||
+		                 s[j] == '-'))
+			j++;
+		if (j < n && (s[j] == ' ' || s[j] == '\t'))
+			return j + 1 + ccs_lines_prefix(s + j + 1, n - j - 1);
+	}
+	/* torchrun --tee: [default0]: */
+	if (i < n && s[i] == '[' && i + 1 < n && isalpha((unsigned char)s[i + 1])) {
+		size_t j = i + 1;
+		while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+			j++;
+		if (j + 1 < n && s[j] == ']' && s[j + 1] == ':' && isdigit((unsigned char)s[j - 1]))
+			return j + 2;
+	}
 	/* mpirun --tag-output: [job,rank]<stdout>: */
 	if (i < n && s[i] == '[') {
 		size_t j = i + 1;

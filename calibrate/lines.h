@@ -27,7 +27,9 @@ struct ccs_lines_toks {
  *   srun --label          "  0: "             a rank number and a colon
  *   mpirun --tag-output   "[1,0]<stdout>:"    (or <stderr>)
  *   pdsh, clush           "node01: "          a host name and a colon,
- *                         where what follows starts with '#' or a digit */
+ *                         where what follows starts with '#' or a digit
+ *   kubectl --timestamps  "2024-05-01T12:00:00.123Z "  (then any of these)
+ *   torchrun --tee        "[default0]:" */
 struct ccs_lines {
 	const char *text;
 	size_t len, pos;
