@@ -73,6 +73,7 @@ struct conv {
 	const char *name;
 	const struct ccs_xml *x;
 	struct out *o;
+	struct out devs;             /* the node's devices, written once the form is known */
 	struct ccs_diag *d;
 	struct gpu_rec gpu[XML_MAX_GPUS];
 	int ngpu, nnic, nsw, ib, roce, efa, bad, warned_sm;
@@ -155,6 +156,16 @@ static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *c
 	return CCS_OK;
 }
 
+/* An NVLink's bandwidth per direction by the GPU's sm: 25 GB/s for NVLink
+ * 2-4 (V100 6, A100 12, H100 18 links: 300, 600, 900 GB/s both ways), 50
+ * for NVLink 5 (B200: 18 links, 1.8 TB/s), 14.0625 on GA102 parts with
+ * NVLink bridges (RTX A6000, A40: 112.5 GB/s both ways over 4 links); the
+ * NVIDIA datasheets. */
+static const char *nvl_lane(int sm)
+{
+	return sm >= 100 ? "50GB/s" : sm == 86 ? "14.0625GB/s" : "25GB/s";
+}
+
 /* sm -> model, architecture, memory bandwidth (the shipped presets'), or
  * NULLs. */
 static void gpu_kind(int sm, const char **model, const char **arch, const char **mem)
@@ -196,7 +207,7 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	gpu_kind((int)sm, &model, &arch, &mem);
 	char nm[32];
 	snprintf(nm, sizeof nm, "gpu%ld", dev);
-	put(v->o, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
+	put(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
 	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? r->busid : "?", sm);
 	if (!mem && sm != v->warned_sm) {
 		warn(v->o, "line %d: gpu%ld has sm %ld: the memory bandwidth of sm %ld GPUs is not known here (no "
@@ -228,7 +239,7 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		}
 		char nm[32];
 		snprintf(nm, sizeof nm, "nic%d", v->nnic++);
-		put(v->o, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm, nname ? nname : "NIC",
+		put(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm, nname ? nname : "NIC",
 		    speed / 1000, e && ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "no PCI path");
 		if ((cls >> 8) == 0x0207)
 			v->ib++;
@@ -271,7 +282,7 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 		return CCS_OK;      /* NVSwitches, storage, other bridges */
 	char nm[32];
 	snprintf(nm, sizeof nm, "pcisw%d", v->nsw++);
-	put(v->o, "    - {name: %s, type: pcie_switch}   # %s\n", nm, ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "?");
+	put(&v->devs, "    - {name: %s, type: pcie_switch}   # %s\n", nm, ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "?");
 	CCS_TRY(pcie_link(v, e, nm, parent));
 	for (int c = e->child; c >= 0; c = v->x->n[c].next)
 		if (!strcmp(v->x->n[c].name, "pci"))
@@ -330,10 +341,41 @@ static int nvlinks(struct conv *v)
 			}
 			if (peer > i)   /* each pair once */
 				link_put(v, "    - {from: gpu%d, to: gpu%d, type: nvlink, lanes: %ld, lane_bandwidth: %s}\n",
-				         v->gpu[i].dev, v->gpu[peer].dev, count, v->gpu[i].sm >= 100 ? "50GB/s" : "25GB/s");
+				         v->gpu[i].dev, v->gpu[peer].dev, count, nvl_lane(v->gpu[i].sm));
 		}
 	}
 	return CCS_OK;
+}
+
+/* NVLink to NVSwitches in the explicit form: the switch chips as devices
+ * (as scaleup: would make them), each GPU's links spread evenly over them. */
+static int sw_count(const struct conv *v)
+{
+	int sm = v->gpu[0].sm;
+	return v->nswt > 1 ? v->nswt : sm >= 100 ? 2 : sm >= 90 ? 4 : 6;
+}
+
+static void nvswitch_devices(struct conv *v)
+{
+	if (!v->gpu[0].sw_links)
+		return;
+	int sm = v->gpu[0].sm;
+	put(v->o, "  - {name: \"nvsw[0-%d]\", type: nvswitch%s}\n", sw_count(v) - 1,
+	    sm >= 90 ? ", multicast: true, reduction: true" : "");
+}
+
+static void nvswitch_links(struct conv *v)
+{
+	int nsw = sw_count(v);
+	for (int i = 0; i < v->ngpu; i++) {
+		int l = v->gpu[i].sw_links;
+		for (int k = 0; k < nsw && l > 0; k++) {
+			int share = l / nsw + (k < l % nsw);
+			if (share > 0)
+				put(v->o, "  - {from: gpu%d, to: nvsw%d, type: nvlink, lanes: %d, lane_bandwidth: %s}\n", v->gpu[i].dev, k,
+				    share, nvl_lane(v->gpu[i].sm));
+		}
+	}
 }
 
 /* The scale-up section (NVSwitch systems) and the scale-out one. */
@@ -355,14 +397,10 @@ static void sections(struct conv *v)
 		 * B200: 2 NVSwitch4) */
 		int sw = v->nswt > 1 ? v->nswt : sm >= 100 ? 2 : sm >= 90 ? 4 : 6;
 		put(v->o, "scaleup:\n  type: nvlink\n  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes,
-		    sm >= 100 ? "50GB/s" : "25GB/s");
+		    nvl_lane(sm));
 		if (sm >= 90)
 			put(v->o, "  multicast: true\n  reduction: true\n");
 		put(v->o, "  radix: %d\n", sm >= 100 ? 72 : sm >= 90 ? 64 : 36);
-	}
-	if (!v->nnic) {
-		warn(v->o, "no NICs in the dump: one node only");
-		return;
 	}
 	const char *type = v->ib ? "ib" : v->roce ? "roce" : "ethernet";
 	warn(v->o, "the fabric beyond the node is not in a dump: taken as a non-blocking 2-tier rail-optimized %s fat "
@@ -389,7 +427,7 @@ static int convert(struct conv *v)
 		nm[k++] = isalnum((unsigned char)*p) || *p == '-' || *p == '_' ? *p : '-';
 	nm[k] = 0;
 	put(v->o, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", base);
-	put(v->o, "name: %s\nnodes: 1\nnode:\n  devices:\n", k ? nm : "imported");
+	put(v->o, "name: %s\n", k ? nm : "imported");
 	int ncpu = 0, cpu_ids[16];
 	const struct ccs_xml_node *cpus[16];
 	for (int c = root->child; c >= 0; c = x->n[c].next) {
@@ -402,7 +440,7 @@ static int convert(struct conv *v)
 			return at(v, e, "more than 16 CPUs");
 		cpus[ncpu] = e;
 		cpu_ids[ncpu++] = (int)id;
-		put(v->o, "    - {name: cpu%ld, type: cpu}\n", id);
+		put(&v->devs, "    - {name: cpu%ld, type: cpu}\n", id);
 		char cn[32];
 		snprintf(cn, sizeof cn, "cpu%ld", id);
 		for (int p = e->child; p >= 0; p = x->n[p].next) {
@@ -422,8 +460,21 @@ static int convert(struct conv *v)
 	for (int i = 0; i + 1 < ncpu; i++)
 		socket_link(v, cpus[0], cpu_ids[i], cpu_ids[i + 1]);
 	CCS_TRY(nvlinks(v));
-	put(v->o, "  links:\n%s", v->links);
-	sections(v);
+	if (v->devs.oom)
+		return CCS_ENOMEM;
+	if (v->nnic) {
+		/* the template form: one node, and --set nodes=N adds more */
+		put(v->o, "nodes: 1\nnode:\n  devices:\n%s  links:\n%s", v->devs.s, v->links);
+		sections(v);
+	} else {
+		/* no NICs: nothing joins nodes; the explicit form, the NVSwitches
+		 * (if any) as devices */
+		warn(v->o, "no NICs in the dump: one node, written in the explicit form");
+		put(v->o, "devices:\n%s", v->devs.s);
+		nvswitch_devices(v);
+		put(v->o, "links:\n%s", v->links);
+		nvswitch_links(v);
+	}
 	return v->o->oom ? CCS_ENOMEM : CCS_OK;
 }
 
@@ -446,6 +497,8 @@ int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yam
 		v->d = d;
 		rc = convert(v);
 	}
+	if (v)
+		ccs_free(v->devs.s);
 	ccs_free(v);
 	ccs_xml_release(&x);
 	if (!rc && o.oom)

@@ -1,0 +1,1 @@
+topo import tests/data/topo/nvlink-bridge-2gpu-dump.xml
