@@ -257,7 +257,7 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 static int term_nvls(const struct env *e, struct term *x, const char **why)
 {
 	if (!e->c->nvls) {
-		*why = "nvls needs scale-up switches with multicast and in-switch reduction";
+		*why = "nvls needs scale-up switches with multicast and in-switch reduction, and P2P on";
 		return -1;
 	}
 	if (e->proto != CCS_PROTO_SIMPLE) {
