@@ -383,6 +383,45 @@ static void write_sizes(FILE *out, const struct result *res, int nres)
 			        names[k]);
 }
 
+/* Per group and size range: ccsim's median error (NCCL's model's beside
+ * it), "-" where a group has no rows of that size. */
+static void write_group_sizes(FILE *out, const struct result *res, int nres)
+{
+	static const double edges[5] = { 0, 65536, 1048576, 67108864, 1e30 };
+	fprintf(out, "## By group and size\n\nccsim's median |error| (NCCL's model's) per range.\n\n"
+	             "| group | below 64 KiB | 64 KiB to 1 MiB | 1 MiB to 64 MiB | 64 MiB and above |\n|---|---|---|---|---|\n");
+	for (int i = 0; i < nres; i++) {
+		if (res[i].skip || res[i].moe || !res[i].group[0])
+			continue;
+		int seen = 0;
+		for (int j = 0; j < i; j++)
+			seen |= !res[j].skip && !res[j].moe && !strcmp(res[j].group, res[i].group);
+		if (seen)
+			continue;
+		fprintf(out, "| %s |", res[i].group);
+		for (int k = 0; k < 4; k++) {
+			static double eo[1024], en[1024];
+			int ko = 0, kn = 0;
+			for (int j = i; j < nres; j++) {
+				const struct result *r = &res[j];
+				if (r->skip || r->moe || strcmp(r->group, res[i].group) || r->bytes < edges[k] || r->bytes >= edges[k + 1])
+					continue;
+				eo[ko++] = fabs(r->ours / r->meas - 1);
+				if (!isnan(r->nccl))
+					en[kn++] = fabs(r->nccl / r->meas - 1);
+			}
+			if (!ko)
+				fprintf(out, " - |");
+			else if (kn)
+				fprintf(out, " %.1f%% (%.1f%%) |", 100 * median(eo, ko), 100 * median(en, kn));
+			else
+				fprintf(out, " %.1f%% |", 100 * median(eo, ko));
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
+}
+
 /* Every scored row, then every row not scored with why. */
 static void write_rows(FILE *out, const struct result *res, int nres)
 {
@@ -743,6 +782,7 @@ int main(int argc, char **argv)
 	fprintf(out, "| **all scored rows, every size** | %d | **%.1f%%** | | **%.1f%%** | |\n\n", na_, 100 * mo_all, 100 * mn_all);
 
 	write_sizes(out, res, nres);
+	write_group_sizes(out, res, nres);
 
 	double moe_worst, moe_med;
 	int moe_rows, moe_bad;
