@@ -281,37 +281,6 @@ static void nccl_graph(struct ccs_comm *c)
 static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
                       char *err, size_t errn);
 
-/* A rank without GPUDirect RDMA stages its network traffic in host memory:
- * out of the GPU to its CPU, then to the NIC (and back the same way).
- * Behind a PCIe switch, the switch's link to the CPU carries, each way,
- * two streams per such rank under it (the GPU's and its NIC's): the rank
- * gets that link over twice those ranks, at most its own link (host). */
-static double staged_cap(const struct ccs_topo *t, const struct ccs_comm *c, const struct ccs_gpu *gp, double host)
-{
-	for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
-		const struct ccs_link *l = &t->link[t->adj[k]];
-		uint32_t sw = t->adj_nbr[k];
-		if (l->type != CCS_LINK_PCIE || t->dev[sw].kind != CCS_DEV_PCISW)
-			continue;
-		double up = 0;
-		for (uint32_t j = t->adj_off[sw]; j < t->adj_off[sw + 1]; j++)
-			if (t->dev[t->adj_nbr[j]].kind == CCS_DEV_CPU && ccs_link_live(&t->link[t->adj[j]]))
-				up += t->link[t->adj[j]].bw_Bps * c->prm.eff[CCS_LINK_PCIE];
-		int users = 0;
-		for (int r = 0; r < c->n; r++) {
-			const struct ccs_gpu *o = &t->gpu[c->rank_gpu[r]];
-			if (!o->no_gdr)
-				continue;
-			for (uint32_t j = t->adj_off[o->dev]; j < t->adj_off[o->dev + 1]; j++)
-				users += t->adj_nbr[j] == sw;
-		}
-		if (up > 0 && users > 0 && up / (2.0 * users) < host)
-			host = up / (2.0 * users);
-		break;
-	}
-	return host;
-}
-
 int ccs_comm_build(const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c, char *err, size_t errn)
 {
 	return comm_build(t, nranks, ppn, NULL, c, err, errn);
@@ -451,41 +420,6 @@ static int gpu_figures(const struct ccs_topo *t, struct ccs_comm *c)
 
 /* Intra-group bandwidth: the scale-up subgraph when the group is a
  * domain, else the node's host links. */
-/* A rank with P2P off exchanges with its node's GPUs through host memory
- * (NCCL's SHM): its bytes go up its PCIe link to its CPU and the peer's come
- * down its link; behind a PCIe switch the switch's uplink (each way) is
- * shared by the group's ranks under it that stage.  The rank's rate: its
- * own link, at most that uplink over those ranks. */
-static double p2p_staged(const struct ccs_topo *t, const struct ccs_comm *c, const int32_t *members, int m,
-                         const struct ccs_gpu *gp)
-{
-	double best = 0;
-	for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
-		const struct ccs_link *l = &t->link[t->adj[k]];
-		uint32_t up = t->adj_nbr[k];
-		if (l->type != CCS_LINK_PCIE || !ccs_link_live(l))
-			continue;
-		double own = l->bw_Bps * c->prm.eff[CCS_LINK_PCIE];
-		if (t->dev[up].kind == CCS_DEV_PCISW) {
-			double ul = 0;
-			for (uint32_t j = t->adj_off[up]; j < t->adj_off[up + 1]; j++)
-				if (t->dev[t->adj_nbr[j]].kind == CCS_DEV_CPU && ccs_link_live(&t->link[t->adj[j]]))
-					ul += t->link[t->adj[j]].bw_Bps * c->prm.eff[CCS_LINK_PCIE];
-			int users = 0;
-			for (int i = 0; i < m; i++) {
-				const struct ccs_gpu *o = &t->gpu[c->rank_gpu[members[i]]];
-				for (uint32_t q = t->adj_off[o->dev]; q < t->adj_off[o->dev + 1] && o->no_p2p; q++)
-					users += t->adj_nbr[q] == up;
-			}
-			if (ul > 0 && users > 0 && ul / users < own)
-				own = ul / users;
-		}
-		if (own > best)
-			best = own;
-	}
-	return best;
-}
-
 static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch *w)
 {
 	int32_t *vx = w->vx;
@@ -515,7 +449,7 @@ static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch
 			/* P2P off: through host memory, the slowest rank's rate */
 			bw = HUGE_VAL;
 			for (int i = 0; i < m; i++) {
-				double r = p2p_staged(t, c, members + gstart[g], m, &t->gpu[c->rank_gpu[members[gstart[g] + i]]]);
+				double r = ccs_comm_host_staged_p2p(t, c, members + gstart[g], m, &t->gpu[c->rank_gpu[members[gstart[g] + i]]]);
 				if (r < bw)
 					bw = r;
 			}
@@ -610,7 +544,7 @@ static void rank_nics(const struct ccs_topo *t, struct ccs_comm *c, struct scrat
 		alone = host;
 	if (alone < c->b_nic1)
 		c->b_nic1 = alone;
-	double hcap = gp->no_gdr ? staged_cap(t, c, gp, host) : host;
+	double hcap = gp->no_gdr ? ccs_comm_host_staged_net(t, c, gp, host) : host;
 	if (hcap > 0) {
 		if (!hcnt[g] || hcap < hmin[g])
 			hmin[g] = hcap;

@@ -1,5 +1,5 @@
 /*
-** model/comm_int.h: what comm.c takes from comm_net.c while it builds a
+** model/comm_int.h: what comm.c takes from comm_net.c and comm_host.c while it builds a
 ** communicator (not for other modules: they read the results in struct
 ** ccs_comm, cost.h).
 */
@@ -14,5 +14,10 @@ double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, in
                            uint32_t *parent, uint32_t *queue);
 int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound);
+/* Host staging (comm_host.c): a rank's network rate without GPUDirect RDMA
+ * (at most host), and its rate to its group's GPUs with P2P off. */
+double ccs_comm_host_staged_net(const struct ccs_topo *t, const struct ccs_comm *c, const struct ccs_gpu *gp, double host);
+double ccs_comm_host_staged_p2p(const struct ccs_topo *t, const struct ccs_comm *c, const int32_t *members, int m,
+                                const struct ccs_gpu *gp);
 
 #endif

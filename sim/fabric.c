@@ -462,6 +462,19 @@ static int host_path(struct ccs_fabric *f, uint32_t g, uint32_t from, uint32_t t
 	return rc ? rc : path(f, cpu, to, 0, key, res, n);
 }
 
+/* Between GPUs ga and gb of one node over host links: straight, or with
+ * P2P off through host memory at the sender's CPU (NCCL's SHM). */
+static int node_path(struct ccs_fabric *f, uint32_t ga, uint32_t gb, uint64_t key, uint32_t *res, int *n)
+{
+	const struct ccs_topo *t = f->t;
+	uint32_t da = t->gpu[ga].dev, db = t->gpu[gb].dev;
+	uint32_t stage = t->gpu[ga].no_p2p || t->gpu[gb].no_p2p ? ccs_gpu_cpu(t, ga) : UINT32_MAX;
+	if (stage == UINT32_MAX)
+		return path(f, da, db, 0, key, res, n);
+	int rc = path(f, da, stage, 0, key, res, n);
+	return rc ? rc : path(f, stage, db, 0, key, res, n);
+}
+
 static struct route_entry *cache_slot(struct ccs_fabric *f, uint64_t key)
 {
 	uint32_t i = (uint32_t)(mix(key) & (f->rc_cap - 1));
@@ -556,15 +569,8 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 	}
 	uint32_t da = t->gpu[ga].dev, db = t->gpu[gb].dev;
 	int rc;
-	uint32_t stage = t->gpu[ga].no_p2p || t->gpu[gb].no_p2p ? ccs_gpu_cpu(t, ga) : UINT32_MAX;
-	if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b] &&
-	    stage != UINT32_MAX) {
-		/* P2P off: through host memory at the sender's CPU (NCCL's SHM) */
-		rc = path(f, da, stage, 0, key, res, n);
-		if (!rc)
-			rc = path(f, stage, db, 0, key, res, n);
-	} else if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b]) {
-		rc = path(f, da, db, 0, key, res, n);
+	if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b]) {
+		rc = node_path(f, ga, gb, key, res, n);
 	} else {
 		if (nic_a == UINT32_MAX || nic_b == UINT32_MAX)
 			return CCS_EINPUT;
