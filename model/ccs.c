@@ -158,6 +158,24 @@ char *ccs_arena_printf(struct ccs_arena *a, const char *fmt, ...)
 	return p;
 }
 
+void ccs_text_printf(struct ccs_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (k < 0 || t->oom)
+		return;
+	if (ccs_grow(&t->s, &t->cap, t->n + (size_t)k + 1, 1)) {
+		t->oom = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->s + t->n, (size_t)k + 1, fmt, ap);
+	va_end(ap);
+	t->n += (size_t)k;
+}
+
 void ccs_arena_release(struct ccs_arena *a)
 {
 	struct ccs_arena_chunk *c = a->head;

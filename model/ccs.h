@@ -69,6 +69,16 @@ void *ccs_arena_alloc(struct ccs_arena *a, size_t n);     /* 16-aligned, zeroed 
 char *ccs_arena_strdup(struct ccs_arena *a, const char *s);
 char *ccs_arena_strndup(struct ccs_arena *a, const char *s, size_t n);
 char *ccs_arena_printf(struct ccs_arena *a, const char *fmt, ...) CCS_PRINTF(2, 3);
+
+/* A growing text (the YAML the XML readers write): ccs_text_printf appends;
+ * on running out of memory it sets oom and appends nothing more.  s is
+ * NUL-ended once anything was written, ccs_malloc'd, the owner's to free. */
+struct ccs_text {
+	char *s;
+	size_t n, cap;
+	int oom;
+};
+void ccs_text_printf(struct ccs_text *t, const char *fmt, ...) CCS_PRINTF(2, 3);
 void  ccs_arena_release(struct ccs_arena *a);
 
 /* Source positions. */

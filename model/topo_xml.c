@@ -13,31 +13,9 @@
 /* ---- output ---- */
 
 struct out {
-	char *s;
-	size_t n, cap;
-	int oom;
-	char *warn;
-	size_t wn, wcap;
+	struct ccs_text y;          /* the YAML */
+	struct ccs_text w;          /* the warnings, "; " between them */
 };
-
-static void put(struct out *o, const char *fmt, ...) CCS_PRINTF(2, 3);
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (k < 0 || o->oom)
-		return;
-	if (ccs_grow(&o->s, &o->cap, o->n + (size_t)k + 1, 1)) {
-		o->oom = 1;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(o->s + o->n, (size_t)k + 1, fmt, ap);
-	va_end(ap);
-	o->n += (size_t)k;
-}
 
 /* A warning: in the list and as a comment in the YAML. */
 static void warn(struct out *o, const char *fmt, ...) CCS_PRINTF(2, 3);
@@ -48,18 +26,8 @@ static void warn(struct out *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	put(o, "# warning: %s\n", buf);
-	size_t l = strlen(buf);
-	if (o->oom || ccs_grow(&o->warn, &o->wcap, o->wn + l + 3, 1)) {
-		o->oom = 1;
-		return;
-	}
-	if (o->wn) {
-		memcpy(o->warn + o->wn, "; ", 2);
-		o->wn += 2;
-	}
-	memcpy(o->warn + o->wn, buf, l + 1);
-	o->wn += l;
+	ccs_text_printf(&o->y, "# warning: %s\n", buf);
+	ccs_text_printf(&o->w, "%s%s", o->w.n ? "; " : "", buf);
 }
 
 /* ---- the conversion ---- */
@@ -73,40 +41,14 @@ struct conv {
 	const char *name;
 	const struct ccs_xml *x;
 	struct out *o;
-	struct out devs;             /* the node's devices, written once the form is known */
+	struct ccs_text devs;        /* the node's devices, written once the form is known */
 	struct ccs_diag *d;
 	struct gpu_rec gpu[XML_MAX_GPUS];
-	int ngpu, nnic, nsw, ib, roce, efa, bad, warned_sm;
-	char links[65536];           /* the node's links, written after its devices */
-	size_t nl;
+	int ngpu, nnic, nsw, ib, roce, efa, warned_sm;
+	struct ccs_text links;       /* the node's links, written after its devices */
 	const char *sw_target[64];   /* distinct NVSwitch busids */
 	int nswt;
 };
-
-static int at(struct conv *v, const struct ccs_xml_node *e, const char *fmt, ...) CCS_PRINTF(3, 4);
-static int at(struct conv *v, const struct ccs_xml_node *e, const char *fmt, ...)
-{
-	char buf[600];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	v->bad = 1;
-	return ccs_diag_msg(v->d, "%s:%d:%d: <%s>: %s", v->name, e->line, e->col, e->name, buf);
-}
-
-static void link_put(struct conv *v, const char *fmt, ...) CCS_PRINTF(2, 3);
-static void link_put(struct conv *v, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(v->links + v->nl, sizeof v->links - v->nl, fmt, ap);
-	va_end(ap);
-	if (k > 0 && v->nl + (size_t)k < sizeof v->links)
-		v->nl += (size_t)k;
-	else
-		v->o->oom = 1;
-}
 
 /* A whole number attribute k of e into *out (dflt when absent, -1 dflt:
  * required); CCS_EINPUT after a message. */
@@ -115,14 +57,14 @@ static int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long
 	const char *s = ccs_xml_attr(e, k);
 	if (!s) {
 		if (dflt < 0)
-			return at(v, e, "needs '%s'", k);
+			return ccs_xml_at(v->d, v->name, e, "needs '%s'", k);
 		*out = dflt;
 		return CCS_OK;
 	}
 	char *end;
 	long x = strtol(s, &end, 0);
 	if (end == s || *end || x < 0 || x > 100000000)
-		return at(v, e, "'%s' must be a whole number, got '%s'", k, s);
+		return ccs_xml_at(v->d, v->name, e, "'%s' must be a whole number, got '%s'", k, s);
 	*out = x;
 	return CCS_OK;
 }
@@ -144,7 +86,7 @@ static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *c
 		char *end;
 		lanes = strtol(w, &end, 10);
 		if (end == w || *end || lanes < 0 || lanes > 32)
-			return at(v, e, "'link_width' must be a lane count, got '%s'", w);
+			return ccs_xml_at(v->d, v->name, e, "'link_width' must be a lane count, got '%s'", w);
 	}
 	if (!gen || !lanes) {
 		warn(v->o, "line %d: %s has no usable link_speed/link_width ('%s' x '%s'): taken as PCIe gen 4 x16", e->line,
@@ -152,7 +94,7 @@ static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *c
 		gen = 4;
 		lanes = 16;
 	}
-	link_put(v, "    - {from: %s, to: %s, type: pcie, gen: %d, lanes: %ld}\n", child, parent, gen, lanes);
+	ccs_text_printf(&v->links, "    - {from: %s, to: %s, type: pcie, gen: %d, lanes: %ld}\n", child, parent, gen, lanes);
 	return CCS_OK;
 }
 
@@ -190,14 +132,14 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 {
 	long dev, sm;
 	if (ccs_xml_attr(g, "gcn"))
-		return at(v, g, "an AMD GPU (gcn %s, from RCCL): AMD GPUs and xGMI are not modelled yet", ccs_xml_attr(g, "gcn"));
+		return ccs_xml_at(v->d, v->name, g, "an AMD GPU (gcn %s, from RCCL): AMD GPUs and xGMI are not modelled yet", ccs_xml_attr(g, "gcn"));
 	CCS_TRY(num(v, g, "dev", -1, &dev));
 	CCS_TRY(num(v, g, "sm", -1, &sm));
 	if (v->ngpu >= XML_MAX_GPUS)
-		return at(v, g, "more than %d GPUs", XML_MAX_GPUS);
+		return ccs_xml_at(v->d, v->name, g, "more than %d GPUs", XML_MAX_GPUS);
 	for (int i = 0; i < v->ngpu; i++)
 		if (v->gpu[i].dev == dev)
-			return at(v, g, "a second GPU with dev %ld", dev);
+			return ccs_xml_at(v->d, v->name, g, "a second GPU with dev %ld", dev);
 	struct gpu_rec *r = &v->gpu[v->ngpu++];
 	r->dev = (int)dev;
 	r->sm = (int)sm;
@@ -207,7 +149,7 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	gpu_kind((int)sm, &model, &arch, &mem);
 	char nm[32];
 	snprintf(nm, sizeof nm, "gpu%ld", dev);
-	put(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
+	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
 	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? r->busid : "?", sm);
 	if (!mem && sm != v->warned_sm) {
 		warn(v->o, "line %d: gpu%ld has sm %ld: the memory bandwidth of sm %ld GPUs is not known here (no "
@@ -239,7 +181,7 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		}
 		char nm[32];
 		snprintf(nm, sizeof nm, "nic%d", v->nnic++);
-		put(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm, nname ? nname : "NIC",
+		ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm, nname ? nname : "NIC",
 		    speed / 1000, e && ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "no PCI path");
 		if ((cls >> 8) == 0x0207)
 			v->ib++;
@@ -252,7 +194,7 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		} else {
 			warn(v->o, "line %d: %s sits under a CPU without a PCI path: linked to %s at PCIe gen 4 x16", n->line, nm,
 			     parent);
-			link_put(v, "    - {from: %s, to: %s, type: pcie, gen: 4, lanes: 16}\n", nm, parent);
+			ccs_text_printf(&v->links, "    - {from: %s, to: %s, type: pcie, gen: 4, lanes: 16}\n", nm, parent);
 		}
 	}
 	return CCS_OK;
@@ -282,7 +224,7 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 		return CCS_OK;      /* NVSwitches, storage, other bridges */
 	char nm[32];
 	snprintf(nm, sizeof nm, "pcisw%d", v->nsw++);
-	put(&v->devs, "    - {name: %s, type: pcie_switch}   # %s\n", nm, ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "?");
+	ccs_text_printf(&v->devs, "    - {name: %s, type: pcie_switch}   # %s\n", nm, ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "?");
 	CCS_TRY(pcie_link(v, e, nm, parent));
 	for (int c = e->child; c >= 0; c = v->x->n[c].next)
 		if (!strcmp(v->x->n[c].name, "pci"))
@@ -296,13 +238,13 @@ static void socket_link(struct conv *v, const struct ccs_xml_node *cpu, int a, i
 	const char *vendor = ccs_xml_attr(cpu, "vendor");
 	long model = ccs_xml_attr(cpu, "modelid") ? strtol(ccs_xml_attr(cpu, "modelid"), NULL, 0) : 0;
 	if (vendor && !strcmp(vendor, "AuthenticAMD"))
-		link_put(v, "    - {from: cpu%d, to: cpu%d, type: xgmi, lanes: 4, lane_bandwidth: 36GB/s}\n", a, b);
+		ccs_text_printf(&v->links, "    - {from: cpu%d, to: cpu%d, type: xgmi, lanes: 4, lane_bandwidth: 36GB/s}\n", a, b);
 	else if (vendor && !strcmp(vendor, "GenuineIntel"))
-		link_put(v, "    - {from: cpu%d, to: cpu%d, type: upi, lanes: %d, lane_bandwidth: %s}\n", a, b,
+		ccs_text_printf(&v->links, "    - {from: cpu%d, to: cpu%d, type: upi, lanes: %d, lane_bandwidth: %s}\n", a, b,
 		         model == 143 || model == 207 ? 4 : 3, model == 207 ? "40GB/s" : model == 143 ? "32GB/s" : "20.8GB/s");
 	else {
 		warn(v->o, "CPU vendor '%s' not known here: sockets joined at 4 x 32 GB/s", vendor ? vendor : "");
-		link_put(v, "    - {from: cpu%d, to: cpu%d, type: smp, lanes: 4, lane_bandwidth: 32GB/s}\n", a, b);
+		ccs_text_printf(&v->links, "    - {from: cpu%d, to: cpu%d, type: smp, lanes: 4, lane_bandwidth: 32GB/s}\n", a, b);
 	}
 }
 
@@ -340,7 +282,7 @@ static int nvlinks(struct conv *v)
 				continue;
 			}
 			if (peer > i)   /* each pair once */
-				link_put(v, "    - {from: gpu%d, to: gpu%d, type: nvlink, lanes: %ld, lane_bandwidth: %s}\n",
+				ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: nvlink, lanes: %ld, lane_bandwidth: %s}\n",
 				         v->gpu[i].dev, v->gpu[peer].dev, count, nvl_lane(v->gpu[i].sm));
 		}
 	}
@@ -360,7 +302,7 @@ static void nvswitch_devices(struct conv *v)
 	if (!v->gpu[0].sw_links)
 		return;
 	int sm = v->gpu[0].sm;
-	put(v->o, "  - {name: \"nvsw[0-%d]\", type: nvswitch%s}\n", sw_count(v) - 1,
+	ccs_text_printf(&v->o->y, "  - {name: \"nvsw[0-%d]\", type: nvswitch%s}\n", sw_count(v) - 1,
 	    sm >= 90 ? ", multicast: true, reduction: true" : "");
 }
 
@@ -372,7 +314,7 @@ static void nvswitch_links(struct conv *v)
 		for (int k = 0; k < nsw && l > 0; k++) {
 			int share = l / nsw + (k < l % nsw);
 			if (share > 0)
-				put(v->o, "  - {from: gpu%d, to: nvsw%d, type: nvlink, lanes: %d, lane_bandwidth: %s}\n", v->gpu[i].dev, k,
+				ccs_text_printf(&v->o->y, "  - {from: gpu%d, to: nvsw%d, type: nvlink, lanes: %d, lane_bandwidth: %s}\n", v->gpu[i].dev, k,
 				    share, nvl_lane(v->gpu[i].sm));
 		}
 	}
@@ -396,19 +338,19 @@ static void sections(struct conv *v)
 		 * apart, else the HGX boards' (A100: 6 NVSwitch2, H100: 4 NVSwitch3,
 		 * B200: 2 NVSwitch4) */
 		int sw = v->nswt > 1 ? v->nswt : sm >= 100 ? 2 : sm >= 90 ? 4 : 6;
-		put(v->o, "scaleup:\n  type: nvlink\n  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes,
+		ccs_text_printf(&v->o->y, "scaleup:\n  type: nvlink\n  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes,
 		    nvl_lane(sm));
 		if (sm >= 90)
-			put(v->o, "  multicast: true\n  reduction: true\n");
-		put(v->o, "  radix: %d\n", sm >= 100 ? 72 : sm >= 90 ? 64 : 36);
+			ccs_text_printf(&v->o->y, "  multicast: true\n  reduction: true\n");
+		ccs_text_printf(&v->o->y, "  radix: %d\n", sm >= 100 ? 72 : sm >= 90 ? 64 : 36);
 	}
 	const char *type = v->ib ? "ib" : v->roce ? "roce" : "ethernet";
 	warn(v->o, "the fabric beyond the node is not in a dump: taken as a non-blocking 2-tier rail-optimized %s fat "
 	           "tree of radix-64 switches without SHARP (--set scaleout.sharp=true, scaleout.radix=N to change it)",
 	     type);
-	put(v->o, "scaleout:\n  topology: rail-optimized\n  tiers: 2\n  type: %s\n  radix: 64\n  switch_latency: 300ns\n", type);
+	ccs_text_printf(&v->o->y, "scaleout:\n  topology: rail-optimized\n  tiers: 2\n  type: %s\n  radix: 64\n  switch_latency: 300ns\n", type);
 	if (v->efa && !v->ib && !v->roce)
-		put(v->o, "model:\n  transport: efa\n");
+		ccs_text_printf(&v->o->y, "model:\n  transport: efa\n");
 }
 
 static int convert(struct conv *v)
@@ -416,7 +358,7 @@ static int convert(struct conv *v)
 	const struct ccs_xml *x = v->x;
 	const struct ccs_xml_node *root = &x->n[0];
 	if (strcmp(root->name, "system"))
-		return at(v, root, "not an NCCL topology dump: the root is <%s>, expected <system>%s", root->name,
+		return ccs_xml_at(v->d, v->name, root, "not an NCCL topology dump: the root is <%s>, expected <system>%s", root->name,
 		          !strcmp(root->name, "graphs") ? " (this is NCCL's graph dump, NCCL_GRAPH_DUMP_FILE; the topology "
 		                                          "is NCCL_TOPO_DUMP_FILE's)" : "");
 	const char *base = strrchr(v->name, '/');
@@ -426,8 +368,8 @@ static int convert(struct conv *v)
 	for (const char *p = base; *p && *p != '.' && k + 1 < sizeof nm; p++)
 		nm[k++] = isalnum((unsigned char)*p) || *p == '-' || *p == '_' ? *p : '-';
 	nm[k] = 0;
-	put(v->o, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", base);
-	put(v->o, "name: %s\n", k ? nm : "imported");
+	ccs_text_printf(&v->o->y, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", base);
+	ccs_text_printf(&v->o->y, "name: %s\n", k ? nm : "imported");
 	int ncpu = 0, cpu_ids[16];
 	const struct ccs_xml_node *cpus[16];
 	for (int c = root->child; c >= 0; c = x->n[c].next) {
@@ -437,10 +379,10 @@ static int convert(struct conv *v)
 		long id;
 		CCS_TRY(num(v, e, "numaid", ncpu, &id));
 		if (ncpu == 16)
-			return at(v, e, "more than 16 CPUs");
+			return ccs_xml_at(v->d, v->name, e, "more than 16 CPUs");
 		cpus[ncpu] = e;
 		cpu_ids[ncpu++] = (int)id;
-		put(&v->devs, "    - {name: cpu%ld, type: cpu}\n", id);
+		ccs_text_printf(&v->devs, "    - {name: cpu%ld, type: cpu}\n", id);
 		char cn[32];
 		snprintf(cn, sizeof cn, "cpu%ld", id);
 		for (int p = e->child; p >= 0; p = x->n[p].next) {
@@ -451,31 +393,32 @@ static int convert(struct conv *v)
 		}
 	}
 	if (!ncpu)
-		return at(v, root, "no <cpu> in the dump");
+		return ccs_xml_at(v->d, v->name, root, "no <cpu> in the dump");
 	if (!v->ngpu)
-		return at(v, root, "no <gpu> in the dump");
+		return ccs_xml_at(v->d, v->name, root, "no <gpu> in the dump");
 	if (!v->nsw)
 		warn(v->o, "no PCIe switches: every GPU and NIC hangs off a CPU (a VM that hides the switches, or a "
 		           "host without them): GPUDirect traffic crosses the root complex");
 	for (int i = 0; i + 1 < ncpu; i++)
 		socket_link(v, cpus[0], cpu_ids[i], cpu_ids[i + 1]);
 	CCS_TRY(nvlinks(v));
-	if (v->devs.oom)
+	if (v->devs.oom || v->links.oom)
 		return CCS_ENOMEM;
+	const char *devs = v->devs.s ? v->devs.s : "", *links = v->links.s ? v->links.s : "";
 	if (v->nnic) {
 		/* the template form: one node, and --set nodes=N adds more */
-		put(v->o, "nodes: 1\nnode:\n  devices:\n%s  links:\n%s", v->devs.s, v->links);
+		ccs_text_printf(&v->o->y, "nodes: 1\nnode:\n  devices:\n%s  links:\n%s", devs, links);
 		sections(v);
 	} else {
 		/* no NICs: nothing joins nodes; the explicit form, the NVSwitches
 		 * (if any) as devices */
 		warn(v->o, "no NICs in the dump: one node, written in the explicit form");
-		put(v->o, "devices:\n%s", v->devs.s);
+		ccs_text_printf(&v->o->y, "devices:\n%s", devs);
 		nvswitch_devices(v);
-		put(v->o, "links:\n%s", v->links);
+		ccs_text_printf(&v->o->y, "links:\n%s", links);
 		nvswitch_links(v);
 	}
-	return v->o->oom ? CCS_ENOMEM : CCS_OK;
+	return v->o->y.oom || v->o->w.oom ? CCS_ENOMEM : CCS_OK;
 }
 
 int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yaml, char **warnings, struct ccs_diag *d)
@@ -497,20 +440,22 @@ int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yam
 		v->d = d;
 		rc = convert(v);
 	}
-	if (v)
+	if (v) {
 		ccs_free(v->devs.s);
+		ccs_free(v->links.s);
+	}
 	ccs_free(v);
 	ccs_xml_release(&x);
-	if (!rc && o.oom)
+	if (!rc && (o.y.oom || o.w.oom))
 		rc = CCS_ENOMEM;
 	if (rc) {
-		ccs_free(o.s);
-		ccs_free(o.warn);
+		ccs_free(o.y.s);
+		ccs_free(o.w.s);
 		if (rc == CCS_ENOMEM && !d->set)
 			ccs_diag_msg(d, "%s: out of memory", name);
 		return rc;
 	}
-	*yaml = o.s;
-	*warnings = o.warn;
+	*yaml = o.y.s;
+	*warnings = o.w.s;
 	return CCS_OK;
 }

@@ -4,6 +4,8 @@
 
 #include <ctype.h>
 #include <expat.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #define XML_MAX_NODES 200000
@@ -126,4 +128,14 @@ int ccs_xml_is(const char *text, size_t len)
 	while (i < len && isspace((unsigned char)text[i]))
 		i++;
 	return i < len && text[i] == '<';
+}
+
+int ccs_xml_at(struct ccs_diag *d, const char *name, const struct ccs_xml_node *e, const char *fmt, ...)
+{
+	char buf[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return ccs_diag_msg(d, "%s:%d:%d: <%s>: %s", name, e->line, e->col, e->name, buf);
 }

@@ -35,6 +35,8 @@ int  ccs_xml_parse(const char *name, const char *text, size_t len, struct ccs_xm
 void ccs_xml_release(struct ccs_xml *x);
 /* Whether text (its first non-blank byte) looks like XML. */
 int ccs_xml_is(const char *text, size_t len);
+/* "name:line:col: <elem>: message" for element e into d; CCS_EINPUT. */
+int ccs_xml_at(struct ccs_diag *d, const char *name, const struct ccs_xml_node *e, const char *fmt, ...) CCS_PRINTF(4, 5);
 /* The value of attribute k of e, NULL when absent. */
 const char *ccs_xml_attr(const struct ccs_xml_node *e, const char *k);
 

@@ -25,57 +25,20 @@
 
 #include "../../model/xml.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct mout {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
-
-static void put(struct mout *o, const char *fmt, ...) CCS_PRINTF(2, 3);
-static void put(struct mout *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (k < 0 || o->oom)
-		return;
-	if (ccs_grow(&o->s, &o->cap, o->n + (size_t)k + 1, 1)) {
-		o->oom = 1;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(o->s + o->n, (size_t)k + 1, fmt, ap);
-	va_end(ap);
-	o->n += (size_t)k;
-}
 
 struct mconv {
 	const char *name;
 	const struct ccs_xml *x;
 	struct ccs_diag *d;
-	struct mout o;
+	struct ccs_text o;
 	long ngpus, nch;
 	double chunk;               /* bytes per chunk */
 	long *pairs;                /* per (src, dst, chan): sends - recvs */
 	int *first_tb;              /* per (src, dst, chan): a thread block that sends there (its node) */
 };
-
-static int at(struct mconv *v, const struct ccs_xml_node *e, const char *fmt, ...) CCS_PRINTF(3, 4);
-static int at(struct mconv *v, const struct ccs_xml_node *e, const char *fmt, ...)
-{
-	char buf[600];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return ccs_diag_msg(v->d, "%s:%d:%d: <%s>: %s", v->name, e->line, e->col, e->name, buf);
-}
 
 /* Integer attribute k of e in [lo, hi] (dflt when absent; lo - 1 dflt:
  * required). */
@@ -84,14 +47,14 @@ static int inum(struct mconv *v, const struct ccs_xml_node *e, const char *k, lo
 	const char *s = ccs_xml_attr(e, k);
 	if (!s) {
 		if (dflt < lo)
-			return at(v, e, "needs '%s'", k);
+			return ccs_xml_at(v->d, v->name, e, "needs '%s'", k);
 		*out = dflt;
 		return CCS_OK;
 	}
 	char *end;
 	long x = strtol(s, &end, 10);
 	if (end == s || *end || x < lo || x > hi)
-		return at(v, e, "'%s' must be a whole number from %ld to %ld, got '%s'", k, lo, hi, s);
+		return ccs_xml_at(v->d, v->name, e, "'%s' must be a whole number from %ld to %ld, got '%s'", k, lo, hi, s);
 	*out = x;
 	return CCS_OK;
 }
@@ -118,19 +81,19 @@ static int one_step(struct mconv *v, long g, long tb, long send, long recv, long
 {
 	const char *type = ccs_xml_attr(st, "type");
 	if (!type)
-		return at(v, st, "needs 'type'");
+		return ccs_xml_at(v->d, v->name, st, "needs 'type'");
 	int k = -1;
 	for (int i = 0; i < (int)(sizeof kinds / sizeof kinds[0]); i++)
 		if (!strcmp(kinds[i].t, type))
 			k = i;
 	if (k < 0)
-		return at(v, st, "unknown step type '%s'; one of: s, r, rrs, rcs, rrc, rrcs, re, cpy, nop", type);
+		return ccs_xml_at(v->d, v->name, st, "unknown step type '%s'; one of: s, r, rrs, rcs, rrc, rrcs, re, cpy, nop", type);
 	long cnt, depid, deps;
 	CCS_TRY(inum(v, st, "cnt", 1, 1 << 20, 1, &cnt));
 	CCS_TRY(inum(v, st, "depid", -1, 1 << 20, -1, &depid));
 	CCS_TRY(inum(v, st, "deps", -1, 1 << 20, -1, &deps));
 	if ((kinds[k].s && send < 0) || (kinds[k].r && recv < 0))
-		return at(v, st, "a '%s' step in a thread block with no %s peer", type, kinds[k].s && send < 0 ? "send" : "recv");
+		return ccs_xml_at(v->d, v->name, st, "a '%s' step in a thread block with no %s peer", type, kinds[k].s && send < 0 ? "send" : "recv");
 	char base[64], dep[64] = "", after[160];
 	step_name(base, sizeof base, g, tb, s);
 	if (depid >= 0 && deps >= 0)
@@ -143,7 +106,7 @@ static int one_step(struct mconv *v, long g, long tb, long send, long recv, long
 	int np = 0;
 	if (kinds[k].r) {
 		snprintf(names[np], sizeof names[np], "%s_r", base);
-		put(&v->o, "  - {name: %s, rank: %ld, op: recv, peer: %ld, channel: %ld%s%s%s}\n", names[np], g, recv, chan,
+		ccs_text_printf(&v->o, "  - {name: %s, rank: %ld, op: recv, peer: %ld, channel: %ld%s%s%s}\n", names[np], g, recv, chan,
 		    last[0] ? ", after: [" : "", last, last[0] ? "]" : "");
 		size_t p = (size_t)((recv * v->ngpus + g) * v->nch + chan);
 		v->pairs[p]--;
@@ -153,19 +116,19 @@ static int one_step(struct mconv *v, long g, long tb, long send, long recv, long
 	}
 	if (kinds[k].x) {
 		snprintf(names[np], sizeof names[np], "%s_x", base);
-		put(&v->o, "  - {name: %s, rank: %ld, op: reduce, bytes: %.0fB%s%s%s}\n", names[np], g, bytes,
+		ccs_text_printf(&v->o, "  - {name: %s, rank: %ld, op: reduce, bytes: %.0fB%s%s%s}\n", names[np], g, bytes,
 		    last[0] ? ", after: [" : "", last, last[0] ? "]" : "");
 		last = names[np++];
 	}
 	if (kinds[k].c) {
 		snprintf(names[np], sizeof names[np], "%s_c", base);
-		put(&v->o, "  - {name: %s, rank: %ld, op: copy, bytes: %.0fB%s%s%s}\n", names[np], g, bytes,
+		ccs_text_printf(&v->o, "  - {name: %s, rank: %ld, op: copy, bytes: %.0fB%s%s%s}\n", names[np], g, bytes,
 		    last[0] ? ", after: [" : "", last, last[0] ? "]" : "");
 		last = names[np++];
 	}
 	if (kinds[k].s) {
 		snprintf(names[np], sizeof names[np], "%s_s", base);
-		put(&v->o, "  - {name: %s, rank: %ld, op: send, peer: %ld, channel: %ld, bytes: %.0fB%s%s%s}\n", names[np], g,
+		ccs_text_printf(&v->o, "  - {name: %s, rank: %ld, op: send, peer: %ld, channel: %ld, bytes: %.0fB%s%s%s}\n", names[np], g,
 		    send, chan, bytes, last[0] ? ", after: [" : "", last, last[0] ? "]" : "");
 		size_t p = (size_t)((g * v->ngpus + send) * v->nch + chan);
 		v->pairs[p]++;
@@ -174,7 +137,7 @@ static int one_step(struct mconv *v, long g, long tb, long send, long recv, long
 		last = names[np++];
 	}
 	/* the step's own name marks its end, for later steps and deps */
-	put(&v->o, "  - {name: %s, rank: %ld, op: compute, time: 0us%s%s%s}\n", base, g, last[0] ? ", after: [" : "",
+	ccs_text_printf(&v->o, "  - {name: %s, rank: %ld, op: compute, time: 0us%s%s%s}\n", base, g, last[0] ? ", after: [" : "",
 	    last, last[0] ? "]" : "");
 	return CCS_OK;
 }
@@ -187,7 +150,7 @@ static int one_tb(struct mconv *v, long g, const struct ccs_xml_node *tbn)
 	CCS_TRY(inum(v, tbn, "recv", -1, v->ngpus - 1, -1, &recv));
 	CCS_TRY(inum(v, tbn, "chan", 0, v->nch - 1, 0, &chan));
 	if (send == g || recv == g)
-		return at(v, tbn, "thread block %ld of gpu %ld sends to or receives from itself", id, g);
+		return ccs_xml_at(v->d, v->name, tbn, "thread block %ld of gpu %ld sends to or receives from itself", id, g);
 	char prev[64] = "";
 	long expect = 0;
 	for (int c = tbn->child; c >= 0; c = v->x->n[c].next) {
@@ -197,7 +160,7 @@ static int one_tb(struct mconv *v, long g, const struct ccs_xml_node *tbn)
 		long s;
 		CCS_TRY(inum(v, st, "s", 0, 1 << 20, expect, &s));
 		if (s != expect)
-			return at(v, st, "step %ld where step %ld comes next", s, expect);
+			return ccs_xml_at(v->d, v->name, st, "step %ld where step %ld comes next", s, expect);
 		CCS_TRY(one_step(v, g, id, send, recv, chan, st, s, prev));
 		step_name(prev, sizeof prev, g, id, s);
 		expect++;
@@ -209,7 +172,7 @@ static int mconvert(struct mconv *v, double total)
 {
 	const struct ccs_xml_node *a = &v->x->n[0];
 	if (strcmp(a->name, "algo"))
-		return at(v, a, "not an MSCCL algorithm: the root is <%s>, expected <algo>", a->name);
+		return ccs_xml_at(v->d, v->name, a, "not an MSCCL algorithm: the root is <%s>, expected <algo>", a->name);
 	long nchunks;
 	CCS_TRY(inum(v, a, "ngpus", 0, 65536, 0, &v->ngpus));      /* 0: the <gpu> count */
 	CCS_TRY(inum(v, a, "nchannels", 1, 64, 1, &v->nch));
@@ -218,7 +181,7 @@ static int mconvert(struct mconv *v, double total)
 		for (int c = a->child; c >= 0; c = v->x->n[c].next)
 			v->ngpus += !strcmp(v->x->n[c].name, "gpu");
 	if (!v->ngpus)
-		return at(v, a, "no <gpu>");
+		return ccs_xml_at(v->d, v->name, a, "no <gpu>");
 	if (!nchunks)
 		nchunks = v->ngpus;
 	v->chunk = total / (double)nchunks;
@@ -232,7 +195,7 @@ static int mconvert(struct mconv *v, double total)
 	for (size_t i = 0; i < np; i++)
 		v->first_tb[i] = -1;
 	const char *nm = ccs_xml_attr(a, "name");
-	put(&v->o, "# from the MSCCL algorithm %s (%s), %.0f bytes a chunk\nname: %s\nranks: %ld\nops:\n", v->name,
+	ccs_text_printf(&v->o, "# from the MSCCL algorithm %s (%s), %.0f bytes a chunk\nname: %s\nranks: %ld\nops:\n", v->name,
 	    nm ? nm : "unnamed", v->chunk, nm ? nm : "msccl", v->ngpus);
 	for (int c = a->child; c >= 0; c = v->x->n[c].next) {
 		const struct ccs_xml_node *gn = &v->x->n[c];
@@ -249,7 +212,7 @@ static int mconvert(struct mconv *v, double total)
 			long ch = (long)(i % (size_t)v->nch), dst = (long)(i / (size_t)v->nch % (size_t)v->ngpus);
 			long src = (long)(i / (size_t)v->nch / (size_t)v->ngpus);
 			const struct ccs_xml_node *e = v->first_tb[i] >= 0 ? &v->x->n[v->first_tb[i]] : a;
-			return at(v, e, "gpu %ld sends to gpu %ld on channel %ld %ld time%s %s than gpu %ld receives from it", src,
+			return ccs_xml_at(v->d, v->name, e, "gpu %ld sends to gpu %ld on channel %ld %ld time%s %s than gpu %ld receives from it", src,
 			          dst, ch, labs(v->pairs[i]), labs(v->pairs[i]) == 1 ? "" : "s",
 			          v->pairs[i] > 0 ? "more" : "fewer", dst);
 		}
