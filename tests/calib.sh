@@ -111,6 +111,7 @@ expect 0 "ingest the slow run" -- "$C" calibrate ingest all_reduce_perf.log -t "
 expect 1 "check a 20% drop" -- "$C" calibrate check --baseline previous --tolerance 5% --junit drop.xml
 has "REGRESSION"
 has "allreduce/8 oop float busbw"
+has "nvlink efficiency (fit)"
 grep -q '<failure type="regression"' drop.xml && ok || bad "JUnit has no failure"
 grep -q '<testsuites tests="[0-9]*" failures="[1-9]' drop.xml && ok || bad "JUnit failure count"
 expect 0 "check against run 2 with a loose tolerance" -- "$C" calibrate check --baseline 2 --tolerance 30%

@@ -147,10 +147,45 @@ static int compare_rows(const struct ccs_meas *a, size_t na, const struct ccs_me
 	return 0;
 }
 
-static int compare(const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb, double tol,
-                   struct cmps *out)
+/* With a topology: each link type's fitted efficiency in both runs
+ * (ccs_calib_derive), where both fitted it and neither fit was refused. */
+static int compare_effs(struct ccs_topo *t, const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb,
+                        double tol, struct cmps *out)
 {
-	if (compare_rows(a, na, b, nb, tol, out))
+	if (!t)
+		return 0;
+	struct ccs_calib ca, cb;
+	struct ccs_diag d;
+	memset(&ca, 0, sizeof ca);
+	memset(&cb, 0, sizeof cb);
+	memset(&d, 0, sizeof d);
+	int ra = ccs_calib_derive(t, a, na, &ca, &d);
+	memset(&d, 0, sizeof d);
+	int rb = ccs_calib_derive(t, b, nb, &cb, &d);
+	int rc = 0;
+	for (int k = 0; k < CCS_LINK_NTYPES && !ra && !rb && !rc; k++) {
+		if (!ca.eff_from[k] || !cb.eff_from[k] || !(ca.eff[k] > 0) || !(cb.eff[k] > 0))
+			continue;
+		struct cmp c;
+		memset(&c, 0, sizeof c);
+		snprintf(c.cls, sizeof c.cls, "%s", ccs_link_type_name[k]);
+		snprintf(c.what, sizeof c.what, "%s efficiency (fit)", ccs_link_type_name[k]);
+		snprintf(c.size, sizeof c.size, "-");
+		c.base = ca.eff[k];
+		c.cur = cb.eff[k];
+		c.higher_better = 1;
+		c.verdict = judge(c.base, c.cur, 1, tol, 1);
+		rc = cmp_push(out, &c);
+	}
+	ccs_calib_release(&ca);
+	ccs_calib_release(&cb);
+	return rc;
+}
+
+static int compare(struct ccs_topo *t, const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb,
+                   double tol, struct cmps *out)
+{
+	if (compare_rows(a, na, b, nb, tol, out) || compare_effs(t, a, na, b, nb, tol, out))
 		return -1;
 	/* fits per link class: bandwidth of the largest sizes' piece, alpha of
 	 * the smallest sizes' piece */
@@ -327,6 +362,41 @@ static size_t print_cmps(const struct cmps *c, double tol)
 	return bad;
 }
 
+/* The baseline of run ib compared into c: run *ia, or (*ia == -2) the
+ * newest earlier run of the same host that has something in common with
+ * it; its measurements in *ma.  why says what left nothing to compare
+ * ("" when c holds comparisons); -1 on a store or memory failure. */
+static int find_baseline(struct ccs_store *s, const struct ccs_run_info *runs, long ib, long *ia, struct ccs_topo *t,
+                         const struct ccs_meas *mb, size_t nb, double tol, struct cmps *c, struct ccs_meas **ma,
+                         size_t *na, char *why, size_t whyn)
+{
+	int searched = *ia == -2, any = 0;
+	why[0] = 0;
+	for (long i = searched ? ib - 1 : *ia; i >= 0; i = searched ? i - 1 : -1) {
+		if (searched && strcmp(runs[i].host, runs[ib].host))
+			continue;
+		any = 1;
+		ccs_free(*ma);
+		*ma = NULL;
+		c->n = 0;
+		if (ccs_runs_read_meas(s, runs[i].id, ma, na) || compare(t, *ma, *na, mb, nb, tol, c))
+			return -1;
+		*ia = i;
+		if (c->n)
+			break;
+	}
+	if (searched && !any)
+		snprintf(why, whyn, "run %lld is the first of host %s; no previous run to compare with", (long long)runs[ib].id,
+		         runs[ib].host);
+	else if (!c->n && searched)
+		snprintf(why, whyn, "no earlier run of host %s has anything in common with run %lld (no shared collective and "
+		         "sizes, no shared fit)", runs[ib].host, (long long)runs[ib].id);
+	else if (!c->n)
+		snprintf(why, whyn, "the two runs have nothing in common to compare (no shared collective and sizes, no shared "
+		         "fit)");
+	return 0;
+}
+
 int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 {
 	const char *sub = check ? "check" : "diff";
@@ -347,6 +417,7 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 	size_t na = 0, nb = 0;
 	struct cmps c;
 	memset(&c, 0, sizeof c);
+	struct ccs_topo *t = NULL;
 	int rc = 1;
 	char why[400] = "";
 	if (ccs_runs_load(s, &runs, &nr))
@@ -356,35 +427,21 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 		goto out;
 	if (ccs_runs_read_meas(s, runs[ib].id, &mb, &nb))
 		goto out;
-	/* the baseline: the one named, or the newest earlier run of the same
-	 * host that has something in common with this one */
-	int searched = ia == -2, any = 0;
-	for (long i = searched ? ib - 1 : ia; i >= 0; i = searched ? i - 1 : -1) {
-		if (searched && strcmp(runs[i].host, runs[ib].host))
-			continue;
-		any = 1;
-		ccs_free(ma);
-		ma = NULL;
-		c.n = 0;
-		if (ccs_runs_read_meas(s, runs[i].id, &ma, &na))
-			goto out;
-		if (compare(ma, na, mb, nb, o->tol, &c)) {
-			fprintf(stderr, "%s %s: out of memory\n", ME, sub);
+	/* a topology (-t, or the newest run's) adds the fitted efficiencies */
+	const char *topo = o->topo ? o->topo : runs[ib].topology[0] ? runs[ib].topology : NULL;
+	if (topo) {
+		struct ccs_diag dt;
+		memset(&dt, 0, sizeof dt);
+		if (ccs_topo_load(topo, (const char *const *)o->sets.v, o->sets.n, &t, &dt)) {
+			ccs_runs_say(&dt, "ccsim calibrate: cannot load the topology");
 			goto out;
 		}
-		ia = i;
-		if (c.n)
-			break;
 	}
-	if (searched && !any)
-		snprintf(why, sizeof why, "run %lld is the first of host %s; no previous run to compare with",
-		         (long long)runs[ib].id, runs[ib].host);
-	else if (!c.n && searched)
-		snprintf(why, sizeof why, "no earlier run of host %s has anything in common with run %lld (no shared "
-		         "collective and sizes, no shared fit)", runs[ib].host, (long long)runs[ib].id);
-	else if (!c.n)
-		snprintf(why, sizeof why, "the two runs have nothing in common to compare (no shared collective and sizes, "
-		         "no shared fit)");
+	int searched = ia == -2;
+	if (find_baseline(s, runs, ib, &ia, t, mb, nb, o->tol, &c, &ma, &na, why, sizeof why)) {
+		fprintf(stderr, "%s %s: cannot compare the runs (out of memory, or the database failed)\n", ME, sub);
+		goto out;
+	}
 	if (why[0]) {
 		fprintf(stderr, "%s %s: %s\n", ME, sub, why);
 		if (check && o->junit)
@@ -401,6 +458,7 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 		goto out;
 	rc = check && bad ? 1 : 0;
 out:
+	ccs_topo_free(t);
 	ccs_free(c.v);
 	ccs_free(ma);
 	ccs_free(mb);
