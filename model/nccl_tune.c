@@ -261,7 +261,11 @@ static int nccl_enabled(const struct ccs_comm *c, int coll, int algo, int proto)
 		return 0;
 	if ((algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) && (proto != CCS_PROTO_SIMPLE || !c->nvls))
 		return 0;
-	if (algo == CCS_ALGO_NVLS && nNodes > 1 && !c->sharp)
+	/* NVLS across nodes rides CollNet (SHARP), and NCCL uses CollNet only
+	 * with NCCL_COLLNET_ENABLE=1 and its plugin (off by default) */
+	if (algo == CCS_ALGO_NVLS && nNodes > 1 && (!c->sharp || !c->prm.nccl_collnet))
+		return 0;
+	if ((algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) && !c->prm.nccl_collnet)
 		return 0;
 	if (algo == CCS_ALGO_NVLS_TREE && nNodes == 1)
 		return 0;

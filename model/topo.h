@@ -131,6 +131,8 @@ struct ccs_model_params {
 	int transport;               /* enum ccs_transport (model/transport.h); -1: from the NICs' link type */
 	int nccl_version;            /* NCCL release whose tuning model chooses, major x 100 + minor (2.21: 221);
 	                                0: the current one (nccl_tables.h) */
+	int nccl_collnet;            /* NCCL_COLLNET_ENABLE=1 (and its SHARP plugin): NCCL may choose CollNet and
+	                                NVLS across nodes; 0: NCCL's default, off */
 };
 
 /* The defaults. */

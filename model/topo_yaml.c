@@ -464,10 +464,12 @@ static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_
 {
 	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels", "ep_overhead",
 	                                    "oneshot_overhead", "twoshot_overhead", "twoshot_efficiency", "transport",
-	                                    "nccl_version" };
+	                                    "nccl_version", "nccl_collnet" };
 	static const char *const pkeys[] = { "ll", "ll128", "simple" };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "model"));
-	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 10, "'model'"));
+	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 11, "'model'"));
+	if (ccs_ytree_get(m, "nccl_collnet"))
+		CCS_TRY(ccs_ytree_bool(&L->y, m, "nccl_collnet", &p->nccl_collnet, NULL));
 	struct ccs_ynode *nv = ccs_ytree_get(m, "nccl_version");
 	if (nv) {
 		CCS_TRY(ccs_ytree_kind(&L->y, nv, CCS_Y_SCALAR, "nccl_version"));

@@ -109,6 +109,10 @@ int ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *
 	}
 	if ((*t)->note)
 		fprintf(stderr, "warning: %s\n", (*t)->note);
+	/* NCCL's own switch, as the NCCL_* variables act as defaults */
+	const char *cn = getenv("NCCL_COLLNET_ENABLE");
+	if (cn && *cn)
+		(*t)->params.nccl_collnet = !strcmp(cn, "1");
 	return me && ccs_args_refuse_timed(me, *t) ? -1 : 0;
 }
 
