@@ -360,6 +360,9 @@ static void test_nvls_chunk(void)
 		CHECK(0);
 		return;
 	}
+	/* NCCL offers NVLS across nodes only with CollNet on (off by default) */
+	CHECK(ccs_nccl_algbw(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE) == 0);
+	w[0].c.prm.nccl_collnet = slow.c.prm.nccl_collnet = 1;
 	double fast = ccs_nccl_algbw(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
 	double low = ccs_nccl_algbw(&slow.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
 	CHECK(fast >= 150 && low > 0 && low < 150);
