@@ -365,17 +365,9 @@ static int cmd_fit(struct ccs_runs_opts *o)
 	long ri = ccs_runs_find(runs, nr, o->run, NULL);
 	if (ri < 0 || ccs_runs_read_meas(s, runs[ri].id, &m, &nm))
 		goto out;
-	const char *topo = o->topo ? o->topo : runs[ri].topology[0] ? runs[ri].topology : NULL;
-	if (topo) {
-		struct ccs_diag d;
-		memset(&d, 0, sizeof d);
-		if (ccs_topo_load(topo, (const char *const *)o->sets.v, o->sets.n, &t, &d)) {
-			ccs_runs_say(&d, "ccsim calibrate: cannot load the topology");
-			goto out;
-		}
-		if (ccs_args_refuse_timed("ccsim calibrate", t))
-			goto out;
-	}
+	const char *topo;
+	if (ccs_runs_topology(o, &runs[ri], &t, &topo) || (t && ccs_args_refuse_timed("ccsim calibrate", t)))
+		goto out;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	int r = ccs_calib_derive(t, m, nm, &cal, &d);

@@ -147,24 +147,54 @@ static int compare_rows(const struct ccs_meas *a, size_t na, const struct ccs_me
 	return 0;
 }
 
+/* The run being judged, read and fitted once however many baselines are
+ * tried: its measurements, its fits, and with a topology its calibration
+ * (cal_ok: derived, nothing refused). */
+struct newest {
+	const struct ccs_meas *m;
+	size_t n;
+	struct ccs_fit *fit;
+	size_t nfit;
+	struct ccs_topo *t;
+	struct ccs_calib cal;
+	int cal_ok;
+};
+
+static int newest_init(struct newest *w, struct ccs_topo *t, const struct ccs_meas *m, size_t n)
+{
+	memset(w, 0, sizeof *w);
+	w->m = m;
+	w->n = n;
+	w->t = t;
+	if (t) {
+		struct ccs_diag d;
+		memset(&d, 0, sizeof d);
+		w->cal_ok = !ccs_calib_derive(t, m, n, &w->cal, &d);
+	}
+	return ccs_calib_fits(m, n, &w->fit, &w->nfit);
+}
+
+static void newest_release(struct newest *w)
+{
+	ccs_free(w->fit);
+	ccs_calib_release(&w->cal);
+}
+
 /* With a topology: each link type's fitted efficiency in both runs
  * (ccs_calib_derive), where both fitted it and neither fit was refused. */
-static int compare_effs(struct ccs_topo *t, const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb,
-                        double tol, struct cmps *out)
+static int compare_effs(const struct newest *w, const struct ccs_meas *a, size_t na, double tol, struct cmps *out)
 {
-	if (!t)
+	if (!w->t || !w->cal_ok)
 		return 0;
-	struct ccs_calib ca, cb;
+	struct ccs_calib ca;
 	struct ccs_diag d;
 	memset(&ca, 0, sizeof ca);
-	memset(&cb, 0, sizeof cb);
 	memset(&d, 0, sizeof d);
-	int ra = ccs_calib_derive(t, a, na, &ca, &d);
-	memset(&d, 0, sizeof d);
-	int rb = ccs_calib_derive(t, b, nb, &cb, &d);
+	int ra = ccs_calib_derive(w->t, a, na, &ca, &d);
+	const struct ccs_calib *cb = &w->cal;
 	int rc = 0;
-	for (int k = 0; k < CCS_LINK_NTYPES && !ra && !rb && !rc; k++) {
-		if (!ca.eff_from[k] || !cb.eff_from[k] || !(ca.eff[k] > 0) || !(cb.eff[k] > 0))
+	for (int k = 0; k < CCS_LINK_NTYPES && !ra && !rc; k++) {
+		if (!ca.eff_from[k] || !cb->eff_from[k] || !(ca.eff[k] > 0) || !(cb->eff[k] > 0))
 			continue;
 		struct cmp c;
 		memset(&c, 0, sizeof c);
@@ -172,28 +202,26 @@ static int compare_effs(struct ccs_topo *t, const struct ccs_meas *a, size_t na,
 		snprintf(c.what, sizeof c.what, "%s efficiency (fit)", ccs_link_type_name[k]);
 		snprintf(c.size, sizeof c.size, "-");
 		c.base = ca.eff[k];
-		c.cur = cb.eff[k];
+		c.cur = cb->eff[k];
 		c.higher_better = 1;
 		c.verdict = judge(c.base, c.cur, 1, tol, 1);
 		rc = cmp_push(out, &c);
 	}
 	ccs_calib_release(&ca);
-	ccs_calib_release(&cb);
 	return rc;
 }
 
-static int compare(struct ccs_topo *t, const struct ccs_meas *a, size_t na, const struct ccs_meas *b, size_t nb,
-                   double tol, struct cmps *out)
+static int compare(const struct newest *w, const struct ccs_meas *a, size_t na, double tol, struct cmps *out)
 {
-	if (compare_rows(a, na, b, nb, tol, out) || compare_effs(t, a, na, b, nb, tol, out))
+	if (compare_rows(a, na, w->m, w->n, tol, out) || compare_effs(w, a, na, tol, out))
 		return -1;
 	/* fits per link class: bandwidth of the largest sizes' piece, alpha of
 	 * the smallest sizes' piece */
-	struct ccs_fit *fa = NULL, *fb = NULL;
-	size_t nfa = 0, nfb = 0;
-	if (ccs_calib_fits(a, na, &fa, &nfa) || ccs_calib_fits(b, nb, &fb, &nfb)) {
+	struct ccs_fit *fa = NULL;
+	const struct ccs_fit *fb = w->fit;
+	size_t nfa = 0, nfb = w->nfit;
+	if (ccs_calib_fits(a, na, &fa, &nfa)) {
 		ccs_free(fa);
-		ccs_free(fb);
 		return -1;
 	}
 	int rc = 0;
@@ -239,7 +267,6 @@ static int compare(struct ccs_topo *t, const struct ccs_meas *a, size_t na, cons
 		}
 	}
 	ccs_free(fa);
-	ccs_free(fb);
 	return rc;
 }
 
@@ -366,9 +393,8 @@ static size_t print_cmps(const struct cmps *c, double tol)
  * newest earlier run of the same host that has something in common with
  * it; its measurements in *ma.  why says what left nothing to compare
  * ("" when c holds comparisons); -1 on a store or memory failure. */
-static int find_baseline(struct ccs_store *s, const struct ccs_run_info *runs, long ib, long *ia, struct ccs_topo *t,
-                         const struct ccs_meas *mb, size_t nb, double tol, struct cmps *c, struct ccs_meas **ma,
-                         size_t *na, char *why, size_t whyn)
+static int find_baseline(struct ccs_store *s, const struct ccs_run_info *runs, long ib, long *ia, const struct newest *w,
+                         double tol, struct cmps *c, struct ccs_meas **ma, size_t *na, char *why, size_t whyn)
 {
 	int searched = *ia == -2, any = 0;
 	why[0] = 0;
@@ -379,7 +405,7 @@ static int find_baseline(struct ccs_store *s, const struct ccs_run_info *runs, l
 		ccs_free(*ma);
 		*ma = NULL;
 		c->n = 0;
-		if (ccs_runs_read_meas(s, runs[i].id, ma, na) || compare(t, *ma, *na, mb, nb, tol, c))
+		if (ccs_runs_read_meas(s, runs[i].id, ma, na) || compare(w, *ma, *na, tol, c))
 			return -1;
 		*ia = i;
 		if (c->n)
@@ -418,6 +444,8 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 	struct cmps c;
 	memset(&c, 0, sizeof c);
 	struct ccs_topo *t = NULL;
+	struct newest nw;
+	memset(&nw, 0, sizeof nw);
 	int rc = 1;
 	char why[400] = "";
 	if (ccs_runs_load(s, &runs, &nr))
@@ -428,17 +456,10 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 	if (ccs_runs_read_meas(s, runs[ib].id, &mb, &nb))
 		goto out;
 	/* a topology (-t, or the newest run's) adds the fitted efficiencies */
-	const char *topo = o->topo ? o->topo : runs[ib].topology[0] ? runs[ib].topology : NULL;
-	if (topo) {
-		struct ccs_diag dt;
-		memset(&dt, 0, sizeof dt);
-		if (ccs_topo_load(topo, (const char *const *)o->sets.v, o->sets.n, &t, &dt)) {
-			ccs_runs_say(&dt, "ccsim calibrate: cannot load the topology");
-			goto out;
-		}
-	}
+	if (ccs_runs_topology(o, &runs[ib], &t, NULL))
+		goto out;
 	int searched = ia == -2;
-	if (find_baseline(s, runs, ib, &ia, t, mb, nb, o->tol, &c, &ma, &na, why, sizeof why)) {
+	if (newest_init(&nw, t, mb, nb) || find_baseline(s, runs, ib, &ia, &nw, o->tol, &c, &ma, &na, why, sizeof why)) {
 		fprintf(stderr, "%s %s: cannot compare the runs (out of memory, or the database failed)\n", ME, sub);
 		goto out;
 	}
@@ -458,6 +479,7 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 		goto out;
 	rc = check && bad ? 1 : 0;
 out:
+	newest_release(&nw);
 	ccs_topo_free(t);
 	ccs_free(c.v);
 	ccs_free(ma);

@@ -84,6 +84,23 @@ int ccs_runs_parse_arg(const char *s, long long *id)
 	return 0;
 }
 
+int ccs_runs_topology(const struct ccs_runs_opts *o, const struct ccs_run_info *r, struct ccs_topo **t, const char **path)
+{
+	*t = NULL;
+	const char *topo = o->topo ? o->topo : r->topology[0] ? r->topology : NULL;
+	if (path)
+		*path = topo;
+	if (!topo)
+		return 0;
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	if (ccs_topo_load(topo, (const char *const *)o->sets.v, o->sets.n, t, &d)) {
+		ccs_runs_say(&d, "ccsim calibrate: cannot load the topology");
+		return -1;
+	}
+	return 0;
+}
+
 int ccs_runs_read_meas(struct ccs_store *s, int64_t run, struct ccs_meas **m, size_t *n)
 {
 	struct ccs_diag d;

@@ -37,6 +37,10 @@ long ccs_runs_find(const struct ccs_run_info *runs, size_t n, long long id, cons
 int ccs_runs_parse_arg(const char *s, long long *id);
 int ccs_runs_read_meas(struct ccs_store *s, int64_t run, struct ccs_meas **m, size_t *n);
 void ccs_runs_print_fits(const struct ccs_fit *f, size_t n);
+/* The topology of run r: -t, else the one it was ingested with (*t NULL
+ * when neither names one; *path, when path is not NULL, its file or NULL);
+ * 0, or -1 after a message. */
+int ccs_runs_topology(const struct ccs_runs_opts *o, const struct ccs_run_info *r, struct ccs_topo **t, const char **path);
 
 /* diff (check 0) or check: the exit status. */
 int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check);
