@@ -788,14 +788,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	    !(rc = nic_rates(t, c, &w)) && !(rc = group_nets(t, c, &w, err, errn)) && !(rc = fabric_rate(c, &w)) &&
 	    !(rc = capabilities(t, c, &w)) && !(rc = latencies(t, c, &w))) {
 		nccl_graph(c);
-		/* src/enqueue.cc, NVLS chunking: the 128 KiB chunk drops to 32 KiB
-		 * on more than one node when NCCL's own NVLS AllReduce bandwidth is
-		 * below 150 GB/s (its SHARP-bound case) */
-		int cn = c->prm.nccl_collnet;
-		c->prm.nccl_collnet = 1;    /* NVLS across nodes runs on CollNet */
-		c->nccl.nvls_chunk_max = c->G > 1 && ccs_nccl_algbw(c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE) < 150
-		                       ? CCS_NCCL_CHUNK_NVLS_NET : CCS_NCCL_CHUNK_NVLS;
-		c->prm.nccl_collnet = cn;
+		c->nccl.nvls_chunk_max = ccs_nccl_nvls_chunk_max(c);
 		rc = tree_shape(c, &w);
 	}
 	scratch_free(&w);

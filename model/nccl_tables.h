@@ -44,6 +44,11 @@
 /* "2.21" or "2.21.5" -> 221; -1 when it is not a release in that range. */
 int ccs_nccl_version_parse(const char *s);
 
+/* NVLS's largest chunk [bytes] (src/enqueue.cc): 128 KiB, and 32 KiB on
+ * more than one node when NCCL's own NVLS AllReduce bandwidth (with CollNet
+ * on, which NVLS across nodes needs) is below 150 GB/s. */
+double ccs_nccl_nvls_chunk_max(const struct ccs_comm *c);
+
 /* Per-link NVLink bandwidth NCCL assumes, GB/s (ncclTopoNVLinkBw). */
 double ccs_nccl_nvlink_bw(int arch);
 /* Search speed arrays (GB/s per channel), fastest first. */

@@ -413,6 +413,17 @@ double ccs_nccl_algbw(const struct ccs_comm *c, int coll, int algo, int proto)
 	return c->n > 1 ? nccl_bw_lat(c, coll, algo, proto, &lat) : 0;
 }
 
+double ccs_nccl_nvls_chunk_max(const struct ccs_comm *c)
+{
+	if (c->G <= 1)
+		return CCS_NCCL_CHUNK_NVLS;
+	/* NVLS across nodes runs on CollNet: NCCL's bandwidth with it on */
+	struct ccs_comm on = *c;
+	on.prm.nccl_collnet = 1;
+	return ccs_nccl_algbw(&on, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE) < 150 ? CCS_NCCL_CHUNK_NVLS_NET
+	                                                                                      : CCS_NCCL_CHUNK_NVLS;
+}
+
 double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes)
 {
 	if (c->n == 1)

@@ -768,8 +768,8 @@ out:
 	return rc;
 }
 
-int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct ccs_topo **out,
-                  struct ccs_diag *diag)
+/* The file at path, whole (ytree's reader and messages). */
+static int read_whole(const char *path, char **buf, size_t *len, struct ccs_diag *diag)
 {
 	struct ccs_arena tmp;
 	ccs_arena_init(&tmp);
@@ -777,16 +777,34 @@ int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct c
 	memset(&y, 0, sizeof y);
 	y.diag = diag;
 	y.a = &tmp;
+	int rc = ccs_ytree_read_file(&y, path, NULL, buf, len);
+	ccs_arena_release(&tmp);
+	if (rc == CCS_ENOMEM && !diag->set)
+		ccs_diag_msg(diag, "%s: out of memory", path);
+	return rc;
+}
+
+int ccs_topo_import(const char *path, char **yaml, char **warn, struct ccs_diag *diag)
+{
+	char *buf;
+	size_t len;
+	*yaml = *warn = NULL;
+	CCS_TRY(read_whole(path, &buf, &len, diag));
+	int rc = ccs_xml_is(buf, len) ? ccs_topo_xml_yaml(path, buf, len, yaml, warn, diag)
+	                              : ccs_diag_msg(diag, "%s:1:1: not an NCCL topology dump (XML)", path);
+	ccs_free(buf);
+	return rc;
+}
+
+int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct ccs_topo **out,
+                  struct ccs_diag *diag)
+{
 	char *buf;
 	size_t len;
 	*out = NULL;
-	int rc = ccs_ytree_read_file(&y, path, NULL, &buf, &len);
-	ccs_arena_release(&tmp);
-	if (rc) {
-		if (rc == CCS_ENOMEM && !diag->set)
-			ccs_diag_msg(diag, "%s: out of memory", path);
+	int rc = read_whole(path, &buf, &len, diag);
+	if (rc)
 		return rc;
-	}
 	if (!ccs_xml_is(buf, len)) {
 		rc = ccs_topo_load_buf(path, buf, len, sets, nsets, out, diag);
 		ccs_free(buf);

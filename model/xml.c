@@ -42,12 +42,14 @@ static int add_node(struct build *b, const char *name, const char **atts)
 	e->line = (int)XML_GetCurrentLineNumber(b->p);
 	e->col = (int)XML_GetCurrentColumnNumber(b->p) + 1;
 	e->parent = b->cur;
-	e->child = e->next = -1;
+	e->child = e->next = e->last = -1;
 	if (b->cur >= 0) {
-		int *slot = &x->n[b->cur].child;
-		while (*slot >= 0)
-			slot = &x->n[*slot].next;
-		*slot = id;
+		struct ccs_xml_node *p = &x->n[b->cur];
+		if (p->last >= 0)
+			x->n[p->last].next = id;
+		else
+			p->child = id;
+		p->last = id;
 	}
 	b->cur = id;
 	b->depth++;

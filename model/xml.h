@@ -4,7 +4,7 @@
 ** MSCCL algorithms (sim/sched/msccl.c); the one user of expat.
 **
 ** Elements are nodes 0..n-1 in document order, node 0 the root; each knows
-** its parent, first child and next sibling (-1: none), its name, its
+** its parent, first and last child and next sibling (-1: none), its name, its
 ** attributes as key, value pairs ending in NULL, and the 1-based line and
 ** column of its start tag.  Text and comments are dropped.  Limits: 200,000
 ** elements, 64 levels (a bigger or deeper file is refused, positioned).
@@ -21,6 +21,7 @@ struct ccs_xml_node {
 	const char **attr;          /* key, value, ..., NULL */
 	int line, col;
 	int parent, child, next;
+	int last;                   /* the last child, -1 none (appending in O(1)) */
 };
 
 struct ccs_xml {

@@ -1,6 +1,5 @@
 /* sim/cli/cmd_topo.c: `ccsim topo show|check|dot FILE`. */
 #include "cli.h"
-#include "../../model/topo_xml.h"
 
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
@@ -458,18 +457,8 @@ static int topo_import(int argc, char **argv)
 	}
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	char *text = NULL, *yaml = NULL, *warn = NULL;
-	size_t len;
-	FILE *f = fopen(in, "rb");
-	if (!f) {
-		fprintf(stderr, "ccsim topo import: %s: cannot open\n", in);
-		return 1;
-	}
-	int rc = ccs_stream_read(f, 0, &text, &len);
-	fclose(f);
-	if (!rc)
-		rc = ccs_topo_xml_yaml(in, text, len, &yaml, &warn, &d);
-	ccs_free(text);
+	char *yaml = NULL, *warn = NULL;
+	int rc = ccs_topo_import(in, &yaml, &warn, &d);
 	struct ccs_topo *t = NULL;
 	if (!rc)
 		rc = ccs_topo_load_buf(in, yaml, strlen(yaml), NULL, 0, &t, &d);

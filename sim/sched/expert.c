@@ -68,42 +68,69 @@ static int cmp_u32(const void *a, const void *b)
 /* Each rank's own NICs: its nearest ones, split evenly among the ranks of
  * its group that share the same nearest set (two GPUs behind one PCIe
  * switch with four NICs take two each), in NIC order. */
-static void own_nics(const struct ccs_comm *c, uint32_t *lane_nic, uint8_t *nl, uint32_t *key)
+/* Rank r's share of its nearest NICs, the k-th of sh ranks sharing them. */
+static void split_nics(const struct ccs_comm *c, int r, int k, int sh, uint32_t *lane_nic, uint8_t *nl)
 {
+	int best = ccs_comm_best_nics(c, r);
+	nl[r] = 0;
+	if (best < 1)
+		return;
+	uint32_t all[64];
+	int na = best < 64 ? best : 64;
+	for (int i = 0; i < na; i++)
+		all[i] = ccs_comm_nic(c, r, i);
+	qsort(all, (size_t)na, sizeof *all, cmp_u32);
+	int per = na / sh;
+	if (per < 1) {
+		/* more ranks than NICs: round the NICs */
+		lane_nic[(size_t)r * LANES] = all[k % na];
+		nl[r] = 1;
+		return;
+	}
+	per = per > LANES ? LANES : per;
+	for (int i = 0; i < per; i++)
+		lane_nic[(size_t)r * LANES + (size_t)i] = all[k * (na / sh) + i];
+	nl[r] = (uint8_t)per;
+}
+
+/* Ranks sorted by (group, key, rank): the ranks that share a nearest NIC
+ * set (key: its lowest NIC) sit together. */
+struct nk {
+	int32_t g, r;
+	uint32_t key;
+};
+
+static int cmp_nk(const void *a, const void *b)
+{
+	const struct nk *x = a, *y = b;
+	if (x->g != y->g)
+		return x->g < y->g ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->r < y->r ? -1 : x->r > y->r;
+}
+
+static int own_nics(const struct ccs_comm *c, uint32_t *lane_nic, uint8_t *nl)
+{
+	struct nk *v = ccs_malloc(((size_t)c->n + 1) * sizeof *v);
+	if (!v)
+		return CCS_ENOMEM;
 	for (int r = 0; r < c->n; r++) {
 		int best = ccs_comm_best_nics(c, r);
-		key[r] = UINT32_MAX;
+		v[r] = (struct nk){ c->rank_group[r], r, UINT32_MAX };
 		for (int i = 0; i < best; i++)
-			if (ccs_comm_nic(c, r, i) < key[r])
-				key[r] = ccs_comm_nic(c, r, i);
+			if (ccs_comm_nic(c, r, i) < v[r].key)
+				v[r].key = ccs_comm_nic(c, r, i);
 	}
-	for (int r = 0; r < c->n; r++) {
-		int best = ccs_comm_best_nics(c, r), k = 0, sh = 0;
-		nl[r] = 0;
-		if (best < 1)
-			continue;
-		for (int q = 0; q < c->n; q++)
-			if (c->rank_group[q] == c->rank_group[r] && key[q] == key[r]) {
-				k += q < r;
-				sh++;
-			}
-		uint32_t all[64];
-		int na = best < 64 ? best : 64;
-		for (int i = 0; i < na; i++)
-			all[i] = ccs_comm_nic(c, r, i);
-		qsort(all, (size_t)na, sizeof *all, cmp_u32);
-		int per = na / sh;
-		if (per < 1) {
-			/* more ranks than NICs: round the NICs */
-			lane_nic[(size_t)r * LANES] = all[k % na];
-			nl[r] = 1;
-			continue;
-		}
-		per = per > LANES ? LANES : per;
-		for (int i = 0; i < per; i++)
-			lane_nic[(size_t)r * LANES + (size_t)i] = all[k * (na / sh) + i];
-		nl[r] = (uint8_t)per;
+	qsort(v, (size_t)c->n, sizeof *v, cmp_nk);
+	for (int i = 0, j; i < c->n; i = j) {
+		for (j = i; j < c->n && v[j].g == v[i].g && v[j].key == v[i].key; j++)
+			;
+		for (int q = i; q < j; q++)
+			split_nics(c, v[q].r, q - i, j - i, lane_nic, nl);
 	}
+	ccs_free(v);
+	return CCS_OK;
 }
 
 /* The ops: K per transfer, a chain's first paying the latency L. */
@@ -229,14 +256,13 @@ int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct
 	uint32_t *relay = ccs_malloc((nx + 1) * sizeof *relay);
 	uint8_t *K = ccs_malloc(nx + 1);
 	uint32_t *lane_nic = ccs_malloc(((size_t)c->n * LANES + 1) * sizeof *lane_nic);
-	uint32_t *key = ccs_malloc(((size_t)c->n + 1) * sizeof *key);
 	uint8_t *nl = ccs_malloc((size_t)c->n + 1);
 	double *load = ccs_calloc((size_t)c->n * 2 * LANES + 1, sizeof *load);
 	int rc = CCS_ENOMEM;
 	*why = "out of memory";
-	if (!first || !nch || !sib || !relay || !K || !lane_nic || !key || !nl || !load || ccs_dag_new(&d))
+	if (!first || !nch || !sib || !relay || !K || !lane_nic || !nl || !load || ccs_dag_new(&d) ||
+	    own_nics(c, lane_nic, nl))
 		goto out;
-	own_nics(c, lane_nic, nl, key);
 	int comb = p->op == CCS_MOE_COMBINE;
 	double L = ccs_moe_latency(c, p->algo);
 	struct moe_ops m0 = { c, lane_nic, nl, NULL, NULL, p, comb, NULL, NULL, NULL, NULL, NULL };
@@ -283,7 +309,6 @@ out:
 	ccs_free(relay);
 	ccs_free(K);
 	ccs_free(lane_nic);
-	ccs_free(key);
 	ccs_free(nl);
 	ccs_free(load);
 	return rc;
