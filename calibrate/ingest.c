@@ -21,10 +21,12 @@ int ccs_ingest_read_file(const char *path, char **text, size_t *len, struct ccs_
 		ccs_diag_msg(d, "%s: cannot open: %s", path, strerror(errno));
 		return CCS_EIO;
 	}
-	int rc = ccs_stream_read(f, 0, text, len);
+	int rc = ccs_stream_read(f, CCS_INGEST_MAX_FILE, text, len);
 	fclose(f);
 	if (rc == CCS_EIO)
 		ccs_diag_msg(d, "%s: cannot read", path);
+	else if (rc == CCS_EINPUT)
+		ccs_diag_msg(d, "%s: larger than %u MiB; not a log (split it)", path, CCS_INGEST_MAX_FILE >> 20);
 	return rc;
 }
 

@@ -181,6 +181,9 @@ int  ccs_ingest_file(const char *path, struct ccs_meas_set *set, struct ccs_diag
 int  ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_meas_set *set, struct ccs_diag *d);
 void ccs_meas_set_release(struct ccs_meas_set *set);
 
+/* A log is at most this many bytes (256 MiB): /dev/zero or a runaway file
+ * is refused, not read until memory runs out. */
+#define CCS_INGEST_MAX_FILE (256u << 20)
 /* Read a whole file into a NUL-terminated buffer the caller frees:
  * CCS_EIO with d set when it cannot be read. */
 int ccs_ingest_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d);

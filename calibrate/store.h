@@ -84,9 +84,9 @@ struct ccs_scenario_info {
 };
 
 struct ccs_result {
-	char point[384];            /* the point's key: design, workload and axis values */
+	char point[512];            /* the point's key: design, workload and axis values */
 	char topo_hash[24];         /* of the expanded topology */
-	char design[96], workload[96], axes[256];
+	char design[96], workload[96], axes[384];
 	int ranks;
 	char collective[24], algo[48], bound[16];
 	uint64_t size;              /* bytes (collectives), 0 otherwise */

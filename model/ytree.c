@@ -10,6 +10,7 @@
 
 #define MAX_DEPTH   64
 #define MAX_FILE    (64u << 20)
+#define MAX_ALIAS_NODES 100000   /* nodes that aliases may produce in one document */
 
 /* ---- the tree ---- */
 
@@ -72,11 +73,27 @@ static struct ccs_mark ymark(int src, yaml_mark_t m)
 	return r;
 }
 
-static int convert(struct ccs_ydoc *d, yaml_document_t *doc, yaml_node_t *n, int depth, struct ccs_ynode **out)
+/* One conversion: the libyaml document, which of its nodes were converted
+ * already (a second visit comes through an alias), and how many nodes the
+ * aliases have produced so far (at most MAX_ALIAS_NODES). */
+struct conv {
+	struct ccs_ydoc *d;
+	yaml_document_t *doc;
+	unsigned char *seen;
+	size_t alias_nodes;
+};
+
+static int convert(struct conv *cv, yaml_node_t *n, int depth, int aliased, struct ccs_ynode **out)
 {
+	struct ccs_ydoc *d = cv->d;
 	struct ccs_mark m = ymark(d->cur, n->start_mark);
 	if (depth > MAX_DEPTH)
 		return ccs_diag_at(d->diag, m, "nesting deeper than %d levels (a recursive alias?)", MAX_DEPTH);
+	size_t id = (size_t)(n - cv->doc->nodes.start);
+	aliased |= cv->seen[id];
+	cv->seen[id] = 1;
+	if (aliased && ++cv->alias_nodes > MAX_ALIAS_NODES)
+		return ccs_diag_at(d->diag, m, "aliases expand to more than %d nodes (nested anchors?)", MAX_ALIAS_NODES);
 	struct ccs_ynode *y;
 	switch (n->type) {
 	case YAML_SCALAR_NODE:
@@ -93,7 +110,7 @@ static int convert(struct ccs_ydoc *d, yaml_document_t *doc, yaml_node_t *n, int
 			return CCS_ENOMEM;
 		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 			struct ccs_ynode *c;
-			CCS_TRY(convert(d, doc, yaml_document_get_node(doc, *it), depth + 1, &c));
+			CCS_TRY(convert(cv, yaml_document_get_node(cv->doc, *it), depth + 1, aliased, &c));
 			CCS_TRY(ccs_ytree_push(d->a, y, NULL, c));
 		}
 		break;
@@ -102,16 +119,16 @@ static int convert(struct ccs_ydoc *d, yaml_document_t *doc, yaml_node_t *n, int
 		if (!y)
 			return CCS_ENOMEM;
 		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-			yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+			yaml_node_t *kn = yaml_document_get_node(cv->doc, p->key);
 			if (kn->type != YAML_SCALAR_NODE)
 				return ccs_diag_at(d->diag, ymark(d->cur, kn->start_mark), "a mapping key must be a plain name");
 			struct ccs_ynode *k, *v;
-			CCS_TRY(convert(d, doc, kn, depth + 1, &k));
+			CCS_TRY(convert(cv, kn, depth + 1, aliased, &k));
 			for (uint32_t i = 0; i < y->n; i++)
 				if (!strcmp(y->k[i]->str, k->str))
 					return ccs_diag_at(d->diag, k->mark, "duplicate key '%s' (first at line %d)",
 					                   k->str, y->k[i]->mark.line);
-			CCS_TRY(convert(d, doc, yaml_document_get_node(doc, p->value), depth + 1, &v));
+			CCS_TRY(convert(cv, yaml_document_get_node(cv->doc, p->value), depth + 1, aliased, &v));
 			CCS_TRY(ccs_ytree_push(d->a, y, k, v));
 		}
 		break;
@@ -120,6 +137,17 @@ static int convert(struct ccs_ydoc *d, yaml_document_t *doc, yaml_node_t *n, int
 	}
 	*out = y;
 	return CCS_OK;
+}
+
+/* The document's tree from its root node. */
+static int convert_doc(struct ccs_ydoc *d, yaml_document_t *doc, yaml_node_t *top, struct ccs_ynode **root)
+{
+	struct conv cv = { d, doc, ccs_calloc((size_t)(doc->nodes.top - doc->nodes.start) + 1, 1), 0 };
+	if (!cv.seen)
+		return CCS_ENOMEM;
+	int rc = convert(&cv, top, 0, 0, root);
+	ccs_free(cv.seen);
+	return rc;
 }
 
 int ccs_ytree_parse(struct ccs_ydoc *d, const char *buf, size_t len, struct ccs_ynode **root)
@@ -148,7 +176,7 @@ int ccs_ytree_parse(struct ccs_ydoc *d, const char *buf, size_t len, struct ccs_
 	} else if (top->type != YAML_MAPPING_NODE) {
 		rc = ccs_diag_at(d->diag, ymark(d->cur, top->start_mark), "a topology file must be a mapping of keys");
 	} else {
-		rc = convert(d, &doc, top, 0, root);
+		rc = convert_doc(d, &doc, top, root);
 	}
 	yaml_document_delete(&doc);
 	if (rc == CCS_OK) {

@@ -11,7 +11,9 @@
 ** A tree may extend another file ("extends: base.yaml", relative to the
 ** file that names it; mappings merge key by key, the rest is replaced) and
 ** take --set overrides ("key.path=value", positioned in their own source).
-** Nesting is at most 64 levels deep (aliases included).  Nodes and strings
+** Nesting is at most 64 levels deep (aliases included), and aliases expand
+** to at most 100,000 nodes in one document (nested anchors, "billion
+** laughs", are refused at the alias that passes it).  Nodes and strings
 ** live in the document's arena (d->a) until it is released.
 */
 #ifndef CCS_YTREE_H

@@ -177,6 +177,10 @@ static int load_designs(struct run *R)
 		ccs_ytree_error(&R->doc, !dy->n ? dy : wy, "needs at least one entry");
 		return E_DIAG;
 	}
+	if (sy && sy->n > CCS_RUN_MAX_AXES) {
+		ccs_scenario_error(&R->doc, sy, "%u sweep axes; at most %d", sy->n, CCS_RUN_MAX_AXES);
+		return E_DIAG;
+	}
 	R->S.gs = ccs_calloc(dy->n, sizeof *R->S.gs);
 	R->S.ws = ccs_calloc(wy->n, sizeof *R->S.ws);
 	R->S.ax = ccs_calloc(sy ? sy->n + 1 : 1, sizeof *R->S.ax);
@@ -261,6 +265,42 @@ static int load_workloads(struct run *R)
 	return E_OK;
 }
 
+/* n *= f, unless that passes CCS_RUN_MAX_POINTS: 1 then. */
+static int mul_capped(size_t *n, size_t f)
+{
+	if (f && *n > CCS_RUN_MAX_POINTS / f)
+		return 1;
+	*n *= f;
+	return 0;
+}
+
+/* The number of points, checked against CCS_RUN_MAX_POINTS before any
+ * topology is built: designs x topology combinations x the workload
+ * instances (each workload's global and own combinations). */
+static int count_points(struct run *R)
+{
+	size_t ninst = (size_t)R->S.ng, nwi = 0, glob = 1;
+	int over = 0;
+	for (int a = 0; a < R->S.ntopo_ax; a++)
+		over |= mul_capped(&ninst, R->S.ax[a].n);
+	for (int a = R->S.ntopo_ax; a < R->S.nax; a++)
+		over |= mul_capped(&glob, R->S.ax[a].n);
+	for (int w = 0; w < R->S.nw && !over; w++) {
+		size_t n = glob;
+		for (int k = R->S.lax_off[w]; k < R->S.lax_off[w + 1]; k++)
+			over |= mul_capped(&n, R->S.lax[k].n);
+		nwi += n;
+		over |= nwi > CCS_RUN_MAX_POINTS;
+	}
+	if (over || mul_capped(&ninst, nwi)) {
+		const struct ccs_ynode *at = ccs_ytree_get(R->root, "sweep");
+		ccs_scenario_error(&R->doc, at ? at : R->root, "the scenario has more than %d points (designs x sweep values "
+		                   "x workload lists); split it or sweep fewer values", CCS_RUN_MAX_POINTS);
+		return E_DIAG;
+	}
+	return E_OK;
+}
+
 /* Design instances: each design on each combination of the topology axes,
  * loaded and built. */
 static int design_instances(struct run *R)
@@ -280,28 +320,38 @@ static int design_instances(struct run *R)
 		do {
 			struct inst *in = &R->S.inst[R->S.ninst++];
 			in->design = g;
-			ccs_sweep_axes_text(R->S.ax, R->S.ntopo_ax, R->idx, in->axes, sizeof in->axes, 0);
-			const char *sets[64];
-			char buf[32][256], fbuf[16][256];
+			if (ccs_sweep_axes_text(R->S.ax, R->S.ntopo_ax, R->idx, in->axes, sizeof in->axes, 0)) {
+				ccs_scenario_error(&R->doc, ccs_ytree_get(R->root, "sweep"), "the sweep values of one design "
+				                   "take more than %d characters (\"%.60s...\")", CCS_RUN_AXES_MAX, in->axes);
+				return E_DIAG;
+			}
+			const char *sets[32 + CCS_RUN_MAX_AXES + 16];
+			char buf[CCS_RUN_MAX_AXES][256], fbuf[16][256];
 			int ns = 0, nf = 0;
 			for (int k = 0; k < R->S.gs[g].nsets; k++)
 				sets[ns++] = R->S.gs[g].sets[k];
-			for (int a = 0; a < R->S.ntopo_ax && ns < 64; a++) {
-				const char *v = R->S.ax[a].val[R->idx[a]]->str;
-				snprintf(buf[a], sizeof buf[a], "%s=%s", R->S.ax[a].key, v);
+			for (int a = 0; a < R->S.ntopo_ax; a++) {
+				const struct ccs_ynode *vy = R->S.ax[a].val[R->idx[a]];
+				if ((size_t)snprintf(buf[a], sizeof buf[a], "%s=%s", R->S.ax[a].key, vy->str) >= sizeof buf[a]) {
+					ccs_scenario_error(&R->doc, vy, "a sweep value longer than %zu characters", sizeof buf[a] - 8);
+					return E_DIAG;
+				}
 				if (strcmp(R->S.ax[a].key, "faults")) {
 					sets[ns++] = buf[a];
 					continue;
 				}
 				/* the faults axis: 'none', or fault strings joined by ';' */
 				char tmp[256];
-				snprintf(tmp, sizeof tmp, "%s", v);
-				for (char *sv = NULL, *f = strtok_r(tmp, ";", &sv); f && ns < 64 && nf < 16;
-				     f = strtok_r(NULL, ";", &sv)) {
+				snprintf(tmp, sizeof tmp, "%s", vy->str);
+				for (char *sv = NULL, *f = strtok_r(tmp, ";", &sv); f; f = strtok_r(NULL, ";", &sv)) {
 					while (*f == ' ')
 						f++;
 					if (!strcmp(f, "none") || !*f)
 						continue;
+					if (nf == 16) {
+						ccs_scenario_error(&R->doc, vy, "more than 16 faults in one value of 'faults'");
+						return E_DIAG;
+					}
 					snprintf(fbuf[nf], sizeof fbuf[nf], "faults+=%s", f);
 					sets[ns++] = fbuf[nf++];
 				}
@@ -344,14 +394,14 @@ static int workload_instances(struct run *R)
 	/* workload instances: each workload on each combination of the global
 	 * workload axes and its own lists */
 	for (int w = 0; w < R->S.nw; w++) {
-		struct axis all[48];
+		struct axis all[CCS_RUN_MAX_AXES + 16];
 		int na = 0;
-		for (int a = R->S.ntopo_ax; a < R->S.nax && na < 32; a++) {
+		for (int a = R->S.ntopo_ax; a < R->S.nax; a++) {   /* at most CCS_RUN_MAX_AXES */
 			all[na] = R->S.ax[a];
 			all[na].key = R->S.ax[a].key + 9;
 			na++;
 		}
-		for (int k = R->S.lax_off[w]; k < R->S.lax_off[w + 1] && na < 48; k++)
+		for (int k = R->S.lax_off[w]; k < R->S.lax_off[w + 1]; k++)   /* at most 16 */
 			all[na++] = R->S.lax[k];
 		memset(R->idx, 0, 48 * sizeof *R->idx < ((size_t)R->S.nax + 32) * sizeof *R->idx ? 48 * sizeof *R->idx : ((size_t)R->S.nax + 32) * sizeof *R->idx);
 		uint32_t wid[48] = { 0 };
@@ -363,7 +413,11 @@ static int workload_instances(struct run *R)
 			struct winst *wi = &R->S.wi[R->S.nwi];
 			memset(wi, 0, sizeof *wi);
 			wi->work = w;
-			ccs_sweep_axes_text(all, na, wid, wi->axes, sizeof wi->axes, 0);
+			if (ccs_sweep_axes_text(all, na, wid, wi->axes, sizeof wi->axes, 0)) {
+				ccs_scenario_error(&R->doc, R->S.ws[w].node, "the sweep values of workload '%s' take more than %d "
+				                   "characters (\"%.60s...\")", R->S.ws[w].name, CCS_RUN_AXES_MAX, wi->axes);
+				return E_DIAG;
+			}
 			const char *ok[48];
 			const struct ccs_ynode *ov[48];
 			for (int k = 0; k < na; k++) {
@@ -392,7 +446,7 @@ static int make_points(struct run *R)
 			p->inst = (int)in;
 			p->wi = (int)k;
 			p->heat = k + 1 == R->S.nwi || R->S.wi[k + 1].work != R->S.wi[k].work;
-			snprintf(p->key, sizeof p->key, "design=%.80s|workload=%.80s|%.100s%s%.100s", R->S.gs[R->S.inst[in].design].name,
+			snprintf(p->key, sizeof p->key, "design=%s|workload=%s|%s%s%s", R->S.gs[R->S.inst[in].design].name,
 			         R->S.ws[R->S.wi[k].work].name, R->S.inst[in].axes, R->S.inst[in].axes[0] && R->S.wi[k].axes[0] ? " " : "",
 			         R->S.wi[k].axes);
 			const struct work *w = &R->S.wi[k].w;
@@ -641,7 +695,7 @@ int ccs_cmd_run(int argc, char **argv)
 	R->S.path = R->path;
 	R->S.plots = R->plots;
 	R->rc = 1;
-	static int (*const steps[])(struct run *) = { open_scenario, load_designs, load_workloads, design_instances,
+	static int (*const steps[])(struct run *) = { open_scenario, load_designs, load_workloads, count_points, design_instances,
 	                                               workload_instances, make_points, open_results, run_points,
 	                                               report };
 	int how = E_OK;

@@ -31,6 +31,9 @@ static int fail(struct ccs_diag *d, const char *path, int line, int col, const c
 	return ccs_diag_msg(d, "%s:%d:%d: %s", path, line, col, msg);
 }
 
+/* Traces and matrices are text of at most this many bytes (docs/moe.md). */
+#define MAX_FILE (256u << 20)
+
 /* Read the whole file into a NUL-terminated buffer. */
 static int slurp(const char *path, char **out, struct ccs_diag *d)
 {
@@ -38,8 +41,10 @@ static int slurp(const char *path, char **out, struct ccs_diag *d)
 	if (!f)
 		return ccs_diag_msg(d, "%s: cannot open: %s", path, strerror(errno));
 	size_t n;
-	int rc = ccs_stream_read(f, 0, out, &n);
+	int rc = ccs_stream_read(f, MAX_FILE, out, &n);
 	fclose(f);
+	if (rc == CCS_EINPUT)
+		return ccs_diag_msg(d, "%s: larger than %u MiB; not a trace or matrix", path, MAX_FILE >> 20);
 	if (rc)
 		return rc == CCS_EIO ? ccs_diag_msg(d, "%s: read error", path) : rc;
 	if (memchr(*out, 0, n)) {

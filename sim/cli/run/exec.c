@@ -96,7 +96,7 @@ int ccs_exec_collect(void *ctx, size_t task, int rc, const void *res)
 	snprintf(r->topo_hash, sizeof r->topo_hash, "%s", in->hash);
 	snprintf(r->design, sizeof r->design, "%s", S->gs[in->design].name);
 	snprintf(r->workload, sizeof r->workload, "%s", S->ws[S->wi[pt->wi].work].name);
-	snprintf(r->axes, sizeof r->axes, "%.127s%s%.127s", in->axes, in->axes[0] && S->wi[pt->wi].axes[0] ? " " : "",
+	snprintf(r->axes, sizeof r->axes, "%s%s%s", in->axes, in->axes[0] && S->wi[pt->wi].axes[0] ? " " : "",
 	         S->wi[pt->wi].axes);
 	/* each batch is one transaction: at most a quarter second of work is
 	 * in memory when a signal comes */

@@ -450,8 +450,8 @@ int ccs_plots_heat(const struct scen *S, struct plots *P)
 		         ") noenhanced\nset xlabel 'time (us)'\nset ylabel ''\nset cblabel 'utilisation (%%)'\n"
 		         "set cbrange [0:100]\nset palette defined (0 'white', 50 'orange', 100 'dark-red')\n"
 		         "set yrange [-0.5:%d.5]\nunset key\nplot '%s.dat' using 1:2:3 with image\n", nl - 1, name);
-		char title[500];
-		snprintf(title, sizeof title, "%s: link utilisation, %s", S->name, p->key);
+		char title[700];
+		snprintf(title, sizeof title, "%.150s: link utilisation, %s", S->name, p->key);
 		if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
 			return -1;
 	}

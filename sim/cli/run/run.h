@@ -35,6 +35,14 @@
 
 #define DNAN ((double)NAN)
 
+/* A scenario's limits (docs/scenarios.md, "Limits"); going past one is an
+ * input error at the node that does, naming the limit.  Keys and the
+ * results table hold the whole text, never a cut one. */
+#define CCS_RUN_MAX_AXES   32        /* sweep axes of the scenario */
+#define CCS_RUN_MAX_POINTS 1000000   /* points: design instances x workload instances */
+#define CCS_RUN_NAME_MAX   80        /* a design's or a workload's name, in bytes */
+#define CCS_RUN_AXES_MAX   160       /* the axis text of one instance ("nodes=16 ...") */
+
 struct design {
 	const struct ccs_ynode *node;
 	const char *name, *topo;
@@ -101,7 +109,7 @@ struct axis {
 /* A design on one combination of the topology axes. */
 struct inst {
 	int design;
-	char axes[256];             /* "nodes=16 scaleout.oversubscription=2" */
+	char axes[CCS_RUN_AXES_MAX + 1];  /* "nodes=16 scaleout.oversubscription=2" */
 	char hash[24];
 	struct ccs_topo *t;
 	struct ccs_comm c;
@@ -111,7 +119,7 @@ struct inst {
 /* A workload on one combination of its axes. */
 struct winst {
 	int work;
-	char axes[256];
+	char axes[CCS_RUN_AXES_MAX + 1];
 	struct work w;
 };
 
@@ -119,7 +127,7 @@ struct point {
 	int inst, wi;
 	int heat;                   /* the last point of its (instance, workload): draws the heatmap */
 	int done;                   /* in the database before this run */
-	char key[384];
+	char key[512];              /* design=NAME|workload=NAME|AXES: at most 499 bytes */
 };
 
 struct job {
@@ -184,7 +192,9 @@ int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const st
 int ccs_sweep_load_work_with(struct ccs_ydoc *d, const struct ccs_ynode *m, int nov, const char *const *keys,
                           const struct ccs_ynode *const *vals, struct work *w);
 int ccs_sweep_next_combo(const struct axis *a, int n, uint32_t *idx);
-void ccs_sweep_axes_text(const struct axis *a, int n, const uint32_t *idx, char *out, size_t outn, int strip_workload);
+/* "k=v k=v" of the axes at idx into out; 1 when it does not fit (out then
+ * holds a cut text that must not be used). */
+int ccs_sweep_axes_text(const struct axis *a, int n, const uint32_t *idx, char *out, size_t outn, int strip_workload);
 
 /* exec.c */
 int ccs_exec_compute(void *ctx, size_t task, void *res);

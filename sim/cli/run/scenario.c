@@ -47,10 +47,12 @@ int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, cons
 	    (rc = ccs_ytree_str(d, m, "name", &g->name)) || (rc = ccs_ytree_str(d, m, "topology", &g->topo)) ||
 	    (rc = ccs_ytree_long(d, m, "ranks", 1, 1 << 20, &g->ranks, NULL)) || (rc = ccs_ytree_long(d, m, "ppn", 1, 4096, &g->ppn, NULL)))
 		return rc;
-	if (g->topo[0] == '/')
-		snprintf(g->path, sizeof g->path, "%s", g->topo);
-	else
-		snprintf(g->path, sizeof g->path, "%s/%s", dir, g->topo);
+	if (strlen(g->name) > CCS_RUN_NAME_MAX)
+		return ccs_scenario_error(d, ccs_ytree_get(m, "name"), "a design's name has at most %d bytes", CCS_RUN_NAME_MAX);
+	int pl = g->topo[0] == '/' ? snprintf(g->path, sizeof g->path, "%s", g->topo)
+	                           : snprintf(g->path, sizeof g->path, "%s/%s", dir, g->topo);
+	if (pl < 0 || (size_t)pl >= sizeof g->path)
+		return ccs_scenario_error(d, ccs_ytree_get(m, "topology"), "a path longer than %zu bytes", sizeof g->path - 1);
 	/* 'set', then in a quick run the design's 'quick' overrides after it */
 	for (int pass = 0; pass < 1 + quick; pass++) {
 		const struct ccs_ynode *s = ccs_ytree_get(m, pass ? "quick" : "set");
@@ -63,7 +65,9 @@ int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, cons
 		for (uint32_t i = 0; i < s->n; i++) {
 			if ((rc = ccs_ytree_kind(d, s->v[i], CCS_Y_SCALAR, s->k[i]->str)))
 				return rc;
-			snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "%s=%s", s->k[i]->str, s->v[i]->str);
+			if ((size_t)snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "%s=%s", s->k[i]->str, s->v[i]->str) >=
+			    sizeof g->setbuf[0])
+				return ccs_scenario_error(d, s->v[i], "an override longer than %zu bytes", sizeof g->setbuf[0] - 1);
 			g->sets[g->nsets] = g->setbuf[g->nsets];
 			g->nsets++;
 		}
@@ -78,7 +82,8 @@ int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, cons
 		for (uint32_t i = 0; i < fy->n; i++) {
 			if ((rc = ccs_ytree_kind(d, fy->v[i], CCS_Y_SCALAR, "a fault")))
 				return rc;
-			snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "faults+=%s", fy->v[i]->str);
+			if ((size_t)snprintf(g->setbuf[g->nsets], sizeof g->setbuf[0], "faults+=%s", fy->v[i]->str) >= sizeof g->setbuf[0])
+				return ccs_scenario_error(d, fy->v[i], "a fault longer than %zu bytes", sizeof g->setbuf[0] - 9);
 			g->sets[g->nsets] = g->setbuf[g->nsets];
 			g->nsets++;
 		}
@@ -200,6 +205,8 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 	    (rc = ccs_ytree_need(d, m, "name", "a workload")) || (rc = ccs_ytree_need(d, m, "collective", "a workload")) ||
 	    (rc = ccs_ytree_str(d, m, "name", &w->name)))
 		return rc;
+	if (strlen(w->name) > CCS_RUN_NAME_MAX)
+		return ccs_scenario_error(d, ccs_ytree_get(m, "name"), "a workload's name has at most %d bytes", CCS_RUN_NAME_MAX);
 	const struct ccs_ynode *cy = ccs_ytree_get(m, "collective");
 	if ((rc = ccs_ytree_kind(d, cy, CCS_Y_SCALAR, "collective")))
 		return rc;

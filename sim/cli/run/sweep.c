@@ -13,12 +13,6 @@
 
 /* ---- sweeps ---- */
 
-
-
-
-
-
-
 /* Whether workload w takes its algorithm or protocol from a list (its own or
  * a sweep axis). */
 int ccs_sweep_listed_algo(const struct scen *S, int w)
@@ -205,14 +199,18 @@ int ccs_sweep_next_combo(const struct axis *a, int n, uint32_t *idx)
 	return 0;
 }
 
-void ccs_sweep_axes_text(const struct axis *a, int n, const uint32_t *idx, char *out, size_t outn, int strip_workload)
+int ccs_sweep_axes_text(const struct axis *a, int n, const uint32_t *idx, char *out, size_t outn, int strip_workload)
 {
+	size_t l = 0;
 	out[0] = 0;
 	for (int i = 0; i < n; i++) {
-		size_t l = strlen(out);
 		const char *k = a[i].key;
 		if (strip_workload && !strncmp(k, "workload.", 9))
 			k += 9;
-		snprintf(out + l, outn - l, "%s%s=%s", l ? " " : "", k, a[i].val[idx[i]]->str);
+		int w = snprintf(out + l, outn - l, "%s%s=%s", l ? " " : "", k, a[i].val[idx[i]]->str);
+		if (w < 0 || (size_t)w >= outn - l)
+			return 1;
+		l += (size_t)w;
 	}
+	return 0;
 }
