@@ -19,7 +19,7 @@ endif
 CPPFLAGS := -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS)
 OPT_CFLAGS  := -O2 -g $(WARN)
 TEST_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-               -fno-sanitize-recover=undefined $(WARN)
+               -fno-sanitize-recover=undefined -DCCS_TEST_HOOKS $(WARN)
 LDLIBS := $(PKG_LIBS) -lm
 
 # Sources are found by wildcard: a new file in one of these folders is built

@@ -94,8 +94,56 @@ int ccs_store_open(const char *path, struct ccs_store **out, struct ccs_diag *d)
 	return ccs_store_open_at(path, CCS_STORE_VERSION, out, d);
 }
 
+/* SQLite allocates through ccs_malloc, so an injected allocation failure
+ * (CCS_FAIL_ALLOC, test builds) reaches it too.  Each block carries its
+ * size in a 16-byte header for xSize. */
+static void *sq_malloc(int n)
+{
+	size_t *p = n > 0 ? ccs_malloc((size_t)n + 16) : NULL;
+	if (!p)
+		return NULL;
+	p[0] = (size_t)n;
+	return (char *)p + 16;
+}
+
+static void sq_free(void *p)
+{
+	if (p)
+		ccs_free((char *)p - 16);
+}
+
+static int sq_size(void *p) { return p ? (int)*(size_t *)(void *)((char *)p - 16) : 0; }
+
+static void *sq_realloc(void *p, int n)
+{
+	if (!p)
+		return sq_malloc(n);
+	size_t *q = n > 0 ? ccs_realloc((char *)p - 16, (size_t)n + 16) : NULL;
+	if (!q)
+		return NULL;
+	q[0] = (size_t)n;
+	return (char *)q + 16;
+}
+
+static int sq_roundup(int n) { return (n + 7) & ~7; }
+static int sq_init(void *unused) { (void)unused; return SQLITE_OK; }
+static void sq_shutdown(void *unused) { (void)unused; }
+
+/* Once per process, before SQLite initialises itself (the one piece of
+ * process state here; SQLite's own configuration is process-wide too). */
+static void sq_configure(void)
+{
+	static int done;
+	static const sqlite3_mem_methods m = { sq_malloc, sq_free, sq_realloc, sq_size, sq_roundup, sq_init,
+	                                       sq_shutdown, NULL };
+	if (!done)
+		sqlite3_config(SQLITE_CONFIG_MALLOC, &m);
+	done = 1;
+}
+
 int ccs_store_open_at(const char *path, int target, struct ccs_store **out, struct ccs_diag *d)
 {
+	sq_configure();
 	*out = NULL;
 	struct ccs_store *s = ccs_calloc(1, sizeof *s);
 	if (!s)
@@ -185,20 +233,16 @@ static void now_iso(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void bind_real(sqlite3_stmt *st, int i, double x)
+/* Binds return SQLite's code: a copy that SQLite cannot allocate fails the
+ * row (the callers OR the codes together), never stores an empty value. */
+static int bind_real(sqlite3_stmt *st, int i, double x)
 {
-	if (x == x && isfinite(x))
-		sqlite3_bind_double(st, i, x);
-	else
-		sqlite3_bind_null(st, i);
+	return isfinite(x) ? sqlite3_bind_double(st, i, x) : sqlite3_bind_null(st, i);
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *x)
+static int bind_text(sqlite3_stmt *st, int i, const char *x)
 {
-	if (x && *x)
-		sqlite3_bind_text(st, i, x, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	return x && *x ? sqlite3_bind_text(st, i, x, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 
 static int host_id(struct ccs_store *s, const char *host, const char *created, int64_t *id, struct ccs_diag *d)
@@ -206,16 +250,16 @@ static int host_id(struct ccs_store *s, const char *host, const char *created, i
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO hosts(name, first_seen) VALUES(?1, ?2)", -1, &st, NULL))
 		return dberr(s, d, "cannot add the host");
-	sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
-	int r = sqlite3_step(st);
+	int e = sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
+	int r = e ? e : sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
 		return dberr(s, d, "cannot add the host");
 	if (sqlite3_prepare_v2(s->db, "SELECT id FROM hosts WHERE name = ?1", -1, &st, NULL))
 		return dberr(s, d, "cannot find the host");
-	sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
-	r = sqlite3_step(st);
+	e = sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
+	r = e ? e : sqlite3_step(st);
 	*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the host");
@@ -223,7 +267,7 @@ static int host_id(struct ccs_store *s, const char *host, const char *created, i
 
 /* Rows 0..n of an INSERT statement, each bound by bind(st, i, ctx), inside
  * the caller's transaction.  CCS_EDB with d set (naming what) on failure. */
-static int write_rows(struct ccs_store *s, const char *sql, size_t n, void (*bind)(sqlite3_stmt *, size_t, void *),
+static int write_rows(struct ccs_store *s, const char *sql, size_t n, int (*bind)(sqlite3_stmt *, size_t, void *),
                       void *ctx, const char *what, struct ccs_diag *d)
 {
 	sqlite3_stmt *st;
@@ -232,8 +276,7 @@ static int write_rows(struct ccs_store *s, const char *sql, size_t n, void (*bin
 	int rc = CCS_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
 		sqlite3_reset(st);
-		bind(st, i, ctx);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (bind(st, i, ctx) || sqlite3_step(st) != SQLITE_DONE)
 			rc = dberr(s, d, what);
 	}
 	sqlite3_finalize(st);
@@ -255,31 +298,33 @@ struct meas_rows {
 	const struct ccs_meas *m;
 };
 
-static void bind_meas(sqlite3_stmt *st, size_t i, void *ctx)
+static int bind_meas(sqlite3_stmt *st, size_t i, void *ctx)
 {
+	int e = 0;
 	const struct meas_rows *w = ctx;
 	const struct ccs_meas *x = &w->m[i];
-	sqlite3_bind_int64(st, 1, w->run);
-	sqlite3_bind_text(st, 2, x->source, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, x->name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, x->cls, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, x->variant, -1, SQLITE_TRANSIENT);
-	bind_text(st, 6, x->devices);
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)x->size);
+	e |= sqlite3_bind_int64(st, 1, w->run);
+	e |= sqlite3_bind_text(st, 2, x->source, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 3, x->name, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 4, x->cls, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 5, x->variant, -1, SQLITE_TRANSIENT);
+	e |= bind_text(st, 6, x->devices);
+	e |= sqlite3_bind_int64(st, 7, (sqlite3_int64)x->size);
 	if (x->iters)
-		sqlite3_bind_int64(st, 8, (sqlite3_int64)x->iters);
+		e |= sqlite3_bind_int64(st, 8, (sqlite3_int64)x->iters);
 	else
-		sqlite3_bind_null(st, 8);
+		e |= sqlite3_bind_null(st, 8);
 	if (x->ranks)
-		sqlite3_bind_int(st, 9, x->ranks);
+		e |= sqlite3_bind_int(st, 9, x->ranks);
 	else
-		sqlite3_bind_null(st, 9);
-	sqlite3_bind_double(st, 10, x->median_s);
-	bind_real(st, 11, x->min_s);
-	bind_real(st, 12, x->max_s);
-	bind_real(st, 13, x->busbw_Bps);
-	bind_text(st, 14, x->file);
-	sqlite3_bind_int(st, 15, x->line);
+		e |= sqlite3_bind_null(st, 9);
+	e |= sqlite3_bind_double(st, 10, x->median_s);
+	e |= bind_real(st, 11, x->min_s);
+	e |= bind_real(st, 12, x->max_s);
+	e |= bind_real(st, 13, x->busbw_Bps);
+	e |= bind_text(st, 14, x->file);
+	e |= sqlite3_bind_int(st, 15, x->line);
+	return e;
 }
 
 int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct ccs_meas *m, size_t n,
@@ -298,14 +343,14 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
 		rc = dberr(s, d, "cannot add the run");
 		goto fail;
 	}
-	sqlite3_bind_int64(st, 1, hid);
-	sqlite3_bind_text(st, 2, r->created, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, r->kind, -1, SQLITE_TRANSIENT);
-	bind_text(st, 4, r->topology);
-	sqlite3_bind_text(st, 5, r->sources, -1, SQLITE_TRANSIENT);
-	bind_text(st, 6, r->versions);
-	sqlite3_bind_text(st, 7, r->ccsim_version, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) != SQLITE_DONE) {
+	int e = sqlite3_bind_int64(st, 1, hid);
+	e |= sqlite3_bind_text(st, 2, r->created, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 3, r->kind, -1, SQLITE_TRANSIENT);
+	e |= bind_text(st, 4, r->topology);
+	e |= sqlite3_bind_text(st, 5, r->sources, -1, SQLITE_TRANSIENT);
+	e |= bind_text(st, 6, r->versions);
+	e |= sqlite3_bind_text(st, 7, r->ccsim_version, -1, SQLITE_TRANSIENT);
+	if (e || sqlite3_step(st) != SQLITE_DONE) {
 		rc = dberr(s, d, "cannot add the run");
 		goto fail;
 	}
@@ -329,10 +374,15 @@ fail:
 	return rc;
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *dst, size_t n)
+/* A text column into dst; SQLITE_NOMEM when SQLite could not make the text
+ * of a value that is not NULL (the row must not be read as empty). */
+static int col_text(sqlite3_stmt *st, int i, char *dst, size_t n)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
+	if (!t && sqlite3_column_type(st, i) != SQLITE_NULL)
+		return SQLITE_NOMEM;
 	snprintf(dst, n, "%s", t ? (const char *)t : "");
+	return SQLITE_OK;
 }
 
 static double col_real(sqlite3_stmt *st, int i)
@@ -344,24 +394,28 @@ static double col_real(sqlite3_stmt *st, int i)
  * elements of size sz, each filled by fill; the caller frees *out.  On
  * failure nothing is left to free. */
 static int read_rows(struct ccs_store *s, const char *sql, int64_t arg, void **out, size_t *n, size_t sz,
-                     void (*fill)(sqlite3_stmt *, void *), const char *what, struct ccs_diag *d)
+                     int (*fill)(sqlite3_stmt *, void *), const char *what, struct ccs_diag *d)
 {
 	*out = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
 		return dberr(s, d, what);
-	if (arg >= 0)
-		sqlite3_bind_int64(st, 1, arg);
+	int r = arg >= 0 ? sqlite3_bind_int64(st, 1, arg) : SQLITE_OK, rc = CCS_OK;
 	size_t cap = 0;
-	int r, rc = CCS_OK;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	while (r == SQLITE_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
 		if ((rc = ccs_grow(out, &cap, *n + 1, sz)))
 			break;
 		char *x = (char *)*out + (*n)++ * sz;
 		memset(x, 0, sz);
-		fill(st, x);
+		if (fill(st, x)) {
+			rc = dberr(s, d, what);
+			break;
+		}
+		r = SQLITE_OK;
 	}
+	if (r == SQLITE_OK)
+		r = SQLITE_DONE;
 	if (!rc && r != SQLITE_DONE)
 		rc = dberr(s, d, what);
 	sqlite3_finalize(st);
@@ -373,18 +427,20 @@ static int read_rows(struct ccs_store *s, const char *sql, int64_t arg, void **o
 	return rc;
 }
 
-static void fill_run(sqlite3_stmt *st, void *p)
+static int fill_run(sqlite3_stmt *st, void *p)
 {
+	int e = 0;
 	struct ccs_run_info *x = p;
 	x->id = sqlite3_column_int64(st, 0);
-	col_text(st, 1, x->host, sizeof x->host);
-	col_text(st, 2, x->created, sizeof x->created);
-	col_text(st, 3, x->kind, sizeof x->kind);
-	col_text(st, 4, x->topology, sizeof x->topology);
-	col_text(st, 5, x->sources, sizeof x->sources);
-	col_text(st, 6, x->versions, sizeof x->versions);
-	col_text(st, 7, x->ccsim_version, sizeof x->ccsim_version);
+	e |= col_text(st, 1, x->host, sizeof x->host);
+	e |= col_text(st, 2, x->created, sizeof x->created);
+	e |= col_text(st, 3, x->kind, sizeof x->kind);
+	e |= col_text(st, 4, x->topology, sizeof x->topology);
+	e |= col_text(st, 5, x->sources, sizeof x->sources);
+	e |= col_text(st, 6, x->versions, sizeof x->versions);
+	e |= col_text(st, 7, x->ccsim_version, sizeof x->ccsim_version);
 	x->nmeas = sqlite3_column_int64(st, 8);
+	return e;
 }
 
 int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, struct ccs_diag *d)
@@ -396,14 +452,15 @@ int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, st
 	                 -1, (void **)out, n, sizeof **out, fill_run, "cannot list runs", d);
 }
 
-static void fill_meas(sqlite3_stmt *st, void *p)
+static int fill_meas(sqlite3_stmt *st, void *p)
 {
+	int e = 0;
 	struct ccs_meas *x = p;
-	col_text(st, 0, x->source, sizeof x->source);
-	col_text(st, 1, x->name, sizeof x->name);
-	col_text(st, 2, x->cls, sizeof x->cls);
-	col_text(st, 3, x->variant, sizeof x->variant);
-	col_text(st, 4, x->devices, sizeof x->devices);
+	e |= col_text(st, 0, x->source, sizeof x->source);
+	e |= col_text(st, 1, x->name, sizeof x->name);
+	e |= col_text(st, 2, x->cls, sizeof x->cls);
+	e |= col_text(st, 3, x->variant, sizeof x->variant);
+	e |= col_text(st, 4, x->devices, sizeof x->devices);
 	x->size = (uint64_t)sqlite3_column_int64(st, 5);
 	x->iters = (uint64_t)sqlite3_column_int64(st, 6);
 	x->ranks = sqlite3_column_int(st, 7);
@@ -411,8 +468,9 @@ static void fill_meas(sqlite3_stmt *st, void *p)
 	x->min_s = col_real(st, 9);
 	x->max_s = col_real(st, 10);
 	x->busbw_Bps = col_real(st, 11);
-	col_text(st, 12, x->file, sizeof x->file);
+	e |= col_text(st, 12, x->file, sizeof x->file);
 	x->line = sqlite3_column_int(st, 13);
+	return e;
 }
 
 int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size_t *n, struct ccs_diag *d)
@@ -429,26 +487,28 @@ struct fit_rows {
 	const struct ccs_fit *f;
 };
 
-static void bind_fit(sqlite3_stmt *st, size_t i, void *ctx)
+static int bind_fit(sqlite3_stmt *st, size_t i, void *ctx)
 {
+	int e = 0;
 	const struct fit_rows *w = ctx;
 	const struct ccs_fit *f = &w->f[i];
-	sqlite3_bind_int64(st, 1, w->run);
-	sqlite3_bind_text(st, 2, w->created, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, f->cls, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, f->name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)f->lo);
-	sqlite3_bind_int64(st, 6, (sqlite3_int64)f->hi);
-	sqlite3_bind_double(st, 7, f->alpha_s);
-	bind_real(st, 8, f->alpha_lo);
-	bind_real(st, 9, f->alpha_hi);
-	sqlite3_bind_double(st, 10, f->beta_spB);
-	bind_real(st, 11, f->beta_lo);
-	bind_real(st, 12, f->beta_hi);
-	bind_real(st, 13, f->r2);
-	bind_real(st, 14, f->rms);
-	sqlite3_bind_int(st, 15, f->n);
-	sqlite3_bind_int64(st, 16, w->batch);
+	e |= sqlite3_bind_int64(st, 1, w->run);
+	e |= sqlite3_bind_text(st, 2, w->created, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 3, f->cls, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 4, f->name, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_int64(st, 5, (sqlite3_int64)f->lo);
+	e |= sqlite3_bind_int64(st, 6, (sqlite3_int64)f->hi);
+	e |= sqlite3_bind_double(st, 7, f->alpha_s);
+	e |= bind_real(st, 8, f->alpha_lo);
+	e |= bind_real(st, 9, f->alpha_hi);
+	e |= sqlite3_bind_double(st, 10, f->beta_spB);
+	e |= bind_real(st, 11, f->beta_lo);
+	e |= bind_real(st, 12, f->beta_hi);
+	e |= bind_real(st, 13, f->r2);
+	e |= bind_real(st, 14, f->rms);
+	e |= sqlite3_bind_int(st, 15, f->n);
+	e |= sqlite3_bind_int64(st, 16, w->batch);
+	return e;
 }
 
 int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d)
@@ -471,11 +531,12 @@ int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f
 	return finish_tx(s, rc, "cannot commit the fits", d);
 }
 
-static void fill_fit(sqlite3_stmt *st, void *p)
+static int fill_fit(sqlite3_stmt *st, void *p)
 {
+	int e = 0;
 	struct ccs_fit *x = p;
-	col_text(st, 0, x->cls, sizeof x->cls);
-	col_text(st, 1, x->name, sizeof x->name);
+	e |= col_text(st, 0, x->cls, sizeof x->cls);
+	e |= col_text(st, 1, x->name, sizeof x->name);
 	x->lo = (uint64_t)sqlite3_column_int64(st, 2);
 	x->hi = (uint64_t)sqlite3_column_int64(st, 3);
 	x->alpha_s = sqlite3_column_double(st, 4);
@@ -487,6 +548,7 @@ static void fill_fit(sqlite3_stmt *st, void *p)
 	x->r2 = col_real(st, 10);
 	x->rms = col_real(st, 11);
 	x->n = sqlite3_column_int(st, 12);
+	return e;
 }
 
 int ccs_store_fits(struct ccs_store *s, int64_t run, struct ccs_fit **out, size_t *n, struct ccs_diag *d)
@@ -530,20 +592,20 @@ int ccs_store_scenario(struct ccs_store *s, const char *name, const char *path, 
 	                       "INSERT OR IGNORE INTO scenarios(name, path, hash, ccsim_version, created)"
 	                       " VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, NULL))
 		return dberr(s, d, "cannot add the scenario");
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	bind_text(st, 2, path);
-	sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, version, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, created, -1, SQLITE_TRANSIENT);
-	int r = sqlite3_step(st);
+	int e = sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	e |= bind_text(st, 2, path);
+	e |= sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 4, version, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 5, created, -1, SQLITE_TRANSIENT);
+	int r = e ? e : sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
 		return dberr(s, d, "cannot add the scenario");
 	if (sqlite3_prepare_v2(s->db, "SELECT id FROM scenarios WHERE hash = ?1 AND ccsim_version = ?2", -1, &st, NULL))
 		return dberr(s, d, "cannot find the scenario");
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, version, -1, SQLITE_TRANSIENT);
-	r = sqlite3_step(st);
+	e = sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 2, version, -1, SQLITE_TRANSIENT);
+	r = e ? e : sqlite3_step(st);
 	*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the scenario");
@@ -555,29 +617,31 @@ struct result_rows {
 	const struct ccs_result *r;
 };
 
-static void bind_result(sqlite3_stmt *st, size_t i, void *ctx)
+static int bind_result(sqlite3_stmt *st, size_t i, void *ctx)
 {
+	int e = 0;
 	const struct result_rows *w = ctx;
 	const struct ccs_result *x = &w->r[i];
-	sqlite3_bind_int64(st, 1, w->scenario);
-	sqlite3_bind_text(st, 2, x->point, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, x->topo_hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, x->design, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, x->workload, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, x->axes, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 7, x->ranks);
-	bind_text(st, 8, x->collective);
-	bind_text(st, 9, x->algo);
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)x->size);
-	bind_real(st, 11, x->t_model_s);
-	bind_real(st, 12, x->t_sim_s);
-	bind_real(st, 13, x->bw_model_Bps);
-	bind_real(st, 14, x->bw_sim_Bps);
-	bind_real(st, 15, x->lat_s);
-	bind_real(st, 16, x->bwterm_s);
-	bind_real(st, 17, x->step_s);
-	bind_text(st, 18, x->bound);
-	sqlite3_bind_text(st, 19, w->created, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_int64(st, 1, w->scenario);
+	e |= sqlite3_bind_text(st, 2, x->point, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 3, x->topo_hash, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 4, x->design, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 5, x->workload, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_text(st, 6, x->axes, -1, SQLITE_TRANSIENT);
+	e |= sqlite3_bind_int(st, 7, x->ranks);
+	e |= bind_text(st, 8, x->collective);
+	e |= bind_text(st, 9, x->algo);
+	e |= sqlite3_bind_int64(st, 10, (sqlite3_int64)x->size);
+	e |= bind_real(st, 11, x->t_model_s);
+	e |= bind_real(st, 12, x->t_sim_s);
+	e |= bind_real(st, 13, x->bw_model_Bps);
+	e |= bind_real(st, 14, x->bw_sim_Bps);
+	e |= bind_real(st, 15, x->lat_s);
+	e |= bind_real(st, 16, x->bwterm_s);
+	e |= bind_real(st, 17, x->step_s);
+	e |= bind_text(st, 18, x->bound);
+	e |= sqlite3_bind_text(st, 19, w->created, -1, SQLITE_TRANSIENT);
+	return e;
 }
 
 int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct ccs_result *r, size_t n,
@@ -597,17 +661,18 @@ int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct cc
 	return finish_tx(s, rc, "cannot commit results", d);
 }
 
-static void fill_result(sqlite3_stmt *st, void *p)
+static int fill_result(sqlite3_stmt *st, void *p)
 {
+	int e = 0;
 	struct ccs_result *x = p;
-	col_text(st, 0, x->point, sizeof x->point);
-	col_text(st, 1, x->topo_hash, sizeof x->topo_hash);
-	col_text(st, 2, x->design, sizeof x->design);
-	col_text(st, 3, x->workload, sizeof x->workload);
-	col_text(st, 4, x->axes, sizeof x->axes);
+	e |= col_text(st, 0, x->point, sizeof x->point);
+	e |= col_text(st, 1, x->topo_hash, sizeof x->topo_hash);
+	e |= col_text(st, 2, x->design, sizeof x->design);
+	e |= col_text(st, 3, x->workload, sizeof x->workload);
+	e |= col_text(st, 4, x->axes, sizeof x->axes);
 	x->ranks = sqlite3_column_int(st, 5);
-	col_text(st, 6, x->collective, sizeof x->collective);
-	col_text(st, 7, x->algo, sizeof x->algo);
+	e |= col_text(st, 6, x->collective, sizeof x->collective);
+	e |= col_text(st, 7, x->algo, sizeof x->algo);
 	x->size = (uint64_t)sqlite3_column_int64(st, 8);
 	x->t_model_s = col_real(st, 9);
 	x->t_sim_s = col_real(st, 10);
@@ -616,7 +681,8 @@ static void fill_result(sqlite3_stmt *st, void *p)
 	x->lat_s = col_real(st, 13);
 	x->bwterm_s = col_real(st, 14);
 	x->step_s = col_real(st, 15);
-	col_text(st, 16, x->bound, sizeof x->bound);
+	e |= col_text(st, 16, x->bound, sizeof x->bound);
+	return e;
 }
 
 int ccs_store_results(struct ccs_store *s, int64_t scenario, struct ccs_result **out, size_t *n, struct ccs_diag *d)
@@ -628,16 +694,18 @@ int ccs_store_results(struct ccs_store *s, int64_t scenario, struct ccs_result *
 	                 scenario, (void **)out, n, sizeof **out, fill_result, "cannot read results", d);
 }
 
-static void fill_scen(sqlite3_stmt *st, void *p)
+static int fill_scen(sqlite3_stmt *st, void *p)
 {
+	int e = 0;
 	struct ccs_scenario_info *x = p;
 	x->id = sqlite3_column_int64(st, 0);
-	col_text(st, 1, x->name, sizeof x->name);
-	col_text(st, 2, x->path, sizeof x->path);
-	col_text(st, 3, x->hash, sizeof x->hash);
-	col_text(st, 4, x->ccsim_version, sizeof x->ccsim_version);
-	col_text(st, 5, x->created, sizeof x->created);
+	e |= col_text(st, 1, x->name, sizeof x->name);
+	e |= col_text(st, 2, x->path, sizeof x->path);
+	e |= col_text(st, 3, x->hash, sizeof x->hash);
+	e |= col_text(st, 4, x->ccsim_version, sizeof x->ccsim_version);
+	e |= col_text(st, 5, x->created, sizeof x->created);
 	x->nresults = sqlite3_column_int64(st, 6);
+	return e;
 }
 
 int ccs_store_scenarios(struct ccs_store *s, struct ccs_scenario_info **out, size_t *n, struct ccs_diag *d)

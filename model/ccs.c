@@ -31,15 +31,30 @@ void ccs_alloc_fail_at(long n)
 
 int ccs_alloc_failed(void) { return fail_happened; }
 
+/* Test builds: CCS_FAIL_ALLOC=N fails the Nth allocation; CCS_COUNT_ALLOC
+ * set prints how many there were at exit (tests/alloc.sh sweeps them). */
+#ifdef CCS_TEST_HOOKS
+static long nalloc;
+
+static void print_count(void) { fprintf(stderr, "ccsim: %ld allocations\n", nalloc); }
+#endif
+
 void ccs_alloc_init_from_env(void)
 {
+#ifdef CCS_TEST_HOOKS
 	const char *s = getenv("CCS_FAIL_ALLOC");
 	if (s && *s)
 		fail_countdown = strtol(s, NULL, 10);
+	if (getenv("CCS_COUNT_ALLOC"))
+		atexit(print_count);
+#endif
 }
 
 static int should_fail(void)
 {
+#ifdef CCS_TEST_HOOKS
+	nalloc++;
+#endif
 	if (fail_countdown <= 0)
 		return 0;
 	if (--fail_countdown)

@@ -12,6 +12,7 @@
 #   calib    tests/calib.sh: `ccsim calibrate` end to end in a scratch directory
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
+#   alloc    tests/alloc.sh: every command with its Nth allocation failing ends cleanly
 #   house    tests/tools/check_deps.sh (no circle between files, arrows one way, an
 #            engine that reaches no fabric) and tests/tools/check_size.sh (file and
 #            function lengths, with the debt it lists)
@@ -109,7 +110,7 @@ echo "golden: $ngold commands checked"
 
 # stateful end-to-end scripts (scratch databases and folders): calibrate
 # (tests/calib.sh) and scenarios (tests/scenarios.sh)
-for script in calib scenarios diagnose; do
+for script in calib scenarios diagnose alloc; do
 	sh "tests/$script.sh" "$B" >"$tmp/$script.out" 2>&1
 	crc=$?
 	cat "$tmp/$script.out"

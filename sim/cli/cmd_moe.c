@@ -286,7 +286,12 @@ static int moe_time(struct moe_req *q)
 		if (!(q->amask & (1u << a)))
 			continue;
 		struct ccs_moe_plan p;
-		if (ccs_moe_plan(&q->comm, &q->cfg, &q->route, q->matrix, q->op, a, &p, whybuf, sizeof whybuf)) {
+		int prc = ccs_moe_plan(&q->comm, &q->cfg, &q->route, q->matrix, q->op, a, &p, whybuf, sizeof whybuf);
+		if (prc == CCS_ENOMEM) {
+			fprintf(stderr, "%s: out of memory\n", me);
+			return -1;
+		}
+		if (prc) {
 			if (q->amask == (1u << a)) {
 				fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_moe_algo_name[a], ccs_moe_op_name[q->op], q->t->name,
 				        whybuf);

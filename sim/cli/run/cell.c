@@ -144,8 +144,13 @@ static int moe_cell(const struct ccs_comm *c, const struct work *w, int engine, 
 			continue;
 		struct ccs_moe_plan p;
 		struct ccs_moe_cost mc;
-		if (ccs_moe_plan(c, &w->cfg, &r, NULL, w->op, a, &p, err, errn))
+		/* an algorithm that does not apply is skipped; out of memory is not that */
+		if ((rc = ccs_moe_plan(c, &w->cfg, &r, NULL, w->op, a, &p, err, errn)) == CCS_ENOMEM)
+			break;
+		if (rc) {
+			rc = CCS_OK;
 			continue;
+		}
 		rc = ccs_moe_eval(c, &p, &mc);
 		ccs_moe_plan_release(&p);
 		if (rc)
