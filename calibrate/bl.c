@@ -59,12 +59,11 @@ static int bl_record(const struct ccs_lines_toks *k, struct ccs_bl_rec *r, char 
 	snprintf(r->cls, sizeof r->cls, "%s", v[CLASS] ? v[CLASS] : "");
 	for (int i = 0; i < 2; i++) {
 		const char *s = v[i ? ITERS : SIZE];
-		if (!ccs_lines_is_uint(s)) {
+		if (ccs_lines_u63(s, i ? &r->iters : &r->size)) {
 			*col = c[i ? ITERS : SIZE];
-			snprintf(msg, msgn, "expected a whole number, got '%s'", s);
+			snprintf(msg, msgn, "expected a whole number below 2^63, got '%s'", s);
 			return -1;
 		}
-		*(i ? &r->iters : &r->size) = strtoull(s, NULL, 10);
 	}
 	const int tk[3] = { MEDIAN, MIN, MAX };
 	double *dst[3] = { &r->median_s, &r->min_s, &r->max_s };

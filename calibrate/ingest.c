@@ -291,13 +291,12 @@ static int nt_row(const struct ccs_lines_toks *k, int line, const struct ntschem
 	r->line = line;
 	r->tab = out->ntab - 1;
 	r->root = -1;
-	char *end;
-	r->size = strtoull(k->t[0], &end, 10);
-	if (!ccs_lines_is_uint(k->t[1])) {
+	if (ccs_lines_u63(k->t[0], &r->size))
+		return ccs_diag_at(d, ccs_lines_mark(line, k->col[0]), "expected a size in bytes below 2^63, got '%s'", k->t[0]);
+	if (ccs_lines_u63(k->t[1], &r->count)) {
 		rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[1]), "expected an element count, got '%s'", k->t[1]);
 		return rc;
 	}
-	r->count = strtoull(k->t[1], &end, 10);
 	if (!ccs_dtype_parse(k->t[2])) {
 		rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[2]), "unknown data type '%s'", k->t[2]);
 		return rc;
@@ -308,7 +307,7 @@ static int nt_row(const struct ccs_lines_toks *k, int line, const struct ntschem
 		snprintf(r->redop, sizeof r->redop, "%s", k->t[at++]);
 	if (rs.root) {
 		double v;
-		if (ccs_lines_num(k->t[at], &v) || v != (int)v) {
+		if (ccs_lines_num(k->t[at], &v) || v < -1 || v >= 1 << 30 || v != floor(v)) {
 			rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[at]), "expected a root rank, got '%s'", k->t[at]);
 			return rc;
 		}
@@ -456,7 +455,14 @@ static int pf_row(const struct ccs_lines_toks *k, int line, int duration, double
 	struct ccs_pf_row *r = &out->row[out->nrow++];
 	memset(r, 0, sizeof *r);
 	r->line = line;
-	r->bytes = strtoull(k->t[0], NULL, 10);
+	if (ccs_lines_u63(k->t[0], &r->bytes)) {
+		out->nrow--;
+		return ccs_diag_at(d, ccs_lines_mark(line, k->col[0]), "expected a size in bytes below 2^63, got '%s'", k->t[0]);
+	}
+	if (v[1] >= 0x1p63 || v[1] != floor(v[1])) {
+		out->nrow--;
+		return ccs_diag_at(d, ccs_lines_mark(line, k->col[1]), "expected a whole iteration count, got '%s'", k->t[1]);
+	}
 	r->iters = (uint64_t)v[1];
 	if (out->kind == CCS_PF_BW) {
 		r->peak_Bps = v[2] * unit;

@@ -3,6 +3,7 @@
 #include "lines.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,8 +149,24 @@ int ccs_lines_num(const char *s, double *out)
 	char *end;
 	errno = 0;
 	double x = strtod(s, &end);
-	if (end == s || *end || errno == ERANGE || x != x)
+	if (end == s || *end || errno == ERANGE || !isfinite(x))
 		return -1;
+	*out = x;
+	return 0;
+}
+
+int ccs_lines_u63(const char *s, uint64_t *out)
+{
+	if (!ccs_lines_is_uint(s))
+		return -1;
+	uint64_t x = 0;
+	for (; *s; s++) {
+		if (x > (UINT64_C(1) << 63) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(*s - '0');
+		if (x >> 63)
+			return -1;
+	}
 	*out = x;
 	return 0;
 }

@@ -51,6 +51,9 @@ void ccs_lines_free(struct ccs_lines *L, struct ccs_diag *d);
  * a formatted warning appended to w[n] (CCS_ENOMEM); the warnings freed. */
 int ccs_lines_is_uint(const char *s);
 int ccs_lines_num(const char *s, double *out);
+/* A whole number of decimal digits below 2^63 (what SQLite's integers hold)
+ * into *out; -1 when s is not one (too large included). */
+int ccs_lines_u63(const char *s, uint64_t *out);
 struct ccs_mark ccs_lines_mark(int line, int col);
 int ccs_lines_warn(char ***w, size_t *n, const char *fmt, ...) CCS_PRINTF(3, 4);
 void ccs_lines_warn_free(char **w, size_t n);

@@ -358,6 +358,14 @@ static int check_reach(const struct ccs_topo *t, struct ccs_comm *c, char *err, 
 		const struct ccs_gpu *g = &t->gpu[c->rank_gpu[r]];
 		if (g->delay_s > c->late_s)
 			c->late_s = g->delay_s;
+		int live = 0;
+		for (uint32_t k = t->adj_off[g->dev]; k < t->adj_off[g->dev + 1] && !live; k++)
+			live = t->link[t->adj[k]].bw_Bps > 0;
+		if (c->n > 1 && !live) {
+			snprintf(err, errn, "hang: rank %d (%s) has no live link (every link of it is down); the collective "
+			         "cannot complete", r, t->dev[g->dev].name);
+			return CCS_EINPUT;
+		}
 		if (c->G > 1 && !g->nic_count) {
 			/* name the node's dead NICs: two, then how many more */
 			char fl[200] = "";
@@ -649,7 +657,8 @@ static int capabilities(const struct ccs_topo *t, struct ccs_comm *c, struct scr
 		int sw = 0;
 		for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++) {
 			uint32_t v = t->adj_nbr[k];
-			if (t->dev[v].kind != CCS_DEV_SUSW)
+			/* a downed NVLink (a fault) does not reach the switch */
+			if (t->dev[v].kind != CCS_DEV_SUSW || !(t->link[t->adj[k]].bw_Bps > 0))
 				continue;
 			sw = 1;
 			unsigned need = CCS_DEVF_MULTICAST | CCS_DEVF_REDUCE;

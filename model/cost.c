@@ -746,6 +746,10 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	if (side_times(&env, &x, &ti, &tn, &bi_bound, why))
 		return -1;
 	finish(&env, &x, ti, tn, bi_bound, out);
+	if (!isfinite(out->time_s)) {
+		*why = "no finite time: a link on its path carries nothing (a fault took it down)";
+		return -1;
+	}
 	return 0;
 }
 

@@ -144,6 +144,20 @@ int ccs_parse_qty(const char *s, enum ccs_qty q, double *out, char *err, size_t 
 		snprintf(err, errn, "bandwidth must be positive, got '%s'", s);
 		return -1;
 	}
+	/* the limits keep every simulated time inside int64 picoseconds for
+	 * the inputs people write (sim/time.h) */
+	if (q == CCS_QTY_BW && r < CCS_QTY_MIN_BPS) {
+		snprintf(err, errn, "bandwidth '%s' is below the least ccsim takes (1kB/s)", s);
+		return -1;
+	}
+	if (q == CCS_QTY_TIME && r > CCS_QTY_MAX_S) {
+		snprintf(err, errn, "time '%s' is above the most ccsim takes (1000s)", s);
+		return -1;
+	}
+	if (q == CCS_QTY_SIZE && r > CCS_QTY_MAX_B) {
+		snprintf(err, errn, "size '%s' is above the most ccsim takes (8PiB, 2^53 bytes)", s);
+		return -1;
+	}
 	if (r < 0) {
 		snprintf(err, errn, "%s must not be negative, got '%s'", qty_name[q], s);
 		return -1;

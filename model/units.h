@@ -10,7 +10,10 @@
 ** 450GB/s = 450e9 B/s, 16MiB = 16 * 2^20 B.  Written exactly so, never guessed:
 ** a bare number where a unit is needed is an error, and so is a unit of the
 ** wrong kind (a time where a bandwidth is needed).
-** Bandwidths must be > 0; times and sizes >= 0; all finite.
+** Bandwidths must be > 0; times and sizes >= 0; all finite.  Limits
+** (docs/topology.md): a bandwidth at least 1 kB/s, a time at most 1000 s, a
+** size at most 2^53 bytes (8 PiB, exact in a double); past them the input is
+** refused, so that simulated times stay inside int64 picoseconds.
 */
 #ifndef CCS_UNITS_H
 #define CCS_UNITS_H
@@ -19,6 +22,10 @@
 #include <stdint.h>
 
 enum ccs_qty { CCS_QTY_BW, CCS_QTY_TIME, CCS_QTY_SIZE };
+
+#define CCS_QTY_MIN_BPS 1e3
+#define CCS_QTY_MAX_S   1e3
+#define CCS_QTY_MAX_B   9007199254740992.0   /* 2^53 */
 
 /* Parse s as a quantity of kind q.  On success store the value in base units
  * (B/s, s, or B as a double) and return 0.  On failure write a message without

@@ -67,7 +67,13 @@ static int complete(struct ccs_engine *e, uint64_t id, ccs_time now)
 		if (--e->waits[succ[k]] == 0) {
 			struct ccs_op op;
 			ccs_sched_get(e->s, succ[k], &op);
-			CCS_TRY(ccs_evq_push(&e->q, now + ccs_time_from_s(op.delay_s), CCS_ENGINE_READY, succ[k], 0));
+			ccs_time at = ccs_time_after(now, op.delay_s);
+			if (at == CCS_TIME_MAX) {
+				snprintf(e->err, e->errn, "op %llu starts past the simulator's horizon (2^63 ps, about 106 "
+				         "days)", (unsigned long long)succ[k]);
+				return CCS_EINPUT;
+			}
+			CCS_TRY(ccs_evq_push(&e->q, at, CCS_ENGINE_READY, succ[k], 0));
 		}
 	}
 	return CCS_OK;

@@ -48,6 +48,7 @@ struct ccs_flows {
 	uint32_t *shq;              /* nres entries: constraints shared with outside flows */
 	uint32_t ndirty;
 	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
+	int beyond;                 /* a flow's end fell past CCS_TIME_MAX */
 };
 
 #define NONE UINT32_MAX
@@ -619,9 +620,10 @@ static int finish(struct ccs_flows *f, uint32_t ncr, uint32_t ncf, ccs_time now,
 		if (fl->left <= 0)
 			done = now;
 		else if (fl->rate > 0)
-			done = now + ccs_time_from_s(fl->left / fl->rate);
+			done = ccs_time_after(now, fl->left / fl->rate);
 		else
 			done = CCS_TIME_MAX;
+		f->beyond |= fl->rate > 0 && done == CCS_TIME_MAX;
 		/* One outstanding event per flow: a later end keeps the earlier
 		 * event (ccs_flows_due re-arms it when it fires), an earlier end
 		 * replaces it. */
@@ -692,6 +694,7 @@ uint64_t ccs_flows_tag(const struct ccs_flows *f, uint32_t id) { return f->f[id]
 double ccs_flows_rate(const struct ccs_flows *f, uint32_t id) { return f->f[id].rate; }
 double ccs_flows_bytes(const struct ccs_flows *f, uint32_t id) { return f->f[id].bytes; }
 uint32_t ccs_flows_active(const struct ccs_flows *f) { return f->nactive; }
+int ccs_flows_beyond(const struct ccs_flows *f) { return f->beyond; }
 double ccs_flows_cap(const struct ccs_flows *f, uint32_t res) { return f->r[res].cap; }
 const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t res) { return &f->r[res].st; }
 

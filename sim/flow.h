@@ -85,6 +85,9 @@ double   ccs_flows_rate(const struct ccs_flows *f, uint32_t id);
 double   ccs_flows_bytes(const struct ccs_flows *f, uint32_t id);   /* as started */
 double   ccs_flows_left(const struct ccs_flows *f, uint32_t id, ccs_time now);
 uint32_t ccs_flows_active(const struct ccs_flows *f);
+/* Whether some flow's end fell past the horizon (CCS_TIME_MAX): it never
+ * ends, and a run that waits for it must say so rather than "deadlock". */
+int      ccs_flows_beyond(const struct ccs_flows *f);
 /* Sum of rates on a resource (for checks), its capacity, its statistics. */
 double   ccs_flows_load(const struct ccs_flows *f, uint32_t res);
 double   ccs_flows_cap(const struct ccs_flows *f, uint32_t res);

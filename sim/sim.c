@@ -320,6 +320,9 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	int rc = open_flows(&r);
 	if (!rc)
 		rc = ccs_engine_run(s, &model, &eh, &es, err, errn);
+	if (rc == CCS_EINPUT && r.fl && ccs_flows_beyond(r.fl))
+		snprintf(err, errn, "a transfer ends past the simulator's horizon (2^63 ps, about 106 days): a rate too "
+		         "low or a size too large for integer picoseconds");
 	if (rc != CCS_ENOMEM || es.events) {
 		st->time_s = es.time_s;
 		st->events = es.events;

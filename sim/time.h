@@ -17,6 +17,14 @@ typedef int64_t ccs_time;
 /* Seconds to ticks, rounding up, saturating; 0 for s <= 0 or NaN. */
 ccs_time ccs_time_from_s(double s);
 
+/* now + s seconds, saturating at CCS_TIME_MAX: the horizon, past which
+ * nothing happens (the engine reports a run that needs it). */
+static inline ccs_time ccs_time_after(ccs_time now, double s)
+{
+	ccs_time d = ccs_time_from_s(s);
+	return d >= CCS_TIME_MAX - now ? CCS_TIME_MAX : now + d;
+}
+
 /* Ticks (or a tick difference) to seconds. */
 static inline double ccs_time_to_s(ccs_time t)
 {
