@@ -10,6 +10,8 @@
 #ifndef CCS_CLI_H
 #define CCS_CLI_H
 
+#include "../../model/text.h"
+
 #include <stddef.h>
 #include <stdio.h>
 

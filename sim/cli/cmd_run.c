@@ -608,10 +608,15 @@ static int report(struct run *R)
 			const struct ccs_result *r = R->res[i];
 			if (!r)
 				continue;
-			printf("%s,%s,%s,%s,%d,%s,%llu,%.6g,%.6g,%.6g\n", R->S.name, r->workload, r->design, r->axes, r->ranks,
-			       r->algo, (unsigned long long)r->size, r->t_model_s == r->t_model_s ? r->t_model_s * 1e6 : -1,
-			       r->t_sim_s == r->t_sim_s ? r->t_sim_s * 1e6 : -1,
-			       (R->S.engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9);
+			/* names as CSV fields (a design called "x128 (1,024 GPUs)" has a comma); a
+			 * time or rate the engine did not give is -1 */
+			char f[5][900];
+			double bw = (R->S.engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9;
+			printf("%s,%s,%s,%s,%d,%s,%llu,%.6g,%.6g,%.6g\n", ccs_text_csv(R->S.name, f[0], sizeof f[0]),
+			       ccs_text_csv(r->workload, f[1], sizeof f[1]), ccs_text_csv(r->design, f[2], sizeof f[2]),
+			       ccs_text_csv(r->axes, f[3], sizeof f[3]), r->ranks, ccs_text_csv(r->algo, f[4], sizeof f[4]),
+			       (unsigned long long)r->size, isfinite(r->t_model_s) ? r->t_model_s * 1e6 : -1,
+			       isfinite(r->t_sim_s) ? r->t_sim_s * 1e6 : -1, isfinite(bw) ? bw : -1);
 		}
 	} else if (!R->S.nax && R->S.nwi == (size_t)R->S.nw) {
 		ccs_output_print_grid(&R->S, R->res);

@@ -214,17 +214,8 @@ static void show_gpus_text(FILE *f, const struct ccs_topo *t)
 
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	char b[4096];
+	fprintf(f, "\"%s\"", ccs_text_json(s, b, sizeof b));
 }
 
 /* `topo show --format json`: the statistics as one JSON document.  One

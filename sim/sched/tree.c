@@ -198,10 +198,11 @@ static void ts_release(struct ccs_sched *s)
 {
 	struct tree_sched *ts = s->ctx;
 	if (ts) {
-		for (int t = 0; t < ts->V && ts->parent; t++) {
-			ccs_free(ts->parent[t]);
-			ccs_free(ts->child[t]);
-			ccs_free(ts->nchild[t]);
+		/* after a failed allocation any of the three arrays may be missing */
+		for (int t = 0; t < ts->V; t++) {
+			ccs_free(ts->parent ? ts->parent[t] : NULL);
+			ccs_free(ts->child ? ts->child[t] : NULL);
+			ccs_free(ts->nchild ? ts->nchild[t] : NULL);
 		}
 		ccs_free(ts->parent);
 		ccs_free(ts->child);

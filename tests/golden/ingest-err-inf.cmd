@@ -1,0 +1,1 @@
+calibrate ingest tests/data/calib/bad-nt-inf.log --db :memory:

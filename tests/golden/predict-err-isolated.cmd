@@ -1,0 +1,1 @@
+predict -t topologies/hgx-h100.yaml -c allreduce -b 1GiB -e 1GiB --fault link:node0/gpu0-node0/nvsw0:down --fault link:node0/gpu0-node0/nvsw1:down --fault link:node0/gpu0-node0/nvsw2:down --fault link:node0/gpu0-node0/nvsw3:down --fault link:node0/gpu0-node0/pcisw0:down

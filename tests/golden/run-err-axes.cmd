@@ -1,0 +1,1 @@
+run tests/data/scenarios/bad-axes.yaml --db :memory: --no-plots

@@ -1,0 +1,1 @@
+run tests/data/scenarios/bad-long-name.yaml --db :memory: --no-plots

@@ -1,0 +1,1 @@
+run tests/data/scenarios/bad-points.yaml --db :memory: --no-plots

@@ -1,0 +1,1 @@
+run tests/data/scenarios/bad-unicode-cut.yaml --db :memory: --no-plots

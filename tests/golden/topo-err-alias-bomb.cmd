@@ -1,0 +1,1 @@
+topo check tests/data/regress/alias-bomb.yaml
