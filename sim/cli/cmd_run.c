@@ -36,13 +36,15 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: %s SCENARIO.yaml [--engine model|sim|both] [--format table|csv] [--db ccsim.db]\n"
-	        "       [--out DIR] [-j N] [--quick] [--no-plots]\n"
+	        "       [--out DIR] [-j N] [--quick] [--no-plots] [--check]\n"
 	        "  --db      results database (SQLite; ':memory:' keeps nothing); points stored there for this\n"
 	        "            scenario file and ccsim version are not run again\n"
 	        "  --out     where the plots go (default ccsim-out/NAME): NAME.dat, NAME.gp, NAME.png, NAME.svg\n"
 	        "  -j        worker processes (default 1)\n"
 	        "  --quick   a reduced run: every third size, the first and last value of each sweep axis,\n"
-	        "            and the scenario's 'quick:' overrides of every design's topology\n",
+	        "            and the scenario's 'quick:' overrides of every design's topology\n"
+	        "  --check   check the scenario (every topology, workload and point) and say how many points\n"
+	        "            it has; run nothing and open no database\n",
 	        me);
 }
 
@@ -50,7 +52,7 @@ static void run_usage(FILE *f)
  * run/run.h) and the results as they come. */
 struct run {
 	const char *path, *format, *engine_s, *db_path, *out_s;
-	int jobs, quick, plots, rc;
+	int jobs, quick, plots, rc, check;
 	struct ccs_ydoc doc;
 	struct ccs_ynode *root;
 	struct ccs_diag diag;
@@ -66,7 +68,7 @@ struct run {
 
 /* A step's outcome: go on, or stop with the scenario's positioned message
  * (E_DIAG), out of memory, or a message already printed (rc kept). */
-enum { E_OK, E_DIAG, E_OOM, E_FAIL };
+enum { E_OK, E_DIAG, E_OOM, E_FAIL, E_DONE };
 
 /* The options: 0, 1 after --help, 2 after a usage message. */
 static int parse_args(struct run *R, int argc, char **argv)
@@ -78,6 +80,8 @@ static int parse_args(struct run *R, int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--quick")) {
 			R->quick = 1;
+		} else if (!strcmp(argv[i], "--check")) {
+			R->check = 1;
 		} else if (!strcmp(argv[i], "--no-plots")) {
 			R->plots = 0;
 		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--engine") || !strcmp(argv[i], "--db") ||
@@ -509,6 +513,16 @@ static int make_points(struct run *R)
 	return E_OK;
 }
 
+/* --check: the scenario holds; say so and stop before the database. */
+static int check_only(struct run *R)
+{
+	if (!R->check)
+		return E_OK;
+	printf("%s: %s: ok: %zu points from %zu design and %zu workload instances%s\n", me, R->path, R->S.npt,
+	       R->S.ninst, R->S.nwi, R->S.skipped ? "; combinations NCCL does not offer left out" : "");
+	return E_DONE;
+}
+
 /* The results database: what is stored already is not run again; the
  * plots' folder. */
 static int open_results(struct run *R)
@@ -701,12 +715,12 @@ int ccs_cmd_run(int argc, char **argv)
 	R->S.plots = R->plots;
 	R->rc = 1;
 	static int (*const steps[])(struct run *) = { open_scenario, load_designs, load_workloads, count_points, design_instances,
-	                                               workload_instances, make_points, open_results, run_points,
+	                                               workload_instances, make_points, check_only, open_results, run_points,
 	                                               report };
 	int how = E_OK;
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && how == E_OK; i++)
 		how = steps[i](R);
-	if (how == E_OK)
+	if (how == E_OK || how == E_DONE)
 		R->rc = ccs_args_flush() ? 1 : 0;
 	else if (how == E_OOM)
 		fprintf(stderr, "%s: out of memory\n", me);

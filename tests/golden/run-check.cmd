@@ -1,0 +1,1 @@
+run scenarios/default.yaml --check
