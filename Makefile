@@ -5,6 +5,7 @@
 #   make check-deps the arrows between files (no circle, layers one way; tests/tools/check_deps.sh)
 #   make check-size file and function lengths (tests/tools/check_size.sh)
 #   make golden-update   rewrite tests/golden/*.out from the current build (review the diff)
+#   make fuzz       libFuzzer harnesses (tests/fuzz/, clang) run FUZZ_SECONDS each, with a table
 CC      ?= cc
 WERROR  ?= 1
 PKGS    := yaml-0.1 gsl sqlite3 expat
@@ -32,6 +33,9 @@ CLI_SRC := $(wildcard sim/cli/*.c sim/cli/run/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 PROP_TESTS := $(patsubst tests/prop/%.c,%,$(wildcard tests/prop/prop_*.c))
 BENCH_SRC := tests/bench/bench_topo.c
+# tests/fuzz/fuzz_<reader>.c: one harness per reader; make test replays their
+# corpus and crash inputs (tests/fuzz/replay.c), make fuzz runs libFuzzer
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_util.c,$(wildcard tests/fuzz/fuzz_*.c)))
 
 REL := build/rel
 TST := build/test
@@ -41,7 +45,7 @@ REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
 TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
-.PHONY: all test bench validate golden-update clean benches check-deps check-size
+.PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz
 .SECONDARY:
 all: bin/ccsim libccsim.a benches
 
@@ -116,8 +120,32 @@ $(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
 $(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
 
-test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) benches
+# the replay drivers: each harness with tests/fuzz/replay.c, the command
+# line's objects but main.o (fuzz_scenario calls ccs_cmd_run)
+TST_CLI_NOMAIN := $(filter-out $(TST)/sim/cli/main.o,$(TST_CLI_OBJ))
+$(TST)/fuzz_%: $(TST)/tests/fuzz/fuzz_%.o $(TST)/tests/fuzz/fuzz_util.o $(TST)/tests/fuzz/replay.o $(TST_CLI_NOMAIN) $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $^ $(LDLIBS)
+
+test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) $(FUZZ_NAMES:%=$(TST)/fuzz_%) benches
 	@sh tests/run.sh $(TST)
+
+# libFuzzer builds: clang with ASan, UBSan and float-cast-overflow (which gcc's
+# UBSan in make test lacks); not needed by make or make test
+FUZZ_CC ?= clang
+FUZZ := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer -std=c11 -Wall -Wextra
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ)/%.o)
+FUZZ_CLI_OBJ := $(filter-out $(FUZZ)/sim/cli/main.o,$(CLI_SRC:%.c=$(FUZZ)/%.o))
+$(FUZZ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+$(FUZZ)/bin/fuzz_%: $(FUZZ)/tests/fuzz/fuzz_%.o $(FUZZ)/tests/fuzz/fuzz_util.o $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+fuzz: $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
+	@sh tests/fuzz/run.sh $(FUZZ)/bin $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 bench: bin/ccsim $(REL)/bench_topo
 	@$(REL)/bench_topo

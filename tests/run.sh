@@ -13,6 +13,8 @@
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
 #   alloc    tests/alloc.sh: every command with its Nth allocation failing ends cleanly
+#   fuzz     BUILD_DIR/fuzz_* replay tests/fuzz/corpus/NAME, tests/fuzz/regress/NAME and
+#            the seeds of tests/fuzz/seeds.txt (the harnesses of make fuzz, without libFuzzer)
 #   house    tests/tools/check_deps.sh (no circle between files, arrows one way, an
 #            engine that reaches no fabric) and tests/tools/check_size.sh (file and
 #            function lengths, with the debt it lists)
@@ -122,6 +124,24 @@ for script in calib scenarios diagnose alloc; do
 	[ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	pass=$((pass + p))
 	fail=$((fail + f))
+done
+
+# fuzz replay: each harness (tests/fuzz/fuzz_NAME.c linked with replay.c)
+# over its corpus, its crash inputs (tests/fuzz/regress/NAME) and its seeds
+for t in "$B"/fuzz_*; do
+	[ -x "$t" ] || continue
+	n=${t##*/fuzz_}
+	seeds=$(awk -v n="$n" '$1 == n { for (i = 2; i <= NF; i++) printf "%s ", $i }' tests/fuzz/seeds.txt)
+	# shellcheck disable=SC2086
+	if "$t" "tests/fuzz/corpus/$n" "tests/fuzz/regress/$n" $seeds >"$tmp/fuzz.out" 2>"$tmp/fuzz.err" &&
+	   grep -q "inputs replayed" "$tmp/fuzz.out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: fuzz replay $n"
+		tail -n 15 "$tmp/fuzz.err"
+	fi
+	cat "$tmp/fuzz.out"
 done
 
 for chk in check_deps check_size; do

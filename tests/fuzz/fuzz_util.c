@@ -1,0 +1,43 @@
+/* tests/fuzz/fuzz_util.c: the helpers of fuzz.h. */
+#include "fuzz.h"
+#include "../../model/ccs.h"
+
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *fuzz_text(const uint8_t *data, size_t n)
+{
+	char *s = malloc(n + 1);
+	FUZZ_REQUIRE(s != NULL);
+	memcpy(s, data, n);
+	s[n] = 0;
+	return s;
+}
+
+const char *fuzz_file(const uint8_t *data, size_t n, const char *dir, const char *suffix)
+{
+	static char path[512];
+	/* dir and every folder above it */
+	snprintf(path, sizeof path, "%s/", dir);
+	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = 0;
+		mkdir(path, 0777);
+		*p = '/';
+	}
+	snprintf(path, sizeof path, "%s/in-%ld%s", dir, (long)getpid(), suffix);
+	FILE *f = fopen(path, "wb");
+	FUZZ_REQUIRE(f != NULL);
+	FUZZ_REQUIRE(fwrite(data, 1, n, f) == n);
+	FUZZ_REQUIRE(fclose(f) == 0);
+	return path;
+}
+
+void fuzz_check_diag(int rc, const char *msg, int set)
+{
+	if (rc == CCS_OK)
+		return;
+	/* out of memory is not expected in a fuzz run; anything else is input */
+	FUZZ_REQUIRE(rc == CCS_EINPUT || rc == CCS_EIO || rc == CCS_EFIT);
+	FUZZ_REQUIRE(set && msg[0]);
+}
