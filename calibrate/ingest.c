@@ -105,9 +105,11 @@ static int nt_half(int line, const struct ccs_lines_toks *k, int at, int wrong, 
 	for (int q = 0; q < 3; q++) {
 		if (!strcmp(k->t[at + q], "N/A"))
 			return CCS_OK;
-		if (ccs_lines_num(k->t[at + q], &v[q]) || v[q] < 0)
+		/* at most 1e12 us (11 days) and 1e7 GB/s (10 PB/s): past that a
+		 * number is not a measurement (and 1e308 GB/s is not finite in B/s) */
+		if (ccs_lines_num(k->t[at + q], &v[q]) || v[q] < 0 || v[q] > (q == 0 ? 1e12 : 1e7))
 			return ccs_diag_at(d, ccs_lines_mark(line, k->col[at + q]), "expected a %s, got '%s'",
-			                   q == 0 ? "time in us" : "bandwidth in GB/s", k->t[at + q]);
+			                   q == 0 ? "time in us (at most 1e12)" : "bandwidth in GB/s (at most 1e7)", k->t[at + q]);
 	}
 	double w;
 	if (wrong && strcmp(k->t[at + 3], "N/A") && ccs_lines_num(k->t[at + 3], &w))
@@ -446,8 +448,8 @@ static int pf_row(const struct ccs_lines_toks *k, int line, int duration, double
 	double v[9] = { 0 };
 	int nv = k->n < 9 ? k->n : 9;
 	for (int i = 1; i < nv; i++)
-		if (ccs_lines_num(k->t[i], &v[i]) || v[i] < 0) {
-			rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[i]), "expected a number, got '%s'", k->t[i]);
+		if (ccs_lines_num(k->t[i], &v[i]) || v[i] < 0 || v[i] > 1e15) {
+			rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[i]), "expected a number (0 to 1e15), got '%s'", k->t[i]);
 			return rc;
 		}
 	if ((rc = ccs_grow(&out->row, cap, out->nrow + 1, sizeof *out->row)))

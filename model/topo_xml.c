@@ -291,10 +291,18 @@ static int nvlinks(struct conv *v)
 
 /* NVLink to NVSwitches in the explicit form: the switch chips as devices
  * (as scaleup: would make them), each GPU's links spread evenly over them. */
+/* The NVSwitch chips: distinct targets when NCCL lists them apart, else
+ * the HGX boards' (A100: 6 NVSwitch2, H100: 4 NVSwitch3, B200: 2
+ * NVSwitch4); never more than the fewest NVLinks a GPU has to them, so
+ * that each switch has a link from every GPU. */
 static int sw_count(const struct conv *v)
 {
-	int sm = v->gpu[0].sm;
-	return v->nswt > 1 ? v->nswt : sm >= 100 ? 2 : sm >= 90 ? 4 : 6;
+	int sm = v->gpu[0].sm, fewest = 0;
+	for (int i = 0; i < v->ngpu; i++)
+		if (v->gpu[i].sw_links && (!fewest || v->gpu[i].sw_links < fewest))
+			fewest = v->gpu[i].sw_links;
+	int n = v->nswt > 1 ? v->nswt : sm >= 100 ? 2 : sm >= 90 ? 4 : 6;
+	return fewest && fewest < n ? fewest : n;
 }
 
 static void nvswitch_devices(struct conv *v)
@@ -334,10 +342,9 @@ static void sections(struct conv *v)
 	if (lanes) {
 		if (uneven)
 			warn(v->o, "the GPUs have different NVLink counts to their NVSwitches: every GPU taken with %d", lanes);
-		/* the switch chips of the box: distinct targets when NCCL lists them
-		 * apart, else the HGX boards' (A100: 6 NVSwitch2, H100: 4 NVSwitch3,
-		 * B200: 2 NVSwitch4) */
-		int sw = v->nswt > 1 ? v->nswt : sm >= 100 ? 2 : sm >= 90 ? 4 : 6;
+		int sw = sw_count(v);
+		if (v->nswt > sw)
+			warn(v->o, "%d NVSwitch targets but %d NVLinks per GPU: taken as %d switches", v->nswt, lanes, sw);
 		ccs_text_printf(&v->o->y, "scaleup:\n  type: nvlink\n  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes,
 		    nvl_lane(sm));
 		if (sm >= 90)

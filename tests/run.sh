@@ -13,6 +13,8 @@
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
 #   alloc    tests/alloc.sh: every command with its Nth allocation failing ends cleanly
+#   kill     tests/kill.sh: SIGKILL of run and calibrate ingest at seeded moments loses and doubles nothing
+#   determinism tests/determinism.sh: the same command twice, and run with -j 1 and -j 2, give the same bytes
 #   fuzz     BUILD_DIR/fuzz_* replay tests/fuzz/corpus/NAME, tests/fuzz/regress/NAME and
 #            the seeds of tests/fuzz/seeds.txt (the harnesses of make fuzz, without libFuzzer)
 #   house    tests/tools/check_deps.sh (no circle between files, arrows one way, an
@@ -112,7 +114,7 @@ echo "golden: $ngold commands checked"
 
 # stateful end-to-end scripts (scratch databases and folders): calibrate
 # (tests/calib.sh) and scenarios (tests/scenarios.sh)
-for script in calib scenarios diagnose alloc; do
+for script in calib scenarios diagnose alloc kill determinism; do
 	sh "tests/$script.sh" "$B" >"$tmp/$script.out" 2>&1
 	crc=$?
 	cat "$tmp/$script.out"
