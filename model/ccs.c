@@ -1,6 +1,6 @@
 /* model/ccs.c: allocation hook, arena, diagnostics, suggestions. */
 #include "ccs.h"
-#include "text.h"
+#include "escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -217,7 +217,7 @@ int ccs_diag_at(struct ccs_diag *d, struct ccs_mark m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->msg + n, sizeof d->msg - (size_t)n, fmt, ap);
 	va_end(ap);
-	ccs_text_utf8_fix(d->msg);   /* a quote cut to fit keeps whole characters */
+	ccs_escape_utf8_fix(d->msg);   /* a quote cut to fit keeps whole characters */
 	d->set = 1;
 	return CCS_EINPUT;
 }
@@ -230,7 +230,7 @@ int ccs_diag_msg(struct ccs_diag *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->msg, sizeof d->msg, fmt, ap);
 	va_end(ap);
-	ccs_text_utf8_fix(d->msg);
+	ccs_escape_utf8_fix(d->msg);
 	d->set = 1;
 	return CCS_EINPUT;
 }

@@ -10,7 +10,7 @@
 #ifndef CCS_CLI_H
 #define CCS_CLI_H
 
-#include "../../model/text.h"
+#include "../../model/escape.h"
 
 #include <stddef.h>
 #include <stdio.h>

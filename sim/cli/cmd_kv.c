@@ -206,7 +206,7 @@ static int kv_print(struct kv_req *q)
 		       "  \"time_us\": %.6g,\n  \"exposed_us\": %.6g,\n  \"layer_us\": %.6g,\n  \"send_max_B\": %.6g,\n"
 		       "  \"recv_max_B\": %.6g,\n  \"scaleup_B\": %.6g,\n  \"network_B\": %.6g,\n  \"recv_GBps\": %.6g,\n"
 		       "  \"pages\": %.6g,\n  \"page_B\": %.6g,\n  \"bound\": \"%s\"\n}\n",
-		       ccs_text_json(q->t->name, jn, sizeof jn), q->sim ? "sim" : "model", q->cfg.prefill, q->cfg.decode, q->cfg.layers, q->cfg.tokens, q->T * 1e6,
+		       ccs_escape_json(q->t->name, jn, sizeof jn), q->sim ? "sim" : "model", q->cfg.prefill, q->cfg.decode, q->cfg.layers, q->cfg.tokens, q->T * 1e6,
 		       exposed * 1e6, q->kc.layer_s * 1e6, q->kc.send_max, q->kc.recv_max, q->kc.scaleup_bytes, q->kc.net_bytes, rate,
 		       q->plan.pages, q->plan.page_bytes, ccs_bound_name[q->bound]);
 	} else {

@@ -338,7 +338,7 @@ static int moe_print(struct moe_req *q)
 	} else if (!strcmp(q->format, "json")) {
 		char jn[1024];
 		printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
-		       "  \"engine\": \"%s\",\n  \"rows\": [", ccs_moe_op_name[q->op], ccs_text_json(q->t->name, jn, sizeof jn), q->n, q->comm.G, q->sim ? "sim" : "model");
+		       "  \"engine\": \"%s\",\n  \"rows\": [", ccs_moe_op_name[q->op], ccs_escape_json(q->t->name, jn, sizeof jn), q->n, q->comm.G, q->sim ? "sim" : "model");
 	} else {
 		printf("# %s: %s on %s: %d ranks in %d group%s of %d\n", me, ccs_moe_op_name[q->op], q->t->name, q->n, q->comm.G,
 		       q->comm.G == 1 ? "" : "s", q->comm.p);

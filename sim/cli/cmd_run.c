@@ -305,6 +305,43 @@ static int count_points(struct run *R)
 	return E_OK;
 }
 
+/* The --set overrides of design g on the topology axes' values at R->idx:
+ * its own, then each axis's (a 'faults' value split into faults+= ones);
+ * how many, or -1 with the scenario's positioned message. */
+static int inst_sets(struct run *R, int g, const char **sets, char (*buf)[256], char (*fbuf)[256])
+{
+	int ns = 0, nf = 0;
+	for (int k = 0; k < R->S.gs[g].nsets; k++)
+		sets[ns++] = R->S.gs[g].sets[k];
+	for (int a = 0; a < R->S.ntopo_ax; a++) {
+		const struct ccs_ynode *vy = R->S.ax[a].val[R->idx[a]];
+		if ((size_t)snprintf(buf[a], 256, "%s=%s", R->S.ax[a].key, vy->str) >= 256) {
+			ccs_scenario_error(&R->doc, vy, "a sweep value longer than %d characters", 248);
+			return -1;
+		}
+		if (strcmp(R->S.ax[a].key, "faults")) {
+			sets[ns++] = buf[a];
+			continue;
+		}
+		/* the faults axis: 'none', or fault strings joined by ';' */
+		char tmp[256];
+		snprintf(tmp, sizeof tmp, "%s", vy->str);
+		for (char *sv = NULL, *f = strtok_r(tmp, ";", &sv); f; f = strtok_r(NULL, ";", &sv)) {
+			while (*f == ' ')
+				f++;
+			if (!strcmp(f, "none") || !*f)
+				continue;
+			if (nf == 16) {
+				ccs_scenario_error(&R->doc, vy, "more than 16 faults in one value of 'faults'");
+				return -1;
+			}
+			snprintf(fbuf[nf], 256, "faults+=%s", f);
+			sets[ns++] = fbuf[nf++];
+		}
+	}
+	return ns;
+}
+
 /* Design instances: each design on each combination of the topology axes,
  * loaded and built. */
 static int design_instances(struct run *R)
@@ -331,35 +368,9 @@ static int design_instances(struct run *R)
 			}
 			const char *sets[32 + CCS_RUN_MAX_AXES + 16];
 			char buf[CCS_RUN_MAX_AXES][256], fbuf[16][256];
-			int ns = 0, nf = 0;
-			for (int k = 0; k < R->S.gs[g].nsets; k++)
-				sets[ns++] = R->S.gs[g].sets[k];
-			for (int a = 0; a < R->S.ntopo_ax; a++) {
-				const struct ccs_ynode *vy = R->S.ax[a].val[R->idx[a]];
-				if ((size_t)snprintf(buf[a], sizeof buf[a], "%s=%s", R->S.ax[a].key, vy->str) >= sizeof buf[a]) {
-					ccs_scenario_error(&R->doc, vy, "a sweep value longer than %zu characters", sizeof buf[a] - 8);
-					return E_DIAG;
-				}
-				if (strcmp(R->S.ax[a].key, "faults")) {
-					sets[ns++] = buf[a];
-					continue;
-				}
-				/* the faults axis: 'none', or fault strings joined by ';' */
-				char tmp[256];
-				snprintf(tmp, sizeof tmp, "%s", vy->str);
-				for (char *sv = NULL, *f = strtok_r(tmp, ";", &sv); f; f = strtok_r(NULL, ";", &sv)) {
-					while (*f == ' ')
-						f++;
-					if (!strcmp(f, "none") || !*f)
-						continue;
-					if (nf == 16) {
-						ccs_scenario_error(&R->doc, vy, "more than 16 faults in one value of 'faults'");
-						return E_DIAG;
-					}
-					snprintf(fbuf[nf], sizeof fbuf[nf], "faults+=%s", f);
-					sets[ns++] = fbuf[nf++];
-				}
-			}
+			int ns = inst_sets(R, g, sets, buf, fbuf);
+			if (ns < 0)
+				return E_DIAG;
 			struct ccs_diag td;
 			memset(&td, 0, sizeof td);
 			if (ccs_topo_load(R->S.gs[g].path, sets, ns, &in->t, &td)) {
@@ -626,9 +637,9 @@ static int report(struct run *R)
 			 * time or rate the engine did not give is -1 */
 			char f[5][900];
 			double bw = (R->S.engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9;
-			printf("%s,%s,%s,%s,%d,%s,%llu,%.6g,%.6g,%.6g\n", ccs_text_csv(R->S.name, f[0], sizeof f[0]),
-			       ccs_text_csv(r->workload, f[1], sizeof f[1]), ccs_text_csv(r->design, f[2], sizeof f[2]),
-			       ccs_text_csv(r->axes, f[3], sizeof f[3]), r->ranks, ccs_text_csv(r->algo, f[4], sizeof f[4]),
+			printf("%s,%s,%s,%s,%d,%s,%llu,%.6g,%.6g,%.6g\n", ccs_escape_csv(R->S.name, f[0], sizeof f[0]),
+			       ccs_escape_csv(r->workload, f[1], sizeof f[1]), ccs_escape_csv(r->design, f[2], sizeof f[2]),
+			       ccs_escape_csv(r->axes, f[3], sizeof f[3]), r->ranks, ccs_escape_csv(r->algo, f[4], sizeof f[4]),
 			       (unsigned long long)r->size, isfinite(r->t_model_s) ? r->t_model_s * 1e6 : -1,
 			       isfinite(r->t_sim_s) ? r->t_sim_s * 1e6 : -1, isfinite(bw) ? bw : -1);
 		}

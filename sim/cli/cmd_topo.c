@@ -215,7 +215,7 @@ static void show_gpus_text(FILE *f, const struct ccs_topo *t)
 static void json_str(FILE *f, const char *s)
 {
 	char b[4096];
-	fprintf(f, "\"%s\"", ccs_text_json(s, b, sizeof b));
+	fprintf(f, "\"%s\"", ccs_escape_json(s, b, sizeof b));
 }
 
 /* `topo show --format json`: the statistics as one JSON document.  One

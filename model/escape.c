@@ -1,5 +1,5 @@
-/* model/text.c: UTF-8 repair, JSON and CSV escaping (text.h). */
-#include "text.h"
+/* model/escape.c: UTF-8 repair, JSON and CSV escaping (escape.h). */
+#include "escape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +19,7 @@ static int whole(const char *s, int l)
 	return 1;
 }
 
-void ccs_text_utf8_fix(char *s)
+void ccs_escape_utf8_fix(char *s)
 {
 	char *w = s;
 	while (*s) {
@@ -56,7 +56,7 @@ static int put(char *buf, size_t n, size_t *o, const char *p, size_t l)
 	return 1;
 }
 
-const char *ccs_text_json(const char *s, char *buf, size_t n)
+const char *ccs_escape_json(const char *s, char *buf, size_t n)
 {
 	size_t o = 0;
 	buf[0] = 0;
@@ -89,7 +89,7 @@ const char *ccs_text_json(const char *s, char *buf, size_t n)
 	return buf;
 }
 
-const char *ccs_text_csv(const char *s, char *buf, size_t n)
+const char *ccs_escape_csv(const char *s, char *buf, size_t n)
 {
 	size_t o = 0;
 	buf[0] = 0;
