@@ -5,7 +5,9 @@
 # message and a non-zero status that is not a sanitizer's (98, 99) or a
 # signal's, or with status 0 and exactly the output of the run without a
 # failure (the allocation was one it could do without); a results database
-# it wrote passes PRAGMA integrity_check.  `make test` tries the first 8
+# it wrote passes PRAGMA integrity_check.  Each command also runs with its
+# stdout on /dev/full (a full disk): it must fail saying "cannot write"
+# unless it writes nothing there.  `make test` tries the first 8
 # allocations and 24 more spread over the rest of each command; --full tries
 # every one.  Ends with "alloc: N passed, N failed".
 B=$(cd "${1:?usage: tests/alloc.sh BUILD_DIR [--full]}" && pwd)
@@ -76,6 +78,22 @@ while IFS= read -r line; do
 			[ "$bad" -le 3 ] && { echo "FAIL: alloc: CCS_FAIL_ALLOC=$k ccsim $line: $why"; tail -n 4 "$w/out"; }
 		fi
 	done
+	# a full disk: stdout on /dev/full fails the command with a message,
+	# unless it had nothing to write there
+	cp "$w/base.db" "$w/db"
+	rm -rf "$w/t" && mkdir "$w/t"
+	# shellcheck disable=SC2086
+	"$C" $l >/dev/full 2>"$w/err"
+	frc=$?
+	if [ "$frc" -eq 0 ] && grep -qv '^ccsim: [0-9]* allocations$' "$w/want" 2>/dev/null &&
+	   [ -n "$(CCS_FAIL_ALLOC=0 "$C" $l 2>/dev/null | head -c 1)" ]; then
+		bad=$((bad + 1))
+		echo "FAIL: alloc: ccsim $line >/dev/full: exit 0 (output lost without a word)"
+	elif [ "$frc" -ne 0 ] && ! grep -q "cannot write" "$w/err"; then
+		bad=$((bad + 1))
+		echo "FAIL: alloc: ccsim $line >/dev/full: exit $frc without 'cannot write'"
+		tail -n 3 "$w/err"
+	fi
 	if [ "$bad" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done <tests/alloc/cmds.txt
 echo "alloc: $ncmd commands, $nrun failing runs"

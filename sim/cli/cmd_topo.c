@@ -5,10 +5,12 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DOT_MAX_DEVICES 2000
 
@@ -463,16 +465,24 @@ static int topo_import(int argc, char **argv)
 		fprintf(stderr, "warning: %s: %s\n", in, warn);
 	int bad = 0;
 	if (outp) {
-		FILE *o = fopen(outp, "w");
+		/* beside it first, then renamed over it: a kill leaves the old file */
+		char tmp[4200];
+		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", outp, (long)getpid());
+		FILE *o = fopen(tmp, "w");
 		bad = !o || fputs(yaml, o) < 0;
 		if (o && fclose(o))
 			bad = 1;
-		if (bad)
-			fprintf(stderr, "ccsim topo import: cannot write %s\n", outp);
-		else
+		if (!bad && rename(tmp, outp))
+			bad = 1;
+		if (bad) {
+			fprintf(stderr, "ccsim topo import: cannot write %s: %s\n", outp, strerror(errno));
+			unlink(tmp);
+		} else {
 			fprintf(stderr, "%s: %u gpus, %u devices, %u links\n", outp, t->ngpu, t->ndev, t->nlink);
+		}
 	} else {
 		fputs(yaml, stdout);
+		bad = ccs_args_flush() != 0;
 	}
 	ccs_topo_free(t);
 	ccs_free(yaml);
