@@ -1,0 +1,1 @@
+calibrate ingest tests/data/calib/bad-nt-root.log --db :memory:

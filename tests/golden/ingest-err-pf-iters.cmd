@@ -1,0 +1,1 @@
+calibrate ingest tests/data/calib/bad-pf-iters.log --db :memory:
