@@ -26,6 +26,18 @@ static int by_size(const void *a, const void *b)
 
 /* Fill f from the points p[0..m) (sorted or not) by bisquare regression on
  * rows scaled by 1/t; sizes divided by xs to keep the system conditioned. */
+/* Whether GSL's robust workspace came back whole: GSL 2.7 returns one with
+ * NULL parts when an allocation inside it fails, and then crashes in the
+ * fit (found by tests/alloc.sh's libc sweep). */
+static int whole(const gsl_multifit_robust_workspace *w)
+{
+	if (!w || !w->r || !w->weights || !w->c_prev || !w->resfac || !w->psi || !w->dpsi || !w->QSI || !w->D ||
+	    !w->workn || !w->stats.weights || !w->stats.r || !w->multifit_p)
+		return 0;
+	const gsl_multifit_linear_workspace *l = w->multifit_p;
+	return l->A && l->Q && l->QSI && l->S && l->t && l->xt && l->D;
+}
+
 static int robust(const struct pt *p, size_t m, struct ccs_fit *f, double *resid, struct ccs_diag *d)
 {
 	if (m < CCS_FIT_MIN_POINTS) {
@@ -52,7 +64,7 @@ static int robust(const struct pt *p, size_t m, struct ccs_fit *f, double *resid
 	gsl_matrix *X = gsl_matrix_alloc(m, 2), *cov = gsl_matrix_alloc(2, 2);
 	gsl_vector *y = gsl_vector_alloc(m), *c = gsl_vector_alloc(2);
 	gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, m, 2);
-	if (!X || !cov || !y || !c || !w) {
+	if (!X || !cov || !y || !c || !whole(w)) {
 		rc = CCS_ENOMEM;
 		goto out;
 	}
@@ -93,11 +105,17 @@ static int robust(const struct pt *p, size_t m, struct ccs_fit *f, double *resid
 	f->lo = (uint64_t)lo;
 	f->hi = (uint64_t)hi;
 out:
-	gsl_multifit_robust_free(w);
-	gsl_matrix_free(X);
-	gsl_matrix_free(cov);
-	gsl_vector_free(y);
-	gsl_vector_free(c);
+	/* GSL's robust workspace free does not take NULL (an allocation that failed) */
+	if (w)
+		gsl_multifit_robust_free(w);
+	if (X)
+		gsl_matrix_free(X);
+	if (cov)
+		gsl_matrix_free(cov);
+	if (y)
+		gsl_vector_free(y);
+	if (c)
+		gsl_vector_free(c);
 	return rc;
 }
 

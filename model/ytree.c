@@ -160,7 +160,9 @@ int ccs_ytree_parse(struct ccs_ydoc *d, const char *buf, size_t len, struct ccs_
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&p, &doc)) {
 		struct ccs_mark m = ymark(d->cur, p.problem_mark);
-		if (p.error == YAML_MEMORY_ERROR)
+		/* libyaml names every syntax error; a failure without a problem is
+		 * an allocation that failed inside it */
+		if (p.error == YAML_MEMORY_ERROR || !p.problem)
 			rc = CCS_ENOMEM;
 		else if (p.context)
 			rc = ccs_diag_at(d->diag, m, "invalid yaml: %s %s", p.problem ? p.problem : "error", p.context);
