@@ -189,6 +189,7 @@ static int load_designs(struct run *R)
 	R->S.ws = ccs_calloc(wy->n, sizeof *R->S.ws);
 	R->S.ax = ccs_calloc(sy ? sy->n + 1 : 1, sizeof *R->S.ax);
 	R->S.lax_off = ccs_calloc(wy->n + 1, sizeof *R->S.lax_off);
+	R->S.nwy = (int)wy->n;
 	if (!R->S.gs || !R->S.ws || !R->S.ax || !R->S.lax_off)
 		return E_OOM;
 	for (uint32_t i = 0; i < dy->n; i++, R->S.ng++)
@@ -683,9 +684,13 @@ static void run_release(struct run *R)
 	}
 	for (int a = 0; a < R->S.nax; a++)
 		ccs_free(R->S.ax[a].val);
-	for (int w = 0; R->S.lax_off && w < R->S.nw; w++)
-		for (int k = R->S.lax_off[w]; k < R->S.lax_off[w + 1]; k++)
-			ccs_free(R->S.lax[k].val);
+	/* every local axis loaded, a workload's that failed half way included:
+	 * lax_off holds running counts, 0 past the last workload read */
+	int nlax = 0;
+	for (int w = 0; R->S.lax_off && w <= R->S.nwy; w++)
+		nlax = R->S.lax_off[w] > nlax ? R->S.lax_off[w] : nlax;
+	for (int k = 0; k < nlax; k++)
+		ccs_free(R->S.lax[k].val);
 	ccs_free(R->S.lax);
 	ccs_free(R->S.lax_off);
 	ccs_free(R->S.ax);

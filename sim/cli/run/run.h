@@ -147,6 +147,7 @@ struct scen {
 	int nax, ntopo_ax;
 	struct axis *lax;           /* local axes of every workload, grouped */
 	int *lax_off;               /* per workload, nw + 1 offsets into lax */
+	int nwy;                    /* workloads in the file (lax_off has nwy + 1) */
 	struct inst *inst;
 	size_t ninst;
 	struct winst *wi;

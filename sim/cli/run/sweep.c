@@ -87,8 +87,11 @@ int ccs_sweep_axis_from(struct ccs_ydoc *d, const struct ccs_ynode *k, const str
 	if (!a->val)
 		return CCS_ENOMEM;
 	for (uint32_t i = 0; i < v->n; i++) {
-		if ((rc = ccs_ytree_kind(d, v->v[i], CCS_Y_SCALAR, k->str)))
+		if ((rc = ccs_ytree_kind(d, v->v[i], CCS_Y_SCALAR, k->str))) {
+			ccs_free(a->val);   /* the caller keeps only axes that loaded */
+			a->val = NULL;
 			return rc;
+		}
 		a->val[i] = v->v[i];
 	}
 	return CCS_OK;
@@ -127,8 +130,11 @@ int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const st
 	a->n = n;
 	a->val = ccs_calloc(n, sizeof *a->val);
 	struct ccs_ynode *nodes = ccs_arena_alloc(d->a, n * sizeof *nodes);
-	if (!a->val || !nodes)
+	if (!a->val || !nodes) {
+		ccs_free(a->val);
+		a->val = NULL;
 		return CCS_ENOMEM;
+	}
 	uint64_t x = lo;
 	for (uint32_t i = 0; i < n; i++, x *= (uint64_t)f) {
 		nodes[i].kind = CCS_Y_SCALAR;
@@ -141,8 +147,11 @@ int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const st
 			ui++;
 		}
 		nodes[i].str = ccs_arena_printf(d->a, "%llu%s", (unsigned long long)y, u[ui]);
-		if (!nodes[i].str)
+		if (!nodes[i].str) {
+			ccs_free(a->val);
+			a->val = NULL;
 			return CCS_ENOMEM;
+		}
 		a->val[i] = &nodes[i];
 	}
 	return CCS_OK;
