@@ -24,8 +24,6 @@ static int by_size(const void *a, const void *b)
 	return (x->n > y->n) - (x->n < y->n);
 }
 
-/* Fill f from the points p[0..m) (sorted or not) by bisquare regression on
- * rows scaled by 1/t; sizes divided by xs to keep the system conditioned. */
 /* Whether GSL's robust workspace came back whole: GSL 2.7 returns one with
  * NULL parts when an allocation inside it fails, and then crashes in the
  * fit (found by tests/alloc.sh's libc sweep). */
@@ -38,6 +36,8 @@ static int whole(const gsl_multifit_robust_workspace *w)
 	return l->A && l->Q && l->QSI && l->S && l->t && l->xt && l->D;
 }
 
+/* Fill f from the points p[0..m) (sorted or not) by bisquare regression on
+ * rows scaled by 1/t; sizes divided by xs to keep the system conditioned. */
 static int robust(const struct pt *p, size_t m, struct ccs_fit *f, double *resid, struct ccs_diag *d)
 {
 	if (m < CCS_FIT_MIN_POINTS) {
