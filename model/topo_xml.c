@@ -17,6 +17,17 @@ struct out {
 	struct ccs_text w;          /* the warnings, "; " between them */
 };
 
+/* A dump's text as a plain YAML word: letters, digits and "_.:/+-" kept,
+ * anything else '_' (a NIC named "mlx5[3" must not open a YAML list). */
+static const char *word(const char *s, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (; *s && k + 1 < n; s++)
+		buf[k++] = isalnum((unsigned char)*s) || strchr("_.:/+-", *s) ? *s : '_';
+	buf[k] = 0;
+	return buf;
+}
+
 /* A warning: in the list and as a comment in the YAML. */
 static void warn(struct out *o, const char *fmt, ...) CCS_PRINTF(2, 3);
 static void warn(struct out *o, const char *fmt, ...)
@@ -26,6 +37,9 @@ static void warn(struct out *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			*c = ' ';   /* a comment stays one line */
 	ccs_text_printf(&o->y, "# warning: %s\n", buf);
 	ccs_text_printf(&o->w, "%s%s", o->w.n ? "; " : "", buf);
 }
@@ -149,8 +163,9 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	gpu_kind((int)sm, &model, &arch, &mem);
 	char nm[32];
 	snprintf(nm, sizeof nm, "gpu%ld", dev);
+	char bw[64];
 	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
-	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? r->busid : "?", sm);
+	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? word(r->busid, bw, sizeof bw) : "?", sm);
 	if (!mem && sm != v->warned_sm) {
 		warn(v->o, "line %d: gpu%ld has sm %ld: the memory bandwidth of sm %ld GPUs is not known here (no "
 		     "reduction bound)", g->line, dev, sm, sm);
@@ -181,8 +196,10 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		}
 		char nm[32];
 		snprintf(nm, sizeof nm, "nic%d", v->nnic++);
-		ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm, nname ? nname : "NIC",
-		    speed / 1000, e && ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "no PCI path");
+		char wn[64], wb[64];
+		ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm,
+		    nname ? word(nname, wn, sizeof wn) : "NIC", speed / 1000,
+		    e && ccs_xml_attr(e, "busid") ? word(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
 		if ((cls >> 8) == 0x0207)
 			v->ib++;
 		else if (nname && !strncmp(nname, "mlx5", 4))
@@ -224,7 +241,9 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 		return CCS_OK;      /* NVSwitches, storage, other bridges */
 	char nm[32];
 	snprintf(nm, sizeof nm, "pcisw%d", v->nsw++);
-	ccs_text_printf(&v->devs, "    - {name: %s, type: pcie_switch}   # %s\n", nm, ccs_xml_attr(e, "busid") ? ccs_xml_attr(e, "busid") : "?");
+	char wb[64];
+	ccs_text_printf(&v->devs, "    - {name: %s, type: pcie_switch}   # %s\n", nm,
+	    ccs_xml_attr(e, "busid") ? word(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "?");
 	CCS_TRY(pcie_link(v, e, nm, parent));
 	for (int c = e->child; c >= 0; c = v->x->n[c].next)
 		if (!strcmp(v->x->n[c].name, "pci"))
@@ -375,7 +394,8 @@ static int convert(struct conv *v)
 	for (const char *p = base; *p && *p != '.' && k + 1 < sizeof nm; p++)
 		nm[k++] = isalnum((unsigned char)*p) || *p == '-' || *p == '_' ? *p : '-';
 	nm[k] = 0;
-	ccs_text_printf(&v->o->y, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", base);
+	char wbase[256];
+	ccs_text_printf(&v->o->y, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", word(base, wbase, sizeof wbase));
 	ccs_text_printf(&v->o->y, "name: %s\n", k ? nm : "imported");
 	int ncpu = 0, cpu_ids[16];
 	const struct ccs_xml_node *cpus[16];

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		FUZZ_REQUIRE(st.ngpu == t->ngpu);
 		struct ccs_comm c;
 		char err[256];
-		if (t->ngpu > 0 && t->ngpu <= 4096 && ccs_comm_build(t, (int)t->ngpu, 0, &c, err, sizeof err) == CCS_OK) {
+		if (t->ngpu > 0 && t->ngpu <= 512 && ccs_comm_build(t, (int)t->ngpu, 0, &c, err, sizeof err) == CCS_OK) {
 			struct ccs_cost cc;
 			const char *why;
 			if (!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1 << 20, &cc, &why))
