@@ -90,9 +90,10 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, c
 	struct ccs_topo *t = NULL;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	if (ccs_topo_load(topo, v, k, &t, &d)) {
+	int lrc = ccs_topo_load(topo, v, k, &t, &d);
+	if (lrc) {
 		snprintf(err, errn, "%.500s", d.msg);
-		return -1;
+		return lrc == CCS_ENOMEM ? -2 : -1;   /* out of memory is not "does not apply" */
 	}
 	int rc = 0, cur = -1;
 	struct ccs_comm c;
@@ -103,8 +104,9 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, c
 				ccs_comm_release(&c);
 			have = 0;
 			cur = rw[i].ranks;
-			if (ccs_comm_build(t, rw[i].ranks, ppn, &c, err, errn)) {
-				rc = -1;
+			int brc = ccs_comm_build(t, rw[i].ranks, ppn, &c, err, errn);
+			if (brc) {
+				rc = brc == CCS_ENOMEM ? -2 : -1;
 				break;
 			}
 			have = 1;
@@ -358,7 +360,12 @@ static int dg_try(struct diag_run *D)
 	if (!pred)
 		return -2;
 	for (size_t i = 0; i < D->nspec; i++) {
-		if (predict_rows(D->topo, &D->sets, D->ppn, D->spec[i], D->rw, D->nrw, pred, D->err, sizeof D->err))
+		int prc = predict_rows(D->topo, &D->sets, D->ppn, D->spec[i], D->rw, D->nrw, pred, D->err, sizeof D->err);
+		if (prc == -2) {
+			ccs_free(pred);
+			return -2;
+		}
+		if (prc)
 			continue;   /* cannot complete, or not applicable here */
 		double s, w;
 		score(D->rw, D->nrw, pred, &s, &w);
