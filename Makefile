@@ -45,7 +45,7 @@ REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
 TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
-.PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz
+.PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz fuzz-cc
 .SECONDARY:
 all: bin/ccsim libccsim.a benches
 
@@ -150,7 +150,10 @@ $(FUZZ)/%.o: %.c
 $(FUZZ)/bin/fuzz_%: $(FUZZ)/tests/fuzz/fuzz_%.o $(FUZZ)/tests/fuzz/fuzz_util.o $(FUZZ_CLI_OBJ) $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
-fuzz: $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs clang with libFuzzer (Debian: apt-get install clang)"; exit 1; }
+$(FUZZ_LIB_OBJ) $(FUZZ_CLI_OBJ): | fuzz-cc
+fuzz: fuzz-cc $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 	@sh tests/fuzz/run.sh $(FUZZ)/bin $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 bench: bin/ccsim $(REL)/bench_topo
