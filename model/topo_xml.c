@@ -407,6 +407,10 @@ static int convert(struct conv *v)
 		CCS_TRY(num(v, e, "numaid", ncpu, &id));
 		if (ncpu == 16)
 			return ccs_xml_at(v->d, v->name, e, "more than 16 CPUs");
+		for (int j = 0; j < ncpu; j++)
+			if (cpu_ids[j] == id)
+				return ccs_xml_at(v->d, v->name, e, "a second <cpu> with numaid %ld (the first at line %d)", id,
+				                  cpus[j]->line);
 		cpus[ncpu] = e;
 		cpu_ids[ncpu++] = (int)id;
 		ccs_text_printf(&v->devs, "    - {name: cpu%ld, type: cpu}\n", id);
