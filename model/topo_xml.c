@@ -329,7 +329,7 @@ static void nvswitch_devices(struct conv *v)
 	if (!v->gpu[0].sw_links)
 		return;
 	int sm = v->gpu[0].sm;
-	ccs_text_printf(&v->o->y, "  - {name: \"nvsw[0-%d]\", type: nvswitch%s}\n", sw_count(v) - 1,
+	ccs_text_printf(&v->o->y, "    - {name: \"nvsw[0-%d]\", type: nvswitch%s}\n", sw_count(v) - 1,
 	    sm >= 90 ? ", multicast: true, reduction: true" : "");
 }
 
@@ -341,7 +341,7 @@ static void nvswitch_links(struct conv *v)
 		for (int k = 0; k < nsw && l > 0; k++) {
 			int share = l / nsw + (k < l % nsw);
 			if (share > 0)
-				ccs_text_printf(&v->o->y, "  - {from: gpu%d, to: nvsw%d, type: nvlink, lanes: %d, lane_bandwidth: %s}\n", v->gpu[i].dev, k,
+				ccs_text_printf(&v->o->y, "    - {from: gpu%d, to: nvsw%d, type: nvlink, lanes: %d, lane_bandwidth: %s}\n", v->gpu[i].dev, k,
 				    share, nvl_lane(v->gpu[i].sm));
 		}
 	}
