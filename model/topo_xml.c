@@ -66,7 +66,9 @@ struct conv {
 
 /* A whole number attribute k of e into *out (dflt when absent, -1 dflt:
  * required); CCS_EINPUT after a message. */
-static int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long dflt, long *out)
+/* Attribute k of e as a whole number in [0, hi] (dflt when absent; absent
+ * with dflt < 0 is an error). */
+static int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long dflt, long hi, long *out)
 {
 	const char *s = ccs_xml_attr(e, k);
 	if (!s) {
@@ -77,8 +79,8 @@ static int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long
 	}
 	char *end;
 	long x = strtol(s, &end, 0);
-	if (end == s || *end || x < 0 || x > 100000000)
-		return ccs_xml_at(v->d, v->name, e, "'%s' must be a whole number, got '%s'", k, s);
+	if (end == s || *end || x < 0 || x > hi)
+		return ccs_xml_at(v->d, v->name, e, "'%s' must be a whole number from 0 to %ld, got '%s'", k, hi, s);
 	*out = x;
 	return CCS_OK;
 }
@@ -147,8 +149,8 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	long dev, sm;
 	if (ccs_xml_attr(g, "gcn"))
 		return ccs_xml_at(v->d, v->name, g, "an AMD GPU (gcn %s, from RCCL): AMD GPUs and xGMI are not modelled yet", ccs_xml_attr(g, "gcn"));
-	CCS_TRY(num(v, g, "dev", -1, &dev));
-	CCS_TRY(num(v, g, "sm", -1, &sm));
+	CCS_TRY(num(v, g, "dev", -1, 65535, &dev));
+	CCS_TRY(num(v, g, "sm", -1, 1000, &sm));
 	if (v->ngpu >= XML_MAX_GPUS)
 		return ccs_xml_at(v->d, v->name, g, "more than %d GPUs", XML_MAX_GPUS);
 	for (int i = 0; i < v->ngpu; i++)
@@ -188,7 +190,7 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		if (strcmp(n->name, "net"))
 			continue;
 		long speed;
-		CCS_TRY(num(v, n, "speed", 0, &speed));
+		CCS_TRY(num(v, n, "speed", 0, 100000000, &speed));
 		const char *nname = ccs_xml_attr(n, "name");
 		if (!speed) {
 			warn(v->o, "line %d: net %s has no speed: taken as 100 Gb/s", n->line, nname ? nname : "?");
@@ -278,7 +280,9 @@ static int nvlinks(struct conv *v)
 			if (strcmp(l->name, "nvlink"))
 				continue;
 			long count, tclass = 0;
-			CCS_TRY(num(v, l, "count", 1, &count));
+			CCS_TRY(num(v, l, "count", 1, 64, &count));
+			if (!count)
+				return ccs_xml_at(v->d, v->name, l, "an NVLink with count 0");
 			if (ccs_xml_attr(l, "tclass"))
 				tclass = strtol(ccs_xml_attr(l, "tclass"), NULL, 16);
 			const char *tgt = ccs_xml_attr(l, "target");
@@ -404,7 +408,7 @@ static int convert(struct conv *v)
 		if (strcmp(e->name, "cpu"))
 			continue;
 		long id;
-		CCS_TRY(num(v, e, "numaid", ncpu, &id));
+		CCS_TRY(num(v, e, "numaid", ncpu, 4095, &id));
 		if (ncpu == 16)
 			return ccs_xml_at(v->d, v->name, e, "more than 16 CPUs");
 		for (int j = 0; j < ncpu; j++)
