@@ -199,8 +199,9 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		char nm[32];
 		snprintf(nm, sizeof nm, "nic%d", v->nnic++);
 		char wn[64], wb[64];
-		ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ldGb/s}   # %s\n", nm,
-		    nname ? word(nname, wn, sizeof wn) : "NIC", speed / 1000,
+		/* NCCL's speed is in Mb/s: whole Gb/s as such, else Mb/s (never "0Gb/s") */
+		ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ld%s}   # %s\n", nm,
+		    nname ? word(nname, wn, sizeof wn) : "NIC", speed % 1000 ? speed : speed / 1000, speed % 1000 ? "Mb/s" : "Gb/s",
 		    e && ccs_xml_attr(e, "busid") ? word(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
 		if ((cls >> 8) == 0x0207)
 			v->ib++;
