@@ -17,13 +17,26 @@ struct out {
 	struct ccs_text w;          /* the warnings, "; " between them */
 };
 
-/* A dump's text as a plain YAML word: letters, digits and "_.:/+-" kept,
- * anything else '_' (a NIC named "mlx5[3" must not open a YAML list). */
+/* A dump's text as a plain YAML word in a flow mapping: letters, digits and
+ * "_.+-" kept, anything else '_' (a NIC named "mlx5[3" or "mlx5_:" must not
+ * open a list or end a key). */
 static const char *word(const char *s, char *buf, size_t n)
 {
 	size_t k = 0;
 	for (; *s && k + 1 < n; s++)
-		buf[k++] = isalnum((unsigned char)*s) || strchr("_.:/+-", *s) ? *s : '_';
+		buf[k++] = isalnum((unsigned char)*s) || strchr("_.+-", *s) ? *s : '_';
+	if (!k)
+		buf[k++] = '_';   /* an empty name is still a word */
+	buf[k] = 0;
+	return buf;
+}
+
+/* A dump's text in a comment: as it is, but on one line. */
+static const char *remark(const char *s, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (; *s && k + 1 < n; s++)
+		buf[k++] = (unsigned char)*s < 0x20 ? ' ' : *s;
 	buf[k] = 0;
 	return buf;
 }
@@ -167,7 +180,7 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	snprintf(nm, sizeof nm, "gpu%ld", dev);
 	char bw[64];
 	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
-	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? word(r->busid, bw, sizeof bw) : "?", sm);
+	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? remark(r->busid, bw, sizeof bw) : "?", sm);
 	if (!mem && sm != v->warned_sm) {
 		warn(v->o, "line %d: gpu%ld has sm %ld: the memory bandwidth of sm %ld GPUs is not known here (no "
 		     "reduction bound)", g->line, dev, sm, sm);
@@ -202,7 +215,7 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		/* NCCL's speed is in Mb/s: whole Gb/s as such, else Mb/s (never "0Gb/s") */
 		ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ld%s}   # %s\n", nm,
 		    nname ? word(nname, wn, sizeof wn) : "NIC", speed % 1000 ? speed : speed / 1000, speed % 1000 ? "Mb/s" : "Gb/s",
-		    e && ccs_xml_attr(e, "busid") ? word(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
+		    e && ccs_xml_attr(e, "busid") ? remark(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
 		if ((cls >> 8) == 0x0207)
 			v->ib++;
 		else if (nname && !strncmp(nname, "mlx5", 4))
@@ -246,7 +259,7 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 	snprintf(nm, sizeof nm, "pcisw%d", v->nsw++);
 	char wb[64];
 	ccs_text_printf(&v->devs, "    - {name: %s, type: pcie_switch}   # %s\n", nm,
-	    ccs_xml_attr(e, "busid") ? word(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "?");
+	    ccs_xml_attr(e, "busid") ? remark(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "?");
 	CCS_TRY(pcie_link(v, e, nm, parent));
 	for (int c = e->child; c >= 0; c = v->x->n[c].next)
 		if (!strcmp(v->x->n[c].name, "pci"))
@@ -400,7 +413,7 @@ static int convert(struct conv *v)
 		nm[k++] = isalnum((unsigned char)*p) || *p == '-' || *p == '_' ? *p : '-';
 	nm[k] = 0;
 	char wbase[256];
-	ccs_text_printf(&v->o->y, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", word(base, wbase, sizeof wbase));
+	ccs_text_printf(&v->o->y, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", remark(base, wbase, sizeof wbase));
 	ccs_text_printf(&v->o->y, "name: %s\n", k ? nm : "imported");
 	int ncpu = 0, cpu_ids[16];
 	const struct ccs_xml_node *cpus[16];
