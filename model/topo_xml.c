@@ -31,12 +31,13 @@ static const char *word(const char *s, char *buf, size_t n)
 	return buf;
 }
 
-/* A dump's text in a comment: as it is, but on one line. */
+/* A dump's text in a comment: printable ASCII as it is, anything else '?'
+ * (YAML refuses control characters and bytes that are not UTF-8). */
 static const char *remark(const char *s, char *buf, size_t n)
 {
 	size_t k = 0;
 	for (; *s && k + 1 < n; s++)
-		buf[k++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+		buf[k++] = (unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e ? '?' : *s;
 	buf[k] = 0;
 	return buf;
 }
@@ -51,8 +52,8 @@ static void warn(struct out *o, const char *fmt, ...)
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	for (char *c = buf; *c; c++)
-		if ((unsigned char)*c < 0x20)
-			*c = ' ';   /* a comment stays one line */
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = ' ';   /* a comment stays one line, without control characters */
 	ccs_text_printf(&o->y, "# warning: %s\n", buf);
 	ccs_text_printf(&o->w, "%s%s", o->w.n ? "; " : "", buf);
 }
