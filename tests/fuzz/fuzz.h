@@ -26,6 +26,11 @@ char *fuzz_text(const uint8_t *data, size_t n);
 /* data written to a file of this process named with suffix (".yaml"),
  * under dir (made when missing); its path, valid until the next call. */
 const char *fuzz_file(const uint8_t *data, size_t n, const char *dir, const char *suffix);
+/* HGX H100's eight ranks (topologies/hgx-h100.yaml), built at the first
+ * call and kept for the process: the communicator the schedule readers
+ * load against. */
+struct ccs_comm;
+const struct ccs_comm *fuzz_hgx_h100(void);
 /* A rejection must carry a message; one naming a position must name the
  * file it was given (src). */
 void fuzz_check_diag(int rc, const char *msg, int set);

@@ -5,23 +5,13 @@
 */
 #include "fuzz.h"
 #include "../../model/comm.h"
-#include "../../model/topo_yaml.h"
 #include "../../sim/sched/sched.h"
 
 #include <string.h>
 
-static struct ccs_topo *topo;
-static struct ccs_comm comm;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-	if (!topo) {
-		struct ccs_diag d0;
-		memset(&d0, 0, sizeof d0);
-		char err[256];
-		FUZZ_REQUIRE(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &topo, &d0) == CCS_OK);
-		FUZZ_REQUIRE(ccs_comm_build(topo, 8, 0, &comm, err, sizeof err) == CCS_OK);
-	}
+	const struct ccs_comm *comm = fuzz_hgx_h100();
 	char *yaml = NULL;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
@@ -35,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		struct ccs_diag d2;
 		memset(&d2, 0, sizeof d2);
 		int ranks = 0;
-		int lrc = ccs_sched_load(path, &comm, 1 << 20, &s, &ranks, &d2);
+		int lrc = ccs_sched_load(path, comm, 1 << 20, &s, &ranks, &d2);
 		fuzz_check_diag(lrc, d2.msg, d2.set);
 		if (lrc == CCS_OK)
 			ccs_sched_release(&s);

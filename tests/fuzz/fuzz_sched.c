@@ -5,30 +5,20 @@
 */
 #include "fuzz.h"
 #include "../../model/comm.h"
-#include "../../model/topo_yaml.h"
 #include "../../sim/sched/sched.h"
 
 #include <string.h>
 
-static struct ccs_topo *topo;
-static struct ccs_comm comm;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-	if (!topo) {
-		struct ccs_diag d0;
-		memset(&d0, 0, sizeof d0);
-		char err[256];
-		FUZZ_REQUIRE(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &topo, &d0) == CCS_OK);
-		FUZZ_REQUIRE(ccs_comm_build(topo, 8, 0, &comm, err, sizeof err) == CCS_OK);
-	}
+	const struct ccs_comm *comm = fuzz_hgx_h100();
 	const char *path = fuzz_file(data, n, "build/fuzz/tmp", ".yaml");
 	struct ccs_sched s;
 	memset(&s, 0, sizeof s);
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	int ranks = 0;
-	int rc = ccs_sched_load(path, &comm, 1 << 20, &s, &ranks, &d);
+	int rc = ccs_sched_load(path, comm, 1 << 20, &s, &ranks, &d);
 	fuzz_check_diag(rc, d.msg, d.set);
 	if (rc == CCS_OK) {
 		FUZZ_REQUIRE(ranks >= 1 && ranks <= 1000000 && s.nops >= 1);

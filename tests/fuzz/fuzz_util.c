@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_util.c: the helpers of fuzz.h. */
 #include "fuzz.h"
-#include "../../model/ccs.h"
+#include "../../model/comm.h"
+#include "../../model/topo_yaml.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -40,4 +41,18 @@ void fuzz_check_diag(int rc, const char *msg, int set)
 	/* out of memory is not expected in a fuzz run; anything else is input */
 	FUZZ_REQUIRE(rc == CCS_EINPUT || rc == CCS_EIO || rc == CCS_EFIT);
 	FUZZ_REQUIRE(set && msg[0]);
+}
+
+const struct ccs_comm *fuzz_hgx_h100(void)
+{
+	static struct ccs_topo *topo;
+	static struct ccs_comm comm;
+	if (!topo) {
+		struct ccs_diag d;
+		memset(&d, 0, sizeof d);
+		char err[256];
+		FUZZ_REQUIRE(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &topo, &d) == CCS_OK);
+		FUZZ_REQUIRE(ccs_comm_build(topo, 8, 0, &comm, err, sizeof err) == CCS_OK);
+	}
+	return &comm;
 }
