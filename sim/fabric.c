@@ -513,6 +513,8 @@ int ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n)
 
 void ccs_fabric_set_spray(struct ccs_fabric *f, uint32_t K) { f->spray = K; }
 uint32_t ccs_fabric_spray(const struct ccs_fabric *f) { return f->spray > 1 ? f->spray : 1; }
+void ccs_fabric_set_classes(struct ccs_fabric *f, int on) { f->per_flow = !on; }
+int ccs_fabric_classes(const struct ccs_fabric *f) { return !f->per_flow; }
 
 int ccs_fabric_crosses(const struct ccs_fabric *f, int a, int b)
 {

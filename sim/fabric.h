@@ -87,6 +87,10 @@ int  ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, ui
  * default). */
 void     ccs_fabric_set_spray(struct ccs_fabric *f, uint32_t K);
 uint32_t ccs_fabric_spray(const struct ccs_fabric *f);
+/* Whether runs on f may simulate equivalent transfers once, as classes
+ * (sim/classes.h; on by default), or must run every flow (the reference). */
+void ccs_fabric_set_classes(struct ccs_fabric *f, int on);
+int  ccs_fabric_classes(const struct ccs_fabric *f);
 /* Whether a's and b's transfers cross the network (different groups). */
 int  ccs_fabric_crosses(const struct ccs_fabric *f, int a, int b);
 /* Rank a's way to the network for in-network reduction: its host path to

@@ -23,6 +23,7 @@ struct ccs_fabric {
 	uint32_t cur_planes;         /* of the route being searched */
 	uint32_t cur_way;            /* its part of a sprayed transfer */
 	uint32_t spray;              /* parts per network transfer; <= 1: per-flow ECMP */
+	uint8_t per_flow;            /* runs never lump flows into classes (sim/classes.h) */
 	double copy_cap;             /* the copy ports' SM-budget cap (ccs_fabric_cap_copy), 0: none */
 	uint32_t *gpu_at;            /* node x L + local -> GPU (UINT32_MAX: none) */
 	int32_t L;                   /* 1 + the largest local index */

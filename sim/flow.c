@@ -9,7 +9,7 @@
 /* Hot fields first: filling and settling read the flags, rate, bytes
  * left and the path, which then share the first two cache lines. */
 struct flow {
-	uint8_t n, active, mark, frozen, seen;
+	uint8_t n, active, mark, frozen, seen, weighted;
 	uint32_t ver, next_free;
 	double rate, left;
 	ccs_time t_last;
@@ -22,8 +22,10 @@ struct flow {
 
 struct res {
 	double cap, load, rem;
+	double wun;                 /* weight of the unfrozen flows (their count when unweighted) */
 	double load0, lvl;          /* load before the update; level it froze at */
 	uint32_t *fl, nfl, capfl, nun;
+	uint32_t nw;                /* weighted flows (classes) in fl */
 	uint8_t dirty, mark, froze, seen; /* mark: 0, IN or OPEN during an update */
 	ccs_time t_stat;
 	struct ccs_res_stats st;
@@ -49,7 +51,15 @@ struct ccs_flows {
 	uint32_t ndirty;
 	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
 	int beyond;                 /* a flow's end fell past CCS_TIME_MAX */
+	double *wt;                 /* CCS_FLOW_MAXPATH per flow: weights of weighted flows */
+	size_t capwt;
 };
+
+/* Flow k's weight on slot q of its path: 1 unless it is a class. */
+static inline double wgt(const struct ccs_flows *f, const struct flow *fl, uint32_t k, int q)
+{
+	return fl->weighted ? f->wt[(size_t)k * CCS_FLOW_MAXPATH + (size_t)q] : 1.0;
+}
 
 #define NONE UINT32_MAX
 /* Components above this many resources are filled with a heap. */
@@ -106,6 +116,7 @@ void ccs_flows_free(struct ccs_flows *f)
 	ccs_free(f->xq);
 	ccs_free(f->corder);
 	ccs_free(f->shq);
+	ccs_free(f->wt);
 	ccs_free(f);
 }
 
@@ -136,8 +147,17 @@ static int room(struct res *r)
 int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag, ccs_time now,
                   uint32_t *id)
 {
+	return ccs_flows_add_w(f, res, NULL, n, bytes, tag, now, id);
+}
+
+int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, int n, double bytes, uint64_t tag,
+                    ccs_time now, uint32_t *id)
+{
 	if (n < 0 || n > CCS_FLOW_MAXPATH)
 		return CCS_EINTERNAL;
+	for (int i = 0; w && i < n; i++)
+		if (!(w[i] > 0))
+			return CCS_EINTERNAL;
 	uint32_t k;
 	if (f->free_head != NONE) {
 		k = f->free_head;
@@ -147,6 +167,17 @@ int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes,
 		CCS_TRY(ccs_grow(&f->cflow, &f->capcflow, (size_t)f->nf + 1, sizeof *f->cflow));
 		k = f->nf++;
 		f->f[k].ver = 0;
+	}
+	if (w) {
+		size_t need = ((size_t)k + 1) * CCS_FLOW_MAXPATH;
+		if (need > f->capwt) {
+			size_t nc = need * 2;
+			double *nw = ccs_realloc(f->wt, nc * sizeof *nw);
+			if (!nw)
+				return CCS_ENOMEM;
+			f->wt = nw;
+			f->capwt = nc;
+		}
 	}
 	struct flow *fl = &f->f[k];
 	uint32_t ver = fl->ver;
@@ -160,12 +191,16 @@ int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes,
 	fl->done = -1;
 	fl->pending = -1;
 	fl->tag = tag;
+	fl->weighted = w != NULL;
+	for (int i = 0; w && i < n; i++)
+		f->wt[(size_t)k * CCS_FLOW_MAXPATH + (size_t)i] = w[i];
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
 		CCS_TRY(room(r));
 		fl->res[i] = res[i];
 		fl->pos[i] = r->nfl;
 		r->fl[r->nfl++] = k;
+		r->nw += w != NULL;
 		CCS_TRY(mark_dirty(f, res[i]));
 	}
 	f->nactive++;
@@ -182,8 +217,9 @@ static void settle(struct ccs_flows *f, struct flow *fl, ccs_time now)
 		fl->left -= moved;
 		if (fl->left < CCS_EPS_BYTES)
 			fl->left = 0;
+		uint32_t k = (uint32_t)(fl - f->f);
 		for (int i = 0; i < fl->n; i++)
-			f->r[fl->res[i]].st.bytes += moved;
+			f->r[fl->res[i]].st.bytes += moved * wgt(f, fl, k, i);
 	}
 	fl->t_last = now;
 }
@@ -201,7 +237,8 @@ static void unlink_res(struct ccs_flows *f, uint32_t k, int i)
 {
 	struct flow *fl = &f->f[k];
 	struct res *r = &f->r[fl->res[i]];
-	r->load -= fl->rate;
+	r->load -= fl->rate * wgt(f, fl, k, i);
+	r->nw -= fl->weighted;
 	if (r->load < 0 || r->nfl == 1)
 		r->load = 0;
 	uint32_t p = fl->pos[i], last = r->fl[--r->nfl];
@@ -261,6 +298,7 @@ int ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int
 	}
 	fl->rate = 0;
 	fl->n = (uint8_t)n;
+	fl->weighted = 0;           /* a rerouted flow is one flow */
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
 		fl->res[i] = res[i];
@@ -286,7 +324,8 @@ static uint32_t freeze(struct ccs_flows *f, struct res *r, double share)
 	r->froze = 1;
 	r->lvl = share;
 	for (uint32_t j = 0; j < r->nfl; j++) {
-		struct flow *fl = &f->f[r->fl[j]];
+		uint32_t k = r->fl[j];
+		struct flow *fl = &f->f[k];
 		if (fl->frozen)
 			continue;
 		fl->frozen = 1;
@@ -294,8 +333,10 @@ static uint32_t freeze(struct ccs_flows *f, struct res *r, double share)
 		fl->rate = share;
 		for (int q = 0; q < fl->n; q++) {
 			struct res *x = &f->r[fl->res[q]];
-			x->rem -= share;
-			x->load += share;
+			double w = wgt(f, fl, k, q);
+			x->rem -= share * w;
+			x->load += share * w;
+			x->wun -= w;
 			x->nun--;
 		}
 	}
@@ -304,7 +345,7 @@ static uint32_t freeze(struct ccs_flows *f, struct res *r, double share)
 
 static double share_of(const struct res *r, double level)
 {
-	double share = (r->rem > 0 ? r->rem : 0) / r->nun;
+	double share = (r->rem > 0 ? r->rem : 0) / r->wun;
 	return share < level ? level : share;
 }
 
@@ -427,12 +468,16 @@ static void fill(struct ccs_flows *f, uint32_t r0i, uint32_t ncr, uint32_t ncf)
 		if (nfl == 1) {
 			struct flow *fl = &f->f[first];
 			struct res *b = NULL;
+			double bs = 0;
 			for (int x = 0; x < fl->n; x++) {
 				struct res *y = &f->r[fl->res[x]];
-				if (!b || y->rem < b->rem)
+				double ys = (y->rem > 0 ? y->rem : 0) / wgt(f, fl, first, x);
+				if (!b || ys < bs) {
 					b = y;
+					bs = ys;
+				}
 			}
-			freeze(f, b, b->rem > 0 ? b->rem : 0);
+			freeze(f, b, bs);
 		} else if (k - start > HEAP_MIN)
 			fill_heap(f, f->corder + start, k - start, nfl);
 		else if (nfl)
@@ -502,17 +547,41 @@ static void alone_flows(struct ccs_flows *f, ccs_time now, uint32_t *ncr_, uint3
 			account(x, now);
 			x->mark = OPEN;
 			f->cres[ncr++] = fl->res[k];
-			if (x->cap < best)
-				best = x->cap;
+			double c = x->cap / wgt(f, fl, id, k);
+			if (c < best)
+				best = c;
 		}
 		fl->rate = best;
 		fl->mark = 1;
 		f->cflow[ncf++] = id;
 		for (int k = 0; k < fl->n; k++)
-			f->r[fl->res[k]].load = best;
+			f->r[fl->res[k]].load = best * wgt(f, fl, id, k);
 	}
 	*ncr_ = ncr;
 	*ncf_ = ncf;
+}
+
+/* Flow k's weight on resource ri (the sum, should its path cross ri twice). */
+static double slot_weight(const struct ccs_flows *f, uint32_t k, uint32_t ri)
+{
+	const struct flow *fl = &f->f[k];
+	double w = 0;
+	for (int q = 0; q < fl->n; q++)
+		if (fl->res[q] == ri)
+			w += wgt(f, fl, k, q);
+	return w;
+}
+
+/* The weight of r's flows (their count when none is a class). */
+static double weight_on(const struct ccs_flows *f, const struct res *r)
+{
+	double w = 0;
+	if (!r->nw)
+		return (double)r->nfl;
+	uint32_t ri = (uint32_t)(r - f->r);
+	for (uint32_t j = 0; j < r->nfl; j++)
+		w += f->f[r->fl[j]].weighted ? slot_weight(f, r->fl[j], ri) : 1.0;
+	return w;
 }
 
 /* A round's start: open resources offer their capacity to the region's
@@ -528,23 +597,27 @@ static uint32_t prepare_round(struct ccs_flows *f, uint32_t nfast, uint32_t ncr)
 		if (r->mark == OPEN) {
 			r->rem = r->cap;
 			r->nun = r->nfl;
+			r->wun = weight_on(f, r);
 			r->load = 0;
 			continue;
 		}
-		double out = 0;
+		double out = 0, win = 0;
 		uint32_t in = 0;
 		for (uint32_t j = 0; j < r->nfl; j++) {
 			struct flow *fl = &f->f[r->fl[j]];
-			if (fl->mark)
+			double w = fl->weighted ? slot_weight(f, r->fl[j], f->cres[i]) : 1.0;
+			if (fl->mark) {
 				in++;
-			else {
-				out += fl->rate;
+				win += w;
+			} else {
+				out += fl->rate * w;
 				fl->frozen = 1;
 			}
 		}
 		r->load = out;
 		r->rem = r->cap - out;
 		r->nun = in;
+		r->wun = win;
 		if (in < r->nfl)
 			f->shq[nsh++] = f->cres[i];
 	}
@@ -709,9 +782,21 @@ double ccs_flows_load(const struct ccs_flows *f, uint32_t res)
 {
 	double s = 0;
 	const struct res *r = &f->r[res];
-	for (uint32_t j = 0; j < r->nfl; j++)
-		s += f->f[r->fl[j]].rate;
+	for (uint32_t j = 0; j < r->nfl; j++) {
+		const struct flow *fl = &f->f[r->fl[j]];
+		s += fl->rate * (fl->weighted ? slot_weight(f, r->fl[j], res) : 1.0);
+	}
 	return s;
+}
+
+int ccs_flows_expand(const struct ccs_flows *q, uint32_t nres, const double *cap, const uint32_t *cls,
+                     struct ccs_flows **out)
+{
+	CCS_TRY(ccs_flows_new(out, nres, cap));
+	for (uint32_t i = 0; i < nres; i++)
+		if (cls[i] != UINT32_MAX)
+			(*out)->r[i].st = q->r[cls[i]].st;
+	return CCS_OK;
 }
 
 uint32_t ccs_flows_check(const struct ccs_flows *f)

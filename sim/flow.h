@@ -30,6 +30,19 @@
 ** in large ones.  Bytes left shrink through ccs_sub_snap semantics: below
 ** CCS_EPS_BYTES they are 0.
 ** Knows nothing of links or NICs: resources are numbers.
+**
+** Classes (weighted flows): a flow may stand for a class of m equivalent
+** flows crossing a class of n equivalent resources, with weight w = (the
+** members' crossings of that class) / n on it: its rate is one member's,
+** a resource's load is sum(rate x w) over its flows, and filling uses
+**   share(r) = (c_r - frozen load) / sum(w of unfrozen flows on r).
+** Where the classes form an equitable partition (every member of a flow
+** class crosses each resource class equally often, every member of a
+** resource class is crossed equally often by each flow class), this is
+** the expanded system's max-min allocation: filling keeps a class's
+** members at one level, so they freeze together (sim/classes.h).  Bytes
+** moved count rate x w per resource: one member resource's.  A flow of
+** weight 1 everywhere is an ordinary flow, and the arithmetic is the same.
 */
 #ifndef CCS_FLOW_H
 #define CCS_FLOW_H
@@ -58,6 +71,10 @@ void ccs_flows_free(struct ccs_flows *f);
  * Zero-byte flows are allowed (they complete at once). */
 int  ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag,
                    ccs_time now, uint32_t *id);
+/* The same for a class (above): w[i] > 0 its weight on res[i] (NULL: 1
+ * everywhere, ccs_flows_add).  A reroute makes it an ordinary flow. */
+int  ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, int n, double bytes, uint64_t tag,
+                     ccs_time now, uint32_t *id);
 /* Remove a finished (or cancelled) flow at time now. */
 void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now);
 /* Change a resource's capacity at time now (a fault striking): its flows
@@ -95,6 +112,11 @@ double   ccs_flows_cap(const struct ccs_flows *f, uint32_t res);
  * until the next change). */
 const uint32_t *ccs_flows_touched(const struct ccs_flows *f, uint32_t *n);
 const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t res);
+/* A solver with no flows over nres resources of capacities cap whose
+ * statistics are those of resource cls[i] of q (UINT32_MAX: none): a class
+ * run's per-resource results spread back over the members. */
+int ccs_flows_expand(const struct ccs_flows *q, uint32_t nres, const double *cap, const uint32_t *cls,
+                     struct ccs_flows **out);
 /* Check max-min optimality of the current allocation: every flow with a
  * positive rate crosses a resource loaded to capacity on which its rate is
  * the largest.  Returns the number of violations. */

@@ -1,6 +1,7 @@
 /* sim/sim.c: the fabric and the flow solver as the engine's model (sim.h). */
 #include "sim.h"
 
+#include "classes.h"
 #include "engine.h"
 #include "flow.h"
 
@@ -27,6 +28,9 @@ struct run {
 	uint32_t pcap, pn;
 	struct ccs_flows *fl;
 	struct ccs_sim_stats *st;
+	struct ccs_classes *cls;    /* a class run's classes, else NULL */
+	int split;                  /* a class op would not start whole: run per flow */
+	double *caps;               /* the solver's capacities (a slow GPU's memory in bytes sent) */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -279,19 +283,163 @@ static int m_advance(void *ctx, struct ccs_engine *e, ccs_time now)
 	return CCS_OK;
 }
 
+/* ---- a class run (classes.h): class ops as weighted flows ---- */
+
+static int cl_route(void *ctx, uint64_t id, const struct ccs_op *op, uint32_t *res, int *n)
+{
+	struct run *r = ctx;
+	return route_op(r->fab, r->s, id, op, 0, res, n);
+}
+
+static int c_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct ccs_op *op, ccs_time now, int *busy,
+                   char *err, size_t errn)
+{
+	(void)e;
+	struct run *r = ctx;
+	*busy = 0;
+	if (!ccs_classes_whole(r->cls, id)) {
+		r->split = 1;
+		snprintf(err, errn, "a class would not start whole");
+		return CCS_EINPUT;
+	}
+	uint32_t m = ccs_classes_members(r->cls, (uint32_t)(id % ccs_classes_count(r->cls)));
+	r->st->flows += op->kind == CCS_OP_DELAY ? 0 : m;
+	if (op->kind == CCS_OP_DELAY) {
+		ccs_classes_done(r->cls, id, now);
+		return CCS_OK;
+	}
+	const uint32_t *res;
+	const double *w;
+	int n = ccs_classes_path(r->cls, id, &res, &w);
+	uint32_t fid;
+	CCS_TRY(ccs_flows_add_w(r->fl, res, w, n, op->bytes, id, now, &fid));
+	r->st->class_flows++;
+	r->st->bytes_sent += op->bytes * m;
+	uint32_t a = ccs_flows_active(r->fl);
+	if (a > r->st->max_active)
+		r->st->max_active = a;
+	*busy = 1;
+	return CCS_OK;
+}
+
+static int c_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, uint64_t *done,
+                  char *err, size_t errn)
+{
+	(void)err;
+	(void)errn;
+	struct run *r = ctx;
+	uint32_t f = (uint32_t)ev->id;
+	if (ccs_flows_version(r->fl, f) != ev->ver)
+		return CCS_OK;
+	ccs_time again;
+	if (!ccs_flows_due(r->fl, f, now, &again))
+		return ccs_engine_push(e, again, EV_DONE, f, ev->ver);
+	uint64_t opid = ccs_flows_tag(r->fl, f);
+	uint32_t m = ccs_classes_members(r->cls, (uint32_t)(opid % ccs_classes_count(r->cls)));
+	r->st->bytes_received += ccs_flows_bytes(r->fl, f) * m;
+	ccs_flows_remove(r->fl, f, now);
+	ccs_classes_done(r->cls, opid, now);
+	*done = opid;
+	return CCS_OK;
+}
+
+/* Whether s may run as classes on this fabric at all: lanes, no observer
+ * of single ops, no timed fault (a strike reroutes single flows), no
+ * spraying, not switched off. */
+static int classes_apply(const struct run *r)
+{
+	return !r->hooks && r->spray <= 1 && ccs_fabric_classes(r->fab) && r->s->ops && r->s->ops->lanes &&
+	       ccs_fabric_next_fault(r->fab) == CCS_TIME_MAX;
+}
+
+/* Run s as classes (strict: dependencies in the colours).  *ran 0 when
+ * classes do not apply or a class would not start whole (then nothing is
+ * kept and the caller runs per flow). */
+static int run_classes(struct run *r, int strict, struct ccs_engine_stats *es, int *ran, char *err, size_t errn)
+{
+	*ran = 0;
+	uint32_t L;
+	struct ccs_sched_lanes ln;
+	if (!r->s->ops->lanes(r->s, &ln))
+		return CCS_OK;
+	L = ln.L;
+	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps };
+	const char *why;
+	/* worth it only well below one class per lane */
+	CCS_TRY(ccs_classes_new(r->s, &env, strict, strict ? L / 4 : L / 2, strict ? 1024 : 64, &r->cls, &why));
+	if (!r->cls)
+		return CCS_OK;
+	struct ccs_sched q;
+	int rc = ccs_classes_sched(r->cls, &q, &why);
+	if (rc == CCS_EINPUT)
+		rc = CCS_OK;
+	else if (!rc)
+		rc = ccs_flows_new(&r->fl, ccs_classes_nres(r->cls), ccs_classes_caps(r->cls));
+	if (rc || !r->fl)
+		return rc;
+	const struct ccs_engine_model model = { r, NULL, m_late_s, c_start, c_fire, m_advance };
+	struct ccs_sim_stats keep = *r->st;
+	rc = ccs_engine_run(&q, &model, NULL, es, err, errn);
+	if (rc == CCS_EINPUT && r->split) {
+		*r->st = keep;
+		return CCS_OK;
+	}
+	*ran = 1;
+	r->st->classes = ccs_classes_count(r->cls);
+	r->st->ops = rc ? 0 : r->s->nops;
+	return rc;
+}
+
+/* Drop a class run's state (after it gave up, or after its results were
+ * spread back). */
+static void drop_classes(struct run *r)
+{
+	ccs_flows_free(r->fl);
+	r->fl = NULL;
+	ccs_classes_free(r->cls);
+	r->cls = NULL;
+	r->split = 0;
+}
+
 /* ---- a run ---- */
 
 /* The flow solver over the fabric's resources, a slow GPU's memory timed in
  * bytes sent. */
-static int open_flows(struct run *r)
+static int solver_caps(struct run *r)
 {
-	CCS_TRY(ccs_flows_new(&r->fl, ccs_fabric_nres(r->fab), ccs_fabric_caps(r->fab)));
+	uint32_t n = ccs_fabric_nres(r->fab);
+	r->caps = ccs_malloc(((size_t)n + 1) * sizeof *r->caps);
+	if (!r->caps)
+		return CCS_ENOMEM;
+	memcpy(r->caps, ccs_fabric_caps(r->fab), (size_t)n * sizeof *r->caps);
 	for (int a = 0; r->s->mem_per_byte > 0 && a < ccs_fabric_ranks(r->fab); a++) {
 		uint32_t m = ccs_fabric_mem(r->fab, a);
 		if (m != UINT32_MAX)
-			CCS_TRY(ccs_flows_set_cap(r->fl, m, ccs_fabric_caps(r->fab)[m] / r->s->mem_per_byte, 0));
+			r->caps[m] = ccs_fabric_caps(r->fab)[m] / r->s->mem_per_byte;
 	}
 	return CCS_OK;
+}
+
+static int open_flows(struct run *r)
+{
+	return ccs_flows_new(&r->fl, ccs_fabric_nres(r->fab), r->caps);
+}
+
+/* Per flow, or as classes where they apply (loose, then strict), falling
+ * back to per flow where a class would not start whole. */
+static int run_any(struct run *r, const struct ccs_engine_model *model, const struct ccs_engine_hooks *eh,
+                   struct ccs_engine_stats *es, char *err, size_t errn)
+{
+	for (int strict = 0; classes_apply(r) && strict < 2; strict++) {
+		int ran;
+		int rc = run_classes(r, strict, es, &ran, err, errn);
+		if (ran || rc)
+			return rc;
+		drop_classes(r);
+		memset(es, 0, sizeof *es);
+	}
+	CCS_TRY(open_flows(r));
+	return ccs_engine_run(r->s, model, eh, es, err, errn);
 }
 
 int ccs_sim_run(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
@@ -317,9 +465,9 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	                               hooks ? hooks->op_end : NULL };
 	struct ccs_engine_stats es;
 	memset(&es, 0, sizeof es);
-	int rc = open_flows(&r);
+	int rc = solver_caps(&r);
 	if (!rc)
-		rc = ccs_engine_run(s, &model, &eh, &es, err, errn);
+		rc = run_any(&r, &model, &eh, &es, err, errn);
 	if (rc == CCS_EINPUT && r.fl && ccs_flows_beyond(r.fl))
 		snprintf(err, errn, "a transfer ends past the simulator's horizon (2^63 ps, about 106 days): a rate too "
 		         "low or a size too large for integer picoseconds");
@@ -329,9 +477,16 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 		st->ops = es.ops;
 	}
 	ccs_free(r.parts);
-	if (flows_out && rc == CCS_OK)
+	if (r.cls && flows_out && rc == CCS_OK) {
+		/* a class run: each resource gets its class's statistics */
+		rc = ccs_flows_expand(r.fl, ccs_fabric_nres(fab), r.caps, ccs_classes_of_res(r.cls), flows_out);
+		drop_classes(&r);
+	} else if (flows_out && rc == CCS_OK)
 		*flows_out = r.fl;
-	else
+	else {
 		ccs_flows_free(r.fl);
+		ccs_classes_free(r.cls);
+	}
+	ccs_free(r.caps);
 	return rc;
 }

@@ -36,6 +36,7 @@ static void usage(FILE *f)
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
 	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N] [--spray K]\n"
+	        "         [--per-flow]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "       ccsim simulate -t TOPO --job name=A,gpus=0-7|nodes=0-3|rails=0-3|size=N,coll=C,bytes=B[,algo=,proto=]...\n"
 	        "                [--isolation packed|domains|rails|planes] (jobs at once on one fabric; docs/faults.md)\n"
@@ -46,7 +47,9 @@ static void usage(FILE *f)
 	        "simulate lowers every algorithm above (ring also AllGather and ReduceScatter; pat, rd, rhd,\n"
 	        "bruck AllGather/ReduceScatter; direct, pairwise, bruck AllToAll) into per-rank schedules of\n"
 	        "NCCL's chunks and runs them through the event simulator with max-min bandwidth sharing;\n"
-	        "--links prints the busiest links of the last size.");
+	        "--links prints the busiest links of the last size; equivalent transfers (same route shape,\n"
+	        "same timing) are simulated once as a class unless --per-flow asks for every flow (the same\n"
+	        "results, the reference; docs/simulator.md).");
 }
 
 /* nccl-tests' getFloatStr: fit v into width with %.2f, %.1f, %.0f, else %e. */
@@ -240,7 +243,7 @@ struct req {
 	const char *topo, *coll_s, *algo_s, *proto_s, *format, *dtype_s, *op_s, *trace_path;
 	uint64_t minb, maxb, stepb;
 	double factor;
-	int nranks, ppn, channels, best, root, links, concurrent, stepwise;
+	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow;
 	const char *sched_path[8];
 	int nsched;
 	struct ccs_args_sets sets;
@@ -286,6 +289,7 @@ static int parse_req(struct req *rq, int argc, char **argv)
 		{ "--spray", CCS_ARGS_FN, &spray_k, 1, 64, NULL, 0, "own", take_spray },
 		{ "--concurrent", CCS_ARGS_FN, &rq->concurrent, 1, 64, NULL, 0, "own", take_concurrent },
 		{ "--granularity", CCS_ARGS_FN, &rq->stepwise, 0, 0, NULL, 0, "own", take_granularity },
+		{ "--per-flow", CCS_ARGS_FLAG, &rq->per_flow, 0, 0, NULL, 0, NULL, NULL },
 	};
 
 	for (int i = 1; i < argc; i++) {
@@ -294,10 +298,11 @@ static int parse_req(struct req *rq, int argc, char **argv)
 			continue;
 		if (r)
 			return r < 0 ? -1 : 1;   /* an error, or help printed */
-		/* the last six are simulate's */
-		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 6), argc, argv, &i))
+		/* the last seven are simulate's */
+		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 7), argc, argv, &i))
 			return -1;
 	}
+	ccs_simrow_set_per_flow(rq->per_flow);
 	return 0;
 }
 

@@ -11,6 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* --per-flow: every run simulates each flow (no classes) */
+static int per_flow;
+
+void ccs_simrow_set_per_flow(int on) { per_flow = on; }
+
 /* Simulate one row; the flow state of the run is kept in *keep (for
  * --links).  The bound is what the most utilised resource is (bytes over
  * capacity x run time), or latency when none reached half. */
@@ -25,6 +30,7 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	}
 	if (spray_k)
 		ccs_fabric_set_spray(*fab, spray_k);
+	ccs_fabric_set_classes(*fab, !per_flow);
 	struct ccs_sched s;
 	const char *why = NULL;
 	struct ccs_sched part[64];
@@ -159,6 +165,7 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	}
 	if (spray_k)
 		ccs_fabric_set_spray(fab, spray_k);
+	ccs_fabric_set_classes(fab, !per_flow);
 	char title[256];
 	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 	struct ccs_sim_stats st;

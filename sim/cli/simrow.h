@@ -28,6 +28,9 @@ struct ccs_simrow_row {
 	double alt_time;
 };
 
+/* Whether the runs below simulate every flow (--per-flow) rather than
+ * equivalent flows once as classes (sim/classes.h; the default). */
+void ccs_simrow_set_per_flow(int on);
 int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo,
                    int proto, int channels, int copies, int flags, struct ccs_simrow_row *rw, struct ccs_flows **keep,
                    const char *trace_path);

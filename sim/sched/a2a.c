@@ -104,7 +104,7 @@ static void a_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const struct ccs_sched_ops a_ops = { a_get, a_succ, a_ndeps, a_release, NULL };
+static const struct ccs_sched_ops a_ops = { a_get, a_succ, a_ndeps, a_release, NULL, NULL };
 
 int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
                        const char **why)

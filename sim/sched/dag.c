@@ -99,7 +99,7 @@ int ccs_dag_take(struct ccs_dag **d, struct ccs_sched *s, const char **why)
 	return CCS_EINTERNAL;
 }
 
-static const struct ccs_sched_ops dg_ops = { dg_get, dg_succ, dg_ndeps, dg_release, NULL };
+static const struct ccs_sched_ops dg_ops = { dg_get, dg_succ, dg_ndeps, dg_release, NULL, NULL };
 
 int ccs_dag_install(struct ccs_dag *d, struct ccs_sched *s, uint32_t *bad, int *cycle)
 {

@@ -80,7 +80,7 @@ static void mu_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const struct ccs_sched_ops mu_ops = { mu_get, mu_succ, mu_ndeps, mu_release, mu_mem };
+static const struct ccs_sched_ops mu_ops = { mu_get, mu_succ, mu_ndeps, mu_release, mu_mem, NULL };
 
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 {
@@ -157,7 +157,7 @@ static void rm_release(struct ccs_sched *s)
 	ccs_free(m);
 }
 
-static const struct ccs_sched_ops rm_ops = { rm_get, rm_succ, rm_ndeps, rm_release, rm_mem };
+static const struct ccs_sched_ops rm_ops = { rm_get, rm_succ, rm_ndeps, rm_release, rm_mem, NULL };
 
 int ccs_sched_remap(struct ccs_sched *in, const uint32_t *map, struct ccs_sched *out)
 {

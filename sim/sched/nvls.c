@@ -51,7 +51,7 @@ static void nv_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const struct ccs_sched_ops nv_ops = { nv_get, nv_succ, nv_ndeps, nv_release, NULL };
+static const struct ccs_sched_ops nv_ops = { nv_get, nv_succ, nv_ndeps, nv_release, NULL, NULL };
 
 static void nv_fill(struct ccs_sched *s, struct nvls_sched *v)
 {

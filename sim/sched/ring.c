@@ -258,9 +258,53 @@ static void rs_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const struct ccs_sched_ops rs_ops = { rs_get, rs_succ, rs_ndeps, rs_release, NULL };
-static const struct ccs_sched_ops rc_ops = { rc_get, rc_succ, rc_ndeps, rs_release, NULL };
-static const struct ccs_sched_ops ch_ops = { ch_get, ch_succ, ch_ndeps, rs_release, NULL };
+/* The lane view (sched.h): lane c n + i is channel c's position i; both
+ * granularities number op (t, lane) as (c T + t) n + i, t the step (store
+ * and forward) or step K + chunk.  A position waits for its predecessor's
+ * op of the step before (dt 1, or K chunks back); in chunks also for its
+ * own previous chunk (dt 1).  Ops of a lane differ only in bytes and delay,
+ * which depend on whether its hop crosses groups. */
+static uint64_t ln_id(const struct ccs_sched *s, uint64_t t, uint32_t l)
+{
+	const struct ring *r = &((const struct ring_sched *)s->ctx)->r;
+	uint64_t n = (uint64_t)r->n, T = (uint64_t)r->steps * (uint64_t)r->K;
+	return ((uint64_t)(l / n) * T + t) * n + l % n;
+}
+
+static uint32_t ln_pred(const struct ccs_sched *s, int j, uint32_t l)
+{
+	const struct ring *r = &((const struct ring_sched *)s->ctx)->r;
+	uint32_t n = (uint32_t)r->n, i = l % n;
+	return j ? l : l - i + (i ? i - 1 : n - 1);
+}
+
+static uint64_t ln_key(const struct ccs_sched *s, uint32_t l)
+{
+	const struct ring_sched *rs = s->ctx;
+	struct ccs_op op;
+	return (uint64_t)hop(rs, (int)(l / (uint32_t)rs->r.n), (int)(l % (uint32_t)rs->r.n), &op);
+}
+
+static int ln_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
+{
+	const struct ring *r = &((const struct ring_sched *)s->ctx)->r;
+	if ((uint64_t)r->C * (uint64_t)r->n >= UINT32_MAX)
+		return 0;
+	memset(out, 0, sizeof *out);
+	out->L = (uint32_t)r->C * (uint32_t)r->n;
+	out->T = (uint64_t)r->steps * (uint64_t)r->K;
+	out->ndep = s->ops->get == rc_get ? 2 : 1;
+	out->dt[0] = (uint64_t)r->K;
+	out->dt[1] = 1;
+	out->id = ln_id;
+	out->pred = ln_pred;
+	out->key = ln_key;
+	return 1;
+}
+
+static const struct ccs_sched_ops rs_ops = { rs_get, rs_succ, rs_ndeps, rs_release, NULL, ln_lanes };
+static const struct ccs_sched_ops rc_ops = { rc_get, rc_succ, rc_ndeps, rs_release, NULL, ln_lanes };
+static const struct ccs_sched_ops ch_ops = { ch_get, ch_succ, ch_ndeps, rs_release, NULL, NULL };
 
 /* Is NIC d usable by the GPU (as close as its best)? */
 static int usable(const struct ccs_topo *t, uint32_t gpu, uint32_t d)

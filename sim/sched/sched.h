@@ -49,17 +49,39 @@ struct ccs_op {
 
 struct ccs_sched;
 
+/* A lane view of a schedule (ccs_sched_ops.lanes; sim/classes.h lumps
+ * lanes by the fabric's symmetry): the ops are op(t, l) = id(t, l) for
+ * t < T and l < L, lane l's t-th op.  Every op of a lane has the route of
+ * op(0, l) (kind, src, dst, NICs, channel, sm); op(t, l) and op(t, l')
+ * move the same bytes after the same delay when key(l) == key(l').
+ * Op(t, l) waits for exactly op(t - dt[j], pred(j, l)) for each kind j <
+ * ndep with t >= dt[j]; pred(j, .) is a function of lanes. */
+struct ccs_sched_lanes {
+	uint32_t L;
+	uint64_t T;
+	int ndep;                   /* at most CCS_SCHED_MAXDEPK */
+	uint64_t dt[2];
+	uint64_t (*id)(const struct ccs_sched *s, uint64_t t, uint32_t l);
+	uint32_t (*pred)(const struct ccs_sched *s, int j, uint32_t l);
+	uint64_t (*key)(const struct ccs_sched *s, uint32_t l);
+};
+#define CCS_SCHED_MAXDEPK 2
+
 /* A schedule kind's callbacks, one static const table per kind (SQLite's
  * io_methods): get fills every field of op id; succ writes the ops that
  * wait for id (at most CCS_SCHED_MAXSUCC) and returns how many; ndeps the
  * ops id waits for; release frees ctx and zeroes the schedule; mem (may be
- * NULL: mem_per_byte) whether op id is charged on the sender's memory. */
+ * NULL: mem_per_byte) whether op id is charged on the sender's memory;
+ * lanes (may be NULL) its lane view. */
 struct ccs_sched_ops {
 	void (*get)(const struct ccs_sched *s, uint64_t id, struct ccs_op *op);
 	int (*succ)(const struct ccs_sched *s, uint64_t id, uint64_t *out);
 	uint32_t (*ndeps)(const struct ccs_sched *s, uint64_t id);
 	void (*release)(struct ccs_sched *s);
 	double (*mem)(const struct ccs_sched *s, uint64_t id);
+	/* may be NULL: fills *out when the schedule is made of lanes (above),
+	 * else returns 0 */
+	int (*lanes)(const struct ccs_sched *s, struct ccs_sched_lanes *out);
 };
 
 struct ccs_sched {

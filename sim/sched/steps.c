@@ -135,7 +135,7 @@ static int log2_ceil(int n)
 	return k;
 }
 
-static const struct ccs_sched_ops st_ops = { st_get, st_succ, st_ndeps, st_release, NULL };
+static const struct ccs_sched_ops st_ops = { st_get, st_succ, st_ndeps, st_release, NULL, NULL };
 
 /* Whether the round-by-round schedule of algo covers this communicator
  * (0), else 1 with why. */

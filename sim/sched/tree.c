@@ -212,7 +212,7 @@ static void ts_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const struct ccs_sched_ops ts_ops = { ts_get, ts_succ, ts_ndeps, ts_release, NULL };
+static const struct ccs_sched_ops ts_ops = { ts_get, ts_succ, ts_ndeps, ts_release, NULL, NULL };
 
 /* Parent of position k in an in-order binary tree over 0..G-1 rooted at 0
  * (NCCL's btree shape): with b the lowest set bit of k, the parent is k

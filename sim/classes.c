@@ -1,0 +1,723 @@
+/* sim/classes.c: flow classes by colour refinement (classes.h). */
+#include "classes.h"
+
+#include "../model/ccs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MP CCS_FLOW_MAXPATH
+#define NONE UINT32_MAX
+
+struct ccs_classes {
+	const struct ccs_sched *s;
+	struct ccs_sched_lanes ln;
+	uint32_t L, nres, Q, R;
+	int strict;
+	const double *cap_of;       /* nres: the solver's capacities */
+	uint32_t *route;            /* L x MP: each lane's resources */
+	uint8_t *rn;                /* L: route lengths */
+	uint64_t *sig0;             /* L: first colours (key, kind, bytes, delay, start) */
+	uint32_t *roff, *rlanes;    /* resource -> crossing lanes (CSR, nres + 1) */
+	uint32_t *pj[CCS_SCHED_MAXDEPK];            /* L: pred(j, l) */
+	uint32_t *soff[CCS_SCHED_MAXDEPK], *sl[CCS_SCHED_MAXDEPK];   /* lanes waiting on l */
+	uint32_t *lc, *rc;          /* lane and resource classes */
+	uint32_t *rep, *nmem;       /* Q: a representative lane, the member count */
+	double *rcap;               /* R: one member's capacity */
+	uint32_t *pres;             /* Q x MP: class paths */
+	double *pw;
+	uint8_t *pn;
+	uint32_t *doff[CCS_SCHED_MAXDEPK], *dq[CCS_SCHED_MAXDEPK];   /* D_j(q): dependency classes */
+	uint32_t *qoff[CCS_SCHED_MAXDEPK], *qs[CCS_SCHED_MAXDEPK];   /* S_j(q): classes that wait on q */
+	uint32_t *goff, *gs;        /* per class its members' distinct dependency tuples */
+	uint64_t *tuples;           /* tuple number -> (class of kind 0) << 32 | class of kind 1 */
+	ccs_time *done;             /* T x Q end times, when some class has two tuples */
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	uint64_t x = (h ^ (v * 0x9e3779b97f4a7c15ull)) + 0x632be59bd9b4e019ull;
+	x ^= x >> 31;
+	x *= 0xd6e8feb86659fd93ull;
+	x ^= x >> 29;
+	return x;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_u32(uint32_t *v, uint32_t n)
+{
+	if (n > 24) {
+		qsort(v, n, sizeof *v, cmp_u32);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = v[i], j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+static uint64_t bits(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	return u;
+}
+
+/* Number the distinct values of sig[0..n) in order of first appearance
+ * into out (entries with skip[i] set, where skip is given, get NONE);
+ * *count the number of distinct values. */
+static int renumber(const uint64_t *sig, const uint8_t *skip, uint32_t n, uint32_t *out, uint32_t *count)
+{
+	size_t cap = 16;
+	while (cap < 2 * (size_t)n)
+		cap *= 2;
+	uint64_t *ks = ccs_malloc(cap * sizeof *ks);
+	uint32_t *vs = ccs_malloc(cap * sizeof *vs);
+	if (!ks || !vs) {
+		ccs_free(ks);
+		ccs_free(vs);
+		return CCS_ENOMEM;
+	}
+	for (size_t i = 0; i < cap; i++)
+		vs[i] = NONE;
+	uint32_t c = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (skip && skip[i]) {
+			out[i] = NONE;
+			continue;
+		}
+		size_t h = (size_t)mix(sig[i], 1) & (cap - 1);
+		while (vs[h] != NONE && ks[h] != sig[i])
+			h = (h + 1) & (cap - 1);
+		if (vs[h] == NONE) {
+			ks[h] = sig[i];
+			vs[h] = c++;
+		}
+		out[i] = vs[h];
+	}
+	*count = c;
+	ccs_free(ks);
+	ccs_free(vs);
+	return CCS_OK;
+}
+
+/* Each lane's op(0), route and first colour; *why when a lane has no path. */
+static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, const char **why)
+{
+	for (uint32_t l = 0; l < k->L; l++) {
+		struct ccs_op op;
+		uint64_t id = k->ln.id(k->s, 0, l);
+		ccs_sched_get(k->s, id, &op);
+		int n = 0;
+		if (env->route(env->ctx, id, &op, k->route + (size_t)l * MP, &n)) {
+			*why = "a lane has no path over live links";
+			return CCS_EINPUT;
+		}
+		for (int i = 0; i < n; i++)
+			if (k->route[(size_t)l * MP + i] >= k->nres)
+				return CCS_EINTERNAL;
+		k->rn[l] = (uint8_t)n;
+		double late = env->late_s ? env->late_s(env->ctx, &op) : 0;
+		uint64_t h = mix(k->ln.key(k->s, l), op.kind);
+		h = mix(h, op.sm);
+		h = mix(h, bits(op.bytes));
+		h = mix(h, bits(op.delay_s));
+		k->sig0[l] = mix(h, bits(late));
+		for (int j = 0; j < k->ln.ndep; j++)
+			k->pj[j][l] = k->ln.pred(k->s, j, l);
+	}
+	return CCS_OK;
+}
+
+/* Inverse of a lane map p (L entries): off (L + 1) and the lanes l with
+ * p[l] = x listed at off[x]..off[x+1], in lane order. */
+static int invert(const uint32_t *p, uint32_t L, uint32_t nout, uint32_t **off_, uint32_t **list_)
+{
+	uint32_t *off = ccs_calloc((size_t)nout + 1, sizeof *off);
+	uint32_t *list = ccs_malloc(((size_t)L + 1) * sizeof *list);
+	if (!off || !list) {
+		ccs_free(off);
+		ccs_free(list);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t l = 0; l < L; l++)
+		off[p[l] + 1]++;
+	for (uint32_t x = 0; x < nout; x++)
+		off[x + 1] += off[x];
+	uint32_t *fill = ccs_malloc(((size_t)nout + 1) * sizeof *fill);
+	if (!fill) {
+		ccs_free(off);
+		ccs_free(list);
+		return CCS_ENOMEM;
+	}
+	memcpy(fill, off, (size_t)nout * sizeof *fill);
+	for (uint32_t l = 0; l < L; l++)
+		list[fill[p[l]]++] = l;
+	ccs_free(fill);
+	*off_ = off;
+	*list_ = list;
+	return CCS_OK;
+}
+
+/* resource -> crossing lanes, one entry per crossing */
+static int adjacency(struct ccs_classes *k)
+{
+	uint32_t *cnt = ccs_calloc((size_t)k->nres + 1, sizeof *cnt);
+	if (!cnt)
+		return CCS_ENOMEM;
+	size_t tot = 0;
+	for (uint32_t l = 0; l < k->L; l++)
+		for (int i = 0; i < k->rn[l]; i++, tot++)
+			cnt[k->route[(size_t)l * MP + i] + 1]++;
+	for (uint32_t r = 0; r < k->nres; r++)
+		cnt[r + 1] += cnt[r];
+	k->roff = cnt;
+	k->rlanes = ccs_malloc((tot + 1) * sizeof *k->rlanes);
+	uint32_t *fill = ccs_malloc(((size_t)k->nres + 1) * sizeof *fill);
+	if (!k->rlanes || !fill) {
+		ccs_free(fill);
+		return CCS_ENOMEM;
+	}
+	memcpy(fill, cnt, (size_t)k->nres * sizeof *fill);
+	for (uint32_t l = 0; l < k->L; l++)
+		for (int i = 0; i < k->rn[l]; i++)
+			k->rlanes[fill[k->route[(size_t)l * MP + i]]++] = l;
+	ccs_free(fill);
+	return CCS_OK;
+}
+
+/* Lane l's colour from the last round's classes into sig; buf scratch. */
+static uint64_t lane_sig(const struct ccs_classes *k, uint32_t l, uint32_t *buf, size_t bufn)
+{
+	uint32_t v[MP];
+	int n = k->rn[l];
+	for (int i = 0; i < n; i++)
+		v[i] = k->rc[k->route[(size_t)l * MP + i]];
+	sort_u32(v, (uint32_t)n);
+	uint64_t h = mix(k->lc[l], (uint64_t)n);
+	for (int i = 0; i < n; i++)
+		h = mix(h, v[i]);
+	for (int j = 0; k->strict && j < k->ln.ndep; j++) {
+		h = mix(h, k->lc[k->pj[j][l]]);
+		uint32_t a = k->soff[j][l], b = k->soff[j][l + 1], m = 0;
+		for (uint32_t x = a; x < b && m < bufn; x++)
+			buf[m++] = k->lc[k->sl[j][x]];
+		sort_u32(buf, m);
+		h = mix(h, m);
+		for (uint32_t x = 0; x < m; x++)
+			h = mix(h, buf[x]);
+	}
+	return h;
+}
+
+/* Resource r's colour: its class and the multiset of its lanes' classes. */
+static uint64_t res_sig(const struct ccs_classes *k, uint32_t r, uint32_t *buf)
+{
+	uint32_t a = k->roff[r], b = k->roff[r + 1], m = 0;
+	for (uint32_t x = a; x < b; x++)
+		buf[m++] = k->lc[k->rlanes[x]];
+	sort_u32(buf, m);
+	uint64_t h = mix(k->rc[r], m);
+	for (uint32_t x = 0; x < m; x++)
+		h = mix(h, buf[x]);
+	return h;
+}
+
+/* Refine to the fixed point; 1 when settled within max_q classes and
+ * max_rounds rounds, 0 when not (then no classes). */
+static int refine(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, int *ok)
+{
+	size_t bufn = 0;
+	for (uint32_t r = 0; r < k->nres; r++)
+		if (k->roff[r + 1] - k->roff[r] > bufn)
+			bufn = k->roff[r + 1] - k->roff[r];
+	for (int j = 0; k->strict && j < k->ln.ndep; j++)
+		for (uint32_t l = 0; l < k->L; l++)
+			if (k->soff[j][l + 1] - k->soff[j][l] > bufn)
+				bufn = k->soff[j][l + 1] - k->soff[j][l];
+	size_t nsig = k->L > k->nres ? k->L : k->nres;
+	uint64_t *sig = ccs_malloc((nsig + 1) * sizeof *sig);
+	uint32_t *buf = ccs_malloc((bufn + 1) * sizeof *buf);
+	uint8_t *unused = ccs_malloc((size_t)k->nres + 1);
+	int rc = sig && buf && unused ? CCS_OK : CCS_ENOMEM;
+	for (uint32_t r = 0; !rc && r < k->nres; r++) {
+		unused[r] = k->roff[r + 1] == k->roff[r];
+		sig[r] = bits(k->cap_of[r]);
+	}
+	if (!rc)
+		rc = renumber(sig, unused, k->nres, k->rc, &k->R);
+	if (!rc)
+		rc = renumber(k->sig0, NULL, k->L, k->lc, &k->Q);
+	*ok = 0;
+	for (uint32_t round = 0; !rc && round < max_rounds && k->Q <= max_q; round++) {
+		uint32_t Q = k->Q, R = k->R;
+		/* lanes first into sig, then renumbered into a copy, as both
+		 * must read the last round's classes */
+		for (uint32_t l = 0; l < k->L; l++)
+			sig[l] = lane_sig(k, l, buf, bufn);
+		uint32_t *nlc = ccs_malloc(((size_t)k->L + 1) * sizeof *nlc);
+		if (!nlc || (rc = renumber(sig, NULL, k->L, nlc, &k->Q))) {
+			ccs_free(nlc);
+			rc = CCS_ENOMEM;
+			break;
+		}
+		for (uint32_t r = 0; r < k->nres; r++)
+			sig[r] = unused[r] ? 0 : res_sig(k, r, buf);
+		rc = renumber(sig, unused, k->nres, k->rc, &k->R);
+		ccs_free(k->lc);
+		k->lc = nlc;
+		if (k->Q == Q && k->R == R) {
+			*ok = k->Q <= max_q;
+			break;
+		}
+	}
+	ccs_free(sig);
+	ccs_free(buf);
+	ccs_free(unused);
+	return rc;
+}
+
+/* Multisets equal: a[0..n) and b[0..n) sorted in place. */
+static int same_multiset(uint32_t *a, uint32_t *b, uint32_t n)
+{
+	sort_u32(a, n);
+	sort_u32(b, n);
+	return !memcmp(a, b, (size_t)n * sizeof *a);
+}
+
+/* Exact check of what the hashes claimed: every lane like its class's
+ * representative (first colour, route classes, and when strict its
+ * dependencies' and dependants' classes), every resource like its
+ * class's (capacity, crossing classes).  0 on a hash collision. */
+static int lanes_equitable(const struct ccs_classes *k, uint32_t *ba, uint32_t *bb)
+{
+	for (uint32_t l = 0; l < k->L; l++) {
+		uint32_t r0 = k->rep[k->lc[l]];
+		if (k->sig0[l] != k->sig0[r0] || k->rn[l] != k->rn[r0])
+			return 0;
+		for (int i = 0; i < k->rn[l]; i++) {
+			ba[i] = k->rc[k->route[(size_t)l * MP + i]];
+			bb[i] = k->rc[k->route[(size_t)r0 * MP + i]];
+		}
+		if (!same_multiset(ba, bb, k->rn[l]))
+			return 0;
+		for (int j = 0; k->strict && j < k->ln.ndep; j++) {
+			uint32_t n = k->soff[j][l + 1] - k->soff[j][l];
+			if (k->lc[k->pj[j][l]] != k->lc[k->pj[j][r0]] || n != k->soff[j][r0 + 1] - k->soff[j][r0])
+				return 0;
+			for (uint32_t x = 0; x < n; x++) {
+				ba[x] = k->lc[k->sl[j][k->soff[j][l] + x]];
+				bb[x] = k->lc[k->sl[j][k->soff[j][r0] + x]];
+			}
+			if (!same_multiset(ba, bb, n))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static int res_equitable(const struct ccs_classes *k, uint32_t *ba, uint32_t *bb, uint32_t *rrep)
+{
+	for (uint32_t r = 0; r < k->nres; r++)
+		if (k->rc[r] != NONE && rrep[k->rc[r]] == NONE)
+			rrep[k->rc[r]] = r;
+	for (uint32_t r = 0; r < k->nres; r++) {
+		if (k->rc[r] == NONE)
+			continue;
+		uint32_t r0 = rrep[k->rc[r]], n = k->roff[r + 1] - k->roff[r];
+		if (bits(k->cap_of[r]) != bits(k->cap_of[r0]) || n != k->roff[r0 + 1] - k->roff[r0])
+			return 0;
+		for (uint32_t x = 0; x < n; x++) {
+			ba[x] = k->lc[k->rlanes[k->roff[r] + x]];
+			bb[x] = k->lc[k->rlanes[k->roff[r0] + x]];
+		}
+		if (!same_multiset(ba, bb, n))
+			return 0;
+	}
+	return 1;
+}
+
+static int verify(struct ccs_classes *k, int *ok)
+{
+	size_t bufn = MP;
+	for (uint32_t r = 0; r < k->nres; r++)
+		if (k->roff[r + 1] - k->roff[r] > bufn)
+			bufn = k->roff[r + 1] - k->roff[r];
+	for (int j = 0; k->strict && j < k->ln.ndep; j++)
+		for (uint32_t l = 0; l < k->L; l++)
+			if (k->soff[j][l + 1] - k->soff[j][l] > bufn)
+				bufn = k->soff[j][l + 1] - k->soff[j][l];
+	uint32_t *ba = ccs_malloc(bufn * sizeof *ba), *bb = ccs_malloc(bufn * sizeof *bb);
+	uint32_t *rrep = ccs_malloc(((size_t)k->R + 1) * sizeof *rrep);
+	int rc = ba && bb && rrep ? CCS_OK : CCS_ENOMEM;
+	if (!rc) {
+		for (uint32_t i = 0; i < k->R; i++)
+			rrep[i] = NONE;
+		*ok = lanes_equitable(k, ba, bb) && res_equitable(k, ba, bb, rrep);
+		for (uint32_t r = 0; *ok && r < k->nres; r++)
+			if (k->rc[r] != NONE)
+				k->rcap[k->rc[r]] = k->cap_of[r];
+	}
+	ccs_free(ba);
+	ccs_free(bb);
+	ccs_free(rrep);
+	return rc;
+}
+
+/* Representatives and member counts, and each class's flow: the distinct
+ * resource classes on its representative's route, weight b(R, q) the
+ * crossings of one member of R by the class's lanes. */
+static int paths(struct ccs_classes *k)
+{
+	k->rep = ccs_malloc(((size_t)k->Q + 1) * sizeof *k->rep);
+	k->nmem = ccs_calloc((size_t)k->Q + 1, sizeof *k->nmem);
+	k->rcap = ccs_malloc(((size_t)k->R + 1) * sizeof *k->rcap);
+	k->pres = ccs_malloc(((size_t)k->Q + 1) * MP * sizeof *k->pres);
+	k->pw = ccs_malloc(((size_t)k->Q + 1) * MP * sizeof *k->pw);
+	k->pn = ccs_calloc((size_t)k->Q + 1, 1);
+	if (!k->rep || !k->nmem || !k->rcap || !k->pres || !k->pw || !k->pn)
+		return CCS_ENOMEM;
+	for (uint32_t q = 0; q < k->Q; q++)
+		k->rep[q] = NONE;
+	for (uint32_t l = 0; l < k->L; l++) {
+		if (k->rep[k->lc[l]] == NONE)
+			k->rep[k->lc[l]] = l;
+		k->nmem[k->lc[l]]++;
+	}
+	for (uint32_t q = 0; q < k->Q; q++) {
+		uint32_t l = k->rep[q];
+		int m = 0;
+		for (int i = 0; i < k->rn[l]; i++) {
+			uint32_t r = k->route[(size_t)l * MP + i], R = k->rc[r];
+			int seen = 0;
+			for (int x = 0; x < m && !seen; x++)
+				seen = k->pres[(size_t)q * MP + x] == R;
+			if (seen)
+				continue;
+			uint32_t b = 0;
+			for (uint32_t x = k->roff[r]; x < k->roff[r + 1]; x++)
+				b += k->lc[k->rlanes[x]] == q;
+			k->pres[(size_t)q * MP + m] = R;
+			k->pw[(size_t)q * MP + m] = (double)b;
+			m++;
+		}
+		k->pn[q] = (uint8_t)m;
+	}
+	return CCS_OK;
+}
+
+/* Distinct pairs (from[l], to[l]) grouped by from: off (nfrom + 1), list. */
+static int pairs(const uint32_t *from, const uint32_t *to, uint32_t L, uint32_t nfrom, uint32_t **off_,
+                 uint32_t **list_)
+{
+	uint64_t *p = ccs_malloc(((size_t)L + 1) * sizeof *p);
+	uint32_t *off = ccs_calloc((size_t)nfrom + 1, sizeof *off);
+	uint32_t *list = ccs_malloc(((size_t)L + 1) * sizeof *list);
+	if (!p || !off || !list) {
+		ccs_free(p);
+		ccs_free(off);
+		ccs_free(list);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t l = 0; l < L; l++)
+		p[l] = (uint64_t)from[l] << 32 | to[l];
+	qsort(p, L, sizeof *p, cmp_u64);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < L; i++)
+		if (!i || p[i] != p[i - 1]) {
+			list[m++] = (uint32_t)p[i];
+			off[(p[i] >> 32) + 1]++;
+		}
+	for (uint32_t x = 0; x < nfrom; x++)
+		off[x + 1] += off[x];
+	ccs_free(p);
+	*off_ = off;
+	*list_ = list;
+	return CCS_OK;
+}
+
+/* The class dependency graph: D_j(q) the classes of q's members'
+ * dependencies of kind j, S_j(q) the classes that wait on q; and each
+ * class's distinct dependency tuples (for ccs_classes_whole). */
+static int deps(struct ccs_classes *k)
+{
+	int nd = k->ln.ndep;
+	uint32_t *dc = ccs_malloc(((size_t)k->L + 1) * sizeof *dc);
+	if (!dc)
+		return CCS_ENOMEM;
+	int rc = CCS_OK;
+	for (int j = 0; !rc && j < nd; j++) {
+		for (uint32_t l = 0; l < k->L; l++)
+			dc[l] = k->lc[k->pj[j][l]];
+		rc = pairs(k->lc, dc, k->L, k->Q, &k->doff[j], &k->dq[j]);
+		if (!rc)
+			rc = pairs(dc, k->lc, k->L, k->Q, &k->qoff[j], &k->qs[j]);
+	}
+	ccs_free(dc);
+	if (rc || nd < 1)
+		return rc;
+	/* tuples: with one kind they are D_0; with two, pairs of classes */
+	uint64_t *t = ccs_malloc(((size_t)k->L + 1) * sizeof *t);
+	uint32_t *tc = ccs_malloc(((size_t)k->L + 1) * sizeof *tc);
+	if (!t || !tc) {
+		ccs_free(t);
+		ccs_free(tc);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t l = 0; l < k->L; l++) {
+		uint64_t c0 = k->lc[k->pj[0][l]], c1 = nd > 1 ? k->lc[k->pj[1][l]] : 0;
+		t[l] = c0 << 32 | c1;
+	}
+	uint32_t nt;
+	rc = renumber(t, NULL, k->L, tc, &nt);
+	if (!rc)
+		rc = pairs(k->lc, tc, k->L, k->Q, &k->goff, &k->gs);
+	/* gs holds tuple numbers; keep the tuples themselves beside them */
+	uint64_t *tv = rc ? NULL : ccs_malloc(((size_t)nt + 1) * sizeof *tv);
+	if (!rc && !tv)
+		rc = CCS_ENOMEM;
+	for (uint32_t l = 0; !rc && l < k->L; l++)
+		tv[tc[l]] = t[l];
+	ccs_free(k->tuples);
+	k->tuples = tv;
+	ccs_free(t);
+	ccs_free(tc);
+	return rc;
+}
+
+/* ---- the class schedule ---- */
+
+static uint64_t orig_id(const struct ccs_classes *k, uint64_t qid)
+{
+	return k->ln.id(k->s, qid / k->Q, k->rep[qid % k->Q]);
+}
+
+static void q_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct ccs_classes *k = s->ctx;
+	ccs_sched_get(k->s, orig_id(k, id), op);
+}
+
+static uint32_t q_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	const struct ccs_classes *k = s->ctx;
+	uint64_t t = id / k->Q;
+	uint32_t q = (uint32_t)(id % k->Q), n = 0;
+	for (int j = 0; j < k->ln.ndep; j++)
+		if (t >= k->ln.dt[j])
+			n += k->doff[j][q + 1] - k->doff[j][q];
+	return n;
+}
+
+static int q_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	const struct ccs_classes *k = s->ctx;
+	uint64_t t = id / k->Q;
+	uint32_t q = (uint32_t)(id % k->Q);
+	int m = 0;
+	for (int j = 0; j < k->ln.ndep; j++) {
+		if (t + k->ln.dt[j] >= k->ln.T)
+			continue;
+		for (uint32_t x = k->qoff[j][q]; x < k->qoff[j][q + 1]; x++)
+			out[m++] = (t + k->ln.dt[j]) * k->Q + k->qs[j][x];
+	}
+	return m;
+}
+
+static double q_mem(const struct ccs_sched *s, uint64_t id)
+{
+	const struct ccs_classes *k = s->ctx;
+	return ccs_sched_mem(k->s, orig_id(k, id));
+}
+
+static void q_release(struct ccs_sched *s) { memset(s, 0, sizeof *s); }
+
+static const struct ccs_sched_ops q_ops = { q_get, q_succ, q_ndeps, q_release, q_mem, NULL };
+
+int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **why)
+{
+	for (uint32_t c = 0; c < k->Q; c++) {
+		uint32_t nd = 0, ns = 0;
+		for (int j = 0; j < k->ln.ndep; j++) {
+			nd += k->doff[j][c + 1] - k->doff[j][c];
+			ns += k->qoff[j][c + 1] - k->qoff[j][c];
+		}
+		if (nd > 255 || ns > CCS_SCHED_MAXSUCC) {
+			*why = "a class waits on too many classes";
+			return CCS_EINPUT;
+		}
+	}
+	memset(q, 0, sizeof *q);
+	q->nops = k->ln.T * k->Q;
+	q->ctx = k;
+	q->ops = &q_ops;
+	q->mem_per_byte = k->s->mem_per_byte;
+	return CCS_OK;
+}
+
+/* ---- building ---- */
+
+static int alloc_lanes(struct ccs_classes *k)
+{
+	size_t L = (size_t)k->L + 1;
+	k->route = ccs_malloc(L * MP * sizeof *k->route);
+	k->rn = ccs_calloc(L, 1);
+	k->sig0 = ccs_malloc(L * sizeof *k->sig0);
+	k->lc = ccs_malloc(L * sizeof *k->lc);
+	k->rc = ccs_malloc(((size_t)k->nres + 1) * sizeof *k->rc);
+	int bad = !k->route || !k->rn || !k->sig0 || !k->lc || !k->rc;
+	for (int j = 0; j < k->ln.ndep; j++)
+		bad |= !(k->pj[j] = ccs_malloc(L * sizeof *k->pj[j]));
+	return bad ? CCS_ENOMEM : CCS_OK;
+}
+
+/* End times, kept only when some class's members wait on different
+ * class ops (else every start is whole by construction). */
+static int want_done(struct ccs_classes *k)
+{
+	int need = 0;
+	for (uint32_t q = 0; q < k->Q && !need; q++)
+		need = k->goff && k->goff[q + 1] - k->goff[q] > 1;
+	if (!need)
+		return CCS_OK;
+	if (k->ln.T > ((uint64_t)1 << 40) / k->Q)
+		return CCS_ENOMEM;
+	k->done = ccs_malloc((size_t)(k->ln.T * k->Q) * sizeof *k->done);
+	return k->done ? CCS_OK : CCS_ENOMEM;
+}
+
+/* The steps of ccs_classes_new after the lanes are loaded; *why set (and
+ * CCS_OK) when classes do not apply. */
+static int build(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, const char **why)
+{
+	CCS_TRY(adjacency(k));
+	for (int j = 0; k->strict && j < k->ln.ndep; j++)
+		CCS_TRY(invert(k->pj[j], k->L, k->L, &k->soff[j], &k->sl[j]));
+	int ok;
+	CCS_TRY(refine(k, max_q, max_rounds, &ok));
+	if (!ok) {
+		*why = k->Q > max_q ? "too many classes" : "refinement did not settle";
+		return CCS_OK;
+	}
+	CCS_TRY(paths(k));
+	CCS_TRY(verify(k, &ok));
+	if (!ok) {
+		*why = "classes not equitable (a hash collision)";
+		return CCS_OK;
+	}
+	CCS_TRY(deps(k));
+	return want_done(k);
+}
+
+int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, int strict, uint32_t max_q,
+                    uint32_t max_rounds, struct ccs_classes **out, const char **why)
+{
+	struct ccs_sched_lanes ln;
+	*out = NULL;
+	*why = NULL;
+	if (!s->ops || !s->ops->lanes || !s->ops->lanes(s, &ln)) {
+		*why = "the schedule is not made of lanes";
+		return CCS_OK;
+	}
+	if (ln.ndep < 0 || ln.ndep > CCS_SCHED_MAXDEPK || ln.L < 1 || ln.T < 1) {
+		*why = "lanes out of range";
+		return CCS_OK;
+	}
+	struct ccs_classes *k = ccs_calloc(1, sizeof *k);
+	if (!k)
+		return CCS_ENOMEM;
+	k->s = s;
+	k->ln = ln;
+	k->L = ln.L;
+	k->nres = env->nres;
+	k->cap_of = env->cap;
+	k->strict = strict;
+	int rc = alloc_lanes(k);
+	if (!rc && (rc = load_lanes(k, env, why)) == CCS_EINPUT)
+		rc = CCS_OK;            /* *why says it */
+	else if (!rc)
+		rc = build(k, max_q, max_rounds, why);
+	if (rc || *why) {
+		ccs_classes_free(k);
+		return rc;
+	}
+	*out = k;
+	return CCS_OK;
+}
+
+void ccs_classes_free(struct ccs_classes *k)
+{
+	if (!k)
+		return;
+	void *v[] = { k->route, k->rn, k->sig0, k->roff, k->rlanes, k->lc, k->rc, k->rep, k->nmem, k->rcap,
+	              k->pres, k->pw, k->pn, k->goff, k->gs, k->tuples, k->done };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		ccs_free(v[i]);
+	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++) {
+		ccs_free(k->pj[j]);
+		ccs_free(k->soff[j]);
+		ccs_free(k->sl[j]);
+		ccs_free(k->doff[j]);
+		ccs_free(k->dq[j]);
+		ccs_free(k->qoff[j]);
+		ccs_free(k->qs[j]);
+	}
+	ccs_free(k);
+}
+
+/* ---- during a run ---- */
+
+uint32_t ccs_classes_count(const struct ccs_classes *k) { return k->Q; }
+uint32_t ccs_classes_members(const struct ccs_classes *k, uint32_t q) { return k->nmem[q]; }
+uint32_t ccs_classes_nres(const struct ccs_classes *k) { return k->R; }
+const double *ccs_classes_caps(const struct ccs_classes *k) { return k->rcap; }
+const uint32_t *ccs_classes_of_res(const struct ccs_classes *k) { return k->rc; }
+
+int ccs_classes_path(const struct ccs_classes *k, uint64_t qid, const uint32_t **res, const double **w)
+{
+	uint32_t q = (uint32_t)(qid % k->Q);
+	*res = k->pres + (size_t)q * MP;
+	*w = k->pw + (size_t)q * MP;
+	return k->pn[q];
+}
+
+void ccs_classes_done(struct ccs_classes *k, uint64_t qid, ccs_time t)
+{
+	if (k->done)
+		k->done[qid] = t;
+}
+
+int ccs_classes_whole(const struct ccs_classes *k, uint64_t qid)
+{
+	uint32_t q = (uint32_t)(qid % k->Q);
+	if (!k->done || k->goff[q + 1] - k->goff[q] < 2)
+		return 1;
+	uint64_t t = qid / k->Q;
+	ccs_time first = -1;
+	for (uint32_t g = k->goff[q]; g < k->goff[q + 1]; g++) {
+		uint64_t tu = k->tuples[k->gs[g]];
+		uint32_t c[2] = { (uint32_t)(tu >> 32), (uint32_t)tu };
+		ccs_time m = -1;
+		for (int j = 0; j < k->ln.ndep; j++)
+			if (t >= k->ln.dt[j] && k->done[(t - k->ln.dt[j]) * k->Q + c[j]] > m)
+				m = k->done[(t - k->ln.dt[j]) * k->Q + c[j]];
+		if (g == k->goff[q])
+			first = m;
+		else if (m != first)
+			return 0;
+	}
+	return 1;
+}

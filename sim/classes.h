@@ -1,0 +1,88 @@
+/*
+** sim/classes.h: flow classes: a lane schedule's equivalent transfers
+** simulated once, by the fabric's symmetry.
+**
+** A lane schedule (sched.h, ccs_sched_lanes) runs op(t, l) for t < T over
+** lanes l < L, each lane on a fixed route of resources.  Colour refinement
+** (one-dimensional Weisfeiler-Leman) over lanes and resources finds the
+** coarsest equitable partition: lanes start in classes by key, op kind,
+** bytes, delay and start offset, resources by capacity; each round splits a
+** lane by the multiset of its route's resource classes and a resource by
+** the multiset of the classes of the lanes that cross it, until a round
+** splits nothing.  Then for lane class q and resource class R
+**   every lane of q crosses R's members a(q,R) times in all,
+**   every member of R is crossed b(R,q) times by lanes of q.
+** A class op (t, q) stands for op(t, l), l in q: one flow of weight
+** b(R,q) on R (flow.h), at one member's rate.  The partition is found from
+** the routes themselves (the graph), not from a preset's name: a faulted
+** link, a slow GPU or an ECMP collision is a resource unlike the others and
+** splits exactly the classes that cross it.
+**
+** Exactness.  While class ops start whole (their members at one time), the
+** active flows are a union of whole classes, on which the partition stays
+** equitable; progressive filling then gives every member of a class one
+** level, so the class solution is the expanded max-min allocation, and
+** members keep one start, one rate and one end.  A class op waits for the
+** class ops holding its members' dependencies; its members start whole when
+** every member's latest dependency ends at one time.  Loose classes (routes
+** only) leave that to the run, which checks it at every start
+** (ccs_classes_whole) and gives up at the first class op that would not
+** start whole; strict classes also refine lanes by their dependencies'
+** classes and by the classes of the lanes that wait for them, so the check
+** holds by construction, at the price of more classes (around a ring, a
+** lane unlike the others makes every position unlike).
+**
+** Cost: building is rounds x (lanes x route + crossings); a run is T x Q
+** class ops where the expanded run has T x L ops.
+*/
+#ifndef CCS_CLASSES_H
+#define CCS_CLASSES_H
+
+#include "flow.h"
+#include "sched/sched.h"
+
+struct ccs_classes;
+
+/* What the lanes run on: a route for an op (CCS_EINPUT: no live path),
+ * a root op's late start [s], and the resources as the solver sees them. */
+struct ccs_classes_env {
+	void *ctx;
+	int (*route)(void *ctx, uint64_t id, const struct ccs_op *op, uint32_t *res, int *n);
+	double (*late_s)(void *ctx, const struct ccs_op *op);
+	uint32_t nres;
+	const double *cap;
+};
+
+/* Lump s's lanes on env (strict: dependencies in the colours).  *out NULL
+ * with *why set when classes do not apply (no lane view, a lane with no
+ * path, more than max_q classes, refinement not settled in max_rounds);
+ * CCS_ENOMEM.  s and env's arrays must outlive *out. */
+int  ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, int strict, uint32_t max_q,
+                     uint32_t max_rounds, struct ccs_classes **out, const char **why);
+void ccs_classes_free(struct ccs_classes *k);
+
+/* The class schedule: op t Q + q is class op (t, q), filled as lane
+ * rep(q)'s op(t); it waits for the class ops of its members' dependencies.
+ * Valid while k lives (its release frees nothing).  CCS_EINPUT with *why
+ * when a class op would wait for more than 255 or release more than
+ * CCS_SCHED_MAXSUCC. */
+int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **why);
+
+uint32_t ccs_classes_count(const struct ccs_classes *k);          /* Q */
+uint32_t ccs_classes_members(const struct ccs_classes *k, uint32_t q);
+/* Class op qid's flow: resource classes and weights; returns the count. */
+int ccs_classes_path(const struct ccs_classes *k, uint64_t qid, const uint32_t **res, const double **w);
+/* Resource classes: their count, one member's capacity, each resource's
+ * class (UINT32_MAX: crossed by no lane). */
+uint32_t        ccs_classes_nres(const struct ccs_classes *k);
+const double   *ccs_classes_caps(const struct ccs_classes *k);
+const uint32_t *ccs_classes_of_res(const struct ccs_classes *k);
+
+/* Class op qid ended at t (the checks below need it). */
+void ccs_classes_done(struct ccs_classes *k, uint64_t qid, ccs_time t);
+/* Whether class op qid's members all become ready at one time: every
+ * member's latest dependency ended at the same time.  1 always for strict
+ * classes and for a class whose members wait on the same class ops. */
+int  ccs_classes_whole(const struct ccs_classes *k, uint64_t qid);
+
+#endif
