@@ -345,7 +345,11 @@ static int sw_count(const struct conv *v)
 
 static void nvswitch_devices(struct conv *v)
 {
-	if (!v->gpu[0].sw_links)
+	int any = 0;
+	for (int i = 0; i < v->ngpu && !any; i++)
+		any = v->gpu[i].sw_links > 0;
+	/* any GPU's links make the switches (the first GPU may have none) */
+	if (!any)
 		return;
 	int sm = v->gpu[0].sm;
 	ccs_text_printf(&v->o->y, "    - {name: \"nvsw[0-%d]\", type: nvswitch%s}\n", sw_count(v) - 1,
