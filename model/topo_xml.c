@@ -394,10 +394,16 @@ static void sections(struct conv *v)
 		ccs_text_printf(&v->o->y, "  radix: %d\n", sm >= 100 ? 72 : sm >= 90 ? 64 : 36);
 	}
 	const char *type = v->ib ? "ib" : v->roce ? "roce" : "ethernet";
+	/* radix 64 (a Quantum-2 class switch), larger where one node's NICs
+	 * alone need more leaves than a 2-tier fabric of 64 holds */
+	int radix = 64;
+	while (radix < v->nnic)
+		radix *= 2;
 	warn(v->o, "the fabric beyond the node is not in a dump: taken as a non-blocking 2-tier rail-optimized %s fat "
-	           "tree of radix-64 switches without SHARP (--set scaleout.sharp=true, scaleout.radix=N to change it)",
-	     type);
-	ccs_text_printf(&v->o->y, "scaleout:\n  topology: rail-optimized\n  tiers: 2\n  type: %s\n  radix: 64\n  switch_latency: 300ns\n", type);
+	           "tree of radix-%d switches without SHARP (--set scaleout.sharp=true, scaleout.radix=N to change it)",
+	     type, radix);
+	ccs_text_printf(&v->o->y, "scaleout:\n  topology: rail-optimized\n  tiers: 2\n  type: %s\n  radix: %d\n  switch_latency: 300ns\n", type,
+	    radix);
 	if (v->efa && !v->ib && !v->roce)
 		ccs_text_printf(&v->o->y, "model:\n  transport: efa\n");
 }
