@@ -13,14 +13,12 @@ struct ccs_classes {
 	const struct ccs_sched *s;
 	struct ccs_sched_lanes ln;
 	uint32_t L, nres, Q, R;
-	int strict;
 	const double *cap_of;       /* nres: the solver's capacities */
 	uint32_t *route;            /* L x MP: each lane's resources */
 	uint8_t *rn;                /* L: route lengths */
 	uint64_t *sig0;             /* L: first colours (key, kind, bytes, delay, start) */
 	uint32_t *roff, *rlanes;    /* resource -> crossing lanes (CSR, nres + 1) */
 	uint32_t *pj[CCS_SCHED_MAXDEPK];            /* L: pred(j, l) */
-	uint32_t *soff[CCS_SCHED_MAXDEPK], *sl[CCS_SCHED_MAXDEPK];   /* lanes waiting on l */
 	uint32_t *lc, *rc;          /* lane and resource classes */
 	uint32_t *rep, *nmem;       /* Q: a representative lane, the member count */
 	double *rcap;               /* R: one member's capacity */
@@ -115,7 +113,8 @@ static int renumber(const uint64_t *sig, const uint8_t *skip, uint32_t n, uint32
 }
 
 /* Each lane's op(0), route and first colour; *why when a lane has no path. */
-static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, const char **why)
+static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, const uint64_t *extra,
+                      const char **why)
 {
 	for (uint32_t l = 0; l < k->L; l++) {
 		struct ccs_op op;
@@ -135,40 +134,11 @@ static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, 
 		h = mix(h, op.sm);
 		h = mix(h, bits(op.bytes));
 		h = mix(h, bits(op.delay_s));
-		k->sig0[l] = mix(h, bits(late));
+		h = mix(h, bits(late));
+		k->sig0[l] = extra ? mix(h, extra[l]) : h;
 		for (int j = 0; j < k->ln.ndep; j++)
 			k->pj[j][l] = k->ln.pred(k->s, j, l);
 	}
-	return CCS_OK;
-}
-
-/* Inverse of a lane map p (L entries): off (L + 1) and the lanes l with
- * p[l] = x listed at off[x]..off[x+1], in lane order. */
-static int invert(const uint32_t *p, uint32_t L, uint32_t nout, uint32_t **off_, uint32_t **list_)
-{
-	uint32_t *off = ccs_calloc((size_t)nout + 1, sizeof *off);
-	uint32_t *list = ccs_malloc(((size_t)L + 1) * sizeof *list);
-	if (!off || !list) {
-		ccs_free(off);
-		ccs_free(list);
-		return CCS_ENOMEM;
-	}
-	for (uint32_t l = 0; l < L; l++)
-		off[p[l] + 1]++;
-	for (uint32_t x = 0; x < nout; x++)
-		off[x + 1] += off[x];
-	uint32_t *fill = ccs_malloc(((size_t)nout + 1) * sizeof *fill);
-	if (!fill) {
-		ccs_free(off);
-		ccs_free(list);
-		return CCS_ENOMEM;
-	}
-	memcpy(fill, off, (size_t)nout * sizeof *fill);
-	for (uint32_t l = 0; l < L; l++)
-		list[fill[p[l]]++] = l;
-	ccs_free(fill);
-	*off_ = off;
-	*list_ = list;
 	return CCS_OK;
 }
 
@@ -199,8 +169,8 @@ static int adjacency(struct ccs_classes *k)
 	return CCS_OK;
 }
 
-/* Lane l's colour from the last round's classes into sig; buf scratch. */
-static uint64_t lane_sig(const struct ccs_classes *k, uint32_t l, uint32_t *buf, size_t bufn)
+/* Lane l's colour from the last round's classes. */
+static uint64_t lane_sig(const struct ccs_classes *k, uint32_t l)
 {
 	uint32_t v[MP];
 	int n = k->rn[l];
@@ -210,16 +180,6 @@ static uint64_t lane_sig(const struct ccs_classes *k, uint32_t l, uint32_t *buf,
 	uint64_t h = mix(k->lc[l], (uint64_t)n);
 	for (int i = 0; i < n; i++)
 		h = mix(h, v[i]);
-	for (int j = 0; k->strict && j < k->ln.ndep; j++) {
-		h = mix(h, k->lc[k->pj[j][l]]);
-		uint32_t a = k->soff[j][l], b = k->soff[j][l + 1], m = 0;
-		for (uint32_t x = a; x < b && m < bufn; x++)
-			buf[m++] = k->lc[k->sl[j][x]];
-		sort_u32(buf, m);
-		h = mix(h, m);
-		for (uint32_t x = 0; x < m; x++)
-			h = mix(h, buf[x]);
-	}
 	return h;
 }
 
@@ -244,10 +204,6 @@ static int refine(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, in
 	for (uint32_t r = 0; r < k->nres; r++)
 		if (k->roff[r + 1] - k->roff[r] > bufn)
 			bufn = k->roff[r + 1] - k->roff[r];
-	for (int j = 0; k->strict && j < k->ln.ndep; j++)
-		for (uint32_t l = 0; l < k->L; l++)
-			if (k->soff[j][l + 1] - k->soff[j][l] > bufn)
-				bufn = k->soff[j][l + 1] - k->soff[j][l];
 	size_t nsig = k->L > k->nres ? k->L : k->nres;
 	uint64_t *sig = ccs_malloc((nsig + 1) * sizeof *sig);
 	uint32_t *buf = ccs_malloc((bufn + 1) * sizeof *buf);
@@ -267,7 +223,7 @@ static int refine(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, in
 		/* lanes first into sig, then renumbered into a copy, as both
 		 * must read the last round's classes */
 		for (uint32_t l = 0; l < k->L; l++)
-			sig[l] = lane_sig(k, l, buf, bufn);
+			sig[l] = lane_sig(k, l);
 		uint32_t *nlc = ccs_malloc(((size_t)k->L + 1) * sizeof *nlc);
 		if (!nlc || (rc = renumber(sig, NULL, k->L, nlc, &k->Q))) {
 			ccs_free(nlc);
@@ -299,8 +255,7 @@ static int same_multiset(uint32_t *a, uint32_t *b, uint32_t n)
 }
 
 /* Exact check of what the hashes claimed: every lane like its class's
- * representative (first colour, route classes, and when strict its
- * dependencies' and dependants' classes), every resource like its
+ * representative (first colour, route classes), every resource like its
  * class's (capacity, crossing classes).  0 on a hash collision. */
 static int lanes_equitable(const struct ccs_classes *k, uint32_t *ba, uint32_t *bb)
 {
@@ -314,17 +269,6 @@ static int lanes_equitable(const struct ccs_classes *k, uint32_t *ba, uint32_t *
 		}
 		if (!same_multiset(ba, bb, k->rn[l]))
 			return 0;
-		for (int j = 0; k->strict && j < k->ln.ndep; j++) {
-			uint32_t n = k->soff[j][l + 1] - k->soff[j][l];
-			if (k->lc[k->pj[j][l]] != k->lc[k->pj[j][r0]] || n != k->soff[j][r0 + 1] - k->soff[j][r0])
-				return 0;
-			for (uint32_t x = 0; x < n; x++) {
-				ba[x] = k->lc[k->sl[j][k->soff[j][l] + x]];
-				bb[x] = k->lc[k->sl[j][k->soff[j][r0] + x]];
-			}
-			if (!same_multiset(ba, bb, n))
-				return 0;
-		}
 	}
 	return 1;
 }
@@ -356,10 +300,6 @@ static int verify(struct ccs_classes *k, int *ok)
 	for (uint32_t r = 0; r < k->nres; r++)
 		if (k->roff[r + 1] - k->roff[r] > bufn)
 			bufn = k->roff[r + 1] - k->roff[r];
-	for (int j = 0; k->strict && j < k->ln.ndep; j++)
-		for (uint32_t l = 0; l < k->L; l++)
-			if (k->soff[j][l + 1] - k->soff[j][l] > bufn)
-				bufn = k->soff[j][l + 1] - k->soff[j][l];
 	uint32_t *ba = ccs_malloc(bufn * sizeof *ba), *bb = ccs_malloc(bufn * sizeof *bb);
 	uint32_t *rrep = ccs_malloc(((size_t)k->R + 1) * sizeof *rrep);
 	int rc = ba && bb && rrep ? CCS_OK : CCS_ENOMEM;
@@ -604,8 +544,6 @@ static int want_done(struct ccs_classes *k)
 static int build(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, const char **why)
 {
 	CCS_TRY(adjacency(k));
-	for (int j = 0; k->strict && j < k->ln.ndep; j++)
-		CCS_TRY(invert(k->pj[j], k->L, k->L, &k->soff[j], &k->sl[j]));
 	int ok;
 	CCS_TRY(refine(k, max_q, max_rounds, &ok));
 	if (!ok) {
@@ -622,8 +560,8 @@ static int build(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, con
 	return want_done(k);
 }
 
-int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, int strict, uint32_t max_q,
-                    uint32_t max_rounds, struct ccs_classes **out, const char **why)
+int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, const uint64_t *extra,
+                    uint32_t max_q, uint32_t max_rounds, struct ccs_classes **out, const char **why)
 {
 	struct ccs_sched_lanes ln;
 	*out = NULL;
@@ -644,9 +582,8 @@ int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env
 	k->L = ln.L;
 	k->nres = env->nres;
 	k->cap_of = env->cap;
-	k->strict = strict;
 	int rc = alloc_lanes(k);
-	if (!rc && (rc = load_lanes(k, env, why)) == CCS_EINPUT)
+	if (!rc && (rc = load_lanes(k, env, extra, why)) == CCS_EINPUT)
 		rc = CCS_OK;            /* *why says it */
 	else if (!rc)
 		rc = build(k, max_q, max_rounds, why);
@@ -668,8 +605,6 @@ void ccs_classes_free(struct ccs_classes *k)
 		ccs_free(v[i]);
 	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++) {
 		ccs_free(k->pj[j]);
-		ccs_free(k->soff[j]);
-		ccs_free(k->sl[j]);
 		ccs_free(k->doff[j]);
 		ccs_free(k->dq[j]);
 		ccs_free(k->qoff[j]);
@@ -698,6 +633,27 @@ void ccs_classes_done(struct ccs_classes *k, uint64_t qid, ccs_time t)
 {
 	if (k->done)
 		k->done[qid] = t;
+}
+
+/* Member l's latest dependency end for its class op at step t (-1: none). */
+static ccs_time ready_of(const struct ccs_classes *k, uint64_t t, uint32_t l)
+{
+	ccs_time m = -1;
+	for (int j = 0; j < k->ln.ndep; j++)
+		if (t >= k->ln.dt[j]) {
+			ccs_time d = k->done[(t - k->ln.dt[j]) * k->Q + k->lc[k->pj[j][l]]];
+			m = d > m ? d : m;
+		}
+	return m;
+}
+
+void ccs_classes_split(const struct ccs_classes *k, uint64_t qid, uint64_t *extra)
+{
+	uint32_t q = (uint32_t)(qid % k->Q);
+	uint64_t t = qid / k->Q;
+	for (uint32_t l = 0; k->done && l < k->L; l++)
+		if (k->lc[l] == q)
+			extra[l] = mix(extra[l] + 1, (uint64_t)ready_of(k, t, l));
 }
 
 int ccs_classes_whole(const struct ccs_classes *k, uint64_t qid)

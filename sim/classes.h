@@ -24,13 +24,17 @@
 ** level, so the class solution is the expanded max-min allocation, and
 ** members keep one start, one rate and one end.  A class op waits for the
 ** class ops holding its members' dependencies; its members start whole when
-** every member's latest dependency ends at one time.  Loose classes (routes
-** only) leave that to the run, which checks it at every start
-** (ccs_classes_whole) and gives up at the first class op that would not
-** start whole; strict classes also refine lanes by their dependencies'
-** classes and by the classes of the lanes that wait for them, so the check
-** holds by construction, at the price of more classes (around a ring, a
-** lane unlike the others makes every position unlike).
+** every member's latest dependency ends at one time.  Routes alone do not
+** promise that (around a ring every position inside a node has the same
+** route shape, but a position after the network hop gets its data later
+** than one after an NVLink hop), so a run checks it at every start
+** (ccs_classes_whole) and, at the first class op that would not start
+** whole, stops: its members get colours by the time they would be ready
+** (ccs_classes_split) and the run starts again from time 0 on the refined
+** classes.  Restarts only split, so they end; a run that completes started
+** every class op whole, and is exact.  Where timing differs everywhere (a
+** straggler on a small ring) the classes become as many as the lanes and
+** the caller runs per flow instead.
 **
 ** Cost: building is rounds x (lanes x route + crossings); a run is T x Q
 ** class ops where the expanded run has T x L ops.
@@ -53,12 +57,17 @@ struct ccs_classes_env {
 	const double *cap;
 };
 
-/* Lump s's lanes on env (strict: dependencies in the colours).  *out NULL
- * with *why set when classes do not apply (no lane view, a lane with no
- * path, more than max_q classes, refinement not settled in max_rounds);
- * CCS_ENOMEM.  s and env's arrays must outlive *out. */
-int  ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, int strict, uint32_t max_q,
-                     uint32_t max_rounds, struct ccs_classes **out, const char **why);
+/* Lump s's lanes on env, lane l's first colour also holding extra[l]
+ * (NULL: none; what ccs_classes_split learnt).  *out NULL with *why set
+ * when classes do not apply (no lane view, a lane with no path, more than
+ * max_q classes, refinement not settled in max_rounds); CCS_ENOMEM.  s and
+ * env's arrays must outlive *out. */
+int  ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, const uint64_t *extra,
+                     uint32_t max_q, uint32_t max_rounds, struct ccs_classes **out, const char **why);
+/* Class op qid would not start whole: mix into extra[l] (L entries) of
+ * each of its members the time its own dependencies ended, so that the
+ * next ccs_classes_new splits the class by readiness. */
+void ccs_classes_split(const struct ccs_classes *k, uint64_t qid, uint64_t *extra);
 void ccs_classes_free(struct ccs_classes *k);
 
 /* The class schedule: op t Q + q is class op (t, q), filled as lane
@@ -81,8 +90,8 @@ const uint32_t *ccs_classes_of_res(const struct ccs_classes *k);
 /* Class op qid ended at t (the checks below need it). */
 void ccs_classes_done(struct ccs_classes *k, uint64_t qid, ccs_time t);
 /* Whether class op qid's members all become ready at one time: every
- * member's latest dependency ended at the same time.  1 always for strict
- * classes and for a class whose members wait on the same class ops. */
+ * member's latest dependency ended at the same time (1 at once for a
+ * class whose members wait on the same class ops). */
 int  ccs_classes_whole(const struct ccs_classes *k, uint64_t qid);
 
 #endif

@@ -6,6 +6,7 @@
 #include "flow.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* the model's events: a flow's finish (id the flow, ver its version), a
@@ -29,7 +30,8 @@ struct run {
 	struct ccs_flows *fl;
 	struct ccs_sim_stats *st;
 	struct ccs_classes *cls;    /* a class run's classes, else NULL */
-	int split;                  /* a class op would not start whole: run per flow */
+	int split;                  /* a class op would not start whole: split and restart */
+	uint64_t split_op;          /* that class op */
 	double *caps;               /* the solver's capacities (a slow GPU's memory in bytes sent) */
 };
 
@@ -299,6 +301,7 @@ static int c_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct cc
 	*busy = 0;
 	if (!ccs_classes_whole(r->cls, id)) {
 		r->split = 1;
+		r->split_op = id;
 		snprintf(err, errn, "a class would not start whole");
 		return CCS_EINPUT;
 	}
@@ -352,28 +355,26 @@ static int classes_apply(const struct run *r)
 	       ccs_fabric_next_fault(r->fab) == CCS_TIME_MAX;
 }
 
-/* Run s as classes (strict: dependencies in the colours).  *ran 0 when
- * classes do not apply or a class would not start whole (then nothing is
- * kept and the caller runs per flow). */
-static int run_classes(struct run *r, int strict, struct ccs_engine_stats *es, int *ran, char *err, size_t errn)
+/* Run s as classes, lane l's first colour holding extra[l].  *ran 0 when
+ * classes do not apply or a class would not start whole (r->split; then
+ * nothing is kept). */
+static int run_classes(struct run *r, uint32_t L, const uint64_t *extra, struct ccs_engine_stats *es, int *ran,
+                       char *err, size_t errn)
 {
 	*ran = 0;
-	uint32_t L;
-	struct ccs_sched_lanes ln;
-	if (!r->s->ops->lanes(r->s, &ln))
-		return CCS_OK;
-	L = ln.L;
 	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps };
 	const char *why;
 	/* worth it only well below one class per lane */
-	CCS_TRY(ccs_classes_new(r->s, &env, strict, strict ? L / 4 : L / 2, strict ? 1024 : 64, &r->cls, &why));
+	CCS_TRY(ccs_classes_new(r->s, &env, extra, L / 2, 256, &r->cls, &why));
+	r->st->per_flow_why = why;
 	if (!r->cls)
 		return CCS_OK;
 	struct ccs_sched q;
 	int rc = ccs_classes_sched(r->cls, &q, &why);
-	if (rc == CCS_EINPUT)
+	if (rc == CCS_EINPUT) {
+		r->st->per_flow_why = why;
 		rc = CCS_OK;
-	else if (!rc)
+	} else if (!rc)
 		rc = ccs_flows_new(&r->fl, ccs_classes_nres(r->cls), ccs_classes_caps(r->cls));
 	if (rc || !r->fl)
 		return rc;
@@ -382,11 +383,11 @@ static int run_classes(struct run *r, int strict, struct ccs_engine_stats *es, i
 	rc = ccs_engine_run(&q, &model, NULL, es, err, errn);
 	if (rc == CCS_EINPUT && r->split) {
 		*r->st = keep;
+		r->st->per_flow_why = "a class would not start whole";
 		return CCS_OK;
 	}
 	*ran = 1;
 	r->st->classes = ccs_classes_count(r->cls);
-	r->st->ops = rc ? 0 : r->s->nops;
 	return rc;
 }
 
@@ -425,17 +426,45 @@ static int open_flows(struct run *r)
 	return ccs_flows_new(&r->fl, ccs_fabric_nres(r->fab), r->caps);
 }
 
-/* Per flow, or as classes where they apply (loose, then strict), falling
- * back to per flow where a class would not start whole. */
+/* As classes where they apply, splitting and starting again while a class
+ * would not start whole (at most CCS_SIM_RESTARTS times); else per flow. */
+#define CCS_SIM_RESTARTS 64
+static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, char *err, size_t errn)
+{
+	struct ccs_sched_lanes ln;
+	*ran = 0;
+	if (!r->s->ops->lanes(r->s, &ln))
+		return CCS_OK;
+	uint64_t *extra = ccs_calloc((size_t)ln.L + 1, sizeof *extra);
+	if (!extra)
+		return CCS_ENOMEM;
+	int rc = CCS_OK;
+	for (int k = 0; !rc && k <= CCS_SIM_RESTARTS; k++) {
+		rc = run_classes(r, ln.L, extra, es, ran, err, errn);
+		if (rc || *ran || !r->split)
+			break;
+		ccs_classes_split(r->cls, r->split_op, extra);
+		r->st->restarts++;
+		drop_classes(r);
+		memset(es, 0, sizeof *es);
+	}
+	if (!rc && !*ran)
+		drop_classes(r);
+	ccs_free(extra);
+	return rc;
+}
+
+/* Per flow, or as classes where they apply. */
 static int run_any(struct run *r, const struct ccs_engine_model *model, const struct ccs_engine_hooks *eh,
                    struct ccs_engine_stats *es, char *err, size_t errn)
 {
-	for (int strict = 0; classes_apply(r) && strict < 2; strict++) {
+	r->st->per_flow_why = classes_apply(r) ? NULL : "classes off (per flow asked, observers, timed faults, spraying, "
+	                      "or no lanes)";
+	if (classes_apply(r)) {
 		int ran;
-		int rc = run_classes(r, strict, es, &ran, err, errn);
-		if (ran || rc)
-			return rc;
-		drop_classes(r);
+		CCS_TRY(try_classes(r, es, &ran, err, errn));
+		if (ran)
+			return CCS_OK;
 		memset(es, 0, sizeof *es);
 	}
 	CCS_TRY(open_flows(r));
@@ -474,7 +503,8 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	if (rc != CCS_ENOMEM || es.events) {
 		st->time_s = es.time_s;
 		st->events = es.events;
-		st->ops = es.ops;
+		/* a class run counts the ops its class ops stand for */
+		st->ops = !r.cls ? es.ops : rc ? 0 : s->nops;
 	}
 	ccs_free(r.parts);
 	if (r.cls && flows_out && rc == CCS_OK) {

@@ -29,6 +29,8 @@ struct ccs_sim_stats {
 	double bytes_sent, bytes_received;
 	uint32_t classes;              /* lane classes of a class run (classes.h); 0: per flow */
 	uint64_t class_flows;          /* class flows of a class run */
+	uint32_t restarts;             /* class runs split and started again */
+	const char *per_flow_why;      /* why a run was per flow (static text), NULL for a class run */
 };
 
 /* Optional observers of a run (a trace writer). */

@@ -1,0 +1,227 @@
+/*
+** tests/unit/test_classes.c: flow classes (sim/classes.h) change no result.
+**
+** - weighted max-min (flow.h): m copies of a random system sharing some
+**   resources, solved expanded and as one class per base flow (weight m on
+**   the shared resources, 1 on the copied ones): the class rates are the
+**   members' rates within 1e-12, and the max-min check holds on both;
+** - every shipped topology (small node counts), ring AllReduce, AllGather
+**   and ReduceScatter in both granularities, seeded sizes and channels,
+**   with and without a static fault or a straggler: the class run's time
+**   and every resource's bytes and busy time equal the per-flow run's
+**   within 1e-9 relative; and on the symmetric clusters the class run did
+**   run as classes (far fewer classes than lanes).
+** The seed is printed when a check fails.
+*/
+#include "../check.h"
+#include "fixture.h"
+
+#include "../../sim/classes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+static uint64_t seed0;
+
+static int push_nothing(void *ctx, uint32_t flow, ccs_time done, uint32_t ver)
+{
+	(void)ctx;
+	(void)flow;
+	(void)done;
+	(void)ver;
+	return CCS_OK;
+}
+
+/* One random base system: nb flows over nown own resources (copied per
+ * member) and nsh shared ones; m copies expanded against one class each. */
+static void weighted_case(void)
+{
+	int m = 2 + (int)(fx_next() % 7), nown = 1 + (int)(fx_next() % 6), nsh = 1 + (int)(fx_next() % 4);
+	int nb = 1 + (int)(fx_next() % 8);
+	double cap[64];
+	for (int i = 0; i < nown + nsh; i++)
+		cap[i] = 1e9 * (1 + (double)(fx_next() % 10));
+	/* expanded: copy c's own resource i is c * nown + i; shared after all */
+	double ecap[64 * 9];
+	uint32_t ne = (uint32_t)(m * nown + nsh);
+	for (int c = 0; c < m; c++)
+		for (int i = 0; i < nown; i++)
+			ecap[c * nown + i] = cap[i];
+	for (int i = 0; i < nsh; i++)
+		ecap[m * nown + i] = cap[nown + i];
+	struct ccs_flows *fe, *fq;
+	CHECK(!ccs_flows_new(&fe, ne, ecap));
+	CHECK(!ccs_flows_new(&fq, (uint32_t)(nown + nsh), cap));
+	uint32_t qid[8], eid[8][9];
+	for (int b = 0; b < nb; b++) {
+		uint32_t res[CCS_FLOW_MAXPATH], eres[CCS_FLOW_MAXPATH];
+		double w[CCS_FLOW_MAXPATH];
+		int n = 0;
+		for (int i = 0; i < nown + nsh && n < 6; i++)
+			if (fx_next() % 2 || (i == nown + nsh - 1 && !n)) {
+				res[n] = (uint32_t)i;
+				w[n++] = i < nown ? 1.0 : (double)m;
+			}
+		CHECK(!ccs_flows_add_w(fq, res, w, n, 1e6, (uint64_t)b, 0, &qid[b]));
+		for (int c = 0; c < m; c++) {
+			for (int k = 0; k < n; k++)
+				eres[k] = res[k] < (uint32_t)nown ? (uint32_t)(c * nown) + res[k] : (uint32_t)(m * nown) + res[k] - (uint32_t)nown;
+			CHECK(!ccs_flows_add(fe, eres, n, 1e6, (uint64_t)b, 0, &eid[b][c]));
+		}
+	}
+	CHECK(!ccs_flows_update(fe, 0, push_nothing, NULL));
+	CHECK(!ccs_flows_update(fq, 0, push_nothing, NULL));
+	int bad = 0;
+	for (int b = 0; b < nb; b++)
+		for (int c = 0; c < m; c++) {
+			double re = ccs_flows_rate(fe, eid[b][c]), rq = ccs_flows_rate(fq, qid[b]);
+			bad += fabs(re - rq) > 1e-12 * (re > rq ? re : rq);
+		}
+	if (bad)
+		fprintf(stderr, "weighted max-min differs from the expanded system (seed %llu)\n", (unsigned long long)seed0);
+	CHECK(!bad);
+	CHECK(ccs_flows_check(fe) == 0);
+	CHECK(ccs_flows_check(fq) == 0);
+	ccs_flows_free(fe);
+	ccs_flows_free(fq);
+}
+
+struct cmp_case {
+	const char *topo;
+	const char *sets[3];
+	int nsets;
+};
+
+/* One run; fills st and *fl (caller frees). */
+static int run_one(struct ccs_fabric *fab, const struct ccs_comm *c, int coll, int channels, uint64_t bytes,
+                   int flags, int classes, struct ccs_sim_stats *st, struct ccs_flows **fl)
+{
+	struct ccs_sched s;
+	const char *why;
+	char err[256];
+	if (ccs_sched_build_flags(c, coll, CCS_ALGO_RING, CCS_PROTO_SIMPLE, channels, bytes, flags, &s, &why))
+		return -1;
+	ccs_fabric_set_classes(fab, classes);
+	int rc = ccs_sim_run(fab, &s, st, fl, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "run: %s\n", err);
+	ccs_sched_release(&s);
+	ccs_fabric_set_classes(fab, 1);
+	return rc;
+}
+
+static int near(double a, double b, double rel, double abs_)
+{
+	return fabs(a - b) <= rel * (fabs(a) > fabs(b) ? fabs(a) : fabs(b)) + abs_;
+}
+
+/* Class run against per-flow run: time, bytes and busy time per resource. */
+static int compare(const struct ccs_comm *c, struct ccs_fabric *fab, int coll, int channels, uint64_t bytes, int flags,
+                   uint32_t *classes_out)
+{
+	struct ccs_sim_stats a, b;
+	struct ccs_flows *fa = NULL, *fb = NULL;
+	if (run_one(fab, c, coll, channels, bytes, flags, 1, &a, &fa) ||
+	    run_one(fab, c, coll, channels, bytes, flags, 0, &b, &fb)) {
+		ccs_flows_free(fa);
+		ccs_flows_free(fb);
+		return 1;
+	}
+	int bad = !near(a.time_s, b.time_s, 1e-9, 0) || b.classes != 0 || a.ops != b.ops ||
+	          !near(a.bytes_sent, b.bytes_sent, 1e-9, 0) || !near(a.bytes_received, b.bytes_received, 1e-9, 0);
+	if (bad)
+		fprintf(stderr, "stats: ops %llu/%llu sent %.17g/%.17g received %.17g/%.17g\n", (unsigned long long)a.ops,
+		        (unsigned long long)b.ops, a.bytes_sent, b.bytes_sent, a.bytes_received, b.bytes_received);
+	for (uint32_t r = 0; r < ccs_fabric_nres(fab); r++) {
+		const struct ccs_res_stats *x = ccs_flows_stats(fa, r), *y = ccs_flows_stats(fb, r);
+		int d = !near(x->bytes, y->bytes, 1e-9, 1e-3) || !near(x->busy_s, y->busy_s, 1e-9, 1e-15) ||
+		        !near(x->peak_util, y->peak_util, 1e-9, 1e-12);
+		if (d && bad < 3)
+			fprintf(stderr, "resource %u: bytes %.17g/%.17g busy %.17g/%.17g peak %.17g/%.17g\n", r, x->bytes,
+			        y->bytes, x->busy_s, y->busy_s, x->peak_util, y->peak_util);
+		bad += d;
+	}
+	if (bad)
+		fprintf(stderr, "classes differ: coll %d ch %d %llu B flags %d: %.9e vs %.9e s (%u classes; seed %llu)\n", coll,
+		        channels, (unsigned long long)bytes, flags, a.time_s, b.time_s, a.classes,
+		        (unsigned long long)seed0);
+	*classes_out = a.classes;
+	if (getenv("CCS_TEST_TIMES"))
+		fprintf(stderr, "  coll %d ch %d %llu B flags %d: %u classes of %d ranks%s%s\n", coll, channels,
+		        (unsigned long long)bytes, flags, a.classes, c->n, a.per_flow_why ? ": " : "",
+		        a.per_flow_why ? a.per_flow_why : "");
+	ccs_flows_free(fa);
+	ccs_flows_free(fb);
+	return bad;
+}
+
+static const struct cmp_case cases[] = {
+	{ "topologies/hgx-h100.yaml", { "nodes=4" }, 1 },
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=8" }, 1 },
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=6", "faults+=nic:node2/nic0:50%" }, 2 },
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=4", "faults+=straggler:node1/gpu3:20us" }, 2 },
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=4", "faults+=straggler:node0/gpu5:50%" }, 2 },
+	{ "topologies/cluster-16k-3tier.yaml", { "nodes=34" }, 1 },
+	{ "topologies/hgx-h800.yaml", { "nodes=3" }, 1 },
+	{ "topologies/hgx-b200.yaml", { "nodes=2" }, 1 },
+	{ "topologies/dgx-a100.yaml", { "nodes=2" }, 1 },
+	{ "topologies/aws-p4de.yaml", { "nodes=2" }, 1 },
+	{ "topologies/aws-p5.yaml", { "nodes=2" }, 1 },
+	{ "topologies/aws-p5en.yaml", { "nodes=2" }, 1 },
+	{ "topologies/pcie-8gpu.yaml", { 0 }, 0 },
+	{ "topologies/ascend-8npu-hccs.yaml", { 0 }, 0 },
+	{ "topologies/gb200-nvl72.yaml", { 0 }, 0 },
+	{ "topologies/cloudmatrix384.yaml", { 0 }, 0 },
+};
+
+/* 1 when the topology (or its sets) does not load here: reported once */
+static int shipped_case(const struct cmp_case *k, int *lumped)
+{
+	struct fx_world w;
+	if (fx_world_up(&w, k->topo, k->sets, k->nsets, 0) || !w.t) {
+		fprintf(stderr, "classes: %s does not load\n", k->topo);
+		return 1;
+	}
+	int bad = 0;
+	static const int colls[] = { CCS_COLL_ALLREDUCE, CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER };
+	for (int i = 0; i < 3; i++) {
+		int coll = colls[i], ch = (int)(fx_next() % 3);   /* 0: NCCL's */
+		uint64_t bytes = (uint64_t)1 << (14 + fx_next() % 14);
+		bytes += fx_next() % 4096 * 4;
+		int flags = fx_next() % 2 ? CCS_SCHED_STEP : 0;
+		uint32_t q = 0;
+		bad += compare(&w.c, w.fab, coll, ch, bytes, flags, &q);
+		*lumped += q > 0;
+	}
+	fx_world_down(&w);
+	return bad;
+}
+
+int main(void)
+{
+	const char *env = getenv("CCS_TEST_SEED");
+	seed0 = env ? strtoull(env, NULL, 10) : 20261201;
+	fx_rng = seed0;
+	for (int i = 0; i < 300; i++)
+		weighted_case();
+	int bad = 0, lumped = 0, hgx_lumped = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int l = 0;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		bad += shipped_case(&cases[i], &l);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (getenv("CCS_TEST_TIMES"))
+			fprintf(stderr, "%s %s: %.2f s, %d lumped\n", cases[i].topo, cases[i].sets[0] ? cases[i].sets[0] : "",
+			        (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), l);
+		lumped += l;
+		if (i == 1)
+			hgx_lumped = l;
+	}
+	CHECK(!bad);
+	/* the 64-rank cluster has 8 ring positions per node: classes ran */
+	CHECK(hgx_lumped == 3);
+	CHECK(lumped > 10);
+	return CHECK_DONE("classes");
+}
