@@ -32,7 +32,7 @@ LIB_SRC := $(wildcard model/*.c sim/*.c sim/sched/*.c) \
 CLI_SRC := $(wildcard sim/cli/*.c sim/cli/run/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 PROP_TESTS := $(patsubst tests/prop/%.c,%,$(wildcard tests/prop/prop_*.c))
-BENCH_SRC := tests/bench/bench_topo.c
+BENCH_SRC := tests/bench/bench_topo.c tests/bench/bench_classes.c
 # tests/fuzz/fuzz_<reader>.c: one harness per reader; make test replays their
 # corpus and crash inputs (tests/fuzz/replay.c), make fuzz runs libFuzzer
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_util.c,$(wildcard tests/fuzz/fuzz_*.c)))
@@ -116,6 +116,8 @@ $(REL)/validate: $(REL)/tests/validate/validate.o libccsim.a
 
 $(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
+$(REL)/bench_classes: $(REL)/tests/bench/bench_classes.o libccsim.a
+	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
 
 $(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
@@ -156,8 +158,8 @@ $(FUZZ_LIB_OBJ) $(FUZZ_CLI_OBJ): | fuzz-cc
 fuzz: fuzz-cc $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 	@sh tests/fuzz/run.sh $(FUZZ)/bin $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-bench: bin/ccsim $(REL)/bench_topo
-	@$(REL)/bench_topo
+bench: bin/ccsim $(REL)/bench_topo $(REL)/bench_classes
+	@$(REL)/bench_topo; a=$$?; echo; $(REL)/bench_classes; b=$$?; [ $$a -eq 0 ] && [ $$b -eq 0 ]
 
 check-deps: bin/ccsim
 	@sh tests/tools/check_deps.sh $(REL)

@@ -47,7 +47,7 @@ static void test_engine(void)
 	if (!t)
 		return;
 	/* a cycle is a deadlock, reported, not a hang */
-	static const struct ccs_sched_ops cyc_ops = { cyc_get, cyc_succ, cyc_ndeps, NULL, NULL };
+	static const struct ccs_sched_ops cyc_ops = { cyc_get, cyc_succ, cyc_ndeps, NULL, NULL, NULL };
 	struct ccs_sched s = { .nops = 3, .ops = &cyc_ops };
 	struct ccs_sim_stats st;
 	CHECK(ccs_sim_run(fab, &s, &st, NULL, err, sizeof err) == CCS_EINPUT);
