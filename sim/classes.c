@@ -13,6 +13,7 @@ struct ccs_classes {
 	const struct ccs_sched *s;
 	struct ccs_sched_lanes ln;
 	uint32_t L, nres, Q, R;
+	uint32_t max_q, max_rounds;
 	const double *cap_of;       /* nres: the solver's capacities */
 	uint32_t *route;            /* L x MP: each lane's resources */
 	uint8_t *rn;                /* L: route lengths */
@@ -113,8 +114,7 @@ static int renumber(const uint64_t *sig, const uint8_t *skip, uint32_t n, uint32
 }
 
 /* Each lane's op(0), route and first colour; *why when a lane has no path. */
-static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, const uint64_t *extra,
-                      const char **why)
+static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, const char **why)
 {
 	for (uint32_t l = 0; l < k->L; l++) {
 		struct ccs_op op;
@@ -134,8 +134,7 @@ static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, 
 		h = mix(h, op.sm);
 		h = mix(h, bits(op.bytes));
 		h = mix(h, bits(op.delay_s));
-		h = mix(h, bits(late));
-		k->sig0[l] = extra ? mix(h, extra[l]) : h;
+		k->sig0[l] = mix(h, bits(late));
 		for (int j = 0; j < k->ln.ndep; j++)
 			k->pj[j][l] = k->ln.pred(k->s, j, l);
 	}
@@ -196,10 +195,12 @@ static uint64_t res_sig(const struct ccs_classes *k, uint32_t r, uint32_t *buf)
 	return h;
 }
 
-/* Refine to the fixed point; 1 when settled within max_q classes and
- * max_rounds rounds, 0 when not (then no classes). */
-static int refine(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, int *ok)
+/* Refine to the fixed point from lane colours init (and, first, resources
+ * by capacity; again, from their classes); *ok 1 when settled within
+ * max_q classes and max_rounds rounds, 0 when not (then no classes). */
+static int refine(struct ccs_classes *k, const uint64_t *init, int again, int *ok)
 {
+	uint32_t max_q = k->max_q, max_rounds = k->max_rounds;
 	size_t bufn = 0;
 	for (uint32_t r = 0; r < k->nres; r++)
 		if (k->roff[r + 1] - k->roff[r] > bufn)
@@ -211,12 +212,12 @@ static int refine(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, in
 	int rc = sig && buf && unused ? CCS_OK : CCS_ENOMEM;
 	for (uint32_t r = 0; !rc && r < k->nres; r++) {
 		unused[r] = k->roff[r + 1] == k->roff[r];
-		sig[r] = bits(k->cap_of[r]);
+		sig[r] = again ? k->rc[r] : bits(k->cap_of[r]);
 	}
 	if (!rc)
 		rc = renumber(sig, unused, k->nres, k->rc, &k->R);
 	if (!rc)
-		rc = renumber(k->sig0, NULL, k->L, k->lc, &k->Q);
+		rc = renumber(init, NULL, k->L, k->lc, &k->Q);
 	*ok = 0;
 	for (uint32_t round = 0; !rc && round < max_rounds && k->Q <= max_q; round++) {
 		uint32_t Q = k->Q, R = k->R;
@@ -359,34 +360,64 @@ static int paths(struct ccs_classes *k)
 	return CCS_OK;
 }
 
-/* Distinct pairs (from[l], to[l]) grouped by from: off (nfrom + 1), list. */
+/* Distinct pairs (from[l], to[l]) grouped by from, each group in
+ * ascending order of to: off (nfrom + 1), list.  A hash set finds the
+ * distinct pairs (there are few: classes, not lanes), so this is linear
+ * in L. */
 static int pairs(const uint32_t *from, const uint32_t *to, uint32_t L, uint32_t nfrom, uint32_t **off_,
                  uint32_t **list_)
 {
-	uint64_t *p = ccs_malloc(((size_t)L + 1) * sizeof *p);
-	uint32_t *off = ccs_calloc((size_t)nfrom + 1, sizeof *off);
-	uint32_t *list = ccs_malloc(((size_t)L + 1) * sizeof *list);
-	if (!p || !off || !list) {
-		ccs_free(p);
-		ccs_free(off);
-		ccs_free(list);
-		return CCS_ENOMEM;
-	}
-	for (uint32_t l = 0; l < L; l++)
-		p[l] = (uint64_t)from[l] << 32 | to[l];
-	qsort(p, L, sizeof *p, cmp_u64);
-	uint32_t m = 0;
-	for (uint32_t i = 0; i < L; i++)
-		if (!i || p[i] != p[i - 1]) {
-			list[m++] = (uint32_t)p[i];
-			off[(p[i] >> 32) + 1]++;
+	size_t cap = 64;
+	uint64_t *set = NULL, *p = NULL;
+	uint32_t *off = NULL, *list = NULL, np = 0;
+	int rc = CCS_ENOMEM;
+	for (;;) {
+		/* grow until the distinct pairs fill at most half the table */
+		ccs_free(set);
+		set = ccs_malloc(cap * sizeof *set);
+		if (!set)
+			goto out;
+		memset(set, 0xff, cap * sizeof *set);
+		np = 0;
+		uint32_t l = 0;
+		for (; l < L && np * 2 < cap; l++) {
+			uint64_t v = (uint64_t)from[l] << 32 | to[l];
+			size_t h = (size_t)mix(v, 7) & (cap - 1);
+			while (set[h] != UINT64_MAX && set[h] != v)
+				h = (h + 1) & (cap - 1);
+			np += set[h] == UINT64_MAX;
+			set[h] = v;
 		}
+		if (l == L && np * 2 < cap + 2)
+			break;
+		cap *= 4;
+	}
+	p = ccs_malloc(((size_t)np + 1) * sizeof *p);
+	off = ccs_calloc((size_t)nfrom + 1, sizeof *off);
+	list = ccs_malloc(((size_t)np + 1) * sizeof *list);
+	if (!p || !off || !list)
+		goto out;
+	np = 0;
+	for (size_t h = 0; h < cap; h++)
+		if (set[h] != UINT64_MAX)
+			p[np++] = set[h];
+	qsort(p, np, sizeof *p, cmp_u64);
+	for (uint32_t x = 0; x < np; x++) {
+		list[x] = (uint32_t)p[x];
+		off[(p[x] >> 32) + 1]++;
+	}
 	for (uint32_t x = 0; x < nfrom; x++)
 		off[x + 1] += off[x];
-	ccs_free(p);
 	*off_ = off;
 	*list_ = list;
-	return CCS_OK;
+	off = list = NULL;
+	rc = CCS_OK;
+out:
+	ccs_free(set);
+	ccs_free(p);
+	ccs_free(off);
+	ccs_free(list);
+	return rc;
 }
 
 /* The class dependency graph: D_j(q) the classes of q's members'
@@ -536,18 +567,43 @@ static int want_done(struct ccs_classes *k)
 	if (k->ln.T > ((uint64_t)1 << 40) / k->Q)
 		return CCS_ENOMEM;
 	k->done = ccs_malloc((size_t)(k->ln.T * k->Q) * sizeof *k->done);
-	return k->done ? CCS_OK : CCS_ENOMEM;
+	if (!k->done)
+		return CCS_ENOMEM;
+	memset(k->done, 0xff, (size_t)(k->ln.T * k->Q) * sizeof *k->done);   /* -1: not ended */
+	return CCS_OK;
 }
 
 /* The steps of ccs_classes_new after the lanes are loaded; *why set (and
  * CCS_OK) when classes do not apply. */
-static int build(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, const char **why)
+/* What depends on the partition, freed before it is refined again. */
+static void drop_partition(struct ccs_classes *k)
 {
-	CCS_TRY(adjacency(k));
+	void *v[] = { k->rep, k->nmem, k->rcap, k->pres, k->pw, k->pn, k->goff, k->gs, k->tuples, k->done };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		ccs_free(v[i]);
+	k->rep = k->nmem = k->pres = k->goff = k->gs = NULL;
+	k->rcap = k->pw = NULL;
+	k->pn = NULL;
+	k->tuples = NULL;
+	k->done = NULL;
+	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++) {
+		void *w[] = { k->doff[j], k->dq[j], k->qoff[j], k->qs[j] };
+		for (size_t i = 0; i < 4; i++)
+			ccs_free(w[i]);
+		k->doff[j] = k->dq[j] = k->qoff[j] = k->qs[j] = NULL;
+	}
+}
+
+/* The partition from lane colours init (again: after a split, resources
+ * from their classes) and what depends on it; *why set (and CCS_OK) when
+ * classes do not apply. */
+static int partition(struct ccs_classes *k, const uint64_t *init, int again, const char **why)
+{
+	drop_partition(k);
 	int ok;
-	CCS_TRY(refine(k, max_q, max_rounds, &ok));
+	CCS_TRY(refine(k, init, again, &ok));
 	if (!ok) {
-		*why = k->Q > max_q ? "too many classes" : "refinement did not settle";
+		*why = k->Q > k->max_q ? "too many classes" : "refinement did not settle";
 		return CCS_OK;
 	}
 	CCS_TRY(paths(k));
@@ -560,8 +616,8 @@ static int build(struct ccs_classes *k, uint32_t max_q, uint32_t max_rounds, con
 	return want_done(k);
 }
 
-int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, const uint64_t *extra,
-                    uint32_t max_q, uint32_t max_rounds, struct ccs_classes **out, const char **why)
+int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, uint32_t max_q,
+                    uint32_t max_rounds, struct ccs_classes **out, const char **why)
 {
 	struct ccs_sched_lanes ln;
 	*out = NULL;
@@ -582,11 +638,13 @@ int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env
 	k->L = ln.L;
 	k->nres = env->nres;
 	k->cap_of = env->cap;
+	k->max_q = max_q;
+	k->max_rounds = max_rounds;
 	int rc = alloc_lanes(k);
-	if (!rc && (rc = load_lanes(k, env, extra, why)) == CCS_EINPUT)
+	if (!rc && (rc = load_lanes(k, env, why)) == CCS_EINPUT)
 		rc = CCS_OK;            /* *why says it */
-	else if (!rc)
-		rc = build(k, max_q, max_rounds, why);
+	else if (!rc && !(rc = adjacency(k)))
+		rc = partition(k, k->sig0, 0, why);
 	if (rc || *why) {
 		ccs_classes_free(k);
 		return rc;
@@ -599,17 +657,12 @@ void ccs_classes_free(struct ccs_classes *k)
 {
 	if (!k)
 		return;
-	void *v[] = { k->route, k->rn, k->sig0, k->roff, k->rlanes, k->lc, k->rc, k->rep, k->nmem, k->rcap,
-	              k->pres, k->pw, k->pn, k->goff, k->gs, k->tuples, k->done };
+	drop_partition(k);
+	void *v[] = { k->route, k->rn, k->sig0, k->roff, k->rlanes, k->lc, k->rc };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		ccs_free(v[i]);
-	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++) {
+	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++)
 		ccs_free(k->pj[j]);
-		ccs_free(k->doff[j]);
-		ccs_free(k->dq[j]);
-		ccs_free(k->qoff[j]);
-		ccs_free(k->qs[j]);
-	}
 	ccs_free(k);
 }
 
@@ -647,13 +700,53 @@ static ccs_time ready_of(const struct ccs_classes *k, uint64_t t, uint32_t l)
 	return m;
 }
 
-void ccs_classes_split(const struct ccs_classes *k, uint64_t qid, uint64_t *extra)
+/* Whether every dependency of class op (t, q) has ended. */
+static int deps_ended(const struct ccs_classes *k, uint64_t t, uint32_t q)
 {
-	uint32_t q = (uint32_t)(qid % k->Q);
+	for (int j = 0; j < k->ln.ndep; j++)
+		for (uint32_t x = k->doff[j][q]; t >= k->ln.dt[j] && x < k->doff[j][q + 1]; x++)
+			if (k->done[(t - k->ln.dt[j]) * k->Q + k->dq[j][x]] < 0)
+				return 0;
+	return 1;
+}
+
+int ccs_classes_split(struct ccs_classes *k, uint64_t qid, const char **why)
+{
+	*why = NULL;
+	if (!k->done)
+		return CCS_EINTERNAL;
 	uint64_t t = qid / k->Q;
-	for (uint32_t l = 0; k->done && l < k->L; l++)
-		if (k->lc[l] == q)
-			extra[l] = mix(extra[l] + 1, (uint64_t)ready_of(k, t, l));
+	uint8_t *cut = ccs_calloc((size_t)k->Q * 2 + 1, 1);
+	uint64_t *init = ccs_malloc(((size_t)k->L + 1) * sizeof *init);
+	if (!init || !cut) {
+		ccs_free(cut);
+		ccs_free(init);
+		return CCS_ENOMEM;
+	}
+	/* this class op, and every other of its step and the next whose
+	 * dependencies have all ended (their ends are exact: they are not
+	 * later than the failing start) and that would not start whole
+	 * either: one restart for what would be several */
+	cut[qid % k->Q] = 1;
+	for (uint64_t dt = 0; dt < 2 && t + dt < k->ln.T; dt++)
+		for (uint32_t q = 0; q < k->Q; q++)
+			if (deps_ended(k, t + dt, q) && !ccs_classes_whole(k, (t + dt) * k->Q + q))
+				cut[dt * k->Q + q] = 1;
+	/* the last partition, with those classes' members told apart by when
+	 * they would be ready: refining from there gives what refining from
+	 * the first colours with that told apart would (it is coarser) */
+	for (uint32_t l = 0; l < k->L; l++) {
+		uint32_t q = k->lc[l];
+		uint64_t h = q;
+		for (uint64_t dt = 0; dt < 2; dt++)
+			if (cut[dt * k->Q + q])
+				h = mix(h + 1 + dt, (uint64_t)ready_of(k, t + dt, l));
+		init[l] = h;
+	}
+	int rc = partition(k, init, 1, why);
+	ccs_free(init);
+	ccs_free(cut);
+	return rc;
 }
 
 int ccs_classes_whole(const struct ccs_classes *k, uint64_t qid)

@@ -29,9 +29,9 @@
 ** route shape, but a position after the network hop gets its data later
 ** than one after an NVLink hop), so a run checks it at every start
 ** (ccs_classes_whole) and, at the first class op that would not start
-** whole, stops: its members get colours by the time they would be ready
-** (ccs_classes_split) and the run starts again from time 0 on the refined
-** classes.  Restarts only split, so they end; a run that completes started
+** whole, stops: its members get colours by the time they would be ready,
+** the partition is refined from there (ccs_classes_split) and the run starts
+** again from time 0 on the new classes.  Restarts only split, so they end; a run that completes started
 ** every class op whole, and is exact.  Where timing differs everywhere (a
 ** straggler on a small ring) the classes become as many as the lanes and
 ** the caller runs per flow instead.
@@ -57,17 +57,17 @@ struct ccs_classes_env {
 	const double *cap;
 };
 
-/* Lump s's lanes on env, lane l's first colour also holding extra[l]
- * (NULL: none; what ccs_classes_split learnt).  *out NULL with *why set
- * when classes do not apply (no lane view, a lane with no path, more than
- * max_q classes, refinement not settled in max_rounds); CCS_ENOMEM.  s and
- * env's arrays must outlive *out. */
-int  ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, const uint64_t *extra,
-                     uint32_t max_q, uint32_t max_rounds, struct ccs_classes **out, const char **why);
-/* Class op qid would not start whole: mix into extra[l] (L entries) of
- * each of its members the time its own dependencies ended, so that the
- * next ccs_classes_new splits the class by readiness. */
-void ccs_classes_split(const struct ccs_classes *k, uint64_t qid, uint64_t *extra);
+/* Lump s's lanes on env.  *out NULL with *why set when classes do not
+ * apply (no lane view, a lane with no path, more than max_q classes,
+ * refinement not settled in max_rounds rounds); CCS_ENOMEM.  s and env's
+ * arrays must outlive *out. */
+int  ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env, uint32_t max_q,
+                     uint32_t max_rounds, struct ccs_classes **out, const char **why);
+/* Class op qid would not start whole: tell its members apart by the time
+ * their own dependencies ended and refine again (routes are kept; class
+ * numbers change, so a run on k starts over).  *why set when classes no
+ * longer apply (then k is not to be run, only freed); CCS_ENOMEM. */
+int  ccs_classes_split(struct ccs_classes *k, uint64_t qid, const char **why);
 void ccs_classes_free(struct ccs_classes *k);
 
 /* The class schedule: op t Q + q is class op (t, q), filled as lane

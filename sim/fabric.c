@@ -392,11 +392,14 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 	const struct ccs_topo *t = f->t;
 	if (a == b)
 		return CCS_OK;
-	/* BFS from b, so that distances to b guide the walk from a */
+	/* BFS from b, so that distances to b guide the walk from a; it stops
+	 * once a is found: every device nearer to b than a has its distance
+	 * by then, and the walk only steps to those (in a large fabric most of
+	 * it is farther than a) */
 	uint32_t qh = 0, qt = 0, touched = 0;
 	f->dist[b] = 0;
 	f->queue[qt++] = b;
-	while (qh < qt) {
+	while (qh < qt && f->dist[a] < 0) {
 		uint32_t u = f->queue[qh++];
 		if (u != b) {
 			int k = t->dev[u].kind;
@@ -416,6 +419,8 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 				continue;   /* a plane the flow may not use */
 			f->dist[v] = f->dist[u] + 1;
 			f->queue[qt++] = v;
+			if (v == a)
+				break;
 		}
 	}
 	touched = qt;

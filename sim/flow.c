@@ -26,6 +26,7 @@ struct res {
 	double load0, lvl;          /* load before the update; level it froze at */
 	uint32_t *fl, nfl, capfl, nun;
 	uint32_t nw;                /* weighted flows (classes) in fl */
+	double *flw;                /* beside fl once a class joins: each entry's weight */
 	uint8_t dirty, mark, froze, seen; /* mark: 0, IN or OPEN during an update */
 	ccs_time t_stat;
 	struct ccs_res_stats st;
@@ -105,8 +106,10 @@ void ccs_flows_free(struct ccs_flows *f)
 {
 	if (!f)
 		return;
-	for (uint32_t i = 0; i < f->nres; i++)
+	for (uint32_t i = 0; i < f->nres; i++) {
 		ccs_free(f->r[i].fl);
+		ccs_free(f->r[i].flw);
+	}
 	ccs_free(f->r);
 	ccs_free(f->f);
 	ccs_free(f->dirty);
@@ -136,11 +139,30 @@ static int room(struct res *r)
 	if (r->nfl < r->capfl)
 		return CCS_OK;
 	uint32_t nc = r->capfl ? r->capfl * 2 : 4;
+	if (r->flw) {
+		double *nw = ccs_realloc(r->flw, nc * sizeof *nw);
+		if (!nw)
+			return CCS_ENOMEM;
+		r->flw = nw;
+	}
 	uint32_t *nl = ccs_realloc(r->fl, nc * sizeof *nl);
 	if (!nl)
 		return CCS_ENOMEM;
 	r->fl = nl;
 	r->capfl = nc;
+	return CCS_OK;
+}
+
+/* r's list gets weights (1 for the ordinary flows already on it). */
+static int weights_on(struct res *r)
+{
+	if (r->flw)
+		return CCS_OK;
+	r->flw = ccs_malloc((r->capfl ? r->capfl : 1) * sizeof *r->flw);
+	if (!r->flw)
+		return CCS_ENOMEM;
+	for (uint32_t j = 0; j < r->nfl; j++)
+		r->flw[j] = 1.0;
 	return CCS_OK;
 }
 
@@ -197,8 +219,12 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
 		CCS_TRY(room(r));
+		if (w)
+			CCS_TRY(weights_on(r));
 		fl->res[i] = res[i];
 		fl->pos[i] = r->nfl;
+		if (r->flw)
+			r->flw[r->nfl] = w ? w[i] : 1.0;
 		r->fl[r->nfl++] = k;
 		r->nw += w != NULL;
 		CCS_TRY(mark_dirty(f, res[i]));
@@ -244,6 +270,8 @@ static void unlink_res(struct ccs_flows *f, uint32_t k, int i)
 	uint32_t p = fl->pos[i], last = r->fl[--r->nfl];
 	if (p != r->nfl) {
 		r->fl[p] = last;
+		if (r->flw)
+			r->flw[p] = r->flw[r->nfl];
 		struct flow *lf = &f->f[last];
 		for (int j = 0; j < lf->n; j++)
 			if (lf->res[j] == fl->res[i] && lf->pos[j] == r->nfl) {
@@ -303,6 +331,8 @@ int ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int
 		struct res *r = &f->r[res[i]];
 		fl->res[i] = res[i];
 		fl->pos[i] = r->nfl;
+		if (r->flw)
+			r->flw[r->nfl] = 1.0;
 		r->fl[r->nfl++] = id;
 	}
 	return CCS_OK;
@@ -561,26 +591,14 @@ static void alone_flows(struct ccs_flows *f, ccs_time now, uint32_t *ncr_, uint3
 	*ncf_ = ncf;
 }
 
-/* Flow k's weight on resource ri (the sum, should its path cross ri twice). */
-static double slot_weight(const struct ccs_flows *f, uint32_t k, uint32_t ri)
-{
-	const struct flow *fl = &f->f[k];
-	double w = 0;
-	for (int q = 0; q < fl->n; q++)
-		if (fl->res[q] == ri)
-			w += wgt(f, fl, k, q);
-	return w;
-}
-
 /* The weight of r's flows (their count when none is a class). */
-static double weight_on(const struct ccs_flows *f, const struct res *r)
+static double weight_on(const struct res *r)
 {
-	double w = 0;
 	if (!r->nw)
 		return (double)r->nfl;
-	uint32_t ri = (uint32_t)(r - f->r);
+	double w = 0;
 	for (uint32_t j = 0; j < r->nfl; j++)
-		w += f->f[r->fl[j]].weighted ? slot_weight(f, r->fl[j], ri) : 1.0;
+		w += r->flw[j];
 	return w;
 }
 
@@ -597,7 +615,7 @@ static uint32_t prepare_round(struct ccs_flows *f, uint32_t nfast, uint32_t ncr)
 		if (r->mark == OPEN) {
 			r->rem = r->cap;
 			r->nun = r->nfl;
-			r->wun = weight_on(f, r);
+			r->wun = weight_on(r);
 			r->load = 0;
 			continue;
 		}
@@ -605,7 +623,7 @@ static uint32_t prepare_round(struct ccs_flows *f, uint32_t nfast, uint32_t ncr)
 		uint32_t in = 0;
 		for (uint32_t j = 0; j < r->nfl; j++) {
 			struct flow *fl = &f->f[r->fl[j]];
-			double w = fl->weighted ? slot_weight(f, r->fl[j], f->cres[i]) : 1.0;
+			double w = r->flw ? r->flw[j] : 1.0;
 			if (fl->mark) {
 				in++;
 				win += w;
@@ -784,7 +802,7 @@ double ccs_flows_load(const struct ccs_flows *f, uint32_t res)
 	const struct res *r = &f->r[res];
 	for (uint32_t j = 0; j < r->nfl; j++) {
 		const struct flow *fl = &f->f[r->fl[j]];
-		s += fl->rate * (fl->weighted ? slot_weight(f, r->fl[j], res) : 1.0);
+		s += fl->rate * (r->flw ? r->flw[j] : 1.0);
 	}
 	return s;
 }

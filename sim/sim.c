@@ -355,20 +355,13 @@ static int classes_apply(const struct run *r)
 	       ccs_fabric_next_fault(r->fab) == CCS_TIME_MAX;
 }
 
-/* Run s as classes, lane l's first colour holding extra[l].  *ran 0 when
- * classes do not apply or a class would not start whole (r->split; then
- * nothing is kept). */
-static int run_classes(struct run *r, uint32_t L, const uint64_t *extra, struct ccs_engine_stats *es, int *ran,
-                       char *err, size_t errn)
+/* Run s on the classes r->cls.  *ran 0 when their schedule does not apply
+ * or a class would not start whole (r->split; then nothing is kept but
+ * the classes). */
+static int run_classes(struct run *r, struct ccs_engine_stats *es, int *ran, char *err, size_t errn)
 {
 	*ran = 0;
-	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps };
 	const char *why;
-	/* worth it only well below one class per lane */
-	CCS_TRY(ccs_classes_new(r->s, &env, extra, L / 2, 256, &r->cls, &why));
-	r->st->per_flow_why = why;
-	if (!r->cls)
-		return CCS_OK;
 	struct ccs_sched q;
 	int rc = ccs_classes_sched(r->cls, &q, &why);
 	if (rc == CCS_EINPUT) {
@@ -384,6 +377,8 @@ static int run_classes(struct run *r, uint32_t L, const uint64_t *extra, struct 
 	if (rc == CCS_EINPUT && r->split) {
 		*r->st = keep;
 		r->st->per_flow_why = "a class would not start whole";
+		ccs_flows_free(r->fl);
+		r->fl = NULL;
 		return CCS_OK;
 	}
 	*ran = 1;
@@ -435,22 +430,27 @@ static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 	*ran = 0;
 	if (!r->s->ops->lanes(r->s, &ln))
 		return CCS_OK;
-	uint64_t *extra = ccs_calloc((size_t)ln.L + 1, sizeof *extra);
-	if (!extra)
-		return CCS_ENOMEM;
+	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps };
+	const char *why;
+	/* worth it only well below one class per lane */
+	CCS_TRY(ccs_classes_new(r->s, &env, ln.L / 2, 256, &r->cls, &why));
+	r->st->per_flow_why = why;
 	int rc = CCS_OK;
-	for (int k = 0; !rc && k <= CCS_SIM_RESTARTS; k++) {
-		rc = run_classes(r, ln.L, extra, es, ran, err, errn);
+	for (int k = 0; r->cls && !rc && k <= CCS_SIM_RESTARTS; k++) {
+		rc = run_classes(r, es, ran, err, errn);
 		if (rc || *ran || !r->split)
 			break;
-		ccs_classes_split(r->cls, r->split_op, extra);
+		r->split = 0;
 		r->st->restarts++;
-		drop_classes(r);
 		memset(es, 0, sizeof *es);
+		rc = ccs_classes_split(r->cls, r->split_op, &why);
+		if (!rc && why) {
+			r->st->per_flow_why = why;
+			break;
+		}
 	}
 	if (!rc && !*ran)
 		drop_classes(r);
-	ccs_free(extra);
 	return rc;
 }
 
