@@ -28,8 +28,8 @@ struct ccs_classes {
 	uint8_t *pn;
 	uint32_t *doff[CCS_SCHED_MAXDEPK], *dq[CCS_SCHED_MAXDEPK];   /* D_j(q): dependency classes */
 	uint32_t *qoff[CCS_SCHED_MAXDEPK], *qs[CCS_SCHED_MAXDEPK];   /* S_j(q): classes that wait on q */
-	uint32_t *goff, *gs;        /* per class its members' distinct dependency tuples */
-	uint64_t *tuples;           /* tuple number -> (class of kind 0) << 32 | class of kind 1 */
+	uint32_t *goff;             /* per class its members' distinct dependency tuples: */
+	uint32_t *tup;              /* ndep classes each (NONE: no dependency of that kind) */
 	ccs_time *done;             /* T x Q end times, when some class has two tuples */
 };
 
@@ -135,9 +135,48 @@ static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, 
 		h = mix(h, bits(op.bytes));
 		h = mix(h, bits(op.delay_s));
 		k->sig0[l] = mix(h, bits(late));
-		for (int j = 0; j < k->ln.ndep; j++)
+		for (int j = 0; j < k->ln.ndep; j++) {
 			k->pj[j][l] = k->ln.pred(k->s, j, l);
+			if (k->pj[j][l] != NONE && k->pj[j][l] >= k->L)
+				return CCS_EINTERNAL;
+		}
 	}
+	return CCS_OK;
+}
+
+/* Each lane's depth in the dependencies within a step (dt 0) goes into
+ * its first colour: classes that wait on each other within a step then
+ * form no cycle (each waits only on shallower ones).  CCS_EINPUT when the
+ * lanes' own dependencies within a step form one. */
+static int depths(struct ccs_classes *k, const char **why)
+{
+	int any = 0;
+	for (int j = 0; j < k->ln.ndep; j++)
+		any |= k->ln.dt[j] == 0;
+	if (!any)
+		return CCS_OK;
+	uint32_t *d = ccs_calloc((size_t)k->L + 1, sizeof *d);
+	if (!d)
+		return CCS_ENOMEM;
+	for (uint32_t round = 0, changed = 1; changed; round++) {
+		if (round > k->L) {
+			ccs_free(d);
+			*why = "the lanes' dependencies within a step form a cycle";
+			return CCS_EINPUT;
+		}
+		changed = 0;
+		for (uint32_t l = 0; l < k->L; l++)
+			for (int j = 0; j < k->ln.ndep; j++) {
+				uint32_t p = k->pj[j][l];
+				if (!k->ln.dt[j] && p != NONE && d[p] + 1 > d[l]) {
+					d[l] = d[p] + 1;
+					changed = 1;
+				}
+			}
+	}
+	for (uint32_t l = 0; l < k->L; l++)
+		k->sig0[l] = mix(k->sig0[l], (uint64_t)d[l] + 0x5eed);
+	ccs_free(d);
 	return CCS_OK;
 }
 
@@ -420,53 +459,85 @@ out:
 	return rc;
 }
 
+/* A lane's class and its dependencies' classes, for sorting. */
+struct ltup {
+	uint32_t q, c[CCS_SCHED_MAXDEPK];
+};
+
+/* By class, then by the dependencies' classes (numerically: goff below
+ * lays the classes out in order). */
+static int cmp_ltup(const void *a, const void *b)
+{
+	const struct ltup *x = a, *y = b;
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
+	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++)
+		if (x->c[j] != y->c[j])
+			return x->c[j] < y->c[j] ? -1 : 1;
+	return 0;
+}
+
+/* Each class's distinct dependency tuples (the classes its members'
+ * dependencies are in, kind by kind), sorted: goff, tup. */
+static int tuples(struct ccs_classes *k)
+{
+	int nd = k->ln.ndep;
+	struct ltup *v = ccs_malloc(((size_t)k->L + 1) * sizeof *v);
+	k->goff = ccs_calloc((size_t)k->Q + 1, sizeof *k->goff);
+	if (!v || !k->goff) {
+		ccs_free(v);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t l = 0; l < k->L; l++) {
+		memset(&v[l], 0xff, sizeof v[l]);
+		v[l].q = k->lc[l];
+		for (int j = 0; j < nd; j++)
+			v[l].c[j] = k->pj[j][l] == NONE ? NONE : k->lc[k->pj[j][l]];
+	}
+	qsort(v, k->L, sizeof *v, cmp_ltup);
+	uint32_t m = 0;
+	for (uint32_t l = 0; l < k->L; l++)
+		if (!l || cmp_ltup(&v[l], &v[m - 1]))
+			v[m++] = v[l];
+	k->tup = ccs_malloc(((size_t)m * (size_t)(nd > 0 ? nd : 1) + 1) * sizeof *k->tup);
+	if (!k->tup) {
+		ccs_free(v);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t x = 0; x < m; x++) {
+		k->goff[v[x].q + 1]++;
+		for (int j = 0; j < nd; j++)
+			k->tup[(size_t)x * (size_t)nd + (size_t)j] = v[x].c[j];
+	}
+	for (uint32_t q = 0; q < k->Q; q++)
+		k->goff[q + 1] += k->goff[q];
+	ccs_free(v);
+	return CCS_OK;
+}
+
 /* The class dependency graph: D_j(q) the classes of q's members'
  * dependencies of kind j, S_j(q) the classes that wait on q; and each
  * class's distinct dependency tuples (for ccs_classes_whole). */
 static int deps(struct ccs_classes *k)
 {
 	int nd = k->ln.ndep;
-	uint32_t *dc = ccs_malloc(((size_t)k->L + 1) * sizeof *dc);
-	if (!dc)
-		return CCS_ENOMEM;
-	int rc = CCS_OK;
+	uint32_t *from = ccs_malloc(((size_t)k->L + 1) * sizeof *from);
+	uint32_t *to = ccs_malloc(((size_t)k->L + 1) * sizeof *to);
+	int rc = from && to ? CCS_OK : CCS_ENOMEM;
 	for (int j = 0; !rc && j < nd; j++) {
+		uint32_t m = 0;
 		for (uint32_t l = 0; l < k->L; l++)
-			dc[l] = k->lc[k->pj[j][l]];
-		rc = pairs(k->lc, dc, k->L, k->Q, &k->doff[j], &k->dq[j]);
+			if (k->pj[j][l] != NONE) {
+				from[m] = k->lc[l];
+				to[m++] = k->lc[k->pj[j][l]];
+			}
+		rc = pairs(from, to, m, k->Q, &k->doff[j], &k->dq[j]);
 		if (!rc)
-			rc = pairs(dc, k->lc, k->L, k->Q, &k->qoff[j], &k->qs[j]);
+			rc = pairs(to, from, m, k->Q, &k->qoff[j], &k->qs[j]);
 	}
-	ccs_free(dc);
-	if (rc || nd < 1)
-		return rc;
-	/* tuples: with one kind they are D_0; with two, pairs of classes */
-	uint64_t *t = ccs_malloc(((size_t)k->L + 1) * sizeof *t);
-	uint32_t *tc = ccs_malloc(((size_t)k->L + 1) * sizeof *tc);
-	if (!t || !tc) {
-		ccs_free(t);
-		ccs_free(tc);
-		return CCS_ENOMEM;
-	}
-	for (uint32_t l = 0; l < k->L; l++) {
-		uint64_t c0 = k->lc[k->pj[0][l]], c1 = nd > 1 ? k->lc[k->pj[1][l]] : 0;
-		t[l] = c0 << 32 | c1;
-	}
-	uint32_t nt;
-	rc = renumber(t, NULL, k->L, tc, &nt);
-	if (!rc)
-		rc = pairs(k->lc, tc, k->L, k->Q, &k->goff, &k->gs);
-	/* gs holds tuple numbers; keep the tuples themselves beside them */
-	uint64_t *tv = rc ? NULL : ccs_malloc(((size_t)nt + 1) * sizeof *tv);
-	if (!rc && !tv)
-		rc = CCS_ENOMEM;
-	for (uint32_t l = 0; !rc && l < k->L; l++)
-		tv[tc[l]] = t[l];
-	ccs_free(k->tuples);
-	k->tuples = tv;
-	ccs_free(t);
-	ccs_free(tc);
-	return rc;
+	ccs_free(from);
+	ccs_free(to);
+	return rc ? rc : tuples(k);
 }
 
 /* ---- the class schedule ---- */
@@ -578,13 +649,12 @@ static int want_done(struct ccs_classes *k)
 /* What depends on the partition, freed before it is refined again. */
 static void drop_partition(struct ccs_classes *k)
 {
-	void *v[] = { k->rep, k->nmem, k->rcap, k->pres, k->pw, k->pn, k->goff, k->gs, k->tuples, k->done };
+	void *v[] = { k->rep, k->nmem, k->rcap, k->pres, k->pw, k->pn, k->goff, k->tup, k->done };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		ccs_free(v[i]);
-	k->rep = k->nmem = k->pres = k->goff = k->gs = NULL;
+	k->rep = k->nmem = k->pres = k->goff = k->tup = NULL;
 	k->rcap = k->pw = NULL;
 	k->pn = NULL;
-	k->tuples = NULL;
 	k->done = NULL;
 	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++) {
 		void *w[] = { k->doff[j], k->dq[j], k->qoff[j], k->qs[j] };
@@ -641,7 +711,9 @@ int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env
 	k->max_q = max_q;
 	k->max_rounds = max_rounds;
 	int rc = alloc_lanes(k);
-	if (!rc && (rc = load_lanes(k, env, why)) == CCS_EINPUT)
+	if (!rc && !(rc = load_lanes(k, env, why)))
+		rc = depths(k, why);
+	if (rc == CCS_EINPUT)
 		rc = CCS_OK;            /* *why says it */
 	else if (!rc && !(rc = adjacency(k)))
 		rc = partition(k, k->sig0, 0, why);
@@ -693,7 +765,7 @@ static ccs_time ready_of(const struct ccs_classes *k, uint64_t t, uint32_t l)
 {
 	ccs_time m = -1;
 	for (int j = 0; j < k->ln.ndep; j++)
-		if (t >= k->ln.dt[j]) {
+		if (t >= k->ln.dt[j] && k->pj[j][l] != NONE) {
 			ccs_time d = k->done[(t - k->ln.dt[j]) * k->Q + k->lc[k->pj[j][l]]];
 			m = d > m ? d : m;
 		}
@@ -755,13 +827,13 @@ int ccs_classes_whole(const struct ccs_classes *k, uint64_t qid)
 	if (!k->done || k->goff[q + 1] - k->goff[q] < 2)
 		return 1;
 	uint64_t t = qid / k->Q;
+	int nd = k->ln.ndep;
 	ccs_time first = -1;
 	for (uint32_t g = k->goff[q]; g < k->goff[q + 1]; g++) {
-		uint64_t tu = k->tuples[k->gs[g]];
-		uint32_t c[2] = { (uint32_t)(tu >> 32), (uint32_t)tu };
+		const uint32_t *c = k->tup + (size_t)g * (size_t)nd;
 		ccs_time m = -1;
-		for (int j = 0; j < k->ln.ndep; j++)
-			if (t >= k->ln.dt[j] && k->done[(t - k->ln.dt[j]) * k->Q + c[j]] > m)
+		for (int j = 0; j < nd; j++)
+			if (c[j] != NONE && t >= k->ln.dt[j] && k->done[(t - k->ln.dt[j]) * k->Q + c[j]] > m)
 				m = k->done[(t - k->ln.dt[j]) * k->Q + c[j]];
 		if (g == k->goff[q])
 			first = m;

@@ -383,6 +383,7 @@ static int run_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 	}
 	*ran = 1;
 	r->st->classes = ccs_classes_count(r->cls);
+	r->st->per_flow_why = NULL;
 	return rc;
 }
 

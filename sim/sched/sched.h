@@ -53,19 +53,21 @@ struct ccs_sched;
  * lanes by the fabric's symmetry): the ops are op(t, l) = id(t, l) for
  * t < T and l < L, lane l's t-th op.  Every op of a lane has the route of
  * op(0, l) (kind, src, dst, NICs, channel, sm); op(t, l) and op(t, l')
- * move the same bytes after the same delay when key(l) == key(l').
- * Op(t, l) waits for exactly op(t - dt[j], pred(j, l)) for each kind j <
- * ndep with t >= dt[j]; pred(j, .) is a function of lanes. */
+ * move the same bytes after the same delay when key(l) == key(l') and
+ * op(0, l), op(0, l') do.  Op(t, l) waits for exactly op(t - dt[j],
+ * pred(j, l)) for each kind j < ndep with t >= dt[j] and pred(j, l) not
+ * CCS_SCHED_NOLANE; dependencies with dt 0 (within a step) form no cycle. */
+#define CCS_SCHED_MAXDEPK 4
+#define CCS_SCHED_NOLANE UINT32_MAX
 struct ccs_sched_lanes {
 	uint32_t L;
 	uint64_t T;
 	int ndep;                   /* at most CCS_SCHED_MAXDEPK */
-	uint64_t dt[2];
+	uint64_t dt[CCS_SCHED_MAXDEPK];
 	uint64_t (*id)(const struct ccs_sched *s, uint64_t t, uint32_t l);
 	uint32_t (*pred)(const struct ccs_sched *s, int j, uint32_t l);
 	uint64_t (*key)(const struct ccs_sched *s, uint32_t l);
 };
-#define CCS_SCHED_MAXDEPK 2
 
 /* A schedule kind's callbacks, one static const table per kind (SQLite's
  * io_methods): get fills every field of op id; succ writes the ops that

@@ -212,7 +212,60 @@ static void ts_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const struct ccs_sched_ops ts_ops = { ts_get, ts_succ, ts_ndeps, ts_release, NULL, NULL };
+/* The lane view (sched.h) where chunks move whole (J = 1: Simple): lane
+ * (c n + r) 2 + down is channel c's rank r going up or down, t its chunk;
+ * op (t, lane) is ts_id(c, t, 0, r, down).  Kind 0: its own previous
+ * chunk (dt 1); kinds 1-3, within the chunk (dt 0): going up its
+ * children's up, going down its parent's down (the root's: its own up). */
+static uint64_t tl_id(const struct ccs_sched *s, uint64_t t, uint32_t l)
+{
+	const struct tree_sched *ts = s->ctx;
+	uint64_t nn = 2 * (uint64_t)ts->n;
+	return ((uint64_t)(l / nn) * (uint64_t)ts->K + t) * nn + l % nn;
+}
+
+static uint32_t tl_pred(const struct ccs_sched *s, int j, uint32_t l)
+{
+	const struct tree_sched *ts = s->ctx;
+	uint32_t nn = 2 * (uint32_t)ts->n, c = l / nn, r = (l % nn) / 2, down = l & 1;
+	int t = variant(ts, (int)c);
+	if (j == 0)
+		return l;
+	if (down) {
+		int par = ts->parent[t][r];
+		return j > 1 ? CCS_SCHED_NOLANE : par < 0 ? l - 1 : c * nn + (uint32_t)par * 2 + 1;
+	}
+	if (j - 1 >= ts->nchild[t][r])
+		return CCS_SCHED_NOLANE;
+	return c * nn + (uint32_t)ts->child[t][3 * r + (uint32_t)(j - 1)] * 2;
+}
+
+static uint64_t tl_key(const struct ccs_sched *s, uint32_t l)
+{
+	const struct tree_sched *ts = s->ctx;
+	uint32_t nn = 2 * (uint32_t)ts->n, c = l / nn, r = (l % nn) / 2;
+	int t = variant(ts, (int)c);
+	return (uint64_t)is_net(ts, t, (int)r) | (uint64_t)(l & 1) << 1 | (uint64_t)(ts->nchild[t][r] == 0) << 2 |
+	       (uint64_t)(ts->parent[t][r] < 0) << 3;
+}
+
+static int tl_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
+{
+	const struct tree_sched *ts = s->ctx;
+	if (ts->J != 1 || 2 * (uint64_t)ts->C * (uint64_t)ts->n >= UINT32_MAX)
+		return 0;
+	memset(out, 0, sizeof *out);
+	out->L = 2 * (uint32_t)ts->C * (uint32_t)ts->n;
+	out->T = (uint64_t)ts->K;
+	out->ndep = 4;
+	out->dt[0] = 1;
+	out->id = tl_id;
+	out->pred = tl_pred;
+	out->key = tl_key;
+	return 1;
+}
+
+static const struct ccs_sched_ops ts_ops = { ts_get, ts_succ, ts_ndeps, ts_release, NULL, tl_lanes };
 
 /* Parent of position k in an in-order binary tree over 0..G-1 rooted at 0
  * (NCCL's btree shape): with b the lowest set bit of k, the parent is k
