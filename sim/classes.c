@@ -597,8 +597,12 @@ int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **w
 			nd += k->doff[j][c + 1] - k->doff[j][c];
 			ns += k->qoff[j][c + 1] - k->qoff[j][c];
 		}
-		if (nd > 255 || ns > CCS_SCHED_MAXSUCC) {
-			*why = "a class waits on too many classes";
+		if (nd > 255) {
+			*why = "a class waits on more than 255 classes";
+			return CCS_EINPUT;
+		}
+		if (ns > CCS_SCHED_MAXSUCC) {
+			*why = "a class releases more than 64 classes";
 			return CCS_EINPUT;
 		}
 	}
