@@ -44,6 +44,7 @@ struct res {
 	double wall, sim, closed, events, ranks, classes, flows, class_flows, restarts;
 	double pf_wall, pf_sim;     /* per flow; pf_wall < 0: not run */
 	double ok;                  /* 1: the class run finished */
+	char why[80];               /* why it ran per flow ("" as classes) */
 };
 
 static double now(void)
@@ -85,6 +86,7 @@ static void run_child(const struct bcase *b, struct res *x)
 	x->class_flows = (double)st.class_flows;
 	x->restarts = st.restarts;
 	x->ok = 1;
+	snprintf(x->why, sizeof x->why, "%s", st.per_flow_why ? st.per_flow_why : "");
 	if ((double)s.nops > PER_FLOW_MAX_OPS)
 		return;
 	ccs_fabric_set_classes(fab, 0);
@@ -139,6 +141,10 @@ static const struct bcase cases[] = {
 	  1ull << 30, 0, 0, 0 },
 	{ "ring NCCL ch 1 GiB", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 0,
 	  1ull << 30, 0, 0, 0 },
+	{ "tree 2ch 1 GiB", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2,
+	  1ull << 30, 0, 0, 0 },
+	{ "tree 2ch 1 GiB", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2,
+	  1ull << 30, 0, 0, 0 },
 	{ "ring 1ch, link down", C3, { "nodes=512", "scaleout.radix=128", "faults+=link:leaf0-spine0:down" }, 3,
 	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
 	{ "ring 1ch, NIC at 50%", C3, { "nodes=512", "scaleout.radix=128", "faults+=nic:node5/nic0:50%" }, 3,
@@ -183,6 +189,8 @@ static int print_case(const struct bcase *b)
 	}
 	printf("%-22s %8.0f %10.3f %10.3f %9.3f %8.1f %11.0f %8.0f %12.0f %4.0f %9s %8s  %s\n", b->label, r.ranks,
 	       r.sim * 1e3, r.closed * 1e3, r.wall, mib, r.events / r.wall, r.classes, r.flows, r.restarts, pf, up, target);
+	if (r.why[0])
+		printf("%-22s   (ran per flow: %s)\n", "", r.why);
 	return missed;
 }
 

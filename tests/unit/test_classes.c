@@ -7,7 +7,8 @@
 **   members' rates within 1e-12, and the max-min check holds on both;
 ** - every shipped topology (small node counts), ring AllReduce, AllGather
 **   and ReduceScatter in both granularities and tree AllReduce, seeded sizes and channels,
-**   with and without a static fault or a straggler: the class run's time
+**   with and without a static fault (a NIC at 50%, a spine link down) or a
+**   straggler: the class run's time
 **   and every resource's bytes and busy time equal the per-flow run's
 **   within 1e-9 relative; and on the symmetric clusters the class run did
 **   run as classes (far fewer classes than lanes).
@@ -163,6 +164,7 @@ static const struct cmp_case cases[] = {
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=4", "faults+=straggler:node1/gpu3:20us" }, 2 },
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=4", "faults+=straggler:node0/gpu5:50%" }, 2 },
 	{ "topologies/cluster-16k-3tier.yaml", { "nodes=34" }, 1 },
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=36", "faults+=link:leaf0-spine0:down" }, 2 },
 	{ "topologies/hgx-h800.yaml", { "nodes=3" }, 1 },
 	{ "topologies/hgx-b200.yaml", { "nodes=2" }, 1 },
 	{ "topologies/dgx-a100.yaml", { "nodes=2" }, 1 },
