@@ -591,6 +591,7 @@ static const struct ccs_sched_ops q_ops = { q_get, q_succ, q_ndeps, q_release, q
 
 int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **why)
 {
+	uint32_t most = 0;
 	for (uint32_t c = 0; c < k->Q; c++) {
 		uint32_t nd = 0, ns = 0;
 		for (int j = 0; j < k->ln.ndep; j++) {
@@ -601,16 +602,14 @@ int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **w
 			*why = "a class waits on more than 255 classes";
 			return CCS_EINPUT;
 		}
-		if (ns > CCS_SCHED_MAXSUCC) {
-			*why = "a class releases more than 64 classes";
-			return CCS_EINPUT;
-		}
+		most = ns > most ? ns : most;
 	}
 	memset(q, 0, sizeof *q);
 	q->nops = k->ln.T * k->Q;
 	q->ctx = k;
 	q->ops = &q_ops;
 	q->mem_per_byte = k->s->mem_per_byte;
+	q->maxsucc = most;
 	return CCS_OK;
 }
 

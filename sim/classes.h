@@ -72,9 +72,9 @@ void ccs_classes_free(struct ccs_classes *k);
 
 /* The class schedule: op t Q + q is class op (t, q), filled as lane
  * rep(q)'s op(t); it waits for the class ops of its members' dependencies.
- * Valid while k lives (its release frees nothing).  CCS_EINPUT with *why
- * when a class op would wait for more than 255 or release more than
- * CCS_SCHED_MAXSUCC. */
+ * Valid while k lives (its release frees nothing); its maxsucc says how
+ * many class ops one releases at most.  CCS_EINPUT with *why when a class
+ * op would wait for more than 255. */
 int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **why);
 
 uint32_t ccs_classes_count(const struct ccs_classes *k);          /* Q */

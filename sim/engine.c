@@ -10,6 +10,7 @@ struct ccs_engine {
 	const struct ccs_engine_hooks *hooks;
 	struct ccs_evq q;
 	uint8_t *waits;             /* per op: dependencies not yet complete */
+	uint64_t *succ;             /* room for the most ops one op releases */
 	uint64_t done_ops;
 	ccs_time last_done;
 	char *err;
@@ -57,7 +58,7 @@ static int complete(struct ccs_engine *e, uint64_t id, ccs_time now)
 	e->last_done = now;
 	if (e->hooks && e->hooks->op_end)
 		e->hooks->op_end(e->hooks->ctx, id, now);
-	uint64_t succ[CCS_SCHED_MAXSUCC];
+	uint64_t *succ = e->succ;
 	int ns = ccs_sched_succ(e->s, id, succ);
 	for (int k = 0; k < ns; k++) {
 		if (e->waits[succ[k]] == 0) {
@@ -132,7 +133,9 @@ int ccs_engine_run(const struct ccs_sched *s, const struct ccs_engine_model *m, 
 	e.err = err;
 	e.errn = errn;
 	ccs_evq_init(&e.q);
-	int rc = queue_roots(&e);
+	size_t nsucc = s->maxsucc > CCS_SCHED_MAXSUCC ? s->maxsucc : CCS_SCHED_MAXSUCC;
+	e.succ = ccs_malloc(nsucc * sizeof *e.succ);
+	int rc = e.succ ? queue_roots(&e) : CCS_ENOMEM;
 	if (!rc && m->begin)
 		rc = m->begin(m->ctx, &e);
 	if (!rc)
@@ -147,6 +150,7 @@ int ccs_engine_run(const struct ccs_sched *s, const struct ccs_engine_model *m, 
 		rc = CCS_EINPUT;
 	}
 	ccs_free(e.waits);
+	ccs_free(e.succ);
 	ccs_evq_release(&e.q);
 	return rc;
 }

@@ -99,6 +99,9 @@ struct ccs_sched {
 	 * capacity is one per run: a copy collective beside a reducing one is
 	 * charged as reducing) */
 	double mem_per_byte;
+	/* the most ops one op releases where that is above CCS_SCHED_MAXSUCC
+	 * (a class schedule, sim/classes.h); 0: CCS_SCHED_MAXSUCC */
+	uint32_t maxsucc;
 };
 
 static inline void ccs_sched_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
