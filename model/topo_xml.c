@@ -78,10 +78,8 @@ struct conv {
 	int nswt;
 };
 
-/* A whole number attribute k of e into *out (dflt when absent, -1 dflt:
- * required); CCS_EINPUT after a message. */
-/* Attribute k of e as a whole number in [0, hi] (dflt when absent; absent
- * with dflt < 0 is an error). */
+/* Attribute k of e as a whole number in [0, hi] into *out (dflt when
+ * absent; absent with dflt < 0 is an error); CCS_EINPUT after a message. */
 static int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long dflt, long hi, long *out)
 {
 	const char *s = ccs_xml_attr(e, k);

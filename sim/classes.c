@@ -48,12 +48,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void sort_u32(uint32_t *v, uint32_t n)
 {
 	if (n > 24) {
@@ -248,7 +242,8 @@ static int refine(struct ccs_classes *k, const uint64_t *init, int again, int *o
 	uint64_t *sig = ccs_malloc((nsig + 1) * sizeof *sig);
 	uint32_t *buf = ccs_malloc((bufn + 1) * sizeof *buf);
 	uint8_t *unused = ccs_malloc((size_t)k->nres + 1);
-	int rc = sig && buf && unused ? CCS_OK : CCS_ENOMEM;
+	uint32_t *nlc = ccs_malloc(((size_t)k->L + 1) * sizeof *nlc);   /* the next round's lane classes */
+	int rc = sig && buf && unused && nlc ? CCS_OK : CCS_ENOMEM;
 	for (uint32_t r = 0; !rc && r < k->nres; r++) {
 		unused[r] = k->roff[r + 1] == k->roff[r];
 		sig[r] = again ? k->rc[r] : bits(k->cap_of[r]);
@@ -264,17 +259,14 @@ static int refine(struct ccs_classes *k, const uint64_t *init, int again, int *o
 		 * must read the last round's classes */
 		for (uint32_t l = 0; l < k->L; l++)
 			sig[l] = lane_sig(k, l);
-		uint32_t *nlc = ccs_malloc(((size_t)k->L + 1) * sizeof *nlc);
-		if (!nlc || (rc = renumber(sig, NULL, k->L, nlc, &k->Q))) {
-			ccs_free(nlc);
-			rc = CCS_ENOMEM;
+		if ((rc = renumber(sig, NULL, k->L, nlc, &k->Q)))
 			break;
-		}
 		for (uint32_t r = 0; r < k->nres; r++)
 			sig[r] = unused[r] ? 0 : res_sig(k, r, buf);
 		rc = renumber(sig, unused, k->nres, k->rc, &k->R);
-		ccs_free(k->lc);
+		uint32_t *old = k->lc;
 		k->lc = nlc;
+		nlc = old;
 		if (k->Q == Q && k->R == R) {
 			*ok = k->Q <= max_q;
 			break;
@@ -283,6 +275,7 @@ static int refine(struct ccs_classes *k, const uint64_t *init, int again, int *o
 	ccs_free(sig);
 	ccs_free(buf);
 	ccs_free(unused);
+	ccs_free(nlc);
 	return rc;
 }
 
@@ -399,64 +392,52 @@ static int paths(struct ccs_classes *k)
 	return CCS_OK;
 }
 
-/* Distinct pairs (from[l], to[l]) grouped by from, each group in
- * ascending order of to: off (nfrom + 1), list.  A hash set finds the
- * distinct pairs (there are few: classes, not lanes), so this is linear
- * in L. */
-static int pairs(const uint32_t *from, const uint32_t *to, uint32_t L, uint32_t nfrom, uint32_t **off_,
-                 uint32_t **list_)
+/* Distinct pairs (from[x], to[x]), x < m, grouped by from, each group in
+ * ascending order of to: off (n + 1), list; from and to are classes (< n).
+ * Linear in m: the entries are grouped by a count of from, and a stamp per
+ * class keeps each group's to distinct. */
+static int pairs(const uint32_t *from, const uint32_t *to, uint32_t m, uint32_t n, uint32_t **off_, uint32_t **list_)
 {
-	size_t cap = 64;
-	uint64_t *set = NULL, *p = NULL;
-	uint32_t *off = NULL, *list = NULL, np = 0;
-	int rc = CCS_ENOMEM;
-	for (;;) {
-		/* grow until the distinct pairs fill at most half the table */
-		ccs_free(set);
-		set = ccs_malloc(cap * sizeof *set);
-		if (!set)
-			goto out;
-		memset(set, 0xff, cap * sizeof *set);
-		np = 0;
-		uint32_t l = 0;
-		for (; l < L && np * 2 < cap; l++) {
-			uint64_t v = (uint64_t)from[l] << 32 | to[l];
-			size_t h = (size_t)mix(v, 7) & (cap - 1);
-			while (set[h] != UINT64_MAX && set[h] != v)
-				h = (h + 1) & (cap - 1);
-			np += set[h] == UINT64_MAX;
-			set[h] = v;
+	uint32_t *off = ccs_calloc((size_t)n + 2, sizeof *off);
+	uint32_t *by = ccs_malloc(((size_t)m + 1) * sizeof *by);
+	uint32_t *stamp = ccs_malloc(((size_t)n + 1) * sizeof *stamp);
+	uint32_t *list = ccs_malloc(((size_t)m + 1) * sizeof *list);
+	if (!off || !by || !stamp || !list) {
+		ccs_free(off);
+		ccs_free(by);
+		ccs_free(stamp);
+		ccs_free(list);
+		return CCS_ENOMEM;
+	}
+	/* off[f + 2] counts, then off[f + 1] is where group f's entries go */
+	for (uint32_t x = 0; x < m; x++)
+		off[from[x] + 2]++;
+	for (uint32_t f = 0; f < n; f++)
+		off[f + 2] += off[f + 1];
+	for (uint32_t x = 0; x < m; x++)
+		by[off[from[x] + 1]++] = x;
+	/* now off[f] .. off[f + 1] holds group f; keep its distinct to */
+	for (uint32_t f = 0; f < n; f++)
+		stamp[f] = NONE;
+	uint32_t k = 0;
+	for (uint32_t f = 0, x = 0; f < n; f++) {
+		uint32_t start = k;
+		for (; x < off[f + 1]; x++) {
+			uint32_t t = to[by[x]];
+			if (stamp[t] != f) {
+				stamp[t] = f;
+				list[k++] = t;
+			}
 		}
-		if (l == L && np * 2 < cap + 2)
-			break;
-		cap *= 4;
+		sort_u32(list + start, k - start);
+		off[f] = start;
 	}
-	p = ccs_malloc(((size_t)np + 1) * sizeof *p);
-	off = ccs_calloc((size_t)nfrom + 1, sizeof *off);
-	list = ccs_malloc(((size_t)np + 1) * sizeof *list);
-	if (!p || !off || !list)
-		goto out;
-	np = 0;
-	for (size_t h = 0; h < cap; h++)
-		if (set[h] != UINT64_MAX)
-			p[np++] = set[h];
-	qsort(p, np, sizeof *p, cmp_u64);
-	for (uint32_t x = 0; x < np; x++) {
-		list[x] = (uint32_t)p[x];
-		off[(p[x] >> 32) + 1]++;
-	}
-	for (uint32_t x = 0; x < nfrom; x++)
-		off[x + 1] += off[x];
+	off[n] = k;
+	ccs_free(by);
+	ccs_free(stamp);
 	*off_ = off;
 	*list_ = list;
-	off = list = NULL;
-	rc = CCS_OK;
-out:
-	ccs_free(set);
-	ccs_free(p);
-	ccs_free(off);
-	ccs_free(list);
-	return rc;
+	return CCS_OK;
 }
 
 /* A lane's class and its dependencies' classes, for sorting. */
@@ -647,8 +628,6 @@ static int want_done(struct ccs_classes *k)
 	return CCS_OK;
 }
 
-/* The steps of ccs_classes_new after the lanes are loaded; *why set (and
- * CCS_OK) when classes do not apply. */
 /* What depends on the partition, freed before it is refined again. */
 static void drop_partition(struct ccs_classes *k)
 {
@@ -763,16 +742,24 @@ void ccs_classes_done(struct ccs_classes *k, uint64_t qid, ccs_time t)
 		k->done[qid] = t;
 }
 
-/* Member l's latest dependency end for its class op at step t (-1: none). */
-static ccs_time ready_of(const struct ccs_classes *k, uint64_t t, uint32_t l)
+/* The latest end among the class ops of step t's dependencies in the
+ * classes c[j], kind by kind (NONE: none of that kind); -1 when none. */
+static ccs_time latest(const struct ccs_classes *k, uint64_t t, const uint32_t *c)
 {
 	ccs_time m = -1;
 	for (int j = 0; j < k->ln.ndep; j++)
-		if (t >= k->ln.dt[j] && k->pj[j][l] != NONE) {
-			ccs_time d = k->done[(t - k->ln.dt[j]) * k->Q + k->lc[k->pj[j][l]]];
-			m = d > m ? d : m;
-		}
+		if (c[j] != NONE && t >= k->ln.dt[j] && k->done[(t - k->ln.dt[j]) * k->Q + c[j]] > m)
+			m = k->done[(t - k->ln.dt[j]) * k->Q + c[j]];
 	return m;
+}
+
+/* Member l's latest dependency end for its class op at step t (-1: none). */
+static ccs_time ready_of(const struct ccs_classes *k, uint64_t t, uint32_t l)
+{
+	uint32_t c[CCS_SCHED_MAXDEPK];
+	for (int j = 0; j < k->ln.ndep; j++)
+		c[j] = k->pj[j][l] == NONE ? NONE : k->lc[k->pj[j][l]];
+	return latest(k, t, c);
 }
 
 /* Whether every dependency of class op (t, q) has ended. */
@@ -830,18 +817,10 @@ int ccs_classes_whole(const struct ccs_classes *k, uint64_t qid)
 	if (!k->done || k->goff[q + 1] - k->goff[q] < 2)
 		return 1;
 	uint64_t t = qid / k->Q;
-	int nd = k->ln.ndep;
-	ccs_time first = -1;
-	for (uint32_t g = k->goff[q]; g < k->goff[q + 1]; g++) {
-		const uint32_t *c = k->tup + (size_t)g * (size_t)nd;
-		ccs_time m = -1;
-		for (int j = 0; j < nd; j++)
-			if (c[j] != NONE && t >= k->ln.dt[j] && k->done[(t - k->ln.dt[j]) * k->Q + c[j]] > m)
-				m = k->done[(t - k->ln.dt[j]) * k->Q + c[j]];
-		if (g == k->goff[q])
-			first = m;
-		else if (m != first)
+	size_t nd = (size_t)k->ln.ndep;
+	ccs_time first = latest(k, t, k->tup + (size_t)k->goff[q] * nd);
+	for (uint32_t g = k->goff[q] + 1; g < k->goff[q + 1]; g++)
+		if (latest(k, t, k->tup + (size_t)g * nd) != first)
 			return 0;
-	}
 	return 1;
 }

@@ -52,14 +52,14 @@ struct ccs_flows {
 	uint32_t ndirty;
 	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
 	int beyond;                 /* a flow's end fell past CCS_TIME_MAX */
-	double *wt;                 /* CCS_FLOW_MAXPATH per flow: weights of weighted flows */
-	size_t capwt;
 };
 
-/* Flow k's weight on slot q of its path: 1 unless it is a class. */
-static inline double wgt(const struct ccs_flows *f, const struct flow *fl, uint32_t k, int q)
+/* A flow's weight on slot q of its path, kept beside the resource's list
+ * at the flow's position there: 1 unless it is a class. */
+static inline double wgt(const struct ccs_flows *f, const struct flow *fl, int q)
 {
-	return fl->weighted ? f->wt[(size_t)k * CCS_FLOW_MAXPATH + (size_t)q] : 1.0;
+	const struct res *r = &f->r[fl->res[q]];
+	return r->flw ? r->flw[fl->pos[q]] : 1.0;
 }
 
 #define NONE UINT32_MAX
@@ -119,7 +119,6 @@ void ccs_flows_free(struct ccs_flows *f)
 	ccs_free(f->xq);
 	ccs_free(f->corder);
 	ccs_free(f->shq);
-	ccs_free(f->wt);
 	ccs_free(f);
 }
 
@@ -190,17 +189,6 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 		k = f->nf++;
 		f->f[k].ver = 0;
 	}
-	if (w) {
-		size_t need = ((size_t)k + 1) * CCS_FLOW_MAXPATH;
-		if (need > f->capwt) {
-			size_t nc = need * 2;
-			double *nw = ccs_realloc(f->wt, nc * sizeof *nw);
-			if (!nw)
-				return CCS_ENOMEM;
-			f->wt = nw;
-			f->capwt = nc;
-		}
-	}
 	struct flow *fl = &f->f[k];
 	uint32_t ver = fl->ver;
 	memset(fl, 0, sizeof *fl);
@@ -214,8 +202,6 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	fl->pending = -1;
 	fl->tag = tag;
 	fl->weighted = w != NULL;
-	for (int i = 0; w && i < n; i++)
-		f->wt[(size_t)k * CCS_FLOW_MAXPATH + (size_t)i] = w[i];
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
 		CCS_TRY(room(r));
@@ -243,9 +229,8 @@ static void settle(struct ccs_flows *f, struct flow *fl, ccs_time now)
 		fl->left -= moved;
 		if (fl->left < CCS_EPS_BYTES)
 			fl->left = 0;
-		uint32_t k = (uint32_t)(fl - f->f);
 		for (int i = 0; i < fl->n; i++)
-			f->r[fl->res[i]].st.bytes += moved * wgt(f, fl, k, i);
+			f->r[fl->res[i]].st.bytes += moved * wgt(f, fl, i);
 	}
 	fl->t_last = now;
 }
@@ -263,7 +248,7 @@ static void unlink_res(struct ccs_flows *f, uint32_t k, int i)
 {
 	struct flow *fl = &f->f[k];
 	struct res *r = &f->r[fl->res[i]];
-	r->load -= fl->rate * wgt(f, fl, k, i);
+	r->load -= fl->rate * wgt(f, fl, i);
 	r->nw -= fl->weighted;
 	if (r->load < 0 || r->nfl == 1)
 		r->load = 0;
@@ -354,8 +339,7 @@ static uint32_t freeze(struct ccs_flows *f, struct res *r, double share)
 	r->froze = 1;
 	r->lvl = share;
 	for (uint32_t j = 0; j < r->nfl; j++) {
-		uint32_t k = r->fl[j];
-		struct flow *fl = &f->f[k];
+		struct flow *fl = &f->f[r->fl[j]];
 		if (fl->frozen)
 			continue;
 		fl->frozen = 1;
@@ -363,7 +347,7 @@ static uint32_t freeze(struct ccs_flows *f, struct res *r, double share)
 		fl->rate = share;
 		for (int q = 0; q < fl->n; q++) {
 			struct res *x = &f->r[fl->res[q]];
-			double w = wgt(f, fl, k, q);
+			double w = wgt(f, fl, q);
 			x->rem -= share * w;
 			x->load += share * w;
 			x->wun -= w;
@@ -501,7 +485,7 @@ static void fill(struct ccs_flows *f, uint32_t r0i, uint32_t ncr, uint32_t ncf)
 			double bs = 0;
 			for (int x = 0; x < fl->n; x++) {
 				struct res *y = &f->r[fl->res[x]];
-				double ys = (y->rem > 0 ? y->rem : 0) / wgt(f, fl, first, x);
+				double ys = (y->rem > 0 ? y->rem : 0) / wgt(f, fl, x);
 				if (!b || ys < bs) {
 					b = y;
 					bs = ys;
@@ -577,7 +561,7 @@ static void alone_flows(struct ccs_flows *f, ccs_time now, uint32_t *ncr_, uint3
 			account(x, now);
 			x->mark = OPEN;
 			f->cres[ncr++] = fl->res[k];
-			double c = x->cap / wgt(f, fl, id, k);
+			double c = x->cap / wgt(f, fl, k);
 			if (c < best)
 				best = c;
 		}
@@ -585,7 +569,7 @@ static void alone_flows(struct ccs_flows *f, ccs_time now, uint32_t *ncr_, uint3
 		fl->mark = 1;
 		f->cflow[ncf++] = id;
 		for (int k = 0; k < fl->n; k++)
-			f->r[fl->res[k]].load = best * wgt(f, fl, id, k);
+			f->r[fl->res[k]].load = best * wgt(f, fl, k);
 	}
 	*ncr_ = ncr;
 	*ncf_ = ncf;

@@ -6,7 +6,6 @@
 #include "flow.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* the model's events: a flow's finish (id the flow, ver its version), a
@@ -255,18 +254,33 @@ static int m_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct cc
 	return CCS_OK;
 }
 
+/* A flow's finish event at now: *ended 1 when flow ev->id is done (else
+ * the event was replaced by an earlier one, or is queued again for the
+ * flow's later end). */
+static int flow_ended(struct run *r, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, int *ended)
+{
+	uint32_t f = (uint32_t)ev->id;
+	*ended = 0;
+	if (ccs_flows_version(r->fl, f) != ev->ver)
+		return CCS_OK;          /* replaced by an earlier one */
+	ccs_time again;
+	if (!ccs_flows_due(r->fl, f, now, &again))
+		return ccs_engine_push(e, again, EV_DONE, f, ev->ver);   /* its end moved later */
+	*ended = 1;
+	return CCS_OK;
+}
+
 static int m_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, uint64_t *done,
                   char *err, size_t errn)
 {
 	struct run *r = ctx;
 	if (ev->kind == EV_FAULT)
 		return strike(r, e, now, err, errn);
+	int ended;
+	CCS_TRY(flow_ended(r, e, ev, now, &ended));
+	if (!ended)
+		return CCS_OK;
 	uint32_t f = (uint32_t)ev->id;
-	if (ccs_flows_version(r->fl, f) != ev->ver)
-		return CCS_OK;          /* replaced by an earlier one */
-	ccs_time again;
-	if (!ccs_flows_due(r->fl, f, now, &again))
-		return ccs_engine_push(e, again, EV_DONE, f, ev->ver);   /* its end moved later */
 	uint64_t opid = ccs_flows_tag(r->fl, f);
 	r->st->bytes_received += ccs_flows_bytes(r->fl, f);
 	ccs_flows_remove(r->fl, f, now);
@@ -331,12 +345,11 @@ static int c_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, c
 	(void)err;
 	(void)errn;
 	struct run *r = ctx;
-	uint32_t f = (uint32_t)ev->id;
-	if (ccs_flows_version(r->fl, f) != ev->ver)
+	int ended;
+	CCS_TRY(flow_ended(r, e, ev, now, &ended));
+	if (!ended)
 		return CCS_OK;
-	ccs_time again;
-	if (!ccs_flows_due(r->fl, f, now, &again))
-		return ccs_engine_push(e, again, EV_DONE, f, ev->ver);
+	uint32_t f = (uint32_t)ev->id;
 	uint64_t opid = ccs_flows_tag(r->fl, f);
 	uint32_t m = ccs_classes_members(r->cls, (uint32_t)(opid % ccs_classes_count(r->cls)));
 	r->st->bytes_received += ccs_flows_bytes(r->fl, f) * m;
@@ -459,9 +472,9 @@ static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 static int run_any(struct run *r, const struct ccs_engine_model *model, const struct ccs_engine_hooks *eh,
                    struct ccs_engine_stats *es, char *err, size_t errn)
 {
-	r->st->per_flow_why = classes_apply(r) ? NULL : "classes off (per flow asked, observers, timed faults, spraying, "
-	                      "or no lanes)";
-	if (classes_apply(r)) {
+	int apply = classes_apply(r);
+	r->st->per_flow_why = apply ? NULL : "classes off (per flow asked, observers, timed faults, spraying, or no lanes)";
+	if (apply) {
 		int ran;
 		CCS_TRY(try_classes(r, es, &ran, err, errn));
 		if (ran)
