@@ -128,13 +128,17 @@ TST_CLI_NOMAIN := $(filter-out $(TST)/sim/cli/main.o,$(TST_CLI_OBJ))
 $(TST)/fuzz_%: $(TST)/tests/fuzz/fuzz_%.o $(TST)/tests/fuzz/fuzz_util.o $(TST)/tests/fuzz/replay.o $(TST_CLI_NOMAIN) $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $^ $(LDLIBS)
 
-# the libc allocation-failure shim (tests/alloc.sh), preloaded into bin/ccsim
+# the libc allocation-failure and write-failure shims (tests/alloc.sh),
+# preloaded into bin/ccsim
 $(TST)/failmalloc.so: tests/tools/failmalloc.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -shared -fPIC -Wall -Wextra -o $@ $<
+$(TST)/failwrite.so: tests/tools/failwrite.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -shared -fPIC -Wall -Wextra -o $@ $< -ldl
 
 test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) $(FUZZ_NAMES:%=$(TST)/fuzz_%) \
-      bin/ccsim $(TST)/failmalloc.so benches
+      bin/ccsim $(TST)/failmalloc.so $(TST)/failwrite.so benches
 	@sh tests/run.sh $(TST)
 
 # libFuzzer builds: clang with ASan, UBSan and float-cast-overflow (which gcc's

@@ -61,6 +61,14 @@ static int dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
 	return CCS_EDB;
 }
 
+/* dberr after a failed first read: "not a SQLite database" only when SQLite
+ * says so (a full disk or an I/O error is not the file's fault). */
+static int readerr(struct ccs_store *s, struct ccs_diag *d)
+{
+	int notadb = (sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB;
+	return dberr(s, d, notadb ? "not a SQLite database" : "cannot read it");
+}
+
 static int exec(struct ccs_store *s, const char *sql, struct ccs_diag *d, const char *what)
 {
 	char *err = NULL;
@@ -158,7 +166,7 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 	sqlite3_extended_result_codes(s->db, 1);
 	int v;
 	if (user_version(s, &v)) {
-		rc = dberr(s, d, "not a SQLite database");
+		rc = readerr(s, d);
 		goto fail;
 	}
 	if (v > CCS_STORE_VERSION) {
@@ -171,7 +179,7 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 		/* an empty file, or somebody else's database */
 		sqlite3_stmt *st;
 		if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK) {
-			rc = dberr(s, d, "not a SQLite database");
+			rc = readerr(s, d);
 			goto fail;
 		}
 		int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;

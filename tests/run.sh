@@ -12,7 +12,7 @@
 #   calib    tests/calib.sh: `ccsim calibrate` end to end in a scratch directory
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
-#   alloc    tests/alloc.sh: every command with its Nth allocation failing ends cleanly
+#   alloc    tests/alloc.sh: every command with its Nth allocation or file write failing, or its files capped, ends cleanly
 #   kill     tests/kill.sh: SIGKILL of run and calibrate ingest at seeded moments loses and doubles nothing
 #   determinism tests/determinism.sh: the same command twice, and run with -j 1 and -j 2, give the same bytes
 #   fuzz     BUILD_DIR/fuzz_* replay tests/fuzz/corpus/NAME, tests/fuzz/regress/NAME and

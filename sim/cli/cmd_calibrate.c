@@ -334,8 +334,9 @@ static int write_atomic(const char *path, const struct ccs_calib *c, const char 
 		return -1;
 	}
 	int bad = ccs_calib_write(f, c, host, run, db, topo);
+	errno = 0;
 	if (fclose(f) || bad) {
-		fprintf(stderr, "%s fit: cannot write '%s'\n", ME, tmp);
+		fprintf(stderr, "%s fit: cannot write '%s'%s%s\n", ME, tmp, errno ? ": " : "", errno ? strerror(errno) : "");
 		unlink(tmp);
 		return -1;
 	}

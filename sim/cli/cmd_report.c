@@ -501,8 +501,9 @@ static void report_body(FILE *f, const struct ccs_scenario_info *sc, const struc
 static int close_report(FILE *f, const char *tmp, const char *out)
 {
 	int bad = ferror(f);
+	errno = 0;
 	if (fclose(f) || bad || rename(tmp, out)) {
-		fprintf(stderr, "%s report: cannot write '%s'\n", me, out);
+		fprintf(stderr, "%s report: cannot write '%s'%s%s\n", me, out, errno ? ": " : "", errno ? strerror(errno) : "");
 		unlink(tmp);
 		return -1;
 	}

@@ -79,7 +79,7 @@ int ccs_plot_script(const char *dir, const char *name, const char *title, const 
 	fprintf(f, "set terminal svg size 1100,650 dynamic font 'sans,11'\nset output '%s.svg'\nreplot\nset output\n",
 	        name);
 	if (fclose(f)) {
-		fprintf(stderr, "ccsim: cannot write '%s'\n", path);
+		fprintf(stderr, "ccsim: cannot write '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
 	return 0;
