@@ -1,9 +1,10 @@
 /* calibrate/fit.c: robust and piecewise alpha-beta fits (fit.h). */
 #include "fit.h"
 
+#include "irls.h"
+
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_multifit.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,18 +23,6 @@ static int by_size(const void *a, const void *b)
 {
 	const struct pt *x = a, *y = b;
 	return (x->n > y->n) - (x->n < y->n);
-}
-
-/* Whether GSL's robust workspace came back whole: GSL 2.7 returns one with
- * NULL parts when an allocation inside it fails, and then crashes in the
- * fit (found by tests/alloc.sh's libc sweep). */
-static int whole(const gsl_multifit_robust_workspace *w)
-{
-	if (!w || !w->r || !w->weights || !w->c_prev || !w->resfac || !w->psi || !w->dpsi || !w->QSI || !w->D ||
-	    !w->workn || !w->stats.weights || !w->stats.r || !w->multifit_p)
-		return 0;
-	const gsl_multifit_linear_workspace *l = w->multifit_p;
-	return l->A && l->Q && l->QSI && l->S && l->t && l->xt && l->D;
 }
 
 /* Fill f from the points p[0..m) (sorted or not) by bisquare regression on
@@ -60,27 +49,25 @@ static int robust(const struct pt *p, size_t m, struct ccs_fit *f, double *resid
 		             f->name, lo);
 		return CCS_EFIT;
 	}
-	int rc = CCS_OK;
-	gsl_matrix *X = gsl_matrix_alloc(m, 2), *cov = gsl_matrix_alloc(2, 2);
-	gsl_vector *y = gsl_vector_alloc(m), *c = gsl_vector_alloc(2);
-	gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, m, 2);
-	if (!X || !cov || !y || !c || !whole(w)) {
-		rc = CCS_ENOMEM;
-		goto out;
-	}
+	double *col = ccs_malloc(3 * m * sizeof *col);
+	if (!col)
+		return CCS_ENOMEM;
+	double *x0 = col, *x1 = col + m, *y = col + 2 * m;
 	for (size_t i = 0; i < m; i++) {
-		gsl_matrix_set(X, i, 0, 1 / p[i].t);
-		gsl_matrix_set(X, i, 1, p[i].n / xs / p[i].t);
-		gsl_vector_set(y, i, 1);
+		x0[i] = 1 / p[i].t;
+		x1[i] = p[i].n / xs / p[i].t;
+		y[i] = 1;
 	}
-	int s = gsl_multifit_robust(X, y, c, cov, w);
-	if (s && s != GSL_EMAXITER) {
-		ccs_diag_msg(d, "fit of %s/%s: %s", f->cls, f->name, gsl_strerror(s));
-		rc = CCS_EFIT;
-		goto out;
-	}
-	double a = gsl_vector_get(c, 0), b = gsl_vector_get(c, 1) / xs;
-	double sa = sqrt(fmax(gsl_matrix_get(cov, 0, 0), 0)), sb = sqrt(fmax(gsl_matrix_get(cov, 1, 1), 0)) / xs;
+	struct ccs_irls o;
+	int rc = ccs_irls_fit(x0, x1, y, m, &o);
+	ccs_free(col);
+	if (rc == CCS_EFIT)
+		ccs_diag_msg(d, "fit of %s/%s: the points do not determine a line (too few kept by the robust weights)",
+		             f->cls, f->name);
+	if (rc)
+		return rc;
+	double a = o.c[0], b = o.c[1] / xs;
+	double sa = sqrt(fmax(o.cov[0], 0)), sb = sqrt(fmax(o.cov[2], 0)) / xs;
 	double q = m > 2 ? gsl_cdf_tdist_Pinv(0.975, (double)(m - 2)) : HUGE_VAL;
 	f->alpha_s = a;
 	f->beta_spB = b;
@@ -104,19 +91,7 @@ static int robust(const struct pt *p, size_t m, struct ccs_fit *f, double *resid
 	f->n = (int)m;
 	f->lo = (uint64_t)lo;
 	f->hi = (uint64_t)hi;
-out:
-	/* GSL's robust workspace free does not take NULL (an allocation that failed) */
-	if (w)
-		gsl_multifit_robust_free(w);
-	if (X)
-		gsl_matrix_free(X);
-	if (cov)
-		gsl_matrix_free(cov);
-	if (y)
-		gsl_vector_free(y);
-	if (c)
-		gsl_vector_free(c);
-	return rc;
+	return CCS_OK;
 }
 
 int ccs_fit_line(const double *n, const double *t, size_t m, struct ccs_fit *f, double *resid, struct ccs_diag *d)

@@ -1,6 +1,6 @@
 /*
-** calibrate/fit.h: alpha-beta fits of measured times (the one file that
-** uses GSL).
+** calibrate/fit.h: alpha-beta fits of measured times (with irls.c, the
+** one place that uses GSL: its t quantile).
 **
 ** Model of one piece:  t(n) = alpha + beta n      n bytes, t seconds
 **   alpha [s]: the fixed cost (latency, launch, synchronisation)
@@ -8,8 +8,10 @@
 ** Times over a sweep span six decades, so each point is weighted by 1/t_i
 ** (relative residuals r_i = (t_i - alpha - beta n_i) / t_i): small sizes
 ** fix alpha, large ones beta.  Robust least squares (Tukey bisquare,
-** gsl_multifit_robust) keeps a few outliers (a preempted iteration) from
-** moving the line.  95% confidence intervals: estimate +- t(0.975, m - 2)
+** calibrate/irls.h, GSL's estimator): with every row scaled to target 1
+** its scale stays at 1, so a point off by several times its own time (a
+** preempted iteration) loses its weight (none past 4.685x) while ordinary
+** noise keeps nearly all of it.  95% confidence intervals: estimate +- t(0.975, m - 2)
 ** x standard error from the robust covariance.  R^2 is computed on the
 ** times themselves, rms on the relative residuals.
 **

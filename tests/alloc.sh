@@ -191,10 +191,7 @@ while IFS= read -r line; do
 	case "$line" in '#'* | '') continue ;; esac
 	ncmd=$((ncmd + 1))
 	bad=0
-	case "$line" in
-	'ccs-only '*) line=${line#ccs-only }; for m in $modes; do [ "$m" = libc ] || sweep "$m" "$line"; done ;;
-	*) for m in $modes; do sweep "$m" "$line"; done ;;
-	esac
+	for m in $modes; do sweep "$m" "$line"; done
 	full "$line"
 	if [ "$bad" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done <tests/alloc/cmds.txt
