@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define XML_MAX_GPUS 1024
+#define XML_MAX_NODE_DEVICES 4096   /* as the topology loader's node (topo_yaml.c) */
 
 /* ---- output ---- */
 
@@ -463,6 +464,10 @@ static int convert(struct conv *v)
 	if (v->devs.oom || v->links.oom)
 		return CCS_ENOMEM;
 	const char *devs = v->devs.s ? v->devs.s : "", *links = v->links.s ? v->links.s : "";
+	long ndev = (long)v->ngpu + v->nnic + v->nsw + ncpu + v->nswt;
+	if (v->nnic && ndev > XML_MAX_NODE_DEVICES)
+		return ccs_xml_at(v->d, v->name, root, "%ld devices in one machine; a node holds at most %d", ndev,
+		                  XML_MAX_NODE_DEVICES);
 	if (v->nnic) {
 		/* the template form: one node, and --set nodes=N adds more */
 		ccs_text_printf(&v->o->y, "nodes: 1\nnode:\n  devices:\n%s  links:\n%s", devs, links);

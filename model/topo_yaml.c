@@ -18,6 +18,10 @@
 #include <string.h>
 
 #define MAX_NODES   1000000L
+/* a node (template form) is one host, tray or chassis: the largest today
+ * hold about a hundred devices; a bigger domain is nodes of a scale-up
+ * domain.  A slip such as gpu[0-80000] is refused, not built for minutes */
+#define MAX_NODE_DEVICES 4096u
 
 /* The loader: the tree's state (ytree.h) and the spec being filled. */
 struct ld {
@@ -138,6 +142,11 @@ static int load_device(struct ld *L, struct ccs_body *b, const struct ccs_ynode 
 	struct ccs_topo_names ns;
 	CCS_TRY(ccs_topo_names_expand(&L->y, ny2, &ns));
 	d.mark = ny2->mark;
+	if (template_form && (uint64_t)b->ndev + ns.n > MAX_NODE_DEVICES)
+		return ccs_diag_at(L->y.diag, ny2->mark,
+		                   "a node holds at most %u devices ('%s' makes %llu); describe a larger domain as nodes "
+		                   "of a scale-up domain",
+		                   MAX_NODE_DEVICES, ny2->str, (unsigned long long)b->ndev + ns.n);
 	for (uint32_t i = 0; i < ns.n; i++) {
 		if (b->ndev >= 10000000u)
 			return ccs_diag_at(L->y.diag, ny2->mark, "more than 10000000 devices");
