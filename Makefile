@@ -6,6 +6,7 @@
 #   make check-size file and function lengths (tests/tools/check_size.sh)
 #   make golden-update   rewrite tests/golden/*.out from the current build (review the diff)
 #   make fuzz       libFuzzer harnesses (tests/fuzz/, clang) run FUZZ_SECONDS each, with a table
+#   make plugins    the NCCL plugins (calibrate/nccl/): build/plugins/libnccl-*-ccsim.so
 CC      ?= cc
 WERROR  ?= 1
 PKGS    := yaml-0.1 gsl sqlite3 expat
@@ -45,7 +46,7 @@ REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
 TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
-.PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz fuzz-cc
+.PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz fuzz-cc plugins
 .SECONDARY:
 all: bin/ccsim libccsim.a benches
 
@@ -137,8 +138,37 @@ $(TST)/failwrite.so: tests/tools/failwrite.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -shared -fPIC -Wall -Wextra -o $@ $< -ldl
 
+# The NCCL plugins (calibrate/nccl/): shared libraries holding the model's
+# objects built position-independent with hidden symbols, so that nm -D
+# shows only the plugin symbols; neither CUDA nor NCCL's headers are needed.
+# The test build's copy (ASan) is what tests/nccl/host.c loads in make test.
+PLUGINS := tuner
+PLUGIN_LIB_SRC := $(wildcard model/*.c)
+PLUGIN_LIBS := -lyaml -lexpat -lm
+PIC_CFLAGS := -O2 -g -fPIC -fvisibility=hidden $(WARN)
+TPIC_CFLAGS := $(TEST_CFLAGS) -fPIC -fvisibility=hidden
+$(REL)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PIC_CFLAGS) -MMD -MP -c $< -o $@
+$(TST)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TPIC_CFLAGS) -MMD -MP -c $< -o $@
+build/plugins/libnccl-%-ccsim.so: $(REL)/pic/calibrate/nccl/%.o $(PLUGIN_LIB_SRC:%.c=$(REL)/pic/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -shared -Wl,--no-undefined -o $@ $^ $(PLUGIN_LIBS)
+$(TST)/plugins/libnccl-%-ccsim.so: $(TST)/pic/calibrate/nccl/%.o $(PLUGIN_LIB_SRC:%.c=$(TST)/pic/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(TPIC_CFLAGS) -shared -o $@ $^ $(PLUGIN_LIBS)
+plugins: $(PLUGINS:%=build/plugins/libnccl-%-ccsim.so)
+# the harness that loads them as NCCL does (make test; make bench times it)
+$(TST)/nccl_host: $(TST)/tests/nccl/host.o $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS) -ldl
+$(REL)/nccl_host: $(REL)/tests/nccl/host.o libccsim.a
+	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS) -ldl
+
 test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) $(FUZZ_NAMES:%=$(TST)/fuzz_%) \
-      bin/ccsim $(TST)/failmalloc.so $(TST)/failwrite.so benches
+      bin/ccsim $(TST)/failmalloc.so $(TST)/failwrite.so benches plugins $(PLUGINS:%=$(TST)/plugins/libnccl-%-ccsim.so) \
+      $(PLUGINS:%=$(TST)/pic/calibrate/nccl/%.o) $(TST)/nccl_host
 	@sh tests/run.sh $(TST)
 
 # libFuzzer builds: clang with ASan, UBSan and float-cast-overflow (which gcc's
@@ -162,10 +192,12 @@ $(FUZZ_LIB_OBJ) $(FUZZ_CLI_OBJ): | fuzz-cc
 fuzz: fuzz-cc $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 	@sh tests/fuzz/run.sh $(FUZZ)/bin $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-bench: bin/ccsim $(REL)/bench_topo $(REL)/bench_classes
-	@$(REL)/bench_topo; a=$$?; echo; $(REL)/bench_classes; b=$$?; [ $$a -eq 0 ] && [ $$b -eq 0 ]
+bench: bin/ccsim $(REL)/bench_topo $(REL)/bench_classes $(REL)/nccl_host plugins
+	@$(REL)/bench_topo; a=$$?; echo; $(REL)/bench_classes; b=$$?; echo; \
+	$(REL)/nccl_host build/plugins/libnccl-tuner-ccsim.so | grep -E '^(tuner|nccl_host)'; \
+	[ $$a -eq 0 ] && [ $$b -eq 0 ]
 
-check-deps: bin/ccsim
+check-deps: bin/ccsim $(PLUGINS:%=$(REL)/pic/calibrate/nccl/%.o)
 	@sh tests/tools/check_deps.sh $(REL)
 
 check-size:

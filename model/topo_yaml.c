@@ -31,6 +31,22 @@ struct ld {
 
 /* ---- devices ---- */
 
+/* The names a device entry expands to; in a node (template form) without
+ * '/' and within MAX_NODE_DEVICES with the node's other devices (b's). */
+static int device_names(struct ld *L, const struct ccs_body *b, const struct ccs_ynode *name, int template_form,
+                        struct ccs_topo_names *ns)
+{
+	if (template_form && strchr(name->str, '/'))
+		return ccs_diag_at(L->y.diag, name->mark, "device names in 'node' may not contain '/', got '%s'", name->str);
+	CCS_TRY(ccs_topo_names_expand(&L->y, name, ns));
+	if (!template_form || (uint64_t)b->ndev + ns->n <= MAX_NODE_DEVICES)
+		return CCS_OK;
+	return ccs_diag_at(L->y.diag, name->mark,
+	                   "a node holds at most %u devices ('%s' makes %llu); describe a larger domain as nodes of a "
+	                   "scale-up domain",
+	                   MAX_NODE_DEVICES, name->str, (unsigned long long)b->ndev + ns->n);
+}
+
 static const char *const dev_type_names[] = {
 	"gpu", "npu", "nvswitch", "scaleup_switch", "pcie_switch", "cpu", "nic", "switch",
 };
@@ -137,16 +153,9 @@ static int load_device(struct ld *L, struct ccs_body *b, const struct ccs_ynode 
 
 	struct ccs_ynode *ny2 = ccs_ytree_get(m, "name");
 	CCS_TRY(ccs_ytree_kind(&L->y, ny2, CCS_Y_SCALAR, "name"));
-	if (template_form && strchr(ny2->str, '/'))
-		return ccs_diag_at(L->y.diag, ny2->mark, "device names in 'node' may not contain '/', got '%s'", ny2->str);
 	struct ccs_topo_names ns;
-	CCS_TRY(ccs_topo_names_expand(&L->y, ny2, &ns));
+	CCS_TRY(device_names(L, b, ny2, template_form, &ns));
 	d.mark = ny2->mark;
-	if (template_form && (uint64_t)b->ndev + ns.n > MAX_NODE_DEVICES)
-		return ccs_diag_at(L->y.diag, ny2->mark,
-		                   "a node holds at most %u devices ('%s' makes %llu); describe a larger domain as nodes "
-		                   "of a scale-up domain",
-		                   MAX_NODE_DEVICES, ny2->str, (unsigned long long)b->ndev + ns.n);
 	for (uint32_t i = 0; i < ns.n; i++) {
 		if (b->ndev >= 10000000u)
 			return ccs_diag_at(L->y.diag, ny2->mark, "more than 10000000 devices");

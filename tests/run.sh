@@ -15,6 +15,8 @@
 #   alloc    tests/alloc.sh: every command with its Nth allocation or file write failing, or its files capped, ends cleanly
 #   kill     tests/kill.sh: SIGKILL of run and calibrate ingest at seeded moments loses and doubles nothing
 #   determinism tests/determinism.sh: the same command twice, and run with -j 1 and -j 2, give the same bytes
+#   nccl     BUILD_DIR/nccl_host loads the tuner plugin as NCCL does (tests/nccl/host.c);
+#            the release plugin exports exactly its versioned symbols
 #   fuzz     BUILD_DIR/fuzz_* replay tests/fuzz/corpus/NAME, tests/fuzz/regress/NAME and
 #            the seeds of tests/fuzz/seeds.txt (the harnesses of make fuzz, without libFuzzer)
 #   house    tests/tools/check_deps.sh (no circle between files, arrows one way, an
@@ -145,6 +147,29 @@ for t in "$B"/fuzz_*; do
 	fi
 	cat "$tmp/fuzz.out"
 done
+
+# the NCCL tuner plugin, loaded as NCCL loads it (tests/nccl/host.c), with a
+# calibration fitted here for hgx-h100; the release library exports exactly
+# the plugin symbols
+if [ -x "$B/nccl_host" ] && [ -f "$B/plugins/libnccl-tuner-ccsim.so" ]; then
+	bin/ccsim calibrate ingest --db "$tmp/nccl.db" tests/data/calib/all_reduce_perf-h100x8-mooncake.log >/dev/null 2>&1
+	bin/ccsim calibrate fit --db "$tmp/nccl.db" -t topologies/hgx-h100.yaml -o "$tmp/nccl-cal.yaml" >/dev/null 2>&1
+	if "$B/nccl_host" "$B/plugins/libnccl-tuner-ccsim.so" "$tmp/nccl-cal.yaml" >"$tmp/nccl.out" 2>&1; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: tests/nccl/host.c"
+		tail -n 15 "$tmp/nccl.out"
+	fi
+	grep -E '^(topologies|tuner|nccl_host)' "$tmp/nccl.out"
+	syms=$(nm -D --defined-only build/plugins/libnccl-tuner-ccsim.so 2>/dev/null | awk '{ print $3 }' | sort | tr '\n' ' ')
+	if [ "$syms" = "ncclTunerPlugin_v5 ncclTunerPlugin_v6 ncclTunerPlugin_v7 " ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: build/plugins/libnccl-tuner-ccsim.so exports '$syms'"
+	fi
+fi
 
 for chk in check_deps check_size; do
 	if sh "tests/tools/$chk.sh" "$B"; then

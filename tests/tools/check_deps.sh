@@ -20,7 +20,9 @@ trap 'rm -rf "$tmp"' EXIT
 # the objects of today's sources (a build folder may keep older ones)
 srcs=$(git ls-files -co --exclude-standard 'model/*.c' 'sim/*.c' 'calibrate/*.c' 2>/dev/null)
 [ -n "$srcs" ] || srcs=$(find model sim calibrate -name '*.c')
-objs=$(for s in $srcs; do case $s in calibrate/bench_*) ;; *) echo "$B/${s%.c}.o" ;; esac; done | sort)
+# the NCCL plugins' sources (calibrate/nccl/) are built position-independent
+# into BUILD_DIR/pic/ (make plugins)
+objs=$(for s in $srcs; do case $s in calibrate/bench_*) ;; calibrate/nccl/*) echo "$B/pic/${s%.c}.o" ;; *) echo "$B/${s%.c}.o" ;; esac; done | sort)
 for o in $objs; do
 	[ -f "$o" ] || { echo "check-deps: $o missing (build first)"; exit 2; }
 done
@@ -29,6 +31,7 @@ fail=0
 # --- call graph: "user definer" per symbol the user takes from another file
 for o in $objs; do
 	f=${o#"$B"/}
+	f=${f#pic/}
 	f=${f%.o}
 	nm "$o" | awk -v f="$f" '$2 ~ /^[TDBRC]$/ { print "D", f, $3 } $1 == "U" { print "U", f, $2 }'
 done >"$tmp/syms"

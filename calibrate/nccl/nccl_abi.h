@@ -1,0 +1,113 @@
+/*
+** calibrate/nccl/nccl_abi.h: the part of NCCL's plugin ABI the ccsim
+** plugins use, declared here so that they build without NCCL's headers or
+** CUDA.  The layouts follow NCCL's src/include/nccl.h (ncclResult_t),
+** src/include/nccl_common.h (the logger, ncclFunc_t) and
+** src/include/plugin/tuner/tuner_v5.h, tuner_v6.h, tuner_v7.h (NCCL 2.27 -
+** 2.29): v5 added the NVLink-domain info and the tuning constants to init,
+** v6 the optional getChunkSize, v7 a fifth compute capability in the
+** constants.  NCCL looks up "ncclTunerPlugin_vN" with dlsym, the newest
+** first.
+**
+** Cost table: NCCL passes float[numAlgo][numProto] as float **, entries in
+** microseconds, NCCL_ALGO_PROTO_IGNORE (-1) where it does not offer the
+** pair; after getCollInfo it takes the smallest entry.
+*/
+#ifndef CCS_NCCL_ABI_H
+#define CCS_NCCL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { ncclSuccess = 0, ncclUnhandledCudaError = 1, ncclSystemError = 2, ncclInternalError = 3,
+               ncclInvalidArgument = 4, ncclInvalidUsage = 5, ncclRemoteError = 6, ncclInProgress = 7 } ncclResult_t;
+
+typedef enum { NCCL_LOG_NONE = 0, NCCL_LOG_VERSION = 1, NCCL_LOG_WARN = 2, NCCL_LOG_INFO = 3, NCCL_LOG_ABORT = 4,
+               NCCL_LOG_TRACE = 5 } ncclDebugLogLevel;
+#define NCCL_INIT 1UL
+#define NCCL_TUNING 64UL
+#define NCCL_PROFILE 16384UL
+typedef void (*ncclDebugLogger_t)(ncclDebugLogLevel level, unsigned long flags, const char *file, int line,
+                                  const char *fmt, ...);
+
+/* the five tuned collectives; NCCL 2.28 numbers more after Recv */
+typedef enum { ncclFuncBroadcast = 0, ncclFuncReduce = 1, ncclFuncAllGather = 2, ncclFuncReduceScatter = 3,
+               ncclFuncAllReduce = 4, ncclFuncSendRecv = 5, ncclFuncSend = 6, ncclFuncRecv = 7 } ncclFunc_t;
+
+#define NCCL_ALGO_TREE 0
+#define NCCL_ALGO_RING 1
+#define NCCL_ALGO_COLLNET_DIRECT 2
+#define NCCL_ALGO_COLLNET_CHAIN 3
+#define NCCL_ALGO_NVLS 4
+#define NCCL_ALGO_NVLS_TREE 5
+#define NCCL_ALGO_PAT 6
+#define NCCL_NUM_ALGORITHMS_V5 7
+#define NCCL_PROTO_LL 0
+#define NCCL_PROTO_LL128 1
+#define NCCL_PROTO_SIMPLE 2
+#define NCCL_NUM_PROTOCOLS_V5 3
+#define NCCL_ALGO_PROTO_IGNORE (-1.0f)
+#define NCCL_NUM_HW_LINKS_V5 3
+#define NCCL_NUM_COMPCAPS_V5 4
+#define NCCL_NUM_COMPCAPS_V7 5
+#define NCCL_NUM_TUNING_SCALES_V5 3
+
+typedef struct {
+	int nNvlDomains;            /* NVLink domains in the communicator */
+	int minRanksPerNvlDomain;
+	int maxRanksPerNvlDomain;
+} ncclNvlDomainInfo_v5_t;
+
+typedef struct {
+	double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+	double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+	double llMaxBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxRingLL128Bws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxTreeLL128Bws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxTreeBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxNVLSTreeBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
+} ncclTunerConstants_v5_t;
+
+typedef struct {
+	double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+	double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
+	double llMaxBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxRingLL128Bws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxTreeLL128Bws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxTreeBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+	double perChMaxNVLSTreeBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
+} ncclTunerConstants_v7_t;
+
+typedef ncclResult_t (*ncclTunerGetCollInfo_fn)(void *ctx, ncclFunc_t coll, size_t nBytes, int numPipeOps,
+                                                float **collCostTable, int numAlgo, int numProto, int regBuff,
+                                                int *nChannels);
+typedef ncclResult_t (*ncclTunerGetChunkSize_fn)(void *ctx, ncclFunc_t coll, size_t nBytes, int algo, int proto,
+                                                 int nChannels, size_t *chunkSize);
+
+typedef struct {
+	const char *name;
+	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
+	                     ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v5_t *constants);
+	ncclTunerGetCollInfo_fn getCollInfo;
+	ncclResult_t (*finalize)(void *ctx);
+} ncclTuner_v5_t;
+
+typedef struct {
+	const char *name;
+	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
+	                     ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v5_t *constants);
+	ncclTunerGetCollInfo_fn getCollInfo;
+	ncclResult_t (*finalize)(void *ctx);
+	ncclTunerGetChunkSize_fn getChunkSize;   /* may be NULL */
+} ncclTuner_v6_t;
+
+typedef struct {
+	const char *name;
+	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
+	                     ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v7_t *constants);
+	ncclTunerGetCollInfo_fn getCollInfo;
+	ncclResult_t (*finalize)(void *ctx);
+	ncclTunerGetChunkSize_fn getChunkSize;   /* may be NULL */
+} ncclTuner_v7_t;
+
+#endif

@@ -1,0 +1,228 @@
+/*
+** calibrate/nccl/tuner.c: libnccl-tuner-ccsim.so, an NCCL tuner plugin
+** (nccl_abi.h; NCCL_TUNER_PLUGIN=ccsim or the library's path) that prices
+** every (algorithm, protocol) NCCL offers with ccsim's model of the machine.
+**
+** init: the machine from CCSIM_TOPOLOGY (a topology YAML, or an NCCL
+** topology dump, NCCL_TOPO_DUMP_FILE's XML, imported as `ccsim topo import`
+** does), calibrated by CCSIM_CALIBRATION (a `ccsim calibrate fit` output,
+** applied as the topology's 'calibration' key), with NCCL's node count
+** (--set nodes=N where the topology is a template) and a communicator of
+** NCCL's nRanks, ranks spread evenly over the nodes.  Any failure is logged
+** through NCCL's logger (WARN, with the reason and file position) and init
+** returns ncclInternalError, so NCCL keeps its own tuning; nothing aborts.
+**
+** getCollInfo: for the five tuned collectives, entry [a][p] of the cost
+** table that NCCL offers (not NCCL_ALGO_PROTO_IGNORE) becomes ccsim's
+** predicted time in microseconds (ccs_cost_eval with NCCL's channel count);
+** a pair ccsim cannot price (its model says the hardware lacks it) keeps
+** NCCL's value.  NCCL then takes the smallest entry, which is the choice of
+** `ccsim predict --best` among the offered pairs.  The channel count is left
+** to NCCL (the model has no preference of its own beyond NCCL's count).
+** Prices are cached per (collective, size) in a direct-mapped table of
+** TUNER_CACHE slots: a hit costs a hash and 21 stores.
+*/
+#include "nccl_abi.h"
+
+#include "../../model/cost.h"
+#include "../../model/topo_yaml.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TUNER_CACHE 4096   /* slots; a power of two */
+#define EXPORT __attribute__((visibility("default")))
+
+/* NCCL's algorithm and collective numbers -> ccsim's */
+static const int tuner_algo[NCCL_NUM_ALGORITHMS_V5] = {
+	[NCCL_ALGO_TREE] = CCS_ALGO_TREE,        [NCCL_ALGO_RING] = CCS_ALGO_RING,
+	[NCCL_ALGO_COLLNET_DIRECT] = CCS_ALGO_COLLNET_DIRECT, [NCCL_ALGO_COLLNET_CHAIN] = CCS_ALGO_COLLNET_CHAIN,
+	[NCCL_ALGO_NVLS] = CCS_ALGO_NVLS,        [NCCL_ALGO_NVLS_TREE] = CCS_ALGO_NVLS_TREE,
+	[NCCL_ALGO_PAT] = CCS_ALGO_PAT,
+};
+static const int tuner_proto[NCCL_NUM_PROTOCOLS_V5] = {
+	[NCCL_PROTO_LL] = CCS_PROTO_LL, [NCCL_PROTO_LL128] = CCS_PROTO_LL128, [NCCL_PROTO_SIMPLE] = CCS_PROTO_SIMPLE,
+};
+static const int tuner_coll[5] = {
+	[ncclFuncBroadcast] = CCS_COLL_BROADCAST, [ncclFuncReduce] = CCS_COLL_REDUCE,
+	[ncclFuncAllGather] = CCS_COLL_ALLGATHER, [ncclFuncReduceScatter] = CCS_COLL_REDUCESCATTER,
+	[ncclFuncAllReduce] = CCS_COLL_ALLREDUCE,
+};
+
+struct tuner_slot {
+	uint64_t key;   /* (bytes << 3 | coll) + 1; 0: empty */
+	float us[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];   /* -1: not priced */
+};
+
+struct tuner {
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	ncclDebugLogger_t log;
+	uint64_t hits, misses;
+	struct tuner_slot slot[TUNER_CACHE];
+};
+
+#define TLOG(T, lvl, ...) \
+	do { if ((T)->log) (T)->log(lvl, NCCL_TUNING | NCCL_INIT, __FILE__, __LINE__, __VA_ARGS__); } while (0)
+
+/* The topology at path (YAML or an NCCL dump) with sets[0..n). */
+static int tuner_load(const char *path, const char *const *sets, int n, struct ccs_topo **t, struct ccs_diag *d)
+{
+	FILE *f = fopen(path, "r");
+	int c = ' ';
+	if (f) {
+		while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+			;
+		fclose(f);
+	}
+	if (c != '<')
+		return ccs_topo_load(path, sets, n, t, d);
+	char *yaml, *warn;
+	int rc = ccs_topo_import(path, &yaml, &warn, d);
+	if (rc)
+		return rc;
+	rc = ccs_topo_load_buf(path, yaml, strlen(yaml), sets, n, t, d);
+	ccs_free(yaml);
+	ccs_free(warn);
+	return rc;
+}
+
+/* The machine for nNodes nodes, calibrated: CCS_OK, or an error with the
+ * reason in d. */
+static int tuner_machine(struct tuner *T, const char *topo, const char *calib, size_t nNodes, struct ccs_diag *d)
+{
+	char cset[4200], nset[64];
+	const char *sets[2];
+	int n = 0;
+	if (calib && *calib) {
+		if (snprintf(cset, sizeof cset, "calibration=%s", calib) >= (int)sizeof cset)
+			return ccs_diag_msg(d, "CCSIM_CALIBRATION: a path of over 4,000 characters"), CCS_EINPUT;
+		sets[n++] = cset;
+	}
+	int rc = tuner_load(topo, sets, n, &T->t, d);
+	if (rc || nNodes == 0 || T->t->nnodes == (int32_t)nNodes)
+		return rc;
+	/* a template: as many nodes as NCCL has */
+	ccs_topo_free(T->t);
+	T->t = NULL;
+	snprintf(nset, sizeof nset, "nodes=%zu", nNodes);
+	sets[n++] = nset;
+	return tuner_load(topo, sets, n, &T->t, d);
+}
+
+static ncclResult_t tuner_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
+                               ncclNvlDomainInfo_v5_t *nvl, void *constants)
+{
+	(void)constants;
+	*ctx = NULL;
+	struct tuner *T = ccs_calloc(1, sizeof *T);
+	if (!T) {
+		if (log)
+			log(NCCL_LOG_WARN, NCCL_TUNING, __FILE__, __LINE__, "TUNER/ccsim: out of memory; NCCL's own tuning");
+		return ncclInternalError;
+	}
+	T->log = log;
+	const char *topo = getenv("CCSIM_TOPOLOGY"), *calib = getenv("CCSIM_CALIBRATION");
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	char err[sizeof d.msg + 64];
+	err[0] = 0;
+	int rc = CCS_EINPUT;
+	if (!topo || !*topo)
+		snprintf(err, sizeof err, "CCSIM_TOPOLOGY is not set (a topology YAML or an NCCL topology dump)");
+	else if ((rc = tuner_machine(T, topo, calib, nNodes, &d)))
+		snprintf(err, sizeof err, "%s", d.msg[0] ? d.msg : "the topology did not load");
+	else if (nRanks > (size_t)T->t->ngpu)
+		snprintf(err, sizeof err, "%zu ranks but %s has %u GPUs", nRanks, topo, T->t->ngpu), rc = CCS_EINPUT;
+	else {
+		int ppn = nNodes && nRanks % nNodes == 0 ? (int)(nRanks / nNodes) : 0;
+		rc = ccs_comm_build(T->t, (int)nRanks, ppn, &T->c, err, sizeof err);
+	}
+	if (rc) {
+		TLOG(T, NCCL_LOG_WARN, "TUNER/ccsim: %s; NCCL's own tuning for this communicator", err);
+		if (T->t)
+			ccs_topo_free(T->t);
+		ccs_free(T);
+		return ncclInternalError;
+	}
+	if (nvl && nvl->nNvlDomains > 0 && nvl->nNvlDomains != T->c.G)
+		TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: NCCL sees %d NVLink domains, the topology %d groups", nvl->nNvlDomains,
+		     T->c.G);
+	TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: comm %llx: %zu ranks on %zu nodes priced on %s%s%s",
+	     (unsigned long long)commId, nRanks, nNodes, topo, calib && *calib ? ", calibrated by " : "",
+	     calib && *calib ? calib : "");
+	*ctx = T;
+	return ncclSuccess;
+}
+
+static ncclResult_t tuner_init_v5(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
+                                  ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v5_t *constants)
+{
+	return tuner_init(ctx, commId, nRanks, nNodes, log, nvl, constants);
+}
+
+static ncclResult_t tuner_init_v7(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
+                                  ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v7_t *constants)
+{
+	return tuner_init(ctx, commId, nRanks, nNodes, log, nvl, constants);
+}
+
+/* The cached prices of (coll, bytes), computed on a miss. */
+static const struct tuner_slot *tuner_prices(struct tuner *T, int coll, uint64_t bytes)
+{
+	uint64_t key = (bytes << 3 | (uint64_t)coll) + 1;
+	struct tuner_slot *s = &T->slot[(key * 0x9e3779b97f4a7c15ull) >> 52 & (TUNER_CACHE - 1)];
+	if (s->key == key) {
+		T->hits++;
+		return s;
+	}
+	T->misses++;
+	s->key = key;
+	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
+		for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; p++) {
+			struct ccs_cost cc;
+			const char *why;
+			s->us[a][p] = ccs_cost_eval(&T->c, tuner_coll[coll], tuner_algo[a], tuner_proto[p], 0, bytes, &cc, &why)
+			                ? -1.0f
+			                : (float)(cc.time_s * 1e6);
+		}
+	return s;
+}
+
+static ncclResult_t tuner_coll_info(void *ctx, ncclFunc_t coll, size_t nBytes, int numPipeOps, float **collCostTable,
+                                    int numAlgo, int numProto, int regBuff, int *nChannels)
+{
+	(void)numPipeOps;
+	(void)regBuff;
+	(void)nChannels;
+	struct tuner *T = ctx;
+	if (!T || !collCostTable || (int)coll < 0 || (int)coll > ncclFuncAllReduce)
+		return ncclSuccess;   /* not one we price: NCCL's table as it is */
+	float *table = (float *)collCostTable;
+	const struct tuner_slot *s = tuner_prices(T, (int)coll, nBytes);
+	int na = numAlgo < NCCL_NUM_ALGORITHMS_V5 ? numAlgo : NCCL_NUM_ALGORITHMS_V5;
+	int np = numProto < NCCL_NUM_PROTOCOLS_V5 ? numProto : NCCL_NUM_PROTOCOLS_V5;
+	for (int a = 0; a < na; a++)
+		for (int p = 0; p < np; p++)
+			if (table[a * numProto + p] != NCCL_ALGO_PROTO_IGNORE && s->us[a][p] >= 0)
+				table[a * numProto + p] = s->us[a][p];
+	return ncclSuccess;
+}
+
+static ncclResult_t tuner_finalize(void *ctx)
+{
+	struct tuner *T = ctx;
+	if (!T)
+		return ncclSuccess;
+	TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: %llu calls, %llu priced anew", (unsigned long long)(T->hits + T->misses),
+	     (unsigned long long)T->misses);
+	ccs_comm_release(&T->c);
+	ccs_topo_free(T->t);
+	ccs_free(T);
+	return ncclSuccess;
+}
+
+EXPORT const ncclTuner_v7_t ncclTunerPlugin_v7 = { "ccsim", tuner_init_v7, tuner_coll_info, tuner_finalize, NULL };
+EXPORT const ncclTuner_v6_t ncclTunerPlugin_v6 = { "ccsim", tuner_init_v5, tuner_coll_info, tuner_finalize, NULL };
+EXPORT const ncclTuner_v5_t ncclTunerPlugin_v5 = { "ccsim", tuner_init_v5, tuner_coll_info, tuner_finalize };

@@ -1,0 +1,286 @@
+/*
+** tests/nccl/host.c: loads the ccsim tuner plugin as NCCL does (dlopen,
+** dlsym of ncclTunerPlugin_v7, _v6 and _v5, init with a logger, getCollInfo
+** over a cost table filled the way NCCL fills it, finalize) and checks it:
+**   - on three shipped machines (one calibrated), every size from 8 B to
+**     8 GiB and the five tuned collectives: each entry NCCL offers holds
+**     ccsim's time for that pair, and the pair NCCL then takes is the one
+**     `ccsim predict --best` takes among NCCL's algorithms (ccs_select)
+**     whenever NCCL offers that pair; NCCL's own choice is counted beside;
+**   - a missing topology, a file that is not a calibration, more ranks
+**     than GPUs: init fails with a WARN naming the reason, and nothing else
+**     happens (NCCL keeps its own tuning);
+**   - the call's cost after warm-up: median and p99 (a figure, not a test).
+** usage: nccl_host LIB [CALIBRATION]   (the calibration for hgx-h100)
+*/
+#include "../check.h"
+#include "../../calibrate/nccl/nccl_abi.h"
+#include "../../model/cost.h"
+#include "../../model/topo_yaml.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static char last_warn[2048];
+static int nwarn;
+
+static void logger(ncclDebugLogLevel level, unsigned long flags, const char *file, int line, const char *fmt, ...)
+{
+	(void)flags;
+	(void)file;
+	(void)line;
+	char b[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof b, fmt, ap);
+	va_end(ap);
+	if (level == NCCL_LOG_WARN) {
+		nwarn++;
+		snprintf(last_warn, sizeof last_warn, "%s", b);
+	}
+	if (getenv("NCCL_HOST_VERBOSE"))
+		fprintf(stderr, "NCCL %s: %s\n", level == NCCL_LOG_WARN ? "WARN" : "INFO", b);
+}
+
+/* NCCL's algorithm numbers as ccsim's (the plugin's own table, restated) */
+static const int h_algo[NCCL_NUM_ALGORITHMS_V5] = { CCS_ALGO_TREE, CCS_ALGO_RING, CCS_ALGO_COLLNET_DIRECT,
+                                                    CCS_ALGO_COLLNET_CHAIN, CCS_ALGO_NVLS, CCS_ALGO_NVLS_TREE,
+                                                    CCS_ALGO_PAT };
+static const int h_coll[5] = { CCS_COLL_BROADCAST, CCS_COLL_REDUCE, CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER,
+                               CCS_COLL_ALLREDUCE };
+
+struct machine {
+	const char *topo;
+	int nodes, ranks;
+	int calibrated;
+};
+
+static const ncclTuner_v7_t *plugin(void *lib, const char *sym)
+{
+	return (const ncclTuner_v7_t *)dlsym(lib, sym);
+}
+
+/* NCCL's table for (coll, bytes) on c: its model's times, -1 where it does
+ * not offer the pair; returns the pair it would take (a * 3 + p). */
+static int nccl_table(const struct ccs_comm *c, int coll, uint64_t bytes, float t[NCCL_NUM_ALGORITHMS_V5][3])
+{
+	int best = -1;
+	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
+		for (int p = 0; p < 3; p++) {
+			double s = ccs_nccl_time(c, h_coll[coll], h_algo[a], p, bytes);
+			t[a][p] = s < 0 ? NCCL_ALGO_PROTO_IGNORE : (float)(s * 1e6);
+			if (s >= 0 && (best < 0 || t[a][p] < t[best / 3][best % 3]))
+				best = a * 3 + p;
+		}
+	return best;
+}
+
+static int argmin(float t[NCCL_NUM_ALGORITHMS_V5][3])
+{
+	int best = -1;
+	for (int i = 0; i < NCCL_NUM_ALGORITHMS_V5 * 3; i++)
+		if (t[i / 3][i % 3] >= 0 && (best < 0 || t[i / 3][i % 3] < t[best / 3][best % 3]))
+			best = i;
+	return best;
+}
+
+/* One (collective, size) through getCollInfo: the checks of the file's
+ * header; show prints a point where the tuner and NCCL differ. */
+static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c, int coll, uint64_t b, int show,
+                  int *agree, int *differ, int *unoffered)
+{
+	float tab[NCCL_NUM_ALGORITHMS_V5][3];
+	int nccl = nccl_table(c, coll, b, tab);
+	int ch = 0;
+	CHECK(tn->getCollInfo(ctx, (ncclFunc_t)coll, b, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0, &ch) ==
+	      ncclSuccess);
+	/* each offered entry holds ccsim's time where ccsim prices it */
+	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
+		for (int p = 0; p < 3; p++) {
+			struct ccs_cost cc;
+			const char *why;
+			if (tab[a][p] >= 0 && !ccs_cost_eval(c, h_coll[coll], h_algo[a], p, 0, b, &cc, &why))
+				CHECK_NEAR(tab[a][p], (float)(cc.time_s * 1e6), 1e-6);
+		}
+	int got = argmin(tab), ba, bp;
+	unsigned amask = 0;
+	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
+		amask |= 1u << h_algo[a];
+	CHECK(ccs_select(c, h_coll[coll], b, amask, 7u, 0, &ba, &bp) == 0);
+	int want = -1;
+	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
+		if (h_algo[a] == ba && tab[a][bp] >= 0)
+			want = a * 3 + bp;
+	if (want < 0) {
+		(*unoffered)++;
+		return;
+	}
+	CHECK(got == want);
+	if (got == nccl) {
+		(*agree)++;
+		return;
+	}
+	(*differ)++;
+	if (getenv("NCCL_HOST_VERBOSE") && show) {
+		/* NCCL's pick priced by ccsim: what the tuner's pick gains */
+		struct ccs_cost cn;
+		const char *why;
+		double tn_us = ccs_cost_eval(c, h_coll[coll], h_algo[nccl / 3], nccl % 3, 0, b, &cn, &why)
+		                 ? -1 : cn.time_s * 1e6;
+		printf("  %s %llu B: NCCL %s/%s (ccsim: %.1f us) -> tuner %s/%s %.1f us\n", ccs_coll_name[h_coll[coll]],
+		       (unsigned long long)b, ccs_algo_name[h_algo[nccl / 3]], ccs_proto_name[nccl % 3], tn_us,
+		       ccs_algo_name[h_algo[got / 3]], ccs_proto_name[got % 3], (double)tab[got / 3][got % 3]);
+	}
+}
+
+/* One machine through one versioned symbol; counts into *agree, *differ
+ * (the tuner's pair against NCCL's own), *unoffered (ccsim's best is a pair
+ * NCCL does not offer). */
+static void run_machine(void *lib, const char *sym, const struct machine *m, const char *calib, int *agree,
+                        int *differ, int *unoffered)
+{
+	const ncclTuner_v7_t *tn = plugin(lib, sym);
+	CHECK(tn != NULL);
+	if (!tn)
+		return;
+	setenv("CCSIM_TOPOLOGY", m->topo, 1);
+	if (m->calibrated && calib)
+		setenv("CCSIM_CALIBRATION", calib, 1);
+	else
+		unsetenv("CCSIM_CALIBRATION");
+	char nset[32], cset[1100];
+	const char *sets[2];
+	int ns = 0;
+	snprintf(nset, sizeof nset, "nodes=%d", m->nodes);
+	sets[ns++] = nset;
+	if (m->calibrated && calib) {
+		snprintf(cset, sizeof cset, "calibration=%s", calib);
+		sets[ns++] = cset;
+	}
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	char err[256];
+	err[0] = 0;
+	int ok = ccs_topo_load(m->topo, sets, ns, &t, &d) == CCS_OK;
+	ok = ok && ccs_comm_build(t, m->ranks, m->ranks / m->nodes, &c, err, sizeof err) == CCS_OK;
+	CHECK(ok);
+	if (!ok) {
+		fprintf(stderr, "  %s: %s%s\n", m->topo, d.msg, err);
+		if (!d.msg[0])
+			ccs_topo_free(t);
+		return;
+	}
+	void *ctx = NULL;
+	ncclNvlDomainInfo_v5_t nvl = { c.G, c.n / c.G, c.n / c.G };
+	ncclTunerConstants_v7_t k;
+	memset(&k, 0, sizeof k);
+	nwarn = 0;
+	CHECK(tn->init(&ctx, 0xc0ffee, (size_t)m->ranks, (size_t)m->nodes, logger, &nvl, &k) == ncclSuccess);
+	CHECK(nwarn == 0);
+	for (int coll = 0; coll < 5 && ctx; coll++)
+		for (uint64_t b = 8; b <= (8ull << 30); b *= 2)
+			point(tn, ctx, &c, coll, b, strcmp(sym, "ncclTunerPlugin_v7") == 0, agree, differ, unoffered);
+	CHECK(!ctx || tn->finalize(ctx) == ncclSuccess);
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+}
+
+/* init refused with a WARN naming want; NCCL's tuning stays. */
+static void refused(void *lib, const char *topo, const char *calib, int ranks, int nodes, const char *want)
+{
+	const ncclTuner_v7_t *tn = plugin(lib, "ncclTunerPlugin_v7");
+	if (topo)
+		setenv("CCSIM_TOPOLOGY", topo, 1);
+	else
+		unsetenv("CCSIM_TOPOLOGY");
+	if (calib)
+		setenv("CCSIM_CALIBRATION", calib, 1);
+	else
+		unsetenv("CCSIM_CALIBRATION");
+	void *ctx = (void *)1;
+	nwarn = 0;
+	last_warn[0] = 0;
+	CHECK(tn && tn->init(&ctx, 1, (size_t)ranks, (size_t)nodes, logger, NULL, NULL) == ncclInternalError);
+	CHECK(ctx == NULL);
+	CHECK(nwarn == 1 && strstr(last_warn, want) != NULL);
+	if (!strstr(last_warn, want))
+		fprintf(stderr, "  warned '%s', wanted '%s'\n", last_warn, want);
+}
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* the median and p99 of a warmed-up call, over a realistic mix of sizes */
+static void timing(void *lib)
+{
+	const ncclTuner_v7_t *tn = plugin(lib, "ncclTunerPlugin_v7");
+	setenv("CCSIM_TOPOLOGY", "topologies/hgx-h100-cluster.yaml", 1);
+	unsetenv("CCSIM_CALIBRATION");
+	void *ctx;
+	if (!tn || tn->init(&ctx, 2, 32, 4, logger, NULL, NULL) != ncclSuccess)
+		return;
+	enum { N = 20000 };
+	static double lat[N];
+	float tab[NCCL_NUM_ALGORITHMS_V5][3];
+	for (int i = 0; i < 2 * N; i++) {
+		for (int j = 0; j < NCCL_NUM_ALGORITHMS_V5 * 3; j++)
+			tab[j / 3][j % 3] = 1;
+		uint64_t b = 1ull << (3 + i % 28);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		tn->getCollInfo(ctx, ncclFuncAllReduce, b, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (i >= N)   /* the first N warm the cache */
+			lat[i - N] = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+	}
+	tn->finalize(ctx);
+	qsort(lat, N, sizeof *lat, by_double);
+	printf("tuner getCollInfo after warm-up: median %.0f ns, p99 %.0f ns (%d calls)\n", lat[N / 2], lat[N * 99 / 100],
+	       N);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: nccl_host LIB [CALIBRATION]\n");
+		return 2;
+	}
+	const char *calib = argc > 2 ? argv[2] : NULL;
+	void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "nccl_host: %s\n", dlerror());
+		return 1;
+	}
+	static const struct machine ms[] = {
+		{ "topologies/hgx-h100.yaml", 1, 8, 1 },
+		{ "topologies/hgx-h100-cluster.yaml", 2, 16, 0 },
+		{ "topologies/hgx-h100-cluster.yaml", 4, 32, 0 },
+		{ "topologies/gb200-nvl72.yaml", 18, 72, 0 },   /* 18 trays of 4 */
+	};
+	static const char *const syms[] = { "ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5" };
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+		for (size_t v = 0; v < 3; v++) {
+			int agree = 0, differ = 0, unoffered = 0;
+			run_machine(lib, syms[v], &ms[i], calib, &agree, &differ, &unoffered);
+			if (v == 0)
+				printf("%s (%d nodes, %d ranks%s): tuner = NCCL's choice at %d points, differs at %d; "
+				       "ccsim's best not offered by NCCL at %d\n",
+				       ms[i].topo, ms[i].nodes, ms[i].ranks, ms[i].calibrated && calib ? ", calibrated" : "",
+				       agree, differ, unoffered);
+		}
+	refused(lib, NULL, NULL, 8, 1, "CCSIM_TOPOLOGY is not set");
+	refused(lib, "tests/nccl/no-such-topology.yaml", NULL, 8, 1, "no-such-topology.yaml");
+	refused(lib, "topologies/hgx-h100.yaml", "topologies/hgx-h100.yaml", 8, 1, "in a calibration file");
+	refused(lib, "topologies/hgx-h100.yaml", NULL, 16, 1, "16 ranks but topologies/hgx-h100.yaml has 8 GPUs");
+	timing(lib);
+	dlclose(lib);
+	return CHECK_DONE("nccl_host");
+}
