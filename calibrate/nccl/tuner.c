@@ -66,8 +66,11 @@ struct tuner {
 #define TLOG(T, lvl, ...) \
 	do { if ((T)->log) (T)->log(lvl, NCCL_TUNING | NCCL_INIT, __FILE__, __LINE__, __VA_ARGS__); } while (0)
 
-/* The topology at path (YAML or an NCCL dump) with sets[0..n). */
-static int tuner_load(const char *path, const char *const *sets, int n, struct ccs_topo **t, struct ccs_diag *d)
+/* The topology at path with sets[0..n): a YAML file, or an NCCL dump
+ * (one node, a template) imported with nodes=N set for nNodes > 0 and its
+ * import warnings sent to NCCL's log. */
+static int tuner_load(const struct tuner *T, const char *path, const char *const *sets, int n, size_t nNodes,
+                      struct ccs_topo **t, struct ccs_diag *d)
 {
 	FILE *f = fopen(path, "r");
 	int c = ' ';
@@ -78,11 +81,20 @@ static int tuner_load(const char *path, const char *const *sets, int n, struct c
 	}
 	if (c != '<')
 		return ccs_topo_load(path, sets, n, t, d);
-	char *yaml, *warn;
+	char *yaml, *warn, nset[64];
+	const char *all[3] = { n > 0 ? sets[0] : NULL, NULL, NULL };
+	if (nNodes > 0) {
+		snprintf(nset, sizeof nset, "nodes=%zu", nNodes);
+		all[n++] = nset;
+	}
 	int rc = ccs_topo_import(path, &yaml, &warn, d);
 	if (rc)
 		return rc;
-	rc = ccs_topo_load_buf(path, yaml, strlen(yaml), sets, n, t, d);
+	rc = ccs_topo_load_buf(path, yaml, strlen(yaml), all, n, t, d);
+	for (char *w = warn, *nl; w && *w; w = nl ? nl + 1 : w + strlen(w)) {
+		nl = strchr(w, '\n');
+		TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: %.*s", (int)(nl ? nl - w : (long)strlen(w)), w);
+	}
 	ccs_free(yaml);
 	ccs_free(warn);
 	return rc;
@@ -100,7 +112,7 @@ static int tuner_machine(struct tuner *T, const char *topo, const char *calib, s
 			return ccs_diag_msg(d, "CCSIM_CALIBRATION: a path of over 4,000 characters"), CCS_EINPUT;
 		sets[n++] = cset;
 	}
-	int rc = tuner_load(topo, sets, n, &T->t, d);
+	int rc = tuner_load(T, topo, sets, n, nNodes, &T->t, d);
 	if (rc || nNodes == 0 || T->t->nnodes == (int32_t)nNodes)
 		return rc;
 	/* a template: as many nodes as NCCL has */
@@ -108,7 +120,7 @@ static int tuner_machine(struct tuner *T, const char *topo, const char *calib, s
 	T->t = NULL;
 	snprintf(nset, sizeof nset, "nodes=%zu", nNodes);
 	sets[n++] = nset;
-	return tuner_load(topo, sets, n, &T->t, d);
+	return tuner_load(T, topo, sets, n, 0, &T->t, d);
 }
 
 static ncclResult_t tuner_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,

@@ -166,7 +166,18 @@ static void run_machine(void *lib, const char *sym, const struct machine *m, con
 	struct ccs_comm c;
 	char err[256];
 	err[0] = 0;
-	int ok = ccs_topo_load(m->topo, sets, ns, &t, &d) == CCS_OK;
+	int ok;
+	size_t len = strlen(m->topo);
+	if (len > 4 && !strcmp(m->topo + len - 4, ".xml")) {
+		/* an NCCL topology dump, imported as the plugin imports it */
+		char *yaml = NULL, *warn = NULL;
+		ok = ccs_topo_import(m->topo, &yaml, &warn, &d) == CCS_OK &&
+		     ccs_topo_load_buf(m->topo, yaml, strlen(yaml), sets, ns, &t, &d) == CCS_OK;
+		ccs_free(yaml);
+		ccs_free(warn);
+	} else {
+		ok = ccs_topo_load(m->topo, sets, ns, &t, &d) == CCS_OK;
+	}
 	ok = ok && ccs_comm_build(t, m->ranks, m->ranks / m->nodes, &c, err, sizeof err) == CCS_OK;
 	CHECK(ok);
 	if (!ok) {
@@ -264,6 +275,7 @@ int main(int argc, char **argv)
 		{ "topologies/hgx-h100-cluster.yaml", 2, 16, 0 },
 		{ "topologies/hgx-h100-cluster.yaml", 4, 32, 0 },
 		{ "topologies/gb200-nvl72.yaml", 18, 72, 0 },   /* 18 trays of 4 */
+		{ "tests/data/topo/hgx-h100-dump.xml", 2, 16, 0 },   /* NCCL_TOPO_DUMP_FILE of one HGX */
 	};
 	static const char *const syms[] = { "ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5" };
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
