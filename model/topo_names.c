@@ -98,6 +98,37 @@ int ccs_topo_names_expand(struct ccs_ydoc *doc, const struct ccs_ynode *y, struc
 	return expand(doc, y, y->str, buf, 0, sizeof buf, out);
 }
 
+uint64_t ccs_topo_names_count(const char *s)
+{
+	const uint64_t cap = 1ull << 40;
+	uint64_t total = 1;
+	for (const char *p = strchr(s, '['); p; p = strchr(p, '[')) {
+		uint64_t group = 0;
+		for (p++; *p && *p != ']';) {
+			char *end;
+			long lo = strtol(p, &end, 10), hi = lo;
+			if (end == p)
+				return total;
+			p = end;
+			if (*p == '-') {
+				hi = strtol(p + 1, &end, 10);
+				if (end == p + 1)
+					return total;
+				p = end;
+			}
+			group += hi >= lo ? (uint64_t)(hi - lo) + 1 : 0;
+			if (group > cap)
+				group = cap;
+			if (*p == ',')
+				p++;
+			else if (*p != ']')
+				return total;
+		}
+		total = group && total > cap / group ? cap : total * group;
+	}
+	return total;
+}
+
 /* ---- name lookup in a body ---- */
 
 

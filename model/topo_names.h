@@ -26,6 +26,10 @@ struct ccs_topo_names_map {
 
 /* The names pattern y stands for, into *out (positioned errors). */
 int ccs_topo_names_expand(struct ccs_ydoc *doc, const struct ccs_ynode *y, struct ccs_topo_names *out);
+/* How many names pattern s stands for, without making them (a limit is
+ * checked before a large expansion); saturates at 2^40.  A malformed
+ * pattern counts as far as it reads (ccs_topo_names_expand reports it). */
+uint64_t ccs_topo_names_count(const char *s);
 /* The body index of device s, or -1. */
 int ccs_topo_names_find(const struct ccs_topo_names_map *m, const struct ccs_body *b, const char *s);
 /* Index b's devices by name into m (a duplicate is an error). */

@@ -38,13 +38,13 @@ static int device_names(struct ld *L, const struct ccs_body *b, const struct ccs
 {
 	if (template_form && strchr(name->str, '/'))
 		return ccs_diag_at(L->y.diag, name->mark, "device names in 'node' may not contain '/', got '%s'", name->str);
-	CCS_TRY(ccs_topo_names_expand(&L->y, name, ns));
-	if (!template_form || (uint64_t)b->ndev + ns->n <= MAX_NODE_DEVICES)
-		return CCS_OK;
-	return ccs_diag_at(L->y.diag, name->mark,
-	                   "a node holds at most %u devices ('%s' makes %llu); describe a larger domain as nodes of a "
-	                   "scale-up domain",
-	                   MAX_NODE_DEVICES, name->str, (unsigned long long)b->ndev + ns->n);
+	uint64_t more = ccs_topo_names_count(name->str);
+	if (template_form && (uint64_t)b->ndev + more > MAX_NODE_DEVICES)
+		return ccs_diag_at(L->y.diag, name->mark,
+		                   "a node holds at most %u devices ('%s' makes %llu); describe a larger domain as nodes "
+		                   "of a scale-up domain",
+		                   MAX_NODE_DEVICES, name->str, (unsigned long long)(b->ndev + more));
+	return ccs_topo_names_expand(&L->y, name, ns);
 }
 
 static const char *const dev_type_names[] = {
