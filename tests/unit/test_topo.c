@@ -5,6 +5,7 @@
 */
 #include "../check.h"
 #include "fixture.h"
+#include "../../model/topo_names.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 
@@ -371,8 +372,21 @@ static void test_set_and_extends(void)
 	ccs_topo_free(b);
 }
 
+/* name patterns counted without expanding them (the node limit's check) */
+static void test_names_count(void)
+{
+	CHECK(ccs_topo_names_count("gpu0") == 1);
+	CHECK(ccs_topo_names_count("gpu[0-7]") == 8);
+	CHECK(ccs_topo_names_count("nvsw[0,3,5-6]") == 4);
+	CHECK(ccs_topo_names_count("n[0-1]/g[0-3]") == 8);
+	CHECK(ccs_topo_names_count("gpu[0-455553]") == 455554);
+	CHECK(ccs_topo_names_count("a[0-999999]b[0-999999]c[0-999999]") == 1ull << 40);
+	CHECK(ccs_topo_names_count("gpu[7-0]") == 0);
+}
+
 int main(void)
 {
+	test_names_count();
 	test_hgx_h100();
 	test_hgx_cluster();
 	test_16k();
