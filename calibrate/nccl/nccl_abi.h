@@ -58,25 +58,18 @@ typedef struct {
 	int maxRanksPerNvlDomain;
 } ncclNvlDomainInfo_v5_t;
 
-typedef struct {
-	double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
-	double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
-	double llMaxBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxRingLL128Bws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxTreeLL128Bws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxTreeBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxNVLSTreeBws[NCCL_NUM_COMPCAPS_V5][NCCL_NUM_TUNING_SCALES_V5];
-} ncclTunerConstants_v5_t;
-
-typedef struct {
-	double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
-	double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];
-	double llMaxBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxRingLL128Bws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxTreeLL128Bws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxTreeBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
-	double perChMaxNVLSTreeBws[NCCL_NUM_COMPCAPS_V7][NCCL_NUM_TUNING_SCALES_V5];
-} ncclTunerConstants_v7_t;
+/* NCCL's tuning constants, given to init to read or change; v7's per-arch
+ * tables have a fifth compute capability (NCCL_NUM_COMPCAPS_V7) */
+#define CCS_NCCL_CONSTANTS(ncc) \
+	double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5]; \
+	double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5]; \
+	double llMaxBws[ncc][NCCL_NUM_TUNING_SCALES_V5]; \
+	double perChMaxRingLL128Bws[ncc][NCCL_NUM_TUNING_SCALES_V5]; \
+	double perChMaxTreeLL128Bws[ncc][NCCL_NUM_TUNING_SCALES_V5]; \
+	double perChMaxTreeBws[ncc][NCCL_NUM_TUNING_SCALES_V5]; \
+	double perChMaxNVLSTreeBws[ncc][NCCL_NUM_TUNING_SCALES_V5];
+typedef struct { CCS_NCCL_CONSTANTS(NCCL_NUM_COMPCAPS_V5) } ncclTunerConstants_v5_t;
+typedef struct { CCS_NCCL_CONSTANTS(NCCL_NUM_COMPCAPS_V7) } ncclTunerConstants_v7_t;
 
 typedef ncclResult_t (*ncclTunerGetCollInfo_fn)(void *ctx, ncclFunc_t coll, size_t nBytes, int numPipeOps,
                                                 float **collCostTable, int numAlgo, int numProto, int regBuff,
@@ -84,30 +77,16 @@ typedef ncclResult_t (*ncclTunerGetCollInfo_fn)(void *ctx, ncclFunc_t coll, size
 typedef ncclResult_t (*ncclTunerGetChunkSize_fn)(void *ctx, ncclFunc_t coll, size_t nBytes, int algo, int proto,
                                                  int nChannels, size_t *chunkSize);
 
-typedef struct {
-	const char *name;
-	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
-	                     ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v5_t *constants);
-	ncclTunerGetCollInfo_fn getCollInfo;
+/* The tuner's table of functions: v5's four, v6 and v7 with getChunkSize
+ * (may be NULL) after them; init differs only in its constants' type. */
+#define CCS_NCCL_TUNER(constants_t) \
+	const char *name; \
+	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log, \
+	                     ncclNvlDomainInfo_v5_t *nvl, constants_t *constants); \
+	ncclTunerGetCollInfo_fn getCollInfo; \
 	ncclResult_t (*finalize)(void *ctx);
-} ncclTuner_v5_t;
-
-typedef struct {
-	const char *name;
-	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
-	                     ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v5_t *constants);
-	ncclTunerGetCollInfo_fn getCollInfo;
-	ncclResult_t (*finalize)(void *ctx);
-	ncclTunerGetChunkSize_fn getChunkSize;   /* may be NULL */
-} ncclTuner_v6_t;
-
-typedef struct {
-	const char *name;
-	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
-	                     ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v7_t *constants);
-	ncclTunerGetCollInfo_fn getCollInfo;
-	ncclResult_t (*finalize)(void *ctx);
-	ncclTunerGetChunkSize_fn getChunkSize;   /* may be NULL */
-} ncclTuner_v7_t;
+typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v5_t) } ncclTuner_v5_t;
+typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v5_t) ncclTunerGetChunkSize_fn getChunkSize; } ncclTuner_v6_t;
+typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v7_t) ncclTunerGetChunkSize_fn getChunkSize; } ncclTuner_v7_t;
 
 #endif
