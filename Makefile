@@ -142,7 +142,7 @@ $(TST)/failwrite.so: tests/tools/failwrite.c
 # objects built position-independent with hidden symbols, so that nm -D
 # shows only the plugin symbols; neither CUDA nor NCCL's headers are needed.
 # The test build's copy (ASan) is what tests/nccl/host.c loads in make test.
-PLUGINS := tuner
+PLUGINS := tuner profiler
 PLUGIN_LIB_SRC := $(wildcard model/*.c)
 PLUGIN_LIBS := -lyaml -lexpat -lm
 PIC_CFLAGS := -O2 -g -fPIC -fvisibility=hidden $(WARN)
@@ -159,16 +159,25 @@ build/plugins/libnccl-%-ccsim.so: $(REL)/pic/calibrate/nccl/%.o $(PLUGIN_LIB_SRC
 $(TST)/plugins/libnccl-%-ccsim.so: $(TST)/pic/calibrate/nccl/%.o $(PLUGIN_LIB_SRC:%.c=$(TST)/pic/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(TPIC_CFLAGS) -shared -o $@ $^ $(PLUGIN_LIBS)
+# the profiler needs none of the model
+build/plugins/libnccl-profiler-ccsim.so: $(REL)/pic/calibrate/nccl/profiler.o
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -shared -Wl,--no-undefined -o $@ $^
+$(TST)/plugins/libnccl-profiler-ccsim.so: $(TST)/pic/calibrate/nccl/profiler.o
+	@mkdir -p $(dir $@)
+	$(CC) $(TPIC_CFLAGS) -shared -o $@ $^
 plugins: $(PLUGINS:%=build/plugins/libnccl-%-ccsim.so)
 # the harness that loads them as NCCL does (make test; make bench times it)
 $(TST)/nccl_host: $(TST)/tests/nccl/host.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS) -ldl
 $(REL)/nccl_host: $(REL)/tests/nccl/host.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS) -ldl
+$(TST)/nccl_prof_host: $(TST)/tests/nccl/prof_host.o $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS) -ldl
 
 test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) $(FUZZ_NAMES:%=$(TST)/fuzz_%) \
       bin/ccsim $(TST)/failmalloc.so $(TST)/failwrite.so benches plugins $(PLUGINS:%=$(TST)/plugins/libnccl-%-ccsim.so) \
-      $(PLUGINS:%=$(TST)/pic/calibrate/nccl/%.o) $(TST)/nccl_host
+      $(PLUGINS:%=$(TST)/pic/calibrate/nccl/%.o) $(TST)/nccl_host $(TST)/nccl_prof_host
 	@sh tests/run.sh $(TST)
 
 # libFuzzer builds: clang with ASan, UBSan and float-cast-overflow (which gcc's

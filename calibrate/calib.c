@@ -91,7 +91,7 @@ void ccs_calib_release(struct ccs_calib *c)
 
 static int is_nccl(const struct ccs_meas *m)
 {
-	return !strcmp(m->source, "nccl-tests");
+	return ccs_meas_is_coll(m);
 }
 
 /* nccl-tests rows fit out-of-place only (in-place is the same curve) */

@@ -562,6 +562,8 @@ int ccs_log_kind(const char *text, size_t len)
 			continue;
 		if (k->n >= 2 && !strcmp(k->t[0], "#") && !strcmp(k->t[1], "ccsim-bench"))
 			return CCS_LOG_BENCH;
+		if (k->n >= 2 && !strcmp(k->t[0], "#") && !strcmp(k->t[1], "ccsim-profiler"))
+			return CCS_LOG_PROFILER;
 		if (!strcmp(k->t[0], "#bytes"))
 			return CCS_LOG_PERFTEST;
 		for (int i = 0; i + 2 < k->n; i++)
@@ -780,6 +782,68 @@ static int ingest_bench(const char *src, const char *text, size_t len, const cha
 	return rc;
 }
 
+int ccs_meas_is_coll(const struct ccs_meas *m)
+{
+	return !strcmp(m->source, "nccl-tests") || !strcmp(m->source, "profiler");
+}
+
+/* Records of one series (collective, type, placement, ranks, size): 0 */
+static int pl_series(const struct ccs_pl_rec *x, const struct ccs_pl_rec *y)
+{
+	int c = x->coll != y->coll ? x->coll - y->coll : strcmp(x->type, y->type);
+	if (!c)
+		c = x->inplace != y->inplace ? x->inplace - y->inplace : x->ranks != y->ranks ? x->ranks - y->ranks : 0;
+	return c ? c : (x->size > y->size) - (x->size < y->size);
+}
+
+/* by series, then time */
+static int pl_by_series(const void *a, const void *b)
+{
+	const struct ccs_pl_rec *x = a, *y = b;
+	int c = pl_series(x, y);
+	return c ? c : (x->time_s > y->time_s) - (x->time_s < y->time_s);
+}
+
+/* A ccsim-profiler log: one measurement per (collective, type, placement,
+ * ranks, size), its records' median, fastest and slowest times. */
+static int ingest_profiler(const char *src, const char *text, size_t len, const char *file,
+                           struct ccs_meas_set *set, struct ccs_diag *d)
+{
+	struct ccs_pl_log l;
+	CCS_TRY(ccs_pl_parse(src, text, len, &l, d));
+	qsort(l.rec, l.nrec, sizeof *l.rec, pl_by_series);
+	int rc = CCS_OK;
+	for (size_t i = 0, j; i < l.nrec && !rc; i = j) {
+		for (j = i + 1; j < l.nrec && !pl_series(&l.rec[i], &l.rec[j]); j++)
+			;
+		const struct ccs_pl_rec *r = &l.rec[i];
+		size_t n = j - i;
+		struct ccs_meas *m;
+		if ((rc = meas_push(set, &m)))
+			break;
+		snprintf(m->source, sizeof m->source, "profiler");
+		snprintf(m->name, sizeof m->name, "%s", ccs_coll_cli[r->coll]);
+		snprintf(m->cls, sizeof m->cls, "nccl");
+		snprintf(m->variant, sizeof m->variant, "%s %s", r->inplace ? "ip" : "oop", r->type);
+		m->size = r->size;
+		m->iters = n;
+		m->ranks = r->ranks;
+		m->median_s = n % 2 ? l.rec[i + n / 2].time_s : (l.rec[i + n / 2 - 1].time_s + l.rec[i + n / 2].time_s) / 2;
+		m->min_s = l.rec[i].time_s;
+		m->max_s = l.rec[j - 1].time_s;
+		double f = ccs_busbw_factor(r->coll, r->ranks);
+		m->busbw_Bps = m->median_s > 0 ? (double)r->size / m->median_s * f : (double)NAN;
+		m->line = r->line;
+		snprintf(m->file, sizeof m->file, "%s", file);
+	}
+	for (size_t i = 0; i < l.nwarn && !rc; i++)
+		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s", l.warn[i]);
+	if (!rc && l.host[0] && !set->host[0])
+		snprintf(set->host, sizeof set->host, "%s", l.host);
+	ccs_pl_release(&l);
+	return rc;
+}
+
 /* The readers by the log's kind (ccs_log_kind). */
 static const struct {
 	int kind;
@@ -789,6 +853,7 @@ static const struct {
 	{ CCS_LOG_NCCL, ingest_nccl },
 	{ CCS_LOG_PERFTEST, ingest_perftest },
 	{ CCS_LOG_BENCH, ingest_bench },
+	{ CCS_LOG_PROFILER, ingest_profiler },
 };
 
 int ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_meas_set *set, struct ccs_diag *d)
@@ -804,7 +869,7 @@ int ccs_ingest_text(const char *src, const char *text, size_t len, struct ccs_me
 		const char *srcs[1] = { src };
 		d->srcs = srcs;
 		d->nsrcs = 1;
-		rc = ccs_diag_at(d, ccs_lines_mark(1, 1), "not a nccl-tests, perftest or ccsim-bench log");
+		rc = ccs_diag_at(d, ccs_lines_mark(1, 1), "not a nccl-tests, perftest, ccsim-bench or ccsim-profiler log");
 		d->srcs = NULL;
 		d->nsrcs = 0;
 	}

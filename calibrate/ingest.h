@@ -38,9 +38,10 @@
 ** Errors name source:line:column: a row whose token count does not fit the
 ** header, a token that is not a number, a log with no table.
 **
-** All three become measurements (struct ccs_meas): one per size and
-** variant, time per operation in seconds, the link class it measures
-** (nvlink, pcie, hbm, gpu, ib, roce; "nccl" for collectives).
+** All four (with ccsim-profiler logs, below) become measurements (struct
+** ccs_meas): one per size and variant, time per operation in seconds, the
+** link class it measures (nvlink, pcie, hbm, gpu, ib, roce; "nccl" for
+** collectives).
 */
 #ifndef CCS_INGEST_H
 #define CCS_INGEST_H
@@ -143,9 +144,40 @@ struct ccs_bl_log {
 int  ccs_bl_parse(const char *src, const char *text, size_t len, struct ccs_bl_log *out, struct ccs_diag *d);
 void ccs_bl_release(struct ccs_bl_log *l);
 
+/* ccsim-profiler logs (calibrate/nccl/profiler.c): "# ccsim-profiler 1",
+** "# host: H", then one line per collective of a job:
+**   coll comm=HASH ranks=N nodes=M rank=R seq=S func=AllReduce count=C
+**   type=ncclFloat32 algo=RING proto=SIMPLE channels=K place=oop|ip
+**   time_ns=T clock=gpu|host
+** func, count, type, ranks, nodes and time_ns are required; a record cut
+** short or garbled is skipped with a warning naming its line.  Sizes are
+** counted as nccl-tests counts them (AllGather: count x ranks x type size;
+** ReduceScatter the same); ingest groups the records of one collective,
+** type, placement, rank count and size into one measurement (source
+** "profiler"): the median, fastest and slowest of their times. */
+struct ccs_pl_rec {
+	int coll;                   /* enum ccs_coll */
+	uint64_t size;
+	char type[16], algo[16], proto[16];
+	int ranks, nodes, inplace;
+	double time_s;
+	int line;
+};
+
+struct ccs_pl_log {
+	char host[64];
+	struct ccs_pl_rec *rec;
+	size_t nrec;
+	char **warn;
+	size_t nwarn;
+};
+
+int ccs_pl_parse(const char *src, const char *text, size_t len, struct ccs_pl_log *out, struct ccs_diag *d);
+void ccs_pl_release(struct ccs_pl_log *l);
+
 /* One measurement, whatever log it came from. */
 struct ccs_meas {
-	char source[12];            /* "nccl-tests", "perftest", "bench" */
+	char source[12];            /* "nccl-tests", "profiler", "perftest", "bench" */
 	char name[32];              /* allreduce ... | rdma_write_bw, rdma_send_lat ... | h2d, p2p_write ... */
 	char cls[16];               /* link class measured; "nccl" for collectives */
 	char variant[24];           /* nccl-tests: "oop float" / "ip bf16"; perftest: "rtt" for round trips */
@@ -168,7 +200,11 @@ struct ccs_meas_set {
 	size_t nwarn;
 };
 
-enum { CCS_LOG_NONE, CCS_LOG_NCCL, CCS_LOG_PERFTEST, CCS_LOG_BENCH };
+enum { CCS_LOG_NONE, CCS_LOG_NCCL, CCS_LOG_PERFTEST, CCS_LOG_BENCH, CCS_LOG_PROFILER };
+
+/* Whether m times a collective (nccl-tests or a profiled job): the rows
+ * collective fits, checks and diagnoses read. */
+int ccs_meas_is_coll(const struct ccs_meas *m);
 
 /* Which kind of log text is (CCS_LOG_NONE: none of them). */
 int ccs_log_kind(const char *text, size_t len);

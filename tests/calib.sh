@@ -74,7 +74,7 @@ expect 1 "an nccl-tests log with a perftest table pasted after it" -- "$C" calib
 has "mixed.log:36:"
 printf 'hello\nworld\n' >notes.txt
 expect 1 "not a log" -- "$C" calibrate ingest notes.txt --db x.db
-has "notes.txt:1:1: not a nccl-tests, perftest or ccsim-bench log"
+has "notes.txt:1:1: not a nccl-tests, perftest, ccsim-bench or ccsim-profiler log"
 printf '# ccsim-bench 1\n# host: dgx-z\nname=h2d class=pcie size=4096 iters=10 median=3e-06 unit=s\nname=h2d size=8192 iters=10 median=oops unit=s\nname=h2d class=pcie size=16384 iters=10 median=3.6e-06 unit=s\nname=h2d class=pcie size=32768 iters=10 median=4.3e-06 unit=s\nname=h2d cla' >bench.log
 expect 0 "bench log with bad lines" -- "$C" calibrate ingest bench.log --db b.db
 has "warning: bench.log:4:36: expected a positive time, got 'oops'; record skipped"

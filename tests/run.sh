@@ -15,8 +15,8 @@
 #   alloc    tests/alloc.sh: every command with its Nth allocation or file write failing, or its files capped, ends cleanly
 #   kill     tests/kill.sh: SIGKILL of run and calibrate ingest at seeded moments loses and doubles nothing
 #   determinism tests/determinism.sh: the same command twice, and run with -j 1 and -j 2, give the same bytes
-#   nccl     BUILD_DIR/nccl_host loads the tuner plugin as NCCL does (tests/nccl/host.c);
-#            the release plugin exports exactly its versioned symbols
+#   nccl     BUILD_DIR/nccl_host and nccl_prof_host load the tuner and profiler plugins as
+#            NCCL does (tests/nccl/); the release plugins export exactly their versioned symbols
 #   fuzz     BUILD_DIR/fuzz_* replay tests/fuzz/corpus/NAME, tests/fuzz/regress/NAME and
 #            the seeds of tests/fuzz/seeds.txt (the harnesses of make fuzz, without libFuzzer)
 #   house    tests/tools/check_deps.sh (no circle between files, arrows one way, an
@@ -162,13 +162,30 @@ if [ -x "$B/nccl_host" ] && [ -f "$B/plugins/libnccl-tuner-ccsim.so" ]; then
 		tail -n 15 "$tmp/nccl.out"
 	fi
 	grep -E '^(topologies|tuner|nccl_host)' "$tmp/nccl.out"
-	syms=$(nm -D --defined-only build/plugins/libnccl-tuner-ccsim.so 2>/dev/null | awk '{ print $3 }' | sort | tr '\n' ' ')
-	if [ "$syms" = "ncclTunerPlugin_v5 ncclTunerPlugin_v6 ncclTunerPlugin_v7 " ]; then
+	for want in "tuner ncclTunerPlugin_v5 ncclTunerPlugin_v6 ncclTunerPlugin_v7 " \
+		"profiler ncclProfiler_v5 ncclProfiler_v6 ncclProfiler_v7 "; do
+		lib=build/plugins/libnccl-${want%% *}-ccsim.so
+		syms="${want%% *} $(nm -D --defined-only "$lib" 2>/dev/null | awk '{ print $3 }' | sort | tr '\n' ' ')"
+		if [ "$syms" = "$want" ]; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL: $lib exports '${syms#* }'"
+		fi
+	done
+fi
+# the profiler plugin's event sequence and its log back through ingest
+# (tests/nccl/prof_host.c)
+if [ -x "$B/nccl_prof_host" ] && [ -f "$B/plugins/libnccl-profiler-ccsim.so" ]; then
+	mkdir -p "$tmp/prof"
+	if "$B/nccl_prof_host" "$B/plugins/libnccl-profiler-ccsim.so" "$tmp/prof" >"$tmp/prof.out" 2>&1; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
-		echo "FAIL: build/plugins/libnccl-tuner-ccsim.so exports '$syms'"
+		echo "FAIL: tests/nccl/prof_host.c"
+		tail -n 15 "$tmp/prof.out"
 	fi
+	tail -n 1 "$tmp/prof.out"
 fi
 
 for chk in check_deps check_size; do

@@ -12,6 +12,13 @@
 ** Cost table: NCCL passes float[numAlgo][numProto] as float **, entries in
 ** microseconds, NCCL_ALGO_PROTO_IGNORE (-1) where it does not offer the
 ** pair; after getCollInfo it takes the smallest entry.
+**
+** Profiler (src/include/plugin/nccl_profiler.h and profiler/profiler_v5.h,
+** _v6.h, _v7.h; symbols "ncclProfiler_vN"): the event descriptor is a type,
+** the parent's handle, the rank and a union.  Its 'coll' member starts with
+** the same fields in v5, v6 and v7 (v6 and v7 append theirs), and so do the
+** 'kernelCh' member and the state arguments; only those prefixes are
+** declared here, which is what lets one implementation serve all three.
 */
 #ifndef CCS_NCCL_ABI_H
 #define CCS_NCCL_ABI_H
@@ -88,5 +95,50 @@ typedef ncclResult_t (*ncclTunerGetChunkSize_fn)(void *ctx, ncclFunc_t coll, siz
 typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v5_t) } ncclTuner_v5_t;
 typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v5_t) ncclTunerGetChunkSize_fn getChunkSize; } ncclTuner_v6_t;
 typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v7_t) ncclTunerGetChunkSize_fn getChunkSize; } ncclTuner_v7_t;
+
+/* ---- profiler ---- */
+
+enum { ncclProfileGroup = 1 << 0, ncclProfileColl = 1 << 1, ncclProfileP2p = 1 << 2,
+       ncclProfileProxyOp = 1 << 3, ncclProfileKernelCh = 1 << 6 };
+#define ncclProfilerKernelChStop 22   /* ncclProfilerEventState_t */
+
+typedef struct {
+	uint64_t type;              /* ncclProfileColl ... */
+	void *parentObj;            /* the parent event's handle (a coll's group; a kernel channel's coll) */
+	int rank;
+	union {
+		struct {
+			uint64_t seqNumber;
+			const char *func;   /* "AllReduce" ... */
+			const void *sendBuff;
+			void *recvBuff;
+			size_t count;       /* elements, as the call gave them */
+			int root;
+			const char *datatype;   /* "ncclFloat32" ... */
+			uint8_t nChannels, nWarps;
+			const char *algo, *proto;   /* "RING", "SIMPLE" ... */
+		} coll;
+		struct {
+			uint8_t channelId;
+			uint64_t pTimer;    /* start, GPU globaltimer [ns] */
+		} kernelCh;
+	};
+} ncclProfilerEventDescr_prefix_t;
+
+typedef union {
+	struct {
+		uint64_t pTimer;        /* a kernel channel's stop [ns] */
+	} kernelCh;
+} ncclProfilerEventStateArgs_prefix_t;
+
+typedef struct {
+	const char *name;
+	ncclResult_t (*init)(void **ctx, uint64_t commId, int *eActivationMask, const char *commName, int nNodes,
+	                     int nranks, int rank, ncclDebugLogger_t logfn);
+	ncclResult_t (*startEvent)(void *ctx, void **eHandle, ncclProfilerEventDescr_prefix_t *eDescr);
+	ncclResult_t (*stopEvent)(void *eHandle);
+	ncclResult_t (*recordEventState)(void *eHandle, int eState, ncclProfilerEventStateArgs_prefix_t *eStateArgs);
+	ncclResult_t (*finalize)(void *ctx);
+} ncclProfiler_vN_t;   /* v5, v6 and v7: the same table over their own descriptor types */
 
 #endif

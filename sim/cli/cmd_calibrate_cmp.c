@@ -62,7 +62,7 @@ static int judge(double base, double cur, int higher_better, double tol, int sig
  * ranks). */
 static int same_series(const struct ccs_meas *a, const struct ccs_meas *b)
 {
-	return !strcmp(a->source, "nccl-tests") && !strcmp(b->source, "nccl-tests") && !strcmp(a->name, b->name) &&
+	return ccs_meas_is_coll(a) && ccs_meas_is_coll(b) && !strcmp(a->name, b->name) &&
 	       !strcmp(a->variant, b->variant) && a->ranks == b->ranks;
 }
 
@@ -103,7 +103,7 @@ static int compare_rows(const struct ccs_meas *a, size_t na, const struct ccs_me
                         struct cmps *out)
 {
 	for (size_t j = 0; j < nb; j++) {
-		if (strcmp(b[j].source, "nccl-tests") || !(b[j].median_s > 0))
+		if (!ccs_meas_is_coll(&b[j]) || !(b[j].median_s > 0))
 			continue;
 		int interp;
 		double rlo = 0, rhi = 0;

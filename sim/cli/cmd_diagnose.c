@@ -234,7 +234,7 @@ static int dg_rows(struct diag_run *D)
 		return -2;
 	for (size_t i = 0; i < D->set.n; i++) {
 		const struct ccs_meas *m = &D->set.m[i];
-		if (strcmp(m->source, "nccl-tests") || strncmp(m->variant, "oop", 3))
+		if (!ccs_meas_is_coll(m) || strncmp(m->variant, "oop", 3))
 			continue;
 		int coll = ccs_coll_parse(m->name);
 		if (coll < 0 || coll == CCS_COLL_SENDRECV || !m->ranks) {

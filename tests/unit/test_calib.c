@@ -181,7 +181,7 @@ static void test_real_logs(void)
 	/* a file of no known kind */
 	memset(&d, 0, sizeof d);
 	CHECK(ccs_ingest_file("tests/data/calib/README.md", &set, &d) == CCS_EINPUT);
-	CHECK(d.set && strstr(d.msg, "README.md:1:1: not a nccl-tests, perftest or ccsim-bench log"));
+	CHECK(d.set && strstr(d.msg, "README.md:1:1: not a nccl-tests, perftest, ccsim-bench or ccsim-profiler log"));
 	ccs_meas_set_release(&set);
 }
 

@@ -1,0 +1,150 @@
+/* calibrate/pl.c: ccsim-profiler logs (ccs_pl_*, ingest.h), the lines
+** calibrate/nccl/profiler.c writes for each collective of a running job. */
+#include "ingest.h"
+#include "lines.h"
+
+#include "../model/coll.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NCCL's datatype names (ncclFloat32 ..., as ncclDatatypeToString gives
+ * them to a profiler) as nccl-tests prints them, with their sizes; the
+ * nccl-tests names are read too */
+static const struct {
+	const char *nccl, *name;
+	int size;
+} pl_types[] = {
+	{ "ncclInt8", "int8", 1 },        { "ncclUint8", "uint8", 1 },       { "ncclInt32", "int32", 4 },
+	{ "ncclUint32", "uint32", 4 },    { "ncclInt64", "int64", 8 },       { "ncclUint64", "uint64", 8 },
+	{ "ncclFloat16", "half", 2 },     { "ncclFloat32", "float", 4 },     { "ncclFloat64", "double", 8 },
+	{ "ncclBfloat16", "bfloat16", 2 }, { "ncclFloat8e4m3", "f8e4m3", 1 }, { "ncclFloat8e5m2", "f8e5m2", 1 },
+};
+
+enum { PL_FUNC, PL_COUNT, PL_TYPE, PL_RANKS, PL_NODES, PL_TIME, PL_ALGO, PL_PROTO, PL_PLACE, PL_NKEYS };
+static const char *const pl_keys[PL_NKEYS] = { "func", "count", "type", "ranks", "nodes", "time_ns", "algo",
+                                               "proto", "place" };
+
+/* The values of a record's keys (others are kept by the log, not read). */
+static void pl_values(const struct ccs_lines_toks *k, const char **v, int *c)
+{
+	for (int i = 1; i < k->n; i++) {
+		const char *eq = strchr(k->t[i], '=');
+		for (int j = 0; eq && j < PL_NKEYS; j++)
+			if (strlen(pl_keys[j]) == (size_t)(eq - k->t[i]) && !strncmp(pl_keys[j], k->t[i], (size_t)(eq - k->t[i]))) {
+				v[j] = eq + 1;
+				c[j] = k->col[i] + (int)(eq + 1 - k->t[i]);
+			}
+	}
+}
+
+/* One "coll ..." line into r; 0, or -1 with why and its column. */
+static int pl_record(const struct ccs_lines_toks *k, struct ccs_pl_rec *r, char *msg, size_t msgn, int *col)
+{
+	const char *v[PL_NKEYS] = { 0 };
+	int c[PL_NKEYS] = { 0 };
+	memset(r, 0, sizeof *r);
+	pl_values(k, v, c);
+	for (int j = 0; j < PL_TIME + 1; j++)
+		if (!v[j] || !*v[j]) {
+			*col = k->n ? k->col[k->n - 1] : 1;
+			snprintf(msg, msgn, "record without '%s' (cut short?)", pl_keys[j]);
+			return -1;
+		}
+	int coll = ccs_coll_parse(v[PL_FUNC]);
+	if (coll < 0 || coll == CCS_COLL_SENDRECV) {
+		*col = c[PL_FUNC];
+		snprintf(msg, msgn, "'%.40s' is not a collective ccsim fits", v[PL_FUNC]);
+		return -1;
+	}
+	size_t t = 0;
+	while (t < sizeof pl_types / sizeof pl_types[0] && strcmp(pl_types[t].nccl, v[PL_TYPE]) &&
+	       strcmp(pl_types[t].name, v[PL_TYPE]))
+		t++;
+	if (t == sizeof pl_types / sizeof pl_types[0]) {
+		*col = c[PL_TYPE];
+		snprintf(msg, msgn, "unknown datatype '%.40s'", v[PL_TYPE]);
+		return -1;
+	}
+	uint64_t u[4];
+	const int num[4] = { PL_COUNT, PL_RANKS, PL_NODES, PL_TIME };
+	for (int i = 0; i < 4; i++)
+		if (ccs_lines_u63(v[num[i]], &u[i]) || (i && !u[i]) || u[i] > (i == 1 || i == 2 ? 1u << 24 : 1ull << 56)) {
+			*col = c[num[i]];
+			snprintf(msg, msgn, "expected a whole number for '%s', got '%.40s'", pl_keys[num[i]], v[num[i]]);
+			return -1;
+		}
+	/* the size as nccl-tests counts it: AllGather's count is what each
+	 * rank sends, ReduceScatter's what each receives */
+	uint64_t per = u[0] * (uint64_t)pl_types[t].size;
+	r->coll = coll;
+	r->size = coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER ? per * u[1] : per;
+	snprintf(r->type, sizeof r->type, "%s", pl_types[t].name);
+	r->ranks = (int)u[1];
+	r->nodes = (int)u[2];
+	r->time_s = (double)u[3] * 1e-9;
+	r->inplace = v[PL_PLACE] && !strcmp(v[PL_PLACE], "ip");
+	snprintf(r->algo, sizeof r->algo, "%.15s", v[PL_ALGO] ? v[PL_ALGO] : "");
+	snprintf(r->proto, sizeof r->proto, "%.15s", v[PL_PROTO] ? v[PL_PROTO] : "");
+	return 0;
+}
+
+int ccs_pl_parse(const char *src, const char *text, size_t len, struct ccs_pl_log *out, struct ccs_diag *d)
+{
+	memset(out, 0, sizeof *out);
+	const char *srcs[1] = { src };
+	size_t cap = 0;
+	int rc = CCS_OK, magic = 0;
+	struct ccs_lines *L = ccs_lines_new(text, len, srcs, d);
+	if (!L)
+		return CCS_ENOMEM;
+	const struct ccs_lines_toks *k = &L->k;
+	while (!rc && ccs_lines_next(L)) {
+		int line = L->line;
+		if (!k->n)
+			continue;
+		if (k->t[0][0] == '#') {
+			if (k->n >= 3 && !strcmp(k->t[1], "ccsim-profiler")) {
+				if (strcmp(k->t[2], "1"))
+					rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[2]),
+					                 "ccsim-profiler log version '%s' is newer than this ccsim reads (1)", k->t[2]);
+				magic = 1;
+			} else if (k->n >= 3 && !strcmp(k->t[1], "host:") && !out->host[0]) {
+				snprintf(out->host, sizeof out->host, "%s", k->t[2]);
+			}
+			continue;
+		}
+		if (!magic) {
+			rc = ccs_diag_at(d, ccs_lines_mark(line, 1), "not a ccsim-profiler log: expected '# ccsim-profiler 1' first");
+			break;
+		}
+		struct ccs_pl_rec r;
+		char msg[256];
+		int col = 1;
+		if (strcmp(k->t[0], "coll") || pl_record(k, &r, msg, sizeof msg, &col)) {
+			if (strcmp(k->t[0], "coll"))
+				snprintf(msg, sizeof msg, "expected a 'coll' record, got '%.40s'", k->t[0]);
+			rc = ccs_lines_warn(&out->warn, &out->nwarn, "%s:%d:%d: %s; record skipped", src, line, col, msg);
+			continue;
+		}
+		r.line = line;
+		if ((rc = ccs_grow(&out->rec, &cap, out->nrec + 1, sizeof *out->rec)))
+			break;
+		out->rec[out->nrec++] = r;
+	}
+	if (!rc && !out->nrec)
+		rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "%s",
+		                 magic ? "no usable record in the ccsim-profiler log" : "not a ccsim-profiler log");
+	ccs_lines_free(L, d);
+	if (rc)
+		ccs_pl_release(out);
+	return rc;
+}
+
+void ccs_pl_release(struct ccs_pl_log *l)
+{
+	ccs_free(l->rec);
+	ccs_lines_warn_free(l->warn, l->nwarn);
+	memset(l, 0, sizeof *l);
+}

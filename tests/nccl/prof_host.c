@@ -1,0 +1,169 @@
+/*
+** tests/nccl/prof_host.c: loads the ccsim profiler plugin as NCCL does
+** (dlopen, dlsym of ncclProfiler_v7, _v6 and _v5, init with a logger, the
+** event sequence of a group of collectives: a Coll event, its kernel
+** channels started, stopped by state with the GPU timer and stopped, the
+** collective stopped before or after its channels), then reads the log it
+** wrote back through `calibrate ingest`'s reader.  Checks: the activation
+** mask; one line per sampled collective, with the channel span as its time;
+** the sampling rate; measurements per size equal to the medians of what
+** was fed in; a log cut inside a line is read with a warning.
+** usage: nccl_prof_host LIB SCRATCH_DIR
+*/
+#include "../check.h"
+#include "../../calibrate/ingest.h"
+#include "../../calibrate/nccl/nccl_abi.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NCH 4
+
+static int nwarn;
+
+static void logger(ncclDebugLogLevel level, unsigned long flags, const char *file, int line, const char *fmt, ...)
+{
+	(void)flags;
+	(void)file;
+	(void)line;
+	(void)fmt;
+	nwarn += level == NCCL_LOG_WARN;
+}
+
+/* One collective of S bytes of float on 16 ranks taking t_ns on the GPU:
+ * its channels start 100 ns apart and the last stops t_ns after the first
+ * started; coll_first stops the collective before its channels. */
+static void one_coll(const ncclProfiler_vN_t *p, void *ctx, uint64_t seq, size_t count, uint64_t t_ns,
+                     int coll_first)
+{
+	static float buf[2];
+	ncclProfilerEventDescr_prefix_t e;
+	memset(&e, 0, sizeof e);
+	e.type = ncclProfileColl;
+	e.coll.seqNumber = seq;
+	e.coll.func = "AllReduce";
+	e.coll.sendBuff = &buf[0];
+	e.coll.recvBuff = &buf[1];
+	e.coll.count = count;
+	e.coll.datatype = "ncclFloat32";
+	e.coll.nChannels = NCH;
+	e.coll.algo = "RING";
+	e.coll.proto = "SIMPLE";
+	void *ch = NULL, *chs[NCH];
+	CHECK(p->startEvent(ctx, &ch, &e) == ncclSuccess);
+	if (!ch)
+		return;   /* not sampled */
+	uint64_t t0 = 1000000 * seq;
+	for (int c = 0; c < NCH; c++) {
+		ncclProfilerEventDescr_prefix_t k;
+		memset(&k, 0, sizeof k);
+		k.type = ncclProfileKernelCh;
+		k.parentObj = ch;
+		k.kernelCh.channelId = (uint8_t)c;
+		k.kernelCh.pTimer = t0 + 100 * (uint64_t)c;
+		chs[c] = NULL;
+		CHECK(p->startEvent(ctx, &chs[c], &k) == ncclSuccess && chs[c]);
+	}
+	if (coll_first)
+		CHECK(p->stopEvent(ch) == ncclSuccess);
+	for (int c = 0; c < NCH; c++) {
+		ncclProfilerEventStateArgs_prefix_t a;
+		a.kernelCh.pTimer = c == NCH - 1 ? t0 + t_ns : t0 + t_ns / 2;
+		CHECK(p->recordEventState(chs[c], ncclProfilerKernelChStop, &a) == ncclSuccess);
+		CHECK(p->stopEvent(chs[c]) == ncclSuccess);
+	}
+	if (!coll_first)
+		CHECK(p->stopEvent(ch) == ncclSuccess);
+}
+
+/* The log the plugin wrote into dir (one per process). */
+static int find_log(const char *dir, char *path, size_t n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "ccsim-profile-", 14) && strstr(de->d_name, ".log") &&
+		    !strstr(de->d_name, ".log.")) {
+			snprintf(path, n, "%s/%s", dir, de->d_name);
+			found = 1;
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: nccl_prof_host LIB SCRATCH_DIR\n");
+		return 2;
+	}
+	void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "nccl_prof_host: %s\n", dlerror());
+		return 1;
+	}
+	setenv("CCSIM_PROFILE_DIR", argv[2], 1);
+	setenv("CCSIM_PROFILE_SAMPLE", "2", 1);
+	static const char *const syms[] = { "ncclProfiler_v7", "ncclProfiler_v6", "ncclProfiler_v5" };
+	/* each symbol profiles one communicator: 40 AllReduces of 1 MiB and
+	 * 40 of 64 MiB, every second one recorded */
+	for (int v = 0; v < 3; v++) {
+		const ncclProfiler_vN_t *p = dlsym(lib, syms[v]);
+		CHECK(p != NULL);
+		if (!p)
+			continue;
+		void *ctx = NULL;
+		int mask = 0;
+		CHECK(p->init(&ctx, 0xabc0 + (uint64_t)v, &mask, "test", 2, 16, 0, logger) == ncclSuccess && ctx);
+		CHECK((mask & (ncclProfileColl | ncclProfileKernelCh)) == (ncclProfileColl | ncclProfileKernelCh));
+		for (uint64_t s = 0; s < 80; s++)
+			one_coll(p, ctx, s, s < 40 ? 262144 : 16777216, s < 40 ? 50000 + 1000 * (s % 5) : 900000 + (s % 7) * 1000,
+			         (int)(s % 3 == 0));
+		CHECK(p->finalize(ctx) == ncclSuccess);
+	}
+	CHECK(nwarn == 0);
+	dlclose(lib);
+	char path[1024];
+	CHECK(find_log(argv[2], path, sizeof path));
+	struct ccs_meas_set set;
+	memset(&set, 0, sizeof set);
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_ingest_file(path, &set, &d) == CCS_OK);
+	/* two series, 1 MiB and 64 MiB, 60 records each (3 comms x 20 sampled) */
+	CHECK(set.n == 2);
+	for (size_t i = 0; i < set.n; i++) {
+		const struct ccs_meas *m = &set.m[i];
+		CHECK(!strcmp(m->source, "profiler") && !strcmp(m->name, "allreduce") && ccs_meas_is_coll(m));
+		CHECK(!strcmp(m->variant, "oop float") && m->ranks == 16 && m->iters == 60);
+		if (m->size == (1u << 20)) {
+			/* sampled seqs are even: s % 5 in {0, 2, 4, 1, 3}: median 52 us */
+			CHECK_NEAR(m->median_s, 52e-6, 1e-9);
+			CHECK_NEAR(m->min_s, 50e-6, 1e-9);
+			CHECK_NEAR(m->max_s, 54e-6, 1e-9);
+			CHECK_NEAR(m->busbw_Bps, (1 << 20) / 52e-6 * 2 * 15 / 16, 1e-9);
+		} else {
+			CHECK(m->size == (64u << 20));
+			CHECK(m->min_s >= 900e-6 && m->max_s <= 906e-6);
+		}
+	}
+	printf("profiler: %zu measurements from %s\n", set.n, path);
+	ccs_meas_set_release(&set);
+	/* a log cut inside its last line: that record is skipped with a warning */
+	FILE *f = fopen(path, "a");
+	CHECK(f && fputs("coll comm=1 ranks=16 nodes=2 rank=0 seq=999 func=AllRed", f) >= 0);
+	if (f)
+		fclose(f);
+	memset(&set, 0, sizeof set);
+	CHECK(ccs_ingest_file(path, &set, &d) == CCS_OK && set.n == 2 && set.nwarn == 1);
+	if (set.nwarn)
+		printf("profiler: %s\n", set.warn[0]);
+	ccs_meas_set_release(&set);
+	return CHECK_DONE("nccl_prof_host");
+}
