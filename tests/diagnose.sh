@@ -4,7 +4,9 @@
 # nodes down or at 25/50/75%, a GPU's PCIe at x8, or a GPU straggling 10-60 us), AllReduce and
 # AllToAll 1 MiB-4 GiB.  The planted fault must be in the first-ranked group
 # (faults with the same predictions are one group) in at least 9 of 10, and a
-# healthy log must give "no fault found".  Ends with "diagnose: N passed, N failed".
+# healthy log must give "no fault found"; a profiler-plugin log of a job with
+# a NIC at 50% is diagnosed and flagged by calibrate check.  Ends with
+# "diagnose: N passed, N failed".
 B=$(cd "${1:?usage: tests/diagnose.sh BUILD_DIR}" && pwd)
 ROOT=$(pwd)
 C="$B/ccsim"
@@ -118,6 +120,36 @@ for t in "$ROOT"/topologies/*.yaml; do
 	grep -q '^no fault found' "$w/out" || { rt_fail=$((rt_fail + 1)); echo "FAIL: diagnose round trip: seed $SEED, $n, healthy"; sed -n '2,5p' "$w/out"; }
 done
 [ "$rt_fail" -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
+
+# A job's own collectives as the NCCL profiler plugin logs them
+# (calibrate/nccl/profiler.c: "coll ... time_ns=T" lines, three calls per
+# size), made by ccsim for 2 HGX H100 nodes, healthy and with a seeded NIC
+# at 50%: diagnose must rank the NIC's group first, and calibrate check of
+# the faulty job against the healthy one must flag it (exit 1).
+mkprof() {
+	echo "# ccsim-profiler 1"
+	echo "# host: synth"
+	"$C" predict -t "$T" --set nodes=2 -c allreduce -b 1M -e 4G -f 4 "$@" | awk '/^ +[0-9]/ { for (r = 0; r < 3; r++)
+		printf "coll comm=1 ranks=16 nodes=2 rank=0 seq=%d func=AllReduce count=%s type=ncclFloat32 algo=RING proto=SIMPLE channels=16 place=oop time_ns=%.0f clock=gpu\n",
+		       n++, $2, $6 * 1000 * (1 + 0.001 * r) }'
+}
+pf=$(awk -v s="${CCSIM_SEED:-19}" 'BEGIN { srand(s); printf "nic:node%d/nic%d:50%%", int(rand() * 2), int(rand() * 8) }')
+mkprof >"$w/ccsim-profile-good.log"
+mkprof --fault "$pf" >"$w/ccsim-profile-bad.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/ccsim-profile-bad.log" --list --top 1 >"$w/out" 2>&1
+rm -f "$w/prof.db"
+"$C" calibrate ingest --db "$w/prof.db" "$w/ccsim-profile-good.log" >/dev/null 2>&1
+"$C" calibrate ingest --db "$w/prof.db" "$w/ccsim-profile-bad.log" >/dev/null 2>&1
+"$C" calibrate check --db "$w/prof.db" --baseline previous >"$w/check" 2>&1
+crc=$?
+if grep -q "^        all: .*$pf" "$w/out" && [ "$crc" -eq 1 ] && grep -q "^profiler .*REGRESSION" "$w/check"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: a profiler log with $pf: diagnose or calibrate check (exit $crc) missed it"
+	sed -n '2,5p' "$w/out"
+	tail -n 3 "$w/check"
+fi
 
 echo "diagnose: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

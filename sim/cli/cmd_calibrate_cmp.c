@@ -113,7 +113,7 @@ static int compare_rows(const struct ccs_meas *a, size_t na, const struct ccs_me
 		{
 			struct cmp c;
 			memset(&c, 0, sizeof c);
-			snprintf(c.cls, sizeof c.cls, "nccl-tests");
+			snprintf(c.cls, sizeof c.cls, "%s", b[j].source);
 			if (b[j].ranks)
 				snprintf(c.what, sizeof c.what, "%s/%d %s busbw", b[j].name, b[j].ranks, b[j].variant);
 			else
