@@ -174,6 +174,8 @@ $(REL)/nccl_host: $(REL)/tests/nccl/host.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS) -ldl
 $(TST)/nccl_prof_host: $(TST)/tests/nccl/prof_host.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS) -ldl
+$(REL)/nccl_prof_host: $(REL)/tests/nccl/prof_host.o libccsim.a
+	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS) -ldl
 
 test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) $(FUZZ_NAMES:%=$(TST)/fuzz_%) \
       bin/ccsim $(TST)/failmalloc.so $(TST)/failwrite.so benches plugins $(PLUGINS:%=$(TST)/plugins/libnccl-%-ccsim.so) \
@@ -201,9 +203,10 @@ $(FUZZ_LIB_OBJ) $(FUZZ_CLI_OBJ): | fuzz-cc
 fuzz: fuzz-cc $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 	@sh tests/fuzz/run.sh $(FUZZ)/bin $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-bench: bin/ccsim $(REL)/bench_topo $(REL)/bench_classes $(REL)/nccl_host plugins
+bench: bin/ccsim $(REL)/bench_topo $(REL)/bench_classes $(REL)/nccl_host $(REL)/nccl_prof_host plugins
 	@$(REL)/bench_topo; a=$$?; echo; $(REL)/bench_classes; b=$$?; echo; \
 	$(REL)/nccl_host build/plugins/libnccl-tuner-ccsim.so | grep -E '^(tuner|nccl_host)'; \
+	d=$$(mktemp -d) && $(REL)/nccl_prof_host build/plugins/libnccl-profiler-ccsim.so $$d --bench; rm -rf "$$d"; \
 	[ $$a -eq 0 ] && [ $$b -eq 0 ]
 
 check-deps: bin/ccsim $(PLUGINS:%=$(REL)/pic/calibrate/nccl/%.o)
