@@ -148,7 +148,7 @@ void ccs_bl_release(struct ccs_bl_log *l);
 ** "# host: H", then one line per collective of a job:
 **   coll comm=HASH ranks=N nodes=M rank=R seq=S func=AllReduce count=C
 **   type=ncclFloat32 algo=RING proto=SIMPLE channels=K place=oop|ip
-**   time_ns=T clock=gpu|host
+**   start_ns=T0 time_ns=T clock=gpu|host
 ** func, count, type, ranks, nodes and time_ns are required; a record cut
 ** short or garbled is skipped with a warning naming its line.  Sizes are
 ** counted as nccl-tests counts them (AllGather: count x ranks x type size;

@@ -19,8 +19,9 @@
 ** one write(2) of a line built on the stack, so no lock is taken on the hot
 ** path.  "# ccsim-profiler 1" and "# host:" start it; a record is
 **   coll comm=HASH ranks=N nodes=M rank=R seq=S func=AllReduce count=C
-**   type=ncclFloat32 algo=RING proto=SIMPLE channels=K place=oop time_ns=T
-**   clock=gpu
+**   type=ncclFloat32 algo=RING proto=SIMPLE channels=K place=oop
+**   start_ns=T0 time_ns=T clock=gpu
+** (start_ns: the GPU globaltimer, or CLOCK_MONOTONIC with clock=host)
 ** CCSIM_PROFILE_SAMPLE=N records every Nth collective of a communicator
 ** (default 1); CCSIM_PROFILE_MAX_MB (default 64) rotates: past it the file
 ** is renamed to .log.1 (replacing an older one) and a new one started.
@@ -134,10 +135,11 @@ static void prof_emit(struct prof_coll *c)
 	char b[PROF_LINE];
 	int n = snprintf(b, sizeof b,
 	                 "coll comm=%llx ranks=%d nodes=%d rank=%d seq=%llu func=%s count=%llu type=%s algo=%s proto=%s "
-	                 "channels=%d place=%s time_ns=%llu clock=%s\n",
+	                 "channels=%d place=%s start_ns=%llu time_ns=%llu clock=%s\n",
 	                 (unsigned long long)c->hash, c->nranks, c->nnodes, c->rank,
 	                 (unsigned long long)c->seq, c->func, (unsigned long long)c->count, c->type, c->algo, c->proto,
-	                 c->channels, c->inplace ? "ip" : "oop", (unsigned long long)t, gpu ? "gpu" : "host");
+	                 c->channels, c->inplace ? "ip" : "oop", (unsigned long long)(gpu ? c->k0 : c->host0),
+	                 (unsigned long long)t, gpu ? "gpu" : "host");
 	int fd = __atomic_load_n(&prof_fd, __ATOMIC_ACQUIRE);
 	if (n <= 0 || n >= (int)sizeof b || fd < 0 || write(fd, b, (size_t)n) != n)
 		return;
