@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,6 @@ struct prof_chan {
 static int prof_fd = -1;
 static char prof_path[1024];
 static unsigned long prof_bytes, prof_max;
-static int prof_opened;
 
 static uint64_t prof_now(void)
 {
@@ -89,11 +89,13 @@ static void prof_header(int fd)
 		return;
 }
 
-/* Open the log (once per process; the first init's thread does it). */
-static int prof_open(ncclDebugLogger_t log)
+/* Open the log: once per process, by pthread_once, so that a second
+ * communicator initialising on another thread waits for the first. */
+static ncclDebugLogger_t prof_open_log;
+static pthread_once_t prof_once = PTHREAD_ONCE_INIT;
+
+static void prof_open_once(void)
 {
-	if (__atomic_exchange_n(&prof_opened, 1, __ATOMIC_ACQ_REL))
-		return prof_fd >= 0 ? 0 : -1;
 	const char *dir = getenv("CCSIM_PROFILE_DIR"), *mx = getenv("CCSIM_PROFILE_MAX_MB");
 	char host[128] = "unknown";
 	gethostname(host, sizeof host - 1);
@@ -102,19 +104,28 @@ static int prof_open(ncclDebugLogger_t log)
 	         (long)getpid());
 	int fd = open(prof_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		if (log)
-			log(NCCL_LOG_WARN, NCCL_PROFILE, __FILE__, __LINE__, "PROFILER/ccsim: cannot open %s: %s; not profiling",
-			    prof_path, strerror(errno));
-		return -1;
+		if (prof_open_log)
+			prof_open_log(NCCL_LOG_WARN, NCCL_PROFILE, __FILE__, __LINE__,
+			              "PROFILER/ccsim: cannot open %s: %s; not profiling", prof_path, strerror(errno));
+		return;
 	}
 	prof_header(fd);
 	__atomic_store_n(&prof_fd, fd, __ATOMIC_RELEASE);
-	return 0;
+}
+
+static int prof_open(ncclDebugLogger_t log)
+{
+	prof_open_log = log;
+	pthread_once(&prof_once, prof_open_once);
+	return __atomic_load_n(&prof_fd, __ATOMIC_ACQUIRE) >= 0 ? 0 : -1;
 }
 
 /* Past the size limit: the thread that crosses it renames the log to .1
- * and starts a new one; the old descriptor stays open for writers still
- * holding it (one per rotation, a bounded leak). */
+ * and starts a new one.  The replaced descriptor stays open for writers
+ * that loaded it a moment before; the one replaced a rotation earlier
+ * (a whole log of lines ago) is closed. */
+static int prof_old_fd = -1;
+
 static void prof_rotate(void)
 {
 	char old[1100];
@@ -125,7 +136,10 @@ static void prof_rotate(void)
 	if (fd < 0)
 		return;
 	prof_header(fd);
-	__atomic_store_n(&prof_fd, fd, __ATOMIC_RELEASE);
+	int stale = prof_old_fd;
+	prof_old_fd = __atomic_exchange_n(&prof_fd, fd, __ATOMIC_ACQ_REL);
+	if (stale >= 0)
+		close(stale);
 }
 
 static void prof_emit(struct prof_coll *c)

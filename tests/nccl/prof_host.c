@@ -7,7 +7,8 @@
 ** wrote back through `calibrate ingest`'s reader.  Checks: the activation
 ** mask; one line per sampled collective, with the channel span as its time;
 ** the sampling rate; measurements per size equal to the medians of what
-** was fed in; a log cut inside a line is read with a warning.
+** was fed in; a log cut inside a line is read with a warning; rotation
+** past CCSIM_PROFILE_MAX_MB leaves two logs that both read back.
 ** With --bench: the plugin's cost per collective (one Coll event and its
 ** four channels, every one recorded), median over 20 batches.
 ** usage: nccl_prof_host LIB SCRATCH_DIR [--bench]
@@ -21,10 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NCH 4
+#define PROF_LINE_MAX 512   /* the plugin's longest line */
 
 static int nwarn;
 
@@ -130,6 +133,42 @@ static void bench(void *lib)
 	       "%.0f ns\n", NCH, ns[10], ns[19]);
 }
 
+/* CCSIM_PROFILE_MAX_MB=1: past 1 MiB the log becomes .log.1 and a new one
+ * starts with its header; both read back */
+static void rotation(const char *libpath, const char *scratch)
+{
+	char dir[1024], path[1100], old[1200];
+	snprintf(dir, sizeof dir, "%s/rot", scratch);
+	mkdir(dir, 0755);
+	setenv("CCSIM_PROFILE_DIR", dir, 1);
+	setenv("CCSIM_PROFILE_MAX_MB", "1", 1);
+	setenv("CCSIM_PROFILE_SAMPLE", "1", 1);
+	void *lib = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+	const ncclProfiler_vN_t *p = lib ? dlsym(lib, "ncclProfiler_v7") : NULL;
+	void *ctx = NULL;
+	int mask;
+	CHECK(p && p->init(&ctx, 9, &mask, "rot", 2, 16, 0, logger) == ncclSuccess && ctx);
+	for (int i = 0; ctx && i < 8000; i++)
+		one_coll(p, ctx, (uint64_t)i, 262144, 50000, 0);
+	if (ctx)
+		p->finalize(ctx);
+	if (lib)
+		dlclose(lib);
+	CHECK(find_log(dir, path, sizeof path));
+	snprintf(old, sizeof old, "%s.1", path);
+	struct stat st;
+	CHECK(stat(old, &st) == 0 && st.st_size >= (1 << 20) && st.st_size < (1 << 20) + PROF_LINE_MAX);
+	const char *logs[2] = { path, old };
+	for (int i = 0; i < 2; i++) {
+		struct ccs_meas_set set;
+		struct ccs_diag d;
+		memset(&set, 0, sizeof set);
+		memset(&d, 0, sizeof d);
+		CHECK(ccs_ingest_file(logs[i], &set, &d) == CCS_OK && set.n == 1 && set.nwarn == 0);
+		ccs_meas_set_release(&set);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -202,5 +241,6 @@ int main(int argc, char **argv)
 	if (set.nwarn)
 		printf("profiler: %s\n", set.warn[0]);
 	ccs_meas_set_release(&set);
+	rotation(argv[1], argv[2]);
 	return CHECK_DONE("nccl_prof_host");
 }
