@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TUNER_CACHE 4096   /* slots; a power of two */
+#define TUNER_CACHE 1024   /* slots (a power of two): 94 KiB per communicator */
 #define EXPORT __attribute__((visibility("default")))
 
 /* NCCL's algorithm and collective numbers -> ccsim's */
@@ -184,7 +184,7 @@ static ncclResult_t tuner_init_v7(void **ctx, uint64_t commId, size_t nRanks, si
 static const struct tuner_slot *tuner_prices(struct tuner *T, int coll, uint64_t bytes)
 {
 	uint64_t key = (bytes << 3 | (uint64_t)coll) + 1;
-	struct tuner_slot *s = &T->slot[(key * 0x9e3779b97f4a7c15ull) >> 52 & (TUNER_CACHE - 1)];
+	struct tuner_slot *s = &T->slot[(key * 0x9e3779b97f4a7c15ull) >> 54 & (TUNER_CACHE - 1)];
 	if (s->key == key) {
 		T->hits++;
 		return s;
