@@ -148,13 +148,15 @@ for t in "$B"/fuzz_*; do
 	cat "$tmp/fuzz.out"
 done
 
-# the NCCL tuner plugin, loaded as NCCL loads it (tests/nccl/host.c), with a
-# calibration fitted here for hgx-h100; the release library exports exactly
-# the plugin symbols
+# the NCCL tuner plugin, loaded as NCCL loads it (tests/nccl/host.c), with
+# calibrations fitted here for hgx-h100 and gb200-nvl72 from shipped logs; the
+# release libraries export exactly the plugin symbols
 if [ -x "$B/nccl_host" ] && [ -f "$B/plugins/libnccl-tuner-ccsim.so" ]; then
 	bin/ccsim calibrate ingest --db "$tmp/nccl.db" tests/data/calib/all_reduce_perf-h100x8-mooncake.log >/dev/null 2>&1
 	bin/ccsim calibrate fit --db "$tmp/nccl.db" -t topologies/hgx-h100.yaml -o "$tmp/nccl-cal.yaml" >/dev/null 2>&1
-	if "$B/nccl_host" "$B/plugins/libnccl-tuner-ccsim.so" "$tmp/nccl-cal.yaml" >"$tmp/nccl.out" 2>&1; then
+	bin/ccsim calibrate ingest --db "$tmp/nccl72.db" tests/data/calib/all_reduce_perf-gb200-nvl72.log >/dev/null 2>&1
+	bin/ccsim calibrate fit --db "$tmp/nccl72.db" -t topologies/gb200-nvl72.yaml -o "$tmp/nccl-cal72.yaml" >/dev/null 2>&1
+	if "$B/nccl_host" "$B/plugins/libnccl-tuner-ccsim.so" "$tmp/nccl-cal.yaml" "$tmp/nccl-cal72.yaml" >"$tmp/nccl.out" 2>&1; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))

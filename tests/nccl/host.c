@@ -2,7 +2,8 @@
 ** tests/nccl/host.c: loads the ccsim tuner plugin as NCCL does (dlopen,
 ** dlsym of ncclTunerPlugin_v7, _v6 and _v5, init with a logger, getCollInfo
 ** over a cost table filled the way NCCL fills it, finalize) and checks it:
-**   - on three shipped machines (one calibrated), every size from 8 B to
+**   - on five machines (four shipped topologies, two of them calibrated,
+**     and the shipped NCCL topology dump), every size from 8 B to
 **     8 GiB and the five tuned collectives: each entry NCCL offers holds
 **     ccsim's time for that pair, and the pair NCCL then takes is the one
 **     `ccsim predict --best` takes among NCCL's algorithms (ccs_select)
@@ -11,7 +12,8 @@
 **     than GPUs: init fails with a WARN naming the reason, and nothing else
 **     happens (NCCL keeps its own tuning);
 **   - the call's cost after warm-up: median and p99 (a figure, not a test).
-** usage: nccl_host LIB [CALIBRATION]   (the calibration for hgx-h100)
+** usage: nccl_host LIB [CALIB_HGX_H100 [CALIB_GB200_NVL72]]   (calibrations
+** fitted from nccl-tests logs of those machines)
 */
 #include "../check.h"
 #include "../../calibrate/nccl/nccl_abi.h"
@@ -55,7 +57,7 @@ static const int h_coll[5] = { CCS_COLL_BROADCAST, CCS_COLL_REDUCE, CCS_COLL_ALL
 struct machine {
 	const char *topo;
 	int nodes, ranks;
-	int calibrated;
+	int calib;   /* its calibration's argument (0: none) */
 };
 
 static const ncclTuner_v7_t *plugin(void *lib, const char *sym)
@@ -147,7 +149,7 @@ static void run_machine(void *lib, const char *sym, const struct machine *m, con
 	if (!tn)
 		return;
 	setenv("CCSIM_TOPOLOGY", m->topo, 1);
-	if (m->calibrated && calib)
+	if (calib)
 		setenv("CCSIM_CALIBRATION", calib, 1);
 	else
 		unsetenv("CCSIM_CALIBRATION");
@@ -156,7 +158,7 @@ static void run_machine(void *lib, const char *sym, const struct machine *m, con
 	int ns = 0;
 	snprintf(nset, sizeof nset, "nodes=%d", m->nodes);
 	sets[ns++] = nset;
-	if (m->calibrated && calib) {
+	if (calib) {
 		snprintf(cset, sizeof cset, "calibration=%s", calib);
 		sets[ns++] = cset;
 	}
@@ -264,28 +266,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nccl_host LIB [CALIBRATION]\n");
 		return 2;
 	}
-	const char *calib = argc > 2 ? argv[2] : NULL;
 	void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		fprintf(stderr, "nccl_host: %s\n", dlerror());
 		return 1;
 	}
 	static const struct machine ms[] = {
-		{ "topologies/hgx-h100.yaml", 1, 8, 1 },
+		{ "topologies/hgx-h100.yaml", 1, 8, 2 },
 		{ "topologies/hgx-h100-cluster.yaml", 2, 16, 0 },
 		{ "topologies/hgx-h100-cluster.yaml", 4, 32, 0 },
-		{ "topologies/gb200-nvl72.yaml", 18, 72, 0 },   /* 18 trays of 4 */
+		{ "topologies/gb200-nvl72.yaml", 18, 72, 3 },   /* 18 trays of 4 */
 		{ "tests/data/topo/hgx-h100-dump.xml", 2, 16, 0 },   /* NCCL_TOPO_DUMP_FILE of one HGX */
 	};
 	static const char *const syms[] = { "ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5" };
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		for (size_t v = 0; v < 3; v++) {
 			int agree = 0, differ = 0, unoffered = 0;
+			const char *calib = ms[i].calib && ms[i].calib < argc ? argv[ms[i].calib] : NULL;
 			run_machine(lib, syms[v], &ms[i], calib, &agree, &differ, &unoffered);
 			if (v == 0)
 				printf("%s (%d nodes, %d ranks%s): tuner = NCCL's choice at %d points, differs at %d; "
 				       "ccsim's best not offered by NCCL at %d\n",
-				       ms[i].topo, ms[i].nodes, ms[i].ranks, ms[i].calibrated && calib ? ", calibrated" : "",
+				       ms[i].topo, ms[i].nodes, ms[i].ranks, calib ? ", calibrated" : "",
 				       agree, differ, unoffered);
 		}
 	refused(lib, NULL, NULL, 8, 1, "CCSIM_TOPOLOGY is not set");
