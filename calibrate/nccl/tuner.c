@@ -17,8 +17,11 @@
 ** predicted time in microseconds (ccs_cost_eval with NCCL's channel count);
 ** a pair ccsim cannot price (its model says the hardware lacks it) keeps
 ** NCCL's value.  NCCL then takes the smallest entry, which is the choice of
-** `ccsim predict --best` among the offered pairs.  The channel count is left
-** to NCCL (the model has no preference of its own beyond NCCL's count).
+** `ccsim predict --best` among the offered pairs.  For that pair, a ring or
+** a tree, nChannels is set to the fewest channels (a power of two below
+** NCCL's count) at which the model's time stays within 0.1% of its time on
+** NCCL's count: the same time on fewer SMs (tuner_fewer); else it is left
+** to NCCL.
 ** Prices are cached per (collective, size) in a direct-mapped table of
 ** TUNER_CACHE slots: a hit costs a hash and 21 stores.
 */
@@ -53,6 +56,7 @@ static const int tuner_coll[5] = {
 struct tuner_slot {
 	uint64_t key;   /* (bytes << 3 | coll) + 1; 0: empty */
 	float us[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5];   /* -1: not priced */
+	uint8_t ch[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5]; /* fewer channels the model prefers; 0: NCCL's */
 };
 
 struct tuner {
@@ -180,6 +184,24 @@ static ncclResult_t tuner_init_v7(void **ctx, uint64_t commId, size_t nRanks, si
 	return tuner_init(ctx, commId, nRanks, nNodes, log, nvl, constants);
 }
 
+/* The fewest channels, below NCCL's count for a ring or a tree, at which
+ * the model's time stays within TUNER_CH_TOL of t (NCCL's count): the same
+ * time on fewer SMs, which the rest of the job can use.  0: NCCL's. */
+#define TUNER_CH_TOL 1e-3
+static int tuner_fewer(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, double t)
+{
+	int full = ccs_nccl_channels(c, algo);
+	if ((algo != CCS_ALGO_RING && algo != CCS_ALGO_TREE) || full < 2 || full > 255)
+		return 0;
+	for (int k = 1; k < full; k *= 2) {
+		struct ccs_cost cc;
+		const char *why;
+		if (!ccs_cost_eval(c, coll, algo, proto, k, bytes, &cc, &why) && cc.time_s <= t * (1 + TUNER_CH_TOL))
+			return k;
+	}
+	return 0;
+}
+
 /* The cached prices of (coll, bytes), computed on a miss. */
 static const struct tuner_slot *tuner_prices(struct tuner *T, int coll, uint64_t bytes)
 {
@@ -195,9 +217,10 @@ static const struct tuner_slot *tuner_prices(struct tuner *T, int coll, uint64_t
 		for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; p++) {
 			struct ccs_cost cc;
 			const char *why;
-			s->us[a][p] = ccs_cost_eval(&T->c, tuner_coll[coll], tuner_algo[a], tuner_proto[p], 0, bytes, &cc, &why)
-			                ? -1.0f
-			                : (float)(cc.time_s * 1e6);
+			int bad = ccs_cost_eval(&T->c, tuner_coll[coll], tuner_algo[a], tuner_proto[p], 0, bytes, &cc, &why);
+			s->us[a][p] = bad ? -1.0f : (float)(cc.time_s * 1e6);
+			s->ch[a][p] = bad ? 0 : (uint8_t)tuner_fewer(&T->c, tuner_coll[coll], tuner_algo[a], tuner_proto[p], bytes,
+			                                             cc.time_s);
 		}
 	return s;
 }
@@ -207,7 +230,6 @@ static ncclResult_t tuner_coll_info(void *ctx, ncclFunc_t coll, size_t nBytes, i
 {
 	(void)numPipeOps;
 	(void)regBuff;
-	(void)nChannels;
 	struct tuner *T = ctx;
 	if (!T || !collCostTable || (int)coll < 0 || (int)coll > ncclFuncAllReduce)
 		return ncclSuccess;   /* not one we price: NCCL's table as it is */
@@ -215,10 +237,19 @@ static ncclResult_t tuner_coll_info(void *ctx, ncclFunc_t coll, size_t nBytes, i
 	const struct tuner_slot *s = tuner_prices(T, (int)coll, nBytes);
 	int na = numAlgo < NCCL_NUM_ALGORITHMS_V5 ? numAlgo : NCCL_NUM_ALGORITHMS_V5;
 	int np = numProto < NCCL_NUM_PROTOCOLS_V5 ? numProto : NCCL_NUM_PROTOCOLS_V5;
+	int best = -1;
 	for (int a = 0; a < na; a++)
-		for (int p = 0; p < np; p++)
-			if (table[a * numProto + p] != NCCL_ALGO_PROTO_IGNORE && s->us[a][p] >= 0)
-				table[a * numProto + p] = s->us[a][p];
+		for (int p = 0; p < np; p++) {
+			float *e = &table[a * numProto + p];
+			if (*e != NCCL_ALGO_PROTO_IGNORE && s->us[a][p] >= 0)
+				*e = s->us[a][p];
+			if (*e != NCCL_ALGO_PROTO_IGNORE && (best < 0 || *e < table[best]))
+				best = a * numProto + p;
+		}
+	/* the pair NCCL will take: fewer channels where the model prefers them */
+	int ba = best / numProto, bp = best % numProto;
+	if (best >= 0 && nChannels && ba < na && bp < np && s->us[ba][bp] == table[best] && s->ch[ba][bp])
+		*nChannels = s->ch[ba][bp];
 	return ncclSuccess;
 }
 

@@ -7,7 +7,9 @@
 **     8 GiB and the five tuned collectives: each entry NCCL offers holds
 **     ccsim's time for that pair, and the pair NCCL then takes is the one
 **     `ccsim predict --best` takes among NCCL's algorithms (ccs_select)
-**     whenever NCCL offers that pair; NCCL's own choice is counted beside;
+**     whenever NCCL offers that pair, with the channel count the model
+**     prefers for it (the fewest at the same time); NCCL's own choice is
+**     counted beside;
 **   - a missing topology, a file that is not a calibration, more ranks
 **     than GPUs: init fails with a WARN naming the reason, and nothing else
 **     happens (NCCL keeps its own tuning);
@@ -28,6 +30,7 @@
 
 static char last_warn[2048];
 static int nwarn;
+static int n_fewer;   /* points where the tuner asked for fewer channels */
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char *file, int line, const char *fmt, ...)
 {
@@ -121,6 +124,21 @@ static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c,
 		return;
 	}
 	CHECK(got == want);
+	/* nChannels: the fewest channels (powers of two below NCCL's count) at
+	 * which a ring's or tree's time stays within 0.1%; 0 otherwise */
+	int full = ccs_nccl_channels(c, h_algo[got / 3]), want_ch = 0;
+	struct ccs_cost c0;
+	const char *why0;
+	if ((h_algo[got / 3] == CCS_ALGO_RING || h_algo[got / 3] == CCS_ALGO_TREE) &&
+	    !ccs_cost_eval(c, h_coll[coll], h_algo[got / 3], got % 3, 0, b, &c0, &why0))
+		for (int k = 1; k < full && !want_ch; k *= 2) {
+			struct ccs_cost ck;
+			if (!ccs_cost_eval(c, h_coll[coll], h_algo[got / 3], got % 3, k, b, &ck, &why0) &&
+			    ck.time_s <= c0.time_s * 1.001)
+				want_ch = k;
+		}
+	CHECK(ch == want_ch);
+	n_fewer += ch != 0;
 	if (got == nccl) {
 		(*agree)++;
 		return;
@@ -286,9 +304,10 @@ int main(int argc, char **argv)
 			run_machine(lib, syms[v], &ms[i], calib, &agree, &differ, &unoffered);
 			if (v == 0)
 				printf("%s (%d nodes, %d ranks%s): tuner = NCCL's choice at %d points, differs at %d; "
-				       "ccsim's best not offered by NCCL at %d\n",
+				       "ccsim's best not offered by NCCL at %d; fewer channels asked at %d\n",
 				       ms[i].topo, ms[i].nodes, ms[i].ranks, calib ? ", calibrated" : "",
-				       agree, differ, unoffered);
+				       agree, differ, unoffered, n_fewer);
+			n_fewer = 0;
 		}
 	refused(lib, NULL, NULL, 8, 1, "CCSIM_TOPOLOGY is not set");
 	refused(lib, "tests/nccl/no-such-topology.yaml", NULL, 8, 1, "no-such-topology.yaml");
