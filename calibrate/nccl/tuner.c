@@ -23,7 +23,7 @@
 ** NCCL's count: the same time on fewer SMs (tuner_fewer); else it is left
 ** to NCCL.
 ** Prices are cached per (collective, size) in a direct-mapped table of
-** TUNER_CACHE slots: a hit costs a hash and 21 stores.
+** TUNER_CACHE slots: a hit costs a hash and one pass over the table.
 */
 #include "nccl_abi.h"
 
@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TUNER_CACHE 1024   /* slots (a power of two): 94 KiB per communicator */
+#define TUNER_CACHE 1024   /* slots (a power of two): 113 KiB per communicator */
 #define EXPORT __attribute__((visibility("default")))
 
 /* NCCL's algorithm and collective numbers -> ccsim's */
