@@ -6,8 +6,8 @@
 **     and the shipped NCCL topology dump), every size from 8 B to
 **     8 GiB and the five tuned collectives: each entry NCCL offers holds
 **     ccsim's time for that pair, and the pair NCCL then takes is the one
-**     `ccsim predict --best` takes among NCCL's algorithms (ccs_select)
-**     whenever NCCL offers that pair, with the channel count the model
+**     `ccsim predict --best` takes over the algorithms and protocols NCCL
+**     offers (ccs_select with those as -a and -p), with the channel count the model
 **     prefers for it (the fewest at the same time); NCCL's own choice is
 **     counted beside;
 **   - a missing topology, a file that is not a calibration, more ranks
@@ -95,7 +95,7 @@ static int argmin(float t[NCCL_NUM_ALGORITHMS_V5][3])
 /* One (collective, size) through getCollInfo: the checks of the file's
  * header; show prints a point where the tuner and NCCL differ. */
 static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c, int coll, uint64_t b, int show,
-                  int *agree, int *differ, int *unoffered)
+                  int *agree, int *differ)
 {
 	float tab[NCCL_NUM_ALGORITHMS_V5][3];
 	int nccl = nccl_table(c, coll, b, tab);
@@ -111,18 +111,21 @@ static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c,
 				CHECK_NEAR(tab[a][p], (float)(cc.time_s * 1e6), 1e-6);
 		}
 	int got = argmin(tab), ba, bp;
-	unsigned amask = 0;
+	/* predict --best over what NCCL offers: its algorithms and protocols
+	 * with an entry (-a/-p in predict's terms) */
+	unsigned amask = 0, pmask = 0;
 	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
-		amask |= 1u << h_algo[a];
-	CHECK(ccs_select(c, h_coll[coll], b, amask, 7u, 0, &ba, &bp) == 0);
+		for (int p = 0; p < 3; p++)
+			if (tab[a][p] >= 0) {
+				amask |= 1u << h_algo[a];
+				pmask |= 1u << p;
+			}
+	CHECK(ccs_select(c, h_coll[coll], b, amask, pmask, 0, &ba, &bp) == 0);
 	int want = -1;
 	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
 		if (h_algo[a] == ba && tab[a][bp] >= 0)
 			want = a * 3 + bp;
-	if (want < 0) {
-		(*unoffered)++;
-		return;
-	}
+	CHECK(want >= 0);   /* over NCCL's offer ccsim's best is offered */
 	CHECK(got == want);
 	/* nChannels: the fewest channels (powers of two below NCCL's count) at
 	 * which a ring's or tree's time stays within 0.1%; 0 otherwise */
@@ -156,11 +159,10 @@ static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c,
 	}
 }
 
-/* One machine through one versioned symbol; counts into *agree, *differ
- * (the tuner's pair against NCCL's own), *unoffered (ccsim's best is a pair
- * NCCL does not offer). */
+/* One machine through one versioned symbol; counts into *agree and *differ
+ * (the tuner's pair against NCCL's own). */
 static void run_machine(void *lib, const char *sym, const struct machine *m, const char *calib, int *agree,
-                        int *differ, int *unoffered)
+                        int *differ)
 {
 	const ncclTuner_v7_t *tn = plugin(lib, sym);
 	CHECK(tn != NULL);
@@ -215,7 +217,7 @@ static void run_machine(void *lib, const char *sym, const struct machine *m, con
 	CHECK(nwarn == 0);
 	for (int coll = 0; coll < 5 && ctx; coll++)
 		for (uint64_t b = 8; b <= (8ull << 30); b *= 2)
-			point(tn, ctx, &c, coll, b, strcmp(sym, "ncclTunerPlugin_v7") == 0, agree, differ, unoffered);
+			point(tn, ctx, &c, coll, b, strcmp(sym, "ncclTunerPlugin_v7") == 0, agree, differ);
 	CHECK(!ctx || tn->finalize(ctx) == ncclSuccess);
 	ccs_comm_release(&c);
 	ccs_topo_free(t);
@@ -299,14 +301,13 @@ int main(int argc, char **argv)
 	static const char *const syms[] = { "ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5" };
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		for (size_t v = 0; v < 3; v++) {
-			int agree = 0, differ = 0, unoffered = 0;
+			int agree = 0, differ = 0;
 			const char *calib = ms[i].calib && ms[i].calib < argc ? argv[ms[i].calib] : NULL;
-			run_machine(lib, syms[v], &ms[i], calib, &agree, &differ, &unoffered);
+			run_machine(lib, syms[v], &ms[i], calib, &agree, &differ);
 			if (v == 0)
 				printf("%s (%d nodes, %d ranks%s): tuner = NCCL's choice at %d points, differs at %d; "
-				       "ccsim's best not offered by NCCL at %d; fewer channels asked at %d\n",
-				       ms[i].topo, ms[i].nodes, ms[i].ranks, calib ? ", calibrated" : "",
-				       agree, differ, unoffered, n_fewer);
+				       "fewer channels asked at %d\n",
+				       ms[i].topo, ms[i].nodes, ms[i].ranks, calib ? ", calibrated" : "", agree, differ, n_fewer);
 			n_fewer = 0;
 		}
 	refused(lib, NULL, NULL, 8, 1, "CCSIM_TOPOLOGY is not set");
