@@ -2,7 +2,7 @@
 ** tests/nccl/host.c: loads the ccsim tuner plugin as NCCL does (dlopen,
 ** dlsym of ncclTunerPlugin_v7, _v6 and _v5, init with a logger, getCollInfo
 ** over a cost table filled the way NCCL fills it, finalize) and checks it:
-**   - on five machines (four shipped topologies, two of them calibrated,
+**   - on five machines (four shipped topologies, three of them calibrated,
 **     and the shipped NCCL topology dump), every size from 8 B to
 **     8 GiB and the five tuned collectives: each entry NCCL offers holds
 **     ccsim's time for that pair, and the pair NCCL then takes is the one
@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 	}
 	static const struct machine ms[] = {
 		{ "topologies/hgx-h100.yaml", 1, 8, 2 },
-		{ "topologies/hgx-h100-cluster.yaml", 2, 16, 0 },
+		{ "topologies/hgx-h100-cluster.yaml", 2, 16, 2 },   /* its nodes are hgx-h100s */
 		{ "topologies/hgx-h100-cluster.yaml", 4, 32, 0 },
 		{ "topologies/gb200-nvl72.yaml", 18, 72, 3 },   /* 18 trays of 4 */
 		{ "tests/data/topo/hgx-h100-dump.xml", 2, 16, 0 },   /* NCCL_TOPO_DUMP_FILE of one HGX */
