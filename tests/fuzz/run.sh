@@ -5,7 +5,9 @@
 # minimised back into tests/fuzz/corpus/NAME.  Crashes land in
 # tests/fuzz/crashes/NAME-*; once fixed, move each to tests/fuzz/regress/NAME/
 # (make test replays it).  Prints a table: harness, execs, execs/s, coverage
-# (edges), features, corpus, crashes.  Exit 1 when anything crashed.
+# (edges), features, corpus, crashes.  Exit 1 when anything crashed.  A unit
+# slower than libFuzzer's 10 s report threshold is not a crash: it goes to
+# build/fuzz/slow/ (the -timeout of 20 s, 120 s for scenarios, is one).
 BIN=${1:?usage: tests/fuzz/run.sh BIN_DIR SECONDS NAME...}
 SECS=${2:?}
 shift 2
@@ -21,10 +23,14 @@ for n in "$@"; do
 	# a scenario check builds every design's topologies: slower inputs are normal there
 	to=20
 	[ "$n" = scenario ] && to=120
-	before=$(ls tests/fuzz/crashes 2>/dev/null | grep -c "^$n-")
+	before=$(ls tests/fuzz/crashes 2>/dev/null | grep "^$n-" | grep -vc "^$n-slow-unit-")
 	# shellcheck disable=SC2086
 	"$BIN/fuzz_$n" -max_total_time="$SECS" -timeout="$to" -rss_limit_mb=3072 -max_len=16384 -close_fd_mask=3 \
 		-print_final_stats=1 -artifact_prefix="tests/fuzz/crashes/$n-" $dict "$c" $seeds >"build/fuzz/logs/$n.log" 2>&1
+	# a slow unit (over libFuzzer's 10 s, sanitizers on) is not a crash:
+	# it is kept in build/fuzz/slow/ and counted apart
+	mkdir -p build/fuzz/slow
+	for f in tests/fuzz/crashes/"$n"-slow-unit-*; do [ -f "$f" ] && mv "$f" build/fuzz/slow/; done
 	after=$(ls tests/fuzz/crashes 2>/dev/null | grep -c "^$n-")
 	line=$(grep -E '^#[0-9]+' "build/fuzz/logs/$n.log" | tail -n 1)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build/fuzz/logs/$n.log")
