@@ -749,6 +749,17 @@ static int ingest_perftest(const char *src, const char *text, size_t len, const 
 	return rc;
 }
 
+/* A record log's skipped-line warnings and host into set (the first host
+ * any log named wins). */
+static int adopt(struct ccs_meas_set *set, char *const *warn, size_t nwarn, const char *host)
+{
+	for (size_t i = 0; i < nwarn; i++)
+		CCS_TRY(ccs_lines_warn(&set->warn, &set->nwarn, "%s", warn[i]));
+	if (host[0] && !set->host[0])
+		snprintf(set->host, sizeof set->host, "%s", host);
+	return CCS_OK;
+}
+
 /* A ccsim-bench log: its records, warnings, host and versions. */
 static int ingest_bench(const char *src, const char *text, size_t len, const char *file, struct ccs_meas_set *set, struct ccs_diag *d)
 {
@@ -772,10 +783,8 @@ static int ingest_bench(const char *src, const char *text, size_t len, const cha
 		m->line = r->line;
 		snprintf(m->file, sizeof m->file, "%s", file);
 	}
-	for (size_t i = 0; i < l.nwarn && !rc; i++)
-		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s", l.warn[i]);
-	if (!rc && l.host[0] && !set->host[0])
-		snprintf(set->host, sizeof set->host, "%s", l.host);
+	if (!rc)
+		rc = adopt(set, l.warn, l.nwarn, l.host);
 	if (!rc && l.versions[0] && !set->versions[0])
 		snprintf(set->versions, sizeof set->versions, "%s", l.versions);
 	ccs_bl_release(&l);
@@ -836,10 +845,8 @@ static int ingest_profiler(const char *src, const char *text, size_t len, const 
 		m->line = r->line;
 		snprintf(m->file, sizeof m->file, "%s", file);
 	}
-	for (size_t i = 0; i < l.nwarn && !rc; i++)
-		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s", l.warn[i]);
-	if (!rc && l.host[0] && !set->host[0])
-		snprintf(set->host, sizeof set->host, "%s", l.host);
+	if (!rc)
+		rc = adopt(set, l.warn, l.nwarn, l.host);
 	ccs_pl_release(&l);
 	return rc;
 }
