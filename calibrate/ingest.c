@@ -796,23 +796,6 @@ int ccs_meas_is_coll(const struct ccs_meas *m)
 	return !strcmp(m->source, "nccl-tests") || !strcmp(m->source, "profiler");
 }
 
-/* Records of one series (collective, type, placement, ranks, size): 0 */
-static int pl_series(const struct ccs_pl_rec *x, const struct ccs_pl_rec *y)
-{
-	int c = x->coll != y->coll ? x->coll - y->coll : strcmp(x->type, y->type);
-	if (!c)
-		c = x->inplace != y->inplace ? x->inplace - y->inplace : x->ranks != y->ranks ? x->ranks - y->ranks : 0;
-	return c ? c : (x->size > y->size) - (x->size < y->size);
-}
-
-/* by series, then time */
-static int pl_by_series(const void *a, const void *b)
-{
-	const struct ccs_pl_rec *x = a, *y = b;
-	int c = pl_series(x, y);
-	return c ? c : (x->time_s > y->time_s) - (x->time_s < y->time_s);
-}
-
 /* A ccsim-profiler log: one measurement per (collective, type, placement,
  * ranks, size), its records' median, fastest and slowest times. */
 static int ingest_profiler(const char *src, const char *text, size_t len, const char *file,
@@ -820,10 +803,10 @@ static int ingest_profiler(const char *src, const char *text, size_t len, const 
 {
 	struct ccs_pl_log l;
 	CCS_TRY(ccs_pl_parse(src, text, len, &l, d));
-	qsort(l.rec, l.nrec, sizeof *l.rec, pl_by_series);
+	ccs_pl_sort(&l);
 	int rc = CCS_OK;
 	for (size_t i = 0, j; i < l.nrec && !rc; i = j) {
-		for (j = i + 1; j < l.nrec && !pl_series(&l.rec[i], &l.rec[j]); j++)
+		for (j = i + 1; j < l.nrec && !ccs_pl_series(&l.rec[i], &l.rec[j]); j++)
 			;
 		const struct ccs_pl_rec *r = &l.rec[i];
 		size_t n = j - i;

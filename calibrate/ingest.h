@@ -174,6 +174,10 @@ struct ccs_pl_log {
 
 int ccs_pl_parse(const char *src, const char *text, size_t len, struct ccs_pl_log *out, struct ccs_diag *d);
 void ccs_pl_release(struct ccs_pl_log *l);
+/* 0 when x and y are records of one series (collective, type, placement,
+ * ranks, size); ccs_pl_sort orders by series, then time. */
+int ccs_pl_series(const struct ccs_pl_rec *x, const struct ccs_pl_rec *y);
+void ccs_pl_sort(struct ccs_pl_log *l);
 
 /* One measurement, whatever log it came from. */
 struct ccs_meas {

@@ -142,6 +142,28 @@ int ccs_pl_parse(const char *src, const char *text, size_t len, struct ccs_pl_lo
 	return rc;
 }
 
+/* Records of one series (collective, type, placement, ranks, size): 0 */
+int ccs_pl_series(const struct ccs_pl_rec *x, const struct ccs_pl_rec *y)
+{
+	int c = x->coll != y->coll ? x->coll - y->coll : strcmp(x->type, y->type);
+	if (!c)
+		c = x->inplace != y->inplace ? x->inplace - y->inplace : x->ranks != y->ranks ? x->ranks - y->ranks : 0;
+	return c ? c : (x->size > y->size) - (x->size < y->size);
+}
+
+/* by series, then time */
+static int pl_by_series(const void *a, const void *b)
+{
+	const struct ccs_pl_rec *x = a, *y = b;
+	int c = ccs_pl_series(x, y);
+	return c ? c : (x->time_s > y->time_s) - (x->time_s < y->time_s);
+}
+
+void ccs_pl_sort(struct ccs_pl_log *l)
+{
+	qsort(l->rec, l->nrec, sizeof *l->rec, pl_by_series);
+}
+
 void ccs_pl_release(struct ccs_pl_log *l)
 {
 	ccs_free(l->rec);
