@@ -1,5 +1,5 @@
 /* calibrate/store.c: the SQLite calibration history (store.h). */
-#include "store.h"
+#include "store_int.h"
 
 #include <sqlite3.h>
 
@@ -7,11 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-struct ccs_store {
-	sqlite3 *db;
-	char path[256];
-};
 
 /* Migration i takes the schema from version i to i + 1. */
 static const char *const migrations[CCS_STORE_VERSION] = {
@@ -55,7 +50,7 @@ static const char *const migrations[CCS_STORE_VERSION] = {
 	"CREATE TRIGGER results_ro_d BEFORE DELETE ON results BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;",
 };
 
-static int dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
+int ccs_store_dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
 {
 	ccs_diag_msg(d, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 	return CCS_EDB;
@@ -66,10 +61,10 @@ static int dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
 static int readerr(struct ccs_store *s, struct ccs_diag *d)
 {
 	int notadb = (sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB;
-	return dberr(s, d, notadb ? "not a SQLite database" : "cannot read it");
+	return ccs_store_dberr(s, d, notadb ? "not a SQLite database" : "cannot read it");
 }
 
-static int exec(struct ccs_store *s, const char *sql, struct ccs_diag *d, const char *what)
+int ccs_store_exec(struct ccs_store *s, const char *sql, struct ccs_diag *d, const char *what)
 {
 	char *err = NULL;
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &err) != SQLITE_OK) {
@@ -159,7 +154,7 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 	snprintf(s->path, sizeof s->path, "%s", path);
 	int rc = CCS_OK;
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		rc = s->db ? dberr(s, d, "cannot open") : (ccs_diag_msg(d, "%s: cannot open", path), CCS_EDB);
+		rc = s->db ? ccs_store_dberr(s, d, "cannot open") : (ccs_diag_msg(d, "%s: cannot open", path), CCS_EDB);
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 10000);
@@ -191,7 +186,7 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 			goto fail;
 		}
 	}
-	if ((rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", d,
+	if ((rc = ccs_store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", d,
 	               "cannot set WAL")))
 		goto fail;
 	if (target > CCS_STORE_VERSION || target < 1)
@@ -199,22 +194,22 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 	if (v < target) {
 		/* one transaction for all the steps; BEGIN IMMEDIATE so two
 		 * processes opening a new file do not both migrate */
-		if ((rc = exec(s, "BEGIN IMMEDIATE", d, "cannot start the migration")))
+		if ((rc = ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start the migration")))
 			goto fail;
 		if (user_version(s, &v)) {
-			rc = dberr(s, d, "cannot read the schema version");
-			exec(s, "ROLLBACK", d, "rollback");
+			rc = ccs_store_dberr(s, d, "cannot read the schema version");
+			ccs_store_exec(s, "ROLLBACK", d, "rollback");
 			goto fail;
 		}
 		for (; v < target; v++) {
 			char sql[64];
 			snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
-			if ((rc = exec(s, migrations[v], d, "migration failed")) || (rc = exec(s, sql, d, "migration failed"))) {
+			if ((rc = ccs_store_exec(s, migrations[v], d, "migration failed")) || (rc = ccs_store_exec(s, sql, d, "migration failed"))) {
 				sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 				goto fail;
 			}
 		}
-		if ((rc = exec(s, "COMMIT", d, "cannot commit the migration")))
+		if ((rc = ccs_store_exec(s, "COMMIT", d, "cannot commit the migration")))
 			goto fail;
 	}
 	*out = s;
@@ -257,20 +252,20 @@ static int host_id(struct ccs_store *s, const char *host, const char *created, i
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO hosts(name, first_seen) VALUES(?1, ?2)", -1, &st, NULL))
-		return dberr(s, d, "cannot add the host");
+		return ccs_store_dberr(s, d, "cannot add the host");
 	int e = sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
 	e |= sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
 	int r = e ? e : sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
-		return dberr(s, d, "cannot add the host");
+		return ccs_store_dberr(s, d, "cannot add the host");
 	if (sqlite3_prepare_v2(s->db, "SELECT id FROM hosts WHERE name = ?1", -1, &st, NULL))
-		return dberr(s, d, "cannot find the host");
+		return ccs_store_dberr(s, d, "cannot find the host");
 	e = sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
 	r = e ? e : sqlite3_step(st);
 	*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the host");
+	return r == SQLITE_ROW ? CCS_OK : ccs_store_dberr(s, d, "cannot find the host");
 }
 
 /* Rows 0..n of an INSERT statement, each bound by bind(st, i, ctx), inside
@@ -280,12 +275,12 @@ static int write_rows(struct ccs_store *s, const char *sql, size_t n, int (*bind
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
-		return dberr(s, d, what);
+		return ccs_store_dberr(s, d, what);
 	int rc = CCS_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
 		sqlite3_reset(st);
 		if (bind(st, i, ctx) || sqlite3_step(st) != SQLITE_DONE)
-			rc = dberr(s, d, what);
+			rc = ccs_store_dberr(s, d, what);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -295,7 +290,7 @@ static int write_rows(struct ccs_store *s, const char *sql, size_t n, int (*bind
 static int finish_tx(struct ccs_store *s, int rc, const char *what, struct ccs_diag *d)
 {
 	if (!rc)
-		rc = exec(s, "COMMIT", d, what);
+		rc = ccs_store_exec(s, "COMMIT", d, what);
 	if (rc)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -339,7 +334,7 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
                       struct ccs_diag *d)
 {
 	now_iso(r->created, sizeof r->created);
-	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
+	CCS_TRY(ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
 	sqlite3_stmt *st = NULL;
 	int64_t hid;
 	int rc = host_id(s, r->host[0] ? r->host : "unknown", r->created, &hid, d);
@@ -348,7 +343,7 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
 	if (sqlite3_prepare_v2(s->db,
 	                       "INSERT INTO runs(host_id, created, kind, topology, sources, versions, ccsim_version)"
 	                       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &st, NULL)) {
-		rc = dberr(s, d, "cannot add the run");
+		rc = ccs_store_dberr(s, d, "cannot add the run");
 		goto fail;
 	}
 	int e = sqlite3_bind_int64(st, 1, hid);
@@ -359,7 +354,7 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
 	e |= bind_text(st, 6, r->versions);
 	e |= sqlite3_bind_text(st, 7, r->ccsim_version, -1, SQLITE_TRANSIENT);
 	if (e || sqlite3_step(st) != SQLITE_DONE) {
-		rc = dberr(s, d, "cannot add the run");
+		rc = ccs_store_dberr(s, d, "cannot add the run");
 		goto fail;
 	}
 	sqlite3_finalize(st);
@@ -372,7 +367,7 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
 	                     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	                     n, bind_meas, &mr, "cannot add a measurement", d)))
 		goto fail;
-	if ((rc = exec(s, "COMMIT", d, "cannot commit the run")))
+	if ((rc = ccs_store_exec(s, "COMMIT", d, "cannot commit the run")))
 		goto fail;
 	r->nmeas = (int64_t)n;
 	return CCS_OK;
@@ -408,7 +403,7 @@ static int read_rows(struct ccs_store *s, const char *sql, int64_t arg, void **o
 	*n = 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
-		return dberr(s, d, what);
+		return ccs_store_dberr(s, d, what);
 	int r = arg >= 0 ? sqlite3_bind_int64(st, 1, arg) : SQLITE_OK, rc = CCS_OK;
 	size_t cap = 0;
 	while (r == SQLITE_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -417,7 +412,7 @@ static int read_rows(struct ccs_store *s, const char *sql, int64_t arg, void **o
 		char *x = (char *)*out + (*n)++ * sz;
 		memset(x, 0, sz);
 		if (fill(st, x)) {
-			rc = dberr(s, d, what);
+			rc = ccs_store_dberr(s, d, what);
 			break;
 		}
 		r = SQLITE_OK;
@@ -425,7 +420,7 @@ static int read_rows(struct ccs_store *s, const char *sql, int64_t arg, void **o
 	if (r == SQLITE_OK)
 		r = SQLITE_DONE;
 	if (!rc && r != SQLITE_DONE)
-		rc = dberr(s, d, what);
+		rc = ccs_store_dberr(s, d, what);
 	sqlite3_finalize(st);
 	if (rc) {
 		ccs_free(*out);
@@ -523,7 +518,7 @@ int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f
 {
 	char created[32];
 	now_iso(created, sizeof created);
-	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
+	CCS_TRY(ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
 	struct fit_rows w = { run, 1, created, f };
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(batch), 0) + 1 FROM fits", -1, &st, NULL) == SQLITE_OK) {
@@ -573,7 +568,7 @@ int ccs_store_check(struct ccs_store *s, struct ccs_diag *d)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL))
-		return dberr(s, d, "integrity check failed");
+		return ccs_store_dberr(s, d, "integrity check failed");
 	int rc = CCS_OK;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *t = sqlite3_column_text(st, 0);
@@ -582,7 +577,7 @@ int ccs_store_check(struct ccs_store *s, struct ccs_diag *d)
 			rc = CCS_EDB;
 		}
 	} else {
-		rc = dberr(s, d, "integrity check failed");
+		rc = ccs_store_dberr(s, d, "integrity check failed");
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -599,7 +594,7 @@ int ccs_store_scenario(struct ccs_store *s, const char *name, const char *path, 
 	if (sqlite3_prepare_v2(s->db,
 	                       "INSERT OR IGNORE INTO scenarios(name, path, hash, ccsim_version, created)"
 	                       " VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, NULL))
-		return dberr(s, d, "cannot add the scenario");
+		return ccs_store_dberr(s, d, "cannot add the scenario");
 	int e = sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	e |= bind_text(st, 2, path);
 	e |= sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
@@ -608,15 +603,15 @@ int ccs_store_scenario(struct ccs_store *s, const char *name, const char *path, 
 	int r = e ? e : sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
-		return dberr(s, d, "cannot add the scenario");
+		return ccs_store_dberr(s, d, "cannot add the scenario");
 	if (sqlite3_prepare_v2(s->db, "SELECT id FROM scenarios WHERE hash = ?1 AND ccsim_version = ?2", -1, &st, NULL))
-		return dberr(s, d, "cannot find the scenario");
+		return ccs_store_dberr(s, d, "cannot find the scenario");
 	e = sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
 	e |= sqlite3_bind_text(st, 2, version, -1, SQLITE_TRANSIENT);
 	r = e ? e : sqlite3_step(st);
 	*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return r == SQLITE_ROW ? CCS_OK : dberr(s, d, "cannot find the scenario");
+	return r == SQLITE_ROW ? CCS_OK : ccs_store_dberr(s, d, "cannot find the scenario");
 }
 
 struct result_rows {
@@ -657,7 +652,7 @@ int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct cc
 {
 	char created[32];
 	now_iso(created, sizeof created);
-	CCS_TRY(exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
+	CCS_TRY(ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
 	struct result_rows w = { scenario, created, r };
 	/* a point another run stored meanwhile is kept as it is */
 	int rc = write_rows(s,

@@ -112,6 +112,8 @@ int ccs_cmd_simulate(int argc, char **argv);
 int ccs_cmd_moe(int argc, char **argv, int sim);
 /* predict / simulate for -c kvcache (sim/cli/cmd_kv.c) */
 int ccs_cmd_kv(int argc, char **argv, int sim);
+/* ccsim merge OUT.db SHARD.db... (sim/cli/cmd_merge.c) */
+int ccs_cmd_merge(int argc, char **argv);
 /* ccsim run SCENARIO (sim/cli/cmd_run.c) */
 int ccs_cmd_run(int argc, char **argv);
 

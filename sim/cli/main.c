@@ -46,6 +46,7 @@ static const struct command {
 	  NULL },
 	{ "diagnose", ccs_cmd_diagnose, "-t TOPO LOG...", "which fault explains a measured nccl-tests log", NULL },
 	{ "compare", ccs_cmd_compare, "A B", "two designs (-t A -t B -c COLL) or two stored results side by side", NULL },
+	{ "merge", ccs_cmd_merge, "OUT.db SHARD.db...", "the shards of a sweep (run --shard, Slurm, MPI) into one database", NULL },
 	{ "report", ccs_cmd_report, "SCENARIO", "one Markdown or HTML file with a stored study's tables and plots", NULL },
 	{ "calibrate", ccs_cmd_calibrate, "run|ingest|fit|show|diff|check", NULL,
 	  "measure, store (SQLite), fit and gate the hardware's alpha-beta" },

@@ -1,6 +1,7 @@
 /* sim/cli/runner.c: tasks in worker processes with a progress bar (runner.h). */
 #define _DEFAULT_SOURCE
 #include "runner.h"
+#include "progress.h"
 
 #include "../../model/ccs.h"
 
@@ -20,28 +21,6 @@ static void on_sig(int sig)
 {
 	(void)sig;
 	stop_sig++;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void bar(size_t done, size_t n, double t0, int final)
-{
-	double el = now_s() - t0;
-	int w = 30, k = n ? (int)((double)done / (double)n * w) : w;
-	char b[40];
-	for (int i = 0; i < w; i++)
-		b[i] = i < k ? '=' : i == k ? '>' : ' ';
-	b[w] = 0;
-	char eta[32] = "";
-	if (done && done < n)
-		snprintf(eta, sizeof eta, ", ETA %.0f s", el / (double)done * (double)(n - done));
-	fprintf(stderr, "\r[%s] %zu/%zu points, %.1f s%s   %s", b, done, n, el, eta, final ? "\n" : "");
-	fflush(stderr);
 }
 
 struct msg {
@@ -81,7 +60,7 @@ static int read_all(int fd, void *p, size_t n)
 	return 0;
 }
 
-static int run_here(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, double t0)
+static int run_here(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, struct ccs_progress *pg)
 {
 	unsigned char *res = ccs_malloc(r->result_size ? r->result_size : 1);
 	if (!res)
@@ -100,7 +79,7 @@ static int run_here(const struct ccs_runner *r, const size_t *tasks, size_t n, s
 			break;
 		}
 		if (r->progress)
-			bar(*done, n, t0, 0);
+			ccs_progress_update(pg, *done, 0);
 	}
 	ccs_free(res);
 	return out;
@@ -133,7 +112,7 @@ static _Noreturn void worker(const struct ccs_runner *r, int tfd, int rfd, const
 /* Results as they come, one more task per result, until none is in flight;
  * on a stop, the remaining tasks are not handed out (a second signal kills
  * the workers). */
-static int collect_results(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, double t0,
+static int collect_results(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, struct ccs_progress *pg,
                            int *task_fd, const pid_t *pid, int started, int rfd, struct msg *m, size_t msz,
                            size_t next, size_t inflight, int out)
 {
@@ -151,7 +130,7 @@ static int collect_results(const struct ccs_runner *r, const size_t *tasks, size
 		if (out == CCS_RUN_DONE && r->collect(r->ctx, (size_t)m->task, m->rc, m->result))
 			out = CCS_RUN_STOPPED;
 		if (r->progress)
-			bar(*done, n, t0, 0);
+			ccs_progress_update(pg, *done, 0);
 		if (out == CCS_RUN_DONE && (stop_sig || (r->stop_after && (long)*done >= r->stop_after)))
 			out = CCS_RUN_INTERRUPTED;
 		if (out == CCS_RUN_DONE && next < n) {
@@ -178,7 +157,7 @@ static int collect_results(const struct ccs_runner *r, const size_t *tasks, size
 	return out;
 }
 
-static int run_workers(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, double t0)
+static int run_workers(const struct ccs_runner *r, const size_t *tasks, size_t n, size_t *done, struct ccs_progress *pg)
 {
 	int jobs = r->jobs;
 	if ((size_t)jobs > n)
@@ -238,7 +217,7 @@ static int run_workers(const struct ccs_runner *r, const size_t *tasks, size_t n
 		}
 		inflight++;
 	}
-	out = collect_results(r, tasks, n, done, t0, task_fd, pid, started, resp[0], m, msz, next, inflight, out);
+	out = collect_results(r, tasks, n, done, pg, task_fd, pid, started, resp[0], m, msz, next, inflight, out);
 	for (int w = 0; w < started; w++)
 		if (task_fd[w] >= 0)
 			close(task_fd[w]);
@@ -266,12 +245,13 @@ int ccs_runner_run(const struct ccs_runner *r, const size_t *tasks, size_t n, si
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	double t0 = now_s();
+	struct ccs_progress prog, *pg = &prog;
+	ccs_progress_start(pg, "points", n, 1);
 	if (r->progress)
-		bar(0, n, t0, 0);
-	int out = r->jobs > 1 && n > 1 ? run_workers(r, tasks, n, done, t0) : run_here(r, tasks, n, done, t0);
+		ccs_progress_update(pg, 0, 0);
+	int out = r->jobs > 1 && n > 1 ? run_workers(r, tasks, n, done, pg) : run_here(r, tasks, n, done, pg);
 	if (r->progress)
-		bar(*done, n, t0, 1);
+		ccs_progress_update(pg, *done, 1);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return out;
