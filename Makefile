@@ -22,7 +22,7 @@ CPPFLAGS := -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS)
 OPT_CFLAGS  := -O2 -g $(WARN)
 TEST_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined -DCCS_TEST_HOOKS $(WARN)
-LDLIBS := $(PKG_LIBS) -lm
+LDLIBS := $(PKG_LIBS) -lm -ldl
 
 # Sources are found by wildcard: a new file in one of these folders is built
 # into the library (model/, sim/, sim/sched/, calibrate/) or the command line
@@ -48,7 +48,16 @@ TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
 .PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz fuzz-cc plugins
 .SECONDARY:
-all: bin/ccsim libccsim.a benches
+all: bin/ccsim libccsim.a benches $(MPI_PLUGIN)
+
+# `ccsim run --mpi` (sim/cli/run/mpi.c) loads bin/ccsim-mpi.so, MPI behind a
+# table of calls (sim/cli/run/mpi_abi.h): built with mpicc where it is found
+# (Debian: openmpi-bin, libopenmpi-dev), so nothing else ever links MPI
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_PLUGIN := $(if $(MPICC),bin/ccsim-mpi.so)
+bin/ccsim-mpi.so: sim/cli/mpi/plugin.c sim/cli/run/mpi_abi.h
+	@mkdir -p bin
+	$(MPICC) -O2 -g -shared -fPIC $(WARN) -o $@ $<
 
 # The calibration benches (calibrate/bench_*): built where their toolkits
 # are, skipped with a message where not.  CUDA_HOME/bin/nvcc, else nvcc on
@@ -178,7 +187,7 @@ $(REL)/nccl_prof_host: $(REL)/tests/nccl/prof_host.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS) -ldl
 
 test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) $(FUZZ_NAMES:%=$(TST)/fuzz_%) \
-      bin/ccsim $(TST)/failmalloc.so $(TST)/failwrite.so benches plugins $(PLUGINS:%=$(TST)/plugins/libnccl-%-ccsim.so) \
+      bin/ccsim $(MPI_PLUGIN) $(TST)/failmalloc.so $(TST)/failwrite.so benches plugins $(PLUGINS:%=$(TST)/plugins/libnccl-%-ccsim.so) \
       $(PLUGINS:%=$(TST)/pic/calibrate/nccl/%.o) $(TST)/nccl_host $(TST)/nccl_prof_host
 	@sh tests/run.sh $(TST)
 

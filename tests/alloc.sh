@@ -40,12 +40,15 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 "$C" calibrate ingest --db "$w/base.db" tests/data/calib/all_reduce_perf-h100x8-mooncake.log >/dev/null 2>&1
 "$C" calibrate ingest --db "$w/base.db" tests/data/calib/all_reduce_perf-h100x8-mooncake.log >/dev/null 2>&1
 "$C" run tests/data/scenarios/kv.yaml --db "$w/base.db" --out "$w/o0" --no-plots >/dev/null 2>&1
+# a shard to merge (@SHARD@): half of another study and a calibration run
+"$C" run scenarios/nic-vs-spine.yaml --quick --engine model --shard 1/2 --db "$w/shard.db" >/dev/null 2>&1
+"$C" calibrate ingest --db "$w/shard.db" tests/data/calib/all_gather_perf-rtx4090.log >/dev/null 2>&1
 
 # fresh DB and scratch folder; $l is LINE with them filled in
 fresh() {
 	cp "$w/base.db" "$w/db"
 	rm -rf "$w/t" && mkdir "$w/t"
-	l=$(echo "$1" | sed "s#@DB@#$w/db#g; s#@TMP@#$w/t#g")
+	l=$(echo "$1" | sed "s#@DB@#$w/db#g; s#@TMP@#$w/t#g; s#@SHARD@#$w/shard.db#g")
 }
 # one run of $l in MODE with fault K (0: none), into $w/out and $rc
 try() {

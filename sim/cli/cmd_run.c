@@ -36,7 +36,7 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: %s SCENARIO.yaml [--engine model|sim|both] [--format table|csv] [--db ccsim.db]\n"
-	        "       [--out DIR] [-j N] [--quick] [--no-plots] [--check]\n"
+	        "       [--out DIR] [-j N] [--quick] [--no-plots] [--check] [--shard K/N | --mpi | --slurm ...]\n"
 	        "  --db      results database (SQLite; ':memory:' keeps nothing); points stored there for this\n"
 	        "            scenario file and ccsim version are not run again\n"
 	        "  --out     where the plots go (default ccsim-out/NAME): NAME.dat, NAME.gp, NAME.png, NAME.svg\n"
@@ -44,7 +44,13 @@ static void run_usage(FILE *f)
 	        "  --quick   a reduced run: every third size, the first and last value of each sweep axis,\n"
 	        "            and the scenario's 'quick:' overrides of every design's topology\n"
 	        "  --check   check the scenario (every topology, workload and point) and say how many points\n"
-	        "            it has; run nothing and open no database\n",
+	        "            it has; run nothing and open no database\n"
+	        "  --shard K/N   only the points of shard K (0..N-1; a point's shard is the hash of its key), into\n"
+	        "            --db (default ccsim.shard-K-of-N.db), no plots; 'ccsim merge' joins the shards\n"
+	        "  --mpi     under mpirun: rank 0 hands out the points (slowest first) and alone writes --db\n"
+	        "  --slurm   write a Slurm job array (one task per shard) and a merge job that waits for it:\n"
+	        "            [--shards N] [--slurm-dir DIR] [--partition P] [--account A] [--time T]\n"
+	        "            [--sbatch 'OPTION' ...] [--submit]; shards already complete are left out\n",
 	        me);
 }
 
@@ -52,7 +58,12 @@ static void run_usage(FILE *f)
  * run/run.h) and the results as they come. */
 struct run {
 	const char *path, *format, *engine_s, *db_path, *out_s;
-	int jobs, quick, plots, rc, check;
+	int jobs, quick, plots, rc, check, db_given;
+	size_t shard_k, shard_n;     /* --shard K/N; shard_n 0: none */
+	int mpi, rank, size;         /* --mpi: this process's rank of size */
+	int mpi_done;                /* the points were handed out (every rank has stopped asking) */
+	struct ccs_slurm slurm;
+	char db_buf[96];
 	struct ccs_ydoc doc;
 	struct ccs_ynode *root;
 	struct ccs_diag diag;
@@ -70,9 +81,48 @@ struct run {
  * (E_DIAG), out of memory, or a message already printed (rc kept). */
 enum { E_OK, E_DIAG, E_OOM, E_FAIL, E_DONE };
 
+/* --shard K/N: 0 <= K < N. */
+static int parse_shard(struct run *R, const char *v)
+{
+	char *e1, *e2;
+	unsigned long long k = strtoull(v, &e1, 10), n = *e1 == '/' ? strtoull(e1 + 1, &e2, 10) : 0;
+	if (*e1 != '/' || *e2 || e1 == v || e2 == e1 + 1 || n < 1 || n > 100000 || k >= n || *v == '-' || e1[1] == '-') {
+		fprintf(stderr, "%s: '--shard %s': expected K/N with 0 <= K < N <= 100000 (shards count from 0, as Slurm's "
+		        "--array=0-N-1)\n", me, v);
+		return 1;
+	}
+	R->shard_k = (size_t)k;
+	R->shard_n = (size_t)n;
+	return 0;
+}
+
+/* --shard, --mpi and --slurm exclude each other; --slurm's options need it. */
+static int fan_out_args(struct run *R)
+{
+	const struct ccs_slurm *o = &R->slurm;
+	if ((R->shard_n > 0) + R->mpi + o->on > 1 || (R->check && (R->mpi || o->on))) {
+		fprintf(stderr, "%s: one of --shard, --mpi and --slurm at a time, and --check goes with none but --shard\n", me);
+		return 2;
+	}
+	if (!o->on && (o->submit || o->shards || o->dir || o->partition || o->account || o->time || o->nextra)) {
+		fprintf(stderr, "%s: --submit, --shards, --slurm-dir, --partition, --account, --time and --sbatch go with "
+		        "--slurm\n", me);
+		return 2;
+	}
+	if (R->shard_n) {
+		R->plots = 0;
+		if (!R->db_given) {
+			snprintf(R->db_buf, sizeof R->db_buf, "ccsim.shard-%zu-of-%zu.db", R->shard_k, R->shard_n);
+			R->db_path = R->db_buf;
+		}
+	}
+	return 0;
+}
+
 /* The options: 0, 1 after --help, 2 after a usage message. */
 static int parse_args(struct run *R, int argc, char **argv)
 {
+	int sl;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			run_usage(stdout);
@@ -84,6 +134,14 @@ static int parse_args(struct run *R, int argc, char **argv)
 			R->check = 1;
 		} else if (!strcmp(argv[i], "--no-plots")) {
 			R->plots = 0;
+		} else if (!strcmp(argv[i], "--mpi")) {
+			R->mpi = 1;
+		} else if (!strcmp(argv[i], "--shard")) {
+			if (i + 1 >= argc || parse_shard(R, argv[++i]))
+				return 2;
+		} else if ((sl = ccs_slurm_arg(&R->slurm, argc, argv, &i))) {
+			if (sl < 0)
+				return 2;
 		} else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--engine") || !strcmp(argv[i], "--db") ||
 		           !strcmp(argv[i], "--out") || !strcmp(argv[i], "-j")) {
 			if (i + 1 >= argc) {
@@ -96,7 +154,7 @@ static int parse_args(struct run *R, int argc, char **argv)
 			else if (!strcmp(a, "--engine"))
 				R->engine_s = v;
 			else if (!strcmp(a, "--db"))
-				R->db_path = v;
+				R->db_path = v, R->db_given = 1;
 			else if (!strcmp(a, "--out"))
 				R->out_s = v;
 			else if (ccs_args_int(me, "-j", v, 1, 256, &R->jobs))
@@ -116,7 +174,7 @@ static int parse_args(struct run *R, int argc, char **argv)
 		fprintf(stderr, "%s: unknown format '%s'; one of: table, csv\n", me, R->format);
 		return 2;
 	}
-	return 0;
+	return fan_out_args(R);
 }
 
 /* The scenario file: its hash, its top-level keys, its engine. */
@@ -530,9 +588,53 @@ static int check_only(struct run *R)
 {
 	if (!R->check)
 		return E_OK;
-	printf("%s: %s: ok: %zu points from %zu design and %zu workload instances%s\n", me, R->path, R->S.npt,
+	char sh[64] = "";
+	if (R->shard_n)
+		snprintf(sh, sizeof sh, " in shard %zu of %zu", R->shard_k, R->shard_n);
+	printf("%s: %s: ok: %zu points%s from %zu design and %zu workload instances%s\n", me, R->path, R->S.npt, sh,
 	       R->S.ninst, R->S.nwi, R->S.skipped ? "; combinations NCCL does not offer left out" : "");
 	return E_DONE;
+}
+
+/* --shard: only the shard's points. */
+static int pick_shard(struct run *R)
+{
+	if (R->shard_n)
+		ccs_shard_keep(&R->S, R->shard_k, R->shard_n);
+	return E_OK;
+}
+
+/* --slurm: the scripts, and stop. */
+static int slurm_scripts(struct run *R)
+{
+	if (!R->slurm.on)
+		return E_OK;
+	return ccs_slurm_write(&R->S, &R->slurm, R->path, R->shash, R->db_path, R->jobs, R->engine_s, R->quick) ? E_FAIL
+	                                                                                                    : E_DONE;
+}
+
+/* The plots' folder: --out, else ccsim-out/NAME. */
+static void set_outdir(struct run *R)
+{
+	snprintf(R->S.outdir, sizeof R->S.outdir, "%s", R->out_s ? R->out_s : "ccsim-out");
+	if (!R->out_s) {
+		char sl[200];
+		ccs_plot_slug(R->S.name, sl, sizeof sl);
+		size_t l = strlen(R->S.outdir);
+		snprintf(R->S.outdir + l, sizeof R->S.outdir - l, "/%s", sl);
+	}
+}
+
+/* --mpi, ranks but 0: compute what rank 0 hands out, then stop. */
+static int mpi_worker(struct run *R)
+{
+	if (!R->mpi || !R->rank)
+		return E_OK;
+	set_outdir(R);
+	size_t done;
+	int how = ccs_mpi_run(&R->S, NULL, 0, &done);
+	R->mpi_done = 1;
+	return how == CCS_RUN_DONE ? E_DONE : E_FAIL;
 }
 
 /* The results database: what is stored already is not run again; the
@@ -563,13 +665,7 @@ static int open_results(struct run *R)
 			R->todo[R->ntodo++] = i;
 	}
 	if (R->S.plots) {
-		snprintf(R->S.outdir, sizeof R->S.outdir, "%s", R->out_s ? R->out_s : "ccsim-out");
-		if (!R->out_s) {
-			char sl[200];
-			ccs_plot_slug(R->S.name, sl, sizeof sl);
-			size_t l = strlen(R->S.outdir);
-			snprintf(R->S.outdir + l, sizeof R->S.outdir - l, "/%s", sl);
-		}
+		set_outdir(R);
 		if (ccs_plots_mkdirs(R->S.outdir)) {
 			fprintf(stderr, "%s: cannot make '%s': %s\n", me, R->S.outdir, strerror(errno));
 			return E_FAIL;
@@ -593,7 +689,9 @@ static int run_points(struct run *R)
 	rn.stop_after = sa ? atol(sa) : 0;
 	R->ndone = 0;
 	R->S.last_flush = ccs_exec_mono_s();
-	int how = ccs_runner_run(&rn, R->todo, R->ntodo, &R->ndone);
+	int how = R->mpi && R->size > 1 ? ccs_mpi_run(&R->S, R->todo, R->ntodo, &R->ndone)
+	                                 : ccs_runner_run(&rn, R->todo, R->ntodo, &R->ndone);
+	R->mpi_done = how != CCS_RUN_FAILED;
 	if (ccs_exec_flush_results(&R->S))
 		how = CCS_RUN_FAILED;
 	if (how == CCS_RUN_INTERRUPTED) {
@@ -730,9 +828,13 @@ int ccs_cmd_run(int argc, char **argv)
 	R->S.path = R->path;
 	R->S.plots = R->plots;
 	R->rc = 1;
+	if (R->mpi && ccs_mpi_start(&argc, &argv, &R->rank, &R->size)) {
+		ccs_free(R);
+		return 1;
+	}
 	static int (*const steps[])(struct run *) = { open_scenario, load_designs, load_workloads, count_points, design_instances,
-	                                               workload_instances, make_points, check_only, open_results, run_points,
-	                                               report };
+	                                               workload_instances, make_points, pick_shard, check_only, slurm_scripts,
+	                                               mpi_worker, open_results, run_points, report };
 	int how = E_OK;
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && how == E_OK; i++)
 		how = steps[i](R);
@@ -743,7 +845,11 @@ int ccs_cmd_run(int argc, char **argv)
 	else if (how == E_DIAG)
 		fprintf(stderr, "%s\n", R->diag.set ? R->diag.msg : "ccsim run: bad scenario");
 	rc = R->rc;
+	int mpi_done = R->mpi_done;
 	run_release(R);
 	ccs_free(R);
+	/* a rank that stops before the points were handed out would leave the
+	 * others waiting: MPI_Abort then */
+	ccs_mpi_stop(rc && !mpi_done);
 	return rc;
 }

@@ -26,6 +26,8 @@ void ccs_progress_update(struct ccs_progress *p, size_t done, int final)
 	double now = ccs_progress_now(), el = now - p->t0;
 	if (!final && now - p->last < (p->tty ? 0.1 : 30.0))
 		return;
+	if (final && !p->tty && !p->shown && el < 2.0)
+		return;
 	p->last = now;
 	p->shown = 1;
 	int w = 30, k = p->n ? (int)((double)done / (double)p->n * w) : w;

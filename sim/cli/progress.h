@@ -5,7 +5,9 @@
 **   [=========>          ] 312/1000 points, 41.6/s, 7.5 s, ETA 16.5 s
 ** On a terminal the line is redrawn in place (at most 10 times a second);
 ** elsewhere (a batch job's log) it is printed as a new line at most every
-** 30 s, and once at the end, so a log holds a few lines, not thousands.
+** 30 s, and once at the end when the work took 2 s or more, so a log holds
+** a few lines, not thousands, and a quick command's output stays the same
+** from run to run.
 */
 #ifndef CCS_PROGRESS_H
 #define CCS_PROGRESS_H

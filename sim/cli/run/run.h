@@ -8,6 +8,9 @@
 **   exec.c       running the points in workers and storing their results as they come
 **   output.c     the summary tables printed after a study
 **   plots.c      the study's plots: busbw vs size, time vs an axis, where time goes, heatmaps
+**   shard.c      the points split into shards by their keys' hash (--shard K/N), and which a database holds
+**   slurm.c      a Slurm job array of shards and its dependent merge job (--slurm)
+**   mpi.c        the points handed out over MPI, rank 0 storing them (--mpi; MPI comes from a plugin)
 ** A scenario is several designs (a topology, its overrides, ranks) against
 ** several workloads (MoE dispatch/combine, KV-cache transfers, or a
 ** collective at a size), swept over axes; each (design instance, workload
@@ -210,6 +213,43 @@ const struct ccs_result *ccs_output_res_at(const struct scen *S, const struct cc
 double ccs_output_shown_t(const struct scen *S, const struct ccs_result *r);
 void ccs_output_print_tables(const struct scen *S, const struct ccs_result **res);
 void ccs_output_print_grid(const struct scen *S, const struct ccs_result **res);
+
+/* shard.c */
+/* The shard (0..n-1) of the point with this key. */
+size_t ccs_shard_of(const char *key, size_t n);
+/* Keep only the points of shard k of n (S->pt compacted, S->at rebuilt). */
+void ccs_shard_keep(struct scen *S, size_t k, size_t n);
+/* Of shard k of n's points (*total), those db lacks for the scenario of
+ * this file hash and ccsim version (*missing); db need not exist. */
+int ccs_shard_missing(const struct scen *S, const char *hash, size_t k, size_t n, const char *db, size_t *missing,
+                      size_t *total, struct ccs_diag *d);
+
+/* slurm.c: --slurm and its options */
+struct ccs_slurm {
+	int on, submit;
+	long shards;                /* 0: the default */
+	const char *dir, *partition, *account, *time, *extra[8];
+	int nextra;
+};
+/* Option argv[*i] when it is one of --slurm's: 1 (consumed, *i advanced
+ * past its value), 0 not one, -1 after a message. */
+int ccs_slurm_arg(struct ccs_slurm *o, int argc, char **argv, int *i);
+/* The job array's and the merge job's scripts for scenario S (file path,
+ * file hash), results into db, -j jobs per task, engine and --quick as
+ * given (NULL, 0: the file's); with o->submit, submitted through sbatch.
+ * 0, or 1 after a message. */
+int ccs_slurm_write(const struct scen *S, const struct ccs_slurm *o, const char *path, const char *hash, const char *db,
+                    int jobs, const char *engine, int quick);
+
+/* mpi.c: run under mpirun (--mpi) */
+/* MPI started through the plugin next to the binary: *rank, *size; 0, or
+ * 1 after a message. */
+int ccs_mpi_start(int *argc, char ***argv, int *rank, int *size);
+/* Rank 0: hand out todo[0..n) (slowest first) to the other ranks, storing
+ * their results (ccs_exec_collect); *done gets the number stored.  Other
+ * ranks: compute what rank 0 sends until it says stop.  CCS_RUN_*. */
+int ccs_mpi_run(struct scen *S, size_t *todo, size_t n, size_t *done);
+void ccs_mpi_stop(int failed);
 
 /* plots.c */
 int ccs_plots_busbw(const struct scen *S, const struct ccs_result **res, struct plots *P);
