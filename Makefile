@@ -212,8 +212,9 @@ $(FUZZ_LIB_OBJ) $(FUZZ_CLI_OBJ): | fuzz-cc
 fuzz: fuzz-cc $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 	@sh tests/fuzz/run.sh $(FUZZ)/bin $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-bench: bin/ccsim $(REL)/bench_topo $(REL)/bench_classes $(REL)/nccl_host $(REL)/nccl_prof_host plugins
+bench: bin/ccsim $(MPI_PLUGIN) $(REL)/bench_topo $(REL)/bench_classes $(REL)/nccl_host $(REL)/nccl_prof_host plugins
 	@$(REL)/bench_topo; a=$$?; echo; $(REL)/bench_classes; b=$$?; echo; \
+	sh tests/bench/shards.sh bin/ccsim; echo; \
 	$(REL)/nccl_host build/plugins/libnccl-tuner-ccsim.so | grep -E '^(tuner|nccl_host)'; \
 	d=$$(mktemp -d) && $(REL)/nccl_prof_host build/plugins/libnccl-profiler-ccsim.so $$d --bench; rm -rf "$$d"; \
 	[ $$a -eq 0 ] && [ $$b -eq 0 ]

@@ -1,6 +1,6 @@
 /*
-** calibrate/store.h: the calibration history in SQLite (the one file that
-** includes <sqlite3.h>).
+** calibrate/store.h: the calibration history in SQLite (store.c, with
+** merge.c the only files that include <sqlite3.h>, through store_int.h).
 **
 ** Tables (schema version in PRAGMA user_version; migrations below):
 **   hosts(id, name UNIQUE, first_seen)
