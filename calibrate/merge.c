@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 
 /* The columns of a result that are its content (all but id, scenario_id,
- * point, topo_hash, created), as both copies of a key are compared. */
+ * point, topo_hash, created and ord, the point's place in its scenario), as
+ * both copies of a key are compared. */
 static const char *const content[] = { "design", "workload", "axes", "ranks", "collective", "algo", "size",
 	                                   "t_model_s", "t_sim_s", "bw_model_Bps", "bw_sim_Bps", "lat_s", "bwterm_s",
 	                                   "step_s", "bound" };
@@ -87,9 +88,9 @@ static int step_once(struct ccs_store *s, const char *sql, size_t *changes, cons
 
 static const char add_results[] =
 	"INSERT INTO main.results(scenario_id, point, topo_hash, design, workload, axes, ranks, collective, algo, size,"
-	" t_model_s, t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s, step_s, bound, created)"
+	" t_model_s, t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s, step_s, bound, created, ord)"
 	" SELECT mc.id, r.point, r.topo_hash, r.design, r.workload, r.axes, r.ranks, r.collective, r.algo, r.size,"
-	" r.t_model_s, r.t_sim_s, r.bw_model_Bps, r.bw_sim_Bps, r.lat_s, r.bwterm_s, r.step_s, r.bound, r.created"
+	" r.t_model_s, r.t_sim_s, r.bw_model_Bps, r.bw_sim_Bps, r.lat_s, r.bwterm_s, r.step_s, r.bound, r.created, r.ord"
 	SHARD_RESULTS
 	" WHERE NOT EXISTS (SELECT 1 FROM main.results m WHERE m.scenario_id = mc.id AND m.point = r.point"
 	" AND m.topo_hash = r.topo_hash) ORDER BY r.id";

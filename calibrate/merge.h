@@ -7,7 +7,7 @@
 **              is one scenario, wherever it ran
 **   results    by (scenario, point, topo_hash), the key a run resumes by:
 **              a key not in the target is appended; one there with the same
-**              content (every column but id and created, NULL = NULL,
+**              content (every column but id, created and ord, NULL = NULL,
 **              numbers bit for bit) is a duplicate and skipped; one with
 **              other content is a conflict: the shard is not merged at all
 **              and each conflicting point is reported with its first column

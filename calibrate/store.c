@@ -48,6 +48,9 @@ static const char *const migrations[CCS_STORE_VERSION] = {
 	"CREATE INDEX results_by_scenario ON results(scenario_id, workload, design);"
 	"CREATE TRIGGER results_ro_u BEFORE UPDATE ON results BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;"
 	"CREATE TRIGGER results_ro_d BEFORE DELETE ON results BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;",
+	/* 3 -> 4: a result's place in its scenario's list of points, so a study
+	 * read back (report, a merge of shards) is in the file's order */
+	"ALTER TABLE results ADD COLUMN ord INTEGER;",
 };
 
 int ccs_store_dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
@@ -644,6 +647,7 @@ static int bind_result(sqlite3_stmt *st, size_t i, void *ctx)
 	e |= bind_real(st, 17, x->step_s);
 	e |= bind_text(st, 18, x->bound);
 	e |= sqlite3_bind_text(st, 19, w->created, -1, SQLITE_TRANSIENT);
+	e |= x->ord >= 0 ? sqlite3_bind_int64(st, 20, x->ord) : sqlite3_bind_null(st, 20);
 	return e;
 }
 
@@ -658,8 +662,8 @@ int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct cc
 	int rc = write_rows(s,
 	                    "INSERT OR IGNORE INTO results(scenario_id, point, topo_hash, design, workload, axes, ranks,"
 	                    " collective, algo, size, t_model_s, t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s,"
-	                    " step_s, bound, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-	                    " ?14, ?15, ?16, ?17, ?18, ?19)",
+	                    " step_s, bound, created, ord) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+	                    " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	                    n, bind_result, &w, "cannot add a result", d);
 	return finish_tx(s, rc, "cannot commit results", d);
 }
@@ -685,6 +689,7 @@ static int fill_result(sqlite3_stmt *st, void *p)
 	x->bwterm_s = col_real(st, 14);
 	x->step_s = col_real(st, 15);
 	e |= col_text(st, 16, x->bound, sizeof x->bound);
+	x->ord = sqlite3_column_type(st, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 17);
 	return e;
 }
 
@@ -692,8 +697,8 @@ int ccs_store_results(struct ccs_store *s, int64_t scenario, struct ccs_result *
 {
 	return read_rows(s,
 	                 "SELECT point, topo_hash, design, workload, axes, ranks, collective, algo, size, t_model_s,"
-	                 " t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s, step_s, bound FROM results"
-	                 " WHERE scenario_id = ?1 ORDER BY id",
+	                 " t_sim_s, bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s, step_s, bound, ord FROM results"
+	                 " WHERE scenario_id = ?1 ORDER BY ord IS NULL, ord, id",
 	                 scenario, (void **)out, n, sizeof **out, fill_result, "cannot read results", d);
 }
 

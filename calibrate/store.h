@@ -13,10 +13,11 @@
 **   scenarios(id, name, path, hash, ccsim_version, created)
 **   results(id, scenario_id, point, topo_hash, design, workload, axes, ranks,
 **        collective, algo, size, t_model_s, t_sim_s, bw_model_Bps,
-**        bw_sim_Bps, lat_s, bwterm_s, step_s, bound, created)
+**        bw_sim_Bps, lat_s, bwterm_s, step_s, bound, created, ord)
 **   v1 creates the calibration tables; v2 adds the index measurements(run_id,
 **   source, name, size) and the view run_summary (one line per run); v3 the
-**   scenario tables of `ccsim run`.  A scenario is its file's hash and the
+**   scenario tables of `ccsim run`; v4 results.ord, the point's place in its
+**   scenario (results are read back in that order, then by id).  A scenario is its file's hash and the
 **   ccsim version; a result is unique per (scenario, point, topology hash),
 **   so a rerun skips what is stored and a changed topology is rerun.
 ** History is append-only: triggers refuse UPDATE and DELETE on runs,
@@ -35,7 +36,7 @@
 
 #include <stdint.h>
 
-#define CCS_STORE_VERSION 3
+#define CCS_STORE_VERSION 4
 
 struct ccs_store;
 
@@ -93,6 +94,7 @@ struct ccs_result {
 	double t_model_s, t_sim_s;  /* NAN when that engine did not run */
 	double bw_model_Bps, bw_sim_Bps;   /* busbw, or the workload's own rate */
 	double lat_s, bwterm_s, step_s;    /* the closed form's terms */
+	int64_t ord;                /* the point's place in the scenario's points; -1 unknown */
 };
 
 /* The scenario with this hash and version (created when new). */

@@ -81,7 +81,7 @@ has "warning: bench.log:4:36: expected a positive time, got 'oops'; record skipp
 has "warning: bench.log:7:10: expected key=value, got 'cla'; record skipped"
 has "run 1: 3 measurements from 1 log, host dgx-z"
 expect 1 "newer schema" -- sh -c "sqlite3 new.db 'PRAGMA user_version=99; CREATE TABLE t(x)' && '$C' calibrate show --db new.db"
-has "new.db: schema version 99 is newer than this ccsim knows (3)"
+has "new.db: schema version 99 is newer than this ccsim knows (4)"
 expect 1 "somebody else's database" -- sh -c "sqlite3 other.db 'CREATE TABLE t(x)' && '$C' calibrate ingest all_reduce_perf.log --db other.db"
 has "a SQLite database that ccsim did not create"
 

@@ -34,7 +34,7 @@ for j in 1 2; do
 	"$C" run "$ROOT/scenarios/default.yaml" --quick --db "$w/j$j.db" --no-plots -j "$j" --format csv >"$w/j$j.csv" 2>&1 ||
 		bad "run -j $j failed"
 	sqlite3 "$w/j$j.db" "SELECT point, topo_hash, design, workload, axes, ranks, collective, algo, size, t_model_s, t_sim_s,
-	                     bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s, step_s, bound FROM results ORDER BY point, topo_hash" >"$w/j$j.rows"
+	                     bw_model_Bps, bw_sim_Bps, lat_s, bwterm_s, step_s, bound, ord FROM results ORDER BY point, topo_hash" >"$w/j$j.rows"
 done
 cmp -s "$w/j1.csv" "$w/j2.csv" && ok || { bad "run CSV differs between -j 1 and -j 2"; diff "$w/j1.csv" "$w/j2.csv" | head -5; }
 cmp -s "$w/j1.rows" "$w/j2.rows" && [ -s "$w/j1.rows" ] && ok || { bad "run database rows differ between -j 1 and -j 2"; diff "$w/j1.rows" "$w/j2.rows" | head -5; }

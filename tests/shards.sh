@@ -26,7 +26,7 @@ check() { if eval "$2"; then ok; else bad "$1"; fi; }
 delay() { awk -v s="$SEED" -v k="$1" -v m="$2" 'BEGIN { srand(s + 7919 * k); printf "%.3f", 0.005 + rand() * (m - 0.005) }'; }
 rows() {
 	sqlite3 "$1" "SELECT c.hash, r.point, r.topo_hash, r.design, r.workload, r.axes, r.ranks, r.collective, r.algo,
-	              r.size, r.t_model_s, r.t_sim_s, r.bw_model_Bps, r.bw_sim_Bps, r.lat_s, r.bwterm_s, r.step_s, r.bound
+	              r.size, r.t_model_s, r.t_sim_s, r.bw_model_Bps, r.bw_sim_Bps, r.lat_s, r.bwterm_s, r.step_s, r.bound, r.ord
 	              FROM results r JOIN scenarios c ON c.id = r.scenario_id ORDER BY r.point, r.topo_hash"
 }
 same() { rows "$2" >"$w/got" && cmp -s "$w/$1.rows" "$w/got" || { diff "$w/$1.rows" "$w/got" | head -4; return 1; }; }
@@ -49,11 +49,15 @@ check "3 shards merged = run -j 2" 'same ref "$w/m.db"'
 check "merge says what it added" 'grep -q "3 of 3 shards merged: 8 results added, 0 already there; 1 scenarios added" "$w/merge.out"'
 "$C" merge "$w/m.db" "$w/s2.db" "$w/s0.db" "$w/s1.db" "$w/j2.db" >"$w/merge2.out" 2>&1 && ok || bad "merge again"
 check "merging again adds nothing" 'grep -q "4 of 4 shards merged: 0 results added, 16 already there" "$w/merge2.out" && same ref "$w/m.db"'
+"$C" report nic-vs-spine --db "$w/j2.db" -o "$w/r-local.md" >/dev/null 2>&1 || bad "report on the local run"
+"$C" report nic-vs-spine --db "$w/m.db" -o "$w/r-merged.md" >/dev/null 2>&1 || bad "report on the merged database"
+sed 's/created [^;]*;//' "$w/r-local.md" >"$w/r1" && sed 's/created [^;]*;//' "$w/r-merged.md" >"$w/r2"
+check "report on the merged database = on the local run (but the scenario's date)" 'cmp -s "$w/r1" "$w/r2"'
 "$C" run "$S" $Q --db "$w/m.db" >"$w/rerun.out" 2>&1 && ok || bad "run on the merged database"
 check "run on the merged database computes nothing" 'grep -q "8 points: 0 run now, 8 from" "$w/rerun.out"'
 if command -v mpirun >/dev/null 2>&1 && [ -f "$ROOT/bin/ccsim-mpi.so" ]; then
-	mpirun -n 3 "$REL" run "$S" $Q --mpi --db "$w/mpi.db" >"$w/mpi.out" 2>&1 && ok || bad "mpirun -n 3: $(tail -3 "$w/mpi.out")"
-	check "mpirun -n 3 --mpi = run -j 2" 'same ref "$w/mpi.db"'
+	mpirun --oversubscribe -n 3 "$REL" run "$S" $Q --mpi --db "$w/mpi.db" >"$w/mpi.out" 2>&1 && ok || bad "mpirun -n 3: $(tail -3 "$w/mpi.out")"
+	check "mpirun --oversubscribe -n 3 --mpi = run -j 2" 'same ref "$w/mpi.db"'
 	check "rank 0 alone prints the tables" '[ "$(grep -c "^# 8 points: 8 run now" "$w/mpi.out")" = 1 ]'
 	"$REL" run "$S" $Q -j 2 --db "$w/relj2.db" >/dev/null 2>&1
 	rows "$w/relj2.db" >"$w/rel.rows"
@@ -112,7 +116,7 @@ check "a killed and rerun shard merges to run -j 2" 'same ref "$w/km.db"'
 if command -v mpirun >/dev/null 2>&1 && [ -f "$ROOT/bin/ccsim-mpi.so" ] && command -v setsid >/dev/null 2>&1; then
 	for k in 5 6 7; do
 		# the whole job at once, as scancel or a lost node does
-		setsid mpirun -n 3 "$REL" run "$S" $Q --mpi --db "$w/kmpi.db" >/dev/null 2>&1 &
+		setsid mpirun --oversubscribe -n 3 "$REL" run "$S" $Q --mpi --db "$w/kmpi.db" >/dev/null 2>&1 &
 		pid=$!
 		sleep "$(delay "$k" 3)"
 		kill -KILL -- "-$pid" 2>/dev/null
@@ -120,7 +124,7 @@ if command -v mpirun >/dev/null 2>&1 && [ -f "$ROOT/bin/ccsim-mpi.so" ] && comma
 		sleep 0.2
 		if [ -f "$w/kmpi.db" ]; then intact "$w/kmpi.db" && ok || bad "mpi: integrity after kill $k"; fi
 	done
-	mpirun -n 3 "$REL" run "$S" $Q --mpi --db "$w/kmpi.db" >/dev/null 2>&1 && ok || bad "mpi: the rerun after the kills"
+	mpirun --oversubscribe -n 3 "$REL" run "$S" $Q --mpi --db "$w/kmpi.db" >/dev/null 2>&1 && ok || bad "mpi: the rerun after the kills"
 	check "a killed and rerun MPI job = run -j 2" 'same ref "$w/kmpi.db"'
 fi
 # merge: 1,800 closed-form points in 4 shards, merged and killed part way

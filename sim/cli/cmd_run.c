@@ -516,7 +516,8 @@ static int make_points(struct run *R)
 		return E_OOM;
 	for (size_t in = 0; in < R->S.ninst; in++)
 		for (size_t k = 0; k < R->S.nwi; k++) {
-			struct point *p = &R->S.pt[R->S.npt++];
+			struct point *p = &R->S.pt[R->S.npt];
+			p->ord = R->S.npt++;
 			p->inst = (int)in;
 			p->wi = (int)k;
 			p->heat = k + 1 == R->S.nwi || R->S.wi[k + 1].work != R->S.wi[k].work;

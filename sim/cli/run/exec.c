@@ -93,6 +93,7 @@ int ccs_exec_collect(void *ctx, size_t task, int rc, const void *res)
 	*r = j->r;
 	const struct inst *in = &S->inst[pt->inst];
 	snprintf(r->point, sizeof r->point, "%s", pt->key);
+	r->ord = (int64_t)pt->ord;
 	snprintf(r->topo_hash, sizeof r->topo_hash, "%s", in->hash);
 	snprintf(r->design, sizeof r->design, "%s", S->gs[in->design].name);
 	snprintf(r->workload, sizeof r->workload, "%s", S->ws[S->wi[pt->wi].work].name);

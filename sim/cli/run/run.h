@@ -130,6 +130,7 @@ struct point {
 	int inst, wi;
 	int heat;                   /* the last point of its (instance, workload): draws the heatmap */
 	int done;                   /* in the database before this run */
+	size_t ord;                 /* its place among the scenario's points (before --shard keeps some) */
 	char key[512];              /* design=NAME|workload=NAME|AXES: at most 499 bytes */
 };
 
