@@ -197,7 +197,8 @@ static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line
 	if (via) {
 		if (!out->ev_socket && strstr(via, "NET/Socket"))
 			out->ev_socket = line;
-		if (!out->ev_ib && strstr(via, "NET/IB"))
+		if (!out->ev_ib && (strstr(via, "NET/IB") || strstr(via, "NET/AWS") || strstr(via, "NET/OFI") ||
+		                    strstr(via, "NET/Libfabric")))
 			out->ev_ib = line;
 		if (!out->ev_gdr && strstr(via, "NET/") && strstr(via, "GDRDMA"))
 			out->ev_gdr = line;
@@ -206,6 +207,13 @@ static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line
 		if (!out->ev_p2p && strstr(via, "P2P"))
 			out->ev_p2p = line;
 	}
+	/* NCCL's own word: "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",
+	 * aws-ofi-nccl's "NET/OFI ... disabling GDR" */
+	if (!out->ev_nogdr && (strstr(raw, "GPU Direct RDMA Disabled") || strstr(raw, "disabling GDR")))
+		out->ev_nogdr = line;
+	/* "NET/IB : Using [0]mlx5_0:1/RoCE ...": the IB verbs transport is NCCL's network */
+	if (!out->ev_ib && strstr(raw, "NET/IB : Using"))
+		out->ev_ib = line;
 	if (!out->fail[0] && (strstr(raw, "Test NCCL failure") || strstr(raw, "Test CUDA failure") ||
 	                      strstr(raw, "Test failure"))) {
 		const char *p = strstr(raw, "Test ");
@@ -635,13 +643,18 @@ static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_mea
 #define EV(...) do { if (n < sizeof e) n += (size_t)snprintf(e + n, sizeof e - n, __VA_ARGS__); } while (0)
 	if (l->ev_socket)
 		EV("%sNCCL's network is sockets (NET/Socket, %s:%d)", n ? "; " : "", src, l->ev_socket);
-	if (l->ev_ib && !l->ev_gdr)
+	if (l->ev_nogdr && !l->ev_gdr)
+		EV("%sGPUDirect RDMA off (NCCL says it is disabled, %s:%d)", n ? "; " : "", src, l->ev_nogdr);
+	else if (l->ev_ib && !l->ev_gdr)
 		EV("%sGPUDirect RDMA off (NET/IB without GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_ib);
 	if (l->ev_gdr)
 		EV("%sGPUDirect RDMA on (GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_gdr);
 	if (l->ev_shm && !l->ev_p2p)
 		EV("%sGPUs exchange through host memory (SHM and no P2P, %s:%d)", n ? "; " : "", src, l->ev_shm);
 #undef EV
+	set->ev |= (l->ev_socket ? CCS_EV_SOCKET : 0) | (l->ev_ib ? CCS_EV_RDMA : 0) |
+	           ((l->ev_ib || l->ev_nogdr) && !l->ev_gdr ? CCS_EV_NO_GDR : 0) | (l->ev_gdr ? CCS_EV_GDR : 0) |
+	           (l->ev_shm && !l->ev_p2p ? CCS_EV_SHM : 0) | (l->ev_p2p ? CCS_EV_P2P : 0);
 	size_t m = strlen(set->evidence);
 	if (e[0] && m + 3 < sizeof set->evidence)
 		snprintf(set->evidence + m, sizeof set->evidence - m, "%s%s", m ? "; " : "", e);

@@ -85,8 +85,8 @@ struct ccs_nt_log {
 	char cut[256];              /* the last line, cut short inside a row and skipped: why, with its position */
 	/* what NCCL's INFO lines say of its transports: the first line of each
 	 * (0: not seen): "via NET/Socket", "via NET/IB" (or RoCE), "GDRDMA"
-	 * after NET, "via SHM", "via P2P" */
-	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p;
+	 * after NET, "via SHM", "via P2P"; "GPU Direct RDMA Disabled" */
+	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p, ev_nogdr;
 	int fail_line;
 	char host[64];              /* host of rank 0, "" unknown */
 	int cputime;                /* times are -C CPU times */
@@ -200,11 +200,17 @@ struct ccs_meas_set {
 	char host[64];              /* first host any log named, "" none */
 	char versions[192];
 	char evidence[512];         /* what the logs' NCCL INFO lines say of the transports, "" nothing */
+	unsigned ev;                /* the same as CCS_EV_ flags, over every log */
 	char **warn;                /* lines skipped, with positions */
 	size_t nwarn;
 };
 
 enum { CCS_LOG_NONE, CCS_LOG_NCCL, CCS_LOG_PERFTEST, CCS_LOG_BENCH, CCS_LOG_PROFILER };
+
+/* What NCCL's INFO lines showed (ccs_meas_set.ev): its network over sockets
+ * or over RDMA (NET/IB, RoCE), RDMA with and without GPUDirect, GPUs of a
+ * node through host memory (SHM, no P2P) or over P2P. */
+enum { CCS_EV_SOCKET = 1, CCS_EV_RDMA = 2, CCS_EV_NO_GDR = 4, CCS_EV_GDR = 8, CCS_EV_SHM = 16, CCS_EV_P2P = 32 };
 
 /* Whether m times a collective (nccl-tests or a profiled job): the rows
  * collective fits, checks and diagnoses read. */

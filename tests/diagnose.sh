@@ -78,6 +78,29 @@ grep -q '^# evidence in the logs: GPUs exchange through host memory (SHM and no 
 	grep -q '^     1 .* p2p:all:off' "$w/out" && pass=$((pass + 1)) ||
 	{ fail=$((fail + 1)); echo "FAIL: diagnose: P2P off"; cat "$w/out"; }
 
+# GPUDirect off on a machine whose host staging is slower than the model's
+# (PCIe at half the model's efficiency): by the numbers alone a NIC at 25%
+# fits best; with NCCL's "GPU Direct RDMA Disabled" line, GDR off ranks
+# first, marked as the evidence's; a log whose channels say GDRDMA has no
+# GDR-off hypothesis at all
+mk allreduce --fault gdr:all:off --set model.efficiency.pcie=0.5 >"$w/plain.log"
+mkdir -p "$w/g"
+cp "$w/plain.log" "$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 1 >"$w/out" 2>&1
+grep -q '^     1 .* nic:node.*25%' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: slow GDR off without evidence"; cat "$w/out"; }
+{ echo "node0:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB eth0:10.0.0.1<0>"
+  echo "node0:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
+  cat "$w/plain.log"; } >"$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 3 --list >"$w/out" 2>&1
+grep -q '^# evidence in the logs: GPUDirect RDMA off (NCCL says it is disabled, .*all_reduce_perf.log:2)' "$w/out" &&
+	grep -q "^     1 .* gdr:all:off .*(as the logs' evidence says)" "$w/out" && ! grep -q 'transport:socket' "$w/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: GDR off stated by the log"; cat "$w/out"; }
+{ echo "node0:1:1 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/0/GDRDMA"; cat "$w/plain.log"; } >"$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 50 --list >"$w/out" 2>&1
+! grep -q 'gdr:' "$w/out" && grep -q '^# [0-9]* hypotheses the evidence rules out were not tried' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: GDR on in the log, yet GDR off tried"; cat "$w/out"; }
+
 # 2 nodes x 1 GPU: --ppn 1 puts the ranks on two nodes, as the job did
 "$C" predict -t "$T" --set nodes=2 -n 2 --ppn 1 -c allreduce -b 1M -e 4G -f 4 --fault "nic:node1/nic0:25%" | awk '
 	BEGIN { print "#  Rank  1 Group  0 Pid 1 on synth device  0 [0x00] NVIDIA H100";

@@ -23,8 +23,16 @@
 ** error (15%: its median on published rows): a hypothesis must fit clearly
 ** better than healthy (rms below 0.8 of healthy's; where healthy is within
 ** that error, below half and better by half the error), else "no fault
-** found".  The logs' NCCL INFO lines are shown as evidence.  --ppn places
-** the ranks as the job did.
+** found".  The logs' NCCL INFO lines are evidence, shown in the verdict and
+** used as an engineer reading them would: a hypothesis they contradict is
+** not tried (GPUDirect off where the channels say GDRDMA, sockets where
+** they run over NET/IB, P2P off where they use P2P), and one they state
+** (NCCL saying GPU Direct RDMA is disabled, channels over NET/Socket or
+** through SHM) ranks first as soon as it fits better than healthy at
+** all: the log says what happened, the model only how much it costs, and
+** the model's figure for that cost may be off (GPUDirect off measured
+** slower than the model's host staging).  --ppn places the ranks as the
+** job did.
 */
 #include "cli.h"
 
@@ -54,7 +62,21 @@ struct hyp {
 	int members;                /* equivalent hypotheses merged into this one */
 	char first[160], second[160];
 	char *all;                  /* every member, space separated (ccs_malloc'd) */
+	int stated;                 /* the logs' INFO lines state this fault */
 };
+
+/* What the logs' INFO lines (CCS_EV_*) say of a hypothesis: 1 they state
+ * it, -1 they contradict it, 0 nothing. */
+static int evidence_for(const char *spec, unsigned ev)
+{
+	if (!strncmp(spec, "gdr:", 4))
+		return ev & CCS_EV_GDR ? (ev & CCS_EV_NO_GDR ? 0 : -1) : ev & CCS_EV_NO_GDR ? 1 : 0;
+	if (!strcmp(spec, "transport:socket"))
+		return ev & CCS_EV_SOCKET ? 1 : ev & CCS_EV_RDMA ? -1 : 0;
+	if (!strncmp(spec, "p2p:", 4))
+		return ev & CCS_EV_SHM ? 1 : ev & CCS_EV_P2P ? -1 : 0;
+	return 0;
+}
 
 static int add_member(struct hyp *x, const char *spec)
 {
@@ -164,6 +186,7 @@ struct diag_run {
 	char err[600];
 	char (*spec)[160];
 	size_t nspec, capspec;
+	size_t ncontra;             /* hypotheses the logs' evidence rules out */
 };
 
 /* The options: 0, 1 after --help, -1 after a message. */
@@ -360,6 +383,10 @@ static int dg_try(struct diag_run *D)
 	if (!pred)
 		return -2;
 	for (size_t i = 0; i < D->nspec; i++) {
+		if (evidence_for(D->spec[i], D->set.ev) < 0) {
+			D->ncontra++;
+			continue;   /* the logs say otherwise */
+		}
 		int prc = predict_rows(D->topo, &D->sets, D->ppn, D->spec[i], D->rw, D->nrw, pred, D->err, sizeof D->err);
 		if (prc == -2) {
 			ccs_free(pred);
@@ -381,6 +408,12 @@ static int dg_try(struct diag_run *D)
 		if (j < D->nh) {
 			if (D->h[j].members == 1)
 				snprintf(D->h[j].second, sizeof D->h[j].second, "%s", D->spec[i]);
+			if (!D->h[j].stated && evidence_for(D->spec[i], D->set.ev) > 0) {
+				/* the group is named by the member the logs state */
+				D->h[j].stated = 1;
+				snprintf(D->h[j].second, sizeof D->h[j].second, "%s", D->h[j].spec);
+				snprintf(D->h[j].spec, sizeof D->h[j].spec, "%s", D->spec[i]);
+			}
 			D->h[j].members++;
 			if (add_member(&D->h[j], D->spec[i])) {
 				ccs_free(pred);
@@ -398,6 +431,7 @@ static int dg_try(struct diag_run *D)
 		snprintf(x->first, sizeof x->first, "%s", D->spec[i]);
 		x->rms = s;
 		x->worst = w;
+		x->stated = evidence_for(D->spec[i], D->set.ev) > 0;
 		x->members = 1;
 		x->pred = ccs_malloc(D->nrw * sizeof *x->pred);
 		if (!x->pred || add_member(x, D->spec[i])) {
@@ -410,6 +444,15 @@ static int dg_try(struct diag_run *D)
 	ccs_free(D->spec);
 	D->spec = NULL;
 	qsort(D->h, D->nh, sizeof *D->h, by_rms);
+	/* the best hypothesis the logs state goes first when it fits better
+	 * than healthy */
+	for (size_t i = 1; i < D->nh; i++)
+		if (D->h[i].stated && D->h[i].rms < D->h_rms) {
+			struct hyp x = D->h[i];
+			memmove(&D->h[1], &D->h[0], i * sizeof *D->h);
+			D->h[0] = x;
+			break;
+		}
 	return 0;
 }
 
@@ -423,14 +466,17 @@ static int dg_print(struct diag_run *D)
 	       D->h_rms, 100 * D->tol);
 	if (D->set.evidence[0])
 		printf("# evidence in the logs: %s\n", D->set.evidence);
+	if (D->ncontra)
+		printf("# %zu hypotheses the evidence rules out were not tried\n", D->ncontra);
 	/* a hypothesis wins when it fits clearly better than healthy: at most
 	 * 0.8 of its rms, and, where healthy is within the model's own error,
 	 * at most half of it and better by more than half that error (a bias
 	 * of the model is not a fault) */
 	double sig = log(1 + D->tol);
 	int within = D->h_rms <= sig;
-	int found = D->nh && D->h[0].rms < 0.8 * D->h_rms &&
-	            (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5 * sig));
+	int found = D->nh && ((D->h[0].stated && D->h[0].rms < D->h_rms) ||
+	                      (D->h[0].rms < 0.8 * D->h_rms &&
+	                       (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5 * sig))));
 	if (!found) {
 		printf("no fault found: the healthy prediction fits within %.1f%% (rms %.1f%%, the model's own error %.0f%%) "
 		       "and no hypothesis fits clearly better\n", 100 * D->h_worst, 100 * (exp(D->h_rms) - 1), 100 * D->tol);
@@ -443,7 +489,8 @@ static int dg_print(struct diag_run *D)
 			else if (D->h[i].members > 2)
 				snprintf(also, sizeof also, " (or %d others with the same predictions, e.g. %s)", D->h[i].members - 1,
 				         D->h[i].second);
-			printf("  %4zu  %9.1f%%  %.4f   %s%s\n", i + 1, 100 * D->h[i].worst, D->h[i].rms, D->h[i].spec, also);
+			printf("  %4zu  %9.1f%%  %.4f   %s%s%s\n", i + 1, 100 * D->h[i].worst, D->h[i].rms, D->h[i].spec, also,
+			       D->h[i].stated ? " (as the logs' evidence says)" : "");
 			if (D->list)
 				printf("        all: %s\n", D->h[i].all);
 		}
