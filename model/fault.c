@@ -318,27 +318,33 @@ static int strike_time(char *buf, const char *spec, double *at_s, char *err, siz
 	return CCS_OK;
 }
 
-/* gdr:GPU:off or gdr:all:off (p2p: 0), p2p:GPU:off or p2p:all:off (p2p:
- * 1), from the start only. */
+/* gdr:GPU:off or gdr:all:off (mode 0), p2p:GPU:off or p2p:all:off (mode
+ * 1), acs:GPU:on or acs:all:on (mode 2), from the start only.  ACS (or a
+ * VM's IOMMU) redirects a GPU's peer-to-peer PCIe traffic to the root
+ * complex: its GPUDirect traffic with its NIC goes up to the CPU and down,
+ * the path of GDR off (no_gdr; host memory itself is not the bottleneck
+ * there), and so does P2P with GPUs of its node when it has no scale-up
+ * links (NVLink traffic does not cross PCIe). */
 static int apply_gdr(struct ccs_topo *t, const char *spec, const char *target, const char *what, double at_s, char *err,
-                     size_t errn, int p2p)
+                     size_t errn, int mode)
 {
 	uint32_t a = 0;
-	const char *name = p2p ? "P2P" : "GPUDirect RDMA";
+	static const char *const name[] = { "GPUDirect RDMA", "P2P", "ACS redirection" };
+	static const char *const word[] = { "off", "off", "on" };
 	if (at_s >= 0) {
-		snprintf(err, errn, "fault '%s': %s off applies from the start (no '@')", spec, name);
+		snprintf(err, errn, "fault '%s': %s %s applies from the start (no '@')", spec, name[mode], word[mode]);
 		return CCS_EINPUT;
 	}
-	if (strcmp(what, "off") || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
-	                                                      t->gpu_of_dev[a] < 0))) {
-		snprintf(err, errn, "fault '%s': %s goes 'off' for a gpu or for 'all'", spec, name);
+	if (strcmp(what, word[mode]) || (strcmp(target, "all") && (find(t, target, strlen(target), &a) ||
+	                                                           t->gpu_of_dev[a] < 0))) {
+		snprintf(err, errn, "fault '%s': %s goes '%s' for a gpu or for 'all'", spec, name[mode], word[mode]);
 		return CCS_EINPUT;
 	}
 	for (uint32_t g = 0; g < t->ngpu; g++)
 		if (!strcmp(target, "all") || t->gpu[g].dev == a) {
-			if (p2p)
+			if (mode == 1 || (mode == 2 && t->gpu[g].su_bw_Bps <= 0))
 				t->gpu[g].no_p2p = 1;
-			else
+			if (mode != 1)
 				t->gpu[g].no_gdr = 1;
 		}
 	int rc = note_fault(t, spec);
@@ -397,14 +403,14 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		if (what)
 			*what++ = 0;
 	}
-	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler", "gdr", "p2p" };
+	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler", "gdr", "p2p", "acs" };
 	int k = 0;
-	while (k < 7 && strcmp(kind, kinds[k]))
+	while (k < 8 && strcmp(kind, kinds[k]))
 		k++;
-	if (k == 7 || !target || !*target || !what || !*what) {
-		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie, straggler, gdr or "
-		         "p2p (link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, "
-		         "straggler:node1/gpu2:20us, gdr:all:off, p2p:all:off)",
+	if (k == 8 || !target || !*target || !what || !*what) {
+		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie, straggler, gdr, "
+		         "p2p or acs (link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, "
+		         "straggler:node1/gpu2:20us, gdr:all:off, p2p:all:off, acs:all:on)",
 		         spec);
 		return CCS_EINPUT;
 	}
@@ -419,8 +425,8 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			snprintf(err, errn, "fault '%s': no link '%s' (write it as A-B with two device names)", spec, target);
 			return CCS_EINPUT;
 		}
-	} else if (k == 5 || k == 6) {
-		return apply_gdr(t, spec, target, what, at_s, err, errn, k == 6);
+	} else if (k >= 5) {
+		return apply_gdr(t, spec, target, what, at_s, err, errn, k - 5);
 	} else if (find(t, target, strlen(target), &a)) {
 		snprintf(err, errn, "fault '%s': no device '%s'", spec, target);
 		return CCS_EINPUT;

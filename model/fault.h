@@ -24,6 +24,13 @@
 **   gdr:GPU:off, gdr:all:off  GPUDirect RDMA off: the GPU's network traffic
 **                          is staged through host memory, so it goes up to
 **                          its CPU and down again to the NIC
+**   acs:GPU:on, acs:all:on  PCIe ACS (or a VM's IOMMU) redirects the GPU's
+**                          peer-to-peer PCIe traffic to the root complex:
+**                          GPUDirect RDMA still on in NCCL's eyes (its
+**                          channels say GDRDMA), but the bytes to and from
+**                          its NIC go up to the CPU and down, the path of
+**                          gdr:off; P2P with its node's GPUs too when it has
+**                          no NVLink
 **   p2p:GPU:off, p2p:all:off  P2P off (NCCL_P2P_DISABLE, an IOMMU or ACS that
 **                          blocks it, a VM): traffic to the other GPUs of its
 **                          node goes through host memory (NCCL's SHM): up its

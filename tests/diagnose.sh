@@ -100,6 +100,20 @@ grep -q '^# evidence in the logs: GPUDirect RDMA off (NCCL says it is disabled, 
 "$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 50 --list >"$w/out" 2>&1
 ! grep -q 'gdr:' "$w/out" && grep -q '^# [0-9]* hypotheses the evidence rules out were not tried' "$w/out" && pass=$((pass + 1)) ||
 	{ fail=$((fail + 1)); echo "FAIL: diagnose: GDR on in the log, yet GDR off tried"; cat "$w/out"; }
+# GDRDMA in the channel lines, yet the GPU-NIC traffic through the root
+# complex (ACS redirecting peer-to-peer PCIe, or a VM's IOMMU): acs:all:on
+# is in the first line (with faults of the same predictions: a GPU's PCIe
+# at x4 halves the same link) and GDR off is not tried; without the line
+# gdr:all:off shares its line (the same path)
+mk allreduce --fault acs:all:on >"$w/plain.log"
+{ echo "node0:1:1 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/0/GDRDMA"; cat "$w/plain.log"; } >"$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 --tolerance 3% "$w/g/all_reduce_perf.log" --top 1 --list >"$w/out" 2>&1
+grep -q '^        all: .*acs:all:on' "$w/out" && ! grep -q 'gdr:' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: ACS"; cat "$w/out"; }
+cp "$w/plain.log" "$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 --tolerance 3% "$w/g/all_reduce_perf.log" --top 1 --list >"$w/out" 2>&1
+grep -q '^        all: .*gdr:all:off.*acs:all:on\|^        all: .*acs:all:on.*gdr:all:off' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: ACS and GDR off are one line without evidence"; cat "$w/out"; }
 
 # 2 nodes x 1 GPU: --ppn 1 puts the ranks on two nodes, as the job did
 "$C" predict -t "$T" --set nodes=2 -n 2 --ppn 1 -c allreduce -b 1M -e 4G -f 4 --fault "nic:node1/nic0:25%" | awk '

@@ -9,6 +9,8 @@
 **   nic:NIC:down, nic:NIC:75%|50%|25%       every NIC
 **   pcie:GPU:x8|x4, pcie:GPU:gen4|gen3      every GPU
 **   gdr:GPU:off, gdr:all:off                GPUDirect RDMA off
+**   acs:all:on                              ACS or a VM's IOMMU sends GPU-NIC traffic
+**                                           through the root complex (GDRDMA still shown)
 **   p2p:all:off                             P2P off: GPUs of a node through host memory
 **   link:A-B:50% for the links between the ranks' leaf and spine switches
 **   straggler:GPU:D                         every GPU, D fitted as the median
@@ -367,6 +369,7 @@ static int dg_candidates(struct diag_run *D)
 		}
 	}
 	ADD("gdr:all:off");
+	ADD("acs:all:on");
 	ADD("p2p:all:off");
 	if (multi && !socket)
 		ADD("transport:socket");

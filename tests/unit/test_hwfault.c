@@ -310,6 +310,40 @@ static void test_gdr_off(void)
 	ccs_topo_free(b);
 }
 
+/* ACS redirection: on NVLink machines the GPU-NIC path of GDR off (the same
+ * times in both engines as gdr:all:off) and P2P untouched; on a PCIe-only
+ * machine P2P through the root complex too; it goes 'on', from the start. */
+static void test_acs(void)
+{
+	const char *acs[] = { "nodes=2", "faults+=acs:all:on" };
+	const char *gdr[] = { "nodes=2", "faults+=gdr:all:off" };
+	struct ccs_topo *a = fx_load("topologies/hgx-h100-cluster.yaml", acs, 2);
+	struct ccs_topo *g = fx_load("topologies/hgx-h100-cluster.yaml", gdr, 2);
+	struct ccs_topo *p = fx_load("topologies/pcie-8gpu.yaml", (const char *const[]){ "faults+=acs:all:on" }, 1);
+	CHECK(a && g && p);
+	if (a && g && p) {
+		char err[256];
+		int same = 1, nvl_p2p = 0, pcie_p2p = 1;
+		for (uint32_t i = 0; i < a->ngpu; i++) {
+			same &= a->gpu[i].no_gdr == 1;
+			nvl_p2p |= a->gpu[i].no_p2p;
+		}
+		for (uint32_t i = 0; i < p->ngpu; i++)
+			pcie_p2p &= p->gpu[i].no_p2p && p->gpu[i].no_gdr;
+		CHECK(same && !nvl_p2p && pcie_p2p);
+		double ma = model_time(a, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30);
+		double mg = model_time(g, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30);
+		double sa = sim_time(a, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1u << 30, err, sizeof err);
+		CHECK_NEAR(ma, mg, 1e-12);
+		CHECK_NEAR(ma, sa, 0.01);
+		CHECK(ccs_fault_apply(a, "acs:all:off", err, sizeof err) == CCS_EINPUT && strstr(err, "goes 'on' for a gpu"));
+		CHECK(ccs_fault_apply(a, "acs:all:on@1ms", err, sizeof err) == CCS_EINPUT && strstr(err, "from the start"));
+	}
+	ccs_topo_free(a);
+	ccs_topo_free(g);
+	ccs_topo_free(p);
+}
+
 /* P2P off: the GPUs of a node exchange through host memory; on one HGX
  * H100 node two GPUs share each PCIe switch's Gen5 x16 uplink, so a ring
  * runs at half that link (x 0.85): the closed form's rate equals what the
@@ -510,6 +544,7 @@ int main(void)
 	test_degraded();
 	test_gdr_off();
 	test_p2p_off();
+	test_acs();
 	test_progress();
 	test_timed();
 	test_timed_reroute();
