@@ -70,6 +70,19 @@ fi
 CCSIM_MPI_PLUGIN=/nonexistent.so "$C" run "$S" $Q --mpi --db "$w/x.db" >"$w/np.out" 2>&1
 check "--mpi without the plugin says so" '[ $? -eq 1 ] && grep -q "needs the MPI plugin" "$w/np.out"'
 
+# ---- a point's shard is its key's: the same file with its lists reversed
+# (another file hash, so another study) puts every point in the same shard ----
+R="$w/reordered.yaml"
+sed -e 's/\[200Gb\/s, 400Gb\/s, 800Gb\/s\]/[800Gb\/s, 200Gb\/s, 400Gb\/s]/' -e 's/\[1, 2, 4\]/[4, 1, 2]/' \
+	-e "s#\.\./topologies/#$ROOT/topologies/#" "$S" >"$R"
+for k in 0 1 2; do
+	"$C" run "$S" --engine model --shard "$k/3" --db "$w/o$k.db" >/dev/null 2>&1
+	"$C" run "$R" --engine model --shard "$k/3" --db "$w/r$k.db" >/dev/null 2>&1
+	check "shard $k/3 holds the same points with the lists reordered" '[ "$(sqlite3 "$w/o$k.db" "SELECT point FROM results ORDER BY point")" = \
+		"$(sqlite3 "$w/r$k.db" "SELECT point FROM results ORDER BY point")" ] && [ -n "$(sqlite3 "$w/o$k.db" "SELECT point FROM results")" ]'
+done
+check "the reordered file is another study (its own hash)" '[ "$(sqlite3 "$w/o0.db" "SELECT hash FROM scenarios")" != "$(sqlite3 "$w/r0.db" "SELECT hash FROM scenarios")" ]'
+
 # ---- Slurm: the scripts run as Slurm would ----
 sl="$w/slurm"
 "$C" run "$S" --quick --slurm --shards 3 --slurm-dir "$sl" --db "$w/sl.db" --partition batch --time 10:00 \
