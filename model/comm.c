@@ -227,7 +227,10 @@ static void nccl_graph(struct ccs_comm *c)
 	double s = spd[nspd - 1];
 	int nch = 1;
 	for (int i = 0; i < nspd; i++) {
-		int k = (int)floor(total / spd[i] + 1e-9);
+		/* channels that fit, counted up to 17 (a bandwidth of PB/s would
+		 * not fit in an int) */
+		double kd = floor(total / spd[i] + 1e-9);
+		int k = kd >= 17 ? 17 : kd >= 0 ? (int)kd : 0;
 		if (k >= 4 || (i == nspd - 1 && k >= 1)) {
 			s = spd[i];
 			nch = k > 16 ? 16 : k;
