@@ -28,7 +28,7 @@ if command -v mpirun >/dev/null 2>&1 && [ -f "$(dirname "$C")/ccsim-mpi.so" ]; t
 	a=$(now); mpirun --oversubscribe -n 3 "$C" run $S --quick --no-plots --mpi --db "$w/mpi.db" >/dev/null 2>&1; b=$(now); mpi=$(t "$a" "$b")
 fi
 printf '%-28s %8s %8s\n' "fan-out (8 points)" "wall s" "vs -j 2"
-for r in "-j 2:$j2" "3 shards, serial + merge:$ser" "3 shards, at once + merge:$par" "mpirun --oversubscribe -n 3 --mpi:$mpi"; do
+for r in "-j 2:$j2" "3 shards, serial + merge:$ser" "3 shards, at once + merge:$par" "mpirun -n 3 --mpi:$mpi"; do
 	n=${r%%:*}
 	v=${r#*:}
 	ratio=$(awk -v x="$v" -v y="$j2" 'BEGIN { if (x == "-") print "-"; else printf "%.2f", x / y }')
