@@ -386,7 +386,8 @@ static int dg_try(struct diag_run *D)
 	if (!pred)
 		return -2;
 	for (size_t i = 0; i < D->nspec; i++) {
-		if (evidence_for(D->spec[i], D->set.ev) < 0) {
+		int ev = evidence_for(D->spec[i], D->set.ev);
+		if (ev < 0) {
 			D->ncontra++;
 			continue;   /* the logs say otherwise */
 		}
@@ -411,7 +412,7 @@ static int dg_try(struct diag_run *D)
 		if (j < D->nh) {
 			if (D->h[j].members == 1)
 				snprintf(D->h[j].second, sizeof D->h[j].second, "%s", D->spec[i]);
-			if (!D->h[j].stated && evidence_for(D->spec[i], D->set.ev) > 0) {
+			if (!D->h[j].stated && ev > 0) {
 				/* the group is named by the member the logs state */
 				D->h[j].stated = 1;
 				snprintf(D->h[j].second, sizeof D->h[j].second, "%s", D->h[j].spec);
@@ -434,7 +435,7 @@ static int dg_try(struct diag_run *D)
 		snprintf(x->first, sizeof x->first, "%s", D->spec[i]);
 		x->rms = s;
 		x->worst = w;
-		x->stated = evidence_for(D->spec[i], D->set.ev) > 0;
+		x->stated = ev > 0;
 		x->members = 1;
 		x->pred = ccs_malloc(D->nrw * sizeof *x->pred);
 		if (!x->pred || add_member(x, D->spec[i])) {

@@ -17,6 +17,7 @@
 ** The parts it runs live in sim/cli/run/ (run.h).
 */
 #include "run/run.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <math.h>
@@ -689,7 +690,7 @@ static int run_points(struct run *R)
 	const char *sa = getenv("CCS_RUN_STOP_AFTER");
 	rn.stop_after = sa ? atol(sa) : 0;
 	R->ndone = 0;
-	R->S.last_flush = ccs_exec_mono_s();
+	R->S.last_flush = ccs_progress_now();
 	int how = R->mpi && R->size > 1 ? ccs_mpi_run(&R->S, R->todo, R->ntodo, &R->ndone)
 	                                 : ccs_runner_run(&rn, R->todo, R->ntodo, &R->ndone);
 	R->mpi_done = how != CCS_RUN_FAILED;

@@ -1,5 +1,6 @@
 /* sim/cli/run/exec.c: running the points in workers and storing their results as they come (run.h). */
 #include "run.h"
+#include "../progress.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char *me = "ccsim run";
@@ -70,13 +70,6 @@ int ccs_exec_flush_results(struct scen *S)
 	return 0;
 }
 
-double ccs_exec_mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int ccs_exec_collect(void *ctx, size_t task, int rc, const void *res)
 {
 	struct scen *S = ctx;
@@ -101,7 +94,7 @@ int ccs_exec_collect(void *ctx, size_t task, int rc, const void *res)
 	         S->wi[pt->wi].axes);
 	/* each batch is one transaction: at most a quarter second of work is
 	 * in memory when a signal comes */
-	double now = ccs_exec_mono_s();
+	double now = ccs_progress_now();
 	if (S->npending >= 256 || now - S->last_flush > 0.25) {
 		S->last_flush = now;
 		if (ccs_exec_flush_results(S))

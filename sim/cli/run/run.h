@@ -204,7 +204,6 @@ int ccs_sweep_axes_text(const struct axis *a, int n, const uint32_t *idx, char *
 /* exec.c */
 int ccs_exec_compute(void *ctx, size_t task, void *res);
 int ccs_exec_flush_results(struct scen *S);
-double ccs_exec_mono_s(void);
 int ccs_exec_collect(void *ctx, size_t task, int rc, const void *res);
 
 /* output.c */
@@ -220,10 +219,11 @@ void ccs_output_print_grid(const struct scen *S, const struct ccs_result **res);
 size_t ccs_shard_of(const char *key, size_t n);
 /* Keep only the points of shard k of n (S->pt compacted, S->at rebuilt). */
 void ccs_shard_keep(struct scen *S, size_t k, size_t n);
-/* Of shard k of n's points (*total), those db lacks for the scenario of
- * this file hash and ccsim version (*missing); db need not exist. */
-int ccs_shard_missing(const struct scen *S, const char *hash, size_t k, size_t n, const char *db, size_t *missing,
-                      size_t *total, struct ccs_diag *d);
+/* Of the points pts[0..npts) (a shard's), how many db lacks for the
+ * scenario of this file hash and ccsim version (*missing); db need not
+ * exist. */
+int ccs_shard_missing(const struct scen *S, const char *hash, const size_t *pts, size_t npts, const char *db,
+                      size_t *missing, struct ccs_diag *d);
 
 /* slurm.c: --slurm and its options */
 struct ccs_slurm {

@@ -61,18 +61,15 @@ static int stored(const char *db, const char *hash, struct ccs_result **rows, si
 	return rc;
 }
 
-int ccs_shard_missing(const struct scen *S, const char *hash, size_t k, size_t n, const char *db, size_t *missing,
-                      size_t *total, struct ccs_diag *d)
+int ccs_shard_missing(const struct scen *S, const char *hash, const size_t *pts, size_t npts, const char *db,
+                      size_t *missing, struct ccs_diag *d)
 {
 	struct ccs_result *rows;
 	size_t nrows;
 	CCS_TRY(stored(db, hash, &rows, &nrows, d));
-	*missing = *total = 0;
-	for (size_t i = 0; i < S->npt; i++)
-		if (ccs_shard_of(S->pt[i].key, n) == k) {
-			(*total)++;
-			*missing += !ccs_output_find_result(rows, nrows, S->pt[i].key, S->inst[S->pt[i].inst].hash);
-		}
+	*missing = 0;
+	for (size_t i = 0; i < npts; i++)
+		*missing += !ccs_output_find_result(rows, nrows, S->pt[pts[i]].key, S->inst[S->pt[pts[i]].inst].hash);
 	ccs_free(rows);
 	return CCS_OK;
 }

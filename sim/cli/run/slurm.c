@@ -214,27 +214,42 @@ static int make_plan(const struct scen *S, const struct ccs_slurm *o, const char
 		return 1;
 	}
 	p->exe[l] = 0;
+	/* the points by shard (each key hashed once): off[k]..off[k + 1] in pts */
 	p->todo = ccs_calloc(p->n, sizeof *p->todo);
 	p->empty = ccs_calloc(p->n, 1);
-	if (!p->todo || !p->empty) {
+	size_t *of = ccs_calloc(S->npt + 1, sizeof *of), *pts = ccs_calloc(S->npt + 1, sizeof *pts);
+	size_t *off = ccs_calloc(p->n + 1, sizeof *off);
+	int bad = !p->todo || !p->empty || !of || !pts || !off;
+	if (bad)
 		fprintf(stderr, "%s: out of memory\n", me);
-		return 1;
-	}
-	for (size_t k = 0; k < p->n; k++) {
+	for (size_t i = 0; !bad && i < S->npt; i++)
+		off[(of[i] = ccs_shard_of(S->pt[i].key, p->n)) + 1]++;
+	for (size_t k = 0; !bad && k < p->n; k++)
+		off[k + 1] += off[k];
+	for (size_t i = 0; !bad && i < S->npt; i++)
+		pts[off[of[i]]++] = i;
+	for (size_t k = p->n; !bad && k > 0; k--)
+		off[k] = off[k - 1];
+	if (!bad)
+		off[0] = 0;
+	for (size_t k = 0; !bad && k < p->n; k++) {
 		char sdb[PATH_MAX + 64];
 		snprintf(sdb, sizeof sdb, "%s/shard-%zu-of-%zu.db", p->dir, k, p->n);
-		size_t miss, tot;
+		size_t miss = 0;
 		struct ccs_diag d;
 		memset(&d, 0, sizeof d);
-		if (ccs_shard_missing(S, hash, k, p->n, sdb, &miss, &tot, &d)) {
+		p->empty[k] = off[k + 1] == off[k];
+		if (!p->empty[k] && ccs_shard_missing(S, hash, pts + off[k], off[k + 1] - off[k], sdb, &miss, &d)) {
 			fprintf(stderr, "%s\n", d.msg);
-			return 1;
+			bad = 1;
 		}
 		if (miss)
 			p->todo[p->ntodo++] = k;
-		p->empty[k] = !tot;
 	}
-	return 0;
+	ccs_free(of);
+	ccs_free(pts);
+	ccs_free(off);
+	return bad;
 }
 
 /* sbatch's job id from `sbatch --parsable ARGS...` ("ID" or "ID;CLUSTER"). */
