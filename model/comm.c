@@ -2,12 +2,10 @@
 ** bandwidths inside them, NCCL's view of the graph, the NICs each rank may
 ** use (cost.h). */
 #include "comm_int.h"
+#include "ring_nic.h"
 #include "maxflow.h"
 #include "nccl_tables.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -593,11 +591,16 @@ static int group_nets(const struct ccs_topo *t, struct ccs_comm *c, struct scrat
 	double *hmin = w->hmin;
 	int32_t *hcnt = w->hcnt;
 	int rc = CCS_OK;
+	c->B_net_nic = c->B_net_host = HUGE_VAL;
 	for (int g = 0; g < c->G; g++) {
-		if (hcnt[g] && hcnt[g] * hmin[g] < gnet[g])
-			gnet[g] = hcnt[g] * hmin[g];
 		if (gnics[g] && gnics[g] * gmin[g] < gnet[g])
 			gnet[g] = gnics[g] * gmin[g];
+		if (gnet[g] < c->B_net_nic)
+			c->B_net_nic = gnet[g];
+		if (hcnt[g] && hcnt[g] * hmin[g] < c->B_net_host)
+			c->B_net_host = hcnt[g] * hmin[g];
+		if (hcnt[g] && hcnt[g] * hmin[g] < gnet[g])
+			gnet[g] = hcnt[g] * hmin[g];
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
@@ -802,6 +805,14 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		nccl_graph(c);
 		c->nccl.nvls_chunk_max = ccs_nccl_nvls_chunk_max(c);
 		rc = tree_shape(c, &w);
+		if (!rc) {
+			c->ring_C = ccs_nccl_channels(c, CCS_ALGO_RING);
+			rc = ccs_ring_nic_rate(t, c->rank_gpu, c->n, w.gstart, w.members, c->G, c->ring_C, c->prm.eff,
+			                       &c->B_ring);
+		}
+		if (!rc)
+			rc = ccs_ring_nic_tree(t, c->rank_gpu, w.gstart, w.members, c->G, c->ring_C, c->nccl.nics,
+			                       &c->tree_tg);
 	}
 	scratch_free(&w);
 	if (rc) {

@@ -18,6 +18,10 @@
 **              x the slowest of them and the ranks x the slowest rank's PCIe
 **              link (NCCL spreads channels evenly over NICs and ranks, so one
 **              slow NIC or x8 link slows every channel); min over groups
+**   B_ring     the rate NCCL's rings reach across groups where they enter
+**              and leave by the NICs ring_nic.h places them on: below B_net
+**              where some NIC carries more channels than others (a rail
+**              fault), else B_net or more
 **   b_nic      per-rank NIC bandwidth: its best NIC / the ranks sharing it
 **   b_nic1     the same for a rank alone on its best NICs (SendRecv: one rank
 **              a group crosses): their sum, at most its PCIe link; min over ranks
@@ -70,6 +74,12 @@ struct ccs_comm {
 	int intra_nvl;              /* intra-group hops are scale-up links */
 	double B_net, b_nic;        /* per group, per rank; efficiency applied */
 	double b_nic1;              /* per rank alone on its NICs (SendRecv) */
+	double B_net_nic, B_net_host; /* B_net's two parts: the NICs (their sum, at most their count x the
+	                             * slowest), the ranks' host paths (count x the slowest); HUGE_VAL for none */
+	double B_ring;              /* the rings' network rate from their NIC placement (ring_nic.h) with ring_C
+	                             * channels, NCCL's count; HUGE_VAL on one group */
+	int ring_C;
+	double tree_tg;             /* the trees' busiest NIC with ring_C channels (ring_nic.h's tg) */
 	double R_fab;               /* per group, uniform all-to-all */
 	int fab_bound;              /* what limits R_fab below B_net */
 	int nvls, sharp;            /* capabilities present on every group */

@@ -2,6 +2,7 @@
 ** communicator (cost.h, docs/model.md). */
 #include "cost.h"
 #include "nccl_tables.h"
+#include "ring_nic.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -144,38 +145,23 @@ static void set_net(struct term *x, double B, int bound)
 
 /* Network bytes per byte of a tree AllReduce through the busiest NIC of
  * the busiest group, relative to all the channels' NICs sharing it evenly
- * (the B_net x min(C, nics) / nics that the caller divides by it).
- * Channel v runs tree 0 in the first half of the C channels and tree 1 in
- * the second (tree 0 alone when C = 1) and leaves its group through NIC
- * slot v mod nics; a group with d_t edges in tree t moves S/C once per
- * edge and direction for each of its channels, so slot s of that group
- * carries (a_s d0 + b_s d1) S / C, a_s and b_s its channels on each tree.
- * With an even split over the NICs (C a multiple of 2 x nics) this is
- * tree_net, (d0 + d1) / 2 of the busiest group. */
+ * (tg of ring_nic.h: the B_net x min(C, nics) / nics that the caller
+ * divides by it): the communicator's figure for NCCL's channel count, else
+ * placed again; -1 when out of memory. */
 static double tree_net_share(const struct ccs_comm *c, int C)
 {
 	if (C < 1)
 		C = 1;
-	int slots = c->nccl.nics > 0 && c->nccl.nics < C ? c->nccl.nics : C;
-	if (C % (2 * slots) == 0 || !c->tree_degs)
-		return c->tree_net;
-	double worst = 0;
-	for (int s = 0; s < slots; s++) {
-		int a = 0, b = 0;
-		for (int v = s; v < C; v += slots) {
-			if (2 * v >= C && C > 1)
-				b++;
-			else
-				a++;
-		}
-		for (int bit = 0; bit < 16; bit++)
-			if (c->tree_degs >> bit & 1) {
-				double l = a * (bit >> 2) + b * (bit & 3);
-				if (l > worst)
-					worst = l;
-			}
-	}
-	return worst * slots / C;
+	if (C == c->ring_C)
+		return c->tree_tg;
+	int32_t *gstart = NULL, *members = NULL;
+	double tg = -1;
+	if (ccs_comm_members(c, &gstart, &members) ||
+	    ccs_ring_nic_tree(c->t, c->rank_gpu, gstart, members, c->G, C, c->nccl.nics, &tg))
+		tg = -1;
+	ccs_free(gstart);
+	ccs_free(members);
+	return tg;
 }
 
 /* Time of moving 'bytes' between two ranks of the given relation. */
@@ -197,6 +183,26 @@ struct env {
 	int su_b;
 };
 
+/* The rings' network rate where they enter and leave the groups by the
+ * NICs ring_nic.h places them on, for the call's channels (the
+ * communicator's figure for NCCL's count, else placed again); HUGE_VAL
+ * when out of memory (*oom set). */
+static double ring_net(const struct env *e, int *oom)
+{
+	const struct ccs_comm *c = e->c;
+	int C = e->channels > 0 ? e->channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+	if (C == c->ring_C || c->G < 2)
+		return c->B_ring;
+	int32_t *gstart = NULL, *members = NULL;
+	double B = HUGE_VAL;
+	if (ccs_comm_members(c, &gstart, &members) ||
+	    ccs_ring_nic_rate(c->t, c->rank_gpu, c->n, gstart, members, c->G, C, c->prm.eff, &B))
+		*oom = 1;
+	ccs_free(gstart);
+	ccs_free(members);
+	return B;
+}
+
 /* ring: bytes, rates and hops (struct term). */
 static int term_ring(const struct env *e, struct term *x, const char **why)
 {
@@ -207,8 +213,15 @@ static int term_ring(const struct env *e, struct term *x, const char **why)
 	x->W = (e->coll == CCS_COLL_BROADCAST || e->coll == CCS_COLL_REDUCE) ? e->S : e->f * e->S;
 	if (e->p > 1)
 		set_rate(x, e->su, e->su_b);
-	if (!e->intra_only)
-		set_net(x, e->net, CCS_BOUND_NIC);
+	if (!e->intra_only) {
+		int oom = 0;
+		double rn = ring_net(e, &oom);
+		if (oom) {
+			*why = "out of memory";
+			return -1;
+		}
+		set_net(x, rn < e->net ? rn : e->net, CCS_BOUND_NIC);
+	}
 	x->steps_inter = e->intra_only ? 0 : (e->coll == CCS_COLL_ALLREDUCE ? 2 * (e->G - 1) : e->G - 1);
 	{
 		int steps = e->coll == CCS_COLL_ALLREDUCE ? 2 * (e->n - 1) : e->n - 1;
@@ -228,6 +241,10 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 	}
 	x->W = e->S;
 	x->tree_tg = tree_net_share(e->c, e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING));
+	if (x->tree_tg < 0) {
+		*why = "out of memory";
+		return -1;
+	}
 	if (e->p > 1) {
 		/* Inside a group each rank sends its S up the chain and S
 		 * down, except where it heads the chain (its up leaves by the
@@ -239,8 +256,15 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 		x->mem_scale = ccs_cost_tree_share(e->p, C0);
 		set_rate(x, e->su / x->mem_scale, e->su_b);
 	}
-	if (!e->intra_only)
-		set_net(x, e->net / x->tree_tg, CCS_BOUND_NIC);
+	if (!e->intra_only) {
+		/* the NICs carry the channels where ring_nic.h places them (tg);
+		 * the ranks' host paths their even share (tree_net): each limit
+		 * on its own load, not one on top of the other */
+		const struct ccs_comm *c = e->c;
+		double s = c->B_net > 0 ? e->net / c->B_net : 1, bn = c->B_net_nic * s / x->tree_tg;
+		double bh = isinf(c->B_net_host) || c->tree_net <= 0 ? HUGE_VAL : c->B_net_host * s / c->tree_net;
+		set_net(x, bn < bh ? bn : bh, CCS_BOUND_NIC);
+	}
 	x->steps_intra = 2 * (e->p - 1);
 	x->steps_inter = 2 * ilog2_ceil(e->G);
 	x->lat_algo = CCS_ALGO_TREE;

@@ -112,7 +112,7 @@ static int apply_link(struct ccs_topo *t, const struct fspec *fs, int *done, cha
 	int down = fs->down;
 	double f = fs->f;
 	double lat = fs->lat;
-int hit = 0;
+	int hit = 0;
 	for (uint32_t l = 0; l < t->nlink; l++) {
 		struct ccs_link *x = &t->link[l];
 		if (!((x->a == a && x->b == b) || (x->a == b && x->b == a)))
@@ -186,7 +186,7 @@ static int apply_pcie(struct ccs_topo *t, const struct fspec *fs, int *done, cha
 	const char *what = fs->what;
 	uint32_t a = fs->a;
 	double at_s = fs->at_s;
-int hit = 0;
+	int hit = 0;
 	if (t->dev[a].kind != CCS_DEV_GPU) {
 		snprintf(err, errn, "fault '%s': not a gpu", spec);
 		*done = 1;
@@ -353,6 +353,47 @@ static int apply_gdr(struct ccs_topo *t, const char *spec, const char *target, c
 	return rc;
 }
 
+/* rail:GPU:NIC: the GPU uses that NIC of its node and no other (a wrong
+ * NCCL_IB_HCA, a GPU-to-NIC map off by one), sharing it with the GPUs whose
+ * NIC it is.  NCCL keeps GPUDirect RDMA only where the NIC is at most PXB
+ * from the GPU (ncclTopoCheckGdr, NCCL_NET_GDR_LEVEL's default PXB: NCCL
+ * src/graph/paths.cc); farther (through a CPU, or across sockets) the
+ * traffic is staged through host memory. */
+static int apply_rail(struct ccs_topo *t, const struct fspec *fs, int *done, char *err, size_t errn)
+{
+	uint32_t nic = 0;
+	int32_t g = t->gpu_of_dev[fs->a];
+	*done = 1;
+	if (g < 0 || find(t, fs->what, strlen(fs->what), &nic) || t->dev[nic].kind != CCS_DEV_NIC ||
+	    t->dev[nic].node != t->gpu[g].node) {
+		snprintf(err, errn, "fault '%s': a rail fault names a gpu and a nic of its node (rail:node0/gpu0:node0/nic1)",
+		         fs->spec);
+		return CCS_EINPUT;
+	}
+	if (!ccs_nic_live(t, nic)) {
+		snprintf(err, errn, "fault '%s': '%s' is down", fs->spec, t->dev[nic].name);
+		return CCS_EINPUT;
+	}
+	struct ccs_gpu *gp = &t->gpu[g];
+	gp->nic_force = nic + 1;
+	int rc = note_fault(t, fs->spec);
+	if (!rc)
+		rc = ccs_topo_refresh(t);
+	if (rc) {
+		snprintf(err, errn, "out of memory");
+		return rc;
+	}
+	if (!gp->nic_count || t->gnic[gp->nic_first].nic != nic) {
+		gp->nic_force = 0;
+		snprintf(err, errn, "fault '%s': '%s' reaches '%s' over no host link", fs->spec, t->dev[fs->a].name,
+		         t->dev[nic].name);
+		return CCS_EINPUT;
+	}
+	if (t->gnic[gp->nic_first].path >= CCS_PATH_PHB)
+		gp->no_gdr = 1;
+	return CCS_OK;
+}
+
 /* A link, nic or switch fault striking at at_s: only bandwidth faults may. */
 static int strike_later(struct ccs_topo *t, const char *spec, int k, uint32_t a, uint32_t b, int down, double f,
                         double at_s, char *err, size_t errn)
@@ -403,14 +444,14 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		if (what)
 			*what++ = 0;
 	}
-	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler", "gdr", "p2p", "acs" };
+	static const char *const kinds[] = { "link", "nic", "switch", "pcie", "straggler", "rail", "gdr", "p2p", "acs" };
 	int k = 0;
-	while (k < 8 && strcmp(kind, kinds[k]))
+	while (k < 9 && strcmp(kind, kinds[k]))
 		k++;
-	if (k == 8 || !target || !*target || !what || !*what) {
-		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie, straggler, gdr, "
-		         "p2p or acs (link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, "
-		         "straggler:node1/gpu2:20us, gdr:all:off, p2p:all:off, acs:all:on)",
+	if (k == 9 || !target || !*target || !what || !*what) {
+		snprintf(err, errn, "fault '%s': expected KIND:TARGET:WHAT with KIND link, nic, switch, pcie, straggler, rail, "
+		         "gdr, p2p or acs (link:A-B:down, nic:node0/nic1:down, switch:spine0:down, pcie:node0/gpu3:x8, "
+		         "straggler:node1/gpu2:20us, rail:node0/gpu0:node0/nic1, gdr:all:off, p2p:all:off, acs:all:on)",
 		         spec);
 		return CCS_EINPUT;
 	}
@@ -425,8 +466,8 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 			snprintf(err, errn, "fault '%s': no link '%s' (write it as A-B with two device names)", spec, target);
 			return CCS_EINPUT;
 		}
-	} else if (k >= 5) {
-		return apply_gdr(t, spec, target, what, at_s, err, errn, k - 5);
+	} else if (k >= 6) {
+		return apply_gdr(t, spec, target, what, at_s, err, errn, k - 6);
 	} else if (find(t, target, strlen(target), &a)) {
 		snprintf(err, errn, "fault '%s': no device '%s'", spec, target);
 		return CCS_EINPUT;
@@ -445,7 +486,7 @@ int ccs_fault_apply(struct ccs_topo *t, const char *spec, char *err, size_t errn
 		return strike_later(t, spec, k, a, b, down, f, at_s, err, errn);
 	struct fspec x = { spec, target, what, k, down, a, b, at_s, f, lat };
 	static int (*const apply_of[])(struct ccs_topo *, const struct fspec *, int *, char *, size_t) = {
-		apply_link, apply_nic, apply_switch, apply_pcie, apply_straggler,
+		apply_link, apply_nic, apply_switch, apply_pcie, apply_straggler, apply_rail,
 	};
 	int done = 0;
 	int rc = apply_of[k](t, &x, &done, err, errn);

@@ -21,6 +21,11 @@
 **                          memory bandwidth (the closed form's memory bound
 **                          takes the slowest GPU; the simulator charges that
 **                          GPU's sends on its memory)
+**   rail:GPU:NIC           the GPU uses that NIC of its node and no other (a
+**                          wrong NCCL_IB_HCA, a GPU-to-NIC map off by one),
+**                          sharing it with the GPUs whose NIC it is; farther
+**                          than PXB (through a CPU) GPUDirect RDMA goes off,
+**                          as NCCL's default NCCL_NET_GDR_LEVEL has it
 **   gdr:GPU:off, gdr:all:off  GPUDirect RDMA off: the GPU's network traffic
 **                          is staged through host memory, so it goes up to
 **                          its CPU and down again to the NIC

@@ -355,6 +355,20 @@ static int gnic_cmp(const void *a, const void *b)
 	return x->nic < y->nic ? -1 : x->nic > y->nic;
 }
 
+/* A GPU held to one NIC (a rail fault: NCCL_IB_HCA naming it) keeps that
+ * NIC alone in its list, when the NIC is live and reached over host links;
+ * else its nearest ones as usual. */
+static void force_nic(struct ccs_topo *t, struct ccs_gpu *gp)
+{
+	for (uint32_t i = 0; gp->nic_force && i < gp->nic_count; i++)
+		if (t->gnic[gp->nic_first + i].nic == gp->nic_force - 1) {
+			t->gnic[gp->nic_first] = t->gnic[gp->nic_first + i];
+			gp->nic_count = 1;
+			t->ngnic = gp->nic_first + 1;
+			return;
+		}
+}
+
 /* For every GPU, the NICs of its node over host links, and its NUMA node. */
 static int derive_nics(struct ccs_topo *t, int32_t *dist, uint32_t *queue)
 {
@@ -392,6 +406,7 @@ static int derive_nics(struct ccs_topo *t, int32_t *dist, uint32_t *queue)
 		t->gpu[g].nic_count = t->ngnic - t->gpu[g].nic_first;
 		if (t->gpu[g].nic_count > 1)
 			qsort(t->gnic + t->gpu[g].nic_first, t->gpu[g].nic_count, sizeof *t->gnic, gnic_cmp);
+		force_nic(t, &t->gpu[g]);
 		for (uint32_t i = 0; i < n; i++)
 			dist[touched[i]] = -1;
 	}

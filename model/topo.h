@@ -95,6 +95,7 @@ struct ccs_gpu {
 	double delay_s;             /* a straggler's late start (faults), 0 */
 	int no_gdr;                 /* GPUDirect RDMA off (faults): NIC traffic staged through host memory */
 	int no_p2p;                 /* P2P off (faults): traffic to GPUs of its node staged through host memory */
+	uint32_t nic_force;         /* the one NIC it uses (faults: rail), device index + 1; 0: the nearest ones */
 };
 
 

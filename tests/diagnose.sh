@@ -124,6 +124,17 @@ grep -q '^        all: .*gdr:all:off.*acs:all:on\|^        all: .*acs:all:on.*gd
 grep -q '^        all: .*nic:node1/nic0:25%' "$w/out" && pass=$((pass + 1)) ||
 	{ fail=$((fail + 1)); echo "FAIL: diagnose: --ppn 1"; cat "$w/out"; }
 
+# a GPU held to the wrong NIC (rail:GPU:NIC), next door on its PCIe switch
+# and across the CPUs (GPUDirect off there): the planted one is in the
+# first line (its equals, other GPUs on the same kind of wrong NIC, share it)
+for f in rail:node0/gpu0:node0/nic1 rail:node1/gpu3:node1/nic7; do
+	mk allreduce --fault "$f" >"$w/all_reduce_perf.log"
+	mk alltoall --fault "$f" >"$w/alltoall_perf.log"
+	"$C" diagnose -t "$T" --set nodes=2 --tolerance 3% "$w/all_reduce_perf.log" "$w/alltoall_perf.log" --list --top 1 >"$w/out" 2>&1
+	grep -q "^        all: .*$f" "$w/out" && pass=$((pass + 1)) ||
+		{ fail=$((fail + 1)); echo "FAIL: diagnose: planted $f"; sed -n '1,6p' "$w/out"; }
+done
+
 # the round trip on every shipped topology (2 nodes): the log `predict
 # --fault F` writes, as printed (ccsim's own table) and behind srun's
 # prefix, is diagnosed with F (or an equivalent) first, and the healthy

@@ -9,6 +9,9 @@
 **   nic:NIC:down, nic:NIC:75%|50%|25%       every NIC
 **   pcie:GPU:x8|x4, pcie:GPU:gen4|gen3      every GPU
 **   gdr:GPU:off, gdr:all:off                GPUDirect RDMA off
+**   rail:GPU:NIC                            every GPU held to another NIC of its
+**                                           node (a wrong NCCL_IB_HCA): the next at its
+**                                           distance, the nearest beyond, the farthest
 **   acs:all:on                              ACS or a VM's IOMMU sends GPU-NIC traffic
 **                                           through the root complex (GDRDMA still shown)
 **   p2p:all:off                             P2P off: GPUs of a node through host memory
@@ -301,6 +304,25 @@ static int dg_topology(struct diag_run *D)
 	return 0;
 }
 
+/* The NICs a GPU held to the wrong one (rail:GPU:NIC) may be on: another
+ * at its own distance (the next rail on its PCIe switch), the nearest
+ * beyond those, and the farthest of its node; into rail, *n of them. */
+static void add_rails(const struct ccs_topo *t, uint32_t dv, uint32_t rail[3], int *n)
+{
+	*n = 0;
+	int32_t g = t->gpu_of_dev[dv];
+	if (g < 0)
+		return;
+	const struct ccs_gpu *gp = &t->gpu[g];
+	uint32_t best = ccs_topo_best_nics(t, gp), first = gp->nic_first;
+	if (best >= 2)
+		rail[(*n)++] = t->gnic[first + 1].nic;
+	if (gp->nic_count > best)
+		rail[(*n)++] = t->gnic[first + best].nic;
+	if (gp->nic_count > best + 1)
+		rail[(*n)++] = t->gnic[first + gp->nic_count - 1].nic;
+}
+
 /* Candidates: the NICs and GPUs of the ranks' nodes, their leaves'
  * uplinks, GPUDirect off everywhere; a straggler by the median excess. */
 static int dg_candidates(struct diag_run *D)
@@ -341,6 +363,8 @@ static int dg_candidates(struct diag_run *D)
 	}
 #define ADD(...) do { if (ccs_grow(&D->spec, &D->capspec, D->nspec + 1, sizeof *D->spec)) { ccs_free(node_in); return -2; } \
 	snprintf(D->spec[D->nspec++], sizeof D->spec[0], __VA_ARGS__); } while (0)
+	uint32_t rail[3];
+	int nrail = 0;
 	for (uint32_t dv = 0; dv < D->t->ndev; dv++) {
 		const struct ccs_dev *x = &D->t->dev[dv];
 		if (x->node < 0 || !node_in[x->node]) {
@@ -364,6 +388,9 @@ static int dg_candidates(struct diag_run *D)
 			ADD("pcie:%s:gen4", x->name);
 			ADD("pcie:%s:gen3", x->name);
 			ADD("gdr:%s:off", x->name);
+			add_rails(D->t, dv, rail, &nrail);
+			for (int k = 0; k < nrail; k++)
+				ADD("rail:%s:%s", x->name, D->t->dev[rail[k]].name);
 			if (D->excess > 0)
 				ADD("straggler:%s:%.4gus", x->name, D->excess * 1e6);
 		}

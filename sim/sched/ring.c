@@ -2,6 +2,7 @@
 #include "sched.h"
 
 #include "../../model/nccl_tables.h"
+#include "../../model/ring_nic.h"
 
 #include <math.h>
 #include <string.h>
@@ -306,97 +307,6 @@ static const struct ccs_sched_ops rs_ops = { rs_get, rs_succ, rs_ndeps, rs_relea
 static const struct ccs_sched_ops rc_ops = { rc_get, rc_succ, rc_ndeps, rs_release, NULL, ln_lanes };
 static const struct ccs_sched_ops ch_ops = { ch_get, ch_succ, ch_ndeps, rs_release, NULL, NULL };
 
-/* Is NIC d usable by the GPU (as close as its best)? */
-static int usable(const struct ccs_topo *t, uint32_t gpu, uint32_t d)
-{
-	const struct ccs_gpu *gp = &t->gpu[gpu];
-	for (uint32_t i = 0, m = ccs_topo_best_nics(t, gp); i < m; i++)
-		if (t->gnic[gp->nic_first + i].nic == d)
-			return 1;
-	return 0;
-}
-
-/* The usable NICs of a group's m members (mem), in device order, into
- * *nics (grown as needed) and *nn; CCS_EINPUT when there are none. */
-static int group_nics(const struct ccs_comm *c, const int32_t *mem, int m, uint32_t **nics, size_t *nics_cap,
-                      size_t *nn_)
-{
-	const struct ccs_topo *t = c->t;
-	size_t nn = 0;
-	for (int k = 0; k < m; k++) {
-		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[k]]];
-		for (uint32_t e = 0, me = ccs_topo_best_nics(t, gp); e < me; e++) {
-			const struct ccs_gpu_nic *x = &t->gnic[gp->nic_first + e];
-			int seen = 0;
-			for (size_t q = 0; q < nn && !seen; q++)
-				seen = (*nics)[q] == x->nic;
-			if (seen)
-				continue;
-			if (ccs_grow(nics, nics_cap, nn + 1, sizeof **nics))
-				return CCS_ENOMEM;
-			(*nics)[nn++] = x->nic;
-		}
-	}
-	if (!nn)
-		return CCS_EINPUT;
-	*nn_ = nn;
-	return CCS_OK;
-}
-
-/* Where channel's ring enters and leaves a group of m members (mem) for
- * NIC nic: *entry and *exit (indexes into mem), and the NIC it leaves by;
- * ent and ext count the channels that entered and left at each rank so far.
- */
-static void ring_ends(const struct ccs_comm *c, const int32_t *mem, int m, uint32_t nic, const int32_t *ent,
-                      const int32_t *ext, int *entry_, int *exit_, uint32_t *nic_out_)
-{
-	const struct ccs_topo *t = c->t;
-	int entry, exit, entry_own = 0;
-	uint32_t nic_out;
-	/* enter at a rank that may use the NIC and leave at another,
-	 * as NCCL's rings do (NET/0 GPU/0 ... GPU/1 NET/0), so that
-	 * the PCIe links share the load as the NICs do: the entry
-	 * is the member with the fewest channels entering so far
-	 * (then the one whose own NIC it is, then the first), the
-	 * exit another with the fewest leaving (with four NICs per
-	 * GPU, AWS p5, the first GPU of each switch took most) */
-	entry = exit = -1;
-	for (int k = 0; k < m; k++) {
-		if (!usable(t, c->rank_gpu[mem[k]], nic))
-			continue;
-		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[k]]];
-		int own = gp->nic_count && t->gnic[gp->nic_first].nic == nic;
-		if (entry < 0 || ent[mem[k]] < ent[mem[entry]] ||
-		    (ent[mem[k]] == ent[mem[entry]] && own && !entry_own)) {
-			entry = k;
-			entry_own = own;
-		}
-	}
-	for (int k = 0; k < m; k++)
-		if (k != entry && usable(t, c->rank_gpu[mem[k]], nic) &&
-		    (exit < 0 || ext[mem[k]] < ext[mem[exit]]))
-			exit = k;
-	if (entry < 0)
-		entry = 0;
-	nic_out = nic;
-	if (exit < 0 && m > 1) {
-		/* no other member reaches the entry NIC (one NIC per
-		 * GPU on its own link, as on Ascend 910B): leave by the
-		 * member before the entry, through its own NIC, as
-		 * NCCL's rings then leave by another NIC than they
-		 * entered */
-		exit = entry == 0 ? m - 1 : entry - 1;
-		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[mem[exit]]];
-		if (gp->nic_count)
-			nic_out = t->gnic[gp->nic_first].nic;
-	}
-	if (exit < 0)
-		exit = entry;
-	*entry_ = entry;
-	*exit_ = exit;
-	*nic_out_ = nic_out;
-}
-
 /* Bytes and delays as the closed form counts them. */
 static void ring_costs(const struct ccs_comm *c, int coll, int proto, int C, uint64_t bytes, struct ring *r)
 {
@@ -459,33 +369,28 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 	r->nic = ccs_malloc(((size_t)C * G + 1) * sizeof *r->nic);
 	r->nic_out = ccs_malloc(((size_t)C * G + 1) * sizeof *r->nic_out);
 	int32_t *gstart = NULL, *members = NULL;
-	uint32_t *nics = NULL;
-	size_t nics_cap = 0;
-	int rc = CCS_ENOMEM;
-	int32_t *ent = ccs_calloc((size_t)n + 1, sizeof *ent), *ext = ccs_calloc((size_t)n + 1, sizeof *ext);
-	if (!r->order || !r->nic || !r->nic_out || !ent || !ext || ccs_comm_members(c, &gstart, &members))
+	struct ccs_ring_nic w;
+	int rc = ccs_ring_nic_init(&w, n);
+	if (rc)
+		return rc;
+	rc = CCS_ENOMEM;
+	if (!r->order || !r->nic || !r->nic_out || ccs_comm_members(c, &gstart, &members))
 		goto out;
-	for (int ch = 0; ch < C; ch++) {
-		int32_t *ord = r->order + (size_t)ch * n;
-		int pos = 0;
-		for (int g = 0; g < G; g++) {
-			int m = gstart[g + 1] - gstart[g];
-			const int32_t *mem = members + gstart[g];
-			int entry = 0, exit = m - 1;
+	/* group by group (each channel's ring visits the groups in order; a
+	 * group's placement depends on its own members alone) */
+	for (int g = 0, pos0 = 0; g < G; g++) {
+		int m = gstart[g + 1] - gstart[g];
+		const int32_t *mem = members + gstart[g];
+		if (G > 1 && (rc = ccs_ring_nic_group(c->t, c->rank_gpu, mem, m, &w)))
+			goto out;
+		for (int ch = 0; ch < C; ch++) {
+			int32_t *ord = r->order + (size_t)ch * n + pos0;
+			int pos = 0, entry = 0, exit = m - 1;
 			uint32_t nic = UINT32_MAX, nic_out = UINT32_MAX;
-			if (G > 1) {
-				size_t nn = 0;
-				if ((rc = group_nics(c, mem, m, &nics, &nics_cap, &nn)))
-					goto out;
-				nic = nics[(size_t)ch % nn];
-				ring_ends(c, mem, m, nic, ent, ext, &entry, &exit, &nic_out);
-			}
+			if (G > 1)
+				ccs_ring_nic_place(c->t, c->rank_gpu, mem, m, ch, &w, &entry, &exit, &nic, &nic_out);
 			r->nic[(size_t)ch * G + g] = nic;
 			r->nic_out[(size_t)ch * G + g] = nic_out;
-			if (G > 1) {
-				ent[mem[entry]]++;
-				ext[mem[exit]]++;
-			}
 			ord[pos++] = mem[entry];
 			for (int k = 0; k < m; k++)
 				if (k != entry && k != exit)
@@ -493,15 +398,14 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 			if (exit != entry)
 				ord[pos++] = mem[exit];
 		}
+		pos0 += m;
 	}
 	ring_costs(c, coll, proto, C, bytes, r);
 	rc = CCS_OK;
 out:
 	ccs_free(gstart);
 	ccs_free(members);
-	ccs_free(nics);
-	ccs_free(ent);
-	ccs_free(ext);
+	ccs_ring_nic_release(&w);
 	return rc;
 }
 

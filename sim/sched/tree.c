@@ -35,6 +35,7 @@
 #include "sched.h"
 
 #include "../../model/nccl_tables.h"
+#include "../../model/ring_nic.h"
 
 #include <math.h>
 #include <string.h>
@@ -53,6 +54,8 @@ struct tree_sched {
 	int32_t **child;            /* per variant: 3 children per rank */
 	uint8_t **nchild;
 	const int32_t *group;       /* the communicator's rank_group */
+	const struct ccs_comm *c;
+	int32_t *gsize;             /* chain trees: members of each group, for the heads' NICs; NULL (rails) */
 	double bytes, bytes_intra;   /* per op on the wire: network hops, chains (whole chunks) */
 	double d_intra, d_inter, d_base, sync;
 };
@@ -120,6 +123,12 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->src = down ? par : r;
 	op->dst = down ? r : par;
 	int inter = ts->group[r] != ts->group[par];
+	if (inter && ts->gsize) {
+		/* each channel's heads leave by the NIC ring_nic.h gives them */
+		const struct ccs_topo *tp = ts->c->t;
+		op->nic_src = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->src], ts->gsize[ts->group[op->src]], c);
+		op->nic_dst = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->dst], ts->gsize[ts->group[op->dst]], c);
+	}
 	op->bytes = inter ? ts->bytes : ts->bytes_intra / ts->J;
 	/* the first chunk pays the hop's latency (NCCL's per-hop figure, its
 	 * step work included); later ones arrive while the receiver works on
@@ -207,6 +216,7 @@ static void ts_release(struct ccs_sched *s)
 		ccs_free(ts->parent);
 		ccs_free(ts->child);
 		ccs_free(ts->nchild);
+		ccs_free(ts->gsize);
 		ccs_free(ts);
 	}
 	memset(s, 0, sizeof *s);
@@ -442,10 +452,18 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 	 * different NICs and every NIC carries both trees */
 	if ((rc = tree_alloc(ts, n)))
 		goto out;
+	ts->c = c;
 	if (rails)
 		rail_trees(c, ts, gstart, members);
 	else if ((rc = chain_trees(c, ts, gstart, members)))
 		goto out;
+	if (!rails && c->G > 1) {
+		rc = CCS_ENOMEM;
+		if (!(ts->gsize = ccs_malloc((size_t)c->G * sizeof *ts->gsize)))
+			goto out;
+		for (int g = 0; g < c->G; g++)
+			ts->gsize[g] = gstart[g + 1] - gstart[g];
+	}
 	/* chunks, bytes and delays as the closed form counts them */
 	double S = (double)bytes;
 	if (rails) {

@@ -344,6 +344,63 @@ static void test_acs(void)
 	ccs_topo_free(p);
 }
 
+/* A GPU held to another NIC of its node (rail:GPU:NIC): next door (same
+ * PCIe switch) it keeps GPUDirect, across the CPUs it loses it; the rings'
+ * and trees' NIC placement (model/ring_nic.h) gives both engines the same
+ * time, the ring about twice healthy's with one NIC carrying two GPUs'
+ * channels.  A NIC down and AWS p5's four NICs per GPU put the trees'
+ * channels on the NICs the same way in both engines. */
+static void test_rail(void)
+{
+	const char *near[] = { "nodes=2", "faults+=rail:node0/gpu0:node0/nic1" };
+	const char *far[] = { "nodes=2", "faults+=rail:node0/gpu0:node0/nic4" };
+	const char *down[] = { "nodes=2", "faults+=nic:node0/nic0:down" };
+	struct ccs_topo *h = fx_load("topologies/hgx-h100-cluster.yaml", (const char *const[]){ "nodes=2" }, 1);
+	struct ccs_topo *a = fx_load("topologies/hgx-h100-cluster.yaml", near, 2);
+	struct ccs_topo *b = fx_load("topologies/hgx-h100-cluster.yaml", far, 2);
+	struct ccs_topo *d = fx_load("topologies/hgx-h100-cluster.yaml", down, 2);
+	struct ccs_topo *p5 = fx_load("topologies/aws-p5.yaml", (const char *const[]){ "nodes=2" }, 1);
+	CHECK(h && a && b && d && p5);
+	if (h && a && b && d && p5) {
+		char err[256];
+		const uint64_t S = 1u << 30;
+		int64_t g0 = ccs_topo_find(a, "node0/gpu0"), n1 = ccs_topo_find(a, "node0/nic1");
+		const struct ccs_gpu *ga = &a->gpu[a->gpu_of_dev[g0]], *gb = &b->gpu[b->gpu_of_dev[g0]];
+		CHECK(ga->nic_count == 1 && a->gnic[ga->nic_first].nic == (uint32_t)n1 && !ga->no_gdr);
+		CHECK(gb->nic_count == 1 && gb->no_gdr);
+		double s0 = sim_time(h, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, S, err, sizeof err);
+		for (int k = 0; k < 2; k++) {
+			struct ccs_topo *t = k ? b : a;
+			double m = model_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, S);
+			double s1 = sim_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, S, err, sizeof err);
+			CHECK(s1 > 1.8 * s0);
+			CHECK_NEAR(m, s1, 0.01);
+			m = model_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, S);
+			s1 = sim_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, S, err, sizeof err);
+			CHECK_NEAR(m, s1, 0.01);
+		}
+		for (int k = 0; k < 2; k++) {
+			struct ccs_topo *t = k ? p5 : d;
+			double m = model_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, S);
+			double s1 = sim_time(t, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, S, err, sizeof err);
+			CHECK_NEAR(m, s1, 0.05);
+		}
+		CHECK(ccs_fault_apply(h, "rail:node0/gpu0:node1/nic1", err, sizeof err) == CCS_EINPUT &&
+		      strstr(err, "a gpu and a nic of its node"));
+		CHECK(ccs_fault_apply(h, "rail:node0/nic0:node0/nic1", err, sizeof err) == CCS_EINPUT &&
+		      strstr(err, "a gpu and a nic of its node"));
+		CHECK(ccs_fault_apply(h, "rail:node0/gpu0:node0/nic1@1ms", err, sizeof err) == CCS_EINPUT &&
+		      strstr(err, "from the start"));
+		CHECK(ccs_fault_apply(d, "rail:node0/gpu1:node0/nic0", err, sizeof err) == CCS_EINPUT &&
+		      strstr(err, "is down"));
+	}
+	ccs_topo_free(h);
+	ccs_topo_free(a);
+	ccs_topo_free(b);
+	ccs_topo_free(d);
+	ccs_topo_free(p5);
+}
+
 /* P2P off: the GPUs of a node exchange through host memory; on one HGX
  * H100 node two GPUs share each PCIe switch's Gen5 x16 uplink, so a ring
  * runs at half that link (x 0.85): the closed form's rate equals what the
@@ -545,6 +602,7 @@ int main(void)
 	test_gdr_off();
 	test_p2p_off();
 	test_acs();
+	test_rail();
 	test_progress();
 	test_timed();
 	test_timed_reroute();
