@@ -166,6 +166,28 @@ for t in "$ROOT"/topologies/*.yaml; do
 	done
 	"$C" diagnose -t "$t" --set nodes=2 --tolerance 3% "$w/healthy.log" >"$w/out" 2>&1
 	grep -q '^no fault found' "$w/out" || { rt_fail=$((rt_fail + 1)); echo "FAIL: diagnose round trip: seed $SEED, $n, healthy"; sed -n '2,5p' "$w/out"; }
+	# a wrong NIC: node0's first GPU held to the last NIC of its node that
+	# it reaches over host links; F first, or a rail fault with the same
+	# predictions (0.0%: a symmetric machine cannot say which GPU), or, where
+	# it moves the prediction by less than the 3% tolerance, healthy
+	dot=$("$C" topo dot "$t" --set nodes=2 2>/dev/null | grep -o '"node0/[a-z]*[0-9]*"' | tr -d '"' | sort -u)
+	gpu=$(echo "$dot" | grep -E '/(gpu|npu)' | sort -t u -k2 -n | head -n 1)
+	f=""
+	for x in $(echo "$dot" | grep -E '/(nic|efa)' | sort -r); do
+		"$C" predict -t "$t" --set nodes=2 -c allreduce -b 1M -e 4G -f 4 --fault "rail:$gpu:$x" >"$w/fault.log" 2>/dev/null &&
+			{ f="rail:$gpu:$x"; break; }
+	done
+	[ -n "$f" ] || { rt_fail=$((rt_fail + 1)); echo "FAIL: diagnose round trip: $n: no rail fault applies to $gpu"; continue; }
+	"$C" diagnose -t "$t" --set nodes=2 --tolerance 3% "$w/fault.log" --list --top 1 >"$w/out" 2>&1
+	if grep -q "^        all: .*$f" "$w/out" || grep -q '^     1        0\.0%  0\.0000   rail:' "$w/out"; then
+		:
+	elif grep -q '^# healthy: fits within [0-2]\.[0-9]%' "$w/out" && grep -q '^no fault found' "$w/out"; then
+		:
+	else
+		rt_fail=$((rt_fail + 1))
+		echo "FAIL: diagnose round trip: $n, planted $f:"
+		sed -n '2,5p' "$w/out"
+	fi
 done
 [ "$rt_fail" -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
 
