@@ -188,3 +188,14 @@ int ccs_btree_place(int t, int k, int G)
 		return k;
 	return G % 2 == 0 ? G - 1 - k : (k + 1) % G;
 }
+
+void ccs_btree_degrees(int G, int32_t *deg)
+{
+	for (int g = 0; g < G; g++)
+		deg[g] = 0;
+	for (int tr = 0; tr < 2; tr++)
+		for (int k = 1; k < G; k++) {
+			deg[ccs_btree_place(tr, k, G)] += tr ? 1 << 16 : 1;
+			deg[ccs_btree_place(tr, ccs_btree_parent(k, G), G)] += tr ? 1 << 16 : 1;
+		}
+}

@@ -71,6 +71,9 @@ double ccs_busbw_factor(int coll, int n);
  * ccs_btree_place: the group at position k of tree t (0 or 1). */
 int ccs_btree_parent(int k, int G);
 int ccs_btree_place(int t, int k, int G);
+/* Each group's edges in the two trees: deg[g] = d0 + (d1 << 16), for g
+ * in [0, G) (overwritten). */
+void ccs_btree_degrees(int G, int32_t *deg);
 
 /* nccl-tests shape of a requested size: the element count column and the
  * bytes actually moved (size column), for n ranks and element size esz. */

@@ -721,13 +721,7 @@ static int tree_shape(struct ccs_comm *c, struct scratch *w)
 	int rc = CCS_OK;
 	c->tree_net = 0;
 	if (c->G > 1) {
-		memset(gnics, 0, ((size_t)c->G + 1) * sizeof *gnics);
-		for (int tr = 0; tr < 2; tr++)
-			for (int k = 1; k < c->G; k++) {
-				/* tree 0's edges count 1, tree 1's 16 */
-				gnics[ccs_btree_place(tr, k, c->G)] += tr ? 16 : 1;
-				gnics[ccs_btree_place(tr, ccs_btree_parent(k, c->G), c->G)] += tr ? 16 : 1;
-			}
+		ccs_btree_degrees(c->G, gnics);
 		/* the slowest leaf-root path of the tree's shape (both trees have
 		 * it): a parent with n children takes their n chunks through one
 		 * NIC port, so each edge counts its parent's children */
@@ -750,11 +744,9 @@ static int tree_shape(struct ccs_comm *c, struct scratch *w)
 			ccs_free(nch);
 		}
 		for (int g = 0; g < c->G; g++) {
-			int d0 = gnics[g] & 15, d1 = gnics[g] >> 4;
+			int d0 = gnics[g] & 0xffff, d1 = gnics[g] >> 16;
 			if ((d0 + d1) / 2.0 > c->tree_net)
 				c->tree_net = (d0 + d1) / 2.0;
-			if (d0 < 4 && d1 < 4)
-				c->tree_degs |= (uint16_t)(1u << (4 * d0 + d1));
 		}
 	}
 	return rc;

@@ -88,7 +88,6 @@ struct ccs_comm {
 	double mem_bw;              /* min GPU memory bandwidth [B/s], 0 if unknown */
 	struct ccs_comm_nccl nccl;  /* inputs of NCCL's own model, in its units */
 	double tree_net;            /* busiest group's tree AllReduce network bytes per byte (1 at G = 2, 2 for large G) */
-	uint16_t tree_degs;         /* bit 4 d0 + d1: some group has d0 edges in tree 0 and d1 in tree 1 */
 	int tree_path;              /* the tree's slowest leaf-root path: sum of its parents' child counts */
 	double late_s;              /* the latest start of any rank (a straggler fault), 0 */
 	int transport;              /* enum ccs_transport: the topology's, or its NICs' link type's */

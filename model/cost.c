@@ -171,7 +171,8 @@ static double rate_of(const struct ccs_comm *c, int same_group)
 }
 
 /* What every algorithm's term reads: the request and the communicator's
- * rates (net: B_net less the NICs that too few channels leave idle). */
+ * rates (net: B_net less the NICs that too few channels leave idle, the
+ * share net_share of B_net). */
 struct env {
 	const struct ccs_comm *c;
 	int coll, algo, proto, channels;
@@ -179,7 +180,7 @@ struct env {
 	int n, G, p;
 	double f;                   /* busbw factor */
 	int intra_only;
-	double su, net;
+	double su, net, net_share;
 	int su_b;
 };
 
@@ -261,8 +262,8 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 		 * the ranks' host paths their even share (tree_net): each limit
 		 * on its own load, not one on top of the other */
 		const struct ccs_comm *c = e->c;
-		double s = c->B_net > 0 ? e->net / c->B_net : 1, bn = c->B_net_nic * s / x->tree_tg;
-		double bh = isinf(c->B_net_host) || c->tree_net <= 0 ? HUGE_VAL : c->B_net_host * s / c->tree_net;
+		double bn = c->B_net_nic * e->net_share / x->tree_tg;
+		double bh = isinf(c->B_net_host) || c->tree_net <= 0 ? HUGE_VAL : c->B_net_host * e->net_share / c->tree_net;
 		set_net(x, bn < bh ? bn : bh, CCS_BOUND_NIC);
 	}
 	x->steps_intra = 2 * (e->p - 1);
@@ -743,7 +744,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		*why = "the transport across groups carries the Simple protocol only";
 		return -1;
 	}
-	double su = c->b_su, net = c->B_net;
+	double su = c->b_su, net = c->B_net, net_share = 1;
 	/* Each channel leaves a group through one NIC (NVLS and NVLS tree
 	 * through one per head: every rank of the group sends its slice over
 	 * its own NIC): fewer of those than NICs leave some NICs idle. */
@@ -752,12 +753,14 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		int C0 = channels > 0 ? channels : nv ? c->nccl.nvls_channels : ccs_nccl_channels(c, CCS_ALGO_RING);
 		if (nv)
 			C0 *= p > 0 ? p : 1;
-		if (c->nccl.nics > 0 && C0 < c->nccl.nics && algo != CCS_ALGO_DIRECT && algo != CCS_ALGO_PAIRWISE)
+		if (c->nccl.nics > 0 && C0 < c->nccl.nics && algo != CCS_ALGO_DIRECT && algo != CCS_ALGO_PAIRWISE) {
 			net = net * C0 / c->nccl.nics;
+			net_share = (double)C0 / c->nccl.nics;
+		}
 	}
 	int su_b = c->su_bound;
 
-	struct env env = { c, coll, algo, proto, channels, S, n, G, p, f, intra_only, su, net, su_b };
+	struct env env = { c, coll, algo, proto, channels, S, n, G, p, f, intra_only, su, net, net_share, su_b };
 	if (algo < 0 || algo >= CCS_ALGO_N || !term_of[algo]) {
 		*why = "unknown algorithm";
 		return -1;

@@ -177,12 +177,7 @@ int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const 
 	int rc = CCS_ENOMEM;
 	if (!deg || !ka || !kb)
 		goto out;
-	/* each group's edges: tree 0's count 1, tree 1's 1 << 16 */
-	for (int tr = 0; tr < 2; tr++)
-		for (int k = 1; k < G; k++) {
-			deg[ccs_btree_place(tr, k, G)] += tr ? 1 << 16 : 1;
-			deg[ccs_btree_place(tr, ccs_btree_parent(k, G), G)] += tr ? 1 << 16 : 1;
-		}
+	ccs_btree_degrees(G, deg);
 	double worst = 0;
 	for (int g = 0; g < G; g++) {
 		const int32_t *mem = members + gstart[g];
