@@ -147,6 +147,17 @@ static int nt_comment(const struct ccs_lines_toks *k, int line, struct ntschema 
 			if (!strcmp(k->t[i], "on") && !out->host[0] && !strcmp(k->t[2], "0"))
 				snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);
 	}
+	/* ccsim predict's own table: "# ccsim predict: AllReduce on hgx-h100:
+	 * 32 ranks in 4 groups ..." (its busbw / algbw cannot tell 32 from 33) */
+	if (k->n >= 8 && !strcmp(k->t[1], "ccsim") && !strcmp(k->t[2], "predict:") && !strcmp(k->t[4], "on") &&
+	    ccs_lines_is_uint(k->t[6]) && !strcmp(k->t[7], "ranks")) {
+		int c = ccs_coll_parse(k->t[3]);
+		long rk = strtol(k->t[6], NULL, 10);
+		if (c >= 0 && !tb->coll[0])
+			snprintf(tb->coll, sizeof tb->coll, "%s", ccs_coll_cli[c]);
+		if (rk >= 1 && rk < 1000000 && rk > tb->ranks)
+			tb->ranks = (int)rk;
+	}
 	/* "# Avg bus bandwidth    : 745.53" */
 	if (k->n >= 6 && !strcmp(k->t[1], "Avg") && !strcmp(k->t[2], "bus") && !strcmp(k->t[3], "bandwidth")) {
 		double v;
@@ -200,6 +211,38 @@ static const struct { size_t at; int via; const char *a, *b; } ev_rules[] = {
 };
 #undef EVF
 
+/* NAME's value where raw states it (NCCL's "NCCL INFO NAME set by
+ * environment to V", a command line's NAME=V or -x NAME=V), into out
+ * with its line, where out is still empty. */
+static void env_value(const char *raw, int line, const char *name, char *out, size_t outn, int *at)
+{
+	if (out[0])
+		return;
+	size_t nl = strlen(name);
+	for (const char *p = strstr(raw, name); p; p = strstr(p + 1, name)) {
+		if (p != raw && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			continue;
+		const char *v = NULL;
+		if (p[nl] == '=')
+			v = p + nl + 1;
+		else if (!strncmp(p + nl, " set by environment to ", 23))
+			v = p + nl + 23;
+		if (!v)
+			continue;
+		if (*v == '"' || *v == '\'')
+			v++;
+		size_t n = 0;
+		while (v[n] && !isspace((unsigned char)v[n]) && v[n] != '"' && v[n] != '\'' && n + 1 < outn)
+			n++;
+		if (!n)
+			continue;
+		memcpy(out, v, n);
+		out[n] = 0;
+		*at = line;
+		return;
+	}
+}
+
 /* Any line: a command naming a test (its first, for cmd), the test's own
  * failure line (its first). */
 static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line, struct ccs_nt_log *out)
@@ -217,6 +260,8 @@ static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line
 		if (h && !*f && strstr(h, ev_rules[i].a) && (!ev_rules[i].b || strstr(h, ev_rules[i].b)))
 			*f = line;
 	}
+	env_value(raw, line, "NCCL_ALGO", out->env_algo, sizeof out->env_algo, &out->env_algo_line);
+	env_value(raw, line, "NCCL_PROTO", out->env_proto, sizeof out->env_proto, &out->env_proto_line);
 	if (!out->fail[0] && (strstr(raw, "Test NCCL failure") || strstr(raw, "Test CUDA failure") ||
 	                      strstr(raw, "Test failure"))) {
 		const char *p = strstr(raw, "Test ");
@@ -519,7 +564,15 @@ static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_mea
 		EV("%sGPUDirect RDMA on (GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_gdr);
 	if (l->ev_shm && !l->ev_p2p)
 		EV("%sGPUs exchange through host memory (SHM and no P2P, %s:%d)", n ? "; " : "", src, l->ev_shm);
+	if (l->env_algo[0])
+		EV("%sNCCL_ALGO=%s (%s:%d)", n ? "; " : "", l->env_algo, src, l->env_algo_line);
+	if (l->env_proto[0])
+		EV("%sNCCL_PROTO=%s (%s:%d)", n ? "; " : "", l->env_proto, src, l->env_proto_line);
 #undef EV
+	if (l->env_algo[0] && !set->nccl_algo[0])
+		snprintf(set->nccl_algo, sizeof set->nccl_algo, "%s", l->env_algo);
+	if (l->env_proto[0] && !set->nccl_proto[0])
+		snprintf(set->nccl_proto, sizeof set->nccl_proto, "%s", l->env_proto);
 	set->ev |= (l->ev_socket ? CCS_EV_SOCKET : 0) | (l->ev_ib ? CCS_EV_RDMA : 0) |
 	           ((l->ev_ib || l->ev_nogdr) && !l->ev_gdr ? CCS_EV_NO_GDR : 0) | (l->ev_gdr ? CCS_EV_GDR : 0) |
 	           (l->ev_shm && !l->ev_p2p ? CCS_EV_SHM : 0) | (l->ev_p2p ? CCS_EV_P2P : 0);

@@ -87,6 +87,11 @@ struct ccs_nt_log {
 	 * (0: not seen): "via NET/Socket", "via NET/IB" (or RoCE), "GDRDMA"
 	 * after NET, "via SHM", "via P2P"; "GPU Direct RDMA Disabled" */
 	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p, ev_nogdr;
+	/* NCCL_ALGO / NCCL_PROTO as the log states them ("NCCL INFO NCCL_ALGO
+	 * set by environment to Ring", or NCCL_ALGO=Ring on a command line):
+	 * the first value and its line, "" and 0 when the log does not say */
+	char env_algo[96], env_proto[96];
+	int env_algo_line, env_proto_line;
 	int fail_line;
 	char host[64];              /* host of rank 0, "" unknown */
 	int cputime;                /* times are -C CPU times */
@@ -201,6 +206,7 @@ struct ccs_meas_set {
 	char versions[192];
 	char evidence[512];         /* what the logs' NCCL INFO lines say of the transports, "" nothing */
 	unsigned ev;                /* the same as CCS_EV_ flags, over every log */
+	char nccl_algo[96], nccl_proto[96];     /* NCCL_ALGO / NCCL_PROTO a log states (its first), "" none */
 	char **warn;                /* lines skipped, with positions */
 	size_t nwarn;
 };

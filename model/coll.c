@@ -3,6 +3,7 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,4 +199,49 @@ void ccs_btree_degrees(int G, int32_t *deg)
 			deg[ccs_btree_place(tr, k, G)] += tr ? 1 << 16 : 1;
 			deg[ccs_btree_place(tr, ccs_btree_parent(k, G), G)] += tr ? 1 << 16 : 1;
 		}
+}
+
+/* NCCL_ALGO / NCCL_PROTO (coll.h) */
+long ccs_coll_env_mask(const char *s, int coll, int protos, unsigned all_mask, char *bad, size_t badn)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", s);
+	long result = -2;
+	char *save1 = NULL;
+	for (char *sec = strtok_r(buf, ";", &save1); sec; sec = strtok_r(NULL, ";", &save1)) {
+		char *colon = strchr(sec, ':');
+		char *list = sec;
+		if (colon) {
+			*colon = 0;
+			int cc = ccs_coll_parse(sec);
+			if (cc < 0) {
+				snprintf(bad, badn, "%s", sec);
+				return -1;
+			}
+			list = colon + 1;
+			if (cc != coll)
+				continue;
+		} else if (result != -2) {
+			continue;   /* a per-collective section already matched */
+		}
+		int neg = *list == '^';
+		if (neg)
+			list++;
+		unsigned m = 0;
+		char *save2 = NULL;
+		for (char *it = strtok_r(list, ",", &save2); it; it = strtok_r(NULL, ",", &save2)) {
+			while (isspace((unsigned char)*it))
+				it++;
+			int v = protos ? ccs_proto_parse(it) : ccs_algo_parse(it);
+			if (v < 0) {
+				snprintf(bad, badn, "%s", it);
+				return -1;
+			}
+			m |= 1u << v;
+		}
+		result = neg ? (long)(all_mask & ~m) : (long)m;
+		if (colon)
+			break;
+	}
+	return result == -2 ? (long)all_mask : result;
 }

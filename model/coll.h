@@ -13,6 +13,7 @@
 #ifndef CCS_COLL_H
 #define CCS_COLL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum ccs_coll { CCS_COLL_ALLREDUCE, CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER,
@@ -50,6 +51,12 @@ int ccs_coll_parse(const char *s);
 int ccs_algo_parse(const char *s);
 int ccs_proto_parse(const char *s);
 int ccs_redop_parse(const char *s);
+/* NCCL_ALGO / NCCL_PROTO's grammar (protos: 1 for NCCL_PROTO): sections
+ * "coll:list" or "list" separated by ';', items by ','; a leading '^'
+ * negates the list ("allreduce:tree;ring", "^LL128").  The mask of
+ * 1 << CCS_ALGO_* (CCS_PROTO_*) it allows for coll, all_mask when no
+ * section applies; -1 on an unknown name, copied into bad. */
+long ccs_coll_env_mask(const char *s, int coll, int protos, unsigned all_mask, char *bad, size_t badn);
 const struct ccs_dtype *ccs_dtype_parse(const char *s);
 /* Names for messages: a comma-separated list of valid spellings. */
 const char *ccs_dtype_list(void);

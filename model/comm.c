@@ -104,9 +104,15 @@ static int make_groups(const struct ccs_topo *t, struct ccs_comm *c)
 		map[i] = -1;
 	c->G = 0;
 	c->nnodes = 0;
+	/* P2P off (NCCL_P2P_DISABLE) takes NCCL's P2P transport, and with it
+	 * NVLink between hosts (MNNVL): GPUs of other nodes are reached over
+	 * the network, so the groups are the nodes */
+	int nodes_only = 0;
+	for (int r = 0; r < c->n; r++)
+		nodes_only |= t->gpu[c->rank_gpu[r]].no_p2p;
 	for (int r = 0; r < c->n; r++) {
 		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
-		int32_t key = domsize[gp->domain] > 1 ? gp->domain : t->ndomains + (gp->node < 0 ? 0 : gp->node);
+		int32_t key = domsize[gp->domain] > 1 && !nodes_only ? gp->domain : t->ndomains + (gp->node < 0 ? 0 : gp->node);
 		if (map[key] < 0)
 			map[key] = c->G++;
 		c->rank_group[r] = map[key];

@@ -35,7 +35,7 @@ double ccs_comm_host_staged_net(const struct ccs_topo *t, const struct ccs_comm 
 }
 
 /* A rank with P2P off exchanges with its node's GPUs through host memory
- * (NCCL's SHM): its bytes go up its PCIe link to its CPU and the peer's come
+ * (NCCL's SHM): its bytes go up its PCIe link (or NVLink-C2C) to its CPU and the peer's come
  * down its link; behind a PCIe switch the switch's uplink (each way) is
  * shared by the group's ranks under it that stage.  The rank's rate: its
  * own link, at most that uplink over those ranks. */
@@ -46,9 +46,9 @@ double ccs_comm_host_staged_p2p(const struct ccs_topo *t, const struct ccs_comm 
 	for (uint32_t k = t->adj_off[gp->dev]; k < t->adj_off[gp->dev + 1]; k++) {
 		const struct ccs_link *l = &t->link[t->adj[k]];
 		uint32_t up = t->adj_nbr[k];
-		if (l->type != CCS_LINK_PCIE || !ccs_link_live(l))
+		if ((l->type != CCS_LINK_PCIE && l->type != CCS_LINK_C2C) || !ccs_link_live(l))
 			continue;
-		double own = l->bw_Bps * c->prm.eff[CCS_LINK_PCIE];
+		double own = l->bw_Bps * c->prm.eff[l->type];
 		if (t->dev[up].kind == CCS_DEV_PCISW) {
 			double ul = 0;
 			for (uint32_t j = t->adj_off[up]; j < t->adj_off[up + 1]; j++)

@@ -135,61 +135,8 @@ for f in rail:node0/gpu0:node0/nic1 rail:node1/gpu3:node1/nic7; do
 		{ fail=$((fail + 1)); echo "FAIL: diagnose: planted $f"; sed -n '1,6p' "$w/out"; }
 done
 
-# the round trip on every shipped topology (2 nodes): the log `predict
-# --fault F` writes, as printed (ccsim's own table) and behind srun's
-# prefix, is diagnosed with F (or an equivalent) first, and the healthy
-# log healthy; a fault the collective cannot see (both nodes in one NVLink
-# domain, or a NIC that is not the bottleneck) leaves the healthy
-# prediction within 0.5% of the log, and "no fault found" is right.
-SEED=${CCSIM_SEED:-19}
-rt_fail=0
-for t in "$ROOT"/topologies/*.yaml; do
-	n=$(basename "$t" .yaml)
-	nic=$("$C" topo dot "$t" --set nodes=2 2>/dev/null | grep -o '"node0/[a-z]*[0-9]*"' | tr -d '"' | grep -E '/(nic|efa)' | head -n 1)
-	[ -n "$nic" ] || continue
-	pct=$(awk -v s="$SEED" -v n="$n" 'BEGIN { srand(s + length(n)); k = int(rand() * 3); print k == 0 ? 25 : k == 1 ? 50 : 75 }')
-	f="nic:$nic:$pct%"
-	"$C" predict -t "$t" --set nodes=2 -c allreduce -b 1M -e 4G -f 4 >"$w/healthy.log" 2>/dev/null
-	"$C" predict -t "$t" --set nodes=2 -c allreduce -b 1M -e 4G -f 4 --fault "$f" >"$w/fault.log" 2>/dev/null
-	sed 's/^/  0: /' "$w/fault.log" >"$w/fault-srun.log"
-	for log in fault.log fault-srun.log; do
-		"$C" diagnose -t "$t" --set nodes=2 --tolerance 3% "$w/$log" --list --top 1 >"$w/out" 2>&1
-		if grep -q "^        all: .*$f" "$w/out"; then
-			:
-		elif grep -q '^# healthy: fits within 0\.[0-4]%' "$w/out" && grep -q '^no fault found' "$w/out"; then
-			:
-		else
-			rt_fail=$((rt_fail + 1))
-			echo "FAIL: diagnose round trip: seed $SEED, $n, $log, planted $f:"
-			sed -n '2,5p' "$w/out"
-		fi
-	done
-	"$C" diagnose -t "$t" --set nodes=2 --tolerance 3% "$w/healthy.log" >"$w/out" 2>&1
-	grep -q '^no fault found' "$w/out" || { rt_fail=$((rt_fail + 1)); echo "FAIL: diagnose round trip: seed $SEED, $n, healthy"; sed -n '2,5p' "$w/out"; }
-	# a wrong NIC: node0's first GPU held to the last NIC of its node that
-	# it reaches over host links; F first, or a rail fault with the same
-	# predictions (0.0%: a symmetric machine cannot say which GPU), or, where
-	# it moves the prediction by less than the 3% tolerance, healthy
-	dot=$("$C" topo dot "$t" --set nodes=2 2>/dev/null | grep -o '"node0/[a-z]*[0-9]*"' | tr -d '"' | sort -u)
-	gpu=$(echo "$dot" | grep -E '/(gpu|npu)' | sort -t u -k2 -n | head -n 1)
-	f=""
-	for x in $(echo "$dot" | grep -E '/(nic|efa)' | sort -r); do
-		"$C" predict -t "$t" --set nodes=2 -c allreduce -b 1M -e 4G -f 4 --fault "rail:$gpu:$x" >"$w/fault.log" 2>/dev/null &&
-			{ f="rail:$gpu:$x"; break; }
-	done
-	[ -n "$f" ] || { rt_fail=$((rt_fail + 1)); echo "FAIL: diagnose round trip: $n: no rail fault applies to $gpu"; continue; }
-	"$C" diagnose -t "$t" --set nodes=2 --tolerance 3% "$w/fault.log" --list --top 1 >"$w/out" 2>&1
-	if grep -q "^        all: .*$f" "$w/out" || grep -q '^     1        0\.0%  0\.0000   rail:' "$w/out"; then
-		:
-	elif grep -q '^# healthy: fits within [0-2]\.[0-9]%' "$w/out" && grep -q '^no fault found' "$w/out"; then
-		:
-	else
-		rt_fail=$((rt_fail + 1))
-		echo "FAIL: diagnose round trip: $n, planted $f:"
-		sed -n '2,5p' "$w/out"
-	fi
-done
-[ "$rt_fail" -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
+# the round trip on every shipped topology, fault kind and algorithm:
+# tests/roundtrip.sh
 
 # A job's own collectives as the NCCL profiler plugin logs them
 # (calibrate/nccl/profiler.c: "coll ... time_ns=T" lines, three calls per

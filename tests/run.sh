@@ -12,6 +12,8 @@
 #   calib    tests/calib.sh: `ccsim calibrate` end to end in a scratch directory
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
+#   roundtrip tests/roundtrip.sh: every shipped topology x fault kind x algorithm, the log
+#            predict --fault writes (nccl-tests' layout, launcher prefixes) diagnosed right
 #   alloc    tests/alloc.sh: every command with its Nth allocation or file write failing, or its files capped, ends cleanly
 #   kill     tests/kill.sh: SIGKILL of run and calibrate ingest at seeded moments loses and doubles nothing
 #   determinism tests/determinism.sh: the same command twice, and run with -j 1 and -j 2, give the same bytes
@@ -118,7 +120,7 @@ echo "golden: $ngold commands checked"
 
 # stateful end-to-end scripts (scratch databases and folders): calibrate
 # (tests/calib.sh) and scenarios (tests/scenarios.sh)
-for script in calib scenarios diagnose alloc kill determinism shards; do
+for script in calib scenarios diagnose roundtrip alloc kill determinism shards; do
 	sh "tests/$script.sh" "$B" >"$tmp/$script.out" 2>&1
 	crc=$?
 	cat "$tmp/$script.out"

@@ -58,6 +58,7 @@ struct row {
 	int coll, ranks;
 	uint64_t size;
 	double t_s;
+	unsigned amask, pmask;      /* the algorithms and protocols NCCL may have chosen from */
 };
 
 struct hyp {
@@ -98,8 +99,8 @@ static int add_member(struct hyp *x, const char *spec)
 
 /* predictions of every row under the extra faults; -1 when the collective
  * cannot complete or nothing applies */
-static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, const char *fault, const struct row *rw,
-                        size_t n, double *out, char *err, size_t errn)
+static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, int nodes, const char *fault,
+                        const struct row *rw, size_t n, double *out, char *err, size_t errn)
 {
 	const char *v[80];
 	int k = 0;
@@ -131,7 +132,8 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, c
 				ccs_comm_release(&c);
 			have = 0;
 			cur = rw[i].ranks;
-			int brc = ccs_comm_build(t, rw[i].ranks, ppn, &c, err, errn);
+			int p = ppn ? ppn : nodes ? (rw[i].ranks + nodes - 1) / nodes : 0;
+			int brc = ccs_comm_build(t, rw[i].ranks, p, &c, err, errn);
 			if (brc) {
 				rc = brc == CCS_ENOMEM ? -2 : -1;
 				break;
@@ -140,9 +142,10 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, c
 		}
 		int a, q;
 		struct ccs_cost cc;
-		if (ccs_select(&c, rw[i].coll, rw[i].size, ~0u, ~0u, 1, &a, &q) ||
+		if (ccs_select(&c, rw[i].coll, rw[i].size, rw[i].amask, rw[i].pmask, 1, &a, &q) ||
 		    ccs_cost_eval(&c, rw[i].coll, a, q, 0, rw[i].size, &cc, NULL)) {
-			snprintf(err, errn, "no algorithm applies to row %zu", i);
+			snprintf(err, errn, "no algorithm %sapplies to row %zu", ~rw[i].amask || ~rw[i].pmask ? "the logs or flags allow " : "",
+			         i);
 			rc = -1;
 			break;
 		}
@@ -178,7 +181,8 @@ static int by_rms(const void *a, const void *b)
  * the hypotheses tried, best first. */
 struct diag_run {
 	const char *topo, *logs[32];
-	int nlog, top, list, maxr, ppn;
+	const char *algo, *proto;   /* -a, -p: what the job ran (NULL: NCCL_ALGO / NCCL_PROTO, then the logs) */
+	int nlog, top, list, maxr, ppn, nodes, nranks;
 	double tol;
 	struct ccs_args_sets sets;
 	struct ccs_meas_set set;
@@ -204,9 +208,14 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 		if (r)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: %s -t TOPO LOG... [--ppn P] [--top N] [--tolerance 15%%] [--list] [--set k=v]\n"
+			printf("usage: %s -t TOPO LOG... [-a ALGO] [-p PROTO] [-n RANKS] [--ppn P | --nodes N] [--top N]\n"
+			       "         [--tolerance 15%%] [--list] [--set k=v]\n"
 			       "  rank fault hypotheses by how well each one's prediction fits measured nccl-tests logs;\n"
-			       "  --ppn: ranks per node as the job placed them (default: the nodes filled in order);\n"
+			       "  -a, -p: the algorithm and protocol the job ran (default: NCCL_ALGO and NCCL_PROTO as\n"
+			       "  this shell or the logs set them, else NCCL's choice, with predict's grammar);\n"
+			       "  -n: the ranks of rows whose log does not say;\n"
+			       "  --ppn, --nodes: ranks per node, or the nodes the ranks spread over evenly, as the job\n"
+			       "  placed them (default: the nodes filled in order);\n"
 			       "  --tolerance: the model's own error, below which healthy stands (default 15%%, its\n"
 			       "  median on published measurements, docs/validation.md; 3%% for logs ccsim wrote)\n", me);
 			return 1;
@@ -223,6 +232,16 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--ppn") && i + 1 < argc) {
 			if (ccs_args_int(me, "--ppn", argv[++i], 1, 1 << 20, &D->ppn))
 				return -1;
+		} else if (!strcmp(argv[i], "--nodes") && i + 1 < argc) {
+			if (ccs_args_int(me, "--nodes", argv[++i], 1, 1 << 20, &D->nodes))
+				return -1;
+		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+			if (ccs_args_int(me, "-n", argv[++i], 1, 1 << 24, &D->nranks))
+				return -1;
+		} else if (!strcmp(argv[i], "-a") && i + 1 < argc) {
+			D->algo = argv[++i];
+		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {
+			D->proto = argv[++i];
 		} else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
 			char *end;
 			double x = strtod(argv[++i], &end);
@@ -239,9 +258,42 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 		}
 	}
 	if (!D->topo || !D->nlog) {
-		fprintf(stderr, "usage: %s -t TOPO LOG... [--ppn P] [--top N] [--tolerance 15%%]\n", me);
+		fprintf(stderr, "usage: %s -t TOPO LOG... [-a ALGO] [-p PROTO] [--ppn P | --nodes N] [--top N] [--tolerance 15%%]\n",
+		        me);
 		return -1;
 	}
+	if (D->ppn && D->nodes) {
+		fprintf(stderr, "%s: '--ppn' and '--nodes' both place the ranks: give one\n", me);
+		return -1;
+	}
+	return 0;
+}
+
+/* The algorithms (protos: protocols) NCCL chose from for coll: -a/-p, else
+ * NCCL_ALGO/NCCL_PROTO in this shell, else as the logs state them; into
+ * *mask, -1 after a message. */
+static int dg_mask(const struct diag_run *D, int coll, int protos, unsigned *mask)
+{
+	unsigned all = protos ? (1u << CCS_PROTO_N) - 1 : (1u << CCS_ALGO_N) - 1;
+	const char *flag = protos ? D->proto : D->algo, *env = getenv(protos ? "NCCL_PROTO" : "NCCL_ALGO");
+	const char *logv = protos ? D->set.nccl_proto : D->set.nccl_algo, *what = protos ? "NCCL_PROTO" : "NCCL_ALGO";
+	*mask = all;
+	const char *v = flag && strcmp(flag, "auto") ? flag : !flag && env && *env ? env : !flag && logv[0] ? logv : NULL;
+	if (!v)
+		return 0;
+	const char *from = v == flag ? (protos ? "-p" : "-a") : v == env ? what : "the logs' ";
+	char bad[128];
+	long m = ccs_coll_env_mask(v, coll, protos, all, bad, sizeof bad);
+	if (m < 0) {
+		fprintf(stderr, "%s: %s%s: unknown %s '%s'\n", me, from, v == logv ? what : "", protos ? "protocol" : "algorithm", bad);
+		return -1;
+	}
+	if (!m) {
+		fprintf(stderr, "%s: %s%s '%s' allows no %s for %s\n", me, from, v == logv ? what : "", v,
+		        protos ? "protocol" : "algorithm", ccs_coll_cli[coll]);
+		return -1;
+	}
+	*mask = (unsigned)m;
 	return 0;
 }
 
@@ -264,13 +316,16 @@ static int dg_rows(struct diag_run *D)
 		const struct ccs_meas *m = &D->set.m[i];
 		if (!ccs_meas_is_coll(m) || strncmp(m->variant, "oop", 3))
 			continue;
-		int coll = ccs_coll_parse(m->name);
-		if (coll < 0 || coll == CCS_COLL_SENDRECV || !m->ranks) {
-			fprintf(stderr, "%s: %s:%d: %s rows need a known rank count (and are not sendrecv); skipped\n", me, m->file,
-			        m->line, m->name);
+		int coll = ccs_coll_parse(m->name), ranks = m->ranks ? m->ranks : D->nranks;
+		if (coll < 0 || coll == CCS_COLL_SENDRECV || !ranks) {
+			fprintf(stderr, "%s: %s:%d: %s rows need a known rank count (the log's Rank lines or -n; and are not "
+			                "sendrecv); skipped\n", me, m->file, m->line, m->name);
 			continue;
 		}
-		D->rw[D->nrw++] = (struct row){ coll, m->ranks, m->size, m->median_s };
+		struct row r = { coll, ranks, m->size, m->median_s, 0, 0 };
+		if (dg_mask(D, coll, 0, &r.amask) || dg_mask(D, coll, 1, &r.pmask))
+			return -1;
+		D->rw[D->nrw++] = r;
 	}
 	if (!D->nrw) {
 		fprintf(stderr, "%s: no usable nccl-tests row in the logs\n", me);
@@ -279,7 +334,7 @@ static int dg_rows(struct diag_run *D)
 	D->healthy = ccs_malloc(D->nrw * sizeof *D->healthy);
 	if (!D->healthy)
 		return -2;
-	if (predict_rows(D->topo, &D->sets, D->ppn, NULL, D->rw, D->nrw, D->healthy, D->err, sizeof D->err)) {
+	if (predict_rows(D->topo, &D->sets, D->ppn, D->nodes, NULL, D->rw, D->nrw, D->healthy, D->err, sizeof D->err)) {
 		fprintf(stderr, "%s: %s\n", me, D->err);
 		return -1;
 	}
@@ -332,7 +387,8 @@ static int dg_candidates(struct diag_run *D)
 		return -2;
 	struct ccs_comm cm;
 	char cerr[256];
-	if (ccs_comm_build(D->t, D->maxr, D->ppn, &cm, cerr, sizeof cerr)) {
+	if (ccs_comm_build(D->t, D->maxr, D->ppn ? D->ppn : D->nodes ? (D->maxr + D->nodes - 1) / D->nodes : 0, &cm, cerr,
+	                   sizeof cerr)) {
 		fprintf(stderr, "%s: %s\n", me, cerr);
 		ccs_free(node_in);
 		return -1;
@@ -418,7 +474,7 @@ static int dg_try(struct diag_run *D)
 			D->ncontra++;
 			continue;   /* the logs say otherwise */
 		}
-		int prc = predict_rows(D->topo, &D->sets, D->ppn, D->spec[i], D->rw, D->nrw, pred, D->err, sizeof D->err);
+		int prc = predict_rows(D->topo, &D->sets, D->ppn, D->nodes, D->spec[i], D->rw, D->nrw, pred, D->err, sizeof D->err);
 		if (prc == -2) {
 			ccs_free(pred);
 			return -2;

@@ -63,53 +63,6 @@ static void fit(char *buf, size_t n, double v, int width)
 	snprintf(buf, n, "%.*e", width >= 7 ? 1 : 0, v);
 }
 
-/* NCCL_ALGO / NCCL_PROTO grammar: sections "coll:list" or "list" separated
- * by ';', list items by ','; a leading '^' negates the list.  The mask for
- * coll, or all_mask when nothing applies.  -1 on an unknown name. */
-static long parse_env_list(const char *s, int coll, int protos, unsigned all_mask, char *bad, size_t badn)
-{
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", s);
-	long result = -2;
-	char *save1 = NULL;
-	for (char *sec = strtok_r(buf, ";", &save1); sec; sec = strtok_r(NULL, ";", &save1)) {
-		char *colon = strchr(sec, ':');
-		char *list = sec;
-		if (colon) {
-			*colon = 0;
-			int cc = ccs_coll_parse(sec);
-			if (cc < 0) {
-				snprintf(bad, badn, "%s", sec);
-				return -1;
-			}
-			list = colon + 1;
-			if (cc != coll)
-				continue;
-		} else if (result != -2) {
-			continue;   /* a per-collective section already matched */
-		}
-		int neg = *list == '^';
-		if (neg)
-			list++;
-		unsigned m = 0;
-		char *save2 = NULL;
-		for (char *it = strtok_r(list, ",", &save2); it; it = strtok_r(NULL, ",", &save2)) {
-			while (isspace((unsigned char)*it))
-				it++;
-			int v = protos ? ccs_proto_parse(it) : ccs_algo_parse(it);
-			if (v < 0) {
-				snprintf(bad, badn, "%s", it);
-				return -1;
-			}
-			m |= 1u << v;
-		}
-		result = neg ? (long)(all_mask & ~m) : (long)m;
-		if (colon)
-			break;
-	}
-	return result == -2 ? (long)all_mask : result;
-}
-
 static int env_int(const char *name, int *out)
 {
 	const char *s = getenv(name);
@@ -381,7 +334,7 @@ static int masks_of(struct req *rq)
 		rq->amask = 1u << a;
 		rq->fixed_algo = 1;
 	} else if (!rq->algo_s && getenv("NCCL_ALGO") && *getenv("NCCL_ALGO")) {
-		long m = parse_env_list(getenv("NCCL_ALGO"), rq->coll, 0, rq->all_algo, bad, sizeof bad);
+		long m = ccs_coll_env_mask(getenv("NCCL_ALGO"), rq->coll, 0, rq->all_algo, bad, sizeof bad);
 		if (m < 0) {
 			fprintf(stderr, "%s: NCCL_ALGO: unknown algorithm '%s'\n", me, bad);
 			return -1;
@@ -396,7 +349,7 @@ static int masks_of(struct req *rq)
 		}
 		rq->pmask = 1u << q;
 	} else if (!rq->proto_s && getenv("NCCL_PROTO") && *getenv("NCCL_PROTO")) {
-		long m = parse_env_list(getenv("NCCL_PROTO"), rq->coll, 1, rq->all_proto, bad, sizeof bad);
+		long m = ccs_coll_env_mask(getenv("NCCL_PROTO"), rq->coll, 1, rq->all_proto, bad, sizeof bad);
 		if (m < 0) {
 			fprintf(stderr, "%s: NCCL_PROTO: unknown protocol '%s'\n", me, bad);
 			return -1;
@@ -517,7 +470,12 @@ static int time_rows(struct req *rq)
 		if (!rq->fixed_algo || (rq->pmask & (rq->pmask - 1)))
 			ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, rq->best, &aa, &aq);
 		struct ccs_cost cc;
-		ccs_cost_eval(&rq->comm, rq->coll, a, q, rq->channels, rw->bytes, &cc, NULL);
+		const char *why = NULL;
+		if (ccs_cost_eval(&rq->comm, rq->coll, a, q, rq->channels, rw->bytes, &cc, &why)) {
+			fprintf(stderr, "%s: %s %s on %s at %llu bytes: %s\n", me, ccs_algo_name[a], ccs_coll_name[rq->coll], rq->t->name,
+			        (unsigned long long)rw->bytes, why ? why : "it does not apply");
+			return -1;
+		}
 		rw->algo = a;
 		rw->proto = q;
 		rw->channels = cc.channels;

@@ -196,6 +196,39 @@ static void test_as_saved(void)
 	}
 }
 
+/* NCCL_ALGO / NCCL_PROTO as a log states them, and ccsim predict's own
+ * table with its rank count (busbw / algbw cannot tell 32 ranks from 33). */
+static void test_stated(void)
+{
+	static const char info[] =
+		"$ NCCL_PROTO=Simple mpirun -x NCCL_ALGO_X=1 ./all_reduce_perf -b 1G -e 1G\n"
+		"#  Rank  7 Group  0 Pid 1 on node01 device  7 [0x00] NVIDIA H100\n"
+		"node01:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+		"node01:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"  1073741824     268435456     float     sum      -1   5639.0  190.41  333.22      0   5640.0  190.38  333.16      0\n";
+	struct ccs_meas_set set;
+	struct ccs_diag d;
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	CHECK(!ccs_ingest_text("run.txt", info, strlen(info), &set, &d));
+	/* the first statement of each; NCCL_ALGO_X is another name */
+	CHECK(!strcmp(set.nccl_algo, "Ring") && !strcmp(set.nccl_proto, "Simple"));
+	CHECK(strstr(set.evidence, "NCCL_ALGO=Ring (run.txt:3)") && strstr(set.evidence, "NCCL_PROTO=Simple (run.txt:1)"));
+	ccs_meas_set_release(&set);
+	static const char own[] =
+		"# ccsim predict: AllReduce on hgx-h100: 32 ranks in 4 groups of 8 (scale-up domains), NCCL's choice\n"
+		"# faults: nic:node1/nic0:50%\n"
+		"#\n"
+		"#       size         count      type   redop    root     time   algbw   busbw  algo           proto   ch  bound    best\n"
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n"
+		"  4294967296    1073741824     float     sum      -1  25154.6  170.74  330.81  ring           Simple  16  nic      -\n";
+	memset(&set, 0, sizeof set);
+	CHECK(!ccs_ingest_text("out.txt", own, strlen(own), &set, &d));
+	CHECK(set.n == 1 && set.m[0].ranks == 32 && !strcmp(set.m[0].name, "allreduce") && !set.nccl_algo[0]);
+	ccs_meas_set_release(&set);
+}
+
 /* The collective from the columns, or refused where they cannot tell. */
 static void test_from_columns(void)
 {
@@ -289,6 +322,7 @@ int main(void)
 	test_nccltests();
 	test_as_saved();
 	test_from_columns();
+	test_stated();
 	test_odd_files();
 	test_perftest();
 	return CHECK_DONE("test_ingest");
