@@ -201,13 +201,16 @@ static int run_starts(const struct ccs_lines_toks *k)
  * or anywhere: the channel lines ("Channel 00/0 : 0[0] -> 8[0] [send] via
  * NET/IB/0/GDRDMA"; aws-ofi-nccl's NET/AWS Libfabric or NET/OFI), NCCL's
  * "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'" (aws-ofi-nccl:
- * "disabling GDR") and "NET/IB : Using [0]mlx5_0:1/RoCE". */
+ * "disabling GDR"), ncclTopoCheckGdr's "GPU Direct RDMA Enabled for GPU
+ * 7000 / HCA 0 (distance 4 <= 5)" (its "Disabled for GPU ... (distance 9 >
+ * 5)" is the Disabled rule) and "NET/IB : Using [0]mlx5_0:1/RoCE". */
 #define EVF(f) offsetof(struct ccs_nt_log, f)
 static const struct { size_t at; int via; const char *a, *b; } ev_rules[] = {
 	{ EVF(ev_socket), 1, "NET/Socket", NULL }, { EVF(ev_ib), 1, "NET/IB", NULL }, { EVF(ev_ib), 1, "NET/AWS", NULL },
 	{ EVF(ev_ib), 1, "NET/OFI", NULL }, { EVF(ev_ib), 1, "NET/Libfabric", NULL }, { EVF(ev_gdr), 1, "NET/", "GDRDMA" },
 	{ EVF(ev_shm), 1, "SHM", NULL }, { EVF(ev_p2p), 1, "P2P", NULL }, { EVF(ev_nogdr), 0, "GPU Direct RDMA Disabled", NULL },
 	{ EVF(ev_nogdr), 0, "disabling GDR", NULL }, { EVF(ev_ib), 0, "NET/IB : Using", NULL },
+	{ EVF(ev_gdr), 0, "GPU Direct RDMA Enabled for GPU", NULL },
 };
 #undef EVF
 

@@ -227,6 +227,19 @@ static void test_stated(void)
 	CHECK(!ccs_ingest_text("out.txt", own, strlen(own), &set, &d));
 	CHECK(set.n == 1 && set.m[0].ranks == 32 && !strcmp(set.m[0].name, "allreduce") && !set.nccl_algo[0]);
 	ccs_meas_set_release(&set);
+	/* ncclTopoCheckGdr's verdicts: enabled for one pair and disabled
+	 * (too far) for another state neither GDR on nor off for all */
+	static const char gdr[] =
+		"h:1:1 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 7000 / HCA 0 (distance 4 <= 5), read 1 mode Default\n"
+		"h:1:1 [1] NCCL INFO GPU Direct RDMA Disabled for GPU 9000 / HCA 3 (distance 9 > 5)\n"
+		"# Collective test starting: all_reduce_perf\n"
+		"#  Rank  7 Group  0 Pid 1 on node01 device  7 [0x00] NVIDIA H100\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"  1073741824     268435456     float     sum      -1   5639.0  190.41  333.22      0   5640.0  190.38  333.16      0\n";
+	memset(&set, 0, sizeof set);
+	CHECK(!ccs_ingest_text("gdr.txt", gdr, strlen(gdr), &set, &d));
+	CHECK((set.ev & CCS_EV_GDR) && (set.ev & CCS_EV_NO_GDR) == 0 && strstr(set.evidence, "GPUDirect RDMA on"));
+	ccs_meas_set_release(&set);
 }
 
 /* The collective from the columns, or refused where they cannot tell. */
