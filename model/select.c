@@ -30,10 +30,11 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 			double t;
 			if (by_nccl) {
 				/* NCCL's time, for an algorithm that completes here (a
-				 * fault may leave it no finite time by ours) */
+				 * fault may leave it no finite time by ours): checked
+				 * only where it would be the best so far */
 				struct ccs_cost cc;
 				t = ccs_nccl_time(c, coll, a, q, bytes);
-				if (t < 0 || ccs_cost_eval(c, coll, a, q, 0, bytes, &cc, NULL))
+				if (t < 0 || (t < best && ccs_cost_eval(c, coll, a, q, 0, bytes, &cc, NULL)))
 					continue;
 			} else {
 				struct ccs_cost cc;

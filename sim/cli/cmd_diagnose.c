@@ -97,6 +97,13 @@ static int add_member(struct hyp *x, const char *spec)
 	return 0;
 }
 
+/* Ranks per node for a communicator of ranks: --ppn, else --nodes spread
+ * evenly, else 0 (the nodes filled in order). */
+static int ppn_of(int ppn, int nodes, int ranks)
+{
+	return ppn ? ppn : nodes ? (ranks + nodes - 1) / nodes : 0;
+}
+
 /* predictions of every row under the extra faults; -1 when the collective
  * cannot complete or nothing applies */
 static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, int nodes, const char *fault,
@@ -132,8 +139,7 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, i
 				ccs_comm_release(&c);
 			have = 0;
 			cur = rw[i].ranks;
-			int p = ppn ? ppn : nodes ? (rw[i].ranks + nodes - 1) / nodes : 0;
-			int brc = ccs_comm_build(t, rw[i].ranks, p, &c, err, errn);
+			int brc = ccs_comm_build(t, rw[i].ranks, ppn_of(ppn, nodes, rw[i].ranks), &c, err, errn);
 			if (brc) {
 				rc = brc == CCS_ENOMEM ? -2 : -1;
 				break;
@@ -281,16 +287,16 @@ static int dg_mask(const struct diag_run *D, int coll, int protos, unsigned *mas
 	const char *v = flag && strcmp(flag, "auto") ? flag : !flag && env && *env ? env : !flag && logv[0] ? logv : NULL;
 	if (!v)
 		return 0;
-	const char *from = v == flag ? (protos ? "-p" : "-a") : v == env ? what : "the logs' ";
-	char bad[128];
+	char from[32], bad[128];
+	snprintf(from, sizeof from, "%s%s", v == logv ? "the logs' " : "", v == flag ? (protos ? "-p" : "-a") : what);
+	const char *kind = protos ? "protocol" : "algorithm";
 	long m = ccs_coll_env_mask(v, coll, protos, all, bad, sizeof bad);
 	if (m < 0) {
-		fprintf(stderr, "%s: %s%s: unknown %s '%s'\n", me, from, v == logv ? what : "", protos ? "protocol" : "algorithm", bad);
+		fprintf(stderr, "%s: %s: unknown %s '%s'\n", me, from, kind, bad);
 		return -1;
 	}
 	if (!m) {
-		fprintf(stderr, "%s: %s%s '%s' allows no %s for %s\n", me, from, v == logv ? what : "", v,
-		        protos ? "protocol" : "algorithm", ccs_coll_cli[coll]);
+		fprintf(stderr, "%s: %s '%s' allows no %s for %s\n", me, from, v, kind, ccs_coll_cli[coll]);
 		return -1;
 	}
 	*mask = (unsigned)m;
@@ -387,8 +393,7 @@ static int dg_candidates(struct diag_run *D)
 		return -2;
 	struct ccs_comm cm;
 	char cerr[256];
-	if (ccs_comm_build(D->t, D->maxr, D->ppn ? D->ppn : D->nodes ? (D->maxr + D->nodes - 1) / D->nodes : 0, &cm, cerr,
-	                   sizeof cerr)) {
+	if (ccs_comm_build(D->t, D->maxr, ppn_of(D->ppn, D->nodes, D->maxr), &cm, cerr, sizeof cerr)) {
 		fprintf(stderr, "%s: %s\n", me, cerr);
 		ccs_free(node_in);
 		return -1;
