@@ -13,19 +13,21 @@ struct ccs_classes {
 	const struct ccs_sched *s;
 	struct ccs_sched_lanes ln;
 	uint32_t L, nres, Q, R;
+	uint32_t E;                 /* epochs: 1 + the timed faults' strike times */
 	uint32_t max_q, max_rounds;
-	const double *cap_of;       /* nres: the solver's capacities */
-	uint32_t *route;            /* L x MP: each lane's resources */
-	uint8_t *rn;                /* L: route lengths */
+	const double *cap_of;       /* nres: the solver's capacities (epoch 0) */
+	double *ecap;               /* (E - 1) x nres: those of epochs 1 .. E - 1 */
+	uint32_t *route;            /* L x E x MP: each lane's resources, epoch by epoch */
+	uint8_t *rn;                /* L x E: route lengths */
 	uint64_t *sig0;             /* L: first colours (key, kind, bytes, delay, start) */
-	uint32_t *roff, *rlanes;    /* resource -> crossing lanes (CSR, nres + 1) */
+	uint32_t *roff, *rlanes;    /* resource -> crossings l E + e (CSR, nres + 1) */
 	uint32_t *pj[CCS_SCHED_MAXDEPK];            /* L: pred(j, l) */
 	uint32_t *lc, *rc;          /* lane and resource classes */
 	uint32_t *rep, *nmem;       /* Q: a representative lane, the member count */
-	double *rcap;               /* R: one member's capacity */
-	uint32_t *pres;             /* Q x MP: class paths */
+	double *rcap;               /* E x R: one member's capacity */
+	uint32_t *pres;             /* Q x E x MP: class paths, epoch by epoch */
 	double *pw;
-	uint8_t *pn;
+	uint8_t *pn;                /* Q x E */
 	uint32_t *doff[CCS_SCHED_MAXDEPK], *dq[CCS_SCHED_MAXDEPK];   /* D_j(q): dependency classes */
 	uint32_t *qoff[CCS_SCHED_MAXDEPK], *qs[CCS_SCHED_MAXDEPK];   /* S_j(q): classes that wait on q */
 	uint32_t *goff;             /* per class its members' distinct dependency tuples: */
@@ -69,6 +71,20 @@ static uint64_t bits(double d)
 	return u;
 }
 
+/* Resource capacities in epoch e. */
+static const double *cap_at(const struct ccs_classes *k, uint32_t e)
+{
+	return e ? k->ecap + (size_t)(e - 1) * k->nres : k->cap_of;
+}
+
+/* Lane l's route in epoch e: its resources, *n their count. */
+static const uint32_t *route_of(const struct ccs_classes *k, uint32_t l, uint32_t e, int *n)
+{
+	size_t x = (size_t)l * k->E + e;
+	*n = k->rn[x];
+	return k->route + x * MP;
+}
+
 /* Number the distinct values of sig[0..n) in order of first appearance
  * into out (entries with skip[i] set, where skip is given, get NONE);
  * *count the number of distinct values. */
@@ -107,32 +123,44 @@ static int renumber(const uint64_t *sig, const uint8_t *skip, uint32_t n, uint32
 	return CCS_OK;
 }
 
-/* Each lane's op(0), route and first colour; *why when a lane has no path. */
+/* Each lane's op(0), routes (epoch by epoch: env moves the fabric to
+ * each) and first colour; *why when a lane has no path. */
 static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, const char **why)
 {
-	for (uint32_t l = 0; l < k->L; l++) {
-		struct ccs_op op;
-		uint64_t id = k->ln.id(k->s, 0, l);
-		ccs_sched_get(k->s, id, &op);
-		int n = 0;
-		if (env->route(env->ctx, id, &op, k->route + (size_t)l * MP, &n)) {
-			*why = "a lane has no path over live links";
-			return CCS_EINPUT;
+	for (uint32_t e = 0; e < k->E; e++) {
+		if (e) {
+			const double *cap;
+			CCS_TRY(env->epoch(env->ctx, e, &cap));
+			memcpy(k->ecap + (size_t)(e - 1) * k->nres, cap, (size_t)k->nres * sizeof *cap);
 		}
-		for (int i = 0; i < n; i++)
-			if (k->route[(size_t)l * MP + i] >= k->nres)
-				return CCS_EINTERNAL;
-		k->rn[l] = (uint8_t)n;
-		double late = env->late_s ? env->late_s(env->ctx, &op) : 0;
-		uint64_t h = mix(k->ln.key(k->s, l), op.kind);
-		h = mix(h, op.sm);
-		h = mix(h, bits(op.bytes));
-		h = mix(h, bits(op.delay_s));
-		k->sig0[l] = mix(h, bits(late));
-		for (int j = 0; j < k->ln.ndep; j++) {
-			k->pj[j][l] = k->ln.pred(k->s, j, l);
-			if (k->pj[j][l] != NONE && k->pj[j][l] >= k->L)
-				return CCS_EINTERNAL;
+		for (uint32_t l = 0; l < k->L; l++) {
+			struct ccs_op op;
+			uint64_t id = k->ln.id(k->s, 0, l);
+			ccs_sched_get(k->s, id, &op);
+			size_t x = (size_t)l * k->E + e;
+			int n = 0;
+			if (env->route(env->ctx, id, &op, k->route + x * MP, &n)) {
+				*why = e ? "a timed fault leaves a lane with no path over live links"
+				         : "a lane has no path over live links";
+				return CCS_EINPUT;
+			}
+			for (int i = 0; i < n; i++)
+				if (k->route[x * MP + i] >= k->nres)
+					return CCS_EINTERNAL;
+			k->rn[x] = (uint8_t)n;
+			if (e)
+				continue;
+			double late = env->late_s ? env->late_s(env->ctx, &op) : 0;
+			uint64_t h = mix(k->ln.key(k->s, l), op.kind);
+			h = mix(h, op.sm);
+			h = mix(h, bits(op.bytes));
+			h = mix(h, bits(op.delay_s));
+			k->sig0[l] = mix(h, bits(late));
+			for (int j = 0; j < k->ln.ndep; j++) {
+				k->pj[j][l] = k->ln.pred(k->s, j, l);
+				if (k->pj[j][l] != NONE && k->pj[j][l] >= k->L)
+					return CCS_EINTERNAL;
+			}
 		}
 	}
 	return CCS_OK;
@@ -180,10 +208,10 @@ static int adjacency(struct ccs_classes *k)
 	uint32_t *cnt = ccs_calloc((size_t)k->nres + 1, sizeof *cnt);
 	if (!cnt)
 		return CCS_ENOMEM;
-	size_t tot = 0;
-	for (uint32_t l = 0; l < k->L; l++)
-		for (int i = 0; i < k->rn[l]; i++, tot++)
-			cnt[k->route[(size_t)l * MP + i] + 1]++;
+	size_t tot = 0, LE = (size_t)k->L * k->E;
+	for (size_t x = 0; x < LE; x++)
+		for (int i = 0; i < k->rn[x]; i++, tot++)
+			cnt[k->route[x * MP + i] + 1]++;
 	for (uint32_t r = 0; r < k->nres; r++)
 		cnt[r + 1] += cnt[r];
 	k->roff = cnt;
@@ -194,37 +222,61 @@ static int adjacency(struct ccs_classes *k)
 		return CCS_ENOMEM;
 	}
 	memcpy(fill, cnt, (size_t)k->nres * sizeof *fill);
-	for (uint32_t l = 0; l < k->L; l++)
-		for (int i = 0; i < k->rn[l]; i++)
-			k->rlanes[fill[k->route[(size_t)l * MP + i]]++] = l;
+	for (size_t x = 0; x < LE; x++)
+		for (int i = 0; i < k->rn[x]; i++)
+			k->rlanes[fill[k->route[x * MP + i]]++] = (uint32_t)x;
 	ccs_free(fill);
 	return CCS_OK;
 }
 
-/* Lane l's colour from the last round's classes. */
+/* Lane l's colour from the last round's classes: its class and, epoch by
+ * epoch, the multiset of its route's resource classes. */
 static uint64_t lane_sig(const struct ccs_classes *k, uint32_t l)
 {
-	uint32_t v[MP];
-	int n = k->rn[l];
-	for (int i = 0; i < n; i++)
-		v[i] = k->rc[k->route[(size_t)l * MP + i]];
-	sort_u32(v, (uint32_t)n);
-	uint64_t h = mix(k->lc[l], (uint64_t)n);
-	for (int i = 0; i < n; i++)
-		h = mix(h, v[i]);
+	uint64_t h = mix(k->lc[l], k->E);
+	for (uint32_t e = 0; e < k->E; e++) {
+		uint32_t v[MP];
+		int n;
+		const uint32_t *rt = route_of(k, l, e, &n);
+		for (int i = 0; i < n; i++)
+			v[i] = k->rc[rt[i]];
+		sort_u32(v, (uint32_t)n);
+		h = mix(h, (uint64_t)n);
+		for (int i = 0; i < n; i++)
+			h = mix(h, v[i]);
+	}
 	return h;
 }
 
-/* Resource r's colour: its class and the multiset of its lanes' classes. */
+/* Crossing x of a resource as (lane class, epoch). */
+static uint32_t crossing(const struct ccs_classes *k, uint32_t x)
+{
+	return k->lc[x / k->E] * k->E + x % k->E;
+}
+
+/* Resource r's colour: its class and the multiset of its crossings'
+ * (lane class, epoch). */
 static uint64_t res_sig(const struct ccs_classes *k, uint32_t r, uint32_t *buf)
 {
 	uint32_t a = k->roff[r], b = k->roff[r + 1], m = 0;
 	for (uint32_t x = a; x < b; x++)
-		buf[m++] = k->lc[k->rlanes[x]];
+		buf[m++] = crossing(k, k->rlanes[x]);
 	sort_u32(buf, m);
 	uint64_t h = mix(k->rc[r], m);
 	for (uint32_t x = 0; x < m; x++)
 		h = mix(h, buf[x]);
+	return h;
+}
+
+/* Resource r's first colour: its capacity in every epoch (exact with
+ * one epoch; a collision otherwise is caught by verify). */
+static uint64_t cap_sig(const struct ccs_classes *k, uint32_t r)
+{
+	if (k->E == 1)
+		return bits(k->cap_of[r]);
+	uint64_t h = 0;
+	for (uint32_t e = 0; e < k->E; e++)
+		h = mix(h, bits(cap_at(k, e)[r]));
 	return h;
 }
 
@@ -246,7 +298,7 @@ static int refine(struct ccs_classes *k, const uint64_t *init, int again, int *o
 	int rc = sig && buf && unused && nlc ? CCS_OK : CCS_ENOMEM;
 	for (uint32_t r = 0; !rc && r < k->nres; r++) {
 		unused[r] = k->roff[r + 1] == k->roff[r];
-		sig[r] = again ? k->rc[r] : bits(k->cap_of[r]);
+		sig[r] = again ? k->rc[r] : cap_sig(k, r);
 	}
 	if (!rc)
 		rc = renumber(sig, unused, k->nres, k->rc, &k->R);
@@ -294,14 +346,20 @@ static int lanes_equitable(const struct ccs_classes *k, uint32_t *ba, uint32_t *
 {
 	for (uint32_t l = 0; l < k->L; l++) {
 		uint32_t r0 = k->rep[k->lc[l]];
-		if (k->sig0[l] != k->sig0[r0] || k->rn[l] != k->rn[r0])
+		if (k->sig0[l] != k->sig0[r0])
 			return 0;
-		for (int i = 0; i < k->rn[l]; i++) {
-			ba[i] = k->rc[k->route[(size_t)l * MP + i]];
-			bb[i] = k->rc[k->route[(size_t)r0 * MP + i]];
+		for (uint32_t e = 0; e < k->E; e++) {
+			int n, n0;
+			const uint32_t *a = route_of(k, l, e, &n), *b = route_of(k, r0, e, &n0);
+			if (n != n0)
+				return 0;
+			for (int i = 0; i < n; i++) {
+				ba[i] = k->rc[a[i]];
+				bb[i] = k->rc[b[i]];
+			}
+			if (!same_multiset(ba, bb, (uint32_t)n))
+				return 0;
 		}
-		if (!same_multiset(ba, bb, k->rn[l]))
-			return 0;
 	}
 	return 1;
 }
@@ -315,11 +373,14 @@ static int res_equitable(const struct ccs_classes *k, uint32_t *ba, uint32_t *bb
 		if (k->rc[r] == NONE)
 			continue;
 		uint32_t r0 = rrep[k->rc[r]], n = k->roff[r + 1] - k->roff[r];
-		if (bits(k->cap_of[r]) != bits(k->cap_of[r0]) || n != k->roff[r0 + 1] - k->roff[r0])
+		if (n != k->roff[r0 + 1] - k->roff[r0])
 			return 0;
+		for (uint32_t e = 0; e < k->E; e++)
+			if (bits(cap_at(k, e)[r]) != bits(cap_at(k, e)[r0]))
+				return 0;
 		for (uint32_t x = 0; x < n; x++) {
-			ba[x] = k->lc[k->rlanes[k->roff[r] + x]];
-			bb[x] = k->lc[k->rlanes[k->roff[r0] + x]];
+			ba[x] = crossing(k, k->rlanes[k->roff[r] + x]);
+			bb[x] = crossing(k, k->rlanes[k->roff[r0] + x]);
 		}
 		if (!same_multiset(ba, bb, n))
 			return 0;
@@ -341,8 +402,8 @@ static int verify(struct ccs_classes *k, int *ok)
 			rrep[i] = NONE;
 		*ok = lanes_equitable(k, ba, bb) && res_equitable(k, ba, bb, rrep);
 		for (uint32_t r = 0; *ok && r < k->nres; r++)
-			if (k->rc[r] != NONE)
-				k->rcap[k->rc[r]] = k->cap_of[r];
+			for (uint32_t e = 0; k->rc[r] != NONE && e < k->E; e++)
+				k->rcap[(size_t)e * k->R + k->rc[r]] = cap_at(k, e)[r];
 	}
 	ccs_free(ba);
 	ccs_free(bb);
@@ -350,17 +411,18 @@ static int verify(struct ccs_classes *k, int *ok)
 	return rc;
 }
 
-/* Representatives and member counts, and each class's flow: the distinct
- * resource classes on its representative's route, weight b(R, q) the
- * crossings of one member of R by the class's lanes. */
+/* Representatives and member counts, and each class's flow in each
+ * epoch: the distinct resource classes on its representative's route,
+ * weight b(R, q) the crossings of one member of R by the class's lanes. */
 static int paths(struct ccs_classes *k)
 {
+	size_t QE = (size_t)k->Q * k->E;
 	k->rep = ccs_malloc(((size_t)k->Q + 1) * sizeof *k->rep);
 	k->nmem = ccs_calloc((size_t)k->Q + 1, sizeof *k->nmem);
-	k->rcap = ccs_malloc(((size_t)k->R + 1) * sizeof *k->rcap);
-	k->pres = ccs_malloc(((size_t)k->Q + 1) * MP * sizeof *k->pres);
-	k->pw = ccs_malloc(((size_t)k->Q + 1) * MP * sizeof *k->pw);
-	k->pn = ccs_calloc((size_t)k->Q + 1, 1);
+	k->rcap = ccs_malloc(((size_t)k->R * k->E + 1) * sizeof *k->rcap);
+	k->pres = ccs_malloc((QE + 1) * MP * sizeof *k->pres);
+	k->pw = ccs_malloc((QE + 1) * MP * sizeof *k->pw);
+	k->pn = ccs_calloc(QE + 1, 1);
 	if (!k->rep || !k->nmem || !k->rcap || !k->pres || !k->pw || !k->pn)
 		return CCS_ENOMEM;
 	for (uint32_t q = 0; q < k->Q; q++)
@@ -370,24 +432,26 @@ static int paths(struct ccs_classes *k)
 			k->rep[k->lc[l]] = l;
 		k->nmem[k->lc[l]]++;
 	}
-	for (uint32_t q = 0; q < k->Q; q++) {
-		uint32_t l = k->rep[q];
-		int m = 0;
-		for (int i = 0; i < k->rn[l]; i++) {
-			uint32_t r = k->route[(size_t)l * MP + i], R = k->rc[r];
+	for (size_t qe = 0; qe < QE; qe++) {
+		uint32_t q = (uint32_t)(qe / k->E), e = (uint32_t)(qe % k->E);
+		int n, m = 0;
+		const uint32_t *rt = route_of(k, k->rep[q], e, &n);
+		uint32_t *pres = k->pres + qe * MP;
+		for (int i = 0; i < n; i++) {
+			uint32_t r = rt[i], R = k->rc[r];
 			int seen = 0;
 			for (int x = 0; x < m && !seen; x++)
-				seen = k->pres[(size_t)q * MP + x] == R;
+				seen = pres[x] == R;
 			if (seen)
 				continue;
 			uint32_t b = 0;
 			for (uint32_t x = k->roff[r]; x < k->roff[r + 1]; x++)
-				b += k->lc[k->rlanes[x]] == q;
-			k->pres[(size_t)q * MP + m] = R;
-			k->pw[(size_t)q * MP + m] = (double)b;
+				b += crossing(k, k->rlanes[x]) == (uint32_t)qe;
+			pres[m] = R;
+			k->pw[qe * MP + (size_t)m] = (double)b;
 			m++;
 		}
-		k->pn[q] = (uint8_t)m;
+		k->pn[qe] = (uint8_t)m;
 	}
 	return CCS_OK;
 }
@@ -598,9 +662,11 @@ int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **w
 
 static int alloc_lanes(struct ccs_classes *k)
 {
-	size_t L = (size_t)k->L + 1;
-	k->route = ccs_malloc(L * MP * sizeof *k->route);
-	k->rn = ccs_calloc(L, 1);
+	size_t L = (size_t)k->L + 1, LE = (size_t)k->L * k->E + 1;
+	k->route = ccs_malloc(LE * MP * sizeof *k->route);
+	k->rn = ccs_calloc(LE, 1);
+	if (k->E > 1 && !(k->ecap = ccs_malloc(((size_t)(k->E - 1) * k->nres + 1) * sizeof *k->ecap)))
+		return CCS_ENOMEM;
 	k->sig0 = ccs_malloc(L * sizeof *k->sig0);
 	k->lc = ccs_malloc(L * sizeof *k->lc);
 	k->rc = ccs_malloc(((size_t)k->nres + 1) * sizeof *k->rc);
@@ -682,6 +748,10 @@ int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env
 		*why = "lanes out of range";
 		return CCS_OK;
 	}
+	if (env->nepochs > 1 && (!env->epoch || (uint64_t)ln.L * env->nepochs >= UINT32_MAX / 2)) {
+		*why = env->epoch ? "too many lanes for the timed faults' epochs" : "no way to reach a timed fault's epoch";
+		return CCS_OK;
+	}
 	struct ccs_classes *k = ccs_calloc(1, sizeof *k);
 	if (!k)
 		return CCS_ENOMEM;
@@ -690,6 +760,7 @@ int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env
 	k->L = ln.L;
 	k->nres = env->nres;
 	k->cap_of = env->cap;
+	k->E = env->nepochs > 1 ? env->nepochs : 1;
 	k->max_q = max_q;
 	k->max_rounds = max_rounds;
 	int rc = alloc_lanes(k);
@@ -712,7 +783,7 @@ void ccs_classes_free(struct ccs_classes *k)
 	if (!k)
 		return;
 	drop_partition(k);
-	void *v[] = { k->route, k->rn, k->sig0, k->roff, k->rlanes, k->lc, k->rc };
+	void *v[] = { k->route, k->rn, k->sig0, k->roff, k->rlanes, k->lc, k->rc, k->ecap };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		ccs_free(v[i]);
 	for (int j = 0; j < CCS_SCHED_MAXDEPK; j++)
@@ -725,15 +796,16 @@ void ccs_classes_free(struct ccs_classes *k)
 uint32_t ccs_classes_count(const struct ccs_classes *k) { return k->Q; }
 uint32_t ccs_classes_members(const struct ccs_classes *k, uint32_t q) { return k->nmem[q]; }
 uint32_t ccs_classes_nres(const struct ccs_classes *k) { return k->R; }
-const double *ccs_classes_caps(const struct ccs_classes *k) { return k->rcap; }
+uint32_t ccs_classes_epochs(const struct ccs_classes *k) { return k->E; }
+const double *ccs_classes_caps(const struct ccs_classes *k, uint32_t e) { return k->rcap + (size_t)e * k->R; }
 const uint32_t *ccs_classes_of_res(const struct ccs_classes *k) { return k->rc; }
 
-int ccs_classes_path(const struct ccs_classes *k, uint64_t qid, const uint32_t **res, const double **w)
+int ccs_classes_path(const struct ccs_classes *k, uint64_t qid, uint32_t e, const uint32_t **res, const double **w)
 {
-	uint32_t q = (uint32_t)(qid % k->Q);
-	*res = k->pres + (size_t)q * MP;
-	*w = k->pw + (size_t)q * MP;
-	return k->pn[q];
+	size_t qe = (size_t)(qid % k->Q) * k->E + e;
+	*res = k->pres + qe * MP;
+	*w = k->pw + qe * MP;
+	return k->pn[qe];
 }
 
 void ccs_classes_done(struct ccs_classes *k, uint64_t qid, ccs_time t)

@@ -36,8 +36,21 @@
 ** straggler on a small ring) the classes become as many as the lanes and
 ** the caller runs per flow instead.
 **
-** Cost: building is rounds x (lanes x route + crossings); a run is T x Q
-** class ops where the expanded run has T x L ops.
+** Timed faults.  A fault timed into the run (SPEC@TIME) cuts the run into
+** epochs, each with its capacities and routes (a link down moves the
+** transfers that start after it, and those that crossed it, to other
+** paths).  A lane then has a route per epoch, a resource a capacity per
+** epoch, and the refinement runs on crossings labelled by epoch: every
+** lane of q crosses R a_e(q,R) times in epoch e and every member of R is
+** crossed b_e(R,q) times, so a resource struck at TIME is unlike the
+** others from the start and splits exactly the classes that cross it.  A
+** class op takes its epoch's path when it starts and keeps it until a
+** strike kills a resource class on it (every member of a dead class is
+** dead), then takes the current epoch's with what it has left, as each
+** member would.
+**
+** Cost: building is rounds x (lanes x epochs x route + crossings); a run is
+** T x Q class ops where the expanded run has T x L ops.
 */
 #ifndef CCS_CLASSES_H
 #define CCS_CLASSES_H
@@ -47,14 +60,20 @@
 
 struct ccs_classes;
 
-/* What the lanes run on: a route for an op (CCS_EINPUT: no live path),
- * a root op's late start [s], and the resources as the solver sees them. */
+/* What the lanes run on: a route for an op in the fabric's current state
+ * (CCS_EINPUT: no live path), a root op's late start [s], and the
+ * resources as the solver sees them in epoch 0 (cap).  With timed faults,
+ * nepochs > 1 and epoch(ctx, e, &cap) moves the fabric to epoch e (called
+ * for e = 1, 2, .. in order, after epoch 0's routes) and gives its
+ * capacities; the caller moves the fabric back afterwards. */
 struct ccs_classes_env {
 	void *ctx;
 	int (*route)(void *ctx, uint64_t id, const struct ccs_op *op, uint32_t *res, int *n);
 	double (*late_s)(void *ctx, const struct ccs_op *op);
 	uint32_t nres;
 	const double *cap;
+	uint32_t nepochs;
+	int (*epoch)(void *ctx, uint32_t e, const double **cap);
 };
 
 /* Lump s's lanes on env.  *out NULL with *why set when classes do not
@@ -79,12 +98,15 @@ int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **w
 
 uint32_t ccs_classes_count(const struct ccs_classes *k);          /* Q */
 uint32_t ccs_classes_members(const struct ccs_classes *k, uint32_t q);
-/* Class op qid's flow: resource classes and weights; returns the count. */
-int ccs_classes_path(const struct ccs_classes *k, uint64_t qid, const uint32_t **res, const double **w);
-/* Resource classes: their count, one member's capacity, each resource's
- * class (UINT32_MAX: crossed by no lane). */
+/* Class op qid's flow in epoch e: resource classes and weights; returns
+ * the count. */
+int ccs_classes_path(const struct ccs_classes *k, uint64_t qid, uint32_t e, const uint32_t **res,
+                     const double **w);
+/* Resource classes: their count, one member's capacity in epoch e, each
+ * resource's class (UINT32_MAX: crossed by no lane). */
+uint32_t        ccs_classes_epochs(const struct ccs_classes *k);
 uint32_t        ccs_classes_nres(const struct ccs_classes *k);
-const double   *ccs_classes_caps(const struct ccs_classes *k);
+const double   *ccs_classes_caps(const struct ccs_classes *k, uint32_t e);
 const uint32_t *ccs_classes_of_res(const struct ccs_classes *k);
 
 /* Class op qid ended at t (the checks below need it). */

@@ -294,13 +294,24 @@ int ccs_flows_set_cap(struct ccs_flows *f, uint32_t res, double cap, ccs_time no
 
 int ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int n, ccs_time now)
 {
+	return ccs_flows_reroute_w(f, id, res, NULL, n, now);
+}
+
+int ccs_flows_reroute_w(struct ccs_flows *f, uint32_t id, const uint32_t *res, const double *w, int n, ccs_time now)
+{
 	struct flow *fl = &f->f[id];
 	if (!fl->active || n < 0 || n > CCS_FLOW_MAXPATH)
 		return CCS_EINTERNAL;
-	/* room on the new resources first, so that failure leaves it as it was */
+	for (int i = 0; w && i < n; i++)
+		if (!(w[i] > 0))
+			return CCS_EINTERNAL;
+	/* room (and weights) on the new resources first, so that failure
+	 * leaves it as it was */
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
 		CCS_TRY(room(r));
+		if (w)
+			CCS_TRY(weights_on(r));
 		CCS_TRY(mark_dirty(f, res[i]));
 	}
 	settle(f, fl, now);
@@ -311,14 +322,15 @@ int ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int
 	}
 	fl->rate = 0;
 	fl->n = (uint8_t)n;
-	fl->weighted = 0;           /* a rerouted flow is one flow */
+	fl->weighted = w != NULL;
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
 		fl->res[i] = res[i];
 		fl->pos[i] = r->nfl;
 		if (r->flw)
-			r->flw[r->nfl] = 1.0;
+			r->flw[r->nfl] = w ? w[i] : 1.0;
 		r->fl[r->nfl++] = id;
+		r->nw += w != NULL;
 	}
 	return CCS_OK;
 }

@@ -72,7 +72,8 @@ void ccs_flows_free(struct ccs_flows *f);
 int  ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag,
                    ccs_time now, uint32_t *id);
 /* The same for a class (above): w[i] > 0 its weight on res[i] (NULL: 1
- * everywhere, ccs_flows_add).  A reroute makes it an ordinary flow. */
+ * everywhere, ccs_flows_add).  A reroute makes it an ordinary flow unless
+ * it gives weights (ccs_flows_reroute_w). */
 int  ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, int n, double bytes, uint64_t tag,
                      ccs_time now, uint32_t *id);
 /* Remove a finished (or cancelled) flow at time now. */
@@ -83,6 +84,9 @@ int  ccs_flows_set_cap(struct ccs_flows *f, uint32_t res, double cap, ccs_time n
 /* Move active flow id to the path res[0..n) at time now, with the bytes
  * it has left, its id, tag and outstanding event (a reroute). */
 int  ccs_flows_reroute(struct ccs_flows *f, uint32_t id, const uint32_t *res, int n, ccs_time now);
+/* The same for a class: w[i] > 0 its weight on res[i] (NULL: 1). */
+int  ccs_flows_reroute_w(struct ccs_flows *f, uint32_t id, const uint32_t *res, const double *w, int n,
+                         ccs_time now);
 /* Flow ids run below ccs_flows_count; *res gets an active flow's path and
  * the result its length (0 for an inactive id). */
 uint32_t ccs_flows_count(const struct ccs_flows *f);

@@ -31,7 +31,9 @@ struct run {
 	struct ccs_classes *cls;    /* a class run's classes, else NULL */
 	int split;                  /* a class op would not start whole: split and restart */
 	uint64_t split_op;          /* that class op */
+	uint32_t epoch;             /* a class run's epoch: the timed faults struck so far */
 	double *caps;               /* the solver's capacities (a slow GPU's memory in bytes sent) */
+	double *ecaps;              /* the same in a later epoch, while classes are built */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -327,7 +329,7 @@ static int c_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct cc
 	}
 	const uint32_t *res;
 	const double *w;
-	int n = ccs_classes_path(r->cls, id, &res, &w);
+	int n = ccs_classes_path(r->cls, id, r->epoch, &res, &w);
 	uint32_t fid;
 	CCS_TRY(ccs_flows_add_w(r->fl, res, w, n, op->bytes, id, now, &fid));
 	r->st->class_flows++;
@@ -339,12 +341,53 @@ static int c_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct cc
 	return CCS_OK;
 }
 
+/* A timed fault strikes a class run at now: the resource classes get the
+ * next epoch's capacities, and every class op crossing a dead one moves to
+ * its class's path in that epoch with what it has left (classes.h: every
+ * member of a dead class is dead, and every member of the class op crosses
+ * it). */
+static int c_strike(struct run *r, struct ccs_engine *e, ccs_time now)
+{
+	const uint32_t *chg;
+	uint32_t nchg;
+	const char *spec;
+	CCS_TRY(ccs_fabric_strike(r->fab, &chg, &nchg, &spec));
+	if (spec)
+		r->struck = spec;
+	uint32_t e1 = r->epoch + 1, R = ccs_classes_nres(r->cls);
+	if (e1 >= ccs_classes_epochs(r->cls))
+		return CCS_EINTERNAL;
+	const double *c0 = ccs_classes_caps(r->cls, r->epoch), *c1 = ccs_classes_caps(r->cls, e1);
+	r->epoch = e1;
+	int dead = 0;
+	for (uint32_t x = 0; x < R; x++)
+		if (c0[x] != c1[x]) {
+			CCS_TRY(ccs_flows_set_cap(r->fl, x, c1[x], now));
+			dead |= !(c1[x] > 0);
+		}
+	for (uint32_t id = 0; dead && id < ccs_flows_count(r->fl); id++) {
+		const uint32_t *path, *res;
+		const double *w;
+		int n = ccs_flows_path(r->fl, id, &path), cut = 0;
+		for (int i = 0; i < n && !cut; i++)
+			cut = !(c1[path[i]] > 0);
+		if (!cut)
+			continue;
+		int m = ccs_classes_path(r->cls, ccs_flows_tag(r->fl, id), e1, &res, &w);
+		CCS_TRY(ccs_flows_reroute_w(r->fl, id, res, w, m, now));
+	}
+	ccs_time next = ccs_fabric_next_fault(r->fab);
+	return next == CCS_TIME_MAX ? CCS_OK : ccs_engine_push(e, next, EV_FAULT, 0, 0);
+}
+
 static int c_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, uint64_t *done,
                   char *err, size_t errn)
 {
 	(void)err;
 	(void)errn;
 	struct run *r = ctx;
+	if (ev->kind == EV_FAULT)
+		return c_strike(r, e, now);
 	int ended;
 	CCS_TRY(flow_ended(r, e, ev, now, &ended));
 	if (!ended)
@@ -360,12 +403,10 @@ static int c_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, c
 }
 
 /* Whether s may run as classes on this fabric at all: lanes, no observer
- * of single ops, no timed fault (a strike reroutes single flows), no
- * spraying, not switched off. */
+ * of single ops, no spraying, not switched off. */
 static int classes_apply(const struct run *r)
 {
-	return !r->hooks && r->spray <= 1 && ccs_fabric_classes(r->fab) && r->s->ops && r->s->ops->lanes &&
-	       ccs_fabric_next_fault(r->fab) == CCS_TIME_MAX;
+	return !r->hooks && r->spray <= 1 && ccs_fabric_classes(r->fab) && r->s->ops && r->s->ops->lanes;
 }
 
 /* Run s on the classes r->cls.  *ran 0 when their schedule does not apply
@@ -381,10 +422,13 @@ static int run_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 		r->st->per_flow_why = why;
 		rc = CCS_OK;
 	} else if (!rc)
-		rc = ccs_flows_new(&r->fl, ccs_classes_nres(r->cls), ccs_classes_caps(r->cls));
+		rc = ccs_flows_new(&r->fl, ccs_classes_nres(r->cls), ccs_classes_caps(r->cls, 0));
 	if (rc || !r->fl)
 		return rc;
-	const struct ccs_engine_model model = { r, NULL, m_late_s, c_start, c_fire, m_advance };
+	ccs_fabric_rewind(r->fab);
+	r->epoch = 0;
+	r->struck = NULL;
+	const struct ccs_engine_model model = { r, m_begin, m_late_s, c_start, c_fire, m_advance };
 	struct ccs_sim_stats keep = *r->st;
 	rc = ccs_engine_run(&q, &model, NULL, es, err, errn);
 	if (rc == CCS_EINPUT && r->split) {
@@ -415,18 +459,56 @@ static void drop_classes(struct run *r)
 
 /* The flow solver over the fabric's resources, a slow GPU's memory timed in
  * bytes sent. */
-static int solver_caps(struct run *r)
+static void fill_caps(const struct run *r, double *caps)
 {
-	uint32_t n = ccs_fabric_nres(r->fab);
-	r->caps = ccs_malloc(((size_t)n + 1) * sizeof *r->caps);
-	if (!r->caps)
-		return CCS_ENOMEM;
-	memcpy(r->caps, ccs_fabric_caps(r->fab), (size_t)n * sizeof *r->caps);
+	memcpy(caps, ccs_fabric_caps(r->fab), (size_t)ccs_fabric_nres(r->fab) * sizeof *caps);
 	for (int a = 0; r->s->mem_per_byte > 0 && a < ccs_fabric_ranks(r->fab); a++) {
 		uint32_t m = ccs_fabric_mem(r->fab, a);
 		if (m != UINT32_MAX)
-			r->caps[m] = ccs_fabric_caps(r->fab)[m] / r->s->mem_per_byte;
+			caps[m] = ccs_fabric_caps(r->fab)[m] / r->s->mem_per_byte;
 	}
+}
+
+static int solver_caps(struct run *r)
+{
+	r->caps = ccs_malloc(((size_t)ccs_fabric_nres(r->fab) + 1) * sizeof *r->caps);
+	if (!r->caps)
+		return CCS_ENOMEM;
+	fill_caps(r, r->caps);
+	return CCS_OK;
+}
+
+/* The run's epochs: 1 + the timed faults' distinct strike times (the
+ * fabric is left rewound). */
+static uint32_t count_epochs(struct ccs_fabric *fab)
+{
+	uint32_t n = 1;
+	ccs_fabric_rewind(fab);
+	for (; ccs_fabric_next_fault(fab) != CCS_TIME_MAX; n++) {
+		const uint32_t *chg;
+		uint32_t nchg;
+		const char *spec;
+		if (ccs_fabric_strike(fab, &chg, &nchg, &spec))
+			break;
+	}
+	ccs_fabric_rewind(fab);
+	return n;
+}
+
+/* The classes' way to the next epoch: the next strike, and its capacities
+ * as the solver sees them. */
+static int cl_epoch(void *ctx, uint32_t e, const double **cap)
+{
+	struct run *r = ctx;
+	const uint32_t *chg;
+	uint32_t nchg;
+	const char *spec;
+	(void)e;
+	if (!r->ecaps && !(r->ecaps = ccs_malloc(((size_t)ccs_fabric_nres(r->fab) + 1) * sizeof *r->ecaps)))
+		return CCS_ENOMEM;
+	CCS_TRY(ccs_fabric_strike(r->fab, &chg, &nchg, &spec));
+	fill_caps(r, r->ecaps);
+	*cap = r->ecaps;
 	return CCS_OK;
 }
 
@@ -444,10 +526,15 @@ static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 	*ran = 0;
 	if (!r->s->ops->lanes(r->s, &ln))
 		return CCS_OK;
-	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps };
+	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps,
+	                                     count_epochs(r->fab), cl_epoch };
 	const char *why;
 	/* worth it only well below one class per lane */
-	CCS_TRY(ccs_classes_new(r->s, &env, ln.L / 2, 256, &r->cls, &why));
+	int brc = ccs_classes_new(r->s, &env, ln.L / 2, 256, &r->cls, &why);
+	ccs_fabric_rewind(r->fab);
+	ccs_free(r->ecaps);
+	r->ecaps = NULL;
+	CCS_TRY(brc);
 	r->st->per_flow_why = why;
 	int rc = CCS_OK;
 	for (int k = 0; r->cls && !rc && k <= CCS_SIM_RESTARTS; k++) {
@@ -473,13 +560,15 @@ static int run_any(struct run *r, const struct ccs_engine_model *model, const st
                    struct ccs_engine_stats *es, char *err, size_t errn)
 {
 	int apply = classes_apply(r);
-	r->st->per_flow_why = apply ? NULL : "classes off (per flow asked, observers, timed faults, spraying, or no lanes)";
+	r->st->per_flow_why = apply ? NULL : "classes off (per flow asked, observers, spraying, or no lanes)";
 	if (apply) {
 		int ran;
 		CCS_TRY(try_classes(r, es, &ran, err, errn));
 		if (ran)
 			return CCS_OK;
 		memset(es, 0, sizeof *es);
+		ccs_fabric_rewind(r->fab);
+		r->struck = NULL;
 	}
 	CCS_TRY(open_flows(r));
 	return ccs_engine_run(r->s, model, eh, es, err, errn);
@@ -522,7 +611,9 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	}
 	ccs_free(r.parts);
 	if (r.cls && flows_out && rc == CCS_OK) {
-		/* a class run: each resource gets its class's statistics */
+		/* a class run: each resource gets its class's statistics, and
+		 * the capacity it has at the end (after the faults that struck) */
+		fill_caps(&r, r.caps);
 		rc = ccs_flows_expand(r.fl, ccs_fabric_nres(fab), r.caps, ccs_classes_of_res(r.cls), flows_out);
 		drop_classes(&r);
 	} else if (flows_out && rc == CCS_OK)

@@ -74,11 +74,33 @@ static void weighted_case(void)
 	CHECK(!ccs_flows_update(fe, 0, push_nothing, NULL));
 	CHECK(!ccs_flows_update(fq, 0, push_nothing, NULL));
 	int bad = 0;
-	for (int b = 0; b < nb; b++)
+	for (int pass = 0; pass < 2; pass++) {
+		for (int b = 0; b < nb; b++)
+			for (int c = 0; c < m; c++) {
+				double re = ccs_flows_rate(fe, eid[b][c]), rq = ccs_flows_rate(fq, qid[b]);
+				bad += fabs(re - rq) > 1e-12 * (re > rq ? re : rq);
+			}
+		if (pass)
+			break;
+		/* the first class moves to another path (a timed fault's reroute,
+		 * ccs_flows_reroute_w), and each of its members with it */
+		uint32_t res[CCS_FLOW_MAXPATH], eres[CCS_FLOW_MAXPATH];
+		double w[CCS_FLOW_MAXPATH];
+		int n = 0;
+		for (int i = nown + nsh - 1; i >= 0 && n < 6; i--)
+			if (fx_next() % 2 || (i == 0 && !n)) {
+				res[n] = (uint32_t)i;
+				w[n++] = i < nown ? 1.0 : (double)m;
+			}
+		CHECK(!ccs_flows_reroute_w(fq, qid[0], res, w, n, 1000));
 		for (int c = 0; c < m; c++) {
-			double re = ccs_flows_rate(fe, eid[b][c]), rq = ccs_flows_rate(fq, qid[b]);
-			bad += fabs(re - rq) > 1e-12 * (re > rq ? re : rq);
+			for (int k = 0; k < n; k++)
+				eres[k] = res[k] < (uint32_t)nown ? (uint32_t)(c * nown) + res[k] : (uint32_t)(m * nown) + res[k] - (uint32_t)nown;
+			CHECK(!ccs_flows_reroute(fe, eid[0][c], eres, n, 1000));
 		}
+		CHECK(!ccs_flows_update(fe, 1000, push_nothing, NULL));
+		CHECK(!ccs_flows_update(fq, 1000, push_nothing, NULL));
+	}
 	if (bad)
 		fprintf(stderr, "weighted max-min differs from the expanded system (seed %llu)\n", (unsigned long long)seed0);
 	CHECK(!bad);
@@ -165,6 +187,12 @@ static const struct cmp_case cases[] = {
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=4", "faults+=straggler:node0/gpu5:50%" }, 2 },
 	{ "topologies/cluster-16k-3tier.yaml", { "nodes=34" }, 1 },
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=36", "faults+=link:leaf0-spine0:down" }, 2 },
+	/* timed faults: epochs with their own capacities and routes */
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=36", "faults+=link:leaf0-spine0:down@30us" }, 2 },
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=6", "faults+=nic:node2/nic0:50%@20us" }, 2 },
+	{ "topologies/hgx-h100-cluster.yaml",
+	  { "nodes=36", "faults+=link:leaf0-spine0:down@15us", "faults+=link:leaf1-spine3:down@60us" }, 3 },
+	{ "topologies/cluster-16k-3tier.yaml", { "nodes=34", "faults+=link:leaf0-spine0:down@25us" }, 2 },
 	{ "topologies/hgx-h800.yaml", { "nodes=3" }, 1 },
 	{ "topologies/hgx-b200.yaml", { "nodes=2" }, 1 },
 	{ "topologies/dgx-a100.yaml", { "nodes=2" }, 1 },
@@ -204,6 +232,61 @@ static int shipped_case(const struct cmp_case *k, int *lumped)
 	return bad;
 }
 
+/* A leaf-spine link that carries the healthy ring's traffic, struck down
+ * at half the healthy run's time: in-flight class ops cross it then, so
+ * the class run must move them (their bytes) to the epoch's detour.  The
+ * class run equals the per-flow run, runs as classes, and the struck link
+ * carries less than it did healthy. */
+static int timed_reroute_case(int algo, int ch)
+{
+	static const char *topo = "topologies/hgx-h100-cluster.yaml";
+	const char *sets[2] = { "nodes=36", NULL };
+	struct fx_world w;
+	struct ccs_sim_stats st;
+	struct ccs_flows *fl = NULL;
+	uint64_t bytes = 64ull << 20;
+	if (fx_world_up(&w, topo, sets, 1, 0) || run_one(w.fab, &w.c, CCS_COLL_ALLREDUCE, algo, ch, bytes, 0, 1, &st, &fl))
+		return 1;
+	uint32_t best = UINT32_MAX;
+	double most = 0;
+	for (uint32_t r = 0; r < ccs_fabric_nres(w.fab); r++)
+		if (ccs_fabric_res_kind(w.fab, r) == 2 && ccs_flows_stats(fl, r)->bytes > most) {
+			most = ccs_flows_stats(fl, r)->bytes;
+			best = r;
+		}
+	char name[128], spec[192];
+	if (best != UINT32_MAX)
+		ccs_fabric_res_name(w.fab, best, name, sizeof name);
+	ccs_flows_free(fl);
+	fx_world_down(&w);
+	CHECK(best != UINT32_MAX);
+	if (best == UINT32_MAX)
+		return 1;
+	char *arrow = strstr(name, "->"), *sp = strchr(name, ' ');
+	if (!arrow || !sp)
+		return 1;
+	*sp = 0;
+	*arrow = 0;
+	snprintf(spec, sizeof spec, "faults+=link:%s-%s:down@%.0fus", name, arrow + 2, st.time_s * 0.5e6);
+	sets[1] = spec;
+	if (fx_world_up(&w, topo, sets, 2, 0))
+		return 1;
+	uint32_t q = 0;
+	int bad = compare(&w.c, w.fab, CCS_COLL_ALLREDUCE, algo, ch, bytes, 0, &q);
+	CHECK(q > 0);
+	struct ccs_sim_stats st2;
+	if (!run_one(w.fab, &w.c, CCS_COLL_ALLREDUCE, algo, ch, bytes, 0, 1, &st2, &fl)) {
+		CHECK(ccs_flows_stats(fl, best)->bytes < most * 0.9);
+		CHECK(st2.classes > 0);
+		ccs_flows_free(fl);
+	}
+	if (getenv("CCS_TEST_TIMES"))
+		fprintf(stderr, "timed reroute (%s): %u classes, %.6e s healthy, %.6e s struck, '%s'\n",
+		        algo == CCS_ALGO_RING ? "ring" : "tree", q, st.time_s, st2.time_s, spec);
+	fx_world_down(&w);
+	return bad;
+}
+
 int main(void)
 {
 	const char *env = getenv("CCS_TEST_SEED");
@@ -225,6 +308,9 @@ int main(void)
 		if (i == 1)
 			hgx_lumped = l;
 	}
+	bad += timed_reroute_case(CCS_ALGO_RING, 1);
+	bad += timed_reroute_case(CCS_ALGO_RING, 0);
+	bad += timed_reroute_case(CCS_ALGO_TREE, 1);
 	CHECK(!bad);
 	/* the 64-rank cluster: rings and the tree ran as classes */
 	CHECK(hgx_lumped == 4);
