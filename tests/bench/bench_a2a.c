@@ -1,0 +1,246 @@
+/*
+** tests/bench/bench_a2a.c: the exchanges that have no class view yet, at
+** the sizes issue 20 names (`make bench`, its third table).
+**
+** 64 MiB direct AllToAll at 1,024 and 8,192 ranks on a 2:1 fat tree
+** (cluster-16k-3tier, radix 128), and a DeepSeek-V3-like dispatch (hidden
+** 7168, fp8 with scales, top-8 of 256 experts, uniform routing, 128 and
+** 4,096 tokens per rank) at EP 256 inside one CloudMatrix384-class UB domain
+** (direct) and at EP 1,024 across HGX H800 nodes (deepep_normal); the large
+** ones again with a leaf-spine link down at 1 ms.  They run per flow: hashed
+** ECMP and drawn routing make most transfers unlike each other, so classes
+** (sim/classes.h) would not lump them (docs/simulator.md, "Why AllToAll is
+** not a lane schedule yet").
+**
+** Each case runs in a child with a wall-time limit of LIMIT_S: a case that
+** finishes shows its simulated time beside the closed form; one that does
+** not shows how far it got (ops ended of all ops) and, where the issue sets
+** a target (<= 60 s), MISSED.  Exit status 1 when a target is missed.
+*/
+#define _DEFAULT_SOURCE 1
+#include "../../model/cost.h"
+#include "../../model/moe.h"
+#include "../../model/topo_yaml.h"
+#include "../../sim/sim.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIMIT_S 60
+#define C3 "topologies/cluster-16k-3tier.yaml"
+
+struct acase {
+	const char *label, *topo;
+	const char *sets[4];
+	int nsets, ranks;           /* ranks 0: every GPU */
+	int moe_algo;               /* -1: AllToAll of bytes; else dispatch with this algorithm */
+	int tokens;
+	uint64_t bytes;
+	double max_s;               /* target; 0: none */
+};
+
+static const struct acase cases[] = {
+	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 64ull << 20, 0 },
+	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 64ull << 20, 60 },
+	{ "alltoall, down @1ms", C3, { "nodes=1024", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3, 0,
+	  -1, 0, 64ull << 20, 0 },
+	{ "dispatch 128 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 128, 0, 0 },
+	{ "dispatch 4096 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 4096, 0, 0 },
+	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 60 },
+	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 60 },
+	{ "dispatch, down @1ms", "topologies/hgx-h800.yaml", { "nodes=128", "faults+=link:leaf0-spine0:down@1ms" }, 2,
+	  0, CCS_MOE_NORMAL, 4096, 0, 0 },
+};
+
+/* what a child sends back: at the end, or when its time is up */
+struct res {
+	double ranks, closed, nops, ops_done, sim, wall, events;
+	double ok;                  /* 1: finished */
+};
+
+static struct res g_res;
+static volatile sig_atomic_t g_done;   /* ops ended so far */
+static int g_fd = -1;
+static double g_t0;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void op_end(void *ctx, uint64_t op, ccs_time t)
+{
+	(void)ctx;
+	(void)op;
+	(void)t;
+	g_done++;
+}
+
+/* time is up: send how far the run got (write is async-signal-safe) */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	g_res.ops_done = (double)g_done;
+	g_res.wall = LIMIT_S;
+	ssize_t w = write(g_fd, &g_res, sizeof g_res);
+	_exit(w == (ssize_t)sizeof g_res ? 0 : 1);
+}
+
+/* The case's schedule and closed form (a dispatch's plan kept in *p). */
+static int build(const struct acase *b, const struct ccs_comm *c, struct ccs_moe_plan *p, struct ccs_sched *s)
+{
+	const char *why = NULL;
+	if (b->moe_algo < 0) {
+		struct ccs_cost cc;
+		ccs_cost_eval(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, b->bytes, &cc, NULL);
+		g_res.closed = cc.time_s;
+		if (ccs_sched_build(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, b->bytes, s, &why)) {
+			fprintf(stderr, "%s: %s\n", b->label, why ? why : "no schedule");
+			return -1;
+		}
+		return 0;
+	}
+	struct ccs_moe_cfg cfg;
+	struct ccs_moe_routing route;
+	struct ccs_moe_cost mc;
+	char err[256];
+	ccs_moe_cfg_default(&cfg);
+	cfg.tokens = b->tokens;
+	cfg.fp8 = 1;
+	if (ccs_moe_check(&cfg, c->n, err, sizeof err) || ccs_moe_route(&cfg, c, NULL, &route)) {
+		fprintf(stderr, "%s: %s\n", b->label, err);
+		return -1;
+	}
+	int rc = ccs_moe_plan(c, &cfg, &route, NULL, CCS_MOE_DISPATCH, b->moe_algo, p, err, sizeof err);
+	ccs_moe_routing_release(&route);
+	if (rc || ccs_moe_eval(c, p, &mc) || ccs_sched_moe(c, p, s, &why)) {
+		fprintf(stderr, "%s: %s\n", b->label, rc ? err : why ? why : "no schedule");
+		return -1;
+	}
+	g_res.closed = mc.time_s;
+	return 0;
+}
+
+static void run_child(const struct acase *b)
+{
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	struct ccs_fabric *fab;
+	struct ccs_sched s;
+	struct ccs_moe_plan p;
+	char err[256];
+	memset(&p, 0, sizeof p);
+	if (ccs_topo_load(b->topo, b->sets, b->nsets, &t, &d) || ccs_comm_build(t, b->ranks, 0, &c, err, sizeof err) ||
+	    ccs_fabric_new(&c, &fab) || build(b, &c, &p, &s))
+		return;
+	g_res.ranks = c.n;
+	g_res.nops = (double)s.nops;
+	struct ccs_sim_stats st;
+	const struct ccs_sim_hooks hooks = { NULL, NULL, op_end, NULL };
+	g_t0 = now();
+	alarm(LIMIT_S);
+	if (ccs_sim_run_hooked(fab, &s, &st, NULL, &hooks, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", b->label, err);
+		return;
+	}
+	alarm(0);
+	g_res.wall = now() - g_t0;
+	g_res.sim = st.time_s;
+	g_res.events = (double)st.events;
+	g_res.ops_done = (double)g_done;
+	g_res.ok = 1;
+}
+
+/* One case in a child; *mib its peak RSS; -1 when it sent nothing. */
+static int run_case(const struct acase *b, struct res *r, double *mib)
+{
+	int fds[2];
+	memset(r, 0, sizeof *r);
+	if (pipe(fds))
+		return -1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fds[0]);
+		g_fd = fds[1];
+		signal(SIGALRM, on_alarm);
+		run_child(b);
+		ssize_t w = write(fds[1], &g_res, sizeof g_res);
+		_exit(w == (ssize_t)sizeof g_res ? 0 : 1);
+	}
+	close(fds[1]);
+	ssize_t got = read(fds[0], r, sizeof *r);
+	close(fds[0]);
+	int st;
+	struct rusage ru;
+	wait4(pid, &st, 0, &ru);
+	*mib = (double)ru.ru_maxrss / 1024.0;
+	return got == (ssize_t)sizeof *r && r->ranks > 0 ? 0 : -1;
+}
+
+/* "topologies/x.yaml" as "x" */
+static const char *topo_name(const char *path)
+{
+	static char buf[64];
+	const char *b = strrchr(path, '/');
+	snprintf(buf, sizeof buf, "%s", b ? b + 1 : path);
+	char *dot = strstr(buf, ".yaml");
+	if (dot)
+		*dot = 0;
+	return buf;
+}
+
+static int print_case(const struct acase *b)
+{
+	struct res r;
+	double mib;
+	if (run_case(b, &r, &mib)) {
+		printf("%-20s %-18s failed%s\n", b->label, topo_name(b->topo), b->max_s > 0 ? "  MISSED" : "");
+		return b->max_s > 0;
+	}
+	char sim[32], wall[32], target[96] = "-";
+	int missed = 0;
+	if (r.ok) {
+		snprintf(sim, sizeof sim, "%.3f", r.sim * 1e3);
+		snprintf(wall, sizeof wall, "%.3f", r.wall);
+	} else {
+		snprintf(sim, sizeof sim, "(%.2g%% done)", 100 * r.ops_done / (r.nops > 0 ? r.nops : 1));
+		snprintf(wall, sizeof wall, "> %d", LIMIT_S);
+	}
+	if (b->max_s > 0) {
+		int ok = r.ok && r.wall <= b->max_s;
+		snprintf(target, sizeof target, "%s (<= %.0f s)", ok ? "ok" : "MISSED", b->max_s);
+		missed = !ok;
+	}
+	printf("%-20s %-18s %7.0f %12s %10.3f %9s %8.1f %12.0f %12.0f  %s\n", b->label, topo_name(b->topo), r.ranks, sim,
+	       r.closed * 1e3, wall, mib, r.nops, r.ops_done, target);
+	return missed;
+}
+
+int main(int argc, char **argv)
+{
+	/* bench_a2a [LABEL-PREFIX]: only the cases whose label starts so */
+	printf("simulator, per flow only (no class view yet): AllToAll and MoE dispatch at scale, %d s limit each; one "
+	       "core\n", LIMIT_S);
+	printf("%-20s %-18s %7s %12s %10s %9s %8s %12s %12s  %s\n", "case", "topology", "ranks", "sim_ms", "closed_ms",
+	       "wall_s", "rss_MiB", "ops", "ops_ended", "target");
+	int missed = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (argc < 2 || !strncmp(cases[i].label, argv[1], strlen(argv[1])))
+			missed |= print_case(&cases[i]);
+	return missed;
+}
