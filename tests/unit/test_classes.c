@@ -206,7 +206,7 @@ static const struct cmp_case cases[] = {
 };
 
 /* 1 when the topology (or its sets) does not load here: reported once */
-static int shipped_case(const struct cmp_case *k, int *lumped)
+static int shipped_case(const struct cmp_case *k, int *lumped, int *nvls)
 {
 	struct fx_world w;
 	if (fx_world_up(&w, k->topo, k->sets, k->nsets, 0) || !w.t) {
@@ -227,6 +227,14 @@ static int shipped_case(const struct cmp_case *k, int *lumped)
 		uint32_t q = 0;
 		bad += compare(&w.c, w.fab, coll, algo, ch, bytes, flags, &q);
 		*lumped += q > 0;
+	}
+	/* NVLS inside one multicast domain: one op per rank */
+	for (int i = 0; w.c.nvls && w.c.G == 1 && i < 2; i++) {
+		uint32_t q = 0;
+		uint64_t bytes = ((uint64_t)1 << (14 + fx_next() % 16)) + fx_next() % 4096 * 4;
+		bad += compare(&w.c, w.fab, i ? CCS_COLL_ALLGATHER : CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, 0, bytes, 0, &q);
+		*lumped += q > 0;
+		*nvls += q > 0;
 	}
 	fx_world_down(&w);
 	return bad;
@@ -294,12 +302,12 @@ int main(void)
 	fx_rng = seed0;
 	for (int i = 0; i < 300; i++)
 		weighted_case();
-	int bad = 0, lumped = 0, hgx_lumped = 0;
+	int bad = 0, lumped = 0, hgx_lumped = 0, nvls = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int l = 0;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		bad += shipped_case(&cases[i], &l);
+		bad += shipped_case(&cases[i], &l, &nvls);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (getenv("CCS_TEST_TIMES"))
 			fprintf(stderr, "%s %s: %.2f s, %d lumped\n", cases[i].topo, cases[i].sets[0] ? cases[i].sets[0] : "",
@@ -315,5 +323,7 @@ int main(void)
 	/* the 64-rank cluster: rings and the tree ran as classes */
 	CHECK(hgx_lumped == 4);
 	CHECK(lumped > 10);
+	/* the NVL72 rack's NVLS ran as classes */
+	CHECK(nvls >= 2);
 	return CHECK_DONE("classes");
 }
