@@ -214,9 +214,10 @@ static int shipped_case(const struct cmp_case *k, int *lumped, int *nvls)
 		return 1;
 	}
 	int bad = 0;
-	static const int colls[] = { CCS_COLL_ALLREDUCE, CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER, CCS_COLL_ALLREDUCE };
-	static const int algos[] = { CCS_ALGO_RING, CCS_ALGO_RING, CCS_ALGO_RING, CCS_ALGO_TREE };
-	for (int i = 0; i < 4; i++) {
+	static const int colls[] = { CCS_COLL_ALLREDUCE, CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER, CCS_COLL_ALLREDUCE,
+		                     CCS_COLL_SENDRECV };
+	static const int algos[] = { CCS_ALGO_RING, CCS_ALGO_RING, CCS_ALGO_RING, CCS_ALGO_TREE, CCS_ALGO_DIRECT };
+	for (int i = 0; i < 5; i++) {
 		int coll = colls[i], algo = algos[i], ch = (int)(fx_next() % 3);   /* 0: NCCL's */
 		/* the per-flow tree of a 384-rank domain takes seconds: rings only there */
 		if (algo == CCS_ALGO_TREE && w.c.n > 256)
@@ -320,8 +321,8 @@ int main(void)
 	bad += timed_reroute_case(CCS_ALGO_RING, 0);
 	bad += timed_reroute_case(CCS_ALGO_TREE, 1);
 	CHECK(!bad);
-	/* the 64-rank cluster: rings and the tree ran as classes */
-	CHECK(hgx_lumped == 4);
+	/* the 64-rank cluster: rings, the tree and SendRecv ran as classes */
+	CHECK(hgx_lumped == 5);
 	CHECK(lumped > 10);
 	/* the NVL72 rack's NVLS ran as classes */
 	CHECK(nvls >= 2);
