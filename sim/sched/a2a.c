@@ -104,44 +104,13 @@ static void a_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* SendRecv's lane view (sched.h): lane l is op l, part w of rank r's send
- * (T 1, no dependencies; bytes, delay and route tell the lanes apart).
+/* SendRecv's lane view (sched.h): lane l is op l, part w of rank r's send.
  * AllToAll has none: its sends are lanes of one op each, and the fabric's
  * symmetry lumps too few of them to pay (docs/simulator.md). */
-static uint64_t sl_id(const struct ccs_sched *s, uint64_t t, uint32_t l)
-{
-	(void)s;
-	(void)t;
-	return l;
-}
-
-static uint32_t sl_pred(const struct ccs_sched *s, int j, uint32_t l)
-{
-	(void)s;
-	(void)j;
-	(void)l;
-	return UINT32_MAX;
-}
-
-static uint64_t sl_key(const struct ccs_sched *s, uint32_t l)
-{
-	(void)s;
-	(void)l;
-	return 0;
-}
-
 static int a_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
 {
 	const struct a2a *a = s->ctx;
-	if (!a->L || s->nops >= UINT32_MAX)
-		return 0;
-	memset(out, 0, sizeof *out);
-	out->L = (uint32_t)s->nops;
-	out->T = 1;
-	out->id = sl_id;
-	out->pred = sl_pred;
-	out->key = sl_key;
-	return 1;
+	return a->L ? ccs_sched_lanes_single(s->nops, out) : 0;
 }
 
 static const struct ccs_sched_ops a_ops = { a_get, a_succ, a_ndeps, a_release, NULL, a_lanes };

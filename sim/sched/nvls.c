@@ -51,42 +51,11 @@ static void nv_release(struct ccs_sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* The lane view (sched.h): lane l is rank l's one op (T 1, no
- * dependencies), all alike but for their ports, so a symmetric domain's
- * ranks are one class. */
-static uint64_t nl_id(const struct ccs_sched *s, uint64_t t, uint32_t l)
-{
-	(void)s;
-	(void)t;
-	return l;
-}
-
-static uint32_t nl_pred(const struct ccs_sched *s, int j, uint32_t l)
-{
-	(void)s;
-	(void)j;
-	(void)l;
-	return UINT32_MAX;
-}
-
-static uint64_t nl_key(const struct ccs_sched *s, uint32_t l)
-{
-	(void)s;
-	(void)l;
-	return 0;
-}
-
+/* The lane view (sched.h): lane l is rank l's one op through its ports,
+ * so a symmetric domain's ranks are one class. */
 static int nv_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
 {
-	const struct nvls_sched *v = s->ctx;
-	memset(out, 0, sizeof *out);
-	out->L = (uint32_t)v->n;
-	out->T = 1;
-	out->ndep = 0;
-	out->id = nl_id;
-	out->pred = nl_pred;
-	out->key = nl_key;
-	return 1;
+	return ccs_sched_lanes_single(s->nops, out);
 }
 
 static const struct ccs_sched_ops nv_ops = { nv_get, nv_succ, nv_ndeps, nv_release, NULL, nv_lanes };

@@ -22,6 +22,7 @@
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
+#include "child.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -163,33 +164,19 @@ static void run_child(const struct acase *b)
 	g_res.ok = 1;
 }
 
+static void child_fn(const void *arg, void *out, int fd)
+{
+	g_fd = fd;
+	signal(SIGALRM, on_alarm);
+	run_child(arg);
+	memcpy(out, &g_res, sizeof g_res);
+}
+
 /* One case in a child; *mib its peak RSS; -1 when it sent nothing. */
 static int run_case(const struct acase *b, struct res *r, double *mib)
 {
-	int fds[2];
 	memset(r, 0, sizeof *r);
-	if (pipe(fds))
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(fds[0]);
-		g_fd = fds[1];
-		signal(SIGALRM, on_alarm);
-		run_child(b);
-		ssize_t w = write(fds[1], &g_res, sizeof g_res);
-		_exit(w == (ssize_t)sizeof g_res ? 0 : 1);
-	}
-	close(fds[1]);
-	ssize_t got = read(fds[0], r, sizeof *r);
-	close(fds[0]);
-	int st;
-	struct rusage ru;
-	wait4(pid, &st, 0, &ru);
-	*mib = (double)ru.ru_maxrss / 1024.0;
-	return got == (ssize_t)sizeof *r && r->ranks > 0 ? 0 : -1;
+	return bench_child(child_fn, b, r, sizeof *r, mib) == 0 && r->ranks > 0 ? 0 : -1;
 }
 
 /* "topologies/x.yaml" as "x" */

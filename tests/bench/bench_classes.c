@@ -17,6 +17,7 @@
 #include "../../model/cost.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
+#include "child.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,35 +98,18 @@ static void run_child(const struct bcase *b, struct res *x)
 	}
 }
 
+static void child_fn(const void *arg, void *out, int fd)
+{
+	(void)fd;
+	run_child(arg, out);
+}
+
 /* One case in a child; *mib its peak RSS. */
 static int run_case(const struct bcase *b, struct res *r, double *mib)
 {
-	int fds[2];
 	memset(r, 0, sizeof *r);
 	r->pf_wall = -1;
-	if (pipe(fds))
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(fds[0]);
-		struct res x;
-		memset(&x, 0, sizeof x);
-		x.pf_wall = -1;
-		run_child(b, &x);
-		ssize_t w = write(fds[1], &x, sizeof x);
-		_exit(w == (ssize_t)sizeof x ? 0 : 1);
-	}
-	close(fds[1]);
-	ssize_t got = read(fds[0], r, sizeof *r);
-	close(fds[0]);
-	int st;
-	struct rusage ru;
-	wait4(pid, &st, 0, &ru);
-	*mib = (double)ru.ru_maxrss / 1024.0;
-	return got == (ssize_t)sizeof *r && r->ok ? 0 : -1;
+	return bench_child(child_fn, b, r, sizeof *r, mib) == 0 && r->ok ? 0 : -1;
 }
 
 #define C3 "topologies/cluster-16k-3tier.yaml"
