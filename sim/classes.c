@@ -24,6 +24,7 @@ struct ccs_classes {
 	uint32_t *pj[CCS_SCHED_MAXDEPK];            /* L: pred(j, l) */
 	uint32_t *lc, *rc;          /* lane and resource classes */
 	uint32_t *rep, *nmem;       /* Q: a representative lane, the member count */
+	uint64_t *qlen;             /* Q: the class's lanes' length (ops); NULL: T each */
 	double *rcap;               /* E x R: one member's capacity */
 	uint32_t *pres;             /* Q x E x MP: class paths, epoch by epoch */
 	double *pw;
@@ -152,6 +153,12 @@ static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, 
 				continue;
 			double late = env->late_s ? env->late_s(env->ctx, &op) : 0;
 			uint64_t h = mix(k->ln.key(k->s, l), op.kind);
+			if (k->ln.len) {
+				uint64_t n_ops = k->ln.len(k->s, l);
+				if (n_ops < 1 || n_ops > k->ln.T)
+					return CCS_EINTERNAL;
+				h = mix(h, n_ops);
+			}
 			h = mix(h, op.sm);
 			h = mix(h, bits(op.bytes));
 			h = mix(h, bits(op.delay_s));
@@ -425,6 +432,8 @@ static int paths(struct ccs_classes *k)
 	k->pn = ccs_calloc(QE + 1, 1);
 	if (!k->rep || !k->nmem || !k->rcap || !k->pres || !k->pw || !k->pn)
 		return CCS_ENOMEM;
+	if (k->ln.len && !(k->qlen = ccs_malloc(((size_t)k->Q + 1) * sizeof *k->qlen)))
+		return CCS_ENOMEM;
 	for (uint32_t q = 0; q < k->Q; q++)
 		k->rep[q] = NONE;
 	for (uint32_t l = 0; l < k->L; l++) {
@@ -432,6 +441,8 @@ static int paths(struct ccs_classes *k)
 			k->rep[k->lc[l]] = l;
 		k->nmem[k->lc[l]]++;
 	}
+	for (uint32_t q = 0; k->qlen && q < k->Q; q++)
+		k->qlen[q] = k->ln.len(k->s, k->rep[q]);   /* one per class: it is in the first colour */
 	for (size_t qe = 0; qe < QE; qe++) {
 		uint32_t q = (uint32_t)(qe / k->E), e = (uint32_t)(qe % k->E);
 		int n, m = 0;
@@ -592,15 +603,31 @@ static uint64_t orig_id(const struct ccs_classes *k, uint64_t qid)
 	return k->ln.id(k->s, qid / k->Q, k->rep[qid % k->Q]);
 }
 
+/* Class op qid is past its lanes' end: a no-op (no wait, no cost), which
+ * nothing waits for and which releases nothing. */
+static int absent(const struct ccs_classes *k, uint64_t qid)
+{
+	return k->qlen && qid / k->Q >= k->qlen[qid % k->Q];
+}
+
 static void q_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct ccs_classes *k = s->ctx;
+	if (absent(k, id)) {
+		memset(op, 0, sizeof *op);
+		op->kind = CCS_OP_DELAY;
+		op->src = op->dst = -1;
+		op->nic_src = op->nic_dst = UINT32_MAX;
+		return;
+	}
 	ccs_sched_get(k->s, orig_id(k, id), op);
 }
 
 static uint32_t q_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct ccs_classes *k = s->ctx;
+	if (absent(k, id))
+		return 0;
 	uint64_t t = id / k->Q;
 	uint32_t q = (uint32_t)(id % k->Q), n = 0;
 	for (int j = 0; j < k->ln.ndep; j++)
@@ -618,8 +645,11 @@ static int q_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 	for (int j = 0; j < k->ln.ndep; j++) {
 		if (t + k->ln.dt[j] >= k->ln.T)
 			continue;
-		for (uint32_t x = k->qoff[j][q]; x < k->qoff[j][q + 1]; x++)
-			out[m++] = (t + k->ln.dt[j]) * k->Q + k->qs[j][x];
+		for (uint32_t x = k->qoff[j][q]; x < k->qoff[j][q + 1]; x++) {
+			uint64_t nx = (t + k->ln.dt[j]) * k->Q + k->qs[j][x];
+			if (!absent(k, nx))
+				out[m++] = nx;
+		}
 	}
 	return m;
 }
@@ -627,7 +657,7 @@ static int q_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 static double q_mem(const struct ccs_sched *s, uint64_t id)
 {
 	const struct ccs_classes *k = s->ctx;
-	return ccs_sched_mem(k->s, orig_id(k, id));
+	return absent(k, id) ? 0 : ccs_sched_mem(k->s, orig_id(k, id));
 }
 
 static void q_release(struct ccs_sched *s) { memset(s, 0, sizeof *s); }
@@ -697,10 +727,11 @@ static int want_done(struct ccs_classes *k)
 /* What depends on the partition, freed before it is refined again. */
 static void drop_partition(struct ccs_classes *k)
 {
-	void *v[] = { k->rep, k->nmem, k->rcap, k->pres, k->pw, k->pn, k->goff, k->tup, k->done };
+	void *v[] = { k->rep, k->nmem, k->rcap, k->pres, k->pw, k->pn, k->goff, k->tup, k->done, k->qlen };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		ccs_free(v[i]);
 	k->rep = k->nmem = k->pres = k->goff = k->tup = NULL;
+	k->qlen = NULL;
 	k->rcap = k->pw = NULL;
 	k->pn = NULL;
 	k->done = NULL;
@@ -886,7 +917,7 @@ int ccs_classes_split(struct ccs_classes *k, uint64_t qid, const char **why)
 int ccs_classes_whole(const struct ccs_classes *k, uint64_t qid)
 {
 	uint32_t q = (uint32_t)(qid % k->Q);
-	if (!k->done || k->goff[q + 1] - k->goff[q] < 2)
+	if (!k->done || k->goff[q + 1] - k->goff[q] < 2 || absent(k, qid))
 		return 1;
 	uint64_t t = qid / k->Q;
 	size_t nd = (size_t)k->ln.ndep;

@@ -14,6 +14,11 @@ struct multi {
 	int k;
 	struct ccs_sched *part;
 	uint64_t *off;               /* k + 1 prefix sums of nops */
+	/* the lane view, when every part has one and their kinds of
+	 * dependency agree: part j's lanes are lanes loff[j] .. loff[j+1] */
+	int lanes;
+	struct ccs_sched_lanes *lv;
+	uint32_t *loff;
 };
 
 /* The part holding op id: the last j with off[j] <= id (parts may be
@@ -75,12 +80,118 @@ static void mu_release(struct ccs_sched *s)
 			ccs_sched_release(&m->part[j]);
 		ccs_free(m->part);
 		ccs_free(m->off);
+		ccs_free(m->lv);
+		ccs_free(m->loff);
 		ccs_free(m);
 	}
 	memset(s, 0, sizeof *s);
 }
 
-static const struct ccs_sched_ops mu_ops = { mu_get, mu_succ, mu_ndeps, mu_release, mu_mem, NULL };
+/* ---- the lane view: the parts' lanes side by side (sched.h), each part's
+ * ops and dependencies as its own view says, its lanes ending with it ---- */
+
+static int lane_part(const struct multi *m, uint32_t l)
+{
+	int lo = 0, hi = m->k - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (l >= m->loff[mid])
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static uint64_t ml_id(const struct ccs_sched *s, uint64_t t, uint32_t l)
+{
+	const struct multi *m = s->ctx;
+	int j = lane_part(m, l);
+	return m->off[j] + m->lv[j].id(&m->part[j], t, l - m->loff[j]);
+}
+
+static uint32_t ml_pred(const struct ccs_sched *s, int kind, uint32_t l)
+{
+	const struct multi *m = s->ctx;
+	int j = lane_part(m, l);
+	if (kind >= m->lv[j].ndep)
+		return CCS_SCHED_NOLANE;
+	uint32_t p = m->lv[j].pred(&m->part[j], kind, l - m->loff[j]);
+	return p == CCS_SCHED_NOLANE ? p : p + m->loff[j];
+}
+
+/* the part's key and the part: lanes of two parts are never alike by key */
+static uint64_t ml_key(const struct ccs_sched *s, uint32_t l)
+{
+	const struct multi *m = s->ctx;
+	int j = lane_part(m, l);
+	return m->lv[j].key(&m->part[j], l - m->loff[j]) * (uint64_t)m->k + (uint64_t)j;
+}
+
+static uint64_t ml_len(const struct ccs_sched *s, uint32_t l)
+{
+	const struct multi *m = s->ctx;
+	int j = lane_part(m, l);
+	return m->lv[j].len ? m->lv[j].len(&m->part[j], l - m->loff[j]) : m->lv[j].T;
+}
+
+static int mu_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
+{
+	const struct multi *m = s->ctx;
+	if (!m->lanes)
+		return 0;
+	memset(out, 0, sizeof *out);
+	out->L = m->loff[m->k];
+	for (int j = 0; j < m->k; j++) {
+		if (m->lv[j].T > out->T)
+			out->T = m->lv[j].T;
+		for (int d = out->ndep; d < m->lv[j].ndep; d++)
+			out->dt[d] = m->lv[j].dt[d];
+		if (m->lv[j].ndep > out->ndep)
+			out->ndep = m->lv[j].ndep;
+	}
+	out->id = ml_id;
+	out->pred = ml_pred;
+	out->key = ml_key;
+	out->len = ml_len;
+	return 1;
+}
+
+/* Whether the parts' lane views fit side by side: every part has one,
+ * a kind of dependency waits as far back in every part that has it, the
+ * lanes fit a lane index and the keys stay apart.  Fills m->lv, m->loff. */
+static int lanes_fit(struct multi *m)
+{
+	uint64_t L = 0, dt[CCS_SCHED_MAXDEPK];
+	int nd = 0;
+	m->lv = ccs_calloc((size_t)m->k + 1, sizeof *m->lv);
+	m->loff = ccs_calloc((size_t)m->k + 2, sizeof *m->loff);
+	if (!m->lv || !m->loff || m->k < 1)
+		return 0;
+	for (int j = 0; j < m->k; j++) {
+		const struct ccs_sched *p = &m->part[j];
+		if (!p->ops || !p->ops->lanes || !p->ops->lanes(p, &m->lv[j]) || m->lv[j].L < 1)
+			return 0;
+		for (int d = 0; d < m->lv[j].ndep && d < nd; d++)
+			if (m->lv[j].dt[d] != dt[d])
+				return 0;
+		for (int d = nd; d < m->lv[j].ndep; d++)
+			dt[d] = m->lv[j].dt[d];
+		if (m->lv[j].ndep > nd)
+			nd = m->lv[j].ndep;
+		for (uint32_t l = 0; l < m->lv[j].L; l++)
+			if (m->lv[j].key(p, l) > (UINT64_MAX - (uint64_t)m->k) / (uint64_t)m->k)
+				return 0;
+		m->loff[j] = (uint32_t)L;
+		L += m->lv[j].L;
+		if (L >= UINT32_MAX)
+			return 0;
+	}
+	m->loff[m->k] = (uint32_t)L;
+	return 1;
+}
+
+static const struct ccs_sched_ops mu_ops = { mu_get, mu_succ, mu_ndeps, mu_release, mu_mem, mu_lanes };
 
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 {
@@ -112,6 +223,7 @@ int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out)
 	out->nops = m->off[k];
 	out->ctx = m;
 	out->ops = &mu_ops;
+	m->lanes = lanes_fit(m);
 	return CCS_OK;
 }
 

@@ -56,7 +56,10 @@ struct ccs_sched;
  * move the same bytes after the same delay when key(l) == key(l') and
  * op(0, l), op(0, l') do.  Op(t, l) waits for exactly op(t - dt[j],
  * pred(j, l)) for each kind j < ndep with t >= dt[j] and pred(j, l) not
- * CCS_SCHED_NOLANE; dependencies with dt 0 (within a step) form no cycle. */
+ * CCS_SCHED_NOLANE; dependencies with dt 0 (within a step) form no cycle.
+ * A lane may be shorter (len, may be NULL: every lane has T): lane l has
+ * the ops t < len(l) >= 1, and none of them waits for an op past its lane's
+ * end (a concatenation's parts, ccs_sched_concat). */
 #define CCS_SCHED_MAXDEPK 4
 #define CCS_SCHED_NOLANE UINT32_MAX
 struct ccs_sched_lanes {
@@ -67,6 +70,7 @@ struct ccs_sched_lanes {
 	uint64_t (*id)(const struct ccs_sched *s, uint64_t t, uint32_t l);
 	uint32_t (*pred)(const struct ccs_sched *s, int j, uint32_t l);
 	uint64_t (*key)(const struct ccs_sched *s, uint32_t l);
+	uint64_t (*len)(const struct ccs_sched *s, uint32_t l);
 };
 
 /* A schedule kind's callbacks, one static const table per kind (SQLite's

@@ -197,7 +197,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		if (argc < 2 || !strncmp(cases[i].label, argv[1], strlen(argv[1])))
 			missed |= print_case(&cases[i]);
-	printf("not yet as classes (per flow only, so not run at these sizes): tree in LL/LL128 pieces, NVLS-tree, CollNet, "
+	printf("not yet as classes (per flow only, so not run at these sizes): tree in LL/LL128 pieces, CollNet, "
 	       "direct AllToAll, MoE dispatch/combine, round and hierarchical schedules, sprayed routing\n");
 	return missed;
 }

@@ -229,6 +229,15 @@ static int shipped_case(const struct cmp_case *k, int *lumped, int *nvls)
 		bad += compare(&w.c, w.fab, coll, algo, ch, bytes, flags, &q);
 		*lumped += q > 0;
 	}
+	/* NVLS-tree across multicast domains: NVLS beside the rail trees, a
+	 * concatenation whose parts' lanes end apart */
+	for (int i = 0; w.c.nvls && w.c.G > 1 && w.c.p_min == w.c.p && i < 1; i++) {
+		uint32_t q = 0;
+		uint64_t bytes = ((uint64_t)1 << (16 + fx_next() % 14)) + fx_next() % 4096 * 4;
+		bad += compare(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0, bytes, 0, &q);
+		*lumped += q > 0;
+		*nvls += q > 0;
+	}
 	/* NVLS inside one multicast domain: one op per rank */
 	for (int i = 0; w.c.nvls && w.c.G == 1 && i < 2; i++) {
 		uint32_t q = 0;
@@ -321,10 +330,10 @@ int main(void)
 	bad += timed_reroute_case(CCS_ALGO_RING, 0);
 	bad += timed_reroute_case(CCS_ALGO_TREE, 1);
 	CHECK(!bad);
-	/* the 64-rank cluster: rings, the tree and SendRecv ran as classes */
-	CHECK(hgx_lumped == 5);
+	/* the 64-rank cluster: rings, the tree, SendRecv and NVLS-tree ran as classes */
+	CHECK(hgx_lumped == 6);
 	CHECK(lumped > 10);
-	/* the NVL72 rack's NVLS ran as classes */
-	CHECK(nvls >= 2);
+	/* the NVL72 rack's NVLS and the HGX clusters' NVLS-tree ran as classes */
+	CHECK(nvls >= 6);
 	return CHECK_DONE("classes");
 }
