@@ -129,6 +129,8 @@ static const struct bcase cases[] = {
 	  1ull << 30, 0, 0, 0 },
 	{ "tree 2ch 1 GiB", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2,
 	  1ull << 30, 0, 0, 0 },
+	{ "nvls_tree 1 GiB", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0,
+	  1ull << 30, 0, 0, 0 },
 	{ "ring 1ch, link down", C3, { "nodes=512", "scaleout.radix=128", "faults+=link:leaf0-spine0:down" }, 3,
 	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
 	{ "ring 1ch, NIC at 50%", C3, { "nodes=512", "scaleout.radix=128", "faults+=nic:node5/nic0:50%" }, 3,
