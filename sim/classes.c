@@ -1,40 +1,11 @@
 /* sim/classes.c: flow classes by colour refinement (classes.h). */
 #include "classes.h"
+#include "classes_int.h"
 
 #include "../model/ccs.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define MP CCS_FLOW_MAXPATH
-#define NONE UINT32_MAX
-
-struct ccs_classes {
-	const struct ccs_sched *s;
-	struct ccs_sched_lanes ln;
-	uint32_t L, nres, Q, R;
-	uint32_t E;                 /* epochs: 1 + the timed faults' strike times */
-	uint32_t max_q, max_rounds;
-	const double *cap_of;       /* nres: the solver's capacities (epoch 0) */
-	double *ecap;               /* (E - 1) x nres: those of epochs 1 .. E - 1 */
-	uint32_t *route;            /* L x E x MP: each lane's resources, epoch by epoch */
-	uint8_t *rn;                /* L x E: route lengths */
-	uint64_t *sig0;             /* L: first colours (key, kind, bytes, delay, start) */
-	uint32_t *roff, *rlanes;    /* resource -> crossings l E + e (CSR, nres + 1) */
-	uint32_t *pj[CCS_SCHED_MAXDEPK];            /* L: pred(j, l) */
-	uint32_t *lc, *rc;          /* lane and resource classes */
-	uint32_t *rep, *nmem;       /* Q: a representative lane, the member count */
-	uint64_t *qlen;             /* Q: the class's lanes' length (ops); NULL: T each */
-	double *rcap;               /* E x R: one member's capacity */
-	uint32_t *pres;             /* Q x E x MP: class paths, epoch by epoch */
-	double *pw;
-	uint8_t *pn;                /* Q x E */
-	uint32_t *doff[CCS_SCHED_MAXDEPK], *dq[CCS_SCHED_MAXDEPK];   /* D_j(q): dependency classes */
-	uint32_t *qoff[CCS_SCHED_MAXDEPK], *qs[CCS_SCHED_MAXDEPK];   /* S_j(q): classes that wait on q */
-	uint32_t *goff;             /* per class its members' distinct dependency tuples: */
-	uint32_t *tup;              /* ndep classes each (NONE: no dependency of that kind) */
-	ccs_time *done;             /* T x Q end times, when some class has two tuples */
-};
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -596,98 +567,6 @@ static int deps(struct ccs_classes *k)
 	return rc ? rc : tuples(k);
 }
 
-/* ---- the class schedule ---- */
-
-static uint64_t orig_id(const struct ccs_classes *k, uint64_t qid)
-{
-	return k->ln.id(k->s, qid / k->Q, k->rep[qid % k->Q]);
-}
-
-/* Class op qid is past its lanes' end: a no-op (no wait, no cost), which
- * nothing waits for and which releases nothing. */
-static int absent(const struct ccs_classes *k, uint64_t qid)
-{
-	return k->qlen && qid / k->Q >= k->qlen[qid % k->Q];
-}
-
-static void q_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
-{
-	const struct ccs_classes *k = s->ctx;
-	if (absent(k, id)) {
-		memset(op, 0, sizeof *op);
-		op->kind = CCS_OP_DELAY;
-		op->src = op->dst = -1;
-		op->nic_src = op->nic_dst = UINT32_MAX;
-		return;
-	}
-	ccs_sched_get(k->s, orig_id(k, id), op);
-}
-
-static uint32_t q_ndeps(const struct ccs_sched *s, uint64_t id)
-{
-	const struct ccs_classes *k = s->ctx;
-	if (absent(k, id))
-		return 0;
-	uint64_t t = id / k->Q;
-	uint32_t q = (uint32_t)(id % k->Q), n = 0;
-	for (int j = 0; j < k->ln.ndep; j++)
-		if (t >= k->ln.dt[j])
-			n += k->doff[j][q + 1] - k->doff[j][q];
-	return n;
-}
-
-static int q_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
-{
-	const struct ccs_classes *k = s->ctx;
-	uint64_t t = id / k->Q;
-	uint32_t q = (uint32_t)(id % k->Q);
-	int m = 0;
-	for (int j = 0; j < k->ln.ndep; j++) {
-		if (t + k->ln.dt[j] >= k->ln.T)
-			continue;
-		for (uint32_t x = k->qoff[j][q]; x < k->qoff[j][q + 1]; x++) {
-			uint64_t nx = (t + k->ln.dt[j]) * k->Q + k->qs[j][x];
-			if (!absent(k, nx))
-				out[m++] = nx;
-		}
-	}
-	return m;
-}
-
-static double q_mem(const struct ccs_sched *s, uint64_t id)
-{
-	const struct ccs_classes *k = s->ctx;
-	return absent(k, id) ? 0 : ccs_sched_mem(k->s, orig_id(k, id));
-}
-
-static void q_release(struct ccs_sched *s) { memset(s, 0, sizeof *s); }
-
-static const struct ccs_sched_ops q_ops = { q_get, q_succ, q_ndeps, q_release, q_mem, NULL };
-
-int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **why)
-{
-	uint32_t most = 0;
-	for (uint32_t c = 0; c < k->Q; c++) {
-		uint32_t nd = 0, ns = 0;
-		for (int j = 0; j < k->ln.ndep; j++) {
-			nd += k->doff[j][c + 1] - k->doff[j][c];
-			ns += k->qoff[j][c + 1] - k->qoff[j][c];
-		}
-		if (nd > 255) {
-			*why = "a class waits on more than 255 classes";
-			return CCS_EINPUT;
-		}
-		most = ns > most ? ns : most;
-	}
-	memset(q, 0, sizeof *q);
-	q->nops = k->ln.T * k->Q;
-	q->ctx = k;
-	q->ops = &q_ops;
-	q->mem_per_byte = k->s->mem_per_byte;
-	q->maxsucc = most;
-	return CCS_OK;
-}
-
 /* ---- building ---- */
 
 static int alloc_lanes(struct ccs_classes *k)
@@ -917,7 +796,7 @@ int ccs_classes_split(struct ccs_classes *k, uint64_t qid, const char **why)
 int ccs_classes_whole(const struct ccs_classes *k, uint64_t qid)
 {
 	uint32_t q = (uint32_t)(qid % k->Q);
-	if (!k->done || k->goff[q + 1] - k->goff[q] < 2 || absent(k, qid))
+	if (!k->done || k->goff[q + 1] - k->goff[q] < 2 || ccs_classes_absent(k, qid))
 		return 1;
 	uint64_t t = qid / k->Q;
 	size_t nd = (size_t)k->ln.ndep;
