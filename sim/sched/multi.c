@@ -18,22 +18,29 @@ struct multi {
 	 * dependency agree: part j's lanes are lanes loff[j] .. loff[j+1] */
 	int lanes;
 	struct ccs_sched_lanes *lv;
-	uint32_t *loff;
+	uint64_t *loff;
 };
 
-/* The part holding op id: the last j with off[j] <= id (parts may be
- * empty; bisection, as a step runs a concatenation of every group). */
-static int which(const struct multi *m, uint64_t id)
+/* The last j < k with off[j] <= x (bisection; off ascending, parts may be
+ * empty). */
+static int last_le(const uint64_t *off, int k, uint64_t x)
 {
-	int lo = 0, hi = m->k - 1;
+	int lo = 0, hi = k - 1;
 	while (lo < hi) {
 		int mid = (lo + hi + 1) / 2;
-		if (id >= m->off[mid])
+		if (x >= off[mid])
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
 	return lo;
+}
+
+/* The part holding op id (a step runs a concatenation of every group, some
+ * of them empty). */
+static int which(const struct multi *m, uint64_t id)
+{
+	return last_le(m->off, m->k, id);
 }
 
 int ccs_sched_part(const struct ccs_sched *s, uint64_t id)
@@ -92,22 +99,14 @@ static void mu_release(struct ccs_sched *s)
 
 static int lane_part(const struct multi *m, uint32_t l)
 {
-	int lo = 0, hi = m->k - 1;
-	while (lo < hi) {
-		int mid = (lo + hi + 1) / 2;
-		if (l >= m->loff[mid])
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
+	return last_le(m->loff, m->k, l);
 }
 
 static uint64_t ml_id(const struct ccs_sched *s, uint64_t t, uint32_t l)
 {
 	const struct multi *m = s->ctx;
 	int j = lane_part(m, l);
-	return m->off[j] + m->lv[j].id(&m->part[j], t, l - m->loff[j]);
+	return m->off[j] + m->lv[j].id(&m->part[j], t, (uint32_t)(l - m->loff[j]));
 }
 
 static uint32_t ml_pred(const struct ccs_sched *s, int kind, uint32_t l)
@@ -116,8 +115,8 @@ static uint32_t ml_pred(const struct ccs_sched *s, int kind, uint32_t l)
 	int j = lane_part(m, l);
 	if (kind >= m->lv[j].ndep)
 		return CCS_SCHED_NOLANE;
-	uint32_t p = m->lv[j].pred(&m->part[j], kind, l - m->loff[j]);
-	return p == CCS_SCHED_NOLANE ? p : p + m->loff[j];
+	uint32_t p = m->lv[j].pred(&m->part[j], kind, (uint32_t)(l - m->loff[j]));
+	return p == CCS_SCHED_NOLANE ? p : p + (uint32_t)m->loff[j];
 }
 
 /* the part's key and the part: lanes of two parts are never alike by key */
@@ -125,14 +124,14 @@ static uint64_t ml_key(const struct ccs_sched *s, uint32_t l)
 {
 	const struct multi *m = s->ctx;
 	int j = lane_part(m, l);
-	return m->lv[j].key(&m->part[j], l - m->loff[j]) * (uint64_t)m->k + (uint64_t)j;
+	return m->lv[j].key(&m->part[j], (uint32_t)(l - m->loff[j])) * (uint64_t)m->k + (uint64_t)j;
 }
 
 static uint64_t ml_len(const struct ccs_sched *s, uint32_t l)
 {
 	const struct multi *m = s->ctx;
 	int j = lane_part(m, l);
-	return m->lv[j].len ? m->lv[j].len(&m->part[j], l - m->loff[j]) : m->lv[j].T;
+	return m->lv[j].len ? m->lv[j].len(&m->part[j], (uint32_t)(l - m->loff[j])) : m->lv[j].T;
 }
 
 static int mu_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
@@ -141,7 +140,7 @@ static int mu_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
 	if (!m->lanes)
 		return 0;
 	memset(out, 0, sizeof *out);
-	out->L = m->loff[m->k];
+	out->L = (uint32_t)m->loff[m->k];
 	for (int j = 0; j < m->k; j++) {
 		if (m->lv[j].T > out->T)
 			out->T = m->lv[j].T;
@@ -182,12 +181,12 @@ static int lanes_fit(struct multi *m)
 		for (uint32_t l = 0; l < m->lv[j].L; l++)
 			if (m->lv[j].key(p, l) > (UINT64_MAX - (uint64_t)m->k) / (uint64_t)m->k)
 				return 0;
-		m->loff[j] = (uint32_t)L;
+		m->loff[j] = L;
 		L += m->lv[j].L;
 		if (L >= UINT32_MAX)
 			return 0;
 	}
-	m->loff[m->k] = (uint32_t)L;
+	m->loff[m->k] = L;
 	return 1;
 }
 
