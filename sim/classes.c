@@ -100,11 +100,8 @@ static int renumber(const uint64_t *sig, const uint8_t *skip, uint32_t n, uint32
 static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, const char **why)
 {
 	for (uint32_t e = 0; e < k->E; e++) {
-		if (e) {
-			const double *cap;
-			CCS_TRY(env->epoch(env->ctx, e, &cap));
-			memcpy(k->ecap + (size_t)(e - 1) * k->nres, cap, (size_t)k->nres * sizeof *cap);
-		}
+		if (e)
+			CCS_TRY(env->epoch(env->ctx, e, k->ecap + (size_t)(e - 1) * k->nres));
 		for (uint32_t l = 0; l < k->L; l++) {
 			struct ccs_op op;
 			uint64_t id = k->ln.id(k->s, 0, l);

@@ -63,9 +63,9 @@ struct ccs_classes;
 /* What the lanes run on: a route for an op in the fabric's current state
  * (CCS_EINPUT: no live path), a root op's late start [s], and the
  * resources as the solver sees them in epoch 0 (cap).  With timed faults,
- * nepochs > 1 and epoch(ctx, e, &cap) moves the fabric to epoch e (called
- * for e = 1, 2, .. in order, after epoch 0's routes) and gives its
- * capacities; the caller moves the fabric back afterwards. */
+ * nepochs > 1 and epoch(ctx, e, cap) moves the fabric to epoch e (called
+ * for e = 1, 2, .. in order, after epoch 0's routes) and writes its nres
+ * capacities into cap; the caller moves the fabric back afterwards. */
 struct ccs_classes_env {
 	void *ctx;
 	int (*route)(void *ctx, uint64_t id, const struct ccs_op *op, uint32_t *res, int *n);
@@ -73,7 +73,7 @@ struct ccs_classes_env {
 	uint32_t nres;
 	const double *cap;
 	uint32_t nepochs;
-	int (*epoch)(void *ctx, uint32_t e, const double **cap);
+	int (*epoch)(void *ctx, uint32_t e, double *cap);
 };
 
 /* Lump s's lanes on env.  *out NULL with *why set when classes do not

@@ -214,6 +214,15 @@ void ccs_fabric_rewind(struct ccs_fabric *f)
 	cache_clear(f);
 }
 
+uint32_t ccs_fabric_epochs(const struct ccs_fabric *f)
+{
+	/* the faults are in time order; a strike takes every one of its tick */
+	uint32_t n = 1;
+	for (uint32_t i = 0; i < f->t->ntimed; i++)
+		n += !i || ccs_time_from_s(f->t->timed[i].at_s) != ccs_time_from_s(f->t->timed[i - 1].at_s);
+	return n;
+}
+
 ccs_time ccs_fabric_next_fault(const struct ccs_fabric *f)
 {
 	return f->next_timed < f->t->ntimed ? ccs_time_from_s(f->t->timed[f->next_timed].at_s) : CCS_TIME_MAX;

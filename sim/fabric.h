@@ -59,8 +59,10 @@ int ccs_fabric_set_planes(struct ccs_fabric *f, uint32_t g, uint32_t mask);
  * capacity changed (*n of them; read them with ccs_fabric_caps) and *spec
  * at the first fault's text, and forgets the cached routes, so that new
  * routes go around dead links.  A resource is live while its capacity is
- * above 0 (ccs_fabric_live). */
+ * above 0 (ccs_fabric_live).  ccs_fabric_epochs: 1 + the distinct strike
+ * times (the stretches of a run between strikes). */
 void     ccs_fabric_rewind(struct ccs_fabric *f);
+uint32_t ccs_fabric_epochs(const struct ccs_fabric *f);
 ccs_time ccs_fabric_next_fault(const struct ccs_fabric *f);
 int      ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, const char **spec);
 int      ccs_fabric_live(const struct ccs_fabric *f, uint32_t res);

@@ -33,7 +33,6 @@ struct run {
 	uint64_t split_op;          /* that class op */
 	uint32_t epoch;             /* a class run's epoch: the timed faults struck so far */
 	double *caps;               /* the solver's capacities (a slow GPU's memory in bytes sent) */
-	double *ecaps;              /* the same in a later epoch, while classes are built */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -478,37 +477,17 @@ static int solver_caps(struct run *r)
 	return CCS_OK;
 }
 
-/* The run's epochs: 1 + the timed faults' distinct strike times (the
- * fabric is left rewound). */
-static uint32_t count_epochs(struct ccs_fabric *fab)
-{
-	uint32_t n = 1;
-	ccs_fabric_rewind(fab);
-	for (; ccs_fabric_next_fault(fab) != CCS_TIME_MAX; n++) {
-		const uint32_t *chg;
-		uint32_t nchg;
-		const char *spec;
-		if (ccs_fabric_strike(fab, &chg, &nchg, &spec))
-			break;
-	}
-	ccs_fabric_rewind(fab);
-	return n;
-}
-
 /* The classes' way to the next epoch: the next strike, and its capacities
  * as the solver sees them. */
-static int cl_epoch(void *ctx, uint32_t e, const double **cap)
+static int cl_epoch(void *ctx, uint32_t e, double *cap)
 {
 	struct run *r = ctx;
 	const uint32_t *chg;
 	uint32_t nchg;
 	const char *spec;
 	(void)e;
-	if (!r->ecaps && !(r->ecaps = ccs_malloc(((size_t)ccs_fabric_nres(r->fab) + 1) * sizeof *r->ecaps)))
-		return CCS_ENOMEM;
 	CCS_TRY(ccs_fabric_strike(r->fab, &chg, &nchg, &spec));
-	fill_caps(r, r->ecaps);
-	*cap = r->ecaps;
+	fill_caps(r, cap);
 	return CCS_OK;
 }
 
@@ -527,13 +506,11 @@ static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 	if (!r->s->ops->lanes(r->s, &ln))
 		return CCS_OK;
 	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps,
-	                                     count_epochs(r->fab), cl_epoch };
+	                                     ccs_fabric_epochs(r->fab), cl_epoch };
 	const char *why;
 	/* worth it only well below one class per lane */
 	int brc = ccs_classes_new(r->s, &env, ln.L / 2, 256, &r->cls, &why);
 	ccs_fabric_rewind(r->fab);
-	ccs_free(r->ecaps);
-	r->ecaps = NULL;
 	CCS_TRY(brc);
 	r->st->per_flow_why = why;
 	int rc = CCS_OK;

@@ -95,4 +95,3 @@ static int dispatch(const struct ccs_comm *c, int coll, int algo, int proto, int
 	*why = "no schedule for this algorithm";
 	return CCS_EINPUT;
 }
-

@@ -194,14 +194,14 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, str
 int ccs_sched_msccl_yaml(const char *name, const char *text, size_t len, double bytes, char **yaml,
                          struct ccs_diag *d);
 
-/* Run the k schedules in parts as one, all starting at time 0 (op j of
- * part p becomes op offset(p) + j).  Takes the parts over (they are
- * released with out, or at once on CCS_ENOMEM). */
 /* The lane view of a schedule whose nops ops wait for nothing and release
  * nothing: lane l is op l, its only one (T 1, no dependencies, one key; the
  * ops' kind, bytes, delay and route tell the lanes apart).  0 when nops
  * does not fit a lane index. */
 int ccs_sched_lanes_single(uint64_t nops, struct ccs_sched_lanes *out);
+/* Run the k schedules in parts as one, all starting at time 0 (op j of
+ * part p becomes op offset(p) + j).  Takes the parts over (they are
+ * released with out, or at once on CCS_ENOMEM). */
 int ccs_sched_concat(struct ccs_sched *parts, int k, struct ccs_sched *out);
 /* The part of a ccs_sched_concat schedule that op id comes from. */
 int ccs_sched_part(const struct ccs_sched *s, uint64_t id);

@@ -231,7 +231,7 @@ static int shipped_case(const struct cmp_case *k, int *lumped, int *nvls)
 	}
 	/* NVLS-tree across multicast domains: NVLS beside the rail trees, a
 	 * concatenation whose parts' lanes end apart */
-	for (int i = 0; w.c.nvls && w.c.G > 1 && w.c.p_min == w.c.p && i < 1; i++) {
+	if (w.c.nvls && w.c.G > 1 && w.c.p_min == w.c.p) {
 		uint32_t q = 0;
 		uint64_t bytes = ((uint64_t)1 << (16 + fx_next() % 14)) + fx_next() % 4096 * 4;
 		bad += compare(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0, bytes, 0, &q);
