@@ -203,14 +203,17 @@ static int run_starts(const struct ccs_lines_toks *k)
  * "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'" (aws-ofi-nccl:
  * "disabling GDR"), ncclTopoCheckGdr's "GPU Direct RDMA Enabled for GPU
  * 7000 / HCA 0 (distance 4 <= 5)" (its "Disabled for GPU ... (distance 9 >
- * 5)" is the Disabled rule) and "NET/IB : Using [0]mlx5_0:1/RoCE". */
+ * 5)" is the Disabled rule), "NET/IB : Using [0]mlx5_0:1/RoCE" and
+ * "Connected all rings, use ring PXN 0 GDR 0" (NCCL 2.21 and later,
+ * src/transport/generic.cc; GDR 1 too). */
 #define EVF(f) offsetof(struct ccs_nt_log, f)
 static const struct { size_t at; int via; const char *a, *b; } ev_rules[] = {
 	{ EVF(ev_socket), 1, "NET/Socket", NULL }, { EVF(ev_ib), 1, "NET/IB", NULL }, { EVF(ev_ib), 1, "NET/AWS", NULL },
 	{ EVF(ev_ib), 1, "NET/OFI", NULL }, { EVF(ev_ib), 1, "NET/Libfabric", NULL }, { EVF(ev_gdr), 1, "NET/", "GDRDMA" },
 	{ EVF(ev_shm), 1, "SHM", NULL }, { EVF(ev_p2p), 1, "P2P", NULL }, { EVF(ev_nogdr), 0, "GPU Direct RDMA Disabled", NULL },
 	{ EVF(ev_nogdr), 0, "disabling GDR", NULL }, { EVF(ev_ib), 0, "NET/IB : Using", NULL },
-	{ EVF(ev_gdr), 0, "GPU Direct RDMA Enabled for GPU", NULL },
+	{ EVF(ev_gdr), 0, "GPU Direct RDMA Enabled for GPU", NULL }, { EVF(ev_ring_gdr0), 0, "use ring PXN", " GDR 0" },
+	{ EVF(ev_ring_gdr1), 0, "use ring PXN", " GDR 1" },
 };
 #undef EVF
 
@@ -559,12 +562,20 @@ static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_mea
 #define EV(...) do { if (n < sizeof e) n += (size_t)snprintf(e + n, sizeof e - n, __VA_ARGS__); } while (0)
 	if (l->ev_socket)
 		EV("%sNCCL's network is sockets (NET/Socket, %s:%d)", n ? "; " : "", src, l->ev_socket);
+	/* sockets clear the rings' GDR too: then GDR 0 says nothing more */
+	int ring0 = l->ev_ring_gdr0 && !l->ev_gdr && !l->ev_socket;
+	int ring1 = l->ev_ring_gdr1 && !l->ev_gdr && !l->ev_nogdr && !ring0;
 	if (l->ev_nogdr && !l->ev_gdr)
 		EV("%sGPUDirect RDMA off (NCCL says it is disabled, %s:%d)", n ? "; " : "", src, l->ev_nogdr);
-	else if (l->ev_ib && !l->ev_gdr)
+	else if (ring0)
+		EV("%sGPUDirect RDMA off (NCCL's rings say GDR 0, %s:%d)", n ? "; " : "", src, l->ev_ring_gdr0);
+	else if (l->ev_ib && !l->ev_gdr && !ring1)
 		EV("%sGPUDirect RDMA off (NET/IB without GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_ib);
 	if (l->ev_gdr)
 		EV("%sGPUDirect RDMA on (GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_gdr);
+	else if (ring1)
+		EV("%sGPUDirect RDMA on wherever the rings cross the network (GDR 1, %s:%d)", n ? "; " : "", src,
+		   l->ev_ring_gdr1);
 	if (l->ev_shm && !l->ev_p2p)
 		EV("%sGPUs exchange through host memory (SHM and no P2P, %s:%d)", n ? "; " : "", src, l->ev_shm);
 	if (l->env_algo[0])
@@ -577,7 +588,8 @@ static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_mea
 	if (l->env_proto[0] && !set->nccl_proto[0])
 		snprintf(set->nccl_proto, sizeof set->nccl_proto, "%s", l->env_proto);
 	set->ev |= (l->ev_socket ? CCS_EV_SOCKET : 0) | (l->ev_ib ? CCS_EV_RDMA : 0) |
-	           ((l->ev_ib || l->ev_nogdr) && !l->ev_gdr ? CCS_EV_NO_GDR : 0) | (l->ev_gdr ? CCS_EV_GDR : 0) |
+	           (((l->ev_ib && !ring1) || l->ev_nogdr || ring0) && !l->ev_gdr ? CCS_EV_NO_GDR : 0) |
+	           (l->ev_gdr || ring1 ? CCS_EV_GDR : 0) |
 	           (l->ev_shm && !l->ev_p2p ? CCS_EV_SHM : 0) | (l->ev_p2p ? CCS_EV_P2P : 0);
 	size_t m = strlen(set->evidence);
 	if (e[0] && m + 3 < sizeof set->evidence)

@@ -85,8 +85,11 @@ struct ccs_nt_log {
 	char cut[256];              /* the last line, cut short inside a row and skipped: why, with its position */
 	/* what NCCL's INFO lines say of its transports: the first line of each
 	 * (0: not seen): "via NET/Socket", "via NET/IB" (or RoCE), "GDRDMA"
-	 * after NET, "via SHM", "via P2P"; "GPU Direct RDMA Disabled" */
-	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p, ev_nogdr;
+	 * after NET, "via SHM", "via P2P"; "GPU Direct RDMA Disabled"; NCCL's
+	 * "Connected all rings, use ring PXN p GDR g" with g 0 and 1 (g starts
+	 * at 1 and each network connection of a ring without GPUDirect RDMA
+	 * clears it: 1 on one node says nothing of the network) */
+	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p, ev_nogdr, ev_ring_gdr0, ev_ring_gdr1;
 	/* NCCL_ALGO / NCCL_PROTO as the log states them ("NCCL INFO NCCL_ALGO
 	 * set by environment to Ring", or NCCL_ALGO=Ring on a command line):
 	 * the first value and its line, "" and 0 when the log does not say */

@@ -96,6 +96,12 @@ grep -q '^     1 .* nic:node.*25%' "$w/out" && pass=$((pass + 1)) ||
 grep -q '^# evidence in the logs: GPUDirect RDMA off (NCCL says it is disabled, .*all_reduce_perf.log:2)' "$w/out" &&
 	grep -q "^     1 .* gdr:all:off .*(as the logs' evidence says)" "$w/out" && ! grep -q 'transport:socket' "$w/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: GDR off stated by the log"; cat "$w/out"; }
+# the same with only NCCL's ring summary (2.21 and later) saying GDR 0
+{ echo "node0:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0"; cat "$w/plain.log"; } >"$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 3 --list >"$w/out" 2>&1
+grep -q "^# evidence in the logs: GPUDirect RDMA off (NCCL's rings say GDR 0, .*all_reduce_perf.log:1)" "$w/out" &&
+	grep -q "^     1 .* gdr:all:off .*(as the logs' evidence says)" "$w/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: GDR 0 in the ring summary"; cat "$w/out"; }
 { echo "node0:1:1 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/0/GDRDMA"; cat "$w/plain.log"; } >"$w/g/all_reduce_perf.log"
 "$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 50 --list >"$w/out" 2>&1
 ! grep -q 'gdr:' "$w/out" && grep -q '^# [0-9]* hypotheses the evidence rules out were not tried' "$w/out" && pass=$((pass + 1)) ||

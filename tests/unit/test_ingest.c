@@ -240,6 +240,33 @@ static void test_stated(void)
 	CHECK(!ccs_ingest_text("gdr.txt", gdr, strlen(gdr), &set, &d));
 	CHECK((set.ev & CCS_EV_GDR) && (set.ev & CCS_EV_NO_GDR) == 0 && strstr(set.evidence, "GPUDirect RDMA on"));
 	ccs_meas_set_release(&set);
+	/* NCCL's ring summary: GDR 0 is GPUDirect off (unless sockets, which
+	 * clear it anyway); GDR 1 overrides the NET/IB line's silence */
+	static const char *const ring[] = {
+		"h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n",
+		"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:1.2.3.4<0>\n"
+		  "h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1\n",
+		"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n"
+		  "h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n",
+	};
+	static const char tab[] =
+		"#  Rank 15 Group  0 Pid 1 on node02 device  7 [0x00] NVIDIA H100\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"  1073741824     268435456     float     sum      -1  12000.0   89.48  167.77      0  12000.0   89.48  167.77      0\n";
+	for (int i = 0; i < 3; i++) {
+		char txt[1024];
+		snprintf(txt, sizeof txt, "%s%s", ring[i], tab);
+		memset(&set, 0, sizeof set);
+		CHECK(!ccs_ingest_text("ring.txt", txt, strlen(txt), &set, &d));
+		unsigned ev = set.ev & (CCS_EV_GDR | CCS_EV_NO_GDR);
+		if (i == 0)
+			CHECK(ev == CCS_EV_NO_GDR && strstr(set.evidence, "GPUDirect RDMA off (NCCL's rings say GDR 0, ring.txt:1)"));
+		else if (i == 1)
+			CHECK(ev == CCS_EV_GDR && strstr(set.evidence, "(GDR 1, ring.txt:2)") && !strstr(set.evidence, "off"));
+		else
+			CHECK(ev == 0 && (set.ev & CCS_EV_SOCKET) && !strstr(set.evidence, "GDR 0"));
+		ccs_meas_set_release(&set);
+	}
 }
 
 /* The collective from the columns, or refused where they cannot tell. */
