@@ -24,11 +24,13 @@
 ** measured) over the rows; "fits within X%" is the largest relative error
 ** of any row.  Hypotheses with the same predictions (a symmetric machine
 ** cannot tell rail 3 from rail 5 by an AllReduce) are listed as one, with
-** how many resources they stand for.  --tolerance is the model's own
-** error (15%: its median on published rows): a hypothesis must fit clearly
-** better than healthy (rms below 0.8 of healthy's; where healthy is within
-** that error, below half and better by half the error), else "no fault
-** found".  The logs' NCCL INFO lines are evidence, shown in the verdict and
+** how many resources they stand for.  Each row's error counts in units
+** of the model's own error where the row runs (calibrate/modelerr.h: the
+** median on published rows of its scope, one node or across the network,
+** and size band; at least 15%, or --tolerance for every row): a hypothesis
+** must fit clearly better than healthy (rms below 0.8 of healthy's; where
+** healthy is within that error, rms 1, below half and better by half the
+** error), else "no fault found".  The logs' NCCL INFO lines are evidence, shown in the verdict and
 ** used as an engineer reading them would: a hypothesis they contradict is
 ** not tried (GPUDirect off where the channels say GDRDMA, sockets where
 ** they run over NET/IB, P2P off where they use P2P), and one they state
@@ -42,6 +44,7 @@
 #include "cli.h"
 
 #include "../../calibrate/ingest.h"
+#include "../../calibrate/modelerr.h"
 #include "../../model/coll.h"
 #include "../../model/cost.h"
 #include "../../model/topo_yaml.h"
@@ -59,6 +62,7 @@ struct row {
 	uint64_t size;
 	double t_s;
 	unsigned amask, pmask;      /* the algorithms and protocols NCCL may have chosen from */
+	double sig;                 /* log(1 + the model's own error at this row) */
 };
 
 struct hyp {
@@ -107,7 +111,7 @@ static int ppn_of(int ppn, int nodes, int ranks)
 /* predictions of every row under the extra faults; -1 when the collective
  * cannot complete or nothing applies */
 static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, int nodes, const char *fault,
-                        const struct row *rw, size_t n, double *out, char *err, size_t errn)
+                        const struct row *rw, size_t n, double *out, int *groups, char *err, size_t errn)
 {
 	const char *v[80];
 	int k = 0;
@@ -156,6 +160,8 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, i
 			break;
 		}
 		out[i] = cc.time_s;
+		if (groups)
+			groups[i] = c.G;
 	}
 	if (have)
 		ccs_comm_release(&c);
@@ -163,11 +169,14 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, i
 	return rc;
 }
 
+/* *rms: the root mean square over the rows of log(predicted / measured)
+ * in units of the row's own model error (1: the model's usual miss);
+ * *worst: the largest relative error. */
 static void score(const struct row *rw, size_t n, const double *pred, double *rms, double *worst)
 {
 	double s = 0, w = 0;
 	for (size_t i = 0; i < n; i++) {
-		double e = log(pred[i] / rw[i].t_s);
+		double e = log(pred[i] / rw[i].t_s) / rw[i].sig;
 		s += e * e;
 		double r = fabs(pred[i] / rw[i].t_s - 1);
 		if (r > w)
@@ -189,7 +198,9 @@ struct diag_run {
 	const char *topo, *logs[32];
 	const char *algo, *proto;   /* -a, -p: what the job ran (NULL: NCCL_ALGO / NCCL_PROTO, then the logs) */
 	int nlog, top, list, maxr, ppn, nodes, nranks;
-	double tol;
+	double tol;                 /* --tolerance, or the floor of each row's own error */
+	int tol_given;              /* --tolerance: the same for every row */
+	double tol_max;             /* the largest row tolerance */
 	struct ccs_args_sets sets;
 	struct ccs_meas_set set;
 	struct row *rw;
@@ -222,8 +233,9 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 			       "  -n: the ranks of rows whose log does not say;\n"
 			       "  --ppn, --nodes: ranks per node, or the nodes the ranks spread over evenly, as the job\n"
 			       "  placed them (default: the nodes filled in order);\n"
-			       "  --tolerance: the model's own error, below which healthy stands (default 15%%, its\n"
-			       "  median on published measurements, docs/validation.md; 3%% for logs ccsim wrote)\n", me);
+			       "  --tolerance: the model's own error, below which healthy stands, for every row\n"
+			       "  (default: each row's from the model's median error on published measurements of its\n"
+			       "  scope and size, docs/validation.md, at least 15%%; 3%% for logs ccsim wrote)\n", me);
 			return 1;
 		}
 		if (!strcmp(argv[i], "--list")) {
@@ -256,6 +268,7 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 				return -1;
 			}
 			D->tol = x / 100;
+			D->tol_given = 1;
 		} else if (argv[i][0] != '-' && D->nlog < 32) {
 			D->logs[D->nlog++] = argv[i];
 		} else {
@@ -328,7 +341,7 @@ static int dg_rows(struct diag_run *D)
 			                "sendrecv); skipped\n", me, m->file, m->line, m->name);
 			continue;
 		}
-		struct row r = { coll, ranks, m->size, m->median_s, 0, 0 };
+		struct row r = { coll, ranks, m->size, m->median_s, 0, 0, 0 };
 		if (dg_mask(D, coll, 0, &r.amask) || dg_mask(D, coll, 1, &r.pmask))
 			return -1;
 		D->rw[D->nrw++] = r;
@@ -340,9 +353,23 @@ static int dg_rows(struct diag_run *D)
 	D->healthy = ccs_malloc(D->nrw * sizeof *D->healthy);
 	if (!D->healthy)
 		return -2;
-	if (predict_rows(D->topo, &D->sets, D->ppn, D->nodes, NULL, D->rw, D->nrw, D->healthy, D->err, sizeof D->err)) {
+	int *groups = ccs_malloc(D->nrw * sizeof *groups);
+	if (!groups)
+		return -2;
+	int prc = predict_rows(D->topo, &D->sets, D->ppn, D->nodes, NULL, D->rw, D->nrw, D->healthy, groups, D->err,
+	                       sizeof D->err);
+	/* each row's tolerance: the model's own error where the row runs
+	 * (inside one scale-up domain or across the network) at its size, at
+	 * least the floor; or --tolerance for all */
+	for (size_t i = 0; i < D->nrw && !prc; i++) {
+		double e = D->tol_given ? D->tol : fmax(D->tol, ccs_modelerr_at(groups[i] > 1, D->rw[i].size));
+		D->rw[i].sig = log(1 + e);
+		D->tol_max = fmax(D->tol_max, e);
+	}
+	ccs_free(groups);
+	if (prc) {
 		fprintf(stderr, "%s: %s\n", me, D->err);
-		return -1;
+		return prc == -2 ? -2 : -1;
 	}
 	score(D->rw, D->nrw, D->healthy, &D->h_rms, &D->h_worst);
 	return 0;
@@ -479,7 +506,8 @@ static int dg_try(struct diag_run *D)
 			D->ncontra++;
 			continue;   /* the logs say otherwise */
 		}
-		int prc = predict_rows(D->topo, &D->sets, D->ppn, D->nodes, D->spec[i], D->rw, D->nrw, pred, D->err, sizeof D->err);
+		int prc = predict_rows(D->topo, &D->sets, D->ppn, D->nodes, D->spec[i], D->rw, D->nrw, pred, NULL, D->err,
+		                       sizeof D->err);
 		if (prc == -2) {
 			ccs_free(pred);
 			return -2;
@@ -554,24 +582,28 @@ static int dg_print(struct diag_run *D)
 {
 	printf("# %s: %zu rows from %d log%s on %s; %zu hypotheses tried\n", me, D->nrw, D->nlog, D->nlog == 1 ? "" : "s", D->t->name,
 	       D->nh);
-	printf("# healthy: fits within %.1f%% (rms of log error %.4f); the model's own error: %.0f%%\n", 100 * D->h_worst,
-	       D->h_rms, 100 * D->tol);
+	char own[64];
+	if (D->tol_max > D->tol + 1e-9)
+		snprintf(own, sizeof own, "%.0f%% to %.0f%% by the rows' scope and size", 100 * D->tol, 100 * D->tol_max);
+	else
+		snprintf(own, sizeof own, "%.0f%%", 100 * D->tol);
+	printf("# healthy: fits within %.1f%% (rms %.4f of the model's own error); the model's own error: %s\n",
+	       100 * D->h_worst, D->h_rms, own);
 	if (D->set.evidence[0])
 		printf("# evidence in the logs: %s\n", D->set.evidence);
 	if (D->ncontra)
 		printf("# %zu hypotheses the evidence rules out were not tried\n", D->ncontra);
 	/* a hypothesis wins when it fits clearly better than healthy: at most
-	 * 0.8 of its rms, and, where healthy is within the model's own error,
-	 * at most half of it and better by more than half that error (a bias
-	 * of the model is not a fault) */
-	double sig = log(1 + D->tol);
-	int within = D->h_rms <= sig;
+	 * 0.8 of its rms, and, where healthy is within the model's own error
+	 * (rms 1 in its units), at most half of it and better by more than half
+	 * that error (a bias of the model is not a fault) */
+	int within = D->h_rms <= 1;
 	int found = D->nh && ((D->h[0].stated && D->h[0].rms < D->h_rms) ||
 	                      (D->h[0].rms < 0.8 * D->h_rms &&
-	                       (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5 * sig))));
+	                       (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5))));
 	if (!found) {
-		printf("no fault found: the healthy prediction fits within %.1f%% (rms %.1f%%, the model's own error %.0f%%) "
-		       "and no hypothesis fits clearly better\n", 100 * D->h_worst, 100 * (exp(D->h_rms) - 1), 100 * D->tol);
+		printf("no fault found: the healthy prediction fits within %.1f%% (rms %.2f of the model's own error, %s) "
+		       "and no hypothesis fits clearly better\n", 100 * D->h_worst, D->h_rms, own);
 	} else {
 		printf("# rank  fits within  rms      hypothesis\n");
 		for (size_t i = 0; i < D->nh && (int)i < D->top; i++) {
@@ -598,7 +630,8 @@ int ccs_cmd_diagnose(int argc, char **argv)
 		return 1;
 	}
 	D->top = 5;
-	D->tol = 0.15;      /* the model's median error over every size of the published rows (docs/validation.md) */
+	D->tol = 0.15;      /* the floor: the model's median error over every size of the published rows
+	                     * (docs/validation.md), where its scope and size band's (modelerr.h) is lower */
 	ccs_args_sets_init(&D->sets);
 	int rc = dg_parse(D, argc, argv);
 	if (rc)

@@ -17,6 +17,7 @@
 #include "../../model/cost.h"
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
+#include "../../calibrate/modelerr.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,6 +116,7 @@ struct result {
 	const char *skip;
 	int moe, ep, target;         /* a DeepEP row; its EP size; inside the EP8-EP32 target */
 	int pplx;                    /* a pplx-kernels row (held out) */
+	int nodes;                   /* the row's nodes (above 1: it crosses the network) */
 };
 
 /* A DeepEP row (id DEEPEP1-{normal,LL}-EP<n>-{dispatch,combine}[-lat|-bw]):
@@ -254,6 +256,7 @@ static int score_row(char **f, struct result *r, const char *const *extra, int n
 	snprintf(r->algo_meas, sizeof r->algo_meas, "%s%s%s", f[12], *f[13] ? "/" : "", f[13]);
 	snprintf(r->metric, sizeof r->metric, "%s", f[15]);
 	r->bytes = atof(f[14]);
+	r->nodes = atoi(f[4]);
 	r->meas = atof(f[16]);
 	const struct rule *ru = NULL;
 	for (size_t k = 0; k < sizeof rules / sizeof rules[0] && !ru; k++)
@@ -462,6 +465,43 @@ static void write_intro(FILE *out)
 	/* per group */
 	fprintf(out, "## Summary\n\n| group | rows | ccsim median abs | ccsim worst | NCCL model median abs | NCCL model worst |\n"
 	             "|---|---|---|---|---|---|\n");
+}
+
+/* The model's median error by scope (one node, or across the network) and
+ * size band, as calibrate/modelerr.c holds it for diagnose; *stale set when
+ * that table is more than 0.05 points off (a row or the model changed:
+ * copy this table's figures there). */
+static void write_scope(FILE *out, const struct result *res, int nres, int *stale)
+{
+	static const char *const scope[2] = { "one node", "across nodes" };
+	fprintf(out, "## The model's own error by scope and size\n\n"
+	             "ccsim's median |error| over the scored rows of each scope and size band (rows). `ccsim diagnose`\n"
+	             "takes it as each row's tolerance, where it is above the 15%% floor (calibrate/modelerr.c holds\n"
+	             "these figures; `validate --check` fails when they differ from this table).\n\n"
+	             "| scope | below 64 KiB | 64 KiB to 1 MiB | 1 MiB to 64 MiB | 64 MiB and above |\n|---|---|---|---|---|\n");
+	*stale = 0;
+	for (int s = 0; s < 2; s++) {
+		fprintf(out, "| %s |", scope[s]);
+		for (int k = 0; k < CCS_MODELERR_BANDS; k++) {
+			static double e[1024];
+			int n = 0;
+			for (int i = 0; i < nres; i++) {
+				const struct result *r = &res[i];
+				if (!r->skip && !r->moe && (r->nodes > 1) == s && r->bytes >= ccs_modelerr_edge[k] &&
+				    r->bytes < ccs_modelerr_edge[k + 1])
+					e[n++] = fabs(r->ours / r->meas - 1);
+			}
+			double m = n ? median(e, n) : 0;
+			fprintf(out, " %.1f%% (%d) |", 100 * m, n);
+			if (fabs(m - ccs_modelerr_med[s][k]) > 0.0005) {
+				fprintf(stderr, "validate: calibrate/modelerr.c: %s, band %d: %.3f, the rows give %.3f\n", scope[s], k,
+				        ccs_modelerr_med[s][k], m);
+				*stale = 1;
+			}
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
 }
 
 /* The DeepEP rows: each one's error; their count, median and worst (EP8 to
@@ -783,6 +823,8 @@ int main(int argc, char **argv)
 
 	write_sizes(out, res, nres);
 	write_group_sizes(out, res, nres);
+	int stale;
+	write_scope(out, res, nres, &stale);
 
 	double moe_worst, moe_med;
 	int moe_rows, moe_bad;
@@ -797,7 +839,7 @@ int main(int argc, char **argv)
 	free(res);
 	for (int i = 0; i < nres; i++)
 		free(lines[i]);
-	int ok = mo_big <= 0.06 && mo_all <= 0.20 && mo_big < mn_big && mo_all < mn_all && !moe_bad && moe_rows > 0;
+	int ok = mo_big <= 0.06 && mo_all <= 0.20 && mo_big < mn_big && mo_all < mn_all && !moe_bad && moe_rows > 0 && !stale;
 	printf("validate: targets (<= 6%% at >= 64 MiB, <= 20%% overall, below NCCL's model in both; DeepEP "
 	       "EP8-EP32 <= 20%% per row): %s\n", ok ? "met" : "NOT MET");
 	return check && !ok ? 1 : 0;
