@@ -210,6 +210,8 @@ static int run_starts(const struct ccs_lines_toks *k)
 static const struct { size_t at; int via; const char *a, *b; } ev_rules[] = {
 	{ EVF(ev_socket), 1, "NET/Socket", NULL }, { EVF(ev_ib), 1, "NET/IB", NULL }, { EVF(ev_ib), 1, "NET/AWS", NULL },
 	{ EVF(ev_ib), 1, "NET/OFI", NULL }, { EVF(ev_ib), 1, "NET/Libfabric", NULL }, { EVF(ev_gdr), 1, "NET/", "GDRDMA" },
+	{ EVF(ev_netch), 1, "NET/IB", NULL }, { EVF(ev_netch), 1, "NET/AWS", NULL }, { EVF(ev_netch), 1, "NET/OFI", NULL },
+	{ EVF(ev_netch), 1, "NET/Libfabric", NULL },
 	{ EVF(ev_shm), 1, "SHM", NULL }, { EVF(ev_p2p), 1, "P2P", NULL }, { EVF(ev_nogdr), 0, "GPU Direct RDMA Disabled", NULL },
 	{ EVF(ev_nogdr), 0, "disabling GDR", NULL }, { EVF(ev_ib), 0, "NET/IB : Using", NULL },
 	{ EVF(ev_gdr), 0, "GPU Direct RDMA Enabled for GPU", NULL }, { EVF(ev_ring_gdr0), 0, "use ring PXN", " GDR 0" },
@@ -569,8 +571,10 @@ static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_mea
 		EV("%sGPUDirect RDMA off (NCCL says it is disabled, %s:%d)", n ? "; " : "", src, l->ev_nogdr);
 	else if (ring0)
 		EV("%sGPUDirect RDMA off (NCCL's rings say GDR 0, %s:%d)", n ? "; " : "", src, l->ev_ring_gdr0);
-	else if (l->ev_ib && !l->ev_gdr && !ring1)
-		EV("%sGPUDirect RDMA off (NET/IB without GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_ib);
+	else if (l->ev_netch && !l->ev_gdr && !ring1)
+		EV("%sGPUDirect RDMA off (NET/IB without GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_netch);
+	if (l->ev_ib && !l->ev_netch && !l->ev_socket)
+		EV("%sNCCL's network is RDMA (%s:%d)", n ? "; " : "", src, l->ev_ib);
 	if (l->ev_gdr)
 		EV("%sGPUDirect RDMA on (GDRDMA, %s:%d)", n ? "; " : "", src, l->ev_gdr);
 	else if (ring1)
@@ -588,7 +592,7 @@ static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_mea
 	if (l->env_proto[0] && !set->nccl_proto[0])
 		snprintf(set->nccl_proto, sizeof set->nccl_proto, "%s", l->env_proto);
 	set->ev |= (l->ev_socket ? CCS_EV_SOCKET : 0) | (l->ev_ib ? CCS_EV_RDMA : 0) |
-	           (((l->ev_ib && !ring1) || l->ev_nogdr || ring0) && !l->ev_gdr ? CCS_EV_NO_GDR : 0) |
+	           (((l->ev_netch && !ring1) || l->ev_nogdr || ring0) && !l->ev_gdr ? CCS_EV_NO_GDR : 0) |
 	           (l->ev_gdr || ring1 ? CCS_EV_GDR : 0) |
 	           (l->ev_shm && !l->ev_p2p ? CCS_EV_SHM : 0) | (l->ev_p2p ? CCS_EV_P2P : 0);
 	size_t m = strlen(set->evidence);

@@ -90,6 +90,8 @@ struct ccs_nt_log {
 	 * at 1 and each network connection of a ring without GPUDirect RDMA
 	 * clears it: 1 on one node says nothing of the network) */
 	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p, ev_nogdr, ev_ring_gdr0, ev_ring_gdr1;
+	int ev_netch;               /* a channel line over an RDMA network ("via NET/IB/0"): only
+	                             * then does a missing GDRDMA say GPUDirect is off */
 	/* NCCL_ALGO / NCCL_PROTO as the log states them ("NCCL INFO NCCL_ALGO
 	 * set by environment to Ring", or NCCL_ALGO=Ring on a command line):
 	 * the first value and its line, "" and 0 when the log does not say */

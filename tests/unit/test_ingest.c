@@ -248,12 +248,15 @@ static void test_stated(void)
 		  "h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 1\n",
 		"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n"
 		  "h:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0\n",
+		/* NCCL's network named, no channel line: GPUDirect unknown */
+		"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:1.2.3.4<0>\n",
+		"h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n",
 	};
 	static const char tab[] =
 		"#  Rank 15 Group  0 Pid 1 on node02 device  7 [0x00] NVIDIA H100\n"
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"  1073741824     268435456     float     sum      -1  12000.0   89.48  167.77      0  12000.0   89.48  167.77      0\n";
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		char txt[1024];
 		snprintf(txt, sizeof txt, "%s%s", ring[i], tab);
 		memset(&set, 0, sizeof set);
@@ -263,8 +266,12 @@ static void test_stated(void)
 			CHECK(ev == CCS_EV_NO_GDR && strstr(set.evidence, "GPUDirect RDMA off (NCCL's rings say GDR 0, ring.txt:1)"));
 		else if (i == 1)
 			CHECK(ev == CCS_EV_GDR && strstr(set.evidence, "(GDR 1, ring.txt:2)") && !strstr(set.evidence, "off"));
-		else
+		else if (i == 2)
 			CHECK(ev == 0 && (set.ev & CCS_EV_SOCKET) && !strstr(set.evidence, "GDR 0"));
+		else if (i == 3)
+			CHECK(ev == 0 && (set.ev & CCS_EV_RDMA) && strstr(set.evidence, "NCCL's network is RDMA (ring.txt:1)"));
+		else
+			CHECK(ev == CCS_EV_NO_GDR && strstr(set.evidence, "GPUDirect RDMA off (NET/IB without GDRDMA, ring.txt:1)"));
 		ccs_meas_set_release(&set);
 	}
 }
