@@ -193,6 +193,7 @@ static int bound_link(int bound, int net_type)
 	case CCS_BOUND_C2C: return CCS_LINK_C2C;
 	case CCS_BOUND_UB: return CCS_LINK_UB;
 	case CCS_BOUND_HCCS: return CCS_LINK_HCCS;
+	case CCS_BOUND_XGMI: return CCS_LINK_XGMI;
 	case CCS_BOUND_SMP: return CCS_LINK_SMP;
 	case CCS_BOUND_NIC: case CCS_BOUND_LEAF: case CCS_BOUND_SPINE: case CCS_BOUND_CORE: return net_type;
 	default: return -1;

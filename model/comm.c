@@ -20,6 +20,7 @@ static int bound_of_link(int type)
 	case CCS_LINK_SMP: return CCS_BOUND_SMP;
 	case CCS_LINK_UB: return CCS_BOUND_UB;
 	case CCS_LINK_HCCS: return CCS_BOUND_HCCS;
+	case CCS_LINK_XGMI: return CCS_BOUND_XGMI;
 	default: return CCS_BOUND_NIC;
 	}
 }

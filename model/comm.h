@@ -46,7 +46,7 @@
 enum ccs_bound { CCS_BOUND_LATENCY, CCS_BOUND_NVLINK, CCS_BOUND_PCIE, CCS_BOUND_C2C,
                  CCS_BOUND_UB, CCS_BOUND_HCCS, CCS_BOUND_SMP, CCS_BOUND_NIC, CCS_BOUND_LEAF,
                  CCS_BOUND_SPINE, CCS_BOUND_CORE, CCS_BOUND_REDUCE, CCS_BOUND_PROTOCOL,
-                 CCS_BOUND_SYNC, CCS_BOUND_SM, CCS_BOUND_PROXY, CCS_BOUND_N };
+                 CCS_BOUND_SYNC, CCS_BOUND_SM, CCS_BOUND_PROXY, CCS_BOUND_XGMI, CCS_BOUND_N };
 extern const char *const ccs_bound_name[CCS_BOUND_N];
 
 /* The graph as NCCL's tuning model sees it (nccl_tune.c), in NCCL's units. */

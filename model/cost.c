@@ -10,7 +10,7 @@
 
 const char *const ccs_bound_name[CCS_BOUND_N] = {
 	"latency", "nvlink", "pcie", "c2c", "ub", "hccs", "smp", "nic", "leaf", "spine", "core",
-	"reduce", "protocol", "sync", "sm", "proxy",
+	"reduce", "protocol", "sync", "sm", "proxy", "xgmi",
 };
 
 /* ---- our model ---- */

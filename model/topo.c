@@ -8,7 +8,7 @@ const char *const ccs_dev_kind_name[CCS_DEV_NKINDS] = {
 	"gpu", "scaleup_switch", "pcie_switch", "cpu", "nic", "switch",
 };
 const char *const ccs_link_type_name[CCS_LINK_NTYPES] = {
-	"nvlink", "c2c", "pcie", "smp", "ib", "roce", "ethernet", "ub", "hccs",
+	"nvlink", "c2c", "pcie", "smp", "ib", "roce", "ethernet", "ub", "hccs", "xgmi",
 };
 const char *const ccs_tier_name[CCS_TIER_N] = { "none", "leaf", "spine", "core" };
 const char *const ccs_path_name[CCS_PATH_N] = { "PIX", "PXB", "P2C", "PHB", "SYS" };
@@ -25,6 +25,11 @@ void ccs_model_params_default(struct ccs_model_params *p)
 	p->eff[CCS_LINK_NVLINK] = 0.84;
 	p->eff[CCS_LINK_UB] = 0.84;
 	p->eff[CCS_LINK_HCCS] = 0.84;
+	/* AMD's xGMI between GPUs: 48 of a link's 64 GB/s per direction are
+	 * usable on MI300X once CRC and protocol overhead are paid (AMD ROCm
+	 * blog, "Understanding RCCL Bandwidth and xGMI Performance on AMD
+	 * Instinct MI300X", 2025-03-02); taken for every xGMI generation. */
+	p->eff[CCS_LINK_XGMI] = 0.75;
 	p->eff[CCS_LINK_C2C] = 0.85;
 	p->eff[CCS_LINK_PCIE] = 0.85;
 	p->eff[CCS_LINK_SMP] = 0.70;
@@ -58,7 +63,7 @@ void ccs_model_params_default(struct ccs_model_params *p)
 
 int ccs_link_is_scaleup(int type)
 {
-	return type == CCS_LINK_NVLINK || type == CCS_LINK_UB || type == CCS_LINK_HCCS;
+	return type == CCS_LINK_NVLINK || type == CCS_LINK_UB || type == CCS_LINK_HCCS || type == CCS_LINK_XGMI;
 }
 
 int ccs_link_is_host(int type)

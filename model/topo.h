@@ -34,7 +34,7 @@ enum ccs_dev_kind { CCS_DEV_GPU, CCS_DEV_SUSW, CCS_DEV_PCISW, CCS_DEV_CPU,
                     CCS_DEV_NIC, CCS_DEV_NETSW, CCS_DEV_NKINDS };
 enum ccs_link_type { CCS_LINK_NVLINK, CCS_LINK_C2C, CCS_LINK_PCIE, CCS_LINK_SMP,
                      CCS_LINK_IB, CCS_LINK_ROCE, CCS_LINK_ETHERNET, CCS_LINK_UB,
-                     CCS_LINK_HCCS, CCS_LINK_NTYPES };
+                     CCS_LINK_HCCS, CCS_LINK_XGMI, CCS_LINK_NTYPES };
 enum ccs_tier { CCS_TIER_NONE, CCS_TIER_LEAF, CCS_TIER_SPINE, CCS_TIER_CORE, CCS_TIER_N };
 enum ccs_path { CCS_PATH_PIX, CCS_PATH_PXB, CCS_PATH_P2C, CCS_PATH_PHB,
                 CCS_PATH_SYS, CCS_PATH_N };
@@ -53,7 +53,7 @@ extern const char *const ccs_path_name[CCS_PATH_N];
 extern const char *const ccs_arch_name[CCS_ARCH_N];
 
 /* Link classes. */
-int ccs_link_is_scaleup(int type);   /* nvlink, ub, hccs */
+int ccs_link_is_scaleup(int type);   /* nvlink, ub, hccs, xgmi (GPU to GPU) */
 int ccs_link_is_host(int type);      /* pcie, c2c, smp */
 int ccs_link_is_network(int type);   /* ib, roce, ethernet */
 

@@ -66,7 +66,7 @@ extern const char *const ccs_fabric_kind_name[3];
 
 struct ccs_scaleup_spec {
 	int present;
-	uint8_t type;               /* nvlink, ub, hccs */
+	uint8_t type;               /* nvlink, ub, hccs, xgmi */
 	long nodes_per_domain, switches, lanes, radix;
 	double lane_bw_Bps, lat_s, switch_lat_s;
 	int multicast, reduction;

@@ -64,6 +64,7 @@ static void warn(struct out *o, const char *fmt, ...)
 struct gpu_rec {
 	int dev, sm, sw_links, node;
 	const char *busid;
+	const char *xgmi_lane;      /* AMD GPUs (RCCL's gcn): an xGMI link's rate; NULL for NVIDIA */
 };
 
 struct conv {
@@ -73,7 +74,7 @@ struct conv {
 	struct ccs_text devs;        /* the node's devices, written once the form is known */
 	struct ccs_diag *d;
 	struct gpu_rec gpu[XML_MAX_GPUS];
-	int ngpu, nnic, nsw, ib, roce, efa, warned_sm;
+	int ngpu, nnic, nsw, ib, roce, efa, warned_sm, warned_gcn;
 	struct ccs_text links;       /* the node's links, written after its devices */
 	const char *sw_target[64];   /* distinct NVSwitch busids */
 	int nswt;
@@ -154,14 +155,60 @@ static void gpu_kind(int sm, const char **model, const char **arch, const char *
 		*model = "B200", *mem = "8TB/s";
 }
 
+/* An AMD GPU by RCCL's gcn name (its first characters): model, memory
+ * bandwidth and an xGMI (Infinity Fabric) link's rate per direction, from
+ * AMD's datasheets: MI100 3 links of 92 GB/s both ways and 1.23 TB/s;
+ * MI250X/MI210 (one GCD per GPU) 100 GB/s links and 1.6384 TB/s per GCD;
+ * MI300X 7 links of 128 GB/s both ways and 5.3 TB/s; MI355X 153.6 GB/s
+ * links and 8 TB/s.  NULL model: a gcn not known here. */
+static const struct amd_kind {
+	const char *gcn, *model, *mem, *lane;
+} amd_kinds[] = {
+	{ "gfx908", "MI100", "1.23TB/s", "46GB/s" },
+	{ "gfx90a", "MI250X-GCD", "1.6384TB/s", "50GB/s" },
+	{ "gfx94", "MI300X", "5.3TB/s", "64GB/s" },     /* gfx940, gfx941, gfx942 */
+	{ "gfx950", "MI355X", "8TB/s", "76.8GB/s" },
+};
+
+static const struct amd_kind *amd_kind(const char *gcn)
+{
+	for (size_t i = 0; i < sizeof amd_kinds / sizeof amd_kinds[0]; i++)
+		if (!strncmp(gcn, amd_kinds[i].gcn, strlen(amd_kinds[i].gcn)))
+			return &amd_kinds[i];
+	return NULL;
+}
+
 static int walk_pci(struct conv *v, int id, const char *parent, int depth);
+
+/* An AMD <gpu> (RCCL's dump: gcn names the architecture; xGMI links as
+ * <xgmi> children): its device line into v->devs, r->xgmi_lane set.  The
+ * model's tuning tables are NCCL's: Hopper's stand in for RCCL's own. */
+static void amd_gpu(struct conv *v, const struct ccs_xml_node *g, struct gpu_rec *r, const char *nm)
+{
+	const char *gcn = ccs_xml_attr(g, "gcn");
+	const struct amd_kind *k = amd_kind(gcn);
+	char gb[64], bw[64];
+	r->xgmi_lane = k ? k->lane : "64GB/s";
+	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: hopper%s%s}   # %s, gcn %s\n", nm,
+	    k ? k->model : "AMD-GPU", k ? ", memory_bandwidth: " : "", k ? k->mem : "",
+	    r->busid ? remark(r->busid, bw, sizeof bw) : "?", remark(gcn, gb, sizeof gb));
+	if (v->warned_gcn)
+		return;
+	v->warned_gcn = 1;
+	if (!k)
+		warn(v->o, "line %d: gcn '%s' is not known here: xGMI links taken at MI300X's 64 GB/s, no memory bandwidth "
+		     "(no reduction bound)", g->line, remark(gcn, gb, sizeof gb));
+	else if (!strncmp(k->gcn, "gfx94", 5))
+		warn(v->o, "gcn %s is MI300X or MI325X (the dump does not say): taken as MI300X; --set "
+		     "node.devices.N.memory_bandwidth=6TB/s for an MI325X box", remark(gcn, gb, sizeof gb));
+	warn(v->o, "AMD GPUs run RCCL, whose tuning tables are not modelled: NCCL's Hopper tables (channels, "
+	           "latencies, protocol limits) stand in for them");
+}
 
 /* A <gpu> under pci element e. */
 static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *g, const char *parent)
 {
 	long dev, sm;
-	if (ccs_xml_attr(g, "gcn"))
-		return ccs_xml_at(v->d, v->name, g, "an AMD GPU (gcn %s, from RCCL): AMD GPUs and xGMI are not modelled yet", ccs_xml_attr(g, "gcn"));
 	CCS_TRY(num(v, g, "dev", -1, 65535, &dev));
 	CCS_TRY(num(v, g, "sm", -1, 1000, &sm));
 	if (v->ngpu >= XML_MAX_GPUS)
@@ -174,10 +221,15 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	r->sm = (int)sm;
 	r->busid = ccs_xml_attr(e, "busid");
 	r->node = (int)(g - v->x->n);
-	const char *model, *arch, *mem;
-	gpu_kind((int)sm, &model, &arch, &mem);
+	r->xgmi_lane = NULL;
 	char nm[32];
 	snprintf(nm, sizeof nm, "gpu%ld", dev);
+	if (ccs_xml_attr(g, "gcn")) {
+		amd_gpu(v, g, r, nm);
+		return pcie_link(v, e, nm, parent);
+	}
+	const char *model, *arch, *mem;
+	gpu_kind((int)sm, &model, &arch, &mem);
 	char bw[64];
 	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
 	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? remark(r->busid, bw, sizeof bw) : "?", sm);
@@ -190,6 +242,20 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		warn(v->o, "sm 90 is H100 or H200 (the dump does not say): taken as H100; --set "
 		           "node.devices.N.model=H200 for an H200 box");
 	return pcie_link(v, e, nm, parent);
+}
+
+/* Whether a <net>'s name is an RDMA device's (the kernel's names for
+ * ConnectX, Broadcom bnxt_re, AMD Pensando ionic, Intel irdma, the
+ * rocep<bus> names of newer udev, HiSilicon hns, QLogic qedr, Alibaba
+ * erdma): on an Ethernet port, RoCE; other names (eth0, ens1f0) are the
+ * interfaces of NCCL's sockets. */
+static int rdma_name(const char *s)
+{
+	static const char *const pre[] = { "mlx5", "mlx4", "bnxt_re", "ionic", "irdma", "rocep", "hns", "qedr", "erdma" };
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (!strncmp(s, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
 }
 
 /* The <net>s of a <nic> (under pci element e, or e NULL: under a CPU). */
@@ -218,10 +284,10 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		    e && ccs_xml_attr(e, "busid") ? remark(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
 		if ((cls >> 8) == 0x0207)
 			v->ib++;
-		else if (nname && !strncmp(nname, "mlx5", 4))
-			v->roce++;
 		else if (nname && !strncmp(nname, "rdmap", 5))
 			v->efa++;
+		else if (nname && rdma_name(nname))
+			v->roce++;
 		if (e) {
 			CCS_TRY(pcie_link(v, e, nm, parent));
 		} else {
@@ -291,16 +357,17 @@ static int nvlinks(struct conv *v)
 		const struct ccs_xml_node *g = &v->x->n[v->gpu[i].node];
 		for (int c = g->child; c >= 0; c = v->x->n[c].next) {
 			const struct ccs_xml_node *l = &v->x->n[c];
-			if (strcmp(l->name, "nvlink"))
+			int xgmi = !strcmp(l->name, "xgmi");
+			if (strcmp(l->name, "nvlink") && !xgmi)
 				continue;
 			long count, tclass = 0;
 			CCS_TRY(num(v, l, "count", 1, 64, &count));
 			if (!count)
-				return ccs_xml_at(v->d, v->name, l, "an NVLink with count 0");
+				return ccs_xml_at(v->d, v->name, l, "an %s with count 0", xgmi ? "xGMI link" : "NVLink");
 			if (ccs_xml_attr(l, "tclass"))
 				tclass = strtol(ccs_xml_attr(l, "tclass"), NULL, 16);
 			const char *tgt = ccs_xml_attr(l, "target");
-			if ((tclass >> 8) == 0x0680) {
+			if (!xgmi && (tclass >> 8) == 0x0680) {
 				v->gpu[i].sw_links += (int)count;
 				int seen = 0;
 				for (int s = 0; s < v->nswt; s++)
@@ -314,13 +381,17 @@ static int nvlinks(struct conv *v)
 				if (v->gpu[j].busid && !strcmp(v->gpu[j].busid, tgt))
 					peer = j;
 			if (peer < 0) {
-				warn(v->o, "line %d: gpu%d's NVLink to %s (class 0x%lx) leads to no GPU or NVSwitch: left out", l->line,
-				     v->gpu[i].dev, tgt ? tgt : "?", tclass);
+				char tb[64];
+				warn(v->o, "line %d: gpu%d's %s to %s (class 0x%lx) leads to no GPU%s: left out", l->line, v->gpu[i].dev,
+				     xgmi ? "xGMI link" : "NVLink", tgt ? remark(tgt, tb, sizeof tb) : "?", tclass, xgmi ? "" : " or NVSwitch");
 				continue;
 			}
+			if (xgmi && !v->gpu[i].xgmi_lane)
+				return ccs_xml_at(v->d, v->name, l, "an xGMI link on an NVIDIA GPU (no 'gcn')");
 			if (peer > i)   /* each pair once */
-				ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: nvlink, lanes: %ld, lane_bandwidth: %s}\n",
-				         v->gpu[i].dev, v->gpu[peer].dev, count, nvl_lane(v->gpu[i].sm));
+				ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: %s, lanes: %ld, lane_bandwidth: %s}\n",
+				         v->gpu[i].dev, v->gpu[peer].dev, xgmi ? "xgmi" : "nvlink", count,
+				         xgmi ? v->gpu[i].xgmi_lane : nvl_lane(v->gpu[i].sm));
 		}
 	}
 	return CCS_OK;

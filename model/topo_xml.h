@@ -27,8 +27,14 @@
 **                                    direction (NVLink 2-4), 50 (NVLink 5),
 **                                    NVLS on sm 90 and later
 **   NVLink to a GPU (tclass 0x0302..)  a node link between the two GPUs
+**   <gpu gcn> (RCCL)                 an AMD GPU by gcn (gfx908, gfx90a, gfx94x,
+**                                    gfx950): model, memory bandwidth; NCCL's
+**                                    Hopper tables stand in for RCCL's
+**   <xgmi target=GPU count> (RCCL)   a node link type xgmi, count links at the
+**                                    GPU's xGMI rate per direction
 **   scaleout                         a 2-tier rail-optimized fabric of the
-**                                    NICs' type (IB class 0x0207, else RoCE)
+**                                    NICs' type (IB class 0x0207, RoCE for an
+**                                    RDMA device's name, else Ethernet)
 ** What a dump lacks (link speeds, switches in a VM, NICs) is assumed and
 ** said in a warning; the YAML carries the same words as comments.
 */

@@ -172,7 +172,7 @@ static const char *const link_type_names[] = {
 	"nvlink", "c2c", "pcie", "smp", "upi", "xgmi", "ib", "infiniband", "roce", "ethernet", "ub", "hccs",
 };
 static const int link_type_vals[] = {
-	CCS_LINK_NVLINK, CCS_LINK_C2C, CCS_LINK_PCIE, CCS_LINK_SMP, CCS_LINK_SMP, CCS_LINK_SMP,
+	CCS_LINK_NVLINK, CCS_LINK_C2C, CCS_LINK_PCIE, CCS_LINK_SMP, CCS_LINK_SMP, CCS_LINK_XGMI,
 	CCS_LINK_IB, CCS_LINK_IB, CCS_LINK_ROCE, CCS_LINK_ETHERNET, CCS_LINK_UB, CCS_LINK_HCCS,
 };
 #define NLINK_TYPE_NAMES 12
@@ -229,6 +229,10 @@ static int push_link(struct ld *L, struct ccs_body *b, const struct ccs_tmpl_lin
 	b->link[b->nlink] = *tl;
 	b->link[b->nlink].a = a;
 	b->link[b->nlink].b = c;
+	/* AMD calls both its GPU-to-GPU links and its sockets' links xGMI:
+	 * between two GPUs the scale-up link, elsewhere a socket link */
+	if (tl->type == CCS_LINK_XGMI && (b->dev[a].kind != CCS_DEV_GPU || b->dev[c].kind != CCS_DEV_GPU))
+		b->link[b->nlink].type = CCS_LINK_SMP;
 	b->nlink++;
 	return CCS_OK;
 }
@@ -362,8 +366,8 @@ static int load_scaleup(struct ld *L, const struct ccs_ynode *m, struct ccs_scal
 	static const char *const keys[] = { "type", "nodes_per_domain", "switches", "lanes", "lane_bandwidth",
 	                                    "bandwidth", "latency", "switch_latency", "multicast",
 	                                    "reduction", "radix" };
-	static const char *const tnames[] = { "nvlink", "ub", "hccs" };
-	static const int tvals[] = { CCS_LINK_NVLINK, CCS_LINK_UB, CCS_LINK_HCCS };
+	static const char *const tnames[] = { "nvlink", "ub", "hccs", "xgmi" };
+	static const int tvals[] = { CCS_LINK_NVLINK, CCS_LINK_UB, CCS_LINK_HCCS, CCS_LINK_XGMI };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "scaleup"));
 	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, (int)(sizeof keys / sizeof keys[0]), "'scaleup'"));
 	CCS_TRY(ccs_ytree_need(&L->y, m, "type", "'scaleup'"));
@@ -374,7 +378,7 @@ static int load_scaleup(struct ld *L, const struct ccs_ynode *m, struct ccs_scal
 	su->nodes_per_domain = 1;
 	su->multicast_mark = su->lanes_mark = su->switches_mark = su->radix_mark = m->mark;
 	int type = 0;
-	CCS_TRY(ccs_ytree_enum(&L->y, m, "type", tnames, tvals, 3, &type));
+	CCS_TRY(ccs_ytree_enum(&L->y, m, "type", tnames, tvals, 4, &type));
 	su->type = (uint8_t)type;
 	CCS_TRY(ccs_ytree_long(&L->y, m, "nodes_per_domain", 1, MAX_NODES, &su->nodes_per_domain, NULL));
 	CCS_TRY(ccs_ytree_long(&L->y, m, "switches", 0, 4096, &su->switches, &su->switches_mark));

@@ -335,6 +335,58 @@ static void test_explicit(void)
 	}
 }
 
+/* xgmi: between GPUs the scale-up link (a full mesh makes one domain, and
+ * a rank's rate relays through its peers), between CPUs a socket link;
+ * 'scaleup: {type: xgmi, switches: 0}' builds the same mesh. */
+static void test_xgmi(void)
+{
+	char err[1024] = "";
+	const char *y =
+		"devices:\n"
+		"  - {name: \"c[0-1]\", type: cpu}\n"
+		"  - {name: \"g[0-3]\", type: gpu, model: MI300X}\n"
+		"links:\n"
+		"  - {from: \"g[0-3]\", to: \"c[0-1]\", pattern: block, type: pcie, gen: 5, lanes: 16}\n"
+		"  - {from: c0, to: c1, type: xgmi, lanes: 4, lane_bandwidth: 36GB/s}\n"
+		"  - {from: \"g[0-3]\", to: \"g[0-3]\", pattern: mesh, type: xgmi, bandwidth: 64GB/s}\n";
+	struct ccs_topo *t = load_str(y, err, sizeof err);
+	struct ccs_topo_stats s;
+	CHECK(t != NULL);
+	if (!t) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(stats(t, &s));
+	CHECK(s.nlink[CCS_LINK_XGMI] == 6 && s.nlink[CCS_LINK_SMP] == 1);
+	CHECK(s.ndomains == 1 && s.diameter == 1);
+	CHECK_NEAR(s.su_bw_min, 3 * 64e9, 1e-12);
+	CHECK(ccs_link_is_scaleup(CCS_LINK_XGMI) && !ccs_link_is_scaleup(CCS_LINK_SMP));
+	ccs_topo_free(t);
+
+	const char *m =
+		"nodes: 2\n"
+		"node:\n"
+		"  devices:\n"
+		"    - {name: cpu0, type: cpu}\n"
+		"    - {name: \"gpu[0-7]\", type: gpu, model: MI300X}\n"
+		"    - {name: \"nic[0-7]\", type: nic, bandwidth: 400Gb/s}\n"
+		"  links:\n"
+		"    - {from: \"gpu[0-7]\", to: cpu0, pattern: full, type: pcie, gen: 5, lanes: 16}\n"
+		"    - {from: \"nic[0-7]\", to: cpu0, pattern: full, type: pcie, gen: 5, lanes: 16}\n"
+		"scaleup: {type: xgmi, switches: 0, lanes: 7, lane_bandwidth: 64GB/s}\n"
+		"scaleout: {topology: rail-optimized, tiers: 2, type: roce, radix: 64}\n";
+	t = load_str(m, err, sizeof err);
+	CHECK(t != NULL);
+	if (!t) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(stats(t, &s));
+	CHECK(s.nlink[CCS_LINK_XGMI] == 2 * 28 && s.ndomains == 2 && s.ndev[CCS_DEV_SUSW] == 0);
+	CHECK_NEAR(s.su_bw_min, 7 * 64e9, 1e-12);
+	ccs_topo_free(t);
+}
+
 static void test_set_and_extends(void)
 {
 	const char *sets[] = { "nodes=4", "scaleup.lane_bandwidth=50GB/s", "node.devices.3.bandwidth=800Gb/s" };
@@ -394,6 +446,7 @@ int main(void)
 	test_other_shipped();
 	test_fabric_kinds();
 	test_explicit();
+	test_xgmi();
 	test_set_and_extends();
 	return CHECK_DONE("test_topo");
 }

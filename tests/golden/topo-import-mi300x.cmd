@@ -1,0 +1,1 @@
+topo import tests/data/topo/mi300x-dump.xml
