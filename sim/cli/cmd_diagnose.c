@@ -208,12 +208,43 @@ struct diag_run {
 	struct hyp *h;
 	size_t nh, caph;
 	double *healthy, h_rms, h_worst, excess;
+	/* the healthy prediction times one factor fitted to the rows (the
+	 * model's bias on this machine): its factor and rms; the stragglers it
+	 * fits better than, left out */
+	double bias, b_rms;
+	size_t nbiased;
 	struct ccs_topo *t;
 	char err[600];
 	char (*spec)[160];
 	size_t nspec, capspec;
 	size_t ncontra;             /* hypotheses the logs' evidence rules out */
 };
+
+/* The healthy prediction scaled by the one factor that fits the rows best
+ * in the score's units: log k = sum(r_i / s_i^2) / sum(1 / s_i^2), r_i =
+ * log(measured / healthy), s_i the row's sig.  A straggler's D is fitted to
+ * the rows too; where this one fitted factor beats it, the log is slower
+ * than the model by a share at every size (the model's bias on a machine,
+ * or a machine slow everywhere), not late by a fixed time. */
+static int dg_bias(struct diag_run *D)
+{
+	double num = 0, den = 0;
+	for (size_t i = 0; i < D->nrw; i++) {
+		double w = 1 / (D->rw[i].sig * D->rw[i].sig);
+		num += w * log(D->rw[i].t_s / D->healthy[i]);
+		den += w;
+	}
+	D->bias = exp(num / den);
+	double *p = ccs_malloc(D->nrw * sizeof *p);
+	if (!p)
+		return -2;
+	for (size_t i = 0; i < D->nrw; i++)
+		p[i] = D->healthy[i] * D->bias;
+	double w;
+	score(D->rw, D->nrw, p, &D->b_rms, &w);
+	ccs_free(p);
+	return 0;
+}
 
 /* The options: 0, 1 after --help, -1 after a message. */
 static int dg_parse(struct diag_run *D, int argc, char **argv)
@@ -372,7 +403,7 @@ static int dg_rows(struct diag_run *D)
 		return prc == -2 ? -2 : -1;
 	}
 	score(D->rw, D->nrw, D->healthy, &D->h_rms, &D->h_worst);
-	return 0;
+	return dg_bias(D);
 }
 
 /* The topology the logs ran on, as large as they need. */
@@ -516,6 +547,10 @@ static int dg_try(struct diag_run *D)
 			continue;   /* cannot complete, or not applicable here */
 		double s, w;
 		score(D->rw, D->nrw, pred, &s, &w);
+		if (!ev && !strncmp(D->spec[i], "straggler:", 10) && s >= D->b_rms) {
+			D->nbiased++;   /* a share of every row fits better than a fixed delay */
+			continue;
+		}
 		/* the same predictions as one already kept: one line for both */
 		size_t j = 0;
 		for (; j < D->nh; j++) {
@@ -593,6 +628,11 @@ static int dg_print(struct diag_run *D)
 		printf("# evidence in the logs: %s\n", D->set.evidence);
 	if (D->ncontra)
 		printf("# %zu hypotheses the evidence rules out were not tried\n", D->ncontra);
+	if (D->nbiased)
+		printf("# no straggler: the healthy prediction %s by %.1f%% at every size fits better (rms %.4f) than a "
+		       "fixed delay (%.4gus): the model's bias here or a machine uniformly %s, not a late rank\n",
+		       D->bias >= 1 ? "slowed" : "sped up", 100 * fabs(D->bias - 1), D->b_rms, D->excess * 1e6,
+		       D->bias >= 1 ? "slower" : "faster");
 	/* a hypothesis wins when it fits clearly better than healthy: at most
 	 * 0.8 of its rms, and, where healthy is within the model's own error
 	 * (rms 1 in its units), at most half of it and better by more than half
