@@ -65,6 +65,7 @@ struct gpu_rec {
 	int dev, sm, sw_links, node;
 	const char *busid;
 	const char *xgmi_lane;      /* AMD GPUs (RCCL's gcn): an xGMI link's rate; NULL for NVIDIA */
+	int bare;                   /* a hint file's GPU, without its <gpu> (bare_kind) */
 };
 
 struct conv {
@@ -74,7 +75,13 @@ struct conv {
 	struct ccs_text devs;        /* the node's devices, written once the form is known */
 	struct ccs_diag *d;
 	struct gpu_rec gpu[XML_MAX_GPUS];
-	int ngpu, nnic, nsw, ib, roce, efa, warned_sm, warned_gcn;
+	int ngpu, nnic, nsw, ib, roce, efa, warned_sm, warned_gcn, warned_h200;
+	int width0, width0_line;     /* PCI links stating link_width 0, the first's line */
+	int nbare_gpu, bare_gpu_line, nbare_nic, bare_nic_line;   /* hint files' devices (bare_kind) */
+	long bare_nic_speed;
+	int vport, vport_line;       /* bridges at 2.5 GT/s x1 above faster devices (emulated ports) */
+	int nodup;                   /* <net>s listed again under another CPU, left out */
+	int net_node[XML_MAX_NODE_DEVICES];   /* the <net> elements kept, one per NIC */
 	struct ccs_text links;       /* the node's links, written after its devices */
 	const char *sw_target[64];   /* distinct NVSwitch busids */
 	int nswt;
@@ -99,26 +106,80 @@ static int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long
 	return CCS_OK;
 }
 
-/* The PCIe link of pci element e, from child to parent, as YAML. */
-static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *child, const char *parent)
+/* The PCIe generation (1-6, 0 not known) and lanes (0: not given) that pci
+ * element e states; CCS_EINPUT for a width that is not a lane count. */
+static int pci_rate(struct conv *v, const struct ccs_xml_node *e, int *gen, long *lanes)
 {
 	const char *sp = ccs_xml_attr(e, "link_speed"), *w = ccs_xml_attr(e, "link_width");
 	static const double gts[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
-	int gen = 0;
+	*gen = 0;
 	if (sp) {
 		double g = strtod(sp, NULL);
 		for (int i = 0; i < 6; i++)
 			if (g > gts[i] - 0.01 && g < gts[i] + 0.01)
-				gen = i + 1;
+				*gen = i + 1;
 	}
-	long lanes = 0;
+	*lanes = 0;
 	if (w) {
 		char *end;
-		lanes = strtol(w, &end, 10);
-		if (end == w || *end || lanes < 0 || lanes > 32)
+		*lanes = strtol(w, &end, 10);
+		if (end == w || *end || *lanes < 0 || *lanes > 32)
 			return ccs_xml_at(v->d, v->name, e, "'link_width' must be a lane count, got '%s'", w);
 	}
-	if (!gen || !lanes) {
+	return CCS_OK;
+}
+
+/* The fastest link (gen x lanes) stated below pci element id, into *gen
+ * and *lanes (0 none). */
+static void fastest_below(struct conv *v, int id, int *gen, long *lanes)
+{
+	for (int c = v->x->n[id].child; c >= 0; c = v->x->n[c].next) {
+		if (strcmp(v->x->n[c].name, "pci"))
+			continue;
+		int g;
+		long l;
+		if (pci_rate(v, &v->x->n[c], &g, &l))
+			continue;   /* reported when that element's own link is written */
+		if (!l && g)
+			l = 16;
+		if (g && (double)l * (1 << g) > (double)*lanes * (1 << *gen))
+			*gen = g, *lanes = l;
+		fastest_below(v, c, gen, lanes);
+	}
+}
+
+/* The PCIe link of pci element e, from child to parent, as YAML.  A width
+ * of 0 is taken as x16 at the stated speed, as NCCL does (topo.cc,
+ * ncclTopoAddPci: "width == 0" when /sys did not say); a bridge that states
+ * 2.5 GT/s x1 above faster devices is a hypervisor's virtual root port (the
+ * rate QEMU's ports report), taken at the rate of the fastest device below
+ * it (QEMU's emulated TI XIO3130 ports, vendor 0x104c device 0x8232, state
+ * that rate: the IBM Cloud H100 VSI's topology file, and the H200 VM of
+ * NVIDIA/nccl-tests issue 256, where NCCL prints them as PCI[0.2]); a
+ * speed not known here, gen 4 x16. */
+static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *child, const char *parent)
+{
+	int gen;
+	long lanes;
+	CCS_TRY(pci_rate(v, e, &gen, &lanes));
+	if (gen && !lanes) {
+		if (!v->width0++)
+			v->width0_line = e->line;
+		lanes = 16;
+	}
+	if (gen == 1 && lanes == 1) {
+		int g = 0;
+		long l = 0;
+		fastest_below(v, (int)(e - v->x->n), &g, &l);
+		if (g && l && (double)l * (1 << g) > 2) {
+			if (!v->vport++)
+				v->vport_line = e->line;
+			gen = g;
+			lanes = l;
+		}
+	}
+	if (!gen) {
+		const char *sp = ccs_xml_attr(e, "link_speed"), *w = ccs_xml_attr(e, "link_width");
 		warn(v->o, "line %d: %s has no usable link_speed/link_width ('%s' x '%s'): taken as PCIe gen 4 x16", e->line,
 		     child, sp ? sp : "", w ? w : "");
 		gen = 4;
@@ -178,6 +239,40 @@ static const struct amd_kind *amd_kind(const char *gcn)
 	return NULL;
 }
 
+/* NVIDIA parts by PCI device id (the <pci> element's `device`), for what sm
+ * alone cannot tell (H100 from H200, A100 40GB from 80GB); used where the
+ * dump's sm agrees.  Ids from the pci.ids database (Debian's pci.ids
+ * 0.0~2023.04.11), 0x2335 (H200) from the H200 machines of NVIDIA/nccl-tests
+ * issue 256 (lspci "Device 2335", nccl-tests "NVIDIA H200"), 0x2901 (B200)
+ * from a public HGX B200 capture (0x10de:0x2901, sm 100); memory bandwidths
+ * from NVIDIA's datasheets. */
+static const struct nv_part {
+	unsigned id;
+	int sm;
+	const char *model, *mem;
+} nv_parts[] = {
+	{ 0x1db1, 70, "V100-SXM2-16GB", "900GB/s" },   { 0x1db5, 70, "V100-SXM2-32GB", "900GB/s" },
+	{ 0x1db4, 70, "V100-PCIe-16GB", "900GB/s" },   { 0x1db6, 70, "V100-PCIe-32GB", "900GB/s" },
+	{ 0x20b0, 80, "A100-SXM4-40GB", "1.555TB/s" }, { 0x20b2, 80, "A100-SXM4-80GB", "2.039TB/s" },
+	{ 0x20b1, 80, "A100-PCIe-40GB", "1.555TB/s" }, { 0x20f1, 80, "A100-PCIe-40GB", "1.555TB/s" },
+	{ 0x20b5, 80, "A100-PCIe-80GB", "1.935TB/s" }, { 0x20f3, 80, "A800-SXM4-80GB", "2.039TB/s" },
+	{ 0x2330, 90, "H100-SXM5-80GB", "3.35TB/s" },  { 0x2331, 90, "H100-PCIe", "2TB/s" },
+	{ 0x2324, 90, "H800", "3.35TB/s" },            { 0x2322, 90, "H800-PCIe", "2TB/s" },
+	{ 0x2335, 90, "H200", "4.8TB/s" },             { 0x2901, 100, "B200", "8TB/s" },
+};
+
+static const struct nv_part *nv_part(const struct ccs_xml_node *pci, int sm)
+{
+	const char *ven = ccs_xml_attr(pci, "vendor"), *dev = ccs_xml_attr(pci, "device");
+	if (!ven || !dev || strtol(ven, NULL, 16) != 0x10de)
+		return NULL;
+	long id = strtol(dev, NULL, 16);
+	for (size_t i = 0; i < sizeof nv_parts / sizeof nv_parts[0]; i++)
+		if (nv_parts[i].id == (unsigned)id && nv_parts[i].sm == sm)
+			return &nv_parts[i];
+	return NULL;
+}
+
 static int walk_pci(struct conv *v, int id, const char *parent, int depth);
 
 /* An AMD <gpu> (RCCL's dump: gcn names the architecture; xGMI links as
@@ -222,6 +317,7 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	r->busid = ccs_xml_attr(e, "busid");
 	r->node = (int)(g - v->x->n);
 	r->xgmi_lane = NULL;
+	r->bare = 0;
 	char nm[32];
 	snprintf(nm, sizeof nm, "gpu%ld", dev);
 	if (ccs_xml_attr(g, "gcn")) {
@@ -230,6 +326,9 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	}
 	const char *model, *arch, *mem;
 	gpu_kind((int)sm, &model, &arch, &mem);
+	const struct nv_part *part = nv_part(e, (int)sm);
+	if (part)
+		model = part->model, mem = part->mem;
 	char bw[64];
 	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
 	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? remark(r->busid, bw, sizeof bw) : "?", sm);
@@ -238,7 +337,7 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		     "reduction bound)", g->line, dev, sm, sm);
 		v->warned_sm = (int)sm;
 	}
-	if (sm == 90 && v->ngpu == 1)
+	if (sm == 90 && !part && !v->warned_h200++)
 		warn(v->o, "sm 90 is H100 or H200 (the dump does not say): taken as H100; --set "
 		           "node.devices.N.model=H200 for an H200 box");
 	return pcie_link(v, e, nm, parent);
@@ -258,6 +357,34 @@ static int rdma_name(const char *s)
 	return 0;
 }
 
+/* Whether <net> n repeats one already kept (the same name, guid and port):
+ * NCCL lists a NIC with no PCI path of its own, such as a socket's eth0,
+ * under every <cpu> (an HGX B200 dump of NCCL 2.27.3 shows eth0 under both);
+ * it is one NIC. */
+static int same_net(struct conv *v, const struct ccs_xml_node *n)
+{
+	static const char *const keys[] = { "name", "guid", "port" };
+	for (int i = 0; i < v->nnic; i++) {
+		const struct ccs_xml_node *o = &v->x->n[v->net_node[i]];
+		size_t k = 0;
+		for (; k < sizeof keys / sizeof keys[0]; k++) {
+			const char *a = ccs_xml_attr(n, keys[k]), *b = ccs_xml_attr(o, keys[k]);
+			if ((a || b) && (!a || !b || strcmp(a, b)))
+				break;
+		}
+		if (k == sizeof keys / sizeof keys[0] && ccs_xml_attr(n, "name")) {
+			if (!v->nodup++)
+				warn(v->o, "line %d: net %s is listed again (first at line %d): one NIC", n->line,
+				     ccs_xml_attr(n, "name"), o->line);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int put_nic(struct conv *v, const struct ccs_xml_node *e, const char *nname, long speed, long cls, const char *parent,
+                   int line);
+
 /* The <net>s of a <nic> (under pci element e, or e NULL: under a CPU). */
 static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *nic, const char *parent)
 {
@@ -271,39 +398,130 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		long speed;
 		CCS_TRY(num(v, n, "speed", 0, 100000000, &speed));
 		const char *nname = ccs_xml_attr(n, "name");
+		if (same_net(v, n))
+			continue;
+		if (v->nnic >= XML_MAX_NODE_DEVICES)
+			return ccs_xml_at(v->d, v->name, n, "more than %d NICs", XML_MAX_NODE_DEVICES);
 		if (!speed) {
 			warn(v->o, "line %d: net %s has no speed: taken as 100 Gb/s", n->line, nname ? nname : "?");
 			speed = 100000;
 		}
-		char nm[32];
-		snprintf(nm, sizeof nm, "nic%d", v->nnic++);
-		char wn[64], wb[64];
-		/* NCCL's speed is in Mb/s: whole Gb/s as such, else Mb/s (never "0Gb/s") */
-		ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ld%s}   # %s\n", nm,
-		    nname ? word(nname, wn, sizeof wn) : "NIC", speed % 1000 ? speed : speed / 1000, speed % 1000 ? "Mb/s" : "Gb/s",
-		    e && ccs_xml_attr(e, "busid") ? remark(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
-		if ((cls >> 8) == 0x0207)
-			v->ib++;
-		else if (nname && !strncmp(nname, "rdmap", 5))
-			v->efa++;
-		else if (nname && rdma_name(nname))
-			v->roce++;
-		if (e) {
-			CCS_TRY(pcie_link(v, e, nm, parent));
-		} else {
-			warn(v->o, "line %d: %s sits under a CPU without a PCI path: linked to %s at PCIe gen 4 x16", n->line, nm,
-			     parent);
-			ccs_text_printf(&v->links, "    - {from: %s, to: %s, type: pcie, gen: 4, lanes: 16}\n", nm, parent);
-		}
+		v->net_node[v->nnic] = c;
+		CCS_TRY(put_nic(v, e, nname, speed, cls, parent, n->line));
 	}
 	return CCS_OK;
+}
+
+/* One NIC's device line and link: named nname (NULL: "NIC"), speed in Mb/s,
+ * its PCI element e (NULL: under the CPU parent) of class cls. */
+static int put_nic(struct conv *v, const struct ccs_xml_node *e, const char *nname, long speed, long cls, const char *parent,
+                   int line)
+{
+	char nm[32];
+	snprintf(nm, sizeof nm, "nic%d", v->nnic++);
+	char wn[64], wb[64];
+	/* NCCL's speed is in Mb/s: whole Gb/s as such, else Mb/s (never "0Gb/s") */
+	ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ld%s}   # %s\n", nm,
+	    nname ? word(nname, wn, sizeof wn) : "NIC", speed % 1000 ? speed : speed / 1000, speed % 1000 ? "Mb/s" : "Gb/s",
+	    e && ccs_xml_attr(e, "busid") ? remark(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
+	if ((cls >> 8) == 0x0207)
+		v->ib++;
+	else if (nname && !strncmp(nname, "rdmap", 5))
+		v->efa++;
+	else if (nname && rdma_name(nname))
+		v->roce++;
+	if (e)
+		return pcie_link(v, e, nm, parent);
+	warn(v->o, "line %d: %s sits under a CPU without a PCI path: linked to %s at PCIe gen 4 x16", line, nm, parent);
+	ccs_text_printf(&v->links, "    - {from: %s, to: %s, type: pcie, gen: 4, lanes: 16}\n", nm, parent);
+	return CCS_OK;
+}
+
+/* A <pci> leaf of a hint file (NCCL_TOPO_FILE, as Azure's HPC images ship
+ * ndv4-topo.xml and ndv5-topo.xml): a device without the <gpu> or <nic>
+ * that NCCL fills in at run time: 'g' a GPU (class 0x03..), 'n' a NIC
+ * (class 0x02..), else 0. */
+static int bare_kind(const struct ccs_xml_node *e)
+{
+	const char *c = ccs_xml_attr(e, "class");
+	if (strcmp(e->name, "pci") || e->child >= 0 || !c)
+		return 0;
+	long k = strtol(c, NULL, 16) >> 16;
+	return k == 0x03 ? 'g' : k == 0x02 ? 'n' : 0;
+}
+
+/* The architecture of a GPU whose PCIe link runs at generation gen (what a
+ * hint file's bare GPU says of itself): gen 3 V100, 4 A100, 5 H100, 6 B200. */
+static int sm_of_gen(int gen)
+{
+	return gen >= 6 ? 100 : gen == 5 ? 90 : gen == 4 ? 80 : 70;
+}
+
+/* A bare GPU (pci element id): dev by its busid's place among the bare GPUs
+ * (CUDA's PCI order), sm by its link's generation. */
+static int add_bare_gpu(struct conv *v, int id, const char *parent)
+{
+	const struct ccs_xml_node *e = &v->x->n[id];
+	const char *bus = ccs_xml_attr(e, "busid");
+	int gen, dev = 0;
+	long lanes;
+	CCS_TRY(pci_rate(v, e, &gen, &lanes));
+	for (size_t i = 0; i < v->x->nn; i++) {
+		const char *b = ccs_xml_attr(&v->x->n[i], "busid");
+		dev += bare_kind(&v->x->n[i]) == 'g' && (int)i != id && b && bus && strcmp(b, bus) < 0;
+	}
+	for (int i = 0; i < v->ngpu; i++)
+		if (v->gpu[i].dev == dev)
+			return ccs_xml_at(v->d, v->name, e, "a second GPU at busid '%s'", bus ? bus : "");
+	if (v->ngpu >= XML_MAX_GPUS)
+		return ccs_xml_at(v->d, v->name, e, "more than %d GPUs", XML_MAX_GPUS);
+	struct gpu_rec *r = &v->gpu[v->ngpu++];
+	memset(r, 0, sizeof *r);
+	r->dev = dev;
+	r->sm = sm_of_gen(gen ? gen : 4);
+	r->busid = bus;
+	r->node = id;
+	r->bare = 1;
+	if (!v->nbare_gpu++)
+		v->bare_gpu_line = e->line;
+	const char *model, *arch, *mem;
+	gpu_kind(r->sm, &model, &arch, &mem);
+	const struct nv_part *part = nv_part(e, r->sm);
+	if (part)
+		model = part->model, mem = part->mem;
+	char nm[32], bw[64];
+	snprintf(nm, sizeof nm, "gpu%d", dev);
+	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, no <gpu>: sm %d by PCIe gen %d\n",
+	    nm, model, arch, mem ? ", memory_bandwidth: " : "", mem ? mem : "", bus ? remark(bus, bw, sizeof bw) : "?", r->sm,
+	    gen ? gen : 4);
+	return pcie_link(v, e, nm, parent);
+}
+
+/* A bare NIC: the port rate a x16 slot of its generation carries (gen 3
+ * ConnectX-5 100 Gb/s, gen 4 ConnectX-6 200, gen 5 ConnectX-7 400, gen 6
+ * ConnectX-8 800). */
+static int add_bare_nic(struct conv *v, int id, const char *parent)
+{
+	const struct ccs_xml_node *e = &v->x->n[id];
+	int gen;
+	long lanes;
+	CCS_TRY(pci_rate(v, e, &gen, &lanes));
+	if (v->nnic >= XML_MAX_NODE_DEVICES)
+		return ccs_xml_at(v->d, v->name, e, "more than %d NICs", XML_MAX_NODE_DEVICES);
+	long speed = gen >= 6 ? 800000 : gen == 5 ? 400000 : gen == 4 ? 200000 : 100000;
+	if (!v->nbare_nic++) {
+		v->bare_nic_line = e->line;
+		v->bare_nic_speed = speed;
+	}
+	v->net_node[v->nnic] = id;
+	return put_nic(v, e, NULL, speed, strtol(ccs_xml_attr(e, "class"), NULL, 16), parent, e->line);
 }
 
 /* Whether element id has a gpu, nic or pci below it. */
 static int has_devices(const struct ccs_xml *x, int id)
 {
 	for (int c = x->n[id].child; c >= 0; c = x->n[c].next)
-		if (!strcmp(x->n[c].name, "gpu") || !strcmp(x->n[c].name, "nic") ||
+		if (!strcmp(x->n[c].name, "gpu") || !strcmp(x->n[c].name, "nic") || bare_kind(&x->n[c]) ||
 		    (!strcmp(x->n[c].name, "pci") && has_devices(x, c)))
 			return 1;
 	return 0;
@@ -312,6 +530,9 @@ static int has_devices(const struct ccs_xml *x, int id)
 static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 {
 	const struct ccs_xml_node *e = &v->x->n[id];
+	int bare = bare_kind(e);
+	if (bare)
+		return bare == 'g' ? add_bare_gpu(v, id, parent) : add_bare_nic(v, id, parent);
 	for (int c = e->child; c >= 0; c = v->x->n[c].next) {
 		const struct ccs_xml_node *k = &v->x->n[c];
 		if (!strcmp(k->name, "gpu"))
@@ -331,6 +552,29 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth)
 		if (!strcmp(v->x->n[c].name, "pci"))
 			CCS_TRY(walk_pci(v, c, nm, depth + 1));
 	return CCS_OK;
+}
+
+/* A hint file's GPUs: no <gpu>, so neither sm nor NVLink is written (NCCL
+ * reads both from the driver at run time).  Eight of them of sm 80 or later,
+ * and no others, are taken as an HGX baseboard's (A100: 12 NVLinks to 6
+ * NVSwitches, H100 and B200: 18 to their NVSwitches: NVIDIA's HGX
+ * datasheets), the one 8-GPU board those PCIe generations ship in with a
+ * NIC per GPU; anything else, no NVLink. */
+static void bare_gpus(struct conv *v)
+{
+	int sm = v->gpu[0].sm, hgx = v->ngpu == 8 && v->nbare_gpu == 8 && sm >= 80;
+	for (int i = 0; i < v->ngpu; i++)
+		hgx &= v->gpu[i].sm == sm;
+	warn(v->o, "%d GPU%s (the first at line %d) %s no <gpu> (a hint file that NCCL completes at run time): sm taken "
+	     "from the PCIe generation (gen 3: 70, 4: 80, 5: 90, 6: 100), sm %d for the first", v->nbare_gpu,
+	     v->nbare_gpu == 1 ? "" : "s", v->bare_gpu_line, v->nbare_gpu == 1 ? "has" : "have", sm);
+	if (hgx) {
+		for (int i = 0; i < v->ngpu; i++)
+			v->gpu[i].sw_links = sm >= 90 ? 18 : 12;
+		warn(v->o, "no NVLink in the file: the 8 GPUs taken as an HGX baseboard's, %d NVLinks each to NVSwitches "
+		     "(write the YAML with -o and edit 'scaleup' for another machine)", sm >= 90 ? 18 : 12);
+	} else
+		warn(v->o, "no NVLink in the file: none assumed (GPUs talk over PCIe)");
 }
 
 /* Two sockets joined as the shipped presets join them (topo_xml.h). */
@@ -503,7 +747,22 @@ static int convert(struct conv *v)
 		if (strcmp(e->name, "cpu"))
 			continue;
 		long id;
-		CCS_TRY(num(v, e, "numaid", ncpu, 4095, &id));
+		const char *na = ccs_xml_attr(e, "numaid");
+		if (na && !strcmp(na, "-1")) {
+			/* NUMA not exposed (a VM): the first id not taken */
+			for (id = 0;; id++) {
+				int taken = 0;
+				for (int j = 0; j < ncpu; j++)
+					taken |= cpu_ids[j] == id;
+				for (int p = c; p >= 0 && !taken; p = x->n[p].next)
+					taken |= !strcmp(x->n[p].name, "cpu") && ccs_xml_attr(&x->n[p], "numaid") &&
+					         strtol(ccs_xml_attr(&x->n[p], "numaid"), NULL, 10) == id;
+				if (!taken)
+					break;
+			}
+			warn(v->o, "line %d: <cpu numaid=\"-1\">: NUMA not exposed (a VM): taken as cpu%ld", e->line, id);
+		} else
+			CCS_TRY(num(v, e, "numaid", ncpu, 4095, &id));
 		if (ncpu == 16)
 			return ccs_xml_at(v->d, v->name, e, "more than 16 CPUs");
 		for (int j = 0; j < ncpu; j++)
@@ -524,8 +783,23 @@ static int convert(struct conv *v)
 	}
 	if (!ncpu)
 		return ccs_xml_at(v->d, v->name, root, "no <cpu> in the dump");
+	if (v->vport)
+		warn(v->o, "%d PCI bridge%s (the first at line %d) state%s 2.5 GT/s x1 above faster devices: a hypervisor's "
+		     "emulated port%s (QEMU's), taken at the rate of the fastest device below", v->vport, v->vport == 1 ? "" : "s",
+		     v->vport_line, v->vport == 1 ? "s" : "", v->vport == 1 ? "" : "s");
+	if (v->width0)
+		warn(v->o, "%d PCI link%s state%s link_width 0 (the first at line %d): taken as x16 at %s link_speed, as "
+		     "NCCL does", v->width0, v->width0 == 1 ? "" : "s", v->width0 == 1 ? "s" : "", v->width0_line,
+		     v->width0 == 1 ? "its" : "their");
 	if (!v->ngpu)
 		return ccs_xml_at(v->d, v->name, root, "no <gpu> in the dump");
+	if (v->nbare_gpu)
+		bare_gpus(v);
+	if (v->nbare_nic)
+		warn(v->o, "%d NIC%s (the first at line %d) %s no <nic> (a hint file that NCCL completes at run time): named "
+		     "by busid, at the rate a x16 slot of %s PCIe generation carries (%ld Gb/s for the first)", v->nbare_nic,
+		     v->nbare_nic == 1 ? "" : "s", v->bare_nic_line, v->nbare_nic == 1 ? "has" : "have",
+		     v->nbare_nic == 1 ? "its" : "their", v->bare_nic_speed / 1000);
 	if (!v->nsw)
 		warn(v->o, "no PCIe switches: every GPU and NIC hangs off a CPU (a VM that hides the switches, or a "
 		           "host without them): GPUDirect traffic crosses the root complex");

@@ -9,7 +9,8 @@
 **         <pci ... class 0x03..>  <gpu dev sm rank gdr>  <nvlink target count tclass/>
 **         <pci ... class 0x02..>  <nic> <net name dev speed port gdr/> </nic>
 ** becomes, in base units of the YAML schema:
-**   cpu<numaid>                      a CPU per socket; two sockets joined as
+**   cpu<numaid>                      a CPU per socket (numaid -1, a VM's:
+**                                    the first id free); two sockets joined as
 **                                    the shipped presets join them (Intel
 **                                    Sapphire Rapids 4 x 32 GB/s UPI, Emerald
 **                                    Rapids 4 x 40, older Intel 3 x 20.8, AMD
@@ -17,11 +18,27 @@
 **   pcisw<k>                         a PCIe bridge that has devices under it
 **   gpu<dev>                         model and architecture from sm (70 V100,
 **                                    80 A100, 86/89 Ampere/Ada parts, 90 H100,
-**                                    100 B200; sm 90 cannot tell H100 from
-**                                    H200: a warning says so)
-**   nic<k>                           one per <net>, at its speed (Mb/s)
+**                                    100 B200), or from the PCI device id
+**                                    where it agrees with sm (H100 0x2330,
+**                                    H200 0x2335, A100 40/80 GB ...); sm 90
+**                                    without a known id is taken as H100
+**                                    with a warning
+**   nic<k>                           one per <net>, at its speed (Mb/s); a
+**                                    <net> listed again under another CPU
+**                                    (same name, guid, port) is the same NIC
 **   pcie links child -> parent       gen from link_speed (2.5, 5, 8, 16, 32,
 **                                    64 GT/s: gen 1-6), lanes from link_width
+**                                    (0: x16, as NCCL's ncclTopoAddPci); a
+**                                    bridge at 2.5 GT/s x1 above faster
+**                                    devices (a VM's emulated port) at the
+**                                    fastest device's rate
+**   <pci class 0x03..> / 0x02.. with  a hint file's GPU / NIC (NCCL_TOPO_FILE,
+**   nothing below                    completed by NCCL at run time): sm and a
+**                                    x16 NIC's rate from the PCIe generation
+**                                    (gen 3/4/5/6: sm 70/80/90/100, 100/200/
+**                                    400/800 Gb/s), dev by busid order; 8 of
+**                                    them at sm 80+ as an HGX baseboard's
+**                                    NVSwitch (12 or 18 NVLinks each)
 **   NVLink to NVSwitches (tclass 0x068000) -> scaleup: nvlink, lanes = the
 **                                    links a GPU has, 25 GB/s per link and
 **                                    direction (NVLink 2-4), 50 (NVLink 5),

@@ -1,0 +1,1 @@
+topo check tests/data/topo/hgx-b200-socket-dump.xml

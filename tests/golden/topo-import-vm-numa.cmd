@@ -1,0 +1,1 @@
+topo check tests/data/topo/vm-numa-h200-dump.xml

@@ -1,0 +1,1 @@
+topo import tests/data/topo/vm-qemu-h100-dump.xml
