@@ -1,5 +1,6 @@
 /* model/topo_xml.c: an NCCL topology dump as topology YAML (topo_xml.h). */
 #include "topo_xml.h"
+#include "topo_parts.h"
 #include "xml.h"
 
 #include <ctype.h>
@@ -63,6 +64,8 @@ static void warn(struct out *o, const char *fmt, ...)
 
 struct gpu_rec {
 	int dev, sm, sw_links, node;
+	int cpu;                    /* the id of its <cpu> */
+	double c2c_GBps;            /* NVLink-C2C to that CPU per direction (<c2c bw count>), 0 none */
 	const char *busid;
 	const char *xgmi_lane;      /* AMD GPUs (RCCL's gcn): an xGMI link's rate; NULL for NVIDIA */
 	int bare;                   /* a hint file's GPU, without its <gpu> (bare_kind) */
@@ -77,6 +80,11 @@ struct conv {
 	struct gpu_rec gpu[XML_MAX_GPUS];
 	int ngpu, nnic, nsw, ib, roce, efa, warned_sm, warned_gcn, warned_h200;
 	int width0, width0_line;     /* PCI links stating link_width 0, the first's line */
+	const struct ccs_xml_node *cpu[16];   /* the first host's <cpu>s */
+	int cpu_id[16], ncpu, cur_cpu;        /* their ids; the one being walked */
+	const char *host[64];                 /* the hosts' host_hash, the first's first */
+	int hosts;
+	int c2c;                              /* GPUs with NVLink-C2C to their CPU (Grace) */
 	int nbare_gpu, bare_gpu_line, nbare_nic, bare_nic_line;   /* hint files' devices (bare_kind) */
 	long bare_nic_speed;
 	int vport, vport_line;       /* bridges at 2.5 GT/s x1 above faster devices (emulated ports) */
@@ -189,90 +197,6 @@ static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *c
 	return CCS_OK;
 }
 
-/* An NVLink's bandwidth per direction by the GPU's sm: 25 GB/s for NVLink
- * 2-4 (V100 6, A100 12, H100 18 links: 300, 600, 900 GB/s both ways), 50
- * for NVLink 5 (B200: 18 links, 1.8 TB/s), 14.0625 on GA102 parts with
- * NVLink bridges (RTX A6000, A40: 112.5 GB/s both ways over 4 links); the
- * NVIDIA datasheets. */
-static const char *nvl_lane(int sm)
-{
-	return sm >= 100 ? "50GB/s" : sm == 86 ? "14.0625GB/s" : "25GB/s";
-}
-
-/* sm -> model, architecture, memory bandwidth (the shipped presets'), or
- * NULLs. */
-static void gpu_kind(int sm, const char **model, const char **arch, const char **mem)
-{
-	*model = "GPU";
-	*mem = NULL;
-	*arch = sm >= 100 ? "blackwell" : sm >= 90 ? "hopper" : sm >= 80 ? "ampere" : "volta";
-	if (sm == 70)
-		*model = "V100", *mem = "900GB/s";
-	else if (sm == 80)
-		*model = "A100-SXM4-80GB", *mem = "2.039TB/s";
-	else if (sm == 90)
-		*model = "H100-SXM5-80GB", *mem = "3.35TB/s";
-	else if (sm == 100)
-		*model = "B200", *mem = "8TB/s";
-}
-
-/* An AMD GPU by RCCL's gcn name (its first characters): model, memory
- * bandwidth and an xGMI (Infinity Fabric) link's rate per direction, from
- * AMD's datasheets: MI100 3 links of 92 GB/s both ways and 1.23 TB/s;
- * MI250X/MI210 (one GCD per GPU) 100 GB/s links and 1.6384 TB/s per GCD;
- * MI300X 7 links of 128 GB/s both ways and 5.3 TB/s; MI355X 153.6 GB/s
- * links and 8 TB/s.  NULL model: a gcn not known here. */
-static const struct amd_kind {
-	const char *gcn, *model, *mem, *lane;
-} amd_kinds[] = {
-	{ "gfx908", "MI100", "1.23TB/s", "46GB/s" },
-	{ "gfx90a", "MI250X-GCD", "1.6384TB/s", "50GB/s" },
-	{ "gfx94", "MI300X", "5.3TB/s", "64GB/s" },     /* gfx940, gfx941, gfx942 */
-	{ "gfx950", "MI355X", "8TB/s", "76.8GB/s" },
-};
-
-static const struct amd_kind *amd_kind(const char *gcn)
-{
-	for (size_t i = 0; i < sizeof amd_kinds / sizeof amd_kinds[0]; i++)
-		if (!strncmp(gcn, amd_kinds[i].gcn, strlen(amd_kinds[i].gcn)))
-			return &amd_kinds[i];
-	return NULL;
-}
-
-/* NVIDIA parts by PCI device id (the <pci> element's `device`), for what sm
- * alone cannot tell (H100 from H200, A100 40GB from 80GB); used where the
- * dump's sm agrees.  Ids from the pci.ids database (Debian's pci.ids
- * 0.0~2023.04.11), 0x2335 (H200) from the H200 machines of NVIDIA/nccl-tests
- * issue 256 (lspci "Device 2335", nccl-tests "NVIDIA H200"), 0x2901 (B200)
- * from a public HGX B200 capture (0x10de:0x2901, sm 100); memory bandwidths
- * from NVIDIA's datasheets. */
-static const struct nv_part {
-	unsigned id;
-	int sm;
-	const char *model, *mem;
-} nv_parts[] = {
-	{ 0x1db1, 70, "V100-SXM2-16GB", "900GB/s" },   { 0x1db5, 70, "V100-SXM2-32GB", "900GB/s" },
-	{ 0x1db4, 70, "V100-PCIe-16GB", "900GB/s" },   { 0x1db6, 70, "V100-PCIe-32GB", "900GB/s" },
-	{ 0x20b0, 80, "A100-SXM4-40GB", "1.555TB/s" }, { 0x20b2, 80, "A100-SXM4-80GB", "2.039TB/s" },
-	{ 0x20b1, 80, "A100-PCIe-40GB", "1.555TB/s" }, { 0x20f1, 80, "A100-PCIe-40GB", "1.555TB/s" },
-	{ 0x20b5, 80, "A100-PCIe-80GB", "1.935TB/s" }, { 0x20f3, 80, "A800-SXM4-80GB", "2.039TB/s" },
-	{ 0x2330, 90, "H100-SXM5-80GB", "3.35TB/s" },  { 0x2331, 90, "H100-PCIe", "2TB/s" },
-	{ 0x2324, 90, "H800", "3.35TB/s" },            { 0x2322, 90, "H800-PCIe", "2TB/s" },
-	{ 0x2335, 90, "H200", "4.8TB/s" },             { 0x2901, 100, "B200", "8TB/s" },
-};
-
-static const struct nv_part *nv_part(const struct ccs_xml_node *pci, int sm)
-{
-	const char *ven = ccs_xml_attr(pci, "vendor"), *dev = ccs_xml_attr(pci, "device");
-	if (!ven || !dev || strtol(ven, NULL, 16) != 0x10de)
-		return NULL;
-	long id = strtol(dev, NULL, 16);
-	for (size_t i = 0; i < sizeof nv_parts / sizeof nv_parts[0]; i++)
-		if (nv_parts[i].id == (unsigned)id && nv_parts[i].sm == sm)
-			return &nv_parts[i];
-	return NULL;
-}
-
 static int walk_pci(struct conv *v, int id, const char *parent, int depth);
 
 /* An AMD <gpu> (RCCL's dump: gcn names the architecture; xGMI links as
@@ -281,7 +205,7 @@ static int walk_pci(struct conv *v, int id, const char *parent, int depth);
 static void amd_gpu(struct conv *v, const struct ccs_xml_node *g, struct gpu_rec *r, const char *nm)
 {
 	const char *gcn = ccs_xml_attr(g, "gcn");
-	const struct amd_kind *k = amd_kind(gcn);
+	const struct ccs_topo_parts_amd *k = ccs_topo_parts_amd(gcn);
 	char gb[64], bw[64];
 	r->xgmi_lane = k ? k->lane : "64GB/s";
 	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: hopper%s%s}   # %s, gcn %s\n", nm,
@@ -298,6 +222,26 @@ static void amd_gpu(struct conv *v, const struct ccs_xml_node *g, struct gpu_rec
 		     "node.devices.N.memory_bandwidth=6TB/s for an MI325X box", remark(gcn, gb, sizeof gb));
 	warn(v->o, "AMD GPUs run RCCL, whose tuning tables are not modelled: NCCL's Hopper tables (channels, "
 	           "latencies, protocol limits) stand in for them");
+}
+
+/* The <c2c bw count> of <gpu> g into r: NVLink-C2C to its CPU at bw x
+ * count / 1000 GB/s, as NCCL reads it (topo.cc: a GB300 GPU's bw 44712 x 5
+ * is its 224 GB/s per direction, half of Grace's 900 GB/s both ways shared
+ * by two GPUs). */
+static int c2c_of(struct conv *v, const struct ccs_xml_node *g, struct gpu_rec *r)
+{
+	r->c2c_GBps = 0;
+	for (int c = g->child; c >= 0; c = v->x->n[c].next) {
+		const struct ccs_xml_node *l = &v->x->n[c];
+		if (strcmp(l->name, "c2c"))
+			continue;
+		long bw, count;
+		CCS_TRY(num(v, l, "bw", -1, 10000000, &bw));
+		CCS_TRY(num(v, l, "count", 1, 64, &count));
+		r->c2c_GBps += (double)bw * (double)count / 1000.0;
+	}
+	v->c2c += r->c2c_GBps > 0;
+	return CCS_OK;
 }
 
 /* A <gpu> under pci element e. */
@@ -318,43 +262,30 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	r->node = (int)(g - v->x->n);
 	r->xgmi_lane = NULL;
 	r->bare = 0;
+	r->cpu = v->cur_cpu;
+	CCS_TRY(c2c_of(v, g, r));
 	char nm[32];
 	snprintf(nm, sizeof nm, "gpu%ld", dev);
 	if (ccs_xml_attr(g, "gcn")) {
 		amd_gpu(v, g, r, nm);
 		return pcie_link(v, e, nm, parent);
 	}
-	const char *model, *arch, *mem;
-	gpu_kind((int)sm, &model, &arch, &mem);
-	const struct nv_part *part = nv_part(e, (int)sm);
-	if (part)
-		model = part->model, mem = part->mem;
+	struct ccs_topo_parts_gpu k;
+	ccs_topo_parts_nvidia((int)sm, ccs_xml_attr(e, "vendor"), ccs_xml_attr(e, "device"), &k);
 	char bw[64];
-	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, model, arch,
-	    mem ? ", memory_bandwidth: " : "", mem ? mem : "", r->busid ? remark(r->busid, bw, sizeof bw) : "?", sm);
-	if (!mem && sm != v->warned_sm) {
+	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, k.model, k.arch,
+	    k.mem ? ", memory_bandwidth: " : "", k.mem ? k.mem : "", r->busid ? remark(r->busid, bw, sizeof bw) : "?", sm);
+	if (!k.mem && sm != v->warned_sm) {
 		warn(v->o, "line %d: gpu%ld has sm %ld: the memory bandwidth of sm %ld GPUs is not known here (no "
 		     "reduction bound)", g->line, dev, sm, sm);
 		v->warned_sm = (int)sm;
 	}
-	if (sm == 90 && !part && !v->warned_h200++)
+	if (sm == 90 && !k.by_id && !v->warned_h200++)
 		warn(v->o, "sm 90 is H100 or H200 (the dump does not say): taken as H100; --set "
 		           "node.devices.N.model=H200 for an H200 box");
-	return pcie_link(v, e, nm, parent);
-}
-
-/* Whether a <net>'s name is an RDMA device's (the kernel's names for
- * ConnectX, Broadcom bnxt_re, AMD Pensando ionic, Intel irdma, the
- * rocep<bus> names of newer udev, HiSilicon hns, QLogic qedr, Alibaba
- * erdma): on an Ethernet port, RoCE; other names (eth0, ens1f0) are the
- * interfaces of NCCL's sockets. */
-static int rdma_name(const char *s)
-{
-	static const char *const pre[] = { "mlx5", "mlx4", "bnxt_re", "ionic", "irdma", "rocep", "hns", "qedr", "erdma" };
-	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
-		if (!strncmp(s, pre[i], strlen(pre[i])))
-			return 1;
-	return 0;
+	/* a GPU with C2C reaches its CPU over it, NCCL's widest path (P2C); its
+	 * narrow PCIe link carries nothing NCCL sends */
+	return r->c2c_GBps > 0 ? CCS_OK : pcie_link(v, e, nm, parent);
 }
 
 /* Whether <net> n repeats one already kept (the same name, guid and port):
@@ -428,7 +359,7 @@ static int put_nic(struct conv *v, const struct ccs_xml_node *e, const char *nna
 		v->ib++;
 	else if (nname && !strncmp(nname, "rdmap", 5))
 		v->efa++;
-	else if (nname && rdma_name(nname))
+	else if (nname && ccs_topo_parts_rdma(nname))
 		v->roce++;
 	if (e)
 		return pcie_link(v, e, nm, parent);
@@ -448,13 +379,6 @@ static int bare_kind(const struct ccs_xml_node *e)
 		return 0;
 	long k = strtol(c, NULL, 16) >> 16;
 	return k == 0x03 ? 'g' : k == 0x02 ? 'n' : 0;
-}
-
-/* The architecture of a GPU whose PCIe link runs at generation gen (what a
- * hint file's bare GPU says of itself): gen 3 V100, 4 A100, 5 H100, 6 B200. */
-static int sm_of_gen(int gen)
-{
-	return gen >= 6 ? 100 : gen == 5 ? 90 : gen == 4 ? 80 : 70;
 }
 
 /* A bare GPU (pci element id): dev by its busid's place among the bare GPUs
@@ -478,28 +402,24 @@ static int add_bare_gpu(struct conv *v, int id, const char *parent)
 	struct gpu_rec *r = &v->gpu[v->ngpu++];
 	memset(r, 0, sizeof *r);
 	r->dev = dev;
-	r->sm = sm_of_gen(gen ? gen : 4);
+	r->sm = ccs_topo_parts_sm_of_gen(gen ? gen : 4);
 	r->busid = bus;
 	r->node = id;
 	r->bare = 1;
+	r->cpu = v->cur_cpu;
 	if (!v->nbare_gpu++)
 		v->bare_gpu_line = e->line;
-	const char *model, *arch, *mem;
-	gpu_kind(r->sm, &model, &arch, &mem);
-	const struct nv_part *part = nv_part(e, r->sm);
-	if (part)
-		model = part->model, mem = part->mem;
+	struct ccs_topo_parts_gpu k;
+	ccs_topo_parts_nvidia(r->sm, ccs_xml_attr(e, "vendor"), ccs_xml_attr(e, "device"), &k);
 	char nm[32], bw[64];
 	snprintf(nm, sizeof nm, "gpu%d", dev);
 	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, no <gpu>: sm %d by PCIe gen %d\n",
-	    nm, model, arch, mem ? ", memory_bandwidth: " : "", mem ? mem : "", bus ? remark(bus, bw, sizeof bw) : "?", r->sm,
+	    nm, k.model, k.arch, k.mem ? ", memory_bandwidth: " : "", k.mem ? k.mem : "", bus ? remark(bus, bw, sizeof bw) : "?", r->sm,
 	    gen ? gen : 4);
 	return pcie_link(v, e, nm, parent);
 }
 
-/* A bare NIC: the port rate a x16 slot of its generation carries (gen 3
- * ConnectX-5 100 Gb/s, gen 4 ConnectX-6 200, gen 5 ConnectX-7 400, gen 6
- * ConnectX-8 800). */
+/* A bare NIC: the port rate a x16 slot of its generation carries. */
 static int add_bare_nic(struct conv *v, int id, const char *parent)
 {
 	const struct ccs_xml_node *e = &v->x->n[id];
@@ -508,7 +428,7 @@ static int add_bare_nic(struct conv *v, int id, const char *parent)
 	CCS_TRY(pci_rate(v, e, &gen, &lanes));
 	if (v->nnic >= XML_MAX_NODE_DEVICES)
 		return ccs_xml_at(v->d, v->name, e, "more than %d NICs", XML_MAX_NODE_DEVICES);
-	long speed = gen >= 6 ? 800000 : gen == 5 ? 400000 : gen == 4 ? 200000 : 100000;
+	long speed = ccs_topo_parts_nic_Mbps(gen);
 	if (!v->nbare_nic++) {
 		v->bare_nic_line = e->line;
 		v->bare_nic_speed = speed;
@@ -580,9 +500,13 @@ static void bare_gpus(struct conv *v)
 /* Two sockets joined as the shipped presets join them (topo_xml.h). */
 static void socket_link(struct conv *v, const struct ccs_xml_node *cpu, int a, int b)
 {
-	const char *vendor = ccs_xml_attr(cpu, "vendor");
+	const char *vendor = ccs_xml_attr(cpu, "vendor"), *arch = ccs_xml_attr(cpu, "arch");
 	long model = ccs_xml_attr(cpu, "modelid") ? strtol(ccs_xml_attr(cpu, "modelid"), NULL, 0) : 0;
-	if (vendor && !strcmp(vendor, "AuthenticAMD"))
+	if (arch && !strcmp(arch, "arm64") && v->c2c)
+		/* two Graces of a Grace-Blackwell tray, NVLink-C2C between them at
+		 * the Grace superchip's 900 GB/s both ways (as gb200-nvl72.yaml) */
+		ccs_text_printf(&v->links, "    - {from: cpu%d, to: cpu%d, type: smp, bandwidth: 450GB/s}\n", a, b);
+	else if (vendor && !strcmp(vendor, "AuthenticAMD"))
 		ccs_text_printf(&v->links, "    - {from: cpu%d, to: cpu%d, type: xgmi, lanes: 4, lane_bandwidth: 36GB/s}\n", a, b);
 	else if (vendor && !strcmp(vendor, "GenuineIntel"))
 		ccs_text_printf(&v->links, "    - {from: cpu%d, to: cpu%d, type: upi, lanes: %d, lane_bandwidth: %s}\n", a, b,
@@ -599,6 +523,9 @@ static int nvlinks(struct conv *v)
 {
 	for (int i = 0; i < v->ngpu; i++) {
 		const struct ccs_xml_node *g = &v->x->n[v->gpu[i].node];
+		if (v->gpu[i].c2c_GBps > 0)
+			ccs_text_printf(&v->links, "    - {from: gpu%d, to: cpu%d, type: c2c, bandwidth: %.6gGB/s}\n", v->gpu[i].dev,
+			                v->gpu[i].cpu, v->gpu[i].c2c_GBps);
 		for (int c = g->child; c >= 0; c = v->x->n[c].next) {
 			const struct ccs_xml_node *l = &v->x->n[c];
 			int xgmi = !strcmp(l->name, "xgmi");
@@ -635,7 +562,7 @@ static int nvlinks(struct conv *v)
 			if (peer > i)   /* each pair once */
 				ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: %s, lanes: %ld, lane_bandwidth: %s}\n",
 				         v->gpu[i].dev, v->gpu[peer].dev, xgmi ? "xgmi" : "nvlink", count,
-				         xgmi ? v->gpu[i].xgmi_lane : nvl_lane(v->gpu[i].sm));
+				         xgmi ? v->gpu[i].xgmi_lane : ccs_topo_parts_nvl_lane(v->gpu[i].sm));
 		}
 	}
 	return CCS_OK;
@@ -679,9 +606,27 @@ static void nvswitch_links(struct conv *v)
 			int share = l / nsw + (k < l % nsw);
 			if (share > 0)
 				ccs_text_printf(&v->o->y, "    - {from: gpu%d, to: nvsw%d, type: nvlink, lanes: %d, lane_bandwidth: %s}\n", v->gpu[i].dev, k,
-				    share, nvl_lane(v->gpu[i].sm));
+				    share, ccs_topo_parts_nvl_lane(v->gpu[i].sm));
 		}
 	}
+}
+
+/* The nodes one NVLink domain spans: the dump's hosts (MNNVL), or for a
+ * lone Grace-Blackwell tray (GPUs with C2C and NVSwitch links) NVL72's 18
+ * trays, its 18 NVSwitch chips one NVLink from every GPU each (NVIDIA's
+ * GB200 NVL72 specification) into *sw; 1: the node alone. */
+static int domain_nodes(struct conv *v, int sm, int lanes, int *sw)
+{
+	int grace = v->c2c && sm >= 100;
+	if (grace && lanes >= 18)
+		*sw = 18;
+	if (v->hosts > 1)
+		return v->hosts;
+	if (!grace)
+		return 1;
+	warn(v->o, "GPUs with NVLink-C2C and NVSwitch links: a Grace-Blackwell tray, its NVLink domain taken as "
+	           "NVL72's 18 trays (--set scaleup.nodes_per_domain=9 for NVL36)");
+	return 18;
 }
 
 /* The scale-up section (NVSwitch systems) and the scale-out one. */
@@ -701,8 +646,11 @@ static void sections(struct conv *v)
 		int sw = sw_count(v);
 		if (v->nswt > sw)
 			warn(v->o, "%d NVSwitch targets but %d NVLinks per GPU: taken as %d switches", v->nswt, lanes, sw);
-		ccs_text_printf(&v->o->y, "scaleup:\n  type: nvlink\n  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes,
-		    nvl_lane(sm));
+		int per = domain_nodes(v, sm, lanes, &sw);
+		ccs_text_printf(&v->o->y, "scaleup:\n  type: nvlink\n");
+		if (per > 1)
+			ccs_text_printf(&v->o->y, "  nodes_per_domain: %d\n", per);
+		ccs_text_printf(&v->o->y, "  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes, ccs_topo_parts_nvl_lane(sm));
 		if (sm >= 90)
 			ccs_text_printf(&v->o->y, "  multicast: true\n  reduction: true\n");
 		ccs_text_printf(&v->o->y, "  radix: %d\n", sm >= 100 ? 72 : sm >= 90 ? 64 : 36);
@@ -722,10 +670,11 @@ static void sections(struct conv *v)
 		ccs_text_printf(&v->o->y, "model:\n  transport: efa\n");
 }
 
-static int convert(struct conv *v)
+/* Whether the dump names an NCCL topology: its root <system>; the YAML's
+ * header. */
+static int header(struct conv *v)
 {
-	const struct ccs_xml *x = v->x;
-	const struct ccs_xml_node *root = &x->n[0];
+	const struct ccs_xml_node *root = &v->x->n[0];
 	if (strcmp(root->name, "system"))
 		return ccs_xml_at(v->d, v->name, root, "not an NCCL topology dump: the root is <%s>, expected <system>%s", root->name,
 		          !strcmp(root->name, "graphs") ? " (this is NCCL's graph dump, NCCL_GRAPH_DUMP_FILE; the topology "
@@ -740,37 +689,71 @@ static int convert(struct conv *v)
 	char wbase[256];
 	ccs_text_printf(&v->o->y, "# imported from %s (an NCCL topology dump) by ccsim topo import\n", remark(base, wbase, sizeof wbase));
 	ccs_text_printf(&v->o->y, "name: %s\n", k ? nm : "imported");
-	int ncpu = 0, cpu_ids[16];
-	const struct ccs_xml_node *cpus[16];
-	for (int c = root->child; c >= 0; c = x->n[c].next) {
+	return CCS_OK;
+}
+
+/* The id of <cpu> e (the c-th element of the root): its numaid, or for -1
+ * (a VM that hides NUMA) the first id no <cpu> of the dump takes. */
+static int cpu_id(struct conv *v, int c, long *id)
+{
+	const struct ccs_xml *x = v->x;
+	const struct ccs_xml_node *e = &x->n[c];
+	const char *na = ccs_xml_attr(e, "numaid");
+	if (!na || strcmp(na, "-1"))
+		return num(v, e, "numaid", v->ncpu, 4095, id);
+	for (*id = 0;; ++*id) {
+		int taken = 0;
+		for (int j = 0; j < v->ncpu; j++)
+			taken |= v->cpu_id[j] == *id;
+		for (int p = c; p >= 0 && !taken; p = x->n[p].next)
+			taken |= !strcmp(x->n[p].name, "cpu") && ccs_xml_attr(&x->n[p], "numaid") &&
+			         strtol(ccs_xml_attr(&x->n[p], "numaid"), NULL, 10) == *id;
+		if (!taken)
+			break;
+	}
+	warn(v->o, "line %d: <cpu numaid=\"-1\">: NUMA not exposed (a VM): taken as cpu%ld", e->line, *id);
+	return CCS_OK;
+}
+
+/* Whether <cpu> e belongs to another host than the first <cpu>'s (NCCL's
+ * fusion of a multi-node NVLink domain, MNNVL, dumps every host's CPUs with
+ * their host_hash); v->hosts counts the hosts. */
+static int other_host(struct conv *v, const struct ccs_xml_node *e)
+{
+	const char *h = ccs_xml_attr(e, "host_hash");
+	if (!v->hosts) {
+		v->host[v->hosts++] = h;
+		return 0;
+	}
+	if (!h || !v->host[0] || !strcmp(h, v->host[0]))
+		return 0;
+	int seen = 0;
+	for (int i = 1; i < v->hosts; i++)
+		seen |= !strcmp(v->host[i], h);
+	if (!seen && v->hosts < (int)(sizeof v->host / sizeof v->host[0]))
+		v->host[v->hosts++] = h;
+	return 1;
+}
+
+/* The first host's <cpu>s and everything below them. */
+static int walk_cpus(struct conv *v)
+{
+	const struct ccs_xml *x = v->x;
+	for (int c = x->n[0].child; c >= 0; c = x->n[c].next) {
 		const struct ccs_xml_node *e = &x->n[c];
-		if (strcmp(e->name, "cpu"))
+		if (strcmp(e->name, "cpu") || other_host(v, e))
 			continue;
 		long id;
-		const char *na = ccs_xml_attr(e, "numaid");
-		if (na && !strcmp(na, "-1")) {
-			/* NUMA not exposed (a VM): the first id not taken */
-			for (id = 0;; id++) {
-				int taken = 0;
-				for (int j = 0; j < ncpu; j++)
-					taken |= cpu_ids[j] == id;
-				for (int p = c; p >= 0 && !taken; p = x->n[p].next)
-					taken |= !strcmp(x->n[p].name, "cpu") && ccs_xml_attr(&x->n[p], "numaid") &&
-					         strtol(ccs_xml_attr(&x->n[p], "numaid"), NULL, 10) == id;
-				if (!taken)
-					break;
-			}
-			warn(v->o, "line %d: <cpu numaid=\"-1\">: NUMA not exposed (a VM): taken as cpu%ld", e->line, id);
-		} else
-			CCS_TRY(num(v, e, "numaid", ncpu, 4095, &id));
-		if (ncpu == 16)
+		CCS_TRY(cpu_id(v, c, &id));
+		if (v->ncpu == 16)
 			return ccs_xml_at(v->d, v->name, e, "more than 16 CPUs");
-		for (int j = 0; j < ncpu; j++)
-			if (cpu_ids[j] == id)
+		for (int j = 0; j < v->ncpu; j++)
+			if (v->cpu_id[j] == id)
 				return ccs_xml_at(v->d, v->name, e, "a second <cpu> with numaid %ld (the first at line %d)", id,
-				                  cpus[j]->line);
-		cpus[ncpu] = e;
-		cpu_ids[ncpu++] = (int)id;
+				                  v->cpu[j]->line);
+		v->cpu[v->ncpu] = e;
+		v->cpu_id[v->ncpu++] = (int)id;
+		v->cur_cpu = (int)id;
 		ccs_text_printf(&v->devs, "    - {name: cpu%ld, type: cpu}\n", id);
 		char cn[32];
 		snprintf(cn, sizeof cn, "cpu%ld", id);
@@ -781,8 +764,16 @@ static int convert(struct conv *v)
 				CCS_TRY(add_nic(v, NULL, &x->n[p], cn));
 		}
 	}
-	if (!ncpu)
-		return ccs_xml_at(v->d, v->name, root, "no <cpu> in the dump");
+	if (!v->ncpu)
+		return ccs_xml_at(v->d, v->name, &x->n[0], "no <cpu> in the dump");
+	if (!v->ngpu)
+		return ccs_xml_at(v->d, v->name, &x->n[0], "no <gpu> in the dump");
+	return CCS_OK;
+}
+
+/* The warnings that sum up what the walk assumed. */
+static void summary(struct conv *v)
+{
 	if (v->vport)
 		warn(v->o, "%d PCI bridge%s (the first at line %d) state%s 2.5 GT/s x1 above faster devices: a hypervisor's "
 		     "emulated port%s (QEMU's), taken at the rate of the fastest device below", v->vport, v->vport == 1 ? "" : "s",
@@ -791,8 +782,6 @@ static int convert(struct conv *v)
 		warn(v->o, "%d PCI link%s state%s link_width 0 (the first at line %d): taken as x16 at %s link_speed, as "
 		     "NCCL does", v->width0, v->width0 == 1 ? "" : "s", v->width0 == 1 ? "s" : "", v->width0_line,
 		     v->width0 == 1 ? "its" : "their");
-	if (!v->ngpu)
-		return ccs_xml_at(v->d, v->name, root, "no <gpu> in the dump");
 	if (v->nbare_gpu)
 		bare_gpus(v);
 	if (v->nbare_nic)
@@ -800,22 +789,29 @@ static int convert(struct conv *v)
 		     "by busid, at the rate a x16 slot of %s PCIe generation carries (%ld Gb/s for the first)", v->nbare_nic,
 		     v->nbare_nic == 1 ? "" : "s", v->bare_nic_line, v->nbare_nic == 1 ? "has" : "have",
 		     v->nbare_nic == 1 ? "its" : "their", v->bare_nic_speed / 1000);
-	if (!v->nsw)
+	if (v->hosts > 1)
+		warn(v->o, "the dump spans %d hosts of one NVLink domain (NCCL's MNNVL fusion, host_hash %s and others): "
+		     "the first host's CPUs and devices are the node, %d nodes in one NVLink domain", v->hosts,
+		     v->host[0] ? v->host[0] : "?", v->hosts);
+	if (!v->nsw && !v->c2c)
 		warn(v->o, "no PCIe switches: every GPU and NIC hangs off a CPU (a VM that hides the switches, or a "
 		           "host without them): GPUDirect traffic crosses the root complex");
-	for (int i = 0; i + 1 < ncpu; i++)
-		socket_link(v, cpus[0], cpu_ids[i], cpu_ids[i + 1]);
-	CCS_TRY(nvlinks(v));
+}
+
+/* The node (template form where it has NICs, else the explicit form) and
+ * the sections around it. */
+static int write_yaml(struct conv *v)
+{
 	if (v->devs.oom || v->links.oom)
 		return CCS_ENOMEM;
 	const char *devs = v->devs.s ? v->devs.s : "", *links = v->links.s ? v->links.s : "";
-	long ndev = (long)v->ngpu + v->nnic + v->nsw + ncpu + v->nswt;
+	long ndev = (long)v->ngpu + v->nnic + v->nsw + v->ncpu + v->nswt;
 	if (v->nnic && ndev > XML_MAX_NODE_DEVICES)
-		return ccs_xml_at(v->d, v->name, root, "%ld devices in one machine; a node holds at most %d", ndev,
+		return ccs_xml_at(v->d, v->name, &v->x->n[0], "%ld devices in one machine; a node holds at most %d", ndev,
 		                  XML_MAX_NODE_DEVICES);
 	if (v->nnic) {
-		/* the template form: one node, and --set nodes=N adds more */
-		ccs_text_printf(&v->o->y, "nodes: 1\nnode:\n  devices:\n%s  links:\n%s", devs, links);
+		/* the template form: the dump's hosts, and --set nodes=N for more */
+		ccs_text_printf(&v->o->y, "nodes: %d\nnode:\n  devices:\n%s  links:\n%s", v->hosts, devs, links);
 		sections(v);
 	} else {
 		/* no NICs: nothing joins nodes; the explicit form, the NVSwitches
@@ -827,6 +823,17 @@ static int convert(struct conv *v)
 		nvswitch_links(v);
 	}
 	return v->o->y.oom || v->o->w.oom ? CCS_ENOMEM : CCS_OK;
+}
+
+static int convert(struct conv *v)
+{
+	CCS_TRY(header(v));
+	CCS_TRY(walk_cpus(v));
+	summary(v);
+	for (int i = 0; i + 1 < v->ncpu; i++)
+		socket_link(v, v->cpu[0], v->cpu_id[i], v->cpu_id[i + 1]);
+	CCS_TRY(nvlinks(v));
+	return write_yaml(v);
 }
 
 int ccs_topo_xml_yaml(const char *name, const char *text, size_t len, char **yaml, char **warnings, struct ccs_diag *d)

@@ -44,6 +44,11 @@
 **                                    direction (NVLink 2-4), 50 (NVLink 5),
 **                                    NVLS on sm 90 and later
 **   NVLink to a GPU (tclass 0x0302..)  a node link between the two GPUs
+**   <c2c bw count>                   a c2c link GPU -> its CPU at bw x count
+**                                    / 1000 GB/s (NCCL's reading), in place
+**                                    of the GPU's PCIe link
+**   <cpu host_hash> of several hosts  MNNVL: the first host is the node,
+**                                    nodes and nodes_per_domain the hosts
 **   <gpu gcn> (RCCL)                 an AMD GPU by gcn (gfx908, gfx90a, gfx94x,
 **                                    gfx950): model, memory bandwidth; NCCL's
 **                                    Hopper tables stand in for RCCL's

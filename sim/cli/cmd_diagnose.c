@@ -524,6 +524,34 @@ static int dg_candidates(struct diag_run *D)
 	return 0;
 }
 
+/* Hypothesis spec (what the logs say of it: ev) into the kept one with the
+ * same predictions, one line for both: 1 merged, 0 none alike, -2 out of
+ * memory. */
+static int merge_same(struct diag_run *D, const char *spec, const double *pred, int ev)
+{
+	size_t j = 0;
+	for (; j < D->nh; j++) {
+		size_t k = 0;
+		while (k < D->nrw && fabs(D->h[j].pred[k] / pred[k] - 1) < 1e-9)
+			k++;
+		if (k == D->nrw)
+			break;
+	}
+	if (j == D->nh)
+		return 0;
+	struct hyp *x = &D->h[j];
+	if (x->members == 1)
+		snprintf(x->second, sizeof x->second, "%s", spec);
+	if (!x->stated && ev > 0) {
+		/* the group is named by the member the logs state */
+		x->stated = 1;
+		snprintf(x->second, sizeof x->second, "%s", x->spec);
+		snprintf(x->spec, sizeof x->spec, "%s", spec);
+	}
+	x->members++;
+	return add_member(x, spec) ? -2 : 1;
+}
+
 /* Each candidate's prediction and fit; candidates with the same
  * predictions share one line. */
 static int dg_try(struct diag_run *D)
@@ -551,31 +579,13 @@ static int dg_try(struct diag_run *D)
 			D->nbiased++;   /* a share of every row fits better than a fixed delay */
 			continue;
 		}
-		/* the same predictions as one already kept: one line for both */
-		size_t j = 0;
-		for (; j < D->nh; j++) {
-			size_t k = 0;
-			while (k < D->nrw && fabs(D->h[j].pred[k] / pred[k] - 1) < 1e-9)
-				k++;
-			if (k == D->nrw)
-				break;
+		int m = merge_same(D, D->spec[i], pred, ev);
+		if (m < 0) {
+			ccs_free(pred);
+			return -2;
 		}
-		if (j < D->nh) {
-			if (D->h[j].members == 1)
-				snprintf(D->h[j].second, sizeof D->h[j].second, "%s", D->spec[i]);
-			if (!D->h[j].stated && ev > 0) {
-				/* the group is named by the member the logs state */
-				D->h[j].stated = 1;
-				snprintf(D->h[j].second, sizeof D->h[j].second, "%s", D->h[j].spec);
-				snprintf(D->h[j].spec, sizeof D->h[j].spec, "%s", D->spec[i]);
-			}
-			D->h[j].members++;
-			if (add_member(&D->h[j], D->spec[i])) {
-				ccs_free(pred);
-				return -2;
-			}
+		if (m)
 			continue;
-		}
 		if (ccs_grow(&D->h, &D->caph, D->nh + 1, sizeof *D->h)) {
 			ccs_free(pred);
 			return -2;

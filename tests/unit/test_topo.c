@@ -452,19 +452,26 @@ static double allreduce_s(const struct ccs_topo *t, uint64_t n)
 static void test_dumps(void)
 {
 	static const struct {
-		const char *dump, *preset, *nodes;
+		const char *dump, *preset, *nodes, *like;   /* like: the preset set as the dump's machine */
 	} pairs[] = {
-		{ "tests/data/topo/hint-8gpu-gen4.xml", "topologies/dgx-a100.yaml", "nodes=1" },
-		{ "tests/data/topo/hint-8gpu-gen4.xml", "topologies/dgx-a100.yaml", "nodes=2" },
-		{ "tests/data/topo/hint-8gpu-gen5.xml", "topologies/hgx-h100-cluster.yaml", "nodes=1" },
-		{ "tests/data/topo/hint-8gpu-gen5.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2" },
-		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=1" },
-		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2" },
-		{ "tests/data/topo/hgx-b200-socket-dump.xml", "topologies/hgx-b200.yaml", "nodes=1" },
+		{ "tests/data/topo/hint-8gpu-gen4.xml", "topologies/dgx-a100.yaml", "nodes=1", NULL },
+		{ "tests/data/topo/hint-8gpu-gen4.xml", "topologies/dgx-a100.yaml", "nodes=2", NULL },
+		{ "tests/data/topo/hint-8gpu-gen5.xml", "topologies/hgx-h100-cluster.yaml", "nodes=1", NULL },
+		{ "tests/data/topo/hint-8gpu-gen5.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2", NULL },
+		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=1", NULL },
+		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2", NULL },
+		{ "tests/data/topo/hgx-b200-socket-dump.xml", "topologies/hgx-b200.yaml", "nodes=1", NULL },
+		/* a GB200 tray (its domain NVL72's 18 trays), two GB300 trays of one
+		 * NVLink domain (MNNVL), and two such domains */
+		{ "tests/data/topo/gb200-tray-dump.xml", "topologies/gb200-nvl72.yaml", "nodes=2", "scaleout.sharp=false" },
+		{ "tests/data/topo/gb300-2tray-mnnvl-dump.xml", "topologies/gb200-nvl72.yaml", "nodes=2",
+		  "scaleup.nodes_per_domain=2" },
+		{ "tests/data/topo/gb300-2tray-mnnvl-dump.xml", "topologies/gb200-nvl72.yaml", "nodes=4",
+		  "scaleup.nodes_per_domain=2" },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-		const char *set[] = { pairs[i].nodes };
-		struct ccs_topo *d = fx_load(pairs[i].dump, set, 1), *p = fx_load(pairs[i].preset, set, 1);
+		const char *set[] = { pairs[i].nodes, pairs[i].like, "scaleout.sharp=false" };
+		struct ccs_topo *d = fx_load(pairs[i].dump, set, 1), *p = fx_load(pairs[i].preset, set, pairs[i].like ? 3 : 1);
 		CHECK(d && p);
 		if (!d || !p) {
 			ccs_topo_free(d);
