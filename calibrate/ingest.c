@@ -179,6 +179,32 @@ static int rest_blank(const struct ccs_lines *L)
 	return 1;
 }
 
+/* Whether k is one of nccl-tests' '#' lines without its '#' (a log pasted
+ * into a Markdown page, where a line that starts with '#' becomes a heading
+ * and loses it): its tokens with "#" put first into hk.  The words that open
+ * those lines: nThread, Using devices, Rank N, the column header, the
+ * footer's Out of bounds and Avg bus bandwidth, Collective test. */
+static int dehashed(const struct ccs_lines_toks *k, struct ccs_lines_toks *hk)
+{
+	static const char *const first[] = { "nThread", "Using", "Rank", "size", "(B)", "Out", "Avg", "Collective",
+		                             "out-of-place" };
+	size_t i = 0;
+	for (; i < sizeof first / sizeof first[0]; i++)
+		if (!strcmp(k->t[0], first[i]))
+			break;
+	if (i == sizeof first / sizeof first[0] || k->n + 1 > CCS_LINES_MAXTOK ||
+	    (!strcmp(k->t[0], "Rank") && (k->n < 2 || !ccs_lines_is_uint(k->t[1]))))
+		return 0;
+	hk->n = k->n + 1;
+	hk->t[0] = (char *)"#";
+	hk->col[0] = k->col[0];
+	for (int j = 0; j < k->n; j++) {
+		hk->t[j + 1] = k->t[j];
+		hk->col[j + 1] = k->col[j];
+	}
+	return 1;
+}
+
 /* Whether line k begins a new run when the current table has rows
  * (struct ccs_nt_table). */
 static int run_starts(const struct ccs_lines_toks *k)
@@ -186,6 +212,8 @@ static int run_starts(const struct ccs_lines_toks *k)
 	if (k->n >= 2 && !strcmp(k->t[0], "#") &&
 	    (!strcmp(k->t[1], "nThread") || !strcmp(k->t[1], "Collective") || !strcmp(k->t[1], "Rank")))
 		return 1;
+	if (!strcmp(k->t[0], "nThread") || (!strcmp(k->t[0], "Collective") && k->n > 1 && !strcmp(k->t[1], "test")))
+		return 1;   /* the same, its '#' lost */
 	for (int i = 0; i + 2 < k->n; i++)
 		if (!strcmp(k->t[i], "size") && !strcmp(k->t[i + 1], "count") && !strcmp(k->t[i + 2], "type"))
 			return 1;
@@ -409,6 +437,7 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 	out->ntab = 1;
 	out->tab[0].line = 1;
 	size_t first = 0;           /* the current table's first row */
+	struct ccs_lines_toks hk;   /* a header line that lost its '#', with it put back */
 	while (!rc && ccs_lines_next(L)) {
 		int line = L->line;
 		if (!k->n)
@@ -425,6 +454,10 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 		nt_chatter(k, L->raw, line, out);
 		if (k->t[0][0] == '#') {
 			rc = nt_comment(k, line, &sc, out, d);
+			continue;
+		}
+		if (dehashed(k, &hk)) {
+			rc = nt_comment(&hk, line, &sc, out, d);
 			continue;
 		}
 		if (!ccs_lines_is_uint(k->t[0]))

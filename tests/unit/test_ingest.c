@@ -313,6 +313,49 @@ static void test_from_columns(void)
 	ccs_meas_set_release(&set);
 }
 
+/* A log copied from a rendered Markdown page: every '#' of nccl-tests'
+ * lines lost (a line starting with '#' is a heading there): its Rank lines
+ * still give the host and 8 ranks, its header the columns, its footer the
+ * average; a second test after it starts a second table. */
+static void test_dehashed(void)
+{
+	const char *text =
+	    "mpirun -np 8 all_reduce_perf -b 32M -e 64M -f 2\n"
+	    " nThread 1 nGpus 1 minBytes 33554432 maxBytes 67108864 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+	    "\n"
+	    " Using devices\n"
+	    "   Rank  0 Group  0 Pid 4001 on     boxA device  0 [0x07] NVIDIA A100-SXM4-80GB\n"
+	    "   Rank  7 Group  0 Pid 4008 on     boxA device  7 [0xbd] NVIDIA A100-SXM4-80GB\n"
+	    "\n"
+	    "                                                       out-of-place                       in-place\n"
+	    "       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	    "        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+	    "    33554432       8388608     float     sum      -1    250.0  134.22  234.88      0    251.0  133.68  233.95      0\n"
+	    "    67108864      16777216     float     sum      -1    460.0  145.89  255.31      0    461.0  145.57  254.75      0\n"
+	    " Out of bounds values : 0 OK\n"
+	    " Avg bus bandwidth    : 244.72\n"
+	    "\n"
+	    " Collective test starting: broadcast_perf\n"
+	    " nThread 1 nGpus 1 minBytes 33554432 maxBytes 33554432 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+	    "   Rank  0 Group  0 Pid 4001 on     boxA device  0 [0x07] NVIDIA A100-SXM4-80GB\n"
+	    "       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	    "    33554432       8388608     float    none       0    200.0  167.77  167.77      0    201.0  166.94  166.94      0\n";
+	struct ccs_nt_log l;
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	int rc = ccs_nt_parse("issue-paste.txt", text, strlen(text), NULL, &l, &d);
+	CHECK(!rc);
+	if (rc) {
+		fprintf(stderr, "%s\n", d.msg);
+		return;
+	}
+	CHECK(!strcmp(l.host, "boxA") && l.nrow == 3 && l.ntab == 2);
+	CHECK(l.ntab == 2 && l.tab[0].ranks == 8 && !strcmp(l.tab[0].coll, "allreduce") && !strcmp(l.tab[1].coll, "broadcast"));
+	CHECK_NEAR(l.avg_busbw_Bps, 244.72e9, 1e-12);
+	CHECK(l.nrow == 3 && l.row[2].size == 33554432u);
+	ccs_nt_release(&l);
+}
+
 /* Two runs in one file, a copy cut inside its last row, a crash log, a
  * position behind a prefix. */
 static void test_odd_files(void)
@@ -371,6 +414,7 @@ int main(void)
 	test_from_columns();
 	test_stated();
 	test_odd_files();
+	test_dehashed();
 	test_perftest();
 	return CHECK_DONE("test_ingest");
 }
