@@ -88,19 +88,43 @@ static int pick_ranks(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	return CCS_OK;
 }
 
-/* Group key: the scale-up domain when it holds more than one GPU, else the
- * node.  Groups are numbered in order of first appearance. */
+/* Group key: the scale-up domain when it holds more than one GPU and is not
+ * a part of one node (NVLink-bridged pairs in a PCIe server: NCCL rings the
+ * node's GPUs over NVLink where it has it and PCIe between, never the
+ * network), else the node.  Groups are numbered in order of first
+ * appearance. */
 static int make_groups(const struct ccs_topo *t, struct ccs_comm *c)
 {
 	int32_t *domsize = ccs_calloc((size_t)t->ndomains + 1, sizeof *domsize);
 	int32_t *map = ccs_malloc(((size_t)t->ndomains + (size_t)t->nnodes + 2) * sizeof *map);
 	int32_t *cnt = ccs_calloc((size_t)c->n + 1, sizeof *cnt);
 	int32_t *nodeseen = ccs_calloc((size_t)t->nnodes + 1, sizeof *nodeseen);
+	int32_t *domnode = ccs_malloc(((size_t)t->ndomains + 1) * sizeof *domnode);
 	int rc = CCS_ENOMEM;
-	if (!domsize || !map || !cnt || !nodeseen)
+	if (!domsize || !map || !cnt || !nodeseen || !domnode)
 		goto out;
+	for (int32_t i = 0; i <= t->ndomains; i++)
+		domnode[i] = -1;
 	for (uint32_t g = 0; g < t->ngpu; g++)
 		domsize[t->gpu[g].domain]++;
+	for (int32_t i = 0; i < t->ndomains + t->nnodes + 1; i++)
+		map[i] = -1;
+	/* a domain inside one node with fewer GPUs than the node: the node
+	 * (map's node slots count the node's GPUs until groups are numbered) */
+	for (uint32_t g = 0; g < t->ngpu; g++)
+		if (t->gpu[g].node >= 0)
+			map[t->ndomains + t->gpu[g].node]--;
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct ccs_gpu *gp = &t->gpu[g];
+		int32_t *dn = &domnode[gp->domain];
+		*dn = *dn == -1 || *dn == gp->node ? gp->node : -2;   /* -2: the domain spans nodes */
+	}
+	for (uint32_t g = 0; g < t->ngpu; g++) {
+		const struct ccs_gpu *gp = &t->gpu[g];
+		if (gp->node >= 0 && domnode[gp->domain] == gp->node && domsize[gp->domain] > 1 &&
+		    domsize[gp->domain] < -1 - map[t->ndomains + gp->node])
+			domsize[gp->domain] = 1;   /* taken as its node's */
+	}
 	for (int32_t i = 0; i < t->ndomains + t->nnodes + 1; i++)
 		map[i] = -1;
 	c->G = 0;
@@ -136,14 +160,20 @@ out:
 	ccs_free(map);
 	ccs_free(cnt);
 	ccs_free(nodeseen);
+	ccs_free(domnode);
 	return rc;
 }
 
 /* ---- intra-group bandwidth ---- */
 
-static int link_allowed(const struct ccs_link *l, int scaleup)
+/* Which links a group's max-flow crosses: its scale-up links (a domain), its
+ * node's host links (a node without scale-up), or both (a node whose GPUs
+ * are in several domains: NVLink-bridged pairs joined over PCIe). */
+enum { GROUP_HOST, GROUP_SCALEUP, GROUP_BOTH };
+
+static int link_allowed(const struct ccs_link *l, int mode)
 {
-	return scaleup ? ccs_link_is_scaleup(l->type) : ccs_link_is_host(l->type);
+	return (mode != GROUP_HOST && ccs_link_is_scaleup(l->type)) || (mode != GROUP_SCALEUP && ccs_link_is_host(l->type));
 }
 
 /* Min over members v of the max-flow from the first member to v, inside the
@@ -174,7 +204,7 @@ static int group_bw(const struct ccs_comm *c, const int32_t *members, int m, int
 			uint32_t v = t->adj_nbr[k];
 			if (!link_allowed(l, scaleup) || vx[v] >= 0)
 				continue;
-			if (!scaleup && t->dev[v].node != node0)
+			if (scaleup != GROUP_SCALEUP && t->dev[v].node != node0)
 				continue;
 			vx[v] = (int32_t)nv++;
 			queue[qt++] = v;
@@ -210,7 +240,7 @@ static int group_bw(const struct ccs_comm *c, const int32_t *members, int m, int
 			best = v;
 	}
 	*out = best;
-	*bound = btype >= 0 ? bound_of_link(btype) : (scaleup ? CCS_BOUND_NVLINK : CCS_BOUND_PCIE);
+	*bound = btype >= 0 ? bound_of_link(btype) : (scaleup == GROUP_SCALEUP ? CCS_BOUND_NVLINK : CCS_BOUND_PCIE);
 out:
 	for (uint32_t i = 0; i < qt; i++)
 		vx[queue[i]] = -1;
@@ -451,11 +481,12 @@ static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch
 		if (m < 2)
 			continue;
 		const struct ccs_gpu *g0 = &t->gpu[c->rank_gpu[members[gstart[g]]]];
-		int scaleup = g0->su_bw_Bps > 0;
-		/* both ends in one domain: scale-up; else host links */
-		const struct ccs_gpu *g1 = &t->gpu[c->rank_gpu[members[gstart[g] + 1]]];
-		if (g1->domain != g0->domain)
-			scaleup = 0;
+		/* all in one domain: scale-up; several domains of one node: both;
+		 * else host links */
+		int scaleup = g0->su_bw_Bps > 0 ? GROUP_SCALEUP : GROUP_HOST;
+		for (int i = 1; i < m; i++)
+			if (t->gpu[c->rank_gpu[members[gstart[g] + i]]].domain != g0->domain)
+				scaleup = scaleup == GROUP_HOST ? GROUP_HOST : GROUP_BOTH;
 		double bw = 0;
 		int bound = CCS_BOUND_NVLINK;
 		int staged = 0;
@@ -470,7 +501,7 @@ static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch
 					bw = r;
 			}
 			bound = CCS_BOUND_PCIE;
-			scaleup = 0;
+			scaleup = GROUP_HOST;
 		} else if ((rc = group_bw(c, members + gstart[g], m, scaleup, vx, queue, &bw, &bound))) {
 			return rc;
 		}
@@ -479,7 +510,7 @@ static int intra_bw(const struct ccs_topo *t, struct ccs_comm *c, struct scratch
 			c->su_bound = bound;
 		}
 		if (g == 0)
-			c->intra_nvl = scaleup;
+			c->intra_nvl = scaleup == GROUP_SCALEUP;
 	}
 	if (isinf(c->b_su))
 		c->b_su = 0;

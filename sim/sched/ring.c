@@ -358,6 +358,30 @@ static void ring_costs(const struct ccs_comm *c, int coll, int proto, int C, uin
 	}
 }
 
+/* Whether the m members span several scale-up domains of their node
+ * (NVLink-bridged pairs joined over PCIe). */
+static int mixed_domains(const struct ccs_comm *c, const int32_t *mem, int m)
+{
+	for (int k = 1; k < m; k++)
+		if (c->t->gpu[c->rank_gpu[mem[k]]].domain != c->t->gpu[c->rank_gpu[mem[0]]].domain)
+			return 1;
+	return 0;
+}
+
+static void reverse(int32_t *a, int m)
+{
+	for (int i = 0, j = m - 1; i < j; i++, j--) {
+		int32_t x = a[i];
+		a[i] = a[j];
+		a[j] = x;
+	}
+}
+
+/* The rings: each channel visits the groups in order.  In a node whose GPUs
+ * sit in several scale-up domains (NVLink pairs joined over PCIe), odd
+ * channels run the ring backwards: NCCL's search reserves each path's
+ * bandwidth per direction, so its second ring takes the PCIe directions
+ * the first left free, and the closed form's max-flow counts both. */
 static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint64_t bytes, struct ring_sched *rs)
 {
 	struct ring *r = &rs->r;
@@ -397,6 +421,8 @@ static int build_ring(const struct ccs_comm *c, int coll, int proto, int C, uint
 					ord[pos++] = mem[k];
 			if (exit != entry)
 				ord[pos++] = mem[exit];
+			if (G == 1 && (ch & 1) && mixed_domains(c, mem, m))
+				reverse(ord, m);
 		}
 		pos0 += m;
 	}

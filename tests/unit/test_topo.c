@@ -515,6 +515,35 @@ static void test_dumps(void)
 	ccs_topo_free(t);
 }
 
+/* A node whose GPUs sit in two NVLink-bridged pairs joined over PCIe (four
+ * PCIe A100s, each on its own NUMA node): one group, the node, whatever the
+ * pairs (never the network between them); the ring's rate is the PCIe cut
+ * between the pairs both ways (NCCL's second ring takes the PCIe directions
+ * the first leaves free), and the simulator's rings, odd channels reversed,
+ * reach the closed form's time. */
+static void test_nvlink_pairs(void)
+{
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	struct ccs_fabric *fab;
+	if (fx_up("tests/data/topo/nvlink-pairs-4gpu-dump.xml", NULL, 0, 0, &t, &c, &fab)) {
+		CHECK(0);
+		return;
+	}
+	CHECK(c.G == 1 && c.n == 4 && !c.intra_nvl);
+	/* two gen 4 x16 links (the dump says no speed: gen 4 x16 taken) at
+	 * pcie's efficiency */
+	CHECK_NEAR(c.b_su, 2 * 16e9 * 16 * 128 / 130 / 8 * c.prm.eff[CCS_LINK_PCIE], 1e-9);
+	uint64_t n = 1u << 30;
+	struct ccs_cost cc;
+	CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 8, n, &cc, NULL));
+	struct ccs_sim_stats st;
+	double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 8, n, &st);
+	CHECK(ts > 0);
+	CHECK_NEAR(ts, cc.time_s, 0.01);
+	fx_down(t, &c, fab);
+}
+
 static void test_names_count(void)
 {
 	CHECK(ccs_topo_names_count("gpu0") == 1);
@@ -539,5 +568,6 @@ int main(void)
 	test_xgmi();
 	test_set_and_extends();
 	test_dumps();
+	test_nvlink_pairs();
 	return CHECK_DONE("test_topo");
 }
