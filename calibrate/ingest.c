@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int ccs_ingest_read_file(const char *path, char **text, size_t *len, struct ccs_diag *d)
 {
@@ -244,8 +245,12 @@ static const struct { size_t at; int via; const char *a, *b; } ev_rules[] = {
 	{ EVF(ev_nogdr), 0, "disabling GDR", NULL }, { EVF(ev_ib), 0, "NET/IB : Using", NULL },
 	{ EVF(ev_gdr), 0, "GPU Direct RDMA Enabled for GPU", NULL }, { EVF(ev_ring_gdr0), 0, "use ring PXN", " GDR 0" },
 	{ EVF(ev_ring_gdr1), 0, "use ring PXN", " GDR 1" },
+	/* NCCL 2.19 and later name the network once ("Using network Socket",
+	 * "Using network IB" or IBext); no RDMA device makes NCCL fall back to
+	 * sockets ("NET/IB : No device found", "Failed to open libibverbs") */
+	{ EVF(ev_socket), 0, "Using network Socket", NULL }, { EVF(ev_ib), 0, "Using network IB", NULL },
+	{ EVF(ev_socket), 0, "NET/IB : No device found", NULL }, { EVF(ev_socket), 0, "Failed to open libibverbs", NULL },
 };
-#undef EVF
 
 /* NAME's value where raw states it (NCCL's "NCCL INFO NAME set by
  * environment to V", a command line's NAME=V or -x NAME=V), into out
@@ -279,6 +284,36 @@ static void env_value(const char *raw, int line, const char *name, char *out, si
 	}
 }
 
+/* What an NCCL setting, as the log states it (NAME=value on a command line,
+ * or "NAME set by environment to value"), says of the transports: sockets
+ * (NCCL_IB_DISABLE=1, NCCL_NET=Socket), GPUDirect RDMA off
+ * (NCCL_NET_GDR_LEVEL=LOC or 0, NCCL_IB_CUDA_SUPPORT=0), P2P off and so
+ * host memory inside the node (NCCL_P2P_DISABLE=1); vals: the values that
+ * say so, space separated, any case. */
+static const struct { const char *name, *vals; size_t at; } env_rules[] = {
+	{ "NCCL_IB_DISABLE", "1", EVF(ev_socket) },        { "NCCL_NET", "Socket", EVF(ev_socket) },
+	{ "NCCL_NET_GDR_LEVEL", "0 LOC", EVF(ev_nogdr) },  { "NCCL_IB_CUDA_SUPPORT", "0", EVF(ev_nogdr) },
+	{ "NCCL_P2P_DISABLE", "1", EVF(ev_shm) },
+};
+
+#undef EVF
+
+static void env_evidence(const char *raw, int line, struct ccs_nt_log *out)
+{
+	for (size_t i = 0; i < sizeof env_rules / sizeof env_rules[0]; i++) {
+		int *f = (int *)(void *)((char *)out + env_rules[i].at);
+		char v[32] = "";
+		int at = 0;
+		if (*f)
+			continue;
+		env_value(raw, line, env_rules[i].name, v, sizeof v, &at);
+		size_t n = strlen(v);
+		for (const char *w = env_rules[i].vals; n && *w; w += strcspn(w, " "), w += *w == ' ')
+			if (strcspn(w, " ") == n && !strncasecmp(w, v, n))
+				*f = line;
+	}
+}
+
 /* Any line: a command naming a test (its first, for cmd), the test's own
  * failure line (its first). */
 static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line, struct ccs_nt_log *out)
@@ -296,6 +331,7 @@ static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line
 		if (h && !*f && strstr(h, ev_rules[i].a) && (!ev_rules[i].b || strstr(h, ev_rules[i].b)))
 			*f = line;
 	}
+	env_evidence(raw, line, out);
 	env_value(raw, line, "NCCL_ALGO", out->env_algo, sizeof out->env_algo, &out->env_algo_line);
 	env_value(raw, line, "NCCL_PROTO", out->env_proto, sizeof out->env_proto, &out->env_proto_line);
 	if (!out->fail[0] && (strstr(raw, "Test NCCL failure") || strstr(raw, "Test CUDA failure") ||
@@ -596,12 +632,12 @@ static void evidence(const char *src, const struct ccs_nt_log *l, struct ccs_mea
 	size_t n = 0;
 #define EV(...) do { if (n < sizeof e) n += (size_t)snprintf(e + n, sizeof e - n, __VA_ARGS__); } while (0)
 	if (l->ev_socket)
-		EV("%sNCCL's network is sockets (NET/Socket, %s:%d)", n ? "; " : "", src, l->ev_socket);
+		EV("%sNCCL's network is sockets (%s:%d)", n ? "; " : "", src, l->ev_socket);
 	/* sockets clear the rings' GDR too: then GDR 0 says nothing more */
 	int ring0 = l->ev_ring_gdr0 && !l->ev_gdr && !l->ev_socket;
 	int ring1 = l->ev_ring_gdr1 && !l->ev_gdr && !l->ev_nogdr && !ring0;
 	if (l->ev_nogdr && !l->ev_gdr)
-		EV("%sGPUDirect RDMA off (NCCL says it is disabled, %s:%d)", n ? "; " : "", src, l->ev_nogdr);
+		EV("%sGPUDirect RDMA off (NCCL or its settings say so, %s:%d)", n ? "; " : "", src, l->ev_nogdr);
 	else if (ring0)
 		EV("%sGPUDirect RDMA off (NCCL's rings say GDR 0, %s:%d)", n ? "; " : "", src, l->ev_ring_gdr0);
 	else if (l->ev_netch && !l->ev_gdr && !ring1)

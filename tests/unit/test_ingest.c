@@ -274,6 +274,35 @@ static void test_stated(void)
 			CHECK(ev == CCS_EV_NO_GDR && strstr(set.evidence, "GPUDirect RDMA off (NET/IB without GDRDMA, ring.txt:1)"));
 		ccs_meas_set_release(&set);
 	}
+	/* what NCCL's settings and its newer lines say: sockets (IB off by
+	 * setting, NCCL_NET=Socket, "Using network Socket", no IB device),
+	 * GPUDirect off (NCCL_NET_GDR_LEVEL=LOC or 0), P2P off (host memory);
+	 * a setting to another value says nothing */
+	static const struct {
+		const char *line;
+		unsigned ev;
+	} said[] = {
+		{ "$ mpirun -x NCCL_IB_DISABLE=1 ./all_reduce_perf -b 1G -e 1G\n", CCS_EV_SOCKET },
+		{ "h:1:1 [0] NCCL INFO NCCL_NET set by environment to socket\n", CCS_EV_SOCKET },
+		{ "h:1:1 [0] NCCL INFO Using network Socket\n", CCS_EV_SOCKET },
+		{ "h:1:1 [0] NCCL INFO NET/IB : No device found.\n", CCS_EV_SOCKET },
+		{ "h:1:1 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n", CCS_EV_SOCKET },
+		{ "h:1:1 [0] NCCL INFO Using network IBext_v8\n", CCS_EV_RDMA },
+		{ "$ NCCL_NET_GDR_LEVEL=LOC srun ./all_reduce_perf\n", CCS_EV_NO_GDR },
+		{ "h:1:1 [0] NCCL INFO NCCL_NET_GDR_LEVEL set by environment to 0\n", CCS_EV_NO_GDR },
+		{ "$ mpirun -x NCCL_P2P_DISABLE=1 ./all_reduce_perf\n", CCS_EV_SHM },
+		{ "$ mpirun -x NCCL_IB_DISABLE=0 -x NCCL_NET_GDR_LEVEL=PXB -x NCCL_P2P_DISABLE=0 ./all_reduce_perf\n", 0 },
+	};
+	for (size_t i = 0; i < sizeof said / sizeof said[0]; i++) {
+		char txt[1024];
+		snprintf(txt, sizeof txt, "%s%s", said[i].line, tab);
+		memset(&set, 0, sizeof set);
+		CHECK(!ccs_ingest_text("said.txt", txt, strlen(txt), &set, &d));
+		CHECK(set.ev == said[i].ev);
+		if (set.ev != said[i].ev)
+			fprintf(stderr, "'%s': ev %#x, want %#x\n", said[i].line, set.ev, said[i].ev);
+		ccs_meas_set_release(&set);
+	}
 }
 
 /* The collective from the columns, or refused where they cannot tell. */
