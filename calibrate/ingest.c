@@ -351,32 +351,35 @@ static void coll_from_columns(struct ccs_nt_log *l, int t)
 	struct ccs_nt_table *tb = &l->tab[t];
 	const struct ccs_nt_row *r = NULL;
 	const struct ccs_nt_half *h = NULL;
-	for (size_t i = l->nrow; i-- > 0 && !r;)
-		for (int q = 0; q < 2 && !r; q++)
-			if (l->row[i].tab == t && l->row[i].half[q].valid && l->row[i].half[q].algbw_Bps >= 1e9 &&
-			    l->row[i].half[q].busbw_Bps > 0) {
+	/* the row with the highest busbw: its two decimals the most precise */
+	for (size_t i = 0; i < l->nrow; i++)
+		for (int q = 0; q < 2; q++)
+			if (l->row[i].tab == t && l->row[i].half[q].valid && l->row[i].half[q].time_s > 0 &&
+			    (!h || l->row[i].half[q].busbw_Bps > h->busbw_Bps)) {
 				r = &l->row[i];
 				h = &r->half[q];
 			}
-	if (!r) {
-		snprintf(tb->coll_why, sizeof tb->coll_why, "no row fast enough (1 GB/s) to read busbw / algbw from");
+	if (!r || h->busbw_Bps < 0.05e9) {
+		snprintf(tb->coll_why, sizeof tb->coll_why, "no row fast enough (0.05 GB/s busbw) to read busbw / algbw from");
 		return;
 	}
-	double f = h->busbw_Bps / h->algbw_Bps;
+	/* algbw as size / time (the printed one has two decimals too); the
+	 * ratio's uncertainty: busbw's last digit, and the time's */
+	double f = h->busbw_Bps * h->time_s / (double)r->size, tol = 0.005e9 / h->busbw_Bps + 0.002;
 	int none = !strcmp(r->redop, "none");
 	int c = -1;
 	if (r->root >= 0)
 		c = none ? CCS_COLL_BROADCAST : CCS_COLL_REDUCE;
-	else if (f > 1.01)
+	else if (f > 1 + 2 * tol)
 		c = CCS_COLL_ALLREDUCE;
-	else if (f < 0.99 && r->redop[0] && !none)
+	else if (f < 1 - 2 * tol && r->redop[0] && !none)
 		c = CCS_COLL_REDUCESCATTER;
 	if (c >= 0) {
 		snprintf(tb->coll, sizeof tb->coll, "%s", ccs_coll_cli[c]);
 		return;
 	}
 	snprintf(tb->coll_why, sizeof tb->coll_why, "%s",
-	         f >= 0.99 ? "busbw equals algbw: sendrecv, or allreduce on 2 ranks"
+	         f >= 1 - 2 * tol ? "busbw equals algbw: sendrecv, or allreduce on 2 ranks"
 	         : none    ? "busbw below algbw with redop none: all_gather or alltoall"
 	                   : "busbw below algbw and no redop column: all_gather, reduce_scatter or alltoall");
 }

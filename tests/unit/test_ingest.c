@@ -336,7 +336,22 @@ static void test_from_columns(void)
 	memset(&set, 0, sizeof set);
 	CHECK(!ccs_ingest_text("all_reduce_perf.log", slow, strlen(slow), &set, &d) && set.n == 2 && set.m[0].ranks == 8);
 	ccs_meas_set_release(&set);
+	/* ... and with a name that says nothing, the collective from its
+	 * columns too (busbw over size / time: 1.75, not 1 within the digits) */
 	memset(&set, 0, sizeof set);
+	CHECK(!ccs_ingest_text("saved/slow.txt", slow, strlen(slow), &set, &d) && set.n == 2 && set.m[0].ranks == 8 &&
+	      !strcmp(set.m[0].name, "allreduce"));
+	ccs_meas_set_release(&set);
+	/* a busbw of 0.01 cannot tell allreduce from sendrecv */
+	const char *crawl = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	                    "        1024           256     float     sum      -1    100.0    0.01    0.01      0    100.0    0.01    0.01      0\n";
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_ingest_text("saved/crawl.txt", crawl, strlen(crawl), &set, &d) == CCS_EINPUT &&
+	      strstr(d.msg, "no row fast enough"));
+	ccs_meas_set_release(&set);
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
 	CHECK(ccs_ingest_text("saved/ag.txt", ag, strlen(ag), &set, &d) == CCS_EINPUT);
 	CHECK(strstr(d.msg, "saved/ag.txt:2:1: which collective?") && strstr(d.msg, "all_gather or alltoall"));
 	ccs_meas_set_release(&set);
