@@ -57,20 +57,56 @@ static int host_char(char c)
 	return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_';
 }
 
+/* The length of a time stamp at the start of s[0..n), with the blanks
+ * after it, 0 when there is none: a date (YYYY-MM-DD), 'T' or a blank, a
+ * time (HH:MM:SS, fractions after '.' or ',', a zone: Z or +hh:mm), in
+ * square brackets or not. */
+static size_t stamp(const char *s, size_t n)
+{
+	size_t i = n && s[0] == '[';
+	if (i + 19 > n || !isdigit((unsigned char)s[i]) || s[i + 4] != '-' || s[i + 7] != '-' ||
+	    (s[i + 10] != 'T' && s[i + 10] != ' ') || s[i + 13] != ':' || s[i + 16] != ':')
+		return 0;
+	size_t j = i + 11;
+	while (j < n && (isdigit((unsigned char)s[j]) || s[j] == ':' || s[j] == '.' || s[j] == ',' || s[j] == 'Z' ||
+	                 s[j] == '+' || s[j] == '-'))
+		j++;
+	if (s[0] == '[') {
+		if (j >= n || s[j] != ']')
+			return 0;
+		j++;
+	}
+	if (j >= n || (s[j] != ' ' && s[j] != '\t'))
+		return 0;
+	while (j < n && (s[j] == ' ' || s[j] == '\t'))
+		j++;
+	return j;
+}
+
 size_t ccs_lines_prefix(const char *s, size_t n)
 {
 	size_t i = 0;
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
 		i++;
 	size_t b = i;
-	/* kubectl logs --timestamps: 2024-05-01T12:00:00.123456789Z, a blank */
-	if (i + 20 <= n && isdigit((unsigned char)s[i]) && s[i + 4] == '-' && s[i + 7] == '-' && s[i + 10] == 'T') {
-		size_t j = i + 11;
-		while (j < n && (isdigit((unsigned char)s[j]) || s[j] == ':' || s[j] == '.' || s[j] == 'Z' || s[j] == '+' ||
-		                 s[j] == '-'))
+	/* a quote in a reply or a Markdown page: "> ", "> > " */
+	if (i < n && s[i] == '>') {
+		size_t j = i;
+		while (j < n && (s[j] == '>' || s[j] == ' ' || s[j] == '\t'))
 			j++;
-		if (j < n && (s[j] == ' ' || s[j] == '\t'))
-			return j + 1 + ccs_lines_prefix(s + j + 1, n - j - 1);
+		return j + ccs_lines_prefix(s + j, n - j);
+	}
+	/* a time stamp, then a blank: kubectl logs --timestamps
+	 * (2024-05-01T12:00:00.123456789Z), a logger's "2024-05-01 12:00:00,123"
+	 * or "[2024-05-01 12:00:00]", with its level word after it (INFO) */
+	size_t ts = stamp(s + i, n - i);
+	if (ts) {
+		size_t j = i + ts;
+		static const char *const levels[] = { "INFO ", "DEBUG ", "WARN ", "WARNING ", "ERROR " };
+		for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++)
+			if (j + strlen(levels[l]) <= n && !memcmp(s + j, levels[l], strlen(levels[l])))
+				j += strlen(levels[l]);
+		return j + ccs_lines_prefix(s + j, n - j);
 	}
 	/* torchrun --tee: [default0]: */
 	if (i < n && s[i] == '[' && i + 1 < n && isalpha((unsigned char)s[i + 1])) {

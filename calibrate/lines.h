@@ -29,6 +29,8 @@ struct ccs_lines_toks {
  *   pdsh, clush           "node01: "          a host name and a colon,
  *                         where what follows starts with '#' or a digit
  *   kubectl --timestamps  "2024-05-01T12:00:00.123Z "  (then any of these)
+ *   a logger's stamp      "2024-05-01 12:00:00,123 INFO ", "[2024-05-01 12:00:00] "
+ *   a reply's quote       "> ", "> > "        (then any of these)
  *   torchrun --tee        "[default0]:" */
 struct ccs_lines {
 	const char *text;

@@ -171,8 +171,9 @@ static void test_as_saved(void)
 	struct ccs_nt_log l;
 	struct ccs_diag d;
 	static const char *const prefixes[] = { "", "  0: ", "[1,0]<stdout>:", "node01: ", "2024-05-01T12:00:00.123456789Z ",
-		                                "2024-05-01T12:00:00Z   0: ", "[default0]:" };
-	for (int p = 0; p < 7; p++) {
+		                                "2024-05-01T12:00:00Z   0: ", "[default0]:", "> ", "> > ",
+		                                "[2024-05-01 12:00:00] ", "2024-05-01 12:00:00,123 INFO " };
+	for (int p = 0; p < (int)(sizeof prefixes / sizeof prefixes[0]); p++) {
 		wrap(buf, sizeof buf, run_ar, 0, prefixes[p]);
 		memset(&d, 0, sizeof d);
 		CHECK(ccs_log_kind(buf, strlen(buf)) == CCS_LOG_NCCL);
