@@ -85,6 +85,7 @@ struct conv {
 	const char *host[64];                 /* the hosts' host_hash, the first's first */
 	int hosts;
 	int c2c;                              /* GPUs with NVLink-C2C to their CPU (Grace) */
+	int coll;                             /* <net coll="1">s: CollNet (SHARP) */
 	int nbare_gpu, bare_gpu_line, nbare_nic, bare_nic_line;   /* hint files' devices (bare_kind) */
 	long bare_nic_speed;
 	int vport, vport_line;       /* bridges at 2.5 GT/s x1 above faster devices (emulated ports) */
@@ -331,6 +332,7 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		const char *nname = ccs_xml_attr(n, "name");
 		if (same_net(v, n))
 			continue;
+		v->coll += ccs_xml_attr(n, "coll") && !strcmp(ccs_xml_attr(n, "coll"), "1");
 		if (v->nnic >= XML_MAX_NODE_DEVICES)
 			return ccs_xml_at(v->d, v->name, n, "more than %d NICs", XML_MAX_NODE_DEVICES);
 		if (!speed) {
@@ -661,11 +663,14 @@ static void sections(struct conv *v)
 	int radix = 64;
 	while (radix < v->nnic)
 		radix *= 2;
+	/* a <net coll="1">: NCCL's CollNet plugin (SHARP) found the NIC's
+	 * fabric able to reduce */
 	warn(v->o, "the fabric beyond the node is not in a dump: taken as a non-blocking 2-tier rail-optimized %s fat "
-	           "tree of radix-%d switches without SHARP (--set scaleout.sharp=true, scaleout.radix=N to change it)",
-	     type, radix);
-	ccs_text_printf(&v->o->y, "scaleout:\n  topology: rail-optimized\n  tiers: 2\n  type: %s\n  radix: %d\n  switch_latency: 300ns\n", type,
-	    radix);
+	           "tree of radix-%d switches %s (--set scaleout.sharp=%s, scaleout.radix=N to change it)",
+	     type, radix, v->coll ? "with SHARP (the NICs say coll=\"1\": NCCL's CollNet plugin found it)" : "without SHARP",
+	     v->coll ? "false" : "true");
+	ccs_text_printf(&v->o->y, "scaleout:\n  topology: rail-optimized\n  tiers: 2\n  type: %s\n  radix: %d\n  switch_latency: 300ns\n%s", type,
+	    radix, v->coll ? "  sharp: true\n" : "");
 	if (v->efa && !v->ib && !v->roce)
 		ccs_text_printf(&v->o->y, "model:\n  transport: efa\n");
 }
