@@ -124,6 +124,22 @@ static int nt_half(int line, const struct ccs_lines_toks *k, int at, int wrong, 
 	return CCS_OK;
 }
 
+/* A Rank line of table tb on host h: the table's Rank lines and distinct
+ * hosts (up to host_hash's size; more make the count unknown). */
+static void count_host(struct ccs_nt_log *out, struct ccs_nt_table *tb, const char *h)
+{
+	uint64_t x = 1469598103934665603ull;
+	for (const char *p = h; *p; p++)
+		x = (x ^ (unsigned char)*p) * 1099511628211ull;
+	tb->rank_lines++;
+	for (int i = 0; i < tb->hosts && i < (int)(sizeof out->host_hash / sizeof out->host_hash[0]); i++)
+		if (out->host_hash[i] == x)
+			return;
+	if (tb->hosts < (int)(sizeof out->host_hash / sizeof out->host_hash[0]))
+		out->host_hash[tb->hosts] = x;
+	tb->hosts++;
+}
+
 /* A '#' line: the table's header, the collective, the highest rank and
  * host, the average bus bandwidth. */
 static int nt_comment(const struct ccs_lines_toks *k, int line, struct ntschema *sc, struct ccs_nt_log *out, struct ccs_diag *d)
@@ -145,8 +161,12 @@ static int nt_comment(const struct ccs_lines_toks *k, int line, struct ntschema 
 		if (rk >= tb->ranks && rk < 1000000)
 			tb->ranks = (int)rk + 1;
 		for (int i = 3; i + 1 < k->n; i++)
-			if (!strcmp(k->t[i], "on") && !out->host[0] && !strcmp(k->t[2], "0"))
-				snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);
+			if (!strcmp(k->t[i], "on")) {
+				if (!out->host[0] && !strcmp(k->t[2], "0"))
+					snprintf(out->host, sizeof out->host, "%s", k->t[i + 1]);
+				count_host(out, tb, k->t[i + 1]);
+				break;
+			}
 	}
 	/* ccsim predict's own table: "# ccsim predict: AllReduce on hgx-h100:
 	 * 32 ranks in 4 groups ..." (its busbw / algbw cannot tell 32 from 33) */
@@ -700,6 +720,9 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 		int rr = ranks_from_busbw(&l, t);
 		if (rr > tb->ranks)
 			tb->ranks = rr;
+		/* the nodes, where every rank's line is there to say its host */
+		if (tb->rank_lines == tb->ranks && tb->hosts <= (int)(sizeof l.host_hash / sizeof l.host_hash[0]))
+			tb->nodes = tb->hosts;
 	}
 	for (size_t i = 0; i < l.nrow && !rc; i++)
 		for (int h = 0; h < 2 && !rc; h++) {
@@ -715,6 +738,7 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 			snprintf(m->variant, sizeof m->variant, "%s %s", h ? "ip" : "oop", l.row[i].type);
 			m->size = l.row[i].size;
 			m->ranks = tb->ranks;
+			m->nodes = tb->nodes;
 			m->median_s = hf->time_s;
 			m->busbw_Bps = hf->busbw_Bps;
 			m->line = l.row[i].line;

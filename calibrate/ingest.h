@@ -75,12 +75,15 @@ struct ccs_nt_table {
 	char cmd[32];               /* the collective its command line names, "" none */
 	int ranks;                  /* highest "#  Rank" + 1, or from busbw / algbw; 0 unknown */
 	int line;                   /* its first line */
+	int rank_lines, hosts;      /* its "#  Rank" lines, the distinct hosts they name */
+	int nodes;                  /* hosts, where every rank has its line; 0 unknown */
 };
 #define CCS_NT_MAXTAB 64
 
 struct ccs_nt_log {
 	struct ccs_nt_table tab[CCS_NT_MAXTAB];
 	int ntab;
+	uint64_t host_hash[1024];   /* the current table's hosts (FNV-1a of their names) */
 	char fail[200];             /* the test's own failure line ("Test NCCL failure ..."), "" none */
 	char cut[256];              /* the last line, cut short inside a row and skipped: why, with its position */
 	/* what NCCL's INFO lines say of its transports: the first line of each
@@ -198,6 +201,7 @@ struct ccs_meas {
 	char devices[48];
 	uint64_t size, iters;
 	int ranks;                  /* nccl-tests, 0 unknown */
+	int nodes;                  /* nccl-tests: the hosts its Rank lines name, 0 unknown */
 	double median_s, min_s, max_s;  /* time per operation; min/max NAN unknown */
 	double busbw_Bps;           /* nccl-tests; NAN otherwise */
 	int line;                   /* in file */

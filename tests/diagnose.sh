@@ -173,6 +173,12 @@ grep -q '^        all: .*gdr:all:off.*acs:all:on\|^        all: .*acs:all:on.*gd
 "$C" diagnose -t "$T" --set nodes=2 --ppn 1 "$w/all_reduce_perf.log" --list --top 1 >"$w/out" 2>&1
 grep -q '^        all: .*nic:node1/nic0:25%' "$w/out" && pass=$((pass + 1)) ||
 	{ fail=$((fail + 1)); echo "FAIL: diagnose: --ppn 1"; cat "$w/out"; }
+# ... and without --ppn when the log's Rank lines name both hosts
+{ echo "#  Rank  0 Group  0 Pid 1 on synthA device  0 [0x00] NVIDIA H100"; cat "$w/all_reduce_perf.log"; } |
+	sed 's/on synth device/on synthB device/' >"$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --list --top 1 >"$w/out" 2>&1
+grep -q '^        all: .*nic:node1/nic0:25%' "$w/out" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose: the Rank lines' hosts place the ranks"; cat "$w/out"; }
 
 # a GPU held to the wrong NIC (rail:GPU:NIC), next door on its PCIe switch
 # and across the CPUs (GPUDirect off there): the planted one is in the

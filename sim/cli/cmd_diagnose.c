@@ -39,7 +39,8 @@
 ** all: the log says what happened, the model only how much it costs, and
 ** the model's figure for that cost may be off (GPUDirect off measured
 ** slower than the model's host staging).  --ppn places the ranks as the
-** job did.
+** job did; without it (or --nodes), each log's Rank lines do, where they
+** name every rank's host.
 */
 #include "cli.h"
 
@@ -59,6 +60,7 @@ static const char *me = "ccsim diagnose";
 
 struct row {
 	int coll, ranks;
+	int nodes;                  /* the hosts the log's Rank lines name, 0 unknown */
 	uint64_t size;
 	double t_s;
 	unsigned amask, pmask;      /* the algorithms and protocols NCCL may have chosen from */
@@ -102,9 +104,11 @@ static int add_member(struct hyp *x, const char *spec)
 }
 
 /* Ranks per node for a communicator of ranks: --ppn, else --nodes spread
- * evenly, else 0 (the nodes filled in order). */
-static int ppn_of(int ppn, int nodes, int ranks)
+ * evenly, else the nodes the log's Rank lines name (logged), else 0 (the
+ * nodes filled in order). */
+static int ppn_of(int ppn, int nodes, int logged, int ranks)
 {
+	nodes = nodes ? nodes : logged;
 	return ppn ? ppn : nodes ? (ranks + nodes - 1) / nodes : 0;
 }
 
@@ -134,16 +138,17 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, i
 		snprintf(err, errn, "%.500s", d.msg);
 		return lrc == CCS_ENOMEM ? -2 : -1;   /* out of memory is not "does not apply" */
 	}
-	int rc = 0, cur = -1;
+	int rc = 0, cur = -1, cur_nodes = -1;
 	struct ccs_comm c;
 	int have = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (rw[i].ranks != cur) {
+		if (rw[i].ranks != cur || rw[i].nodes != cur_nodes) {
 			if (have)
 				ccs_comm_release(&c);
 			have = 0;
 			cur = rw[i].ranks;
-			int brc = ccs_comm_build(t, rw[i].ranks, ppn_of(ppn, nodes, rw[i].ranks), &c, err, errn);
+			cur_nodes = rw[i].nodes;
+			int brc = ccs_comm_build(t, rw[i].ranks, ppn_of(ppn, nodes, rw[i].nodes, rw[i].ranks), &c, err, errn);
 			if (brc) {
 				rc = brc == CCS_ENOMEM ? -2 : -1;
 				break;
@@ -198,6 +203,7 @@ struct diag_run {
 	const char *topo, *logs[32];
 	const char *algo, *proto;   /* -a, -p: what the job ran (NULL: NCCL_ALGO / NCCL_PROTO, then the logs) */
 	int nlog, top, list, maxr, ppn, nodes, nranks;
+	int maxr_nodes;             /* the nodes the largest row's log names, 0 unknown */
 	double tol;                 /* --tolerance, or the floor of each row's own error */
 	int tol_given;              /* --tolerance: the same for every row */
 	double tol_max;             /* the largest row tolerance */
@@ -263,7 +269,7 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 			       "  this shell or the logs set them, else NCCL's choice, with predict's grammar);\n"
 			       "  -n: the ranks of rows whose log does not say;\n"
 			       "  --ppn, --nodes: ranks per node, or the nodes the ranks spread over evenly, as the job\n"
-			       "  placed them (default: the nodes filled in order);\n"
+			       "  placed them (default: the hosts the logs' Rank lines name, else the nodes filled in order);\n"
 			       "  --tolerance: the model's own error, below which healthy stands, for every row\n"
 			       "  (default: each row's from the model's median error on published measurements of its\n"
 			       "  scope and size, docs/validation.md, at least 15%%; 3%% for logs ccsim wrote)\n", me);
@@ -372,7 +378,7 @@ static int dg_rows(struct diag_run *D)
 			                "sendrecv); skipped\n", me, m->file, m->line, m->name);
 			continue;
 		}
-		struct row r = { coll, ranks, m->size, m->median_s, 0, 0, 0 };
+		struct row r = { coll, ranks, m->ranks ? m->nodes : 0, m->size, m->median_s, 0, 0, 0 };
 		if (dg_mask(D, coll, 0, &r.amask) || dg_mask(D, coll, 1, &r.pmask))
 			return -1;
 		D->rw[D->nrw++] = r;
@@ -414,8 +420,10 @@ static int dg_topology(struct diag_run *D)
 		return -1;
 	D->maxr = 0;
 	for (size_t i = 0; i < D->nrw; i++)
-		if (D->rw[i].ranks > D->maxr)
+		if (D->rw[i].ranks > D->maxr) {
 			D->maxr = D->rw[i].ranks;
+			D->maxr_nodes = D->rw[i].nodes;
+		}
 	if ((uint32_t)D->maxr > D->t->ngpu) {
 		fprintf(stderr, "%s: the logs have %d ranks, %s has %u gpus\n", me, D->maxr, D->t->name, D->t->ngpu);
 		return -1;
@@ -451,7 +459,7 @@ static int dg_candidates(struct diag_run *D)
 		return -2;
 	struct ccs_comm cm;
 	char cerr[256];
-	if (ccs_comm_build(D->t, D->maxr, ppn_of(D->ppn, D->nodes, D->maxr), &cm, cerr, sizeof cerr)) {
+	if (ccs_comm_build(D->t, D->maxr, ppn_of(D->ppn, D->nodes, D->maxr_nodes, D->maxr), &cm, cerr, sizeof cerr)) {
 		fprintf(stderr, "%s: %s\n", me, cerr);
 		ccs_free(node_in);
 		return -1;

@@ -401,6 +401,40 @@ static void test_dehashed(void)
 	ccs_nt_release(&l);
 }
 
+/* The nodes a run spans: the hosts its Rank lines name, where every rank
+ * has its line (2 hosts x 2 ranks: 2; a quote that kept 2 of 8 lines:
+ * unknown; two 1-rank processes that each print rank 0: unknown). */
+static void test_hosts(void)
+{
+	static const char *const heads[] = {
+		"#  Rank  0 Group  0 Pid 1 on a device  0 [0x00] NVIDIA H100\n#  Rank  1 Group  0 Pid 2 on a device  1 [0x00] NVIDIA H100\n"
+		"#  Rank  2 Group  0 Pid 3 on b device  0 [0x00] NVIDIA H100\n#  Rank  3 Group  0 Pid 4 on b device  1 [0x00] NVIDIA H100\n",
+		"#  Rank  0 Group  0 Pid 1 on a device  0 [0x00] NVIDIA H100\n#  Rank  3 Group  0 Pid 4 on b device  1 [0x00] NVIDIA H100\n",
+		"#  Rank  0 Group  0 Pid 1 on a device  0 [0x00] NVIDIA H100\n#  Rank  0 Group  0 Pid 9 on b device  0 [0x00] NVIDIA H100\n",
+	};
+	static const int want[] = { 2, 0, 0 };
+	static const char *const row[] = {
+		"   134217728      33554432     float     sum      -1   1000.0  134.22  201.33      0   1000.0  134.22  201.33      0\n",
+		"   134217728      33554432     float     sum      -1   1000.0  134.22  201.33      0   1000.0  134.22  201.33      0\n",
+		"   134217728      33554432     float     sum      -1   1000.0  134.22    0.00      0   1000.0  134.22    0.00      0\n",
+	};
+	for (int i = 0; i < 3; i++) {
+		char txt[2048];
+		snprintf(txt, sizeof txt, "$ mpirun ./all_reduce_perf -b 128M -e 128M\n%s"
+		         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n%s",
+		         heads[i], row[i]);
+		struct ccs_meas_set set;
+		struct ccs_diag d;
+		memset(&set, 0, sizeof set);
+		memset(&d, 0, sizeof d);
+		CHECK(!ccs_ingest_text("hosts.txt", txt, strlen(txt), &set, &d));
+		CHECK(set.n == 2 && set.m[0].nodes == want[i]);
+		if (set.n && set.m[0].nodes != want[i])
+			fprintf(stderr, "case %d: nodes %d ranks %d, want %d\n", i, set.m[0].nodes, set.m[0].ranks, want[i]);
+		ccs_meas_set_release(&set);
+	}
+}
+
 /* Two runs in one file, a copy cut inside its last row, a crash log, a
  * position behind a prefix. */
 static void test_odd_files(void)
@@ -460,6 +494,7 @@ int main(void)
 	test_stated();
 	test_odd_files();
 	test_dehashed();
+	test_hosts();
 	test_perftest();
 	return CHECK_DONE("test_ingest");
 }
