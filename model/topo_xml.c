@@ -655,7 +655,10 @@ static void sections(struct conv *v)
 		ccs_text_printf(&v->o->y, "  switches: %d\n  lanes: %d\n  lane_bandwidth: %s\n", sw, lanes, ccs_topo_parts_nvl_lane(sm));
 		if (sm >= 90)
 			ccs_text_printf(&v->o->y, "  multicast: true\n  reduction: true\n");
-		ccs_text_printf(&v->o->y, "  radix: %d\n", sm >= 100 ? 72 : sm >= 90 ? 64 : 36);
+		/* the NVSwitch generation's ports, or more where the GPUs' links over
+		 * the switches need them (an odd dump's extra switch targets) */
+		long radix = sm >= 100 ? 72 : sm >= 90 ? 64 : 36, need = ((long)per * v->ngpu * lanes + sw - 1) / sw;
+		ccs_text_printf(&v->o->y, "  radix: %ld\n", need > radix ? need : radix);
 	}
 	const char *type = v->ib ? "ib" : v->roce ? "roce" : "ethernet";
 	/* radix 64 (a Quantum-2 class switch), larger where one node's NICs

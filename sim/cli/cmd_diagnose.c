@@ -81,8 +81,10 @@ struct hyp {
  * it, -1 they contradict it, 0 nothing. */
 static int evidence_for(const char *spec, unsigned ev)
 {
+	/* no line shows GPUDirect anywhere: off on all, which one GPU's alone
+	 * does not state */
 	if (!strncmp(spec, "gdr:", 4))
-		return ev & CCS_EV_GDR ? (ev & CCS_EV_NO_GDR ? 0 : -1) : ev & CCS_EV_NO_GDR ? 1 : 0;
+		return ev & CCS_EV_GDR ? (ev & CCS_EV_NO_GDR ? 0 : -1) : ev & CCS_EV_NO_GDR ? !strcmp(spec, "gdr:all:off") : 0;
 	if (!strcmp(spec, "transport:socket"))
 		return ev & CCS_EV_SOCKET ? 1 : ev & CCS_EV_RDMA ? -1 : 0;
 	if (!strncmp(spec, "p2p:", 4))
