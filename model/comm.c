@@ -103,27 +103,25 @@ static int make_groups(const struct ccs_topo *t, struct ccs_comm *c)
 	int rc = CCS_ENOMEM;
 	if (!domsize || !map || !cnt || !nodeseen || !domnode)
 		goto out;
-	for (int32_t i = 0; i <= t->ndomains; i++)
-		domnode[i] = -1;
-	for (uint32_t g = 0; g < t->ngpu; g++)
-		domsize[t->gpu[g].domain]++;
 	for (int32_t i = 0; i < t->ndomains + t->nnodes + 1; i++)
 		map[i] = -1;
-	/* a domain inside one node with fewer GPUs than the node: the node
-	 * (map's node slots count the node's GPUs until groups are numbered) */
-	for (uint32_t g = 0; g < t->ngpu; g++)
-		if (t->gpu[g].node >= 0)
-			map[t->ndomains + t->gpu[g].node]--;
+	memset(domnode, 0xff, ((size_t)t->ndomains + 1) * sizeof *domnode);   /* -1 */
+	/* a domain inside one node with fewer GPUs than the node is taken as
+	 * the node's (domnode: its node, -2 when it spans nodes; map's node
+	 * slots count the node's GPUs until groups are numbered) */
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct ccs_gpu *gp = &t->gpu[g];
 		int32_t *dn = &domnode[gp->domain];
-		*dn = *dn == -1 || *dn == gp->node ? gp->node : -2;   /* -2: the domain spans nodes */
+		domsize[gp->domain]++;
+		*dn = *dn == -1 || *dn == gp->node ? gp->node : -2;
+		if (gp->node >= 0)
+			map[t->ndomains + gp->node]--;
 	}
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		const struct ccs_gpu *gp = &t->gpu[g];
 		if (gp->node >= 0 && domnode[gp->domain] == gp->node && domsize[gp->domain] > 1 &&
 		    domsize[gp->domain] < -1 - map[t->ndomains + gp->node])
-			domsize[gp->domain] = 1;   /* taken as its node's */
+			domsize[gp->domain] = 1;
 	}
 	for (int32_t i = 0; i < t->ndomains + t->nnodes + 1; i++)
 		map[i] = -1;

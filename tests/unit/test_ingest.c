@@ -241,6 +241,16 @@ static void test_stated(void)
 	CHECK(!ccs_ingest_text("gdr.txt", gdr, strlen(gdr), &set, &d));
 	CHECK((set.ev & CCS_EV_GDR) && (set.ev & CCS_EV_NO_GDR) == 0 && strstr(set.evidence, "GPUDirect RDMA on"));
 	ccs_meas_set_release(&set);
+}
+
+/* What NCCL's lines and settings say of the transports (calibrate/ntinfo.h):
+ * the rings' summary, a channel line, the network named or fallen back
+ * from, the settings a command line or NCCL's echo states. */
+static void test_evidence(void)
+{
+	struct ccs_meas_set set;
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
 	/* NCCL's ring summary: GDR 0 is GPUDirect off (unless sockets, which
 	 * clear it anyway); GDR 1 overrides the NET/IB line's silence */
 	static const char *const ring[] = {
@@ -492,6 +502,7 @@ int main(void)
 	test_as_saved();
 	test_from_columns();
 	test_stated();
+	test_evidence();
 	test_odd_files();
 	test_dehashed();
 	test_hosts();
