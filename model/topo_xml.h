@@ -49,6 +49,9 @@
 **                                    of the GPU's PCIe link
 **   <cpu host_hash> of several hosts  MNNVL: the first host is the node,
 **                                    nodes and nodes_per_domain the hosts
+**   gdr="0" on every RDMA <net> or    faults: gdr:all:off (some GPUs: theirs
+**   every <gpu>                      on node0), as ncclTopoCheckGdr
+**   <net coll="1">                   scaleout.sharp (the CollNet plugin)
 **   <gpu gcn> (RCCL)                 an AMD GPU by gcn (gfx908, gfx90a, gfx94x,
 **                                    gfx950): model, memory bandwidth; NCCL's
 **                                    Hopper tables stand in for RCCL's

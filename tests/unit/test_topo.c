@@ -461,6 +461,8 @@ static void test_dumps(void)
 		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=1", NULL },
 		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2", NULL },
 		{ "tests/data/topo/hgx-b200-socket-dump.xml", "topologies/hgx-b200.yaml", "nodes=1", NULL },
+		/* NICs saying gdr="0" (no nvidia-peermem): GPUDirect RDMA off */
+		{ "tests/data/topo/nopeermem-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2", "faults+=gdr:all:off" },
 		/* NICs with coll="1": SHARP, as the preset's Quantum fabric */
 		{ "tests/data/topo/dgx-a100-dump.xml", "topologies/dgx-a100.yaml", "nodes=2", NULL },
 		/* a GB200 tray (its domain NVL72's 18 trays), two GB300 trays of one

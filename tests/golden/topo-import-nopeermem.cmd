@@ -1,0 +1,1 @@
+topo import tests/data/topo/nopeermem-h100-dump.xml
