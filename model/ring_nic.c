@@ -85,10 +85,13 @@ void ccs_ring_nic_place(const struct ccs_topo *t, const uint32_t *rank_gpu, cons
 	if (entry < 0)
 		entry = 0;
 	if (exit < 0 && m > 1) {
+		/* no other member may use the NIC: the member before the entry
+		 * leaves through its own NICs in turn (NCCL's search reserves each
+		 * NIC's bandwidth, so its next ring takes the next NIC) */
 		exit = entry == 0 ? m - 1 : entry - 1;
 		const struct ccs_gpu *gp = &t->gpu[rank_gpu[mem[exit]]];
 		if (gp->nic_count)
-			nic_out = t->gnic[gp->nic_first].nic;
+			nic_out = t->gnic[gp->nic_first + (uint32_t)ext[mem[exit]] % ccs_topo_best_nics(t, gp)].nic;
 	}
 	if (exit < 0)
 		exit = entry;

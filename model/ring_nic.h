@@ -11,7 +11,9 @@
 ** is), the exit another with the fewest leaving.  Where no other member may
 ** use the NIC (one NIC per GPU on its own link, Ascend 910B; or a rail
 ** fault), the ring leaves by the member before the entry, through that
-** member's own NIC.
+** member's own NICs in turn (its best ones, one more each time it is the
+** exit: NCCL's search reserves each NIC's bandwidth, so its next ring takes
+** the next NIC; with four NICs per GPU each carries a quarter).
 **
 ** A NIC direction that k channels cross gives each bw/k, bw its port speed
 ** x the network's efficiency; the channels move S/C bytes each and the

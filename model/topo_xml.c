@@ -162,6 +162,9 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	r->cpu = v->cur_cpu;
 	r->nogdr = ccs_xml_attr(g, "gdr") && !strcmp(ccs_xml_attr(g, "gdr"), "0");
 	v->gpu_nogdr += r->nogdr;
+	v->gpu_ids += ccs_xml_attr(e, "device") != NULL;
+	for (int c = g->child; c >= 0; c = v->x->n[c].next)
+		v->nvl_any += !strcmp(v->x->n[c].name, "nvlink") || !strcmp(v->x->n[c].name, "xgmi");
 	CCS_TRY(c2c_of(v, g, r));
 	char nm[32];
 	snprintf(nm, sizeof nm, "gpu%ld", dev);

@@ -3,27 +3,36 @@
 #include "topo_parts.h"
 #include "topo_xml_int.h"
 
-/* A hint file's GPUs: no <gpu>, so neither sm nor NVLink is written (NCCL
- * reads both from the driver at run time).  Eight of them of sm 80 or later,
- * and no others, are taken as an HGX baseboard's (A100: 12 NVLinks to 6
- * NVSwitches, H100 and B200: 18 to their NVSwitches: NVIDIA's HGX
- * datasheets), the one 8-GPU board those PCIe generations ship in with a
- * NIC per GPU; anything else, no NVLink. */
-static void bare_gpus(struct conv *v)
+/* GPUs without NVLink in the file.  A dump NCCL wrote (its PCI elements
+ * name their device ids) lists every NVLink NCCL found: none there is none
+ * at all (a PCIe box, or NVLink down).  A hand-written NCCL_TOPO_FILE (no
+ * device ids, or bare GPUs) leaves NVLink out because NCCL reads it from the
+ * driver at run time: eight GPUs of sm 80 or later, all alike, are taken as
+ * an HGX baseboard's (A100: 12 NVLinks to 6 NVSwitches, H100 and B200: 18 to
+ * their NVSwitches: NVIDIA's HGX datasheets), the one 8-GPU board those
+ * generations ship in with a NIC per GPU; anything else, no NVLink. */
+static void nvlink_guess(struct conv *v)
 {
-	int sm = v->gpu[0].sm, hgx = v->ngpu == 8 && v->nbare_gpu == 8 && sm >= 80;
+	int sm = v->gpu[0].sm, hgx = v->ngpu == 8 && sm >= 80;
 	for (int i = 0; i < v->ngpu; i++)
 		hgx &= v->gpu[i].sm == sm;
-	warn(v->o, "%d GPU%s (the first at line %d) %s no <gpu> (a hint file that NCCL completes at run time): sm taken "
-	     "from the PCIe generation (gen 3: 70, 4: 80, 5: 90, 6: 100), sm %d for the first", v->nbare_gpu,
-	     v->nbare_gpu == 1 ? "" : "s", v->bare_gpu_line, v->nbare_gpu == 1 ? "has" : "have", sm);
-	if (hgx) {
+	if (v->nbare_gpu)
+		warn(v->o, "%d GPU%s (the first at line %d) %s no <gpu> (a hint file that NCCL completes at run time): sm taken "
+		     "from the PCIe generation (gen 3: 70, 4: 80, 5: 90, 6: 100), sm %d for the first", v->nbare_gpu,
+		     v->nbare_gpu == 1 ? "" : "s", v->bare_gpu_line, v->nbare_gpu == 1 ? "has" : "have", sm);
+	if (v->nvl_any || v->ngpu < 2)
+		return;
+	if (v->gpu_ids && !v->nbare_gpu)
+		warn(v->o, "no NVLink in the dump: NCCL found none (a PCIe box, or NVLink down): GPUs talk over PCIe");
+	else if (hgx) {
 		for (int i = 0; i < v->ngpu; i++)
 			v->gpu[i].sw_links = sm >= 90 ? 18 : 12;
-		warn(v->o, "no NVLink in the file: the 8 GPUs taken as an HGX baseboard's, %d NVLinks each to NVSwitches "
-		     "(write the YAML with -o and edit 'scaleup' for another machine)", sm >= 90 ? 18 : 12);
+		warn(v->o, "no NVLink in the file (written by hand: NCCL reads NVLink from the driver at run time): the 8 GPUs "
+		     "taken as an HGX baseboard's, %d NVLinks each to NVSwitches (write the YAML with -o and edit 'scaleup' "
+		     "for another machine)", sm >= 90 ? 18 : 12);
 	} else
-		warn(v->o, "no NVLink in the file: none assumed (GPUs talk over PCIe)");
+		warn(v->o, "no NVLink in the file (written by hand: NCCL reads NVLink from the driver at run time): none "
+		           "assumed (GPUs talk over PCIe)");
 }
 
 /* The warnings that sum up what the walk assumed. */
@@ -37,8 +46,7 @@ static void summary(struct conv *v)
 		warn(v->o, "%d PCI link%s state%s link_width 0 (the first at line %d): taken as x16 at %s link_speed, as "
 		     "NCCL does", v->width0, v->width0 == 1 ? "" : "s", v->width0 == 1 ? "s" : "", v->width0_line,
 		     v->width0 == 1 ? "its" : "their");
-	if (v->nbare_gpu)
-		bare_gpus(v);
+	nvlink_guess(v);
 	if (v->nbare_nic)
 		warn(v->o, "%d NIC%s (the first at line %d) %s no <nic> (a hint file that NCCL completes at run time): named "
 		     "by busid, at the rate a x16 slot of %s PCIe generation carries (%ld Gb/s for the first)", v->nbare_nic,

@@ -54,6 +54,7 @@ struct conv {
 	int hosts;
 	int c2c;                              /* GPUs with NVLink-C2C to their CPU (Grace) */
 	int coll;                             /* <net coll="1">s: CollNet (SHARP) */
+	int nvl_any, gpu_ids;                 /* GPUs with <nvlink>/<xgmi>; GPUs whose <pci> names its device */
 	int rdma, rdma_nogdr, gpu_nogdr;      /* RDMA NICs, those saying gdr="0"; GPUs saying it */
 	int nbare_gpu, bare_gpu_line, nbare_nic, bare_nic_line;   /* hint files' devices (bare_kind) */
 	long bare_nic_speed;

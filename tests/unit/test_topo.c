@@ -461,6 +461,10 @@ static void test_dumps(void)
 		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=1", NULL },
 		{ "tests/data/topo/vm-qemu-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2", NULL },
 		{ "tests/data/topo/hgx-b200-socket-dump.xml", "topologies/hgx-b200.yaml", "nodes=1", NULL },
+		/* a hand-written file of <gpu>s without NVLink and four EFA ports
+		 * per GPU: NVLink as the HGX board's */
+		{ "tests/data/topo/handwritten-efa-8gpu.xml", "topologies/aws-p5.yaml", "nodes=1", NULL },
+		{ "tests/data/topo/handwritten-efa-8gpu.xml", "topologies/aws-p5.yaml", "nodes=2", NULL },
 		/* NICs saying gdr="0" (no nvidia-peermem): GPUDirect RDMA off */
 		{ "tests/data/topo/nopeermem-h100-dump.xml", "topologies/hgx-h100-cluster.yaml", "nodes=2", "faults+=gdr:all:off" },
 		/* NICs with coll="1": SHARP, as the preset's Quantum fabric */
