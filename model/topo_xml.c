@@ -397,7 +397,9 @@ static int header(struct conv *v)
 	if (strcmp(root->name, "system"))
 		return ccs_xml_at(v->d, v->name, root, "not an NCCL topology dump: the root is <%s>, expected <system>%s", root->name,
 		          !strcmp(root->name, "graphs") ? " (this is NCCL's graph dump, NCCL_GRAPH_DUMP_FILE; the topology "
-		                                          "is NCCL_TOPO_DUMP_FILE's)" : "");
+		                                          "is NCCL_TOPO_DUMP_FILE's)"
+		          : !strcmp(root->name, "topology") ? " (this is hwloc's, lstopo --of xml; NCCL writes its own with "
+		                                              "NCCL_TOPO_DUMP_FILE=FILE)" : "");
 	const char *base = strrchr(v->name, '/');
 	base = base ? base + 1 : v->name;
 	char nm[64];

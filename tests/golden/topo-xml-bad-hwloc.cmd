@@ -1,0 +1,1 @@
+topo check tests/data/topo/bad-hwloc.xml
