@@ -60,6 +60,19 @@ mk alltoall --set model.efficiency.nvlink=0.79 --set model.efficiency.ib=0.87 >"
 "$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" "$w/alltoall_perf.log" >"$w/out" 2>&1
 grep -q '^no fault found' "$w/out" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: a biased healthy log"; cat "$w/out"; }
 
+# a log off the model by a share inside its own error at every size, with
+# noise: the healthy prediction times that share fits within the error, so
+# no hypothesis is a fault unless it fits clearly better than that
+"$C" predict -t "$T" --set nodes=2 -c allreduce -b 1M -e 4G -f 4 | awk '
+	BEGIN { print "#  Rank 15 Group  0 Pid 1 on synth device  7 [0x00] NVIDIA H100";
+	        print "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong" }
+	/^ +[0-9]/ { n++; t = $6 * 1.08 * (n % 2 ? 1.07 : 0.94); a = $1 / t / 1e3; b = a * 2 * 15 / 16
+	             printf "%12s %12s %8s %6s %6s %9.2f %7.2f %7.2f %5s %9.2f %7.2f %7.2f %5s\n", $1, $2, $3, $4, $5, t, a, b, 0, t, a, b, 0 }' \
+	>"$w/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 --tolerance 10% "$w/all_reduce_perf.log" >"$w/out" 2>&1
+grep -q "^no fault found: the healthy prediction slowed by 9.3% fits within the model's own error .*not a fault" "$w/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: the model's bias with noise"; cat "$w/out"; }
+
 # each row's tolerance is the model's own error at its scope and size
 # (calibrate/modelerr.c): a machine 35% slower than the model from 64 KiB to
 # 64 MiB across nodes (the band where the model misses most on published

@@ -658,10 +658,20 @@ static int dg_print(struct diag_run *D)
 	 * (rms 1 in its units), at most half of it and better by more than half
 	 * that error (a bias of the model is not a fault) */
 	int within = D->h_rms <= 1;
+	/* the healthy prediction times one factor inside the model's own error
+	 * (the floor's) fitting within that error: the log is the machine as
+	 * the model sees it, off by the model's bias; a fault must then fit
+	 * clearly better than that scaled prediction too */
+	int biased = D->b_rms <= 1 && fabs(log(D->bias)) <= log(1 + D->tol);
 	int found = D->nh && ((D->h[0].stated && D->h[0].rms < D->h_rms) ||
 	                      (D->h[0].rms < 0.8 * D->h_rms &&
-	                       (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5))));
-	if (!found) {
+	                       (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5)) &&
+	                       (!biased || D->h[0].rms < 0.5 * D->b_rms)));
+	if (!found && biased && !within)
+		printf("no fault found: the healthy prediction %s by %.1f%% fits within the model's own error (rms %.2f): "
+		       "the model's bias on this machine, inside its error (%.0f%%), not a fault\n",
+		       D->bias >= 1 ? "slowed" : "sped up", 100 * fabs(D->bias - 1), D->b_rms, 100 * D->tol);
+	else if (!found) {
 		printf("no fault found: the healthy prediction fits within %.1f%% (rms %.2f of the model's own error, %s) "
 		       "and no hypothesis fits clearly better\n", 100 * D->h_worst, D->h_rms, own);
 	} else {
