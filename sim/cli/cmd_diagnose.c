@@ -675,6 +675,10 @@ static int dg_print(struct diag_run *D)
 		printf("no fault found: the healthy prediction fits within %.1f%% (rms %.2f of the model's own error, %s) "
 		       "and no hypothesis fits clearly better\n", 100 * D->h_worst, D->h_rms, own);
 	} else {
+		if (!D->h[0].stated && D->h[0].rms > 3)
+			printf("# no single fault explains the log: the closest hypothesis below still misses by up to %.1f%% "
+			       "(rms %.2f, over 3 times the model's own error), where healthy misses by %.1f%%\n",
+			       100 * D->h[0].worst, D->h[0].rms, 100 * D->h_worst);
 		printf("# rank  fits within  rms      hypothesis\n");
 		for (size_t i = 0; i < D->nh && (int)i < D->top; i++) {
 			char also[220] = "";
