@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 /* The PCIe generation (1-6, 0 not known) and lanes (0: not given) that pci
  * element e states; CCS_EINPUT for a width that is not a lane count. */
 static int pci_rate(struct conv *v, const struct ccs_xml_node *e, int *gen, long *lanes)
@@ -56,12 +54,11 @@ static void fastest_below(struct conv *v, int id, int *gen, long *lanes)
 /* The PCIe link of pci element e, from child to parent, as YAML.  A width
  * of 0 is taken as x16 at the stated speed, as NCCL does (topo.cc,
  * ncclTopoAddPci: "width == 0" when /sys did not say); a bridge that states
- * 2.5 GT/s x1 above faster devices is a hypervisor's virtual root port (the
- * rate QEMU's ports report), taken at the rate of the fastest device below
- * it (QEMU's emulated TI XIO3130 ports, vendor 0x104c device 0x8232, state
- * that rate: the IBM Cloud H100 VSI's topology file, and the H200 VM of
- * NVIDIA/nccl-tests issue 256, where NCCL prints them as PCI[0.2]); a
- * speed not known here, gen 4 x16. */
+ * 2.5 GT/s x1 above faster devices is a hypervisor's emulated port, taken at
+ * the rate of the fastest device below it (QEMU's TI XIO3130 ports, vendor
+ * 0x104c device 0x8232, state that rate: the IBM Cloud H100 VSI's topology
+ * file, and the H200 VM of NVIDIA/nccl-tests issue 256, where NCCL prints
+ * them as PCI[0.2]); a speed not known here, gen 4 x16. */
 static int pcie_link(struct conv *v, const struct ccs_xml_node *e, const char *child, const char *parent)
 {
 	int gen;
@@ -141,6 +138,19 @@ static int c2c_of(struct conv *v, const struct ccs_xml_node *g, struct gpu_rec *
 	return CCS_OK;
 }
 
+/* The device line of NVIDIA GPU nm of compute capability sm under pci
+ * element e (its part, *k, by sm and device id), how it came by its sm in
+ * the comment. */
+static void nvidia_line(struct conv *v, const struct ccs_xml_node *e, const char *nm, int sm, const char *how,
+                        struct ccs_topo_parts_gpu *k)
+{
+	const char *bus = ccs_xml_attr(e, "busid");
+	char bw[64];
+	ccs_topo_parts_nvidia(sm, ccs_xml_attr(e, "vendor"), ccs_xml_attr(e, "device"), k);
+	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, %s\n", nm, k->model, k->arch,
+	    k->mem ? ", memory_bandwidth: " : "", k->mem ? k->mem : "", bus ? remark(bus, bw, sizeof bw) : "?", how);
+}
+
 /* A <gpu> under pci element e. */
 static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *g, const char *parent)
 {
@@ -158,9 +168,8 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 	r->busid = ccs_xml_attr(e, "busid");
 	r->node = (int)(g - v->x->n);
 	r->xgmi_lane = NULL;
-	r->bare = 0;
 	r->cpu = v->cur_cpu;
-	r->nogdr = ccs_xml_attr(g, "gdr") && !strcmp(ccs_xml_attr(g, "gdr"), "0");
+	r->nogdr = attr_is(g, "gdr", "0");
 	v->gpu_nogdr += r->nogdr;
 	v->gpu_ids += ccs_xml_attr(e, "device") != NULL;
 	for (int c = g->child; c >= 0; c = v->x->n[c].next)
@@ -172,11 +181,10 @@ static int add_gpu(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		amd_gpu(v, g, r, nm);
 		return pcie_link(v, e, nm, parent);
 	}
+	char how[32];
+	snprintf(how, sizeof how, "sm %ld", sm);
 	struct ccs_topo_parts_gpu k;
-	ccs_topo_parts_nvidia((int)sm, ccs_xml_attr(e, "vendor"), ccs_xml_attr(e, "device"), &k);
-	char bw[64];
-	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, sm %ld\n", nm, k.model, k.arch,
-	    k.mem ? ", memory_bandwidth: " : "", k.mem ? k.mem : "", r->busid ? remark(r->busid, bw, sizeof bw) : "?", sm);
+	nvidia_line(v, e, nm, (int)sm, how, &k);
 	if (!k.mem && sm != v->warned_sm) {
 		warn(v->o, "line %d: gpu%ld has sm %ld: the memory bandwidth of sm %ld GPUs is not known here (no "
 		     "reduction bound)", g->line, dev, sm, sm);
@@ -215,8 +223,8 @@ static int same_net(struct conv *v, const struct ccs_xml_node *n)
 	return 0;
 }
 
-static int put_nic(struct conv *v, const struct ccs_xml_node *e, const char *nname, long speed, long cls, const char *parent,
-                   int line);
+static int put_nic(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *net, long speed, long cls,
+                   const char *parent);
 
 /* The <net>s of a <nic> (under pci element e, or e NULL: under a CPU). */
 static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *nic, const char *parent)
@@ -233,7 +241,7 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		const char *nname = ccs_xml_attr(n, "name");
 		if (same_net(v, n))
 			continue;
-		v->coll += ccs_xml_attr(n, "coll") && !strcmp(ccs_xml_attr(n, "coll"), "1");
+		v->coll += attr_is(n, "coll", "1");
 		if (v->nnic >= XML_MAX_NODE_DEVICES)
 			return ccs_xml_at(v->d, v->name, n, "more than %d NICs", XML_MAX_NODE_DEVICES);
 		if (!speed) {
@@ -241,21 +249,19 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 			speed = 100000;
 		}
 		v->net_node[v->nnic] = c;
-		int rdma = v->ib + v->roce + v->efa;
-		CCS_TRY(put_nic(v, e, nname, speed, cls, parent, n->line));
-		if (v->ib + v->roce + v->efa > rdma) {
-			v->rdma++;
-			v->rdma_nogdr += ccs_xml_attr(n, "gdr") && !strcmp(ccs_xml_attr(n, "gdr"), "0");
-		}
+		CCS_TRY(put_nic(v, e, n, speed, cls, parent));
 	}
 	return CCS_OK;
 }
 
-/* One NIC's device line and link: named nname (NULL: "NIC"), speed in Mb/s,
- * its PCI element e (NULL: under the CPU parent) of class cls. */
-static int put_nic(struct conv *v, const struct ccs_xml_node *e, const char *nname, long speed, long cls, const char *parent,
-                   int line)
+/* One NIC's device line and link: its <net> (NULL: a hint file's bare NIC,
+ * named "NIC"), speed in Mb/s, its PCI element e (NULL: under the CPU
+ * parent) of class cls; an RDMA NIC counted, and whether it says gdr="0". */
+static int put_nic(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *net, long speed, long cls,
+                   const char *parent)
 {
+	const char *nname = net ? ccs_xml_attr(net, "name") : NULL;
+	int line = net ? net->line : e->line;
 	char nm[32];
 	snprintf(nm, sizeof nm, "nic%d", v->nnic++);
 	char wn[64], wb[64];
@@ -263,12 +269,19 @@ static int put_nic(struct conv *v, const struct ccs_xml_node *e, const char *nna
 	ccs_text_printf(&v->devs, "    - {name: %s, type: nic, model: %s, bandwidth: %ld%s}   # %s\n", nm,
 	    nname ? word(nname, wn, sizeof wn) : "NIC", speed % 1000 ? speed : speed / 1000, speed % 1000 ? "Mb/s" : "Gb/s",
 	    e && ccs_xml_attr(e, "busid") ? remark(ccs_xml_attr(e, "busid"), wb, sizeof wb) : "no PCI path");
+	int rdma = 1;
 	if ((cls >> 8) == 0x0207)
 		v->ib++;
 	else if (nname && !strncmp(nname, "rdmap", 5))
 		v->efa++;
 	else if (nname && ccs_topo_parts_rdma(nname))
 		v->roce++;
+	else
+		rdma = 0;
+	if (rdma && net) {
+		v->rdma++;
+		v->rdma_nogdr += attr_is(net, "gdr", "0");
+	}
 	if (e)
 		return pcie_link(v, e, nm, parent);
 	warn(v->o, "line %d: %s sits under a CPU without a PCI path: linked to %s at PCIe gen 4 x16", line, nm, parent);
@@ -313,17 +326,14 @@ static int add_bare_gpu(struct conv *v, int id, const char *parent)
 	r->sm = ccs_topo_parts_sm_of_gen(gen ? gen : 4);
 	r->busid = bus;
 	r->node = id;
-	r->bare = 1;
 	r->cpu = v->cur_cpu;
 	if (!v->nbare_gpu++)
 		v->bare_gpu_line = e->line;
-	struct ccs_topo_parts_gpu k;
-	ccs_topo_parts_nvidia(r->sm, ccs_xml_attr(e, "vendor"), ccs_xml_attr(e, "device"), &k);
-	char nm[32], bw[64];
+	char nm[32], how[48];
 	snprintf(nm, sizeof nm, "gpu%d", dev);
-	ccs_text_printf(&v->devs, "    - {name: %s, type: gpu, model: %s, arch: %s%s%s}   # %s, no <gpu>: sm %d by PCIe gen %d\n",
-	    nm, k.model, k.arch, k.mem ? ", memory_bandwidth: " : "", k.mem ? k.mem : "", bus ? remark(bus, bw, sizeof bw) : "?", r->sm,
-	    gen ? gen : 4);
+	snprintf(how, sizeof how, "no <gpu>: sm %d by PCIe gen %d", r->sm, gen ? gen : 4);
+	struct ccs_topo_parts_gpu k;
+	nvidia_line(v, e, nm, r->sm, how, &k);
 	return pcie_link(v, e, nm, parent);
 }
 
@@ -342,7 +352,7 @@ static int add_bare_nic(struct conv *v, int id, const char *parent)
 		v->bare_nic_speed = speed;
 	}
 	v->net_node[v->nnic] = id;
-	return put_nic(v, e, NULL, speed, strtol(ccs_xml_attr(e, "class"), NULL, 16), parent, e->line);
+	return put_nic(v, e, NULL, speed, strtol(ccs_xml_attr(e, "class"), NULL, 16), parent);
 }
 
 /* Whether element id has a gpu, nic or pci below it. */

@@ -35,7 +35,6 @@ struct gpu_rec {
 	double c2c_GBps;            /* NVLink-C2C to that CPU per direction (<c2c bw count>), 0 none */
 	const char *busid;
 	const char *xgmi_lane;      /* AMD GPUs (RCCL's gcn): an xGMI link's rate; NULL for NVIDIA */
-	int bare;                   /* a hint file's GPU, without its <gpu> (bare_kind) */
 	int nogdr;                  /* <gpu gdr="0">: no GPUDirect RDMA (a GeForce, say) */
 };
 
@@ -105,6 +104,13 @@ static inline void warn(struct out *o, const char *fmt, ...)
 	ccs_text_printf(&o->y, "# warning: %s\n", buf);
 	ccs_text_printf(&o->w, "%s%s", o->w.n ? "; " : "", buf);
 }
+/* Whether attribute k of e is there and says val. */
+static inline int attr_is(const struct ccs_xml_node *e, const char *k, const char *val)
+{
+	const char *s = ccs_xml_attr(e, k);
+	return s && !strcmp(s, val);
+}
+
 /* Attribute k of e as a whole number in [0, hi] into *out (dflt when
  * absent; absent with dflt < 0 is an error); CCS_EINPUT after a message. */
 static inline int num(struct conv *v, const struct ccs_xml_node *e, const char *k, long dflt, long hi, long *out)
