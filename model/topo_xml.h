@@ -36,9 +36,11 @@
 **   nothing below                    completed by NCCL at run time): sm and a
 **                                    x16 NIC's rate from the PCIe generation
 **                                    (gen 3/4/5/6: sm 70/80/90/100, 100/200/
-**                                    400/800 Gb/s), dev by busid order; 8 of
-**                                    them at sm 80+ as an HGX baseboard's
-**                                    NVSwitch (12 or 18 NVLinks each)
+**                                    400/800 Gb/s), dev by busid order
+**   no <nvlink> anywhere             a dump NCCL wrote (device ids): none; a
+**                                    file written by hand: 8 alike GPUs of
+**                                    sm 80+ as an HGX board's NVSwitch (12
+**                                    or 18 NVLinks each), else none
 **   NVLink to NVSwitches (tclass 0x068000) -> scaleup: nvlink, lanes = the
 **                                    links a GPU has, 25 GB/s per link and
 **                                    direction (NVLink 2-4), 50 (NVLink 5),
