@@ -833,6 +833,8 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		nccl_graph(c);
 		c->nccl.nvls_chunk_max = ccs_nccl_nvls_chunk_max(c);
 		rc = tree_shape(c, &w);
+		if (!rc)
+			rc = ccs_comm_net_p2p(c, w.gstart, w.members);
 		if (!rc) {
 			c->ring_C = ccs_nccl_channels(c, CCS_ALGO_RING);
 			rc = ccs_ring_nic_rate(t, c->rank_gpu, c->n, w.gstart, w.members, c->G, c->ring_C, c->prm.eff,

@@ -81,6 +81,9 @@ struct ccs_comm {
 	int ring_C;
 	double tree_tg;             /* the trees' busiest NIC with ring_C channels (ring_nic.h's tg) */
 	double R_fab;               /* per group, uniform all-to-all */
+	double a2a_K;               /* NCCL's AllToAll rounds: bandwidth time per byte of one send [s/B]
+	                             * (p2p.h: its batches' busiest NIC or scale-up port, summed) */
+	double a2a_K_nic;           /* the same rounds' busiest NIC over the whole run [s/B of one send] */
 	int fab_bound;              /* what limits R_fab below B_net */
 	int nvls, sharp;            /* capabilities present on every group */
 	int net_type;               /* link type of the NICs */

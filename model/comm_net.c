@@ -3,6 +3,7 @@
 ** traffic and the tightest cut (comm_int.h). */
 #include "comm_int.h"
 #include "maxflow.h"
+#include "p2p.h"
 #include "nccl_tables.h"
 
 #include <math.h>
@@ -184,21 +185,17 @@ out:
  * P w_dC.  Without PXN, r -> d enters at r's ports, so per S / n
  *   up(C) = sum_g A_Cg (n - p_g) - P (A_C^2 - sum_g A_Cg^2),
  * A_Cg = sum over g's ranks of w_rC, A_C = sum_g A_Cg.  With PXN (NCCL's
- * default where a group has scale-up links) r -> d leaves through the
- * GPU of r's group on d's rail j, so per p S / n
- *   up(C) = sum_j N_Cj (G_j - 1) - P (N_Cj^2 - sum_g w_gjC^2),
- * w_gjC the weight in C of group g's member on rail j, N_Cj its sum, G_j
- * the groups with such a member.  The busiest component bounds the time;
- * R_cut = S (n - p) p / n / max_C up(C) S_unit / cap_up(C), comparable
- * with R_fab (the bisection's). */
+ * default where a group has scale-up links) r -> d leaves through the GPU
+ * of r's node on d's rail (pxn_up below).  The busiest component bounds
+ * the time; R_cut = S (n - p) p / n / max_C (up(C) S / n / cap_up(C)),
+ * comparable with R_fab (the bisection's). */
 /* ccs_comm_net_cut's work arrays, per device: the switch component (uf),
  * the bytes leaving it (up, at) and its capacity out (cap), one pass's
- * per-component sums (acc, sq, mark, touched); ranks per rail (gj, PXN). */
+ * per-component sums (acc, sq, mark, touched). */
 struct cut_work {
 	uint32_t *uf, *touched;
 	double *up, *acc, *sq, *cap, *at;
 	uint8_t *mark;
-	int32_t *gj;
 	double P;                   /* planes */
 	int pxn;
 };
@@ -290,19 +287,14 @@ static void rank_ports(const struct ccs_topo *t, const struct ccs_gpu *gp, struc
 	*nt_ = nt;
 }
 
-/* The pass's sums (pass q: a rail with PXN, else a group) into the bytes
- * leaving each component. */
+/* Group q's sums (without PXN) into the bytes leaving each component. */
 static void pass_flush(const struct ccs_comm *c, const int32_t *gstart, int q, uint32_t nt, struct cut_work *cw)
 {
 	for (uint32_t x = 0; x < nt; x++) {
 		uint32_t C = cw->touched[x];
 		double a = cw->acc[C];
-		if (cw->pxn)
-			cw->up[C] += a * (cw->gj[q] - 1) - cw->P * (a * a - cw->sq[C]);
-		else {
-			cw->up[C] += a * (c->n - (gstart[q + 1] - gstart[q])) + cw->P * a * a;
-			cw->at[C] += a;
-		}
+		cw->up[C] += a * (c->n - (gstart[q + 1] - gstart[q])) + cw->P * a * a;
+		cw->at[C] += a;
 		cw->acc[C] = cw->sq[C] = 0;
 		cw->mark[C] = 0;
 	}
@@ -312,7 +304,7 @@ static void pass_flush(const struct ccs_comm *c, const int32_t *gstart, int q, u
 static void tier_worst(const struct ccs_comm *c, int k, const struct cut_work *cw, double *worst, int *bound)
 {
 	const struct ccs_topo *t = c->t;
-	double unit = cw->pxn ? (double)c->p / c->n : 1.0 / c->n;
+	double unit = 1.0 / c->n;
 	for (uint32_t d = 0; d < t->ndev; d++) {
 		if (cw->uf[d] != d || !(cw->cap[d] > 0))
 			continue;
@@ -323,6 +315,92 @@ static void tier_worst(const struct ccs_comm *c, int k, const struct cut_work *c
 			*bound = k == 1 ? CCS_BOUND_LEAF : k == 2 ? CCS_BOUND_SPINE : CCS_BOUND_CORE;
 		}
 	}
+}
+
+/* With PXN, r -> d (another group) leaves r's node through the GPU on d's
+ * rail j and enters at d's NICs: per rail j and group g, with w_xC the
+ * weight in C of the ports of the rail-j GPU of node x, p_x the ranks on
+ * node x, M_j the ranks on rail j and m_gj those of g,
+ *   A_Cjg = sum_{x in g} p_x w_xC   (pairs' sources in C, per S/n)
+ *   D_Cjg = sum_{x in g} w_xC       (destinations in C)
+ *   up(C) = sum_jg A_Cjg (M_j - m_gj) - P sum_j (A_Cj D_Cj - sum_g A_Cjg D_Cjg)
+ * (one rank per node and rail, as on an HGX board, gives the rail-per-group
+ * form; an NVL72 domain has 18 trays on each rail). */
+static int pxn_up(const struct ccs_comm *c, const int32_t *gstart, const int32_t *members, int L, struct cut_work *cw)
+{
+	const struct ccs_topo *t = c->t;
+	size_t nd = (size_t)t->ndev + 1;
+	int nn = t->nnodes > 0 ? t->nnodes : 1;
+	int rc = CCS_ENOMEM;
+	double *A = ccs_calloc(nd, sizeof *A), *D = ccs_calloc(nd, sizeof *D);
+	double *SA = ccs_calloc(nd, sizeof *SA), *SD = ccs_calloc(nd, sizeof *SD), *SAD = ccs_calloc(nd, sizeof *SAD);
+	uint32_t *rt = ccs_malloc(nd * sizeof *rt);
+	uint8_t *rm = ccs_calloc(nd, 1);
+	int32_t *px = ccs_calloc((size_t)nn + 1, sizeof *px), *M = ccs_calloc((size_t)L + 1, sizeof *M);
+	if (!A || !D || !SA || !SD || !SAD || !rt || !rm || !px || !M)
+		goto out;
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+		if (gp->node >= 0 && gp->node < nn)
+			px[gp->node]++;
+		if (gp->local >= 0 && gp->local < L)
+			M[gp->local]++;
+	}
+	for (int j = 0; j < L; j++) {
+		uint32_t nrt = 0;
+		for (int g = 0; g < c->G; g++) {
+			uint32_t nt = 0;
+			int mgj = 0;
+			for (int i = gstart[g]; i < gstart[g + 1]; i++) {
+				const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[members[i]]];
+				if (gp->local != j)
+					continue;
+				mgj++;
+				rank_ports(t, gp, cw, &nt);
+				double p = gp->node >= 0 && gp->node < nn ? px[gp->node] : 1;
+				/* rank_ports summed this GPU's weights into acc[]: take them
+				 * per component for this group's sums */
+				for (uint32_t x = 0; x < nt; x++) {
+					uint32_t C = cw->touched[x];
+					A[C] += p * cw->acc[C];
+					D[C] += cw->acc[C];
+					cw->acc[C] = 0;
+				}
+			}
+			for (uint32_t x = 0; x < nt; x++) {
+				uint32_t C = cw->touched[x];
+				cw->up[C] += A[C] * (M[j] - mgj);
+				SA[C] += A[C];
+				SD[C] += D[C];
+				SAD[C] += A[C] * D[C];
+				A[C] = D[C] = 0;
+				cw->sq[C] = 0;
+				cw->mark[C] = 0;
+				if (!rm[C]) {
+					rm[C] = 1;
+					rt[nrt++] = C;
+				}
+			}
+		}
+		for (uint32_t x = 0; x < nrt; x++) {
+			uint32_t C = rt[x];
+			cw->up[C] -= cw->P * (SA[C] * SD[C] - SAD[C]);
+			SA[C] = SD[C] = SAD[C] = 0;
+			rm[C] = 0;
+		}
+	}
+	rc = CCS_OK;
+out:
+	ccs_free(A);
+	ccs_free(D);
+	ccs_free(SA);
+	ccs_free(SD);
+	ccs_free(SAD);
+	ccs_free(rt);
+	ccs_free(rm);
+	ccs_free(px);
+	ccs_free(M);
+	return rc;
 }
 
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound)
@@ -349,7 +427,6 @@ int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 	w.cap = ccs_malloc(nd * sizeof *w.cap);
 	w.at = ccs_malloc(nd * sizeof *w.at);
 	w.mark = ccs_calloc(nd, 1);
-	w.gj = NULL;
 	int32_t L = 0;
 	int rc = CCS_ENOMEM;
 	if (!w.uf || !w.touched || !w.up || !w.acc || !w.sq || !w.cap || !w.at || !w.mark)
@@ -357,31 +434,20 @@ int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 	for (int r = 0; r < c->n; r++)
 		if (t->gpu[c->rank_gpu[r]].local + 1 > L)
 			L = t->gpu[c->rank_gpu[r]].local + 1;
-	if (pxn) {
-		if (!(w.gj = ccs_calloc((size_t)L + 1, sizeof *w.gj)))
-			goto out;
-		for (int r = 0; r < c->n; r++)
-			if (t->gpu[c->rank_gpu[r]].local >= 0)
-				w.gj[t->gpu[c->rank_gpu[r]].local]++;
-	}
 	double worst = 0;
 	for (int k = 1; k < top; k++) {
 		tier_components(t, k, &w);
 		tier_caps(c, k, &w);
-		/* one pass per rail (PXN) or per group (without) */
-		int passes = pxn ? L : c->G;
-		for (int q = 0; q < passes; q++) {
-			uint32_t nt = 0;
-			int lo = pxn ? 0 : gstart[q], hi = pxn ? c->n : gstart[q + 1];
-			for (int i = lo; i < hi; i++) {
-				int r = pxn ? i : members[i];
-				const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
-				if (pxn && gp->local != q)
-					continue;
-				rank_ports(t, gp, &w, &nt);
+		if (pxn) {
+			if ((rc = pxn_up(c, gstart, members, L, &w)))
+				goto out;
+		} else
+			for (int q = 0; q < c->G; q++) {
+				uint32_t nt = 0;
+				for (int i = gstart[q]; i < gstart[q + 1]; i++)
+					rank_ports(t, &t->gpu[c->rank_gpu[members[i]]], &w, &nt);
+				pass_flush(c, gstart, q, nt, &w);
 			}
-			pass_flush(c, gstart, q, nt, &w);
-		}
 		tier_worst(c, k, &w, &worst, bound);
 	}
 	if (worst > 0)
@@ -396,6 +462,83 @@ out:
 	ccs_free(w.cap);
 	ccs_free(w.at);
 	ccs_free(w.mark);
-	ccs_free(w.gj);
+	return rc;
+}
+
+/* NCCL's AllToAll rounds on c (p2p.h): ranks in group order (positions),
+ * NCCL's nodes the groups; each position's NICs (its best ones), its rail
+ * (local index on its node) and its node's rail table for PXN. */
+int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members)
+{
+	const struct ccs_topo *t = c->t;
+	c->a2a_K = c->a2a_K_nic = 0;
+	if (c->n < 2)
+		return CCS_OK;
+	int L = 1, rc = CCS_ENOMEM;
+	for (int r = 0; r < c->n; r++)
+		if (t->gpu[c->rank_gpu[r]].local + 1 > L)
+			L = t->gpu[c->rank_gpu[r]].local + 1;
+	size_t nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
+	struct ccs_p2p_order o;
+	memset(&o, 0, sizeof o);
+	int32_t *sizes = ccs_malloc(((size_t)c->G + 1) * sizeof *sizes);
+	int32_t *proxy = ccs_malloc(nn * (size_t)L * sizeof *proxy);
+	int32_t *nic_ord = ccs_malloc(((size_t)t->ndev + 1) * sizeof *nic_ord);
+	struct ccs_p2p_rank *pr = ccs_calloc((size_t)c->n, sizeof *pr);
+	uint32_t *ids = NULL;
+	double *rate = ccs_malloc(((size_t)t->ndev + 1) * sizeof *rate);
+	if (!sizes || !proxy || !nic_ord || !pr || !rate)
+		goto out;
+	size_t nid = 0;
+	for (int r = 0; r < c->n; r++)
+		nid += (size_t)ccs_comm_best_nics(c, r);
+	if (!(ids = ccs_malloc((nid + 1) * sizeof *ids)))
+		goto out;
+	for (int g = 0; g < c->G; g++)
+		sizes[g] = gstart[g + 1] - gstart[g];
+	if ((rc = ccs_p2p_order_init(&o, c->n, sizes, c->G)))
+		goto out;
+	for (size_t i = 0; i < nn * (size_t)L; i++)
+		proxy[i] = -1;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		nic_ord[d] = -1;
+	uint32_t nnics = 0;
+	nid = 0;
+	for (int i = 0; i < c->n; i++) {
+		int r = members[i];
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+		pr[i].group = c->rank_group[r];
+		pr[i].rail = gp->local;
+		pr[i].proxy0 = gp->node >= 0 && gp->node < (int32_t)nn ? gp->node * L : -1;
+		if (pr[i].proxy0 >= 0 && gp->local >= 0)
+			proxy[pr[i].proxy0 + gp->local] = i;
+		pr[i].nic0 = (uint32_t)nid;
+		pr[i].nnic = (uint32_t)ccs_comm_best_nics(c, r);
+		for (uint32_t k = 0; k < pr[i].nnic; k++) {
+			uint32_t x = ccs_comm_nic(c, r, (int)k);
+			if (nic_ord[x] < 0) {
+				nic_ord[x] = (int32_t)nnics;
+				rate[nnics++] = ccs_comm_net_speed(t, x) * c->prm.eff[ccs_comm_net_type(t, x)];
+			}
+			ids[nid++] = (uint32_t)nic_ord[x];
+		}
+	}
+	for (uint32_t x = 0; x < nnics; x++)
+		if (!(rate[x] > 0))
+			rate[x] = 1;            /* a dead NIC: the ranks on it are refused earlier */
+	struct ccs_p2p_in in = { &o, pr, proxy, L, ids, rate, nnics, c->b_su, c->intra_nvl && c->p > 1 };
+	struct ccs_p2p_out res;
+	if ((rc = ccs_p2p_batches(&in, &res)))
+		goto out;
+	c->a2a_K = res.K;
+	c->a2a_K_nic = res.K_nic;
+out:
+	ccs_p2p_order_release(&o);
+	ccs_free(sizes);
+	ccs_free(proxy);
+	ccs_free(nic_ord);
+	ccs_free(pr);
+	ccs_free(ids);
+	ccs_free(rate);
 	return rc;
 }

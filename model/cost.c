@@ -462,11 +462,21 @@ static int term_direct(const struct env *e, struct term *x, const char **why)
 		int per_rank = e->G > 1 && e->c->b_nic > 0 && inter_b / e->c->b_nic > tn;
 		if (per_rank)
 			tn = inter_b / e->c->b_nic;
+		x->bn_bound = e->c->R_fab < e->net && !per_rank ? e->c->fab_bound : CCS_BOUND_NIC;
+		/* NCCL's rounds, 8 to a batch (model/p2p.h): each batch as long as
+		 * its busiest NIC or scale-up port needs, the batches one after
+		 * another; the fabric's cut above still bounds them */
+		if (e->G > 1 && e->c->a2a_K > 0) {
+			double tb = e->c->a2a_K * (e->S / e->n);
+			if (tb > tn) {
+				tn = tb;
+				x->bn_bound = CCS_BOUND_NIC;
+			}
+		}
 		x->W = e->f * e->S;
 		x->ti = ti;
 		x->tn = tn;
 		x->bi_bound = e->su_b;
-		x->bn_bound = e->c->R_fab < e->net && !per_rank ? e->c->fab_bound : CCS_BOUND_NIC;
 		if (e->algo == CCS_ALGO_PAIRWISE) {
 			/* n - 1 rounds, one peer each, one after another; with
 			 * ranks placed group by group every round has a rank whose

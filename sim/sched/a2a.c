@@ -1,32 +1,37 @@
 /*
 ** sim/sched/a2a.c: AllToAll, NCCL's direct algorithm, as a schedule
-** (sched.h).  Rank r sends S/n bytes to every other rank; its k-th send
-** (k = 0 .. n-2) goes to rank (r + k + 1) mod n, so that at every moment
-** the ranks' destinations are spread over the ranks.  NCCL posts up to 8
-** peers at a time: send k waits for send k - 8 of the same rank, giving
-** each rank 8 lanes that stream their peers one after another.  Op id =
-** r (n - 1) + k.  Each send pays its hop's latency (NCCL's ring hop over
-** NVLink or the network; the base latency on a rank's first 8); bytes on
-** the wire are the share over the protocol's wire efficiency.  A send to
-** another group goes, as NCCL's PXN does by default, over the scale-up
-** fabric to the sender-side GPU on the receiver's rail and out of that
-** GPU's NIC (CCS_NIC_PXN), so it stays on one rail; without PXN it leaves
-** through the sender's own NIC and crosses the spine to another rail.
-** SendRecv (nccl-tests' sendrecv) is the same with one peer: rank r sends
-** S to r + 1 (op id r).
+** (sched.h).  Rank r sends S/n bytes to every other rank in NCCL's p2p
+** rounds (model/p2p.h: NCCL 2.28.9+'s ncclP2pSchedule over the ranks in
+** group order, each round a permutation).  NCCL's kernel takes 8 rounds a
+** work batch: send k of rank r waits for send k - 8 of r, giving each rank
+** 8 lanes that stream their rounds one after another (the receives are
+** not tied to them: NCCL's channels run several batches at once).  Op id = i m + k for the
+** rank at position i of the group order, m = n - 1 rounds.  Each send pays
+** its hop's latency (NCCL's ring hop over NVLink or the network; the base
+** latency on a rank's first 8); bytes on the wire are the share over the
+** protocol's wire efficiency.  A send to another group goes, as NCCL's PXN
+** does by default, over the scale-up fabric to the GPU of the sender's
+** node on the receiver's rail and out of that GPU's NIC (CCS_NIC_PXN), so
+** it stays on one rail; without PXN it leaves through the sender's own
+** NICs; lane k uses the (k mod count)-th of a GPU's best NICs.
+** SendRecv (nccl-tests' sendrecv) is one send: rank r sends S to r + 1
+** (op id r L + w, one part per NIC).
 */
 #include "sched.h"
 #include "../fabric.h"
 
 #include "../../model/nccl_tables.h"
+#include "../../model/p2p.h"
 
 #include <math.h>
 #include <string.h>
 
-#define LANES 8
+#define LANES CCS_P2P_BATCH
 
 struct a2a {
-	int n, m, pxn;              /* m: peers per rank (n - 1; SendRecv 1) */
+	int n, m, pxn;              /* m: rounds per rank (AllToAll: nodes x locals - 1; SendRecv 1) */
+	struct ccs_p2p_order o;     /* AllToAll: NCCL's rounds over positions */
+	int32_t *rank_at, *pos;     /* AllToAll: the rank at each position and back */
 	const int32_t *group;
 	double bytes, d_intra, d_inter, d_base;
 	double bytes_inter;         /* SendRecv: bytes of a send to another group */
@@ -58,6 +63,12 @@ static void sr_get(const struct a2a *a, uint64_t id, struct ccs_op *op)
 	}
 }
 
+/* The rank that r sends to (dir 1) or receives from (dir -1) in round k. */
+static int peer_of(const struct a2a *a, int r, int k, int dir)
+{
+	return a->rank_at[ccs_p2p_peer(&a->o, a->pos[r], k, dir)];
+}
+
 static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct a2a *a = s->ctx;
@@ -66,16 +77,18 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		return;
 	}
 	uint64_t m = (uint64_t)a->m;
-	int r = (int)(id / m), k = (int)(id % m);
-	int peer = (r + k + 1) % a->n;
+	int r = a->rank_at[id / m], k = (int)(id % m);
+	int peer = peer_of(a, r, k, 1);
 	memset(op, 0, sizeof *op);
 	op->kind = CCS_OP_XFER;
 	op->src = r;
 	op->dst = peer;
 	op->channel = (uint32_t)(k % LANES);
 	op->nic_src = op->nic_dst = UINT32_MAX;
-	if (a->pxn && a->group[r] != a->group[peer])
-		op->nic_src = CCS_NIC_PXN;
+	if (a->group[r] != a->group[peer]) {
+		op->nic_src = a->pxn ? CCS_NIC_PXN : ccs_comm_nic(a->c, r, k % ccs_comm_best_nics(a->c, r));
+		op->nic_dst = ccs_comm_nic(a->c, peer, k % ccs_comm_best_nics(a->c, peer));
+	}
 	op->bytes = a->bytes;
 	op->delay_s = a->group[r] == a->group[peer] ? a->d_intra : a->d_inter;
 	if (k < LANES)
@@ -100,6 +113,12 @@ static uint32_t a_ndeps(const struct ccs_sched *s, uint64_t id)
 
 static void a_release(struct ccs_sched *s)
 {
+	struct a2a *a = s->ctx;
+	if (a) {
+		ccs_p2p_order_release(&a->o);
+		ccs_free(a->rank_at);
+		ccs_free(a->pos);
+	}
 	ccs_free(s->ctx);
 	memset(s, 0, sizeof *s);
 }
@@ -114,6 +133,34 @@ static int a_lanes(const struct ccs_sched *s, struct ccs_sched_lanes *out)
 }
 
 static const struct ccs_sched_ops a_ops = { a_get, a_succ, a_ndeps, a_release, NULL, a_lanes };
+
+/* The ranks in group order (positions) and NCCL's rounds over them. */
+static int p2p_order(struct a2a *a, const struct ccs_comm *c)
+{
+	int32_t *gstart = NULL, *members = NULL, *sizes = NULL;
+	int rc = ccs_comm_members(c, &gstart, &members);
+	if (rc)
+		return rc;
+	rc = CCS_ENOMEM;
+	a->pos = ccs_malloc((size_t)c->n * sizeof *a->pos);
+	sizes = ccs_malloc(((size_t)c->G + 1) * sizeof *sizes);
+	if (!a->pos || !sizes)
+		goto out;
+	for (int i = 0; i < c->n; i++)
+		a->pos[members[i]] = i;
+	for (int g = 0; g < c->G; g++)
+		sizes[g] = gstart[g + 1] - gstart[g];
+	if ((rc = ccs_p2p_order_init(&a->o, c->n, sizes, c->G)))
+		goto out;
+	a->rank_at = members;
+	members = NULL;
+	a->m = a->o.m;
+out:
+	ccs_free(gstart);
+	ccs_free(members);
+	ccs_free(sizes);
+	return rc;
+}
 
 int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
                        const char **why)
@@ -161,6 +208,16 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 		a->L = c->G > 1 ? ccs_comm_fewest_nics(c, 64) : 1;
 		if (a->L < 1)
 			a->L = 1;
+	}
+	a->c = c;
+	if (coll == CCS_COLL_ALLTOALL) {
+		int rc = p2p_order(a, c);
+		if (rc) {
+			struct ccs_sched tmp = { .ctx = a };
+			a_release(&tmp);
+			*why = "out of memory";
+			return rc;
+		}
 	}
 	s->ctx = a;
 	s->nops = (uint64_t)c->n * (uint64_t)(a->L ? a->L : a->m);
