@@ -567,8 +567,9 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 		    t->gpu[gp].domain == pa->domain && t->gpu[gp].nic_count)
 			proxy = gp;
 		/* the proxy spreads its channels over its best NICs as a rank does */
-		nic_a = proxy != UINT32_MAX
-		      ? t->gnic[t->gpu[proxy].nic_first + salt % ccs_topo_best_nics(t, &t->gpu[proxy])].nic : UINT32_MAX;
+		uint32_t via = proxy != UINT32_MAX ? proxy : ga;
+		uint32_t nb = ccs_topo_best_nics(t, &t->gpu[via]);
+		nic_a = nb ? t->gnic[t->gpu[via].nic_first + salt % nb].nic : UINT32_MAX;
 		salt ^= 0x5bd1e995u;        /* PXN routes cache apart from direct ones */
 	}
 	if (nic_a == UINT32_MAX)

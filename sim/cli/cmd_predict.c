@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "simrow.h"
 
+#include "../../model/bound.h"
 #include "../../model/coll.h"
 #include "../../model/cost.h"
 #include "../../model/fault.h"
@@ -549,6 +550,11 @@ static void print_rows(const struct req *rq)
 			if (!rq->sim && !rq->t->ntimed)
 				printf(", \"terms_us\": {\"latency\": %.6g, \"sync\": %.6g, \"bandwidth\": %.6g}",
 				       rw->lat_s * 1e6, rw->sync_s * 1e6, rw->bw_s * 1e6);
+			{
+				struct ccs_cut cut;
+				ccs_bound_cut(&rq->comm, rq->coll, (double)rw->bytes, &cut);
+				printf(", \"cut_bound_us\": %.6g, \"cut\": \"%s\"", cut.t_s * 1e6, ccs_cut_name[cut.by]);
+			}
 			if (rw->alt_algo >= 0)
 				printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", rq->best ? "nccl" : "best",
 				       ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);

@@ -211,7 +211,9 @@ static void test_spray(void)
 		double a2a = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st);
 		double a2b = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st2);
 		fprintf(stderr, "spray: alltoall 64 MiB sprayed %.1f us, closed form %.1f us\n", a2a * 1e6, ca.time_s * 1e6);
-		CHECK(a2a >= ca.time_s * 0.999 && a2a <= ca.time_s * 1.03);
+		/* the closed form sums NCCL's 8-round batches one after another;
+		 * the lanes run on across a batch's edge: at most 1% faster */
+		CHECK(a2a >= ca.time_s * 0.99 && a2a <= ca.time_s * 1.03);
 		CHECK(a2a == a2b && st.events == st2.events && st.flows == st2.flows);
 		CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
 		ccs_fabric_free(fab);

@@ -1,0 +1,43 @@
+/*
+** model/bound.h: the cut bound, the least time the hardware allows a
+** collective whatever its algorithm: bytes that must cross a cut over the
+** cut's raw capacity (line rates, no efficiency, no latency).
+**
+**   GPU injection:  each rank moves at least b_rank(coll) bytes one way
+**                   through its scale-up links and its best NICs:
+**                   t_gpu = max_r b_rank / (su_r + nic_r)
+**   group NICs:     each scale-up group g of p_g ranks moves at least
+**                   b_grp(coll, p_g) bytes one way through its NICs:
+**                   t_grp = max_g b_grp / nic_g      (G > 1)
+**   t_cut = max(t_gpu, t_grp)
+** with S nccl-tests' size (AllGather: the output, AllToAll: one rank's
+** send buffer) and n ranks:
+**   coll          b_rank          b_grp
+**   AllReduce     (n-1)/n S       (G-1)/G S   (in-network reduction too)
+**   AllGather     (n-1)/n S       (n-p_g)/n S
+**   ReduceScatter (n-1)/n S       (n-p_g)/n S
+**   AllToAll      (n-1)/n S       p_g (n-p_g)/n S
+**   Broadcast     S               S           (a group without the root)
+**   Reduce        S               S           (likewise)
+**   SendRecv      S               S
+** A prediction below t_cut is a defect (tests/prop/prop_bound.c).
+*/
+#ifndef CCS_BOUND_H
+#define CCS_BOUND_H
+
+#include "comm.h"
+
+enum { CCS_CUT_GPU, CCS_CUT_GROUP };
+extern const char *const ccs_cut_name[2];
+
+struct ccs_cut {
+	double t_s;                 /* the bound [s] */
+	int by;                     /* CCS_CUT_GPU or CCS_CUT_GROUP */
+	double t_gpu_s, t_grp_s;
+};
+
+/* The cut bound of coll on S bytes over c.  Cannot fail (out of memory:
+ * the GPU cut alone, still a bound). */
+void ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *out);
+
+#endif

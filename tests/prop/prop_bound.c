@@ -1,0 +1,134 @@
+/*
+** tests/prop/prop_bound.c: the cut bound (model/bound.h) holds both engines
+** up, and AllToAll is priced near it.  On shipped topologies and on GB200
+** NVL72 machines of 2-64 racks (full, and with a part-filled last rack):
+** every collective's closed-form time, for every algorithm and protocol
+** that applies, is at least its cut bound; the simulated AllToAll and
+** AllReduce are too; and on these fabrics, none oversubscribed, AllToAll at
+** 64 MiB and more is within 3x of the bound in both engines.  Rack counts
+** come from fixture.h's generator at its fixed seed (printed with a
+** failure).  Run from the root.
+*/
+#include "../check.h"
+#include "../unit/fixture.h"
+#include "../../model/bound.h"
+#include "../../model/cost.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int below(double t, const struct ccs_cut *cut)
+{
+	return t < cut->t_s * (1 - 1e-9);
+}
+
+/* The closed form of every (coll, algo, proto) at a few sizes. */
+static void closed_form(const struct ccs_comm *c, const char *what)
+{
+	static const uint64_t sizes[] = { 1024, 1 << 20, 64ull << 20, 256ull << 20, 1ull << 30 };
+	int checked = 0, bad = 0;
+	for (int coll = 0; coll < CCS_COLL_N; coll++)
+		for (int a = 0; a < CCS_ALGO_N; a++)
+			for (int q = 0; q < CCS_PROTO_N; q++)
+				for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+					struct ccs_cost x;
+					struct ccs_cut cut;
+					if (ccs_cost_eval(c, coll, a, q, 0, sizes[i], &x, NULL))
+						break;
+					ccs_bound_cut(c, coll, (double)sizes[i], &cut);
+					checked++;
+					if (below(x.time_s, &cut) && !bad++)
+						fprintf(stderr, "%s: %s %s %s at %llu B: %g us below the %s cut %g us\n", what,
+						        ccs_coll_name[coll], ccs_algo_name[a], ccs_proto_name[q],
+						        (unsigned long long)sizes[i], x.time_s * 1e6, ccs_cut_name[cut.by], cut.t_s * 1e6);
+				}
+	CHECK(checked > 20);
+	CHECK(bad == 0);
+}
+
+/* AllToAll direct at 64 and 256 MiB: within 3x of the bound (both
+ * engines when sim), never below it; the simulated ring AllReduce never
+ * below its bound. */
+static void alltoall(const struct ccs_comm *c, struct ccs_fabric *fab, const char *what)
+{
+	static const uint64_t sizes[] = { 64ull << 20, 256ull << 20 };
+	for (size_t i = 0; i < 2; i++) {
+		struct ccs_cost x;
+		struct ccs_cut cut;
+		ccs_bound_cut(c, CCS_COLL_ALLTOALL, (double)sizes[i], &cut);
+		CHECK(!ccs_cost_eval(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, sizes[i], &x, NULL));
+		if (x.time_s > 3 * cut.t_s || below(x.time_s, &cut))
+			fprintf(stderr, "%s: alltoall %llu B: closed form %g us, cut %g us\n", what,
+			        (unsigned long long)sizes[i], x.time_s * 1e6, cut.t_s * 1e6);
+		CHECK(x.time_s <= 3 * cut.t_s);
+		CHECK(!below(x.time_s, &cut));
+		if (!fab)
+			continue;
+		struct ccs_sim_stats st;
+		double ts = fx_sim_time(c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, sizes[i], &st);
+		if (!(ts > 0) || ts > 3 * cut.t_s || below(ts, &cut))
+			fprintf(stderr, "%s: alltoall %llu B: simulated %g us, cut %g us\n", what, (unsigned long long)sizes[i],
+			        ts * 1e6, cut.t_s * 1e6);
+		CHECK(ts > 0 && ts <= 3 * cut.t_s && !below(ts, &cut));
+	}
+	if (fab) {
+		struct ccs_sim_stats st;
+		struct ccs_cut cut;
+		uint64_t S = 64ull << 20;
+		ccs_bound_cut(c, CCS_COLL_ALLREDUCE, (double)S, &cut);
+		double ts = fx_sim_time(c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, S, &st);
+		CHECK(ts > 0 && !below(ts, &cut));
+	}
+}
+
+static void one(const char *file, const char *const *sets, int ns, int sim)
+{
+	char what[256];
+	snprintf(what, sizeof what, "%s%s%s", file, ns ? " " : "", ns ? sets[0] : "");
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	struct ccs_fabric *fab;
+	CHECK(!fx_up(file, sets, ns, 0, &t, &c, &fab));
+	if (!t)
+		return;
+	closed_form(&c, what);
+	if (c.G > 1)
+		alltoall(&c, sim ? fab : NULL, what);
+	fx_down(t, &c, fab);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *file, *set;
+		int sim;
+	} shipped[] = {
+		{ "topologies/hgx-h100.yaml", "nodes=2", 1 },
+		{ "topologies/hgx-h100.yaml", "nodes=4", 1 },
+		{ "topologies/hgx-b200.yaml", "nodes=2", 1 },
+		{ "topologies/hgx-h800.yaml", "nodes=2", 1 },
+		{ "topologies/dgx-a100.yaml", "nodes=2", 1 },
+		{ "topologies/aws-p5.yaml", "nodes=2", 1 },
+		{ "topologies/aws-p5en.yaml", "nodes=2", 1 },
+		{ "topologies/aws-p4de.yaml", "nodes=2", 1 },
+		{ "topologies/ascend-8npu-hccs.yaml", "nodes=2", 1 },
+		{ "topologies/pcie-8gpu.yaml", "nodes=2", 0 },
+		{ "topologies/gb200-nvl72.yaml", "nodes=36", 1 },
+		{ "topologies/gb200-nvl72.yaml", "nodes=20", 1 },
+		{ "topologies/cloudmatrix384.yaml", "nodes=96", 0 },
+	};
+	for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
+		const char *sets[1] = { shipped[i].set };
+		one(shipped[i].file, sets, 1, shipped[i].sim);
+	}
+	/* generated NVL72 machines: 2-64 racks, the last one full or part-filled */
+	for (int k = 0; k < 3; k++) {
+		int racks = 2 + (int)(fx_next() % 63), part = (int)(fx_next() % 18);
+		char set[64];
+		snprintf(set, sizeof set, "nodes=%d", 18 * (racks - 1) + (part ? part : 18));
+		const char *sets[1] = { set };
+		fprintf(stderr, "prop_bound: gb200-nvl72 %s (seed 88172645463325252)\n", set);
+		one("topologies/gb200-nvl72.yaml", sets, 1, 0);
+	}
+	return CHECK_DONE("prop_bound");
+}
