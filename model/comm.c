@@ -638,6 +638,15 @@ static int group_nets(const struct ccs_topo *t, struct ccs_comm *c, struct scrat
 		if (hcnt[g] && hcnt[g] * hmin[g] < gnet[g])
 			gnet[g] = hcnt[g] * hmin[g];
 	}
+	/* AllToAll: the group whose own ranks' bytes to the others take its
+	 * NICs longest (groups of unequal size: a part-filled rack) */
+	c->a2a_grp = 0;
+	for (int g = 0; g < c->G && c->G > 1; g++) {
+		double pg = w->gstart[g + 1] - w->gstart[g];
+		double tg = gnet[g] > 0 ? pg * (c->n - pg) / c->n / gnet[g] : 0;
+		if (tg > c->a2a_grp)
+			c->a2a_grp = tg;
+	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
 	c->B_net = HUGE_VAL;
@@ -833,8 +842,6 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		nccl_graph(c);
 		c->nccl.nvls_chunk_max = ccs_nccl_nvls_chunk_max(c);
 		rc = tree_shape(c, &w);
-		if (!rc)
-			rc = ccs_comm_net_p2p(c, w.gstart, w.members);
 		if (!rc) {
 			c->ring_C = ccs_nccl_channels(c, CCS_ALGO_RING);
 			rc = ccs_ring_nic_rate(t, c->rank_gpu, c->n, w.gstart, w.members, c->G, c->ring_C, c->prm.eff,
@@ -843,6 +850,8 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		if (!rc)
 			rc = ccs_ring_nic_tree(t, c->rank_gpu, w.gstart, w.members, c->G, c->ring_C, c->nccl.nics,
 			                       &c->tree_tg);
+		if (!rc)
+			rc = ccs_comm_net_p2p(c, w.gstart, w.members);
 	}
 	scratch_free(&w);
 	if (rc) {

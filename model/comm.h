@@ -82,7 +82,9 @@ struct ccs_comm {
 	double tree_tg;             /* the trees' busiest NIC with ring_C channels (ring_nic.h's tg) */
 	double R_fab;               /* per group, uniform all-to-all */
 	double a2a_K;               /* NCCL's AllToAll rounds: bandwidth time per byte of one send [s/B]
-	                             * (p2p.h: its batches' busiest NIC or scale-up port, summed) */
+	                             * (p2p.h: its waves' busiest NIC or scale-up port, summed) */
+	int a2a_wave;               /* NCCL's p2p batches of 8 rounds that run at once (p2p.h) */
+	double a2a_grp;             /* AllToAll over each group's NICs: max_g p_g (n - p_g) / n / B_net(g) [s/B of S] */
 	double a2a_K_nic;           /* the same rounds' busiest NIC over the whole run [s/B of one send] */
 	int fab_bound;              /* what limits R_fab below B_net */
 	int nvls, sharp;            /* capabilities present on every group */

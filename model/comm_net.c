@@ -472,6 +472,7 @@ int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 {
 	const struct ccs_topo *t = c->t;
 	c->a2a_K = c->a2a_K_nic = 0;
+	c->a2a_wave = 1;
 	if (c->n < 2)
 		return CCS_OK;
 	int L = 1, rc = CCS_ENOMEM;
@@ -526,7 +527,8 @@ int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 	for (uint32_t x = 0; x < nnics; x++)
 		if (!(rate[x] > 0))
 			rate[x] = 1;            /* a dead NIC: the ranks on it are refused earlier */
-	struct ccs_p2p_in in = { &o, pr, proxy, L, ids, rate, nnics, c->b_su, c->intra_nvl && c->p > 1 };
+	c->a2a_wave = ccs_p2p_wave(o.m, c->ring_C, c->G > 1);
+	struct ccs_p2p_in in = { &o, pr, proxy, L, ids, rate, nnics, c->b_su, c->intra_nvl && c->p > 1, c->a2a_wave };
 	struct ccs_p2p_out res;
 	if ((rc = ccs_p2p_batches(&in, &res)))
 		goto out;

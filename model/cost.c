@@ -455,17 +455,26 @@ static int term_direct(const struct env *e, struct term *x, const char **why)
 	{
 		double intra_b = e->S * (e->p - 1) / e->n, inter_b = e->S * (double)(e->n - e->p) / e->n;
 		double ti = e->p > 1 && e->su > 0 ? intra_b / e->su : 0;
-		double rg = e->c->R_fab < e->net ? e->c->R_fab : e->net;
-		double tn = e->G > 1 ? inter_b * e->p / rg : 0;
+		/* each group's own bytes to the others over its NICs (groups may
+		 * differ in size: a part-filled rack), and where the fabric's cut
+		 * is below the NICs, that share (R_fab, per group) */
+		double tn = e->G > 1 ? e->S * e->c->a2a_grp : 0;
+		x->bn_bound = CCS_BOUND_NIC;
+		if (e->G > 1 && e->c->R_fab < e->net && inter_b * e->p / e->c->R_fab > tn) {
+			tn = inter_b * e->p / e->c->R_fab;
+			x->bn_bound = e->c->fab_bound;
+		}
 		/* and each rank through its own NICs' share: a rank whose NIC
 		 * died shares its neighbour's, which then carries both */
 		int per_rank = e->G > 1 && e->c->b_nic > 0 && inter_b / e->c->b_nic > tn;
-		if (per_rank)
+		if (per_rank) {
 			tn = inter_b / e->c->b_nic;
-		x->bn_bound = e->c->R_fab < e->net && !per_rank ? e->c->fab_bound : CCS_BOUND_NIC;
-		/* NCCL's rounds, 8 to a batch (model/p2p.h): each batch as long as
-		 * its busiest NIC or scale-up port needs, the batches one after
-		 * another; the fabric's cut above still bounds them */
+			x->bn_bound = CCS_BOUND_NIC;
+		}
+		/* NCCL's rounds, 8 to a batch, min(batches, p2p channels) batches
+		 * at once (model/p2p.h): each wave as long as its busiest NIC or
+		 * scale-up port needs, the waves one after another; the fabric's
+		 * cut above still bounds them */
 		if (e->G > 1 && e->c->a2a_K > 0) {
 			double tb = e->c->a2a_K * (e->S / e->n);
 			if (tb > tn) {
@@ -488,9 +497,11 @@ static int term_direct(const struct env *e, struct term *x, const char **why)
 			x->steps_intra = e->G > 1 ? 0 : e->n - 1;
 			x->steps_inter = e->G > 1 ? e->n - 1 : 0;
 		} else {
-			/* NCCL posts up to 8 peers per round */
-			x->steps_intra = (e->p - 1 + 7) / 8;
-			x->steps_inter = (e->n - e->p + 7) / 8;
+			/* NCCL runs 8 peers a batch, a_wave batches at once: each of
+			 * its lanes meets its peers one after another */
+			int L = 8 * (e->c->a2a_wave > 0 ? e->c->a2a_wave : 1);
+			x->steps_intra = (e->p - 1 + L - 1) / L;
+			x->steps_inter = (e->n - e->p + L - 1) / L;
 		}
 	}
 	return 0;

@@ -1,4 +1,4 @@
-/* model/p2p.c: NCCL's point-to-point rounds and their batches (p2p.h). */
+/* model/p2p.c: NCCL's point-to-point rounds and their waves (p2p.h). */
 #include "p2p.h"
 #include "ccs.h"
 
@@ -97,11 +97,23 @@ static void su_add(struct loads *w, int a, int b)
 	w->su_in[b] += 1;
 }
 
-/* Batch j's time per byte of one send, the loads cleared after. */
-static double batch(const struct ccs_p2p_in *in, struct loads *w, int j)
+int ccs_p2p_wave(int m, int channels, int across)
+{
+	if (!across)
+		return 1;
+	int P = 1;
+	while (P < channels && P < 64)
+		P <<= 1;
+	int nb = (m + CCS_P2P_BATCH - 1) / CCS_P2P_BATCH;
+	return nb < P ? (nb > 0 ? nb : 1) : P;
+}
+
+/* Wave j's time per byte of one send, the loads cleared after. */
+static double wave(const struct ccs_p2p_in *in, struct loads *w, int j)
 {
 	const struct ccs_p2p_order *o = in->o;
-	int k0 = j * CCS_P2P_BATCH, k1 = k0 + CCS_P2P_BATCH < o->m ? k0 + CCS_P2P_BATCH : o->m;
+	int span = CCS_P2P_BATCH * (in->wave > 0 ? in->wave : 1);
+	int k0 = j * span, k1 = k0 + span < o->m ? k0 + span : o->m;
 	for (int r = 0; r < o->n; r++)
 		for (int k = k0; k < k1; k++) {
 			int d = ccs_p2p_peer(o, r, k, 1);
@@ -161,13 +173,14 @@ int ccs_p2p_batches(const struct ccs_p2p_in *in, struct ccs_p2p_out *out)
 	if (!w.nic_out || !w.nic_in || !w.tot_out || !w.tot_in || !w.su_out || !w.su_in || !w.nic_t || !w.rank_t ||
 	    !w.nic_m || !w.rank_m)
 		goto out;
-	int nb = (o->m + CCS_P2P_BATCH - 1) / CCS_P2P_BATCH;
+	int span = CCS_P2P_BATCH * (in->wave > 0 ? in->wave : 1);
+	int nb = (o->m + span - 1) / span;
 	double work = (double)o->n * o->m;
 	int stride = work > CCS_P2P_BUDGET ? (int)ceil(work / CCS_P2P_BUDGET) : 1;
 	int walked = 0;
 	double K = 0;
 	for (int j = 0; j < nb; j += stride, walked++)
-		K += batch(in, &w, j);
+		K += wave(in, &w, j);
 	double scale = walked > 0 ? (double)nb / walked : 0;
 	double kn = 0;
 	for (uint32_t x = 0; x < in->nnics; x++) {

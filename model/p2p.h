@@ -13,19 +13,25 @@
 ** and d = 0 .. gs - 1 inside each.  Every round is a permutation of the
 ** ranks.  Round (0, 0) is the rank itself and is left out: m = n - 1.
 **
-** Batches: NCCL puts rounds [8j, 8j + 8) in one work batch
-** (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, src/enqueue.cc) and a batch's sends and
-** receives finish before the next batch runs, so batch j lasts as long as
-** its busiest resource needs:
-**   T_j = s max( max_NIC load_j(NIC) / rate(NIC),  max_GPU su_j(GPU) / b_su )
-** s the bytes of one send; load_j the sends of batch j through a NIC one
+** Batches and waves: NCCL puts rounds [8j, 8j + 8) in one work batch
+** (NCCL_MAX_DEV_WORK_P2P_PER_BATCH, src/enqueue.cc) on the channel
+** reverseBits(j) of its P = pow2Up(channels) p2p channels
+** (ncclP2pChannelBaseForRound, src/include/channel.h); across NCCL nodes it
+** lowers the channels per peer until every batch has its own channel where
+** it can (ncclTopoComputeP2pChannels, src/graph/paths.cc).  Each channel is
+** one CTA: its batches run one after another, batches on different
+** channels at once.  So W = min(batches, P) batches, 8 W rounds, run
+** together (a wave), and the waves one after another; wave w lasts as long
+** as its busiest resource needs:
+**   T_w = s max( max_NIC load_w(NIC) / rate(NIC),  max_GPU su_w(GPU) / b_su )
+** s the bytes of one send; load_w the sends of wave w through a NIC one
 ** way (out or in, the larger; a GPU with k NICs puts 1/k of a send on
-** each); su_j the sends over a GPU's scale-up ports one way (to peers of
+** each); su_w the sends over a GPU's scale-up ports one way (to peers of
 ** its group, and under PXN to the GPU of its node on the receiver's rail,
 ** which sends it on through its NIC).  The bandwidth time is s K with
-**   K = sum_j max(...)   [s/B]
+**   K = sum_w max(...)   [s/B]
 ** a constant of the communicator.  Where n m exceeds CCS_P2P_BUDGET sends,
-** evenly spaced batches are walked and K scaled to all of them.
+** evenly spaced waves are walked and K scaled to all of them.
 */
 #ifndef CCS_P2P_H
 #define CCS_P2P_H
@@ -74,15 +80,20 @@ struct ccs_p2p_in {
 	uint32_t nnics;
 	double b_su;                /* per rank scale-up rate [B/s]; 0: none */
 	int pxn;
+	int wave;                   /* batches at once (W above), >= 1 */
 };
+
+/* W for m rounds over P = pow2Up(channels) p2p channels (at most 64) when
+ * the ranks span several NCCL nodes (across: 1), else 1. */
+int ccs_p2p_wave(int m, int channels, int across);
 
 struct ccs_p2p_out {
-	double K;                   /* s/B of one send: the batches' sum */
+	double K;                   /* s/B of one send: the waves' sum */
 	double K_nic;               /* the busiest NIC over the whole run [s/B of one send] */
-	int sampled;                /* 1: K from a sample of the batches */
+	int sampled;                /* 1: K from a sample of the waves */
 };
 
-/* Walk the batches.  CCS_ENOMEM leaves out unset. */
+/* Walk the waves.  CCS_ENOMEM leaves out unset. */
 int ccs_p2p_batches(const struct ccs_p2p_in *in, struct ccs_p2p_out *out);
 
 #endif

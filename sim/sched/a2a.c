@@ -3,9 +3,10 @@
 ** (sched.h).  Rank r sends S/n bytes to every other rank in NCCL's p2p
 ** rounds (model/p2p.h: NCCL 2.28.9+'s ncclP2pSchedule over the ranks in
 ** group order, each round a permutation).  NCCL's kernel takes 8 rounds a
-** work batch: send k of rank r waits for send k - 8 of r, giving each rank
-** 8 lanes that stream their rounds one after another (the receives are
-** not tied to them: NCCL's channels run several batches at once).  Op id = i m + k for the
+** work batch, one channel each, and W = min(batches, p2p channels) batches
+** at once (comm's a2a_wave): send k of rank r waits for send k - 8 W of r,
+** giving each rank 8 W lanes that stream their rounds one after another
+** (a channel's batches in turn).  Op id = i m + k for the
 ** rank at position i of the group order, m = n - 1 rounds.  Each send pays
 ** its hop's latency (NCCL's ring hop over NVLink or the network; the base
 ** latency on a rank's first 8); bytes on the wire are the share over the
@@ -26,10 +27,10 @@
 #include <math.h>
 #include <string.h>
 
-#define LANES CCS_P2P_BATCH
 
 struct a2a {
-	int n, m, pxn;              /* m: rounds per rank (AllToAll: nodes x locals - 1; SendRecv 1) */
+	int n, m, pxn;              /* m: rounds per rank (AllToAll: n - 1; SendRecv 1) */
+	int lanes;                  /* sends in flight per rank: 8 per batch x the batches at once */
 	struct ccs_p2p_order o;     /* AllToAll: NCCL's rounds over positions */
 	int32_t *rank_at, *pos;     /* AllToAll: the rank at each position and back */
 	const int32_t *group;
@@ -83,7 +84,7 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->kind = CCS_OP_XFER;
 	op->src = r;
 	op->dst = peer;
-	op->channel = (uint32_t)(k % LANES);
+	op->channel = (uint32_t)(k % a->lanes);
 	op->nic_src = op->nic_dst = UINT32_MAX;
 	if (a->group[r] != a->group[peer]) {
 		op->nic_src = a->pxn ? CCS_NIC_PXN : ccs_comm_nic(a->c, r, k % ccs_comm_best_nics(a->c, r));
@@ -91,7 +92,7 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	}
 	op->bytes = a->bytes;
 	op->delay_s = a->group[r] == a->group[peer] ? a->d_intra : a->d_inter;
-	if (k < LANES)
+	if (k < a->lanes)
 		op->delay_s += a->d_base;
 }
 
@@ -99,16 +100,16 @@ static int a_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct a2a *a = s->ctx;
 	uint64_t m = (uint64_t)a->m;
-	if (id % m + LANES >= m)
+	if (id % m + (uint64_t)a->lanes >= m)
 		return 0;
-	out[0] = id + LANES;
+	out[0] = id + (uint64_t)a->lanes;
 	return 1;
 }
 
 static uint32_t a_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct a2a *a = s->ctx;
-	return id % (uint64_t)a->m >= LANES;
+	return id % (uint64_t)a->m >= (uint64_t)a->lanes;
 }
 
 static void a_release(struct ccs_sched *s)
@@ -178,6 +179,7 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
 	a->n = c->n;
 	a->m = coll == CCS_COLL_SENDRECV ? 1 : c->n - 1;
+	a->lanes = CCS_P2P_BATCH * (c->a2a_wave > 0 ? c->a2a_wave : 1);
 	a->pxn = pxn;
 	a->group = c->rank_group;
 	a->bytes = (double)bytes / (coll == CCS_COLL_SENDRECV ? 1 : c->n) / e;

@@ -121,14 +121,17 @@ int main(void)
 		const char *sets[1] = { shipped[i].set };
 		one(shipped[i].file, sets, 1, shipped[i].sim);
 	}
-	/* generated NVL72 machines: 2-64 racks, the last one full or part-filled */
-	for (int k = 0; k < 3; k++) {
-		int racks = 2 + (int)(fx_next() % 63), part = (int)(fx_next() % 18);
+	/* generated NVL72 machines: 2-64 racks, the last one full or part-filled
+	 * (a 2-tier radix-64 fabric holds 512 trays: past that, 3 tiers);
+	 * simulated up to 4 racks */
+	for (int k = 0; k < 4; k++) {
+		int racks = k == 0 ? 3 : 2 + (int)(fx_next() % 63), part = k == 0 ? 5 : (int)(fx_next() % 18);
+		int nodes = 18 * (racks - 1) + (part ? part : 18);
 		char set[64];
-		snprintf(set, sizeof set, "nodes=%d", 18 * (racks - 1) + (part ? part : 18));
-		const char *sets[1] = { set };
+		snprintf(set, sizeof set, "nodes=%d", nodes);
+		const char *sets[2] = { set, "scaleout.tiers=3" };
 		fprintf(stderr, "prop_bound: gb200-nvl72 %s (seed 88172645463325252)\n", set);
-		one("topologies/gb200-nvl72.yaml", sets, 1, 0);
+		one("topologies/gb200-nvl72.yaml", sets, nodes > 512 ? 2 : 1, racks <= 4);
 	}
 	return CHECK_DONE("prop_bound");
 }
