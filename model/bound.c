@@ -54,7 +54,7 @@ static double group_bytes(int coll, double S, int n, int G, int pg)
 	}
 }
 
-void ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *out)
+int ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *out)
 {
 	const struct ccs_topo *t = c->t;
 	out->t_gpu_s = out->t_grp_s = 0;
@@ -75,7 +75,8 @@ void ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut 
 		int32_t *stamp = ccs_calloc((size_t)t->ndev + 1, sizeof *stamp);
 		double *cap = ccs_calloc((size_t)c->G, sizeof *cap);
 		int32_t *pg = ccs_calloc((size_t)c->G, sizeof *pg);
-		if (stamp && cap && pg) {
+		int ok = stamp && cap && pg;
+		if (ok) {
 			for (int r = 0; r < c->n; r++) {
 				int g = c->rank_group[r];
 				pg[g]++;
@@ -93,11 +94,13 @@ void ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut 
 					out->t_grp_s = tg;
 			}
 		}
-		/* out of memory: the GPU cut alone, still a bound */
 		ccs_free(stamp);
 		ccs_free(cap);
 		ccs_free(pg);
+		if (!ok)
+			return CCS_ENOMEM;
 	}
 	out->by = out->t_grp_s > out->t_gpu_s ? CCS_CUT_GROUP : CCS_CUT_GPU;
 	out->t_s = out->by == CCS_CUT_GROUP ? out->t_grp_s : out->t_gpu_s;
+	return CCS_OK;
 }

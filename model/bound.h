@@ -36,8 +36,8 @@ struct ccs_cut {
 	double t_gpu_s, t_grp_s;
 };
 
-/* The cut bound of coll on S bytes over c.  Cannot fail (out of memory:
- * the GPU cut alone, still a bound). */
-void ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *out);
+/* The cut bound of coll on S bytes over c into out.  CCS_ENOMEM leaves out
+ * unset. */
+int ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *out);
 
 #endif

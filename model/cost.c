@@ -307,8 +307,21 @@ static int term_nvls(const struct env *e, struct term *x, const char **why)
 		*why = "nvls applies to AllReduce, and to AllGather and ReduceScatter inside one domain";
 		return -1;
 	}
-	if (e->G > 1)
-		set_net(x, e->algo == CCS_ALGO_NVLS ? e->net : e->net / e->c->tree_net, CCS_BOUND_NIC);
+	if (e->G > 1) {
+		/* NVLS-tree crosses domains only through its heads' NICs: NCCL's
+		 * NVLS graph has at most NCCL_MAX_NVLS_ARITY = 32 heads, one GPU
+		 * and NIC each, in a node (under MNNVL the whole domain;
+		 * src/graph/search.cc, src/include/device.h), each carrying its
+		 * 1/heads of S up and down the tree between the domains */
+		double net = e->net;
+		int nics = e->c->nccl.nics > 0 ? e->c->nccl.nics : 1;
+		int heads = nics < CCS_NCCL_NVLS_ARITY ? nics : CCS_NCCL_NVLS_ARITY;
+		if (heads > e->p)
+			heads = e->p;
+		if (e->algo == CCS_ALGO_NVLS_TREE && heads < nics)
+			net *= (double)heads / nics;
+		set_net(x, e->algo == CCS_ALGO_NVLS ? net : net / e->c->tree_net, CCS_BOUND_NIC);
+	}
 	x->steps_intra = 1;
 	x->steps_inter = e->G > 1 ? (e->algo == CCS_ALGO_NVLS_TREE ? 2 * ilog2_ceil(e->G) : 1) : 0;
 	x->lat_algo = e->algo;

@@ -70,6 +70,24 @@ int ccs_moe_check(const struct ccs_moe_cfg *cfg, int n, char *why, size_t whyn)
 		if (!(cfg->hot_share > 0 && cfg->hot_share < 1))
 			return bad(why, whyn, "the hot share must be a fraction between 0 and 1");
 	}
+	{
+		int P = cfg->ep > 0 ? cfg->ep : n;
+		if (cfg->ep < 0 || P > n) {
+			snprintf(m, sizeof m, "the EP size %d is above the %d ranks", cfg->ep, n);
+			return bad(why, whyn, m);
+		}
+		if (n % P) {
+			snprintf(m, sizeof m, "the EP size %d does not divide the %d ranks", P, n);
+			return bad(why, whyn, m);
+		}
+		if (P > cfg->experts) {
+			snprintf(m, sizeof m,
+			         "%d ranks in one EP group but %d experts: every EP rank hosts an expert; set the EP size "
+			         "(--ep, scenario key 'ep') to at most %d",
+			         P, cfg->experts, cfg->experts);
+			return bad(why, whyn, m);
+		}
+	}
 	if (cfg->groups < 0 || cfg->groups > cfg->experts)
 		return bad(why, whyn, "expert groups must be between 1 and the expert count");
 	if (cfg->topk_groups < 0)
@@ -179,7 +197,8 @@ static void popularity(const struct ccs_moe_cfg *cfg, int32_t *order, int32_t *p
 	}
 }
 
-/* Each expert's home rank, and where the H hottest have their R copies. */
+/* Each expert's home rank in an EP group of n ranks, and where the H
+ * hottest have their R copies. */
 static void placement(const struct ccs_moe_cfg *cfg, int n, const int32_t *pi, int32_t *home, int32_t *copy)
 {
 	int E = cfg->experts, R = cfg->replicas, H = cfg->hot;
@@ -204,7 +223,9 @@ int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const
 	int32_t *home = ccs_malloc(((size_t)E + 1) * sizeof *home);
 	int32_t *copy = NULL;
 	uint8_t *seen = ccs_calloc((size_t)E + 1, 1), *allow = ccs_calloc((size_t)E + 1, 1);
-	int Ge = cfg->groups > 0 ? cfg->groups : c->G;
+	int P = cfg->ep > 0 && cfg->ep < n ? cfg->ep : n;
+	/* expert groups: one per scale-up group an EP group spans */
+	int Ge = cfg->groups > 0 ? cfg->groups : (int)((long)c->G * P / n > 0 ? (long)c->G * P / n : 1);
 	if (Ge > E)
 		Ge = E;
 	double *gw = ccs_calloc((size_t)Ge + 1, sizeof *gw), *gcw = ccs_calloc((size_t)Ge + 1, sizeof *gcw);
@@ -223,7 +244,7 @@ int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const
 	out->tokens = T;
 	out->topk = k;
 	popularity(cfg, order, pi, w, cw);
-	placement(cfg, n, pi, home, copy);
+	placement(cfg, P, pi, home, copy);
 	/* groups: contiguous ranges of experts */
 	int glimit = cfg->topk_groups > 0 && cfg->topk_groups < Ge;
 	for (int e = 0; e < E; e++)
@@ -249,10 +270,11 @@ int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const
 			} else {
 				draw(w, cw, E, NULL, k, &rng, seen, ex);
 			}
+			int q0 = r / P * P;     /* the first rank of r's EP group */
 			for (int j = 0; j < k; j++) {
 				int e = ex[j];
-				out->rank[base + (size_t)j] = R > 0 ? copy[(size_t)e * (size_t)(R + 1) + (size_t)((r + t) % (R + 1))]
-				                                    : home[e];
+				out->rank[base + (size_t)j] =
+				    q0 + (R > 0 ? copy[(size_t)e * (size_t)(R + 1) + (size_t)((r + t) % (R + 1))] : home[e]);
 			}
 		}
 	}

@@ -11,9 +11,14 @@
 **   trace    expert ids given per token (sim/cli/moe_io.c reads them)
 ** Group-limited routing (DeepSeek-V3): experts in G_e contiguous groups; a
 ** token first picks g groups (by group weight), then its k experts in them.
-** Placement: contiguous (rank = e / ceil(E/n)) or round-robin (e mod n);
-** with R replicas the H hottest experts get R more copies, spread n/(R+1)
-** ranks apart, and a pick goes to copy (rank + token) mod (R+1).
+** EP groups: the n ranks run n / P expert-parallel groups of P consecutive
+** ranks at once (--ep P, default P = n), each with its own E experts; a
+** token picks experts of its own group only.  P must divide n and be at most
+** E (every EP rank hosts an expert, as DeepEP and NCCL's EP kernels ask).
+** Placement inside a group: contiguous (rank = e / ceil(E/P)) or
+** round-robin (e mod P); with R replicas the H hottest experts get R more
+** copies, spread P/(R+1) ranks apart, and a pick goes to copy
+** (rank + token) mod (R+1).
 **
 ** Bytes per token: bf16 2h; fp8 h + 4 ceil(h/128) (an fp32 scale per 128).
 **
@@ -72,6 +77,7 @@ struct ccs_moe_cfg {
 	int place, replicas;
 	uint64_t seed;
 	int sms;                    /* SMs given to the kernel; 0: the family's default (moe_family.h) */
+	int ep;                     /* EP group size P; 0: every rank */
 };
 
 /* Bytes of one token of hidden values: bf16, or fp8 with an fp32 scale per

@@ -35,6 +35,11 @@
 #define CCS_NCCL_CHUNK_NVLS_NET  32768.0
 #define CCS_NCCL_CHUNK_COLLNET   131072.0
 
+/* NVLS heads a node's NVLS graph has at most (src/include/device.h
+ * NCCL_MAX_NVLS_ARITY; src/graph/search.cc caps the NVLS search's
+ * channels at it): one GPU and its NIC each */
+#define CCS_NCCL_NVLS_ARITY      32
+
 /* The NCCL releases NCCL's model can be (model.nccl_version), major x 100
  * + minor; the tables above are the newest's. */
 #define CCS_NCCL_VERSION      230

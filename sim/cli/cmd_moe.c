@@ -38,6 +38,8 @@ static void usage(FILE *f)
 	        "  --placement contiguous|round-robin   --replicas R (copies of the --hot hottest experts)\n"
 	        "  --seed S            routing seed (1)\n"
 	        "  --sms S             SMs given to the EP kernel (default: the family's; deepep_normal 20, hybridep 24)\n"
+	        "  --ep P              EP group size: N / P groups of P consecutive ranks run at once, each with\n"
+	        "                      its own experts (default: every rank; at most the expert count)\n"
 	        "  --matrix FILE       alltoallv: N lines of N byte counts (row = sender)\n"
 	        "  --format table|csv|json   --set key.path=value\n"
 	        "  simulate only: --links, --trace FILE.json\n",
@@ -158,6 +160,7 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		{ "--placement", CCS_ARGS_NAME, &q->cfg.place, 0, 0, ccs_moe_place_name, CCS_MOE_PLACE_N, "placement", NULL },
 		{ "--replicas", CCS_ARGS_INT, &q->cfg.replicas, 0, 1 << 20, NULL, 0, NULL, NULL },
 		{ "--sms", CCS_ARGS_INT, &q->cfg.sms, 2, 1024, NULL, 0, NULL, NULL },
+		{ "--ep", CCS_ARGS_INT, &q->cfg.ep, 1, 1 << 20, NULL, 0, NULL, NULL },
 		{ "--seed", CCS_ARGS_FN, &q->cfg.seed, 0, 0, NULL, 0, NULL, take_seed },
 		{ "--matrix", CCS_ARGS_STR, &q->matrix_path, 0, 0, NULL, 0, NULL, NULL },
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
@@ -347,6 +350,9 @@ static int moe_print(struct moe_req *q)
 			       "seed %llu\n", q->cfg.tokens, q->cfg.hidden, q->cfg.fp8 ? "fp8" : "bf16", tb, q->cfg.topk, q->cfg.experts,
 			       ccs_moe_dist_name[q->cfg.dist], q->cfg.topk_groups ? " (group-limited)" : "",
 			       ccs_moe_place_name[q->cfg.place], (unsigned long long)q->cfg.seed);
+		if (q->cfg.ep > 0 && q->cfg.ep < q->n && (q->op != CCS_MOE_ALLTOALLV || !q->matrix_path))
+			printf("# %d EP groups of %d ranks at once, each with its own %d experts\n", q->n / q->cfg.ep, q->cfg.ep,
+			       q->cfg.experts);
 		else
 			printf("# byte matrix %s\n", q->matrix_path);
 		printf("#\n# %-14s %9s %9s %9s %9s %9s %6s %10s %10s %10s  %-8s\n", "algo", "time", "send max", "send mean",

@@ -492,6 +492,15 @@ static int time_rows(struct req *rq)
 		}
 		rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
 		rw->busbw = rw->algbw * ccs_busbw_factor(rq->coll, rq->n);
+		{
+			struct ccs_cut cut;
+			if (ccs_bound_cut(&rq->comm, rq->coll, (double)rw->bytes, &cut)) {
+				fprintf(stderr, "%s: out of memory\n", me);
+				return -1;
+			}
+			rw->cut_s = cut.t_s;
+			rw->cut_by = cut.by;
+		}
 		rw->alt_algo = -1;
 		if (aa >= 0 && (aa != a || aq != q)) {
 			struct ccs_cost ac;
@@ -550,11 +559,7 @@ static void print_rows(const struct req *rq)
 			if (!rq->sim && !rq->t->ntimed)
 				printf(", \"terms_us\": {\"latency\": %.6g, \"sync\": %.6g, \"bandwidth\": %.6g}",
 				       rw->lat_s * 1e6, rw->sync_s * 1e6, rw->bw_s * 1e6);
-			{
-				struct ccs_cut cut;
-				ccs_bound_cut(&rq->comm, rq->coll, (double)rw->bytes, &cut);
-				printf(", \"cut_bound_us\": %.6g, \"cut\": \"%s\"", cut.t_s * 1e6, ccs_cut_name[cut.by]);
-			}
+			printf(", \"cut_bound_us\": %.6g, \"cut\": \"%s\"", rw->cut_s * 1e6, ccs_cut_name[rw->cut_by]);
 			if (rw->alt_algo >= 0)
 				printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", rq->best ? "nccl" : "best",
 				       ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);

@@ -26,6 +26,8 @@ struct ccs_simrow_row {
 	double lat_s, sync_s, bw_s;     /* the closed form's three terms (struct ccs_cost) */
 	int alt_algo, alt_proto;
 	double alt_time;
+	double cut_s;                   /* the cut bound (model/bound.h) */
+	int cut_by;
 };
 
 /* Whether the runs below simulate every flow (--per-flow) rather than

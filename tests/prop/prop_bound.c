@@ -35,7 +35,7 @@ static void closed_form(const struct ccs_comm *c, const char *what)
 					struct ccs_cut cut;
 					if (ccs_cost_eval(c, coll, a, q, 0, sizes[i], &x, NULL))
 						break;
-					ccs_bound_cut(c, coll, (double)sizes[i], &cut);
+					CHECK(!ccs_bound_cut(c, coll, (double)sizes[i], &cut));
 					checked++;
 					if (below(x.time_s, &cut) && !bad++)
 						fprintf(stderr, "%s: %s %s %s at %llu B: %g us below the %s cut %g us\n", what,
@@ -55,7 +55,7 @@ static void alltoall(const struct ccs_comm *c, struct ccs_fabric *fab, const cha
 	for (size_t i = 0; i < 2; i++) {
 		struct ccs_cost x;
 		struct ccs_cut cut;
-		ccs_bound_cut(c, CCS_COLL_ALLTOALL, (double)sizes[i], &cut);
+		CHECK(!ccs_bound_cut(c, CCS_COLL_ALLTOALL, (double)sizes[i], &cut));
 		CHECK(!ccs_cost_eval(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, sizes[i], &x, NULL));
 		if (x.time_s > 3 * cut.t_s || below(x.time_s, &cut))
 			fprintf(stderr, "%s: alltoall %llu B: closed form %g us, cut %g us\n", what,
@@ -75,7 +75,7 @@ static void alltoall(const struct ccs_comm *c, struct ccs_fabric *fab, const cha
 		struct ccs_sim_stats st;
 		struct ccs_cut cut;
 		uint64_t S = 64ull << 20;
-		ccs_bound_cut(c, CCS_COLL_ALLREDUCE, (double)S, &cut);
+		CHECK(!ccs_bound_cut(c, CCS_COLL_ALLREDUCE, (double)S, &cut));
 		double ts = fx_sim_time(c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, S, &st);
 		CHECK(ts > 0 && !below(ts, &cut));
 	}

@@ -95,7 +95,8 @@ struct timeline {
 	const char *title;
 	struct tl_ev *ev;
 	size_t nev, cap;
-	int overflow;
+	int overflow;                  /* past TL_MAX_EVENTS: no heatmap */
+	int nomem;                     /* out of memory: the run fails */
 	const struct ccs_fabric *fab;
 };
 

@@ -96,7 +96,7 @@ static int load_kv(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w
 {
 	static const char *const not_kv[] = { "algo", "proto", "bytes", "hidden", "topk", "experts", "routing", "skew", "hot",
 	                                      "hot_share", "expert_groups", "topk_groups", "placement", "replicas",
-	                                      "seed" };
+	                                      "seed", "ep" };
 	for (size_t k = 0; k < sizeof not_kv / sizeof not_kv[0]; k++)
 		if (ccs_ytree_get(m, not_kv[k]))
 			return ccs_scenario_error(d, ccs_ytree_get(m, not_kv[k]), "'%s' is not a kvcache key", not_kv[k]);
@@ -129,7 +129,7 @@ static int load_coll(struct ccs_ydoc *d, const struct ccs_ynode *m, const struct
 	int rc;
 	static const char *const moe_keys[] = { "tokens", "hidden", "dtype", "topk", "experts", "routing", "skew",
 	                                        "hot", "hot_share", "expert_groups", "topk_groups", "placement",
-	                                        "replicas", "seed" };
+	                                        "replicas", "seed", "ep" };
 	for (size_t k = 0; k < sizeof moe_keys / sizeof moe_keys[0]; k++)
 		if (ccs_ytree_get(m, moe_keys[k]))
 			return ccs_scenario_error(d, ccs_ytree_get(m, moe_keys[k]), "'%s' is for dispatch and combine, not %s", moe_keys[k],
@@ -159,6 +159,7 @@ static int load_moe(struct ccs_ydoc *d, const struct ccs_ynode *m, const struct 
 		{ "topk", &w->cfg.topk, 1, 64 }, { "experts", &w->cfg.experts, 1, 1 << 20 },
 		{ "hot", &w->cfg.hot, 1, 1 << 20 }, { "expert_groups", &w->cfg.groups, 1, 1 << 20 },
 		{ "topk_groups", &w->cfg.topk_groups, 1, 1 << 20 }, { "replicas", &w->cfg.replicas, 0, 1 << 20 },
+		{ "ep", &w->cfg.ep, 1, 1 << 20 },
 	};
 	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
 		v = *ints[k].out;
@@ -196,7 +197,7 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 {
 	static const char *const keys[] = { "name", "collective", "algo", "proto", "bytes", "tokens", "hidden", "dtype", "topk",
 	                                    "experts", "routing", "skew", "hot", "hot_share", "expert_groups",
-	                                    "topk_groups", "placement", "replicas", "seed", "ranks", "prefill", "decode",
+	                                    "topk_groups", "placement", "replicas", "seed", "ep", "ranks", "prefill", "decode",
 	                                    "layers", "kv_dim", "kv_replicated", "page_tokens", "layer_time" };
 	int rc;
 	w->node = m;

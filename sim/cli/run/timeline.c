@@ -23,8 +23,12 @@ static void tl_rates(void *ctx, const struct ccs_flows *fl, ccs_time t)
 	const uint32_t *res = ccs_flows_touched(fl, &n);
 	for (uint32_t i = 0; i < n && !tl->overflow; i++) {
 		if (tl->nev == tl->cap) {
-			if (tl->cap >= TL_MAX_EVENTS || ccs_grow(&tl->ev, &tl->cap, tl->nev + 1, sizeof *tl->ev)) {
+			if (tl->cap >= TL_MAX_EVENTS) {
 				tl->overflow = 1;
+				break;
+			}
+			if (ccs_grow(&tl->ev, &tl->cap, tl->nev + 1, sizeof *tl->ev)) {
+				tl->overflow = tl->nomem = 1;
 				break;
 			}
 		}
@@ -61,6 +65,10 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 		ccs_flows_free(fl);
 		ccs_free(tl->ev);
 		tl->ev = NULL;
+		if (!rc && tl->nomem) {
+			snprintf(err, errn, "out of memory");
+			rc = CCS_ENOMEM;
+		}
 		return rc;
 	}
 	uint32_t nres = ccs_fabric_nres(fab);
