@@ -638,15 +638,6 @@ static int group_nets(const struct ccs_topo *t, struct ccs_comm *c, struct scrat
 		if (hcnt[g] && hcnt[g] * hmin[g] < gnet[g])
 			gnet[g] = hcnt[g] * hmin[g];
 	}
-	/* AllToAll: the group whose own ranks' bytes to the others take its
-	 * NICs longest (groups of unequal size: a part-filled rack) */
-	c->a2a_grp = 0;
-	for (int g = 0; g < c->G && c->G > 1; g++) {
-		double pg = w->gstart[g + 1] - w->gstart[g];
-		double tg = gnet[g] > 0 ? pg * (c->n - pg) / c->n / gnet[g] : 0;
-		if (tg > c->a2a_grp)
-			c->a2a_grp = tg;
-	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;
 	c->B_net = HUGE_VAL;
@@ -847,11 +838,9 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 			rc = ccs_ring_nic_rate(t, c->rank_gpu, c->n, w.gstart, w.members, c->G, c->ring_C, c->prm.eff,
 			                       &c->B_ring);
 		}
-		if (!rc)
-			rc = ccs_ring_nic_tree(t, c->rank_gpu, w.gstart, w.members, c->G, c->ring_C, c->nccl.nics,
-			                       &c->tree_tg);
-		if (!rc)
-			rc = ccs_comm_net_p2p(c, w.gstart, w.members);
+		if (!rc && !(rc = ccs_ring_nic_tree(t, c->rank_gpu, w.gstart, w.members, c->G, c->ring_C, c->nccl.nics,
+		                                    &c->tree_tg)))
+			rc = ccs_comm_net_p2p(c, w.gstart, w.members, w.gnet);
 	}
 	scratch_free(&w);
 	if (rc) {

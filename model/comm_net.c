@@ -465,20 +465,65 @@ out:
 	return rc;
 }
 
+/* Each position's NICs (its best ones, as ordinals into rate[] with their
+ * rates, efficiency applied), its rail and its node's rail table (proxy)
+ * for PXN; *nnics the distinct NICs. */
+static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, int32_t *nic_ord, struct ccs_p2p_rank *pr,
+                      int32_t *proxy, uint32_t *ids, double *rate, uint32_t *nnics)
+{
+	const struct ccs_topo *t = c->t;
+	size_t nid = 0, nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
+	for (uint32_t d = 0; d < t->ndev; d++)
+		nic_ord[d] = -1;
+	*nnics = 0;
+	for (int i = 0; i < c->n; i++) {
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[members[i]]];
+		pr[i].group = c->rank_group[members[i]];
+		pr[i].rail = gp->local;
+		pr[i].proxy0 = gp->node >= 0 && gp->node < (int32_t)nn ? gp->node * L : -1;
+		if (pr[i].proxy0 >= 0 && gp->local >= 0)
+			proxy[pr[i].proxy0 + gp->local] = i;
+		pr[i].nic0 = (uint32_t)nid;
+		pr[i].nnic = ccs_topo_best_nics(t, gp);
+		for (uint32_t k = 0; k < pr[i].nnic; k++) {
+			uint32_t x = t->gnic[gp->nic_first + k].nic;
+			if (nic_ord[x] < 0) {
+				nic_ord[x] = (int32_t)*nnics;
+				double r = ccs_comm_net_speed(t, x) * c->prm.eff[ccs_comm_net_type(t, x)];
+				/* a dead NIC: the ranks on it are refused earlier */
+				rate[(*nnics)++] = r > 0 ? r : 1;
+			}
+			ids[nid++] = (uint32_t)nic_ord[x];
+		}
+	}
+}
+
 /* NCCL's AllToAll rounds on c (p2p.h): ranks in group order (positions),
- * NCCL's nodes the groups; each position's NICs (its best ones), its rail
- * (local index on its node) and its node's rail table for PXN. */
-int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members)
+ * NCCL's nodes the groups. */
+int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet)
 {
 	const struct ccs_topo *t = c->t;
 	c->a2a_K = c->a2a_K_nic = 0;
 	c->a2a_wave = 1;
+	/* the group whose own ranks' bytes to the others take its NICs longest
+	 * (groups of unequal size: a part-filled rack) */
+	c->a2a_grp = 0;
+	for (int g = 0; g < c->G && c->G > 1; g++) {
+		double pg = gstart[g + 1] - gstart[g];
+		double tg = gnet[g] > 0 ? pg * (c->n - pg) / c->n / gnet[g] : 0;
+		if (tg > c->a2a_grp)
+			c->a2a_grp = tg;
+	}
 	if (c->n < 2)
 		return CCS_OK;
 	int L = 1, rc = CCS_ENOMEM;
-	for (int r = 0; r < c->n; r++)
-		if (t->gpu[c->rank_gpu[r]].local + 1 > L)
-			L = t->gpu[c->rank_gpu[r]].local + 1;
+	size_t nid = 0;
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
+		if (gp->local + 1 > L)
+			L = gp->local + 1;
+		nid += ccs_topo_best_nics(t, gp);
+	}
 	size_t nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
 	struct ccs_p2p_order o;
 	memset(&o, 0, sizeof o);
@@ -486,14 +531,9 @@ int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 	int32_t *proxy = ccs_malloc(nn * (size_t)L * sizeof *proxy);
 	int32_t *nic_ord = ccs_malloc(((size_t)t->ndev + 1) * sizeof *nic_ord);
 	struct ccs_p2p_rank *pr = ccs_calloc((size_t)c->n, sizeof *pr);
-	uint32_t *ids = NULL;
+	uint32_t *ids = ccs_malloc((nid + 1) * sizeof *ids);
 	double *rate = ccs_malloc(((size_t)t->ndev + 1) * sizeof *rate);
-	if (!sizes || !proxy || !nic_ord || !pr || !rate)
-		goto out;
-	size_t nid = 0;
-	for (int r = 0; r < c->n; r++)
-		nid += (size_t)ccs_comm_best_nics(c, r);
-	if (!(ids = ccs_malloc((nid + 1) * sizeof *ids)))
+	if (!sizes || !proxy || !nic_ord || !pr || !ids || !rate)
 		goto out;
 	for (int g = 0; g < c->G; g++)
 		sizes[g] = gstart[g + 1] - gstart[g];
@@ -501,32 +541,8 @@ int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 		goto out;
 	for (size_t i = 0; i < nn * (size_t)L; i++)
 		proxy[i] = -1;
-	for (uint32_t d = 0; d < t->ndev; d++)
-		nic_ord[d] = -1;
-	uint32_t nnics = 0;
-	nid = 0;
-	for (int i = 0; i < c->n; i++) {
-		int r = members[i];
-		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[r]];
-		pr[i].group = c->rank_group[r];
-		pr[i].rail = gp->local;
-		pr[i].proxy0 = gp->node >= 0 && gp->node < (int32_t)nn ? gp->node * L : -1;
-		if (pr[i].proxy0 >= 0 && gp->local >= 0)
-			proxy[pr[i].proxy0 + gp->local] = i;
-		pr[i].nic0 = (uint32_t)nid;
-		pr[i].nnic = (uint32_t)ccs_comm_best_nics(c, r);
-		for (uint32_t k = 0; k < pr[i].nnic; k++) {
-			uint32_t x = ccs_comm_nic(c, r, (int)k);
-			if (nic_ord[x] < 0) {
-				nic_ord[x] = (int32_t)nnics;
-				rate[nnics++] = ccs_comm_net_speed(t, x) * c->prm.eff[ccs_comm_net_type(t, x)];
-			}
-			ids[nid++] = (uint32_t)nic_ord[x];
-		}
-	}
-	for (uint32_t x = 0; x < nnics; x++)
-		if (!(rate[x] > 0))
-			rate[x] = 1;            /* a dead NIC: the ranks on it are refused earlier */
+	uint32_t nnics;
+	p2p_ranks(c, members, L, nic_ord, pr, proxy, ids, rate, &nnics);
 	c->a2a_wave = ccs_p2p_wave(o.m, c->ring_C, c->G > 1);
 	struct ccs_p2p_in in = { &o, pr, proxy, L, ids, rate, nnics, c->b_su, c->intra_nvl && c->p > 1, c->a2a_wave };
 	struct ccs_p2p_out res;

@@ -212,6 +212,13 @@ static void placement(const struct ccs_moe_cfg *cfg, int n, const int32_t *pi, i
 				    pi[e] < H ? (int32_t)((home[e] + (long)j * n / (R + 1)) % n) : home[e];
 }
 
+/* The rank serving a pick of expert e: its home, or with R replicas copy
+ * (rank + token) mod (R + 1), in the EP group starting at rank q0. */
+static int32_t pick_rank(int q0, const int32_t *home, const int32_t *copy, int R, int e, int rt)
+{
+	return q0 + (R > 0 ? copy[(size_t)e * (size_t)(R + 1) + (size_t)(rt % (R + 1))] : home[e]);
+}
+
 int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const int32_t *trace,
                   struct ccs_moe_routing *out)
 {
@@ -270,12 +277,8 @@ int ccs_moe_route(const struct ccs_moe_cfg *cfg, const struct ccs_comm *c, const
 			} else {
 				draw(w, cw, E, NULL, k, &rng, seen, ex);
 			}
-			int q0 = r / P * P;     /* the first rank of r's EP group */
-			for (int j = 0; j < k; j++) {
-				int e = ex[j];
-				out->rank[base + (size_t)j] =
-				    q0 + (R > 0 ? copy[(size_t)e * (size_t)(R + 1) + (size_t)((r + t) % (R + 1))] : home[e]);
-			}
+			for (int j = 0; j < k; j++)
+				out->rank[base + (size_t)j] = pick_rank(r / P * P, home, copy, R, ex[j], r + t);
 		}
 	}
 	rc = CCS_OK;

@@ -444,6 +444,19 @@ static int size_rows(struct req *rq)
 
 /* Each row's algorithm and protocol (NCCL's choice, or ours with --best) and
  * its time (closed form, or simulated), with the other choice beside it. */
+/* The row's cut bound (model/bound.h). */
+static int cut_of(const struct req *rq, struct ccs_simrow_row *rw)
+{
+	struct ccs_cut cut;
+	if (ccs_bound_cut(&rq->comm, rq->coll, (double)rw->bytes, &cut)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return -1;
+	}
+	rw->cut_s = cut.t_s;
+	rw->cut_by = cut.by;
+	return 0;
+}
+
 static int time_rows(struct req *rq)
 {
 	double sum_bus = 0;
@@ -492,15 +505,8 @@ static int time_rows(struct req *rq)
 		}
 		rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
 		rw->busbw = rw->algbw * ccs_busbw_factor(rq->coll, rq->n);
-		{
-			struct ccs_cut cut;
-			if (ccs_bound_cut(&rq->comm, rq->coll, (double)rw->bytes, &cut)) {
-				fprintf(stderr, "%s: out of memory\n", me);
-				return -1;
-			}
-			rw->cut_s = cut.t_s;
-			rw->cut_by = cut.by;
-		}
+		if (cut_of(rq, rw))
+			return -1;
 		rw->alt_algo = -1;
 		if (aa >= 0 && (aa != a || aq != q)) {
 			struct ccs_cost ac;

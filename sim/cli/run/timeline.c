@@ -54,10 +54,7 @@ static int by_bytes(const void *a, const void *b)
 int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
                   char *err, size_t errn)
 {
-	struct ccs_sim_hooks h;
-	memset(&h, 0, sizeof h);
-	h.ctx = tl;
-	h.rates = tl_rates;
+	struct ccs_sim_hooks h = { .ctx = tl, .rates = tl_rates };
 	tl->fab = fab;
 	struct ccs_flows *fl = NULL;
 	int rc = ccs_sim_run_hooked(fab, s, st, &fl, &h, err, errn);
@@ -65,11 +62,9 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 		ccs_flows_free(fl);
 		ccs_free(tl->ev);
 		tl->ev = NULL;
-		if (!rc && tl->nomem) {
+		if (!rc && tl->nomem)
 			snprintf(err, errn, "out of memory");
-			rc = CCS_ENOMEM;
-		}
-		return rc;
+		return rc || !tl->nomem ? rc : CCS_ENOMEM;
 	}
 	uint32_t nres = ccs_fabric_nres(fab);
 	struct busy *b = ccs_malloc(((size_t)nres + 1) * sizeof *b);
