@@ -279,6 +279,12 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 }
 
 /* nvls, nvls_tree: bytes, rates and hops (struct term). */
+int ccs_cost_nvls_heads(const struct ccs_comm *c)
+{
+	int h = c->p_min > 0 ? c->p_min : 1;
+	return h < CCS_NCCL_NVLS_ARITY ? h : CCS_NCCL_NVLS_ARITY;
+}
+
 static int term_nvls(const struct env *e, struct term *x, const char **why)
 {
 	if (!e->c->nvls) {
@@ -308,18 +314,15 @@ static int term_nvls(const struct env *e, struct term *x, const char **why)
 		return -1;
 	}
 	if (e->G > 1) {
-		/* NVLS-tree crosses domains only through its heads' NICs: NCCL's
-		 * NVLS graph has at most NCCL_MAX_NVLS_ARITY = 32 heads, one GPU
-		 * and NIC each, in a node (under MNNVL the whole domain;
-		 * src/graph/search.cc, src/include/device.h), each carrying its
-		 * 1/heads of S up and down the tree between the domains */
+		/* NVLS-tree crosses domains only through its heads: NCCL's NVLS
+		 * graph has at most NCCL_MAX_NVLS_ARITY = 32 heads, GPUs with their
+		 * NICs, in a node (under MNNVL the whole domain; src/graph/search.cc,
+		 * src/include/device.h), each carrying its 1/heads of S up and down
+		 * the tree between the domains: heads / p of the group's NICs */
 		double net = e->net;
-		int nics = e->c->nccl.nics > 0 ? e->c->nccl.nics : 1;
-		int heads = nics < CCS_NCCL_NVLS_ARITY ? nics : CCS_NCCL_NVLS_ARITY;
-		if (heads > e->p)
-			heads = e->p;
-		if (e->algo == CCS_ALGO_NVLS_TREE && heads < nics)
-			net *= (double)heads / nics;
+		int heads = ccs_cost_nvls_heads(e->c);
+		if (e->algo == CCS_ALGO_NVLS_TREE && heads < e->p)
+			net *= (double)heads / e->p;
 		set_net(x, e->algo == CCS_ALGO_NVLS ? net : net / e->c->tree_net, CCS_BOUND_NIC);
 	}
 	x->steps_intra = 1;

@@ -119,4 +119,9 @@ int ccs_nccl_channels(const struct ccs_comm *c, int algo);
 int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo_mask,
                unsigned proto_mask, int nccl, int *algo, int *proto);
 
+/* NVLS-tree's heads: the GPUs (with their NICs) through which it crosses
+ * domains, the same count in every domain: at most NCCL_MAX_NVLS_ARITY
+ * (32) and the fewest ranks of any group; at least 1. */
+int ccs_cost_nvls_heads(const struct ccs_comm *c);
+
 #endif

@@ -350,11 +350,11 @@ static int moe_print(struct moe_req *q)
 			       "seed %llu\n", q->cfg.tokens, q->cfg.hidden, q->cfg.fp8 ? "fp8" : "bf16", tb, q->cfg.topk, q->cfg.experts,
 			       ccs_moe_dist_name[q->cfg.dist], q->cfg.topk_groups ? " (group-limited)" : "",
 			       ccs_moe_place_name[q->cfg.place], (unsigned long long)q->cfg.seed);
+		else
+			printf("# byte matrix %s\n", q->matrix_path);
 		if (q->cfg.ep > 0 && q->cfg.ep < q->n && (q->op != CCS_MOE_ALLTOALLV || !q->matrix_path))
 			printf("# %d EP groups of %d ranks at once, each with its own %d experts\n", q->n / q->cfg.ep, q->cfg.ep,
 			       q->cfg.experts);
-		else
-			printf("# byte matrix %s\n", q->matrix_path);
 		printf("#\n# %-14s %9s %9s %9s %9s %9s %6s %10s %10s %10s  %-8s\n", "algo", "time", "send max", "send mean",
 		       "recv max", "recv mean", "imbal", "scale-up", "network", "bottleneck", "bound");
 		printf("# %-14s %9s %9s %9s %9s %9s %6s %10s %10s %10s\n", "", "(us)", "(MB)", "(MB)", "(MB)", "(MB)", "",

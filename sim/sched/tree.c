@@ -303,27 +303,34 @@ static int tree_alloc(struct tree_sched *ts, int n)
 		ts->nchild[t] = ccs_calloc((size_t)n + 1, 1);
 		if (!ts->parent[t] || !ts->child[t] || !ts->nchild[t])
 			return CCS_ENOMEM;
+		/* a rank in no tree (not an NVLS head) is a root alone */
+		for (int r = 0; r < n; r++)
+			ts->parent[t][r] = -1;
 	}
 	return CCS_OK;
 }
 
-/* NVLS-tree's network part: one tree per member index j over the groups'
- * j-th members, each rail carrying its own slice. */
+/* NVLS-tree's network part: one tree per NVLS head h (ccs_cost_nvls_heads:
+ * NCCL's NVLS graph has at most 32, the same count in every domain) over
+ * the groups' h-th heads, each carrying its own slice S/H. */
 static void rail_trees(const struct ccs_comm *c, struct tree_sched *ts, const int32_t *gstart, const int32_t *members)
 {
-	int G = c->G;
+	int G = c->G, H = ccs_cost_nvls_heads(c);
+	/* head h of group g: its member h p_g / H (groups may differ in size) */
+#define HEAD(g, h) members[gstart[g] + (int)((long)(h) * (gstart[(g) + 1] - gstart[g]) / H)]
 	for (int v = 0; v < ts->V; v++) {
-		/* one tree per member index j over the groups' j-th members: each
-		 * rail carries its own slice (NVLS-tree's network part) */
+		/* one tree per head h over the groups' h-th heads: each carries its
+		 * own slice (NVLS-tree's network part); other ranks stay out */
 		int t = 2 * v >= ts->C && ts->C > 1;
-		for (int j = 0; j < c->p; j++)
+		for (int h = 0; h < H; h++)
 			for (int k = 0; k < G; k++) {
 				int pk = ccs_btree_parent(k, G);
 				int g = ccs_btree_place(t, k, G);
 				int pg = pk < 0 ? -1 : ccs_btree_place(t, pk, G);
-				add_child(ts, v, pg >= 0 ? members[gstart[pg] + j] : -1, members[gstart[g] + j]);
+				add_child(ts, v, pg >= 0 ? HEAD(pg, h) : -1, HEAD(g, h));
 			}
 	}
+#undef HEAD
 }
 
 /* The tree AllReduce's shape per variant: the groups' heads in NCCL's
@@ -356,13 +363,13 @@ static int chain_trees(const struct ccs_comm *c, struct tree_sched *ts, const in
 	return CCS_OK;
 }
 
-/* NVLS-tree's chunks, bytes and delays: each rail's tree moves S/p. */
+/* NVLS-tree's chunks, bytes and delays: each head's tree moves S/H. */
 static void rail_costs(const struct ccs_comm *c, int proto, double S, struct tree_sched *ts)
 {
-	/* each rail's tree moves S/p in NVLS chunks; the network streams
+	/* each head's tree moves S/H in NVLS chunks; the network streams
 	 * from its own buffers (no step work), and the first chunk pays
 	 * NVLS-tree's network latency per hop */
-	double Sr = S / c->p;
+	double Sr = S / ccs_cost_nvls_heads(c);
 	double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, proto, ts->C, S);
 	double K = ceil(Sr / ((double)ts->C * chunk));
 	K = K < 1 ? 1 : K > CCS_TREE_MAXCHUNKS ? CCS_TREE_MAXCHUNKS : K;
@@ -495,8 +502,8 @@ int ccs_sched_tree(const struct ccs_comm *c, int proto, int channels, uint64_t b
 int ccs_sched_tree_rails(const struct ccs_comm *c, int proto, int channels, uint64_t bytes, struct ccs_sched *s,
                          const char **why)
 {
-	if (c->G < 2 || c->p_min != c->p) {
-		*why = "the rail trees need several groups of equal size";
+	if (c->G < 2) {
+		*why = "the rail trees need several groups";
 		return CCS_EINPUT;
 	}
 	return build_tree(c, proto, channels, bytes, 1, s, why);
