@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: %s -t TOPO -c COLL [-a ALGO|auto] [-p PROTO|auto] [-n RANKS] [--ppn N]\n"
 	        "         [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--channels N] [-d TYPE]\n"
-	        "         [-o OP] [-r ROOT] [--best] [--format table|csv|json] [--set k=v]...%s\n"
+	        "         [-o OP] [-r ROOT] [--best] [-v] [--format table|csv|json] [--set k=v]...%s\n"
 	        "  COLL   allreduce allgather reducescatter broadcast reduce alltoall sendrecv\n"
 	        "  ALGO   ring tree nvls nvls_tree collnet_direct collnet_chain pat rhd rd bruck\n"
 	        "         direct pairwise hier oneshot twoshot, or auto (NCCL's choice by its own\n"
@@ -35,6 +35,7 @@ static void usage(FILE *f)
 	        "  PROTO  LL LL128 Simple, or auto\n"
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
+	        "  -v     also prints each size's cut bound, the least time the hardware allows (JSON: cut_bound_us)\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
 	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N] [--spray K]\n"
 	        "         [--per-flow]\n"
@@ -197,7 +198,7 @@ struct req {
 	const char *topo, *coll_s, *algo_s, *proto_s, *format, *dtype_s, *op_s, *trace_path;
 	uint64_t minb, maxb, stepb;
 	double factor;
-	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow;
+	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow, verbose;
 	const char *sched_path[8];
 	int nsched;
 	struct ccs_args_sets sets;
@@ -220,6 +221,8 @@ static int parse_req(struct req *rq, int argc, char **argv)
 	struct sched_list sl = { rq->sched_path, &rq->nsched };
 	const struct ccs_args_opt opts[] = {
 		{ "--best", CCS_ARGS_FLAG, &rq->best, 0, 0, NULL, 0, NULL, NULL },
+		{ "-v", CCS_ARGS_FLAG, &rq->verbose, 0, 0, NULL, 0, NULL, NULL },
+		{ "--verbose", CCS_ARGS_FLAG, &rq->verbose, 0, 0, NULL, 0, NULL, NULL },
 		{ "-t", CCS_ARGS_STR, &rq->topo, 0, 0, NULL, 0, NULL, NULL },
 		{ "-c", CCS_ARGS_STR, &rq->coll_s, 0, 0, NULL, 0, NULL, NULL },
 		{ "-a", CCS_ARGS_STR, &rq->algo_s, 0, 0, NULL, 0, NULL, NULL },
@@ -535,6 +538,19 @@ static int time_rows(struct req *rq)
 	return 0;
 }
 
+/* -v: each row's cut bound, the least time the hardware allows whatever
+ * the algorithm (model/bound.h), and how far the row is above it. */
+static void print_cuts(const struct req *rq)
+{
+	printf("# cut bound: bytes that must cross the busiest cut over its line rate (docs/model.md)\n");
+	printf("# %12s %12s %-10s %8s\n", "size (B)", "bound (us)", "cut", "time/cut");
+	for (size_t i = 0; i < rq->nrows; i++) {
+		const struct ccs_simrow_row *rw = &rq->rows[i];
+		printf("# %12llu %12.2f %-10s %8.2f\n", (unsigned long long)rw->bytes, rw->cut_s * 1e6,
+		       ccs_cut_name[rw->cut_by], rw->cut_s > 0 ? rw->time_s / rw->cut_s : 0.0);
+	}
+}
+
 /* The rows as nccl-tests prints them (table), or csv, or json. */
 static void print_rows(const struct req *rq)
 {
@@ -609,6 +625,8 @@ static void print_rows(const struct req *rq)
 		}
 		printf("# Avg bus bandwidth    : %g \n", rq->avg_bus);
 		printf("#\n");
+		if (rq->verbose)
+			print_cuts(rq);
 	}
 }
 
