@@ -318,11 +318,10 @@ static int term_nvls(const struct env *e, struct term *x, const char **why)
 		 * graph has at most NCCL_MAX_NVLS_ARITY = 32 heads, GPUs with their
 		 * NICs, in a node (under MNNVL the whole domain; src/graph/search.cc,
 		 * src/include/device.h), each carrying its 1/heads of S up and down
-		 * the tree between the domains: heads / p of the group's NICs */
-		double net = e->net;
-		int heads = ccs_cost_nvls_heads(e->c);
-		if (e->algo == CCS_ALGO_NVLS_TREE && heads < e->p)
-			net *= (double)heads / e->p;
+		 * the tree between the domains: heads x a rank's NIC rate */
+		double net = e->net, hnet = ccs_cost_nvls_heads(e->c) * e->c->b_nic;
+		if (e->algo == CCS_ALGO_NVLS_TREE && hnet < net)
+			net = hnet;
 		set_net(x, e->algo == CCS_ALGO_NVLS ? net : net / e->c->tree_net, CCS_BOUND_NIC);
 	}
 	x->steps_intra = 1;
