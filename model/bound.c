@@ -6,24 +6,12 @@
 
 const char *const ccs_cut_name[2] = { "gpu", "group-nics" };
 
-/* A NIC's line rate: its port speed, else its network links'. */
-static double nic_rate(const struct ccs_topo *t, uint32_t x)
-{
-	if (t->dev[x].bw_Bps > 0)
-		return t->dev[x].bw_Bps;
-	double s = 0;
-	for (uint32_t k = t->adj_off[x]; k < t->adj_off[x + 1]; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type))
-			s += t->link[t->adj[k]].bw_Bps;
-	return s;
-}
-
 /* A rank's raw NIC rate: the sum of its best NICs' line rates. */
 static double rank_nic(const struct ccs_comm *c, int r)
 {
 	double s = 0;
 	for (int i = 0, m = ccs_comm_best_nics(c, r); i < m; i++)
-		s += nic_rate(c->t, ccs_comm_nic(c, r, i));
+		s += ccs_topo_nic_speed(c->t, ccs_comm_nic(c, r, i));
 	return s;
 }
 
@@ -84,7 +72,7 @@ int ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *
 					uint32_t x = ccs_comm_nic(c, r, i);
 					if (stamp[x] != g + 1) {
 						stamp[x] = g + 1;
-						cap[g] += nic_rate(t, x);
+						cap[g] += ccs_topo_nic_speed(t, x);
 					}
 				}
 			}

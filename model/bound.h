@@ -20,6 +20,7 @@
 **   Broadcast     S               S           (a group without the root)
 **   Reduce        S               S           (likewise)
 **   SendRecv      S               S
+** Every term is linear in S: t_cut(S) = S t_cut(1).
 ** A prediction below t_cut is a defect (tests/prop/prop_bound.c).
 */
 #ifndef CCS_BOUND_H

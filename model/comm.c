@@ -545,7 +545,7 @@ static void rank_nics(const struct ccs_topo *t, struct ccs_comm *c, struct scrat
 			continue;
 		}
 		c->net_type = ccs_comm_net_type(t, e->nic);
-		double bw = ccs_comm_net_speed(t, e->nic) * c->prm.eff[c->net_type];
+		double bw = ccs_topo_nic_speed(t, e->nic) * c->prm.eff[c->net_type];
 		share += bw / (nic_users[e->nic] & 0x7fffffffu);
 		alone += bw;
 		/* count each NIC once per group: mark it with the group */

@@ -85,7 +85,6 @@ struct ccs_comm {
 	                             * (p2p.h: its waves' busiest NIC or scale-up port, summed) */
 	int a2a_wave;               /* NCCL's p2p batches of 8 rounds that run at once (p2p.h) */
 	double a2a_grp;             /* AllToAll over each group's NICs: max_g p_g (n - p_g) / n / B_net(g) [s/B of S] */
-	double a2a_K_nic;           /* the same rounds' busiest NIC over the whole run [s/B of one send] */
 	int fab_bound;              /* what limits R_fab below B_net */
 	int nvls, sharp;            /* capabilities present on every group */
 	int net_type;               /* link type of the NICs */

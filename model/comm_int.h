@@ -9,11 +9,10 @@
 #include "cost.h"
 
 int ccs_comm_net_type(const struct ccs_topo *t, uint32_t nic);
-double ccs_comm_net_speed(const struct ccs_topo *t, uint32_t nic);
 double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, int net, int32_t *dist,
                            uint32_t *parent, uint32_t *queue);
 int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);
-/* NCCL's AllToAll rounds (p2p.h): a2a_K, a2a_K_nic, a2a_wave; and a2a_grp
+/* NCCL's AllToAll rounds (p2p.h): a2a_K, a2a_wave; and a2a_grp
  * from each group's network rate gnet [B/s]. */
 int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet);
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound);

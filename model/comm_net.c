@@ -20,17 +20,6 @@ int ccs_comm_net_type(const struct ccs_topo *t, uint32_t nic)
 	return CCS_LINK_IB;
 }
 
-double ccs_comm_net_speed(const struct ccs_topo *t, uint32_t nic)
-{
-	if (t->dev[nic].bw_Bps > 0)
-		return t->dev[nic].bw_Bps;
-	double s = 0;
-	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type))
-			s += t->link[t->adj[k]].bw_Bps;
-	return s;
-}
-
 /* Graph latency between two devices over links accepted by 'net' (network
  * links) or scale-up links: links plus the switches in between [s]. */
 double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, int net, int32_t *dist,
@@ -489,7 +478,7 @@ static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, i
 			uint32_t x = t->gnic[gp->nic_first + k].nic;
 			if (nic_ord[x] < 0) {
 				nic_ord[x] = (int32_t)*nnics;
-				double r = ccs_comm_net_speed(t, x) * c->prm.eff[ccs_comm_net_type(t, x)];
+				double r = ccs_topo_nic_speed(t, x) * c->prm.eff[ccs_comm_net_type(t, x)];
 				/* a dead NIC: the ranks on it are refused earlier */
 				rate[(*nnics)++] = r > 0 ? r : 1;
 			}
@@ -503,7 +492,7 @@ static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, i
 int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet)
 {
 	const struct ccs_topo *t = c->t;
-	c->a2a_K = c->a2a_K_nic = 0;
+	c->a2a_K = 0;
 	c->a2a_wave = 1;
 	/* the group whose own ranks' bytes to the others take its NICs longest
 	 * (groups of unequal size: a part-filled rack) */
@@ -549,7 +538,6 @@ int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 	if ((rc = ccs_p2p_batches(&in, &res)))
 		goto out;
 	c->a2a_K = res.K;
-	c->a2a_K_nic = res.K_nic;
 out:
 	ccs_p2p_order_release(&o);
 	ccs_free(sizes);

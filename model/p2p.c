@@ -58,7 +58,7 @@ void ccs_p2p_order_release(struct ccs_p2p_order *o)
 
 /* One batch's loads and what they touched. */
 struct loads {
-	double *nic_out, *nic_in, *tot_out, *tot_in;
+	double *nic_out, *nic_in;
 	double *su_out, *su_in;
 	uint32_t *nic_t, *rank_t;
 	uint8_t *nic_m, *rank_m;
@@ -75,13 +75,10 @@ static void nic_add(const struct ccs_p2p_in *in, struct loads *w, int r, int out
 			w->nic_m[x] = 1;
 			w->nic_t[w->nn++] = x;
 		}
-		if (out) {
+		if (out)
 			w->nic_out[x] += v;
-			w->tot_out[x] += v;
-		} else {
+		else
 			w->nic_in[x] += v;
-			w->tot_in[x] += v;
-		}
 	}
 }
 
@@ -161,8 +158,6 @@ int ccs_p2p_batches(const struct ccs_p2p_in *in, struct ccs_p2p_out *out)
 	memset(&w, 0, sizeof w);
 	w.nic_out = ccs_calloc(nn, sizeof *w.nic_out);
 	w.nic_in = ccs_calloc(nn, sizeof *w.nic_in);
-	w.tot_out = ccs_calloc(nn, sizeof *w.tot_out);
-	w.tot_in = ccs_calloc(nn, sizeof *w.tot_in);
 	w.su_out = ccs_calloc(nr, sizeof *w.su_out);
 	w.su_in = ccs_calloc(nr, sizeof *w.su_in);
 	w.nic_t = ccs_malloc(nn * sizeof *w.nic_t);
@@ -170,8 +165,7 @@ int ccs_p2p_batches(const struct ccs_p2p_in *in, struct ccs_p2p_out *out)
 	w.nic_m = ccs_calloc(nn, 1);
 	w.rank_m = ccs_calloc(nr, 1);
 	int rc = CCS_ENOMEM;
-	if (!w.nic_out || !w.nic_in || !w.tot_out || !w.tot_in || !w.su_out || !w.su_in || !w.nic_t || !w.rank_t ||
-	    !w.nic_m || !w.rank_m)
+	if (!w.nic_out || !w.nic_in || !w.su_out || !w.su_in || !w.nic_t || !w.rank_t || !w.nic_m || !w.rank_m)
 		goto out;
 	int span = CCS_P2P_BATCH * (in->wave > 0 ? in->wave : 1);
 	int nb = (o->m + span - 1) / span;
@@ -181,22 +175,12 @@ int ccs_p2p_batches(const struct ccs_p2p_in *in, struct ccs_p2p_out *out)
 	double K = 0;
 	for (int j = 0; j < nb; j += stride, walked++)
 		K += wave(in, &w, j);
-	double scale = walked > 0 ? (double)nb / walked : 0;
-	double kn = 0;
-	for (uint32_t x = 0; x < in->nnics; x++) {
-		double v = w.tot_out[x] > w.tot_in[x] ? w.tot_out[x] : w.tot_in[x];
-		if (v > kn)
-			kn = v;
-	}
-	out->K = K * scale;
-	out->K_nic = kn * scale;
+	out->K = walked > 0 ? K * nb / walked : 0;
 	out->sampled = stride > 1;
 	rc = CCS_OK;
 out:
 	ccs_free(w.nic_out);
 	ccs_free(w.nic_in);
-	ccs_free(w.tot_out);
-	ccs_free(w.tot_in);
 	ccs_free(w.su_out);
 	ccs_free(w.su_in);
 	ccs_free(w.nic_t);

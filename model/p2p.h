@@ -89,7 +89,6 @@ int ccs_p2p_wave(int m, int channels, int across);
 
 struct ccs_p2p_out {
 	double K;                   /* s/B of one send: the waves' sum */
-	double K_nic;               /* the busiest NIC over the whole run [s/B of one send] */
 	int sampled;                /* 1: K from a sample of the waves */
 };
 

@@ -141,7 +141,7 @@ int ccs_ring_nic_rate(const struct ccs_topo *t, const uint32_t *rank_gpu, int n,
 				uint32_t d = t->gnic[gp->nic_first + e].nic;
 				int32_t most = kin[d] > kout[d] ? kin[d] : kout[d];
 				if (most > 0) {
-					double bw = ccs_comm_net_speed(t, d) * eff[ccs_comm_net_type(t, d)];
+					double bw = ccs_topo_nic_speed(t, d) * eff[ccs_comm_net_type(t, d)];
 					if (C * bw / most < *B_ring)
 						*B_ring = C * bw / most;
 				}

@@ -444,6 +444,17 @@ uint32_t ccs_topo_best_nics(const struct ccs_topo *t, const struct ccs_gpu *gp)
 	return m;
 }
 
+double ccs_topo_nic_speed(const struct ccs_topo *t, uint32_t nic)
+{
+	if (t->dev[nic].bw_Bps > 0)
+		return t->dev[nic].bw_Bps;
+	double s = 0;
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			s += t->link[t->adj[k]].bw_Bps;
+	return s;
+}
+
 int ccs_topo_refresh(struct ccs_topo *t)
 {
 	for (uint32_t g = 0; g < t->ngpu; g++) {

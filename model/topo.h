@@ -225,6 +225,9 @@ int ccs_topo_refresh(struct ccs_topo *t);
  * close as its best one: the NICs it may use, over which NCCL spreads its
  * channels.  0 when it has none. */
 uint32_t ccs_topo_best_nics(const struct ccs_topo *t, const struct ccs_gpu *gp);
+/* A NIC's line rate [B/s]: its port speed, else the sum of its network
+ * links'. */
+double   ccs_topo_nic_speed(const struct ccs_topo *t, uint32_t nic);
 
 /* Index of a device by name, or -1 (linear scan; for tests and tools). */
 int64_t ccs_topo_find(const struct ccs_topo *t, const char *name);

@@ -181,17 +181,6 @@ static int level_of(const struct ccs_dev *d)
 	return 0;                   /* NICs and anything else below the fabric */
 }
 
-static double nic_bw(const struct ccs_topo *t, uint32_t d)
-{
-	if (t->dev[d].bw_Bps > 0)
-		return t->dev[d].bw_Bps;
-	double s = 0;
-	for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type))
-			s += t->link[t->adj[k]].bw_Bps;
-	return s;
-}
-
 /* Devices, switches by tier with their ports up and down, links. */
 static void device_counts(const struct ccs_topo *t, struct ccs_topo_stats *s)
 {
@@ -248,7 +237,7 @@ static int per_node(const struct ccs_topo *t, struct ccs_topo_stats *s)
 	for (uint32_t d = 0; d < t->ndev; d++) {
 		if (t->dev[d].kind != CCS_DEV_NIC)
 			continue;
-		double b = nic_bw(t, d);
+		double b = ccs_topo_nic_speed(t, d);
 		s->injection_Bps += b;
 		if (b < s->nic_bw_min) s->nic_bw_min = b;
 		if (b > s->nic_bw_max) s->nic_bw_max = b;

@@ -199,6 +199,7 @@ struct req {
 	uint64_t minb, maxb, stepb;
 	double factor;
 	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow, verbose;
+	struct ccs_cut cut1;        /* the cut bound of one byte */
 	const char *sched_path[8];
 	int nsched;
 	struct ccs_args_sets sets;
@@ -388,6 +389,11 @@ static int setup(struct req *rq)
 		return -1;
 	}
 	rq->n = rq->comm.n;
+	/* the cut bound per byte: it is linear in the size (model/bound.h) */
+	if (ccs_bound_cut(&rq->comm, rq->coll, 1.0, &rq->cut1)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return -1;
+	}
 	if (rq->channels == 0 && (rq->minch || rq->maxch)) {
 		int base = ccs_nccl_channels(&rq->comm, CCS_ALGO_RING);
 		if (rq->minch && base < rq->minch)
@@ -447,19 +453,6 @@ static int size_rows(struct req *rq)
 
 /* Each row's algorithm and protocol (NCCL's choice, or ours with --best) and
  * its time (closed form, or simulated), with the other choice beside it. */
-/* The row's cut bound (model/bound.h). */
-static int cut_of(const struct req *rq, struct ccs_simrow_row *rw)
-{
-	struct ccs_cut cut;
-	if (ccs_bound_cut(&rq->comm, rq->coll, (double)rw->bytes, &cut)) {
-		fprintf(stderr, "%s: out of memory\n", me);
-		return -1;
-	}
-	rw->cut_s = cut.t_s;
-	rw->cut_by = cut.by;
-	return 0;
-}
-
 static int time_rows(struct req *rq)
 {
 	double sum_bus = 0;
@@ -508,8 +501,8 @@ static int time_rows(struct req *rq)
 		}
 		rw->algbw = rw->time_s > 0 ? (double)rw->bytes / rw->time_s / 1e9 : 0;
 		rw->busbw = rw->algbw * ccs_busbw_factor(rq->coll, rq->n);
-		if (cut_of(rq, rw))
-			return -1;
+		rw->cut_s = rq->cut1.t_s * (double)rw->bytes;
+		rw->cut_by = rw->bytes ? rq->cut1.by : CCS_CUT_GPU;
 		rw->alt_algo = -1;
 		if (aa >= 0 && (aa != a || aq != q)) {
 			struct ccs_cost ac;

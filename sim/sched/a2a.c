@@ -206,7 +206,6 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 		a->d_intra += a->d_base + (t_in > 0 ? step : 0);
 		a->d_inter += a->d_base + (t_cap + step > t_flow ? t_cap + step - t_flow : 0);
 		a->d_base = 0;
-		a->c = c;
 		a->L = c->G > 1 ? ccs_comm_fewest_nics(c, 64) : 1;
 		if (a->L < 1)
 			a->L = 1;
