@@ -6,7 +6,8 @@
 ** (cluster-16k-3tier, radix 128), and a DeepSeek-V3-like dispatch (hidden
 ** 7168, fp8 with scales, top-8 of 256 experts, uniform routing, 128 and
 ** 4,096 tokens per rank) at EP 256 inside one CloudMatrix384-class UB domain
-** (direct) and at EP 1,024 across HGX H800 nodes (deepep_normal); the large
+** (direct) and on 1,024 ranks of HGX H800 nodes, 4 EP groups of 256 at once
+** (deepep_normal; EP 1,024 would leave ranks without an expert); the large
 ** ones again with a leaf-spine link down at 1 ms.  They run per flow: hashed
 ** ECMP and drawn routing make most transfers unlike each other, so classes
 ** (sim/classes.h) would not lump them (docs/simulator.md, "Why AllToAll is
@@ -118,6 +119,9 @@ static int build(const struct acase *b, const struct ccs_comm *c, struct ccs_moe
 	ccs_moe_cfg_default(&cfg);
 	cfg.tokens = b->tokens;
 	cfg.fp8 = 1;
+	/* more ranks than experts: EP groups of one expert a rank (model/moe.h) */
+	if (c->n > cfg.experts)
+		cfg.ep = cfg.experts;
 	if (ccs_moe_check(&cfg, c->n, err, sizeof err) || ccs_moe_route(&cfg, c, NULL, &route)) {
 		fprintf(stderr, "%s: %s\n", b->label, err);
 		return -1;
