@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-const char *const ccs_cut_name[2] = { "gpu", "group-nics" };
+const char *const ccs_cut_name[3] = { "gpu", "group-nics", "node-uplinks" };
 
 /* A rank's raw NIC rate: the sum of its best NICs' line rates. */
 static double rank_nic(const struct ccs_comm *c, int r)
@@ -42,10 +42,49 @@ static double group_bytes(int coll, double S, int n, int G, int pg)
 	}
 }
 
+/* The node cut of a two-tier scale-up plane (t_node above); 0 without one. */
+static int node_cut(const struct ccs_comm *c, int coll, double S, double *out)
+{
+	const struct ccs_topo *t = c->t;
+	size_t nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
+	double *up = ccs_calloc(nn, sizeof *up);
+	int32_t *q = ccs_calloc(nn, sizeof *q), *stamp = ccs_calloc((size_t)t->ndev + 1, sizeof *stamp);
+	int rc = CCS_ENOMEM;
+	*out = 0;
+	if (!up || !q || !stamp)
+		goto done;
+	rc = CCS_OK;
+	if (!ccs_topo_su_uplinks(t, up))
+		goto done;
+	int M = 0;
+	for (int r = 0; r < c->n; r++) {
+		int32_t k = t->gpu[c->rank_gpu[r]].node;
+		if (k < 0)
+			continue;
+		M += !q[k]++;
+		for (int i = 0, m = ccs_comm_best_nics(c, r); i < m; i++) {
+			uint32_t x = ccs_comm_nic(c, r, i);
+			if (stamp[x] != k + 1) {
+				stamp[x] = k + 1;
+				up[k] += ccs_topo_nic_speed(t, x);
+			}
+		}
+	}
+	for (size_t k = 0; k < nn && M > 1; k++)
+		if (q[k] && up[k] > 0 && group_bytes(coll, S, c->n, M, q[k]) / up[k] > *out)
+			*out = group_bytes(coll, S, c->n, M, q[k]) / up[k];
+done:
+	ccs_free(up);
+	ccs_free(q);
+	ccs_free(stamp);
+	return rc;
+}
+
 int ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *out)
 {
 	const struct ccs_topo *t = c->t;
-	out->t_gpu_s = out->t_grp_s = 0;
+	out->t_gpu_s = out->t_grp_s = out->t_node_s = 0;
+	CCS_TRY(node_cut(c, coll, S, &out->t_node_s));
 	if (c->n >= 2) {
 		double br = rank_bytes(coll, S, c->n);
 		for (int r = 0; r < c->n; r++) {
@@ -90,5 +129,9 @@ int ccs_bound_cut(const struct ccs_comm *c, int coll, double S, struct ccs_cut *
 	}
 	out->by = out->t_grp_s > out->t_gpu_s ? CCS_CUT_GROUP : CCS_CUT_GPU;
 	out->t_s = out->by == CCS_CUT_GROUP ? out->t_grp_s : out->t_gpu_s;
+	if (out->t_node_s > out->t_s) {
+		out->by = CCS_CUT_NODE;
+		out->t_s = out->t_node_s;
+	}
 	return CCS_OK;
 }

@@ -9,7 +9,12 @@
 **   group NICs:     each scale-up group g of p_g ranks moves at least
 **                   b_grp(coll, p_g) bytes one way through its NICs:
 **                   t_grp = max_g b_grp / nic_g      (G > 1)
-**   t_cut = max(t_gpu, t_grp)
+**   node uplinks:   on a two-tier scale-up plane (tiers: 2) each node k
+**                   of q_k ranks moves b_grp(coll, q_k) bytes (M nodes
+**                   for G) one way through its uplinks to the second
+**                   tier and its NICs:
+**                   t_node = max_k b_grp / (up_k + nic_k)
+**   t_cut = max(t_gpu, t_grp, t_node)
 ** with S nccl-tests' size (AllGather: the output, AllToAll: one rank's
 ** send buffer) and n ranks:
 **   coll          b_rank          b_grp
@@ -28,13 +33,13 @@
 
 #include "comm.h"
 
-enum { CCS_CUT_GPU, CCS_CUT_GROUP };
-extern const char *const ccs_cut_name[2];
+enum { CCS_CUT_GPU, CCS_CUT_GROUP, CCS_CUT_NODE };
+extern const char *const ccs_cut_name[3];
 
 struct ccs_cut {
 	double t_s;                 /* the bound [s] */
-	int by;                     /* CCS_CUT_GPU or CCS_CUT_GROUP */
-	double t_gpu_s, t_grp_s;
+	int by;                     /* CCS_CUT_GPU, CCS_CUT_GROUP or CCS_CUT_NODE */
+	double t_gpu_s, t_grp_s, t_node_s;
 };
 
 /* The cut bound of coll on S bytes over c into out.  CCS_ENOMEM leaves out

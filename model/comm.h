@@ -83,6 +83,11 @@ struct ccs_comm {
 	double R_fab;               /* per group, uniform all-to-all */
 	double a2a_K;               /* NCCL's AllToAll rounds: bandwidth time per byte of one send [s/B]
 	                             * (p2p.h: its waves' busiest NIC or scale-up port, summed) */
+	double a2a_K_up;            /* the part of the rounds' waves spent on a two-tier scale-up plane's node uplinks alone
+	                               (sum_w max_node up_w / up_rate) [s/B]; 0: one tier */
+	double b_up;                /* a two-tier scale-up plane: min over nodes of its uplinks (efficiency applied) / its
+	                               ranks [B/s], the rate at which all of a node's ranks can leave it at once; 0: one tier */
+	int up_q;                   /* ranks on the least-populated such node (b_up's divisor) */
 	int a2a_wave;               /* NCCL's p2p batches of 8 rounds that run at once (p2p.h) */
 	double a2a_grp;             /* AllToAll over each group's NICs: max_g p_g (n - p_g) / n / B_net(g) [s/B of S] */
 	int fab_bound;              /* what limits R_fab below B_net */
@@ -121,6 +126,10 @@ void ccs_comm_release(struct ccs_comm *c);
 int      ccs_comm_best_nics(const struct ccs_comm *c, int r);
 uint32_t ccs_comm_nic(const struct ccs_comm *c, int r, int i);
 int      ccs_comm_fewest_nics(const struct ccs_comm *c, int most);
+/* A two-tier scale-up plane's node uplinks (topo.h ccs_topo_su_uplinks),
+ * efficiency applied: up[n] B/s per direction, t->nnodes entries; returns
+ * 0 when the plane has one tier. */
+int      ccs_comm_su_uplinks(const struct ccs_comm *c, double *up);
 /* The ranks of each group in rank order, members [start[g], start[g+1])
  * (a counting sort on rank_group).  Both arrays are the caller's to free;
  * CCS_ENOMEM leaves none. */

@@ -454,11 +454,12 @@ out:
 	return rc;
 }
 
-/* Each position's NICs (its best ones, as ordinals into rate[] with their
+/* Each position's node uplinks (a two-tier scale-up plane; up NULL: none),
+ * its NICs (its best ones, as ordinals into rate[] with their
  * rates, efficiency applied), its rail and its node's rail table (proxy)
  * for PXN; *nnics the distinct NICs. */
-static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, int32_t *nic_ord, struct ccs_p2p_rank *pr,
-                      int32_t *proxy, uint32_t *ids, double *rate, uint32_t *nnics)
+static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, const double *up, int32_t *nic_ord,
+                      struct ccs_p2p_rank *pr, int32_t *proxy, uint32_t *ids, double *rate, uint32_t *nnics)
 {
 	const struct ccs_topo *t = c->t;
 	size_t nid = 0, nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
@@ -468,6 +469,7 @@ static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, i
 	for (int i = 0; i < c->n; i++) {
 		const struct ccs_gpu *gp = &t->gpu[c->rank_gpu[members[i]]];
 		pr[i].group = c->rank_group[members[i]];
+		pr[i].up = up && gp->node >= 0 && up[gp->node] > 0 ? gp->node : -1;
 		pr[i].rail = gp->local;
 		pr[i].proxy0 = gp->node >= 0 && gp->node < (int32_t)nn ? gp->node * L : -1;
 		if (pr[i].proxy0 >= 0 && gp->local >= 0)
@@ -487,12 +489,48 @@ static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, i
 	}
 }
 
+int ccs_comm_su_uplinks(const struct ccs_comm *c, double *up)
+{
+	const struct ccs_topo *t = c->t;
+	if (!ccs_topo_su_uplinks(t, up))
+		return 0;
+	for (int32_t n = 0; n < t->nnodes; n++)
+		up[n] = 0;
+	for (uint32_t l = 0; l < t->nlink; l++) {
+		int32_t n = ccs_topo_su_uplink_node(t, l);
+		if (n >= 0 && n < t->nnodes)
+			up[n] += t->link[l].bw_Bps * c->prm.eff[t->link[l].type];
+	}
+	return 1;
+}
+
+/* b_up and up_q (comm.h) from the node uplinks up[0 .. nup). */
+static void uplink_share(struct ccs_comm *c, const double *up, uint32_t nup)
+{
+	const struct ccs_topo *t = c->t;
+	int32_t *q = nup ? ccs_calloc(nup, sizeof *q) : NULL;
+	if (!q)
+		return;
+	for (int r = 0; r < c->n; r++) {
+		int32_t k = t->gpu[c->rank_gpu[r]].node;
+		if (k >= 0 && (uint32_t)k < nup)
+			q[k]++;
+	}
+	for (uint32_t k = 0; k < nup; k++)
+		if (q[k] && up[k] > 0 && (c->b_up == 0 || up[k] / q[k] < c->b_up)) {
+			c->b_up = up[k] / q[k];
+			c->up_q = q[k];
+		}
+	ccs_free(q);
+}
+
 /* NCCL's AllToAll rounds on c (p2p.h): ranks in group order (positions),
  * NCCL's nodes the groups. */
 int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet)
 {
 	const struct ccs_topo *t = c->t;
-	c->a2a_K = 0;
+	c->a2a_K = c->a2a_K_up = c->b_up = 0;
+	c->up_q = 0;
 	c->a2a_wave = 1;
 	/* the group whose own ranks' bytes to the others take its NICs longest
 	 * (groups of unequal size: a part-filled rack) */
@@ -522,8 +560,11 @@ int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 	struct ccs_p2p_rank *pr = ccs_calloc((size_t)c->n, sizeof *pr);
 	uint32_t *ids = ccs_malloc((nid + 1) * sizeof *ids);
 	double *rate = ccs_malloc(((size_t)t->ndev + 1) * sizeof *rate);
-	if (!sizes || !proxy || !nic_ord || !pr || !ids || !rate)
+	double *up = ccs_calloc(nn, sizeof *up);
+	if (!sizes || !proxy || !nic_ord || !pr || !ids || !rate || !up)
 		goto out;
+	uint32_t nup = ccs_comm_su_uplinks(c, up) ? (uint32_t)nn : 0;
+	uplink_share(c, up, nup);
 	for (int g = 0; g < c->G; g++)
 		sizes[g] = gstart[g + 1] - gstart[g];
 	if ((rc = ccs_p2p_order_init(&o, c->n, sizes, c->G)))
@@ -531,13 +572,15 @@ int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *m
 	for (size_t i = 0; i < nn * (size_t)L; i++)
 		proxy[i] = -1;
 	uint32_t nnics;
-	p2p_ranks(c, members, L, nic_ord, pr, proxy, ids, rate, &nnics);
+	p2p_ranks(c, members, L, nup ? up : NULL, nic_ord, pr, proxy, ids, rate, &nnics);
 	c->a2a_wave = ccs_p2p_wave(o.m, c->ring_C, c->G > 1);
-	struct ccs_p2p_in in = { &o, pr, proxy, L, ids, rate, nnics, c->b_su, c->intra_nvl && c->p > 1, c->a2a_wave };
+	struct ccs_p2p_in in = { &o, pr, proxy, L, ids, rate, nnics, c->b_su, up, nup, c->intra_nvl && c->p > 1,
+	                         c->a2a_wave };
 	struct ccs_p2p_out res;
 	if ((rc = ccs_p2p_batches(&in, &res)))
 		goto out;
 	c->a2a_K = res.K;
+	c->a2a_K_up = res.K_up;
 out:
 	ccs_p2p_order_release(&o);
 	ccs_free(sizes);
@@ -546,5 +589,6 @@ out:
 	ccs_free(pr);
 	ccs_free(ids);
 	ccs_free(rate);
+	ccs_free(up);
 	return rc;
 }

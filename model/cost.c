@@ -419,6 +419,10 @@ static int term_rhd(const struct env *e, struct term *x, const char **why)
 		else
 			bytes = e->S / (double)(2 << (L2 - 1 - k));
 		double r = rate_of(e->c, same);
+		/* a two-tier scale-up plane: a step whose peers sit on other
+		 * nodes sends all of a node's ranks through its uplinks */
+		if (same && e->c->b_up > 0 && e->c->b_up < r && (e->algo == CCS_ALGO_BRUCK || dist >= e->c->up_q))
+			r = e->c->b_up;
 		if (r <= 0) {
 			*why = "a step crosses groups but a rank has no nic";
 			return -1;
@@ -470,6 +474,10 @@ static int term_direct(const struct env *e, struct term *x, const char **why)
 	{
 		double intra_b = e->S * (e->p - 1) / e->n, inter_b = e->S * (double)(e->n - e->p) / e->n;
 		double ti = e->p > 1 && e->su > 0 ? intra_b / e->su : 0;
+		/* a two-tier scale-up plane: the rounds' sends between nodes of a
+		 * domain through each node's uplinks (model/p2p.h) */
+		if (e->c->a2a_K_up * (e->S / e->n) > ti)
+			ti = e->c->a2a_K_up * (e->S / e->n);
 		/* each group's own bytes to the others over its NICs (groups may
 		 * differ in size: a part-filled rack), and where the fabric's cut
 		 * is below the NICs, that share (R_fab, per group) */
@@ -506,6 +514,8 @@ static int term_direct(const struct env *e, struct term *x, const char **why)
 			 * ranks placed group by group every round has a rank whose
 			 * peer is in another group once there are several */
 			double rr = e->G > 1 ? (e->c->R_fab / e->p < e->c->b_nic ? e->c->R_fab / e->p : e->c->b_nic) : e->su;
+			if (e->G == 1 && e->c->b_up > 0 && e->c->b_up < rr)
+				rr = e->c->b_up;   /* most rounds leave the node: its uplinks */
 			x->ti = rr > 0 ? (e->n - 1) * (e->S / e->n) / rr : 0;
 			x->tn = 0;
 			x->bi_bound = e->G > 1 ? x->bn_bound : e->su_b;

@@ -556,6 +556,38 @@ double ccs_moe_latency(const struct ccs_comm *c, int algo)
 
 enum { R_UO, R_UI, R_NO, R_NI, R_CO, R_CI, R_RED, R_PROXY, R_N };
 
+/* A two-tier scale-up plane: the scale-up bytes between nodes of a domain
+ * through each node's uplinks, one way; raises *bw where they bind. */
+static int moe_uplinks(const struct ccs_comm *c, const struct ccs_moe_plan *p, double *bw, int *bound)
+{
+	const struct ccs_topo *t = c->t;
+	size_t nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
+	double *up = ccs_calloc(nn, sizeof *up), *uo = ccs_calloc(nn, sizeof *uo), *ui = ccs_calloc(nn, sizeof *ui);
+	int rc = up && uo && ui ? CCS_OK : CCS_ENOMEM;
+	if (!rc && ccs_comm_su_uplinks(c, up)) {
+		int comb = p->op == CCS_MOE_COMBINE;
+		for (size_t i = 0; i < p->nx; i++) {
+			const struct ccs_moe_xfer *x = &p->x[i];
+			int s = comb ? x->dst : x->src, d = comb ? x->src : x->dst;
+			int32_t ns = t->gpu[c->rank_gpu[s]].node, nd = t->gpu[c->rank_gpu[d]].node;
+			if (c->rank_group[s] != c->rank_group[d] || ns == nd || ns < 0 || nd < 0 || !(up[ns] > 0) ||
+			    !(up[nd] > 0))
+				continue;
+			uo[ns] += x->tokens * p->tok_bytes;
+			ui[nd] += x->tokens * p->tok_bytes;
+		}
+		for (size_t k = 0; k < nn; k++)
+			if (up[k] > 0 && (uo[k] > ui[k] ? uo[k] : ui[k]) / up[k] > *bw) {
+				*bw = (uo[k] > ui[k] ? uo[k] : ui[k]) / up[k];
+				*bound = c->su_bound;
+			}
+	}
+	ccs_free(up);
+	ccs_free(uo);
+	ccs_free(ui);
+	return rc;
+}
+
 /* The plan's closed form (moe.h): bytes per rank and resource, the busiest
  * one's time, latency.  One idea: one pass over the transfers fills every
  * per-resource sum the bound is taken from. */
@@ -631,6 +663,9 @@ int ccs_moe_eval(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct 
 			out->recv_max = rcv[r];
 		out->logical_mean += p->logical[r] / n;
 	}
+	if ((rc = moe_uplinks(c, p, &bw, &out->bound)))
+		goto out;
+	rc = CCS_ENOMEM;
 	if (G > 1 && c->R_fab > 0)
 		for (int g = 0; g < G; g++) {
 			double t = (fo[g] > fi[g] ? fo[g] : fi[g]) / c->R_fab;

@@ -60,6 +60,7 @@ void ccs_p2p_order_release(struct ccs_p2p_order *o)
 struct loads {
 	double *nic_out, *nic_in;
 	double *su_out, *su_in;
+	double *up_out, *up_in;     /* per node of a two-tier scale-up plane */
 	uint32_t *nic_t, *rank_t;
 	uint8_t *nic_m, *rank_m;
 	uint32_t nn, nr;
@@ -82,8 +83,13 @@ static void nic_add(const struct ccs_p2p_in *in, struct loads *w, int r, int out
 	}
 }
 
-static void su_add(struct loads *w, int a, int b)
+static void su_add(const struct ccs_p2p_in *in, struct loads *w, int a, int b)
 {
+	int32_t ua = in->rank[a].up, ub = in->rank[b].up;
+	if (in->nup && ua >= 0 && ub >= 0 && ua != ub) {
+		w->up_out[ua] += 1;
+		w->up_in[ub] += 1;
+	}
 	int x[2] = { a, b };
 	for (int i = 0; i < 2; i++)
 		if (!w->rank_m[x[i]]) {
@@ -105,8 +111,9 @@ int ccs_p2p_wave(int m, int channels, int across)
 	return nb < P ? (nb > 0 ? nb : 1) : P;
 }
 
-/* Wave j's time per byte of one send, the loads cleared after. */
-static double wave(const struct ccs_p2p_in *in, struct loads *w, int j)
+/* Wave j's time per byte of one send (*tu: its node uplinks' term alone),
+ * the loads cleared after. */
+static double wave(const struct ccs_p2p_in *in, struct loads *w, int j, double *tu)
 {
 	const struct ccs_p2p_order *o = in->o;
 	int span = CCS_P2P_BATCH * (in->wave > 0 ? in->wave : 1);
@@ -115,14 +122,14 @@ static double wave(const struct ccs_p2p_in *in, struct loads *w, int j)
 		for (int k = k0; k < k1; k++) {
 			int d = ccs_p2p_peer(o, r, k, 1);
 			if (in->rank[r].group == in->rank[d].group) {
-				su_add(w, r, d);
+				su_add(in, w, r, d);
 				continue;
 			}
 			int src = r;
 			if (in->pxn && in->rank[r].proxy0 >= 0 && in->rank[d].rail >= 0 && in->rank[d].rail < in->rails) {
 				int p = in->proxy[in->rank[r].proxy0 + in->rank[d].rail];
 				if (p >= 0 && p != r && in->rank[p].nnic) {
-					su_add(w, r, p);
+					su_add(in, w, r, p);
 					src = p;
 				}
 			}
@@ -146,6 +153,15 @@ static double wave(const struct ccs_p2p_in *in, struct loads *w, int j)
 		w->su_out[x] = w->su_in[x] = 0;
 		w->rank_m[x] = 0;
 	}
+	*tu = 0;
+	for (uint32_t x = 0; x < in->nup; x++) {
+		double v = w->up_out[x] > w->up_in[x] ? w->up_out[x] : w->up_in[x];
+		if (v > 0 && in->up_rate[x] > 0 && v / in->up_rate[x] > *tu)
+			*tu = v / in->up_rate[x];
+		w->up_out[x] = w->up_in[x] = 0;
+	}
+	if (*tu > t)
+		t = *tu;
 	w->nn = w->nr = 0;
 	return t;
 }
@@ -160,22 +176,28 @@ int ccs_p2p_batches(const struct ccs_p2p_in *in, struct ccs_p2p_out *out)
 	w.nic_in = ccs_calloc(nn, sizeof *w.nic_in);
 	w.su_out = ccs_calloc(nr, sizeof *w.su_out);
 	w.su_in = ccs_calloc(nr, sizeof *w.su_in);
+	w.up_out = ccs_calloc((size_t)in->nup + 1, sizeof *w.up_out);
+	w.up_in = ccs_calloc((size_t)in->nup + 1, sizeof *w.up_in);
 	w.nic_t = ccs_malloc(nn * sizeof *w.nic_t);
 	w.rank_t = ccs_malloc(nr * sizeof *w.rank_t);
 	w.nic_m = ccs_calloc(nn, 1);
 	w.rank_m = ccs_calloc(nr, 1);
 	int rc = CCS_ENOMEM;
-	if (!w.nic_out || !w.nic_in || !w.su_out || !w.su_in || !w.nic_t || !w.rank_t || !w.nic_m || !w.rank_m)
+	if (!w.nic_out || !w.nic_in || !w.su_out || !w.su_in || !w.up_out || !w.up_in || !w.nic_t || !w.rank_t || !w.nic_m || !w.rank_m)
 		goto out;
 	int span = CCS_P2P_BATCH * (in->wave > 0 ? in->wave : 1);
 	int nb = (o->m + span - 1) / span;
 	double work = (double)o->n * o->m;
 	int stride = work > CCS_P2P_BUDGET ? (int)ceil(work / CCS_P2P_BUDGET) : 1;
 	int walked = 0;
-	double K = 0;
-	for (int j = 0; j < nb; j += stride, walked++)
-		K += wave(in, &w, j);
+	double K = 0, Ku = 0;
+	for (int j = 0; j < nb; j += stride, walked++) {
+		double tu;
+		K += wave(in, &w, j, &tu);
+		Ku += tu;
+	}
 	out->K = walked > 0 ? K * nb / walked : 0;
+	out->K_up = walked > 0 ? Ku * nb / walked : 0;
 	out->sampled = stride > 1;
 	rc = CCS_OK;
 out:
@@ -183,6 +205,8 @@ out:
 	ccs_free(w.nic_in);
 	ccs_free(w.su_out);
 	ccs_free(w.su_in);
+	ccs_free(w.up_out);
+	ccs_free(w.up_in);
 	ccs_free(w.nic_t);
 	ccs_free(w.rank_t);
 	ccs_free(w.nic_m);

@@ -28,7 +28,10 @@
 ** way (out or in, the larger; a GPU with k NICs puts 1/k of a send on
 ** each); su_w the sends over a GPU's scale-up ports one way (to peers of
 ** its group, and under PXN to the GPU of its node on the receiver's rail,
-** which sends it on through its NIC).  The bandwidth time is s K with
+** which sends it on through its NIC); on a two-tier scale-up plane
+** (tiers: 2) a send between nodes of the domain also loads both nodes'
+** uplinks, up_w(node) / up_rate(node) the third term.  The bandwidth time
+** is s K with
 **   K = sum_w max(...)   [s/B]
 ** a constant of the communicator.  Where n m exceeds CCS_P2P_BUDGET sends,
 ** evenly spaced waves are walked and K scaled to all of them.
@@ -68,6 +71,7 @@ struct ccs_p2p_rank {
 	int32_t proxy0;             /* PXN: index into proxy[] of its node's rail table; -1: none */
 	int32_t rail;               /* its rail (local index on its node) */
 	uint32_t nic0, nnic;        /* its NICs: nic_ids[nic0 .. nic0 + nnic) */
+	int32_t up;                 /* its node in up_rate[] (a two-tier scale-up plane), -1: none */
 };
 
 struct ccs_p2p_in {
@@ -79,6 +83,8 @@ struct ccs_p2p_in {
 	const double *nic_rate;     /* B/s per NIC ordinal, efficiency applied */
 	uint32_t nnics;
 	double b_su;                /* per rank scale-up rate [B/s]; 0: none */
+	const double *up_rate;      /* per node: its uplinks to the scale-up plane's second tier [B/s] */
+	uint32_t nup;               /* entries in up_rate; 0: one tier */
 	int pxn;
 	int wave;                   /* batches at once (W above), >= 1 */
 };
@@ -89,6 +95,7 @@ int ccs_p2p_wave(int m, int channels, int across);
 
 struct ccs_p2p_out {
 	double K;                   /* s/B of one send: the waves' sum */
+	double K_up;                /* the same over the node uplinks' term alone (0: nup 0) */
 	int sampled;                /* 1: K from a sample of the waves */
 };
 

@@ -455,6 +455,30 @@ double ccs_topo_nic_speed(const struct ccs_topo *t, uint32_t nic)
 	return s;
 }
 
+int32_t ccs_topo_su_uplink_node(const struct ccs_topo *t, uint32_t l)
+{
+	const struct ccs_link *k = &t->link[l];
+	const struct ccs_dev *a = &t->dev[k->a], *b = &t->dev[k->b];
+	if (!ccs_link_is_scaleup(k->type) || a->kind != CCS_DEV_SUSW || b->kind != CCS_DEV_SUSW || a->node == b->node)
+		return -1;
+	return a->node >= 0 ? a->node : b->node;
+}
+
+int ccs_topo_su_uplinks(const struct ccs_topo *t, double *up)
+{
+	int any = 0;
+	for (int32_t n = 0; n < t->nnodes; n++)
+		up[n] = 0;
+	for (uint32_t l = 0; l < t->nlink; l++) {
+		int32_t n = ccs_topo_su_uplink_node(t, l);
+		if (n >= 0 && n < t->nnodes) {
+			up[n] += t->link[l].bw_Bps;
+			any = 1;
+		}
+	}
+	return any;
+}
+
 int ccs_topo_refresh(struct ccs_topo *t)
 {
 	for (uint32_t g = 0; g < t->ngpu; g++) {

@@ -107,6 +107,7 @@ struct ccs_fabric_info {
 	int spray;                  /* routing: parts sprayed over equal paths (1: per-flow ECMP) */
 	double oversub[CCS_TIER_N]; /* design down:up per tier (leaf, spine) */
 	int nodes_per_domain, domain_switches, multicast, reduction;
+	int su_tiers, su_spines;    /* scale-up tiers (2: L1 per node, su_spines L2 per sub-plane) */
 };
 
 /*
@@ -228,6 +229,15 @@ uint32_t ccs_topo_best_nics(const struct ccs_topo *t, const struct ccs_gpu *gp);
 /* A NIC's line rate [B/s]: its port speed, else the sum of its network
  * links'. */
 double   ccs_topo_nic_speed(const struct ccs_topo *t, uint32_t nic);
+
+/* A two-tier scale-up plane's node uplinks: up[n] = the bandwidth [B/s,
+ * per direction] of the scale-up links from node n's own switch chips
+ * (its L1) to switch chips outside it (L2); 0 where the node has none
+ * (one tier: traffic in a domain meets only the GPUs' own lanes).  up has
+ * nnodes entries; returns 1 when any node has uplinks. */
+int ccs_topo_su_uplinks(const struct ccs_topo *t, double *up);
+/* Whether link l is such an uplink; its node, else -1. */
+int32_t ccs_topo_su_uplink_node(const struct ccs_topo *t, uint32_t l);
 
 /* Index of a device by name, or -1 (linear scan; for tests and tools). */
 int64_t ccs_topo_find(const struct ccs_topo *t, const char *name);

@@ -129,6 +129,8 @@ static int build_bodies(struct gen *g)
 	/* Room for the bodies, their scale-up links and NIC ports, and a fabric
 	 * of up to 3 tiers, so the arrays grow once rather than by doubling. */
 	size_t su = s->scaleup.present ? (size_t)(s->scaleup.switches ? s->scaleup.switches : 8) : 0;
+	if (s->scaleup.present && s->scaleup.tiers == 2)
+		su += (size_t)s->scaleup.switches * (size_t)s->scaleup.spines;
 	size_t ndev = (size_t)nodes * ((size_t)b->ndev + 1) + 64;
 	size_t nlink = (size_t)nodes * ((size_t)b->nlink + (size_t)g->ngpu_node * su +
 	                                (size_t)g->nnic_node * 3 * (size_t)(s->scaleout.planes ? s->scaleout.planes : 1)) + 64;
@@ -170,6 +172,58 @@ static int build_bodies(struct gen *g)
 
 /* ---- scale-up domains ---- */
 
+/* Lanes of a GPU on switch j of S, round-robin. */
+static long su_lanes(long lanes, long S, long j)
+{
+	return lanes / S + (j < lanes % S ? 1 : 0);
+}
+
+/* One domain of a two-tier plane (tiers: 2): on every node S L1 chips
+ * (nodeN/l1swJ) take the node's GPUs' lanes round-robin; sub-plane j holds
+ * `spines` L2 chips (domainD/l2swJ.K), each linked once to L1 chip j of
+ * every node of the domain.  Inter-node traffic inside the domain crosses
+ * the node's L1 uplinks: non-blocking only while
+ *   spines x uplink_bandwidth >= GPUs per node x lanes on a chip x lane_bandwidth. */
+static int build_su_two_tier(struct gen *g, long d, long n0, long n1, unsigned flags)
+{
+	const struct ccs_scaleup_spec *su = &g->s->scaleup;
+	struct ccs_topo *t = g->t;
+	long S = su->switches, K = su->spines, nn = n1 - n0;
+	if (su->radix > 0) {
+		long l1 = (long)g->ngpu_node * su_lanes(su->lanes, S, 0) + (nn > 1 ? K : 0);
+		if (l1 > su->radix || (nn > 1 && nn > su->radix))
+			return ccs_diag_at(g->diag, su->radix_mark,
+			                   "scaleup: switch radix %ld is too small: an L1 chip needs %ld ports (%ld lanes from %u gpus, %ld uplinks), an L2 chip %ld (one per node)",
+			                   su->radix, l1, (long)g->ngpu_node * su_lanes(su->lanes, S, 0), g->ngpu_node,
+			                   nn > 1 ? K : 0, nn);
+	}
+	uint32_t l2 = t->ndev;
+	if (nn > 1)
+		for (long j = 0; j < S; j++)
+			for (long k = 0; k < K; k++)
+				CCS_TRY(add_dev(g, ccs_arena_printf(&t->arena, "domain%ld/l2sw%ld.%ld", d, j, k), CCS_DEV_SUSW,
+				                CCS_TIER_NONE, flags, -1, -1, su->switch_lat_s, su->mark, NULL));
+	for (long n = n0; n < n1; n++) {
+		uint32_t l1 = t->ndev;
+		for (long j = 0; j < S; j++)
+			CCS_TRY(add_dev(g, ccs_arena_printf(&t->arena, "node%ld/l1sw%ld", n, j), CCS_DEV_SUSW, CCS_TIER_NONE,
+			                flags, (int32_t)n, -1, su->switch_lat_s, su->mark, NULL));
+		for (uint32_t i = 0; i < g->ngpu_node; i++)
+			for (long j = 0; j < S; j++) {
+				long l = su_lanes(su->lanes, S, j);
+				if (l)
+					CCS_TRY(add_link(g, g->node_base[n] + g->gpu_local[i], l1 + (uint32_t)j, su->type, l,
+					                 (double)l * su->lane_bw_Bps, su->lat_s, su->mark));
+			}
+		if (nn > 1)
+			for (long j = 0; j < S; j++)
+				for (long k = 0; k < K; k++)
+					CCS_TRY(add_link(g, l1 + (uint32_t)j, l2 + (uint32_t)(j * K + k), su->type, 1, su->up_bw_Bps,
+					                 su->lat_s, su->mark));
+	}
+	return CCS_OK;
+}
+
 static int build_scaleup(struct gen *g)
 {
 	const struct ccs_scaleup_spec *su = &g->s->scaleup;
@@ -201,6 +255,10 @@ static int build_scaleup(struct gen *g)
 					CCS_TRY(add_link(g, a, b, su->type, per, (double)per * su->lane_bw_Bps,
 					                 su->lat_s, su->mark));
 				}
+			continue;
+		}
+		if (su->tiers == 2) {
+			CCS_TRY(build_su_two_tier(g, d, n0, n1, flags));
 			continue;
 		}
 		long S = su->switches;
@@ -547,6 +605,8 @@ static void record_info(const struct gen *g)
 	if (s->scaleup.present) {
 		f->nodes_per_domain = (int)s->scaleup.nodes_per_domain;
 		f->domain_switches = (int)s->scaleup.switches;
+		f->su_tiers = (int)s->scaleup.tiers;
+		f->su_spines = (int)s->scaleup.spines;
 		f->multicast = s->scaleup.multicast;
 		f->reduction = s->scaleup.reduction;
 	}

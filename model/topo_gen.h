@@ -68,9 +68,12 @@ struct ccs_scaleup_spec {
 	int present;
 	uint8_t type;               /* nvlink, ub, hccs, xgmi */
 	long nodes_per_domain, switches, lanes, radix;
+	long tiers;                 /* 1: switches per domain; 2: L1 per node, L2 per sub-plane */
+	long spines;                /* tiers 2: L2 switch chips per sub-plane (one sub-plane per L1 index) */
+	double up_bw_Bps;           /* tiers 2: each L1 -> L2 link, per direction */
 	double lane_bw_Bps, lat_s, switch_lat_s;
 	int multicast, reduction;
-	struct ccs_mark mark, switches_mark, lanes_mark, radix_mark, multicast_mark;
+	struct ccs_mark mark, switches_mark, lanes_mark, radix_mark, multicast_mark, tiers_mark;
 };
 
 struct ccs_scaleout_spec {

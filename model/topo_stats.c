@@ -92,17 +92,24 @@ static int scaleup_bisection(const struct ccs_topo *t, struct ccs_topo_stats *st
 		if (rc)
 			goto out;
 	}
-	/* Scale-up switches reached from the domain's GPUs. */
-	for (uint32_t i = 0; i < t->nlink; i++) {
-		const struct ccs_link *l = &t->link[i];
-		if (!ccs_link_is_scaleup(l->type))
-			continue;
-		uint32_t ends[2] = { l->a, l->b };
-		for (int e = 0; e < 2; e++) {
-			uint32_t d = ends[e], o = ends[!e];
-			if (vx[d] < 0 && t->dev[d].kind == CCS_DEV_SUSW && t->dev[o].kind == CCS_DEV_GPU &&
-			    t->dev[o].domain == dom)
-				vx[d] = (int32_t)nv++;
+	/* Scale-up switches reached from the domain's GPUs, through switches
+	 * (a two-tier plane's L2 chips too). */
+	for (int grew = 1; grew;) {
+		grew = 0;
+		for (uint32_t i = 0; i < t->nlink; i++) {
+			const struct ccs_link *l = &t->link[i];
+			if (!ccs_link_is_scaleup(l->type))
+				continue;
+			uint32_t ends[2] = { l->a, l->b };
+			for (int e = 0; e < 2; e++) {
+				uint32_t d = ends[e], o = ends[!e];
+				int from = vx[o] >= 0 && (t->dev[o].kind == CCS_DEV_SUSW ||
+				                          (t->dev[o].kind == CCS_DEV_GPU && t->dev[o].domain == dom));
+				if (vx[d] < 0 && t->dev[d].kind == CCS_DEV_SUSW && from) {
+					vx[d] = (int32_t)nv++;
+					grew = 1;
+				}
+			}
 		}
 	}
 	f.nv = nv;
@@ -292,6 +299,34 @@ static int per_node(const struct ccs_topo *t, struct ccs_topo_stats *s)
 	return CCS_OK;
 }
 
+/* A two-tier scale-up plane's node uplinks against the node's GPU lanes. */
+static int su_uplinks(const struct ccs_topo *t, struct ccs_topo_stats *s)
+{
+	size_t nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
+	double *up = ccs_calloc(nn, sizeof *up), *down = ccs_calloc(nn, sizeof *down);
+	if (!up || !down) {
+		ccs_free(up);
+		ccs_free(down);
+		return CCS_ENOMEM;
+	}
+	if (ccs_topo_su_uplinks(t, up)) {
+		for (uint32_t g = 0; g < t->ngpu; g++)
+			if (t->gpu[g].node >= 0)
+				down[t->gpu[g].node] += t->gpu[g].su_bw_Bps;
+		s->su_up_min = INFINITY;
+		for (size_t n = 0; n < nn; n++) {
+			if (!(up[n] > 0))
+				continue;
+			if (up[n] < s->su_up_min) s->su_up_min = up[n];
+			if (up[n] > s->su_up_max) s->su_up_max = up[n];
+			if (down[n] / up[n] > s->su_up_oversub) s->su_up_oversub = down[n] / up[n];
+		}
+	}
+	ccs_free(up);
+	ccs_free(down);
+	return CCS_OK;
+}
+
 int ccs_topo_stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
 {
 	memset(s, 0, sizeof *s);
@@ -300,6 +335,7 @@ int ccs_topo_stats(const struct ccs_topo *t, struct ccs_topo_stats *s)
 	s->ndomains = (uint32_t)t->ndomains;
 	device_counts(t, s);
 	CCS_TRY(per_node(t, s));
+	CCS_TRY(su_uplinks(t, s));
 	CCS_TRY(scaleup_bisection(t, s));
 	CCS_TRY(scaleout_bisection(t, s));
 	CCS_TRY(diameter(t, s));

@@ -51,6 +51,8 @@ struct ccs_topo_stats {
 	uint32_t path_hist[CCS_PATH_N + 1]; /* best NIC per GPU; [N] = no NIC */
 	int su_multicast, su_reduce, sharp;
 	struct ccs_tier_stats tier[CCS_TIER_N];
+	double su_up_min, su_up_max;        /* two-tier scale-up: a node's uplinks (0: one tier) */
+	double su_up_oversub;               /* the largest node's GPU lanes : its uplinks */
 	double su_bisect_Bps;
 	uint32_t su_bisect_gpus;            /* GPUs in the bisected domain */
 	double so_bisect_Bps;

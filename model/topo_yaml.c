@@ -361,11 +361,36 @@ static int load_body(struct ld *L, const struct ccs_ynode *devs, const struct cc
 
 /* ---- scale-up and scale-out sections ---- */
 
+/* tiers: 2 (a UB plane as CloudMatrix384 builds it): `switches` L1 chips
+ * on every node, `spines` L2 chips in each of the `switches` sub-planes,
+ * one `uplink_bandwidth` link from each L1 chip to every L2 chip of its
+ * sub-plane. */
+static int load_su_tiers(struct ld *L, const struct ccs_ynode *m, struct ccs_scaleup_spec *su)
+{
+	CCS_TRY(ccs_ytree_long(&L->y, m, "tiers", 1, 2, &su->tiers, &su->tiers_mark));
+	struct ccs_ynode *sp = ccs_ytree_get(m, "spines"), *ub = ccs_ytree_get(m, "uplink_bandwidth");
+	if (su->tiers == 1) {
+		if (sp || ub)
+			return ccs_diag_at(L->y.diag, (sp ? sp : ub)->mark,
+			                   "'%s' is for a two-tier scale-up plane: add 'tiers: 2' to 'scaleup'",
+			                   sp ? "spines" : "uplink_bandwidth");
+		return CCS_OK;
+	}
+	if (!sp || !ub)
+		return ccs_diag_at(L->y.diag, su->tiers_mark,
+		                   "'tiers: 2' in 'scaleup' needs 'spines' (L2 chips per sub-plane) and 'uplink_bandwidth' (each L1 to L2 link)");
+	if (su->switches < 1)
+		return ccs_diag_at(L->y.diag, su->switches_mark, "'tiers: 2' needs 'switches' >= 1 (L1 chips per node)");
+	CCS_TRY(ccs_ytree_long(&L->y, m, "spines", 1, 4096, &su->spines, NULL));
+	CCS_TRY(ccs_ytree_qty(&L->y, m, "uplink_bandwidth", CCS_QTY_BW, &su->up_bw_Bps));
+	return CCS_OK;
+}
+
 static int load_scaleup(struct ld *L, const struct ccs_ynode *m, struct ccs_scaleup_spec *su)
 {
 	static const char *const keys[] = { "type", "nodes_per_domain", "switches", "lanes", "lane_bandwidth",
 	                                    "bandwidth", "latency", "switch_latency", "multicast",
-	                                    "reduction", "radix" };
+	                                    "reduction", "radix", "tiers", "spines", "uplink_bandwidth" };
 	static const char *const tnames[] = { "nvlink", "ub", "hccs", "xgmi" };
 	static const int tvals[] = { CCS_LINK_NVLINK, CCS_LINK_UB, CCS_LINK_HCCS, CCS_LINK_XGMI };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "scaleup"));
@@ -376,7 +401,8 @@ static int load_scaleup(struct ld *L, const struct ccs_ynode *m, struct ccs_scal
 	su->present = 1;
 	su->mark = m->mark;
 	su->nodes_per_domain = 1;
-	su->multicast_mark = su->lanes_mark = su->switches_mark = su->radix_mark = m->mark;
+	su->tiers = 1;
+	su->multicast_mark = su->lanes_mark = su->switches_mark = su->radix_mark = su->tiers_mark = m->mark;
 	int type = 0;
 	CCS_TRY(ccs_ytree_enum(&L->y, m, "type", tnames, tvals, 4, &type));
 	su->type = (uint8_t)type;
@@ -384,6 +410,7 @@ static int load_scaleup(struct ld *L, const struct ccs_ynode *m, struct ccs_scal
 	CCS_TRY(ccs_ytree_long(&L->y, m, "switches", 0, 4096, &su->switches, &su->switches_mark));
 	CCS_TRY(ccs_ytree_long(&L->y, m, "lanes", 1, 4096, &su->lanes, &su->lanes_mark));
 	CCS_TRY(ccs_ytree_long(&L->y, m, "radix", 1, 1000000, &su->radix, &su->radix_mark));
+	CCS_TRY(load_su_tiers(L, m, su));
 	struct ccs_ynode *bw = ccs_ytree_get(m, "bandwidth"), *lbw = ccs_ytree_get(m, "lane_bandwidth");
 	if (!bw && !lbw)
 		return ccs_diag_at(L->y.diag, m->mark, "missing 'lane_bandwidth' (per lane, per direction) or 'bandwidth' (per gpu) in 'scaleup'");

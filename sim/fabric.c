@@ -16,6 +16,7 @@ void ccs_fabric_free(struct ccs_fabric *f)
 	ccs_free(f->slow_mem);
 	ccs_free(f->planes);
 	ccs_free(f->gpu_at);
+	ccs_free(f->up_has);
 	ccs_free(f->dist);
 	ccs_free(f->parent);
 	ccs_free(f->queue);
@@ -105,6 +106,52 @@ static int port_caps(struct ccs_fabric *f)
 	return CCS_OK;
 }
 
+/* Which nodes have two-tier scale-up uplinks; their resources follow the
+ * memory ones. */
+static int up_index(struct ccs_fabric *f)
+{
+	const struct ccs_topo *t = f->t;
+	size_t nn = (size_t)(t->nnodes > 0 ? t->nnodes : 1);
+	double *up = ccs_calloc(nn, sizeof *up);
+	if (!up)
+		return CCS_ENOMEM;
+	if (ccs_topo_su_uplinks(t, up)) {
+		f->up_has = ccs_calloc(nn, 1);
+		if (!f->up_has) {
+			ccs_free(up);
+			return CCS_ENOMEM;
+		}
+		for (size_t n = 0; n < nn; n++)
+			f->up_has[n] = up[n] > 0;
+		f->nup = (uint32_t)t->nnodes;
+		f->up0 = f->nres;
+		f->nres += 2 * f->nup;
+	}
+	ccs_free(up);
+	return CCS_OK;
+}
+
+/* A two-tier scale-up plane: each node's uplinks to the second tier, one
+ * resource each way, the sum of its uplink links' capacities (the L2 chips
+ * spray a node's traffic over all of them). */
+static void uplink_caps(struct ccs_fabric *f)
+{
+	const struct ccs_topo *t = f->t;
+	for (uint32_t i = 0; i < 2 * f->nup; i++)
+		f->cap[f->up0 + i] = 0;
+	for (uint32_t l = 0; l < t->nlink; l++) {
+		int32_t n = ccs_topo_su_uplink_node(t, l);
+		if (n < 0 || (uint32_t)n >= f->nup)
+			continue;
+		f->cap[f->up0 + 2 * (uint32_t)n] += f->cap[2 * f->ngpu + 2 * l];
+		f->cap[f->up0 + 2 * (uint32_t)n + 1] += f->cap[2 * f->ngpu + 2 * l + 1];
+	}
+	/* a node without uplinks never routes through them: not a dead resource */
+	for (uint32_t n = 0; n < f->nup; n++)
+		if (!f->up_has[n])
+			f->cap[f->up0 + 2 * n] = f->cap[f->up0 + 2 * n + 1] = 1e18;
+}
+
 /* Memory: a resource only for GPUs slower than the fastest rank's, or whose
  * memory slows during the run. */
 static void mem_caps(struct ccs_fabric *f)
@@ -135,7 +182,7 @@ static int timed_state(struct ccs_fabric *f)
 	const struct ccs_topo *t = f->t;
 	size_t most = 0;
 	for (uint32_t i = 0; i < t->ntimed; i++)
-		most += 4 * (size_t)t->timed[i].nlink + 1;
+		most += 6 * (size_t)t->timed[i].nlink + 1;   /* its links both ways, their GPUs' ports, a node's uplinks */
 	f->cap0 = ccs_malloc(((size_t)f->nres + 1) * sizeof *f->cap0);
 	f->changed = ccs_malloc((most + 1) * sizeof *f->changed);
 	if (!f->cap0 || !f->changed)
@@ -154,6 +201,10 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	f->t = t;
 	f->ngpu = t->ngpu;
 	f->nres = 2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + t->ngpu;
+	if (up_index(f)) {
+		ccs_fabric_free(f);
+		return CCS_ENOMEM;
+	}
 	f->cap = ccs_calloc((size_t)f->nres + 1, sizeof *f->cap);
 	f->has_ports = ccs_calloc((size_t)t->ngpu + 1, 1);
 	f->slow_mem = ccs_calloc((size_t)t->ngpu + 1, 1);
@@ -174,6 +225,7 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 		return rc;
 	}
 	mem_caps(f);
+	uplink_caps(f);
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
 	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
@@ -267,9 +319,16 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 			f->cap[r + 1] *= x->share;
 			changed(f, r);
 			changed(f, r + 1);
-			/* a GPU's scale-up ports are the sum of its scale-up links */
+			/* a GPU's scale-up ports are the sum of its scale-up links,
+			 * a node's uplinks the sum of its uplink links */
 			if (!ccs_link_is_scaleup(t->link[l].type))
 				continue;
+			int32_t un = f->nup ? ccs_topo_su_uplink_node(t, l) : -1;
+			if (un >= 0 && (uint32_t)un < f->nup) {
+				uplink_caps(f);
+				changed(f, f->up0 + 2 * (uint32_t)un);
+				changed(f, f->up0 + 2 * (uint32_t)un + 1);
+			}
 			uint32_t ends[2] = { t->link[l].a, t->link[l].b };
 			for (int e = 0; e < 2; e++) {
 				int32_t g = t->gpu_of_dev[ends[e]];
@@ -319,6 +378,10 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
 		snprintf(buf, n, "%s scale-up %s", t->dev[t->gpu[res / 2].dev].name, res % 2 ? "in" : "out");
 		return;
 	}
+	if (f->nup && res >= f->up0) {
+		snprintf(buf, n, "node%u scale-up uplinks %s", (res - f->up0) / 2, (res - f->up0) % 2 ? "in" : "out");
+		return;
+	}
 	if (res >= 4 * f->ngpu + 2 * t->nlink) {
 		snprintf(buf, n, "%s memory", t->dev[t->gpu[res - 4 * f->ngpu - 2 * t->nlink].dev].name);
 		return;
@@ -362,7 +425,7 @@ int ccs_fabric_is_copy(const struct ccs_fabric *f, uint32_t res)
 
 int ccs_fabric_is_mem(const struct ccs_fabric *f, uint32_t res)
 {
-	return res >= 4 * f->ngpu + 2 * f->t->nlink;
+	return res >= 4 * f->ngpu + 2 * f->t->nlink && res < 5 * f->ngpu + 2 * f->t->nlink;
 }
 
 uint32_t ccs_fabric_mem(const struct ccs_fabric *f, int a)
@@ -489,6 +552,17 @@ static int node_path(struct ccs_fabric *f, uint32_t ga, uint32_t gb, uint64_t ke
 	return rc ? rc : path(f, stage, db, 0, key, res, n);
 }
 
+/* Between nodes of a two-tier scale-up domain: the sender's node uplinks
+ * and the receiver's. */
+static void up_hops(const struct ccs_fabric *f, uint32_t ga, uint32_t gb, uint32_t *res, int *n)
+{
+	int32_t na = f->t->gpu[ga].node, nb = f->t->gpu[gb].node;
+	if (!f->nup || na == nb || na < 0 || nb < 0 || !f->up_has[na] || !f->up_has[nb])
+		return;
+	res[(*n)++] = f->up0 + 2 * (uint32_t)na;
+	res[(*n)++] = f->up0 + 2 * (uint32_t)nb + 1;
+}
+
 static struct route_entry *cache_slot(struct ccs_fabric *f, uint64_t key)
 {
 	uint32_t i = (uint32_t)(mix(key) & (f->rc_cap - 1));
@@ -555,6 +629,7 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 			res[0] = 2 * ga;
 			res[1] = 2 * gb + 1;
 			*n = 2;
+			up_hops(f, ga, gb, res, n);
 			return CCS_OK;
 		}
 	}

@@ -25,6 +25,9 @@ struct ccs_fabric {
 	uint32_t spray;              /* parts per network transfer; <= 1: per-flow ECMP */
 	uint8_t per_flow;            /* runs never lump flows into classes (sim/classes.h) */
 	double copy_cap;             /* the copy ports' SM-budget cap (ccs_fabric_cap_copy), 0: none */
+	uint32_t nup;                /* nodes with two-tier scale-up uplinks: resources up0 .. up0 + 2 nup (out, in); 0: none */
+	uint32_t up0;
+	uint8_t *up_has;             /* per node: it has uplinks */
 	uint32_t *gpu_at;            /* node x L + local -> GPU (UINT32_MAX: none) */
 	int32_t L;                   /* 1 + the largest local index */
 	/* scratch for searches */

@@ -112,6 +112,11 @@ static void show_bandwidths(FILE *f, const struct ccs_topo_stats *s)
 			fprintf(f, "; multicast");
 		if (s->su_reduce)
 			fprintf(f, "; in-switch reduction");
+		if (s->su_up_max > 0) {
+			fprintf(f, "; node uplinks to the second tier ");
+			range_bw(f, s->su_up_min, s->su_up_max);
+			fprintf(f, " (lanes:uplinks %.3g:1)", s->su_up_oversub);
+		}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "scale-out  ");
@@ -243,6 +248,7 @@ static void show_json(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 		        s->nlink[k], (unsigned long long)s->nlanes[k]);
 	fprintf(f, "},\n");
 	fprintf(f, "  \"scaleup_GBps_per_gpu\": [%.6g, %.6g],\n", s->su_bw_min / 1e9, s->su_bw_max / 1e9);
+	fprintf(f, "  \"scaleup_node_uplinks_GBps\": [%.6g, %.6g],\n", s->su_up_min / 1e9, s->su_up_max / 1e9);
 	fprintf(f, "  \"scaleup_lanes_per_gpu\": [%u, %u],\n", s->su_links_min, s->su_links_max);
 	fprintf(f, "  \"multicast\": %s,\n  \"in_switch_reduction\": %s,\n  \"sharp\": %s,\n",
 	        s->su_multicast ? "true" : "false", s->su_reduce ? "true" : "false", s->sharp ? "true" : "false");

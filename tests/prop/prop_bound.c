@@ -7,7 +7,8 @@
 ** AllReduce are too; and on these fabrics, none oversubscribed, AllToAll at
 ** 64 MiB and more is within 3x of the bound in both engines.  Rack counts
 ** come from fixture.h's generator at its fixed seed (printed with a
-** failure).  Run from the root.
+** failure).  A two-tier UB plane at 1:1, 2:1 and 4:1 checks the node
+** uplinks' cut and that both engines price them.  Run from the root.
 */
 #include "../check.h"
 #include "../unit/fixture.h"
@@ -97,6 +98,46 @@ static void one(const char *file, const char *const *sets, int ns, int sim)
 	fx_down(t, &c, fab);
 }
 
+/* A two-tier UB plane (CloudMatrix384's, 16 nodes in one domain) with 16,
+ * 8 and 4 L2 chips per sub-plane (1:1, 2:1, 4:1 lanes to uplinks): AllToAll
+ * at 64 MiB never below the cut, within 3x of it and the engines within 10%
+ * of each other; the node uplinks bind once they are thinner than the
+ * lanes (before they were not modelled: every spine count gave one time). */
+static void two_tier(void)
+{
+	static const char *const spines[] = { "scaleup.spines=16", "scaleup.spines=8", "scaleup.spines=4" };
+	double tc[3] = { 0, 0, 0 };
+	for (int i = 0; i < 3; i++) {
+		const char *sets[3] = { "nodes=16", "scaleup.nodes_per_domain=16", spines[i] };
+		struct ccs_topo *t;
+		struct ccs_comm c;
+		struct ccs_fabric *fab;
+		CHECK(!fx_up("topologies/cloudmatrix384.yaml", sets, 3, 0, &t, &c, &fab));
+		if (!t)
+			return;
+		char what[128];
+		snprintf(what, sizeof what, "cloudmatrix384 16 nodes %s", spines[i]);
+		closed_form(&c, what);
+		uint64_t S = 64ull << 20;
+		struct ccs_cost x;
+		struct ccs_cut cut;
+		struct ccs_sim_stats st;
+		CHECK(!ccs_bound_cut(&c, CCS_COLL_ALLTOALL, (double)S, &cut));
+		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, S, &x, NULL));
+		double ts = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, S, &st);
+		if (below(x.time_s, &cut) || below(ts, &cut) || x.time_s > 3 * cut.t_s || fabs(ts / x.time_s - 1) > 0.1)
+			fprintf(stderr, "%s: alltoall 64 MiB: closed form %g us, simulated %g us, %s cut %g us\n", what,
+			        x.time_s * 1e6, ts * 1e6, ccs_cut_name[cut.by], cut.t_s * 1e6);
+		CHECK(!below(x.time_s, &cut) && !below(ts, &cut));
+		CHECK(x.time_s <= 3 * cut.t_s);
+		CHECK(fabs(ts / x.time_s - 1) <= 0.1);
+		CHECK(i == 0 || cut.by == CCS_CUT_NODE);
+		tc[i] = x.time_s;
+		fx_down(t, &c, fab);
+	}
+	CHECK(tc[1] >= 1.5 * tc[0] && tc[2] >= 1.8 * tc[1]);
+}
+
 int main(void)
 {
 	static const struct {
@@ -133,5 +174,6 @@ int main(void)
 		fprintf(stderr, "prop_bound: gb200-nvl72 %s (seed 88172645463325252)\n", set);
 		one("topologies/gb200-nvl72.yaml", sets, nodes > 512 ? 2 : 1, racks <= 4);
 	}
+	two_tier();
 	return CHECK_DONE("prop_bound");
 }
