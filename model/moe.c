@@ -333,6 +333,8 @@ double ccs_moe_tok_bytes(int hidden, int fp8)
 struct plan_work {
 	uint32_t *cnt, *gcnt;
 	int32_t *mark, *gmark, *pos, *gstart, *members;
+	int32_t *grp;               /* per rank: its scale-up group within its EP group (DeepEP's nodes) */
+	int ng;
 	struct xbuf b;
 };
 
@@ -399,13 +401,16 @@ static int plan_pairs(const struct ccs_comm *c, const struct ccs_moe_routing *r,
 
 /* DeepEP normal across groups: per (token, remote group) one RDMA message
  * to the member of the source's index there, then per (token, rank) the
- * forwarder's scale-up copy (the source forwards on its own node). */
+ * forwarder's scale-up copy (the source forwards on its own node).  The
+ * groups are DeepEP's nodes: a scale-up group's ranks within one EP group
+ * (DeepEP runs on the EP communicator, so its forwarders are EP ranks; an
+ * EP group across two racks, 8 ranks in one, forwards through those 8). */
 static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r, struct ccs_moe_plan *out,
                        struct plan_work *w)
 {
 	int n = c->n, T = r->tokens, k = r->topk;
 	double tb = out->tok_bytes;
-	int32_t *ridx = ccs_malloc(((size_t)c->G + 1) * sizeof *ridx);
+	int32_t *ridx = ccs_malloc(((size_t)w->ng + 1) * sizeof *ridx);
 	uint32_t *fwd = ccs_calloc((size_t)n + 1, sizeof *fwd);
 	if (!ridx || !fwd) {
 		ccs_free(fwd);
@@ -413,13 +418,13 @@ static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r
 		return CCS_ENOMEM;
 	}
 	for (int s = 0; s < n; s++) {
-		int gs = c->rank_group[s];
-		memset(w->gcnt, 0, (size_t)c->G * sizeof *w->gcnt);
+		int gs = w->grp[s];
+		memset(w->gcnt, 0, (size_t)w->ng * sizeof *w->gcnt);
 		memset(fwd, 0, (size_t)n * sizeof *fwd);
 		for (int t = 0; t < T; t++) {
 			const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
 			for (int j = 0; j < k; j++) {
-				int d = rk[j], gd = c->rank_group[d];
+				int d = rk[j], gd = w->grp[d];
 				if (w->gmark[gd] != t) {
 					w->gmark[gd] = t;
 					w->gcnt[gd]++;
@@ -432,7 +437,7 @@ static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r
 		}
 		for (int x = 0; x < n; x++)
 			w->mark[x] = -1;
-		for (int g = 0; g < c->G; g++) {
+		for (int g = 0; g < w->ng; g++) {
 			w->gmark[g] = -1;
 			out->logical[s] += w->gcnt[g] * tb;
 			ridx[g] = -1;
@@ -450,7 +455,7 @@ static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r
 		for (int d = 0; d < n; d++) {
 			if (!fwd[d])
 				continue;
-			int gd = c->rank_group[d];
+			int gd = w->grp[d];
 			int from = gd == gs ? s : w->b.x[ridx[gd]].dst;
 			if (push(&w->b, from, d, gd == gs ? -1 : ridx[gd], fwd[d], 1)) {
 				ccs_free(fwd);
@@ -461,6 +466,41 @@ static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r
 	}
 	ccs_free(fwd);
 	ccs_free(ridx);
+	return CCS_OK;
+}
+
+/* w's groups: each scale-up group cut by the EP groups (P consecutive
+ * ranks, cfg->ep), numbered in rank order, and their members. */
+static int plan_groups(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, struct plan_work *w)
+{
+	int n = c->n, P = cfg && cfg->ep > 0 && cfg->ep < n ? cfg->ep : n;
+	w->grp = ccs_malloc(((size_t)n + 1) * sizeof *w->grp);
+	int32_t *first = ccs_malloc(((size_t)c->G * (size_t)((n + P - 1) / P) + 1) * sizeof *first);
+	w->gstart = ccs_calloc((size_t)n + 2, sizeof *w->gstart);
+	w->members = ccs_malloc(((size_t)n + 1) * sizeof *w->members);
+	if (!w->grp || !first || !w->gstart || !w->members) {
+		ccs_free(first);
+		return CCS_ENOMEM;
+	}
+	size_t nk = (size_t)c->G * (size_t)((n + P - 1) / P);
+	for (size_t k = 0; k < nk; k++)
+		first[k] = -1;
+	w->ng = 0;
+	for (int r = 0; r < n; r++) {
+		size_t k = (size_t)c->rank_group[r] * (size_t)((n + P - 1) / P) + (size_t)(r / P);
+		if (first[k] < 0)
+			first[k] = w->ng++;
+		w->grp[r] = first[k];
+		w->gstart[w->grp[r] + 1]++;
+	}
+	ccs_free(first);
+	for (int g = 0; g < w->ng; g++)
+		w->gstart[g + 1] += w->gstart[g];
+	int32_t *at = w->pos;   /* scratch: the next slot of each group */
+	for (int g = 0; g < w->ng; g++)
+		at[g] = w->gstart[g];
+	for (int r = 0; r < n; r++)
+		w->members[at[w->grp[r]]++] = r;
 	return CCS_OK;
 }
 
@@ -486,17 +526,17 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 	out->logical = ccs_calloc((size_t)n + 1, sizeof *out->logical);
 	w.cnt = ccs_calloc((size_t)n + 1, sizeof *w.cnt);
 	w.mark = ccs_malloc(((size_t)n + 1) * sizeof *w.mark);
-	w.gmark = ccs_malloc(((size_t)c->G + 1) * sizeof *w.gmark);
-	w.gcnt = ccs_calloc((size_t)c->G + 1, sizeof *w.gcnt);
+	w.gmark = ccs_malloc(((size_t)n + 1) * sizeof *w.gmark);   /* at most n groups */
+	w.gcnt = ccs_calloc((size_t)n + 1, sizeof *w.gcnt);
 	w.pos = ccs_malloc(((size_t)n + 1) * sizeof *w.pos);
 	int rc = CCS_ENOMEM;
-	if (out->logical && w.cnt && w.mark && w.gmark && w.gcnt && w.pos && !ccs_comm_members(c, &w.gstart, &w.members)) {
-		for (int g = 0; g < c->G; g++)
+	if (out->logical && w.cnt && w.mark && w.gmark && w.gcnt && w.pos && !plan_groups(c, cfg, &w)) {
+		for (int g = 0; g < w.ng; g++)
 			for (int i = w.gstart[g]; i < w.gstart[g + 1]; i++)
 				w.pos[w.members[i]] = i - w.gstart[g];
 		for (int x = 0; x < n; x++)
 			w.mark[x] = -1;
-		for (int g = 0; g < c->G; g++)
+		for (int g = 0; g < w.ng; g++)
 			w.gmark[g] = -1;
 		if (op == CCS_MOE_ALLTOALLV) {
 			out->tok_bytes = 1;
@@ -519,6 +559,7 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 	ccs_free(w.gcnt);
 	ccs_free(w.gstart);
 	ccs_free(w.members);
+	ccs_free(w.grp);
 	ccs_free(w.pos);
 	if (rc) {
 		ccs_moe_plan_release(out);

@@ -5,9 +5,11 @@
 ** chunks and latencies.
 **
 ** Inside each group every rank runs one NVLS-like op through its scale-up
-** ports (S out, S/p more in: the direct reduce-scatter and all-gather the
-** closed form counts as b_su p/(p+1)).  Beside it, on the network, rank r
-** (member j of its group) owns the slice S/p and moves it in K chunks:
+** ports (S out, S/p_g more in: the direct reduce-scatter and all-gather the
+** closed form counts as b_su p/(p+1)).  Beside it, on the network, the
+** heads, the first p = p_min members of every group (NCCL keeps the same
+** heads in every node; a part-filled rack's size sets them), each own
+** the slice S/p; head r (member j of its group) moves it in K chunks:
 **   up(k, r)     chunk k from r's GPU to its NICs and up their links to
 **                the switches (CCS_OP_UP; one part per best NIC of r, as
 **                NCCL spreads channels over them); after up(k-1, r)
@@ -164,9 +166,9 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	struct ccs_cost cc;
 	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, algo, proto, channels, bytes, &cc, why))
 		return CCS_EINPUT;
-	int n = c->n, G = c->G, p = c->p;
-	if (G < 2 || c->p_min != p) {
-		*why = "the collnet schedule needs several groups of equal size";
+	int n = c->n, G = c->G, p = c->p_min;
+	if (G < 2) {
+		*why = "the collnet schedule needs several groups";
 		return CCS_EINPUT;
 	}
 	int32_t *gstart = NULL, *members = NULL;
@@ -199,22 +201,28 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	double hop = ccs_nccl_latency(c, algo, proto, 0, 1) - base;
 	struct ccs_op o;
 	uint32_t id;
-	/* the intra op of every rank (none with one rank per group) */
-	for (int r = 0; r < n && p > 1; r++) {
+	/* the intra op of every rank, over its own group (none in a group of
+	 * one rank) */
+	for (int r = 0; r < n; r++) {
+		int pg = gstart[c->rank_group[r] + 1] - gstart[c->rank_group[r]];
+		if (pg < 2)
+			continue;
 		memset(&o, 0, sizeof o);
 		o.kind = CCS_OP_NVLS;
 		o.src = o.dst = r;
 		o.nic_src = o.nic_dst = UINT32_MAX;
-		o.bytes = (double)bytes * (p + 1.0) / p;
+		o.bytes = (double)bytes * (pg + 1.0) / pg;
 		o.delay_s = cc.lat_s + cc.step_s;
 		if ((rc = ccs_dag_op(d, &o, &id)))
 			goto out;
 	}
-	/* up and down chunks, part i over the rank's i-th best NIC */
+	/* up and down chunks of the heads (the first p members of every
+	 * group), part i over the head's i-th best NIC */
 	struct direct_args A = { c, gstart, members, K, M, Sr / K / M, base, hop, up, down, tg, scratch };
-	for (int r = 0; r < n; r++)
-		if ((rc = rank_chunks(d, &A, r)))
-			goto out;
+	for (int g = 0; g < G; g++)
+		for (int j = 0; j < p; j++)
+			if ((rc = rank_chunks(d, &A, members[gstart[g] + j])))
+				goto out;
 	/* the switches' reduction per rail and chunk */
 	for (int j = 0; j < p; j++)
 		for (int k = 0; k < K; k++)
@@ -250,7 +258,7 @@ out:
 struct chain_args {
 	const struct ccs_comm *c;
 	const int32_t *gstart, *members;
-	int p, G;
+	int G;
 	double intra, per, lat_s;   /* bytes a chain hop and the switch hop move; the first hop's delay */
 };
 
@@ -261,7 +269,7 @@ struct chain_args {
 static int chain_group(struct ccs_dag *d, const struct chain_args *A, int g, int ch, int k, uint32_t *pv,
                        uint32_t *heads)
 {
-	int p = A->p, rc;
+	int p = A->gstart[g + 1] - A->gstart[g], rc;   /* this group's chain (a part-filled rack's is shorter) */
 	struct ccs_op o;
 #define M(j) A->members[A->gstart[g] + ((j) + ch) % p]
 	uint32_t id, last = UINT32_MAX;
@@ -332,8 +340,8 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, CCS_ALGO_COLLNET_CHAIN, proto, channels, bytes, &cc, why))
 		return CCS_EINPUT;
 	int G = c->G, p = c->p, C = cc.channels > 0 ? cc.channels : 1;
-	if (G < 2 || c->p_min != p) {
-		*why = "the collnet schedule needs several groups of equal size";
+	if (G < 2) {
+		*why = "the collnet schedule needs several groups";
 		return CCS_EINPUT;
 	}
 	int32_t *gstart = NULL, *members = NULL;
@@ -364,12 +372,12 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 			uint32_t agg;
 			memset(&o, 0, sizeof o);
 			o.kind = CCS_OP_DELAY;
-			o.src = o.dst = members[gstart[0] + ch % p];
+			o.src = o.dst = members[gstart[0] + ch % (gstart[1] - gstart[0])];
 			o.nic_src = o.nic_dst = UINT32_MAX;
 			o.delay_s = 0;          /* in the latency the leaves paid */
 			if ((rc = ccs_dag_op(d, &o, &agg)))
 				goto out;
-			struct chain_args A = { c, gstart, members, p, G, intra, per, cc.lat_s };
+			struct chain_args A = { c, gstart, members, G, intra, per, cc.lat_s };
 			for (int g = 0; g < G; g++)
 				if ((rc = chain_group(d, &A, g, ch, k, prev + ((size_t)ch * G + g) * slots, heads)))
 					goto out;

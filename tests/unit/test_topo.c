@@ -199,11 +199,27 @@ static void test_other_shipped(void)
 	t = fx_load("topologies/cloudmatrix384.yaml", NULL, 0);
 	CHECK(stats(t, &s));
 	if (t) {
-		CHECK(s.ngpu == 384 && s.ndomains == 1 && s.nlink[CCS_LINK_UB] == 384 * 7);
+		/* two tiers: 7 L1 chips a node (2 lanes of every NPU each), 7 x 16 L2
+		 * chips, each L1 linked once to the 16 of its sub-plane */
+		CHECK(s.ngpu == 384 && s.ndomains == 1 && s.nlink[CCS_LINK_UB] == 384 * 7 + 48 * 7 * 16);
+		CHECK(s.ndev[CCS_DEV_SUSW] == 48 * 7 + 7 * 16);
 		CHECK_NEAR(s.su_bw_min, 392e9, 1e-12);
+		CHECK_NEAR(s.su_up_min, 7 * 16 * 28e9, 1e-12);
+		CHECK_NEAR(s.su_up_oversub, 1.0, 1e-12);
 		CHECK_NEAR(s.su_bisect_Bps, 192 * 392e9, 1e-12);
+		CHECK(s.diameter == 4);
 		CHECK_NEAR(s.so_bisect_Bps, 24 * 8 * 50e9, 1e-12);
 		ccs_topo_free(t);
+	}
+	{
+		const char *half[1] = { "scaleup.spines=8" };   /* a 2:1 UB plane: half the L2 */
+		t = fx_load("topologies/cloudmatrix384.yaml", half, 1);
+		CHECK(stats(t, &s));
+		if (t) {
+			CHECK_NEAR(s.su_up_oversub, 2.0, 1e-12);
+			CHECK_NEAR(s.su_bisect_Bps, 96 * 392e9, 1e-12);
+			ccs_topo_free(t);
+		}
 	}
 	t = fx_load("topologies/dgx-a100.yaml", NULL, 0);
 	CHECK(stats(t, &s));
