@@ -1,5 +1,6 @@
 /* model/topo.c: the topology graph: building, checking, deriving (topo.h). */
 #include "topo.h"
+#include "params.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,48 +18,48 @@ const char *const ccs_arch_name[CCS_ARCH_N] = { "volta", "ampere", "hopper", "bl
 void ccs_model_params_default(struct ccs_model_params *p)
 {
 	memset(p, 0, sizeof *p);
-	/* Achievable fraction of the wire rate (docs/model.md for sources):
-	 * NVLink4 p2pBandwidthLatencyTest 376 of 450 GB/s on H100 (NVIDIA/nccl
-	 * issue 1264), 396 on H200; PCIe Gen5 copy-engine H2D 51-55 of 63 GB/s
-	 * (nvbandwidth, Azure and H200 reports); NCCL over 400G InfiniBand and
-	 * RoCE reaches about 92% of line rate (perftest alone 98%). */
-	p->eff[CCS_LINK_NVLINK] = 0.84;
-	p->eff[CCS_LINK_UB] = 0.84;
-	p->eff[CCS_LINK_HCCS] = 0.84;
-	/* AMD's xGMI between GPUs: 48 of a link's 64 GB/s per direction are
-	 * usable on MI300X once CRC and protocol overhead are paid (AMD ROCm
-	 * blog, "Understanding RCCL Bandwidth and xGMI Performance on AMD
-	 * Instinct MI300X", 2025-03-02); taken for every xGMI generation. */
-	p->eff[CCS_LINK_XGMI] = 0.75;
-	p->eff[CCS_LINK_C2C] = 0.85;
-	p->eff[CCS_LINK_PCIE] = 0.85;
-	p->eff[CCS_LINK_SMP] = 0.70;
-	p->eff[CCS_LINK_IB] = 0.92;
-	p->eff[CCS_LINK_ROCE] = 0.92;
-	p->eff[CCS_LINK_ETHERNET] = 0.92;
-	/* One pipeline step: Simple waits on a flag and a fence per step (about
-	 * one NVLink round trip); LL and LL128 carry flags in the data. */
-	p->step_s[0] = 0.2e-6;
-	p->step_s[1] = 0.5e-6;
-	p->step_s[2] = 1.5e-6;
-	/* An expert-parallel kernel's fixed cost, set from rows of
-	 * published.csv: the median of what DeepEP's low-latency time rows
-	 * (H800, 128 tokens, EP8-EP256) measure beyond the model's time without
-	 * it; 21-23 us with each EP size left out (docs/validation.md). */
-	p->ep_overhead_s = 23e-6;
-	/* One-shot and two-shot AllReduce kernels (vLLM's and TensorRT-LLM's
-	 * custom AllReduce): launch and flag barriers beyond the bytes.  vLLM's
-	 * H100 tables (PRs 24111, 24532: 4 and 6 GPUs, 0.5-4 MiB) put the
-	 * one-shot kernel at 5-6 us and the two-shot at 12-14 us above the
-	 * NVLink bytes (docs/moe.md). */
-	p->shot_overhead_s[0] = 5e-6;
-	p->shot_overhead_s[1] = 12e-6;
-	/* The same tables show two-shot kernels moving their 2 (p-1)/p S at
-	 * 58-73% of what one-shot kernels reach on the same NVLink (221-277
-	 * vs 322-393 GB/s on H100); torch's two-shot at 8 GPUs likewise
-	 * (vLLM PR 42324). */
-	p->twoshot_eff = 0.65;
+	/* every figure from the parameter table (model/params.c), with its
+	 * source there; NVLink's is Hopper's until ccs_topo_finish knows the
+	 * GPUs (ccs_topo_finish: their generation's row) */
+	static const struct { int type; const char *key; } eff[] = {
+		{ CCS_LINK_NVLINK, "efficiency.nvlink.hopper" }, { CCS_LINK_UB, "efficiency.ub" },
+		{ CCS_LINK_HCCS, "efficiency.hccs" }, { CCS_LINK_XGMI, "efficiency.xgmi" },
+		{ CCS_LINK_C2C, "efficiency.c2c" }, { CCS_LINK_PCIE, "efficiency.pcie" },
+		{ CCS_LINK_SMP, "efficiency.smp" }, { CCS_LINK_IB, "efficiency.ib" },
+		{ CCS_LINK_ROCE, "efficiency.roce" }, { CCS_LINK_ETHERNET, "efficiency.ethernet" },
+	};
+	for (size_t i = 0; i < sizeof eff / sizeof eff[0]; i++)
+		p->eff[eff[i].type] = ccs_param(eff[i].key);
+	p->step_s[0] = ccs_param("step_overhead.LL") * 1e-6;
+	p->step_s[1] = ccs_param("step_overhead.LL128") * 1e-6;
+	p->step_s[2] = ccs_param("step_overhead.Simple") * 1e-6;
+	p->ep_overhead_s = ccs_param("ep_overhead") * 1e-6;
+	p->shot_overhead_s[0] = ccs_param("oneshot_overhead") * 1e-6;
+	p->shot_overhead_s[1] = ccs_param("twoshot_overhead") * 1e-6;
+	p->twoshot_eff = ccs_param("twoshot_efficiency");
 	p->transport = -1;
+	p->nvlink_arch = -1;
+}
+
+/* NVLink's efficiency from the generation of the oldest GPU with NVLink
+ * links, unless the topology (or --set, or a calibration) gave one. */
+static void resolve_nvlink(struct ccs_topo *t)
+{
+	if (t->params.eff_set >> CCS_LINK_NVLINK & 1)
+		return;
+	int arch = CCS_ARCH_N;
+	for (uint32_t l = 0; l < t->nlink; l++) {
+		if (t->link[l].type != CCS_LINK_NVLINK)
+			continue;
+		uint32_t ends[2] = { t->link[l].a, t->link[l].b };
+		for (int e = 0; e < 2; e++)
+			if (t->dev[ends[e]].kind == CCS_DEV_GPU && t->dev[ends[e]].arch < arch)
+				arch = t->dev[ends[e]].arch;
+	}
+	if (arch == CCS_ARCH_N)
+		return;
+	t->params.eff[CCS_LINK_NVLINK] = ccs_params_nvlink_eff(ccs_arch_name[arch], NULL);
+	t->params.nvlink_arch = arch;
 }
 
 int ccs_link_is_scaleup(int type)
@@ -571,6 +572,7 @@ int ccs_topo_finish(struct ccs_topo *t, struct ccs_diag *diag)
 		goto out;
 	derive_domains(t, dist, queue);
 	rc = derive_nics(t, dist, queue);
+	resolve_nvlink(t);
 out:
 	ccs_free(dist);
 	ccs_free(queue);

@@ -112,8 +112,8 @@ struct ccs_fabric_info {
 
 /*
 ** Parameters of the cost model that belong to the hardware, with defaults
-** from public figures (docs/model.md) and overridable in the topology's
-** `model:` section:
+** from the parameter table (model/params.h, each with its source) and
+** overridable in the topology's `model:` section:
 **   eff[type]     achievable fraction of a link type's wire rate
 **   step_s[proto] fixed cost of one pipeline step (LL, LL128, Simple)
 **   nvls_channels channels NVLS uses (0: by GPU architecture)
@@ -135,6 +135,8 @@ struct ccs_model_params {
 	                                0: the current one (nccl_tables.h) */
 	int nccl_collnet;            /* NCCL_COLLNET_ENABLE=1 (and its SHARP plugin): NCCL may choose CollNet and
 	                                NVLS across nodes; 0: NCCL's default, off */
+	uint32_t eff_set;            /* link types whose eff the topology or --set gave (bit per type) */
+	int nvlink_arch;             /* the GPU generation NVLink's eff came from (model/params.h), -1: none */
 };
 
 /* The defaults. */

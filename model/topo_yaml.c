@@ -570,6 +570,7 @@ static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_
 				                   "efficiency of '%s' must be a fraction in (0, 1], got '%s'",
 				                   e->k[i]->str, e->v[i]->str);
 			p->eff[ty] = x;
+			p->eff_set |= 1u << ty;
 		}
 	}
 	struct ccs_ynode *so = ccs_ytree_get(m, "step_overhead");

@@ -50,6 +50,8 @@ static const struct command {
 	{ "report", ccs_cmd_report, "SCENARIO", "one Markdown or HTML file with a stored study's tables and plots", NULL },
 	{ "calibrate", ccs_cmd_calibrate, "run|ingest|fit|show|diff|check", NULL,
 	  "measure, store (SQLite), fit and gate the hardware's alpha-beta" },
+	{ "params", ccs_cmd_params, "[-t TOPO]", "the model's physical constants, their sources, what a topology resolves",
+	  NULL },
 	{ "version", cmd_version, "", "print the version", NULL },
 	{ "--version", cmd_version, NULL, NULL, NULL },
 	{ "help", cmd_help, NULL, NULL, NULL },

@@ -117,6 +117,7 @@ struct result {
 	int moe, ep, target;         /* a DeepEP row; its EP size; inside the EP8-EP32 target */
 	int pplx;                    /* a pplx-kernels row (held out) */
 	int nodes;                   /* the row's nodes (above 1: it crosses the network) */
+	int nvlink_arch;             /* the GPU generation its NVLink efficiency came from (model/params.h), -1: none */
 };
 
 /* A DeepEP row (id DEEPEP1-{normal,LL}-EP<n>-{dispatch,combine}[-lat|-bw]):
@@ -306,6 +307,7 @@ static int score_row(char **f, struct result *r, const char *const *extra, int n
 		return 1;
 	}
 	int ppn = atoi(f[3]), nodes = atoi(f[4]);
+	r->nvlink_arch = t->params.nvlink_arch;
 	struct ccs_comm c;
 	char err[256];
 	if (ccs_comm_build(t, ppn * nodes, ppn, &c, err, sizeof err)) {
@@ -574,15 +576,19 @@ struct konst {
 	const char *src[16];        /* source row ids, or one id prefix with resid */
 	double wire;                /* GB/s each source row is measured against */
 	int resid;                  /* 1: the EP rule (time_us rows, residual) */
+	int arch;                   /* it applies only to rows whose NVLink is this generation's (enum ccs_arch); -1: all */
 };
 
 static const struct konst konsts[] = {
-	{ "NVLink efficiency", { "model.efficiency.nvlink", "model.efficiency.ub", "model.efficiency.hccs", NULL }, CCS_LINK_NVLINK,
-	  0.01, { "I1264-H100-p2p-uni", NULL }, 450.0, 0 },
+	/* a row of the parameter table (model/params.c) whose source is also a
+	 * row here: it sets Hopper's NVLink (and UB, HCCS, its stand-ins) only;
+	 * other generations have their own rows */
+	{ "NVLink 4 efficiency (Hopper)", { "model.efficiency.nvlink", "model.efficiency.ub", "model.efficiency.hccs", NULL },
+	  CCS_LINK_NVLINK, 0.01, { "I1264-H100-p2p-uni", NULL }, 450.0, 0, CCS_ARCH_HOPPER },
 	/* PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s */
 	{ "PCIe (and C2C) efficiency", { "model.efficiency.pcie", "model.efficiency.c2c", NULL }, CCS_LINK_PCIE, 0.01,
-	  { "AZ-H100-NVBW-H2D", "AZ-H100-NVBW-D2H", "STAS-H200-NVBW-H2D", "STAS-H200-NVBW-D2H", NULL }, 63.0, 0 },
-	{ "EP kernel fixed cost (us)", { "model.ep_overhead", NULL }, -1, 1.0, { "DEEPEP1-LL-", NULL }, 0, 1 },
+	  { "AZ-H100-NVBW-H2D", "AZ-H100-NVBW-D2H", "STAS-H200-NVBW-H2D", "STAS-H200-NVBW-D2H", NULL }, 63.0, 0, -1 },
+	{ "EP kernel fixed cost (us)", { "model.ep_overhead", NULL }, -1, 1.0, { "DEEPEP1-LL-", NULL }, 0, 1, -1 },
 };
 
 /* The value k has in the shipped defaults. */
@@ -671,7 +677,7 @@ static double sel_err(const struct konst *k, double value, const struct result *
 			continue;
 		struct result t;
 		const struct result *u = r;
-		if (nx) {
+		if (nx && (k->arch < 0 || r->nvlink_arch == k->arch)) {
 			if (rescore(lines, i, extra, nx, &t) || t.skip)
 				continue;
 			u = &t;
@@ -685,7 +691,7 @@ static double sel_err(const struct konst *k, double value, const struct result *
 static void write_logo(FILE *out, const struct result *res, char *const *lines, int nres)
 {
 	fprintf(out, "## Constants set from published rows: leave one group out\n\n"
-	             "Three defaults of `model/topo.c` come from rows of this file. Each is given by a rule on its\n"
+	             "Three rows of the parameter table (`model/params.c`, `ccsim params`) come from rows of this file. Each is given by a rule on its\n"
 	             "source rows (efficiencies: the median of measured / wire rate, rounded to 0.01; the EP kernel's\n"
 	             "fixed cost: the median of what DeepEP's low-latency time rows measure beyond the model's time\n"
 	             "without it, rounded to 1 us). For each scored group the rule is applied again without the rows\n"
@@ -729,6 +735,14 @@ static void write_logo(FILE *out, const struct result *res, char *const *lines, 
 			double e0 = sel_err(K, NAN, res, lines, nres, ru->group, 0, &nr);
 			if (!nr)
 				continue;
+			int uses = K->arch < 0;
+			for (int i = 0; i < nres && !uses; i++)
+				uses = !res[i].skip && !strcmp(res[i].group, ru->group) && res[i].nvlink_arch == K->arch;
+			if (!uses) {
+				fprintf(out, "| %s | %s | not used: its GPUs take their own generation's row | %d | %.1f%% | %.1f%% |\n",
+				        ru->group, K->name, nr, 100 * e0, 100 * e0);
+				continue;
+			}
 			if (isnan(v)) {
 				fprintf(out, "| %s | %s | no source row outside it | %d | %.1f%% | - |\n", ru->group, K->name, nr,
 				        100 * e0);

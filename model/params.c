@@ -1,0 +1,72 @@
+/* model/params.c: the parameter table (params.h). */
+#include "params.h"
+
+#include <stdio.h>
+
+#include <math.h>
+#include <string.h>
+
+static const struct ccs_param table[] = {
+	/* NVLink: what NCCL's SM-driven kernels get of the line rate, by generation */
+	{ "efficiency.nvlink.volta", "NVLink 2 (V100)", 0.80, "", "code",
+	  "NVIDIA/nccl src/graph/topo.h SM70_NVLINK_BW 20.0 GB/s per 25 GB/s link (5067397c); no public V100 ubench found" },
+	{ "efficiency.nvlink.ampere", "NVLink 3 (A100)", 0.77, "", "maint",
+	  "S. Jeaugey, NVIDIA/nccl-tests issue 149 (2023-07-05): SM-driven traffic reaches about 230 GB/s of an A100's 12 x 25 GB/s (128-byte payloads)" },
+	{ "efficiency.nvlink.hopper", "NVLink 4 (H100, H200, H800)", 0.84, "", "ubench",
+	  "p2pBandwidthLatencyTest 371-377 of 450 GB/s per H100 pair through NVSwitch, NVIDIA/nccl issue 1264 (2024-04-24)" },
+	{ "efficiency.nvlink.blackwell", "NVLink 5 (B200, GB200)", 0.80, "", "stand-in",
+	  "no public NVLink 5 ubench found; NCCL's own figure: src/graph/topo.h SM100_NVLINK_BW 40.1 GB/s per 50 GB/s link (5067397c)" },
+	{ "efficiency.ub", "Huawei UB links", 0.84, "", "stand-in", "no public UB efficiency found: NVLink 4's" },
+	{ "efficiency.hccs", "Huawei HCCS links", 0.84, "", "stand-in", "no public HCCS efficiency found: NVLink 4's" },
+	{ "efficiency.xgmi", "AMD xGMI (Infinity Fabric) GPU links", 0.75, "", "spec",
+	  "AMD ROCm blog, Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X (2025-03-02): 48 of 64 GB/s per link usable after CRC and protocol overhead" },
+	{ "efficiency.pcie", "PCIe DMA (Gen3-5)", 0.85, "", "fitted",
+	  "median of nvbandwidth host<->device rows of published.csv over 63.0 GB/s (Gen5 x16 after 128b/130b); TLP model: 0.90 at MPS 256, 0.81 with ACK/FC (pcie-bench/pcie-model)" },
+	{ "efficiency.c2c", "NVLink-C2C (Grace)", 0.85, "", "stand-in", "no public C2C DMA figure found: PCIe's" },
+	{ "efficiency.smp", "inter-socket links (UPI, xGMI to the host)", 0.70, "", "stand-in",
+	  "no public figure found for GPU traffic staged across sockets; an assumption" },
+	{ "efficiency.ib", "InfiniBand NIC ports", 0.92, "", "stand-in",
+	  "perftest ib_write_bw reaches about 98% of line rate; NCCL's proxy about 92% (no component-level source for the 92% found)" },
+	{ "efficiency.roce", "RoCE NIC ports", 0.92, "", "stand-in", "as InfiniBand" },
+	{ "efficiency.ethernet", "Ethernet (TCP) NIC ports", 0.92, "", "stand-in", "as InfiniBand" },
+	/* pipeline steps, by protocol */
+	{ "step_overhead.LL", "one LL pipeline step", 0.2, "us", "stand-in",
+	  "flags travel in the data: about a fifth of an NVLink round trip; an assumption" },
+	{ "step_overhead.LL128", "one LL128 pipeline step", 0.5, "us", "stand-in", "flags in the data, 128-byte lines; an assumption" },
+	{ "step_overhead.Simple", "one Simple pipeline step", 1.5, "us", "stand-in",
+	  "a flag wait and a memory fence per step, about one NVLink round trip; an assumption" },
+	/* kernels outside NCCL */
+	{ "ep_overhead", "an expert-parallel kernel (DeepEP dispatch or combine)", 23, "us", "fitted",
+	  "median of what DeepEP's low-latency time rows (H800, 128 tokens, EP8-EP256) of published.csv measure beyond the model without it; 21-23 us with each EP size left out" },
+	{ "oneshot_overhead", "a one-shot AllReduce kernel (vLLM, TensorRT-LLM)", 5, "us", "fitted",
+	  "vLLM PRs 24111 and 24532 tables (H100, 4 and 6 GPUs, 0.5-4 MiB): time above the NVLink bytes" },
+	{ "twoshot_overhead", "a two-shot AllReduce kernel", 12, "us", "fitted", "the same vLLM tables" },
+	{ "twoshot_efficiency", "two-shot kernels' share of the one-shot rate", 0.65, "", "fitted",
+	  "the same vLLM tables: 221-277 vs 322-393 GB/s on H100; torch's two-shot at 8 GPUs likewise (vLLM PR 42324)" },
+};
+
+const struct ccs_param *ccs_params_table(size_t *n)
+{
+	*n = sizeof table / sizeof table[0];
+	return table;
+}
+
+double ccs_param(const char *key)
+{
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (!strcmp(table[i].key, key))
+			return table[i].value;
+	return NAN;
+}
+
+double ccs_params_nvlink_eff(const char *arch, const char **key)
+{
+	static char k[64];
+	snprintf(k, sizeof k, "efficiency.nvlink.%s", arch);
+	double v = ccs_param(k);
+	if (isnan(v))
+		snprintf(k, sizeof k, "efficiency.nvlink.hopper");
+	if (key)
+		*key = k;
+	return ccs_param(k);
+}

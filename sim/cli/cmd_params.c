@@ -1,0 +1,125 @@
+/* sim/cli/cmd_params.c: `ccsim params [-t TOPO]`: the model's parameter
+ * table (model/params.h) and, with a topology, the values it resolves to
+ * and where each came from. */
+#include "cli.h"
+
+#include "../../model/params.h"
+#include "../../model/topo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const me = "ccsim params";
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: ccsim params [-t TOPO] [--set key.path=value ...] [--format table|csv]\n"
+	           "  the model's physical constants: key, what it belongs to, value, kind (spec, code,\n"
+	           "  ubench, maint, fitted, stand-in) and source; with -t, what TOPO resolves each\n"
+	           "  link type's efficiency to and where it came from (its GPUs' NVLink generation,\n"
+	           "  or the topology's 'model:' section and --set)\n");
+}
+
+static void csv_field(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void table(int csv)
+{
+	size_t n;
+	const struct ccs_param *p = ccs_params_table(&n);
+	if (csv)
+		printf("key,belongs,value,unit,kind,source\n");
+	else
+		printf("%-28s %-8s %-5s %-9s %s\n", "key", "value", "unit", "kind", "belongs to; source");
+	for (size_t i = 0; i < n; i++) {
+		if (csv) {
+			printf("%s,", p[i].key);
+			csv_field(p[i].belongs);
+			printf(",%g,%s,%s,", p[i].value, p[i].unit, p[i].kind);
+			csv_field(p[i].source);
+			printf("\n");
+		} else {
+			printf("%-28s %-8g %-5s %-9s %s; %s\n", p[i].key, p[i].value, p[i].unit[0] ? p[i].unit : "-", p[i].kind,
+			       p[i].belongs, p[i].source);
+		}
+	}
+}
+
+/* What t resolves: each link type's efficiency and its origin, and the
+ * other parameters. */
+static void resolved(const struct ccs_topo *t, const char *path)
+{
+	const struct ccs_model_params *m = &t->params;
+	printf("\n%s (%s) resolves:\n", t->name ? t->name : "topology", path);
+	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++) {
+		char key[64];
+		const char *from;
+		snprintf(key, sizeof key, "efficiency.%s", ccs_link_type_name[ty]);
+		if (m->eff_set >> ty & 1)
+			from = "the topology's model: section or --set";
+		else if (ty == CCS_LINK_NVLINK && m->nvlink_arch >= 0) {
+			const char *k;
+			ccs_params_nvlink_eff(ccs_arch_name[m->nvlink_arch], &k);
+			snprintf(key, sizeof key, "%s", k);
+			from = "its GPUs' NVLink generation";
+		} else if (fabs(m->eff[ty] - ccs_param(key)) > 1e-12)
+			from = "a calibration";
+		else
+			from = "the table";
+		printf("  efficiency.%-10s %-6g %s (%s)\n", ccs_link_type_name[ty], m->eff[ty], from, key);
+	}
+	static const char *const proto[3] = { "LL", "LL128", "Simple" };
+	for (int q = 0; q < 3; q++)
+		printf("  step_overhead.%-6s %-6g us\n", proto[q], m->step_s[q] * 1e6);
+	printf("  ep_overhead          %-6g us\n", m->ep_overhead_s * 1e6);
+	printf("  oneshot_overhead     %-6g us\n", m->shot_overhead_s[0] * 1e6);
+	printf("  twoshot_overhead     %-6g us\n", m->shot_overhead_s[1] * 1e6);
+	printf("  twoshot_efficiency   %-6g\n", m->twoshot_eff);
+}
+
+int ccs_cmd_params(int argc, char **argv)
+{
+	struct ccs_args_sets sets;
+	ccs_args_sets_init(&sets);
+	const char *topo = NULL;
+	static const char *const formats[] = { "table", "csv" };
+	int fmt = 0, rc = 0;
+	const struct ccs_args_opt opts[] = {
+		{ "-t", CCS_ARGS_STR, &topo, 0, 0, NULL, 0, "TOPO", NULL },
+		{ "--format", CCS_ARGS_NAME, &fmt, 0, 0, formats, 2, "format", NULL },
+	};
+	for (int i = 1; i < argc && !rc; i++) {
+		int s = ccs_args_shared(&sets, argc, argv, &i, help);
+		if (s == CCS_ARGS_HELP) {
+			ccs_args_sets_release(&sets);
+			return 0;
+		}
+		if (s < 0 || (s == CCS_ARGS_NONE && ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0], argc, argv, &i)))
+			rc = 2;
+	}
+	struct ccs_topo *t = NULL;
+	if (!rc && sets.n && !topo) {
+		fprintf(stderr, "%s: --set needs -t TOPO\n", me);
+		rc = 2;
+	}
+	if (!rc && topo && ccs_args_topo(me, topo, &sets, &t))
+		rc = 1;
+	if (!rc) {
+		table(fmt == 1);
+		if (t && fmt == 0)
+			resolved(t, topo);
+		rc = ccs_args_flush() ? 1 : 0;
+	}
+	ccs_topo_free(t);
+	ccs_args_sets_release(&sets);
+	return rc;
+}
