@@ -121,8 +121,8 @@ $(TST)/test_%: $(TST)/tests/unit/test_%.o $(TST)/libccsim.a
 $(TST)/prop_%: $(TST)/tests/prop/prop_%.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
 
-$(REL)/validate: $(REL)/tests/validate/validate.o libccsim.a
-	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
+$(REL)/validate: $(REL)/tests/validate/validate.o $(REL)/tests/validate/logo.o libccsim.a
+	$(CC) $(OPT_CFLAGS) -o $@ $(filter %.o,$^) libccsim.a $(LDLIBS)
 
 $(REL)/bench_topo: $(REL)/tests/bench/bench_topo.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
@@ -131,8 +131,8 @@ $(REL)/bench_classes: $(REL)/tests/bench/bench_classes.o libccsim.a
 $(REL)/bench_a2a: $(REL)/tests/bench/bench_a2a.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
 
-$(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/libccsim.a
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(TST)/libccsim.a $(LDLIBS)
+$(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/tests/validate/logo.o $(TST)/libccsim.a
+	$(CC) $(TEST_CFLAGS) -o $@ $(filter %.o,$^) $(TST)/libccsim.a $(LDLIBS)
 
 # the replay drivers: each harness with tests/fuzz/replay.c, the command
 # line's objects but main.o (fuzz_scenario calls ccs_cmd_run)

@@ -18,29 +18,15 @@
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../../calibrate/modelerr.h"
+#include "validate.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXF 32
 
-struct rule {
-	const char *prefix;         /* row id prefix */
-	const char *group;          /* summary group */
-	const char *topo;           /* under topologies/ */
-	const char *sets[3];
-	int ppn_from_row;           /* ranks = the row's gpus_per_node x nodes */
-	const char *algo;           /* forced algorithm, or NULL: NCCL's choice */
-	const char *proto;          /* forced protocol, or NULL */
-	int no_nvls;                /* NCCL_NVLS_ENABLE=0 */
-	int from_columns;           /* take algo/proto from the row */
-	const char *skip;           /* not scored: why */
-	const char *machine;        /* the machine its rows ran on (a row id prefix), for leave-one-group-out */
-};
-
-static const struct rule rules[] = {
+const struct rule rules[] = {
 	/* NCCL's release as the source states it: Azure's 2.18.5, stas00's 2.27.7 */
 	{ "AZ-H100-AR-", "Azure ND H100 v5, 1 node, NVLS forced", "hgx-h100.yaml", { "model.nccl_version=2.18.5" }, 1, "nvls", NULL, 0, 0, NULL, "AZ-H100-" },
 	/* NCCL_ALGO=NVLS on A100 leaves NVLS unavailable; the 45 us measured at
@@ -68,10 +54,11 @@ static const struct rule rules[] = {
 	 * InfiniBand, as the source infers); no constant was set from them */
 	{ "PPLX-", "pplx-kernels on H100 (held out)", "hgx-h100-cluster.yaml", { 0 }, 1, NULL, NULL, 0, 0, NULL, "PPLX-" },
 };
+const size_t nrules = sizeof rules / sizeof rules[0];
 
 /* ---- CSV ---- */
 
-static int csv_fields(char *line, char **f, int maxf)
+int csv_fields(char *line, char **f, int maxf)
 {
 	int n = 0;
 	char *p = line;
@@ -109,16 +96,6 @@ static int csv_fields(char *line, char **f, int maxf)
 	return n;
 }
 
-struct result {
-	char id[64], group[96], coll[32], algo_meas[48], metric[16];
-	double bytes, meas, ours, nccl;
-	char ours_sel[48], nccl_sel[48];
-	const char *skip;
-	int moe, ep, target;         /* a DeepEP row; its EP size; inside the issue's EP8-EP32 target */
-	int pplx;                    /* a pplx-kernels row (held out) */
-	int nodes;                   /* the row's nodes (above 1: it crosses the network) */
-	int nvlink_arch;             /* the GPU generation its NVLink efficiency came from (model/params.h), -1: none */
-};
 
 /* A DeepEP row (id DEEPEP1-{normal,LL}-EP<n>-{dispatch,combine}[-lat|-bw]):
  * DeepEP's own test settings (tests/test_intranode.py, test_internode.py,
@@ -180,7 +157,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+double median(double *v, int n)
 {
 	if (!n)
 		return NAN;
@@ -250,7 +227,7 @@ static void predict_row(struct result *r, const struct ccs_comm *c, int coll, co
 
 /* One CSV row (its fields f) scored into r, or marked skipped with why:
  * 0, or -1 when its topology does not load (a bug in the rules). */
-static int score_row(char **f, struct result *r, const char *const *extra, int nextra)
+int score_row(char **f, struct result *r, const char *const *extra, int nextra)
 {
 	snprintf(r->id, sizeof r->id, "%s", f[0]);
 	snprintf(r->coll, sizeof r->coll, "%s", f[11]);
@@ -557,206 +534,6 @@ static void write_moe(FILE *out, const struct result *res, int nres, int *moe_ro
 	fprintf(out, "\n%d rows; median |error| %.1f%%.\n\n", np, 100 * median(ep_, np));
 }
 
-/* ---- Constants set from rows of published.csv, and leave-one-group-out ----
- *
- * A constant of model/topo.c that was set from rows of published.csv: the
- * --set keys that carry it, the rule that gives it from its source rows
- * (the median of measured / wire over them, rounded as shipped; or, for the
- * EP kernel's fixed cost, the median of what the rows measure beyond the
- * model's time without it), and the value shipped.  For each scored group
- * the rule is applied again without the rows of the group's machine and the
- * group is scored with that value: its error is then one the constant did
- * not learn.  The DeepEP rows are one machine, so there each EP size is the
- * group left out. */
-struct konst {
-	const char *name;
-	const char *keys[4];
-	int which;                  /* its field of ccs_model_params: a link type, or -1 the EP cost */
-	double round_to;
-	const char *src[16];        /* source row ids, or one id prefix with resid */
-	double wire;                /* GB/s each source row is measured against */
-	int resid;                  /* 1: the EP rule (time_us rows, residual) */
-	int arch;                   /* it applies only to rows whose NVLink is this generation's (enum ccs_arch); -1: all */
-};
-
-static const struct konst konsts[] = {
-	/* a row of the parameter table (model/params.c) whose source is also a
-	 * row here: it sets Hopper's NVLink (and UB, HCCS, its stand-ins) only;
-	 * other generations have their own rows */
-	{ "NVLink 4 efficiency (Hopper)", { "model.efficiency.nvlink", "model.efficiency.ub", "model.efficiency.hccs", NULL },
-	  CCS_LINK_NVLINK, 0.01, { "I1264-H100-p2p-uni", NULL }, 450.0, 0, CCS_ARCH_HOPPER },
-	/* PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s */
-	{ "PCIe (and C2C) efficiency", { "model.efficiency.pcie", "model.efficiency.c2c", NULL }, CCS_LINK_PCIE, 0.01,
-	  { "AZ-H100-NVBW-H2D", "AZ-H100-NVBW-D2H", "STAS-H200-NVBW-H2D", "STAS-H200-NVBW-D2H", NULL }, 63.0, 0, -1 },
-	{ "EP kernel fixed cost (us)", { "model.ep_overhead", NULL }, -1, 1.0, { "DEEPEP1-LL-", NULL }, 0, 1, -1 },
-};
-
-/* The value k has in the shipped defaults. */
-static double shipped(const struct konst *k)
-{
-	struct ccs_model_params p;
-	ccs_model_params_default(&p);
-	return k->which < 0 ? p.ep_overhead_s * 1e6 : p.eff[k->which];
-}
-
-/* Row i scored again with extra --set values into *r (r->skip on failure). */
-static int rescore(char *const *lines, int i, const char *const *extra, int nextra, struct result *r)
-{
-	static char buf[16384];
-	char *f[MAXF];
-	snprintf(buf, sizeof buf, "%s", lines[i]);
-	memset(r, 0, sizeof *r);
-	if (csv_fields(buf, f, MAXF) < 17)
-		return -1;
-	return score_row(f, r, extra, nextra);
-}
-
-static int is_src(const struct konst *k, const struct result *r)
-{
-	if (k->resid)
-		return !strncmp(r->id, k->src[0], strlen(k->src[0])) && !strcmp(r->metric, "time_us");
-	for (int j = 0; k->src[j]; j++)
-		if (!strcmp(r->id, k->src[j]))
-			return 1;
-	return 0;
-}
-
-/* What source row i gives for k: measured / wire, or the residual. */
-static double src_figure(const struct konst *k, const struct result *res, char *const *lines, int i)
-{
-	if (!k->resid)
-		return res[i].meas / k->wire;
-	const char *zero = "model.ep_overhead=0us";
-	struct result r0;
-	if (rescore(lines, i, &zero, 1, &r0) || r0.skip)
-		return NAN;
-	return res[i].meas - r0.ours;
-}
-
-/* k's rule over its source rows, leaving out those whose id starts with
- * drop_machine (NULL: none) or whose EP size is drop_ep (0: none). */
-static double konst_value(const struct konst *k, const struct result *res, char *const *lines, int nres,
-                          const char *drop_machine, int drop_ep, int *nsrc)
-{
-	static double v[1024];
-	int n = 0;
-	for (int i = 0; i < nres; i++) {
-		if (!is_src(k, &res[i]))
-			continue;
-		if (drop_machine && !strncmp(res[i].id, drop_machine, strlen(drop_machine)))
-			continue;
-		if (drop_ep && res[i].ep == drop_ep)
-			continue;
-		double x = src_figure(k, res, lines, i);
-		if (!isnan(x))
-			v[n++] = x;
-	}
-	*nsrc = n;
-	if (!n)
-		return NAN;
-	return round(median(v, n) / k->round_to) * k->round_to;
-}
-
-/* The median |error| of the scored rows that sel() picks, each scored with
- * k at value (or as shipped when value is NAN). */
-static double sel_err(const struct konst *k, double value, const struct result *res, char *const *lines, int nres,
-                      const char *group, int ep, int *nrows)
-{
-	static double e[1024];
-	char vals[4][64];
-	const char *extra[4];
-	int nx = 0;
-	for (; !isnan(value) && nx < 4 && k->keys[nx]; nx++) {
-		snprintf(vals[nx], sizeof vals[nx], "%s=%g%s", k->keys[nx], value, k->resid ? "us" : "");
-		extra[nx] = vals[nx];
-	}
-	int n = 0;
-	for (int i = 0; i < nres; i++) {
-		const struct result *r = &res[i];
-		if (r->skip || (group && strcmp(r->group, group)) || (ep && (!r->moe || r->ep != ep)))
-			continue;
-		struct result t;
-		const struct result *u = r;
-		if (nx && (k->arch < 0 || r->nvlink_arch == k->arch)) {
-			if (rescore(lines, i, extra, nx, &t) || t.skip)
-				continue;
-			u = &t;
-		}
-		e[n++] = fabs(u->ours / u->meas - 1);
-	}
-	*nrows = n;
-	return median(e, n);
-}
-
-static void write_logo(FILE *out, const struct result *res, char *const *lines, int nres)
-{
-	fprintf(out, "## Constants set from published rows: leave one group out\n\n"
-	             "Three rows of the parameter table (`model/params.c`, `ccsim params`) come from rows of this file. Each is given by a rule on its\n"
-	             "source rows (efficiencies: the median of measured / wire rate, rounded to 0.01; the EP kernel's\n"
-	             "fixed cost: the median of what DeepEP's low-latency time rows measure beyond the model's time\n"
-	             "without it, rounded to 1 us). For each scored group the rule is applied again without the rows\n"
-	             "of that group's machine, and the group is scored with the value it gives; the DeepEP rows are\n"
-	             "one machine, so there each EP size is left out in turn. Every other constant has a public\n"
-	             "source outside this file (docs/model.md, section 6).\n\n"
-	             "| constant | shipped | its rule on all its source rows | source rows |\n|---|---|---|---|\n");
-	for (size_t k = 0; k < sizeof konsts / sizeof konsts[0]; k++) {
-		const struct konst *K = &konsts[k];
-		int ns;
-		double v = konst_value(K, res, lines, nres, NULL, 0, &ns);
-		fprintf(out, "| %s | %g | %g | %d: ", K->name, shipped(K), v, ns);
-		for (int j = 0; K->src[j]; j++)
-			fprintf(out, "%s%s%s", j ? ", " : "", K->src[j], K->resid ? "*-lat" : "");
-		fprintf(out, " |\n");
-	}
-	fprintf(out, "\n| group left out | constant | its value without the group | rows | median abs, shipped | "
-	             "median abs, left out |\n|---|---|---|---|---|---|\n");
-	for (size_t k = 0; k < sizeof konsts / sizeof konsts[0]; k++) {
-		const struct konst *K = &konsts[k];
-		if (K->resid) {
-			for (int ep = 8; ep <= 256; ep *= 2) {
-				int ns, nr, nr2;
-				double v = konst_value(K, res, lines, nres, NULL, ep, &ns);
-				const char *dg = "DeepEP on H800 (MoE dispatch/combine)";
-				double e0 = sel_err(K, NAN, res, lines, nres, dg, ep, &nr);
-				if (!nr)
-					continue;
-				double e1 = sel_err(K, v, res, lines, nres, dg, ep, &nr2);
-				fprintf(out, "| DeepEP EP%d | %s | %g | %d | %.1f%% | %.1f%% |\n", ep, K->name, v, nr, 100 * e0,
-				        100 * e1);
-			}
-			continue;
-		}
-		for (size_t g = 0; g < sizeof rules / sizeof rules[0]; g++) {
-			const struct rule *ru = &rules[g];
-			if (ru->skip || !ru->machine || !strncmp(ru->prefix, "DEEPEP", 6))
-				continue;
-			int ns, nr, nr2;
-			double v = konst_value(K, res, lines, nres, ru->machine, 0, &ns);
-			double e0 = sel_err(K, NAN, res, lines, nres, ru->group, 0, &nr);
-			if (!nr)
-				continue;
-			int uses = K->arch < 0;
-			for (int i = 0; i < nres && !uses; i++)
-				uses = !res[i].skip && !strcmp(res[i].group, ru->group) && res[i].nvlink_arch == K->arch;
-			if (!uses) {
-				fprintf(out, "| %s | %s | not used: its GPUs take their own generation's row | %d | %.1f%% | %.1f%% |\n",
-				        ru->group, K->name, nr, 100 * e0, 100 * e0);
-				continue;
-			}
-			if (isnan(v)) {
-				fprintf(out, "| %s | %s | no source row outside it | %d | %.1f%% | - |\n", ru->group, K->name, nr,
-				        100 * e0);
-				continue;
-			}
-			double e1 = fabs(v - shipped(K)) < 1e-9 ? e0 : sel_err(K, v, res, lines, nres, ru->group, 0, &nr2);
-			fprintf(out, "| %s | %s | %g%s | %d | %.1f%% | %.1f%% |\n", ru->group, K->name, v,
-			        fabs(v - shipped(K)) < 1e-9 ? " (as shipped: no source in this group)" : "", nr, 100 * e0,
-			        100 * e1);
-		}
-	}
-	fprintf(out, "\n");
-}
-
 /* The CSV's rows after its header, each scored into res[] with its text
  * kept in lines[] (for rescoring): 0, 1 on a bug in the rules, 2 when the
  * file is empty. */
@@ -834,6 +611,26 @@ int main(int argc, char **argv)
 	double mn_all = median(n_all, nna), mn_big = median(n_big, nnb);
 	fprintf(out, "| **all scored rows, >= 64 MiB** | %d | **%.1f%%** | | **%.1f%%** | |\n", nb_, 100 * mo_big, 100 * mn_big);
 	fprintf(out, "| **all scored rows, every size** | %d | **%.1f%%** | | **%.1f%%** | |\n\n", na_, 100 * mo_all, 100 * mn_all);
+	struct logo_fig lg;
+	logo_summary(res, lines, nres, &lg);
+	double moe_in = 0;
+	{
+		static double em[1024];
+		int nm = 0;
+		for (int i = 0; i < nres; i++)
+			if (!res[i].skip && res[i].moe && !res[i].pplx)
+				em[nm++] = fabs(res[i].ours / res[i].meas - 1);
+		moe_in = median(em, nm);
+	}
+	fprintf(out, "Leave one group out (the column the model is judged on): every row scored with every constant\n"
+	             "that was set from rows of this file refit without the row's group (section \"Constants set\n"
+	             "from published rows\"; a DeepEP row leaves its EP size out):\n\n"
+	             "| rows | in-sample median abs | leave-one-group-out median abs | NCCL model median abs |\n"
+	             "|---|---|---|---|\n"
+	             "| >= 64 MiB (%d) | %.1f%% | %.1f%% | %.1f%% |\n| every size (%d) | %.1f%% | %.1f%% | %.1f%% |\n"
+	             "| DeepEP (%d) | %.1f%% | %.1f%% | - |\n\n",
+	        lg.nbig, 100 * mo_big, 100 * lg.big, 100 * mn_big, lg.nall, 100 * mo_all, 100 * lg.all, 100 * mn_all,
+	        lg.nmoe, 100 * moe_in, 100 * lg.moe);
 
 	write_sizes(out, res, nres);
 	write_group_sizes(out, res, nres);
@@ -850,6 +647,8 @@ int main(int argc, char **argv)
 	       "NCCL's model %.1f%% and %.1f%%\n", na_, 100 * mo_big, nb_, 100 * mo_all, 100 * mn_big, 100 * mn_all);
 	printf("validate: %d DeepEP rows; median |err| %.1f%%, worst EP8-EP32 %.1f%% (target <= 20%% per row)\n",
 	       moe_rows, 100 * moe_med, 100 * moe_worst);
+	printf("validate: leave one group out: %.1f%% (>= 64 MiB), %.1f%% (all sizes), %.1f%% (DeepEP)\n", 100 * lg.big,
+	       100 * lg.all, 100 * lg.moe);
 	free(res);
 	for (int i = 0; i < nres; i++)
 		free(lines[i]);
