@@ -175,12 +175,14 @@ struct ccs_pl_rec {
 	int ranks, nodes, inplace;
 	double time_s;
 	int line;
+	int host_clock;             /* clock=host: not a kernel time (skipped) */
 };
 
 struct ccs_pl_log {
 	char host[64];
 	struct ccs_pl_rec *rec;
 	size_t nrec;
+	size_t nhost;               /* clock=host records skipped */
 	char **warn;
 	size_t nwarn;
 };

@@ -22,9 +22,9 @@ static const struct {
 	{ "ncclBfloat16", "bfloat16", 2 }, { "ncclFloat8e4m3", "f8e4m3", 1 }, { "ncclFloat8e5m2", "f8e5m2", 1 },
 };
 
-enum { PL_FUNC, PL_COUNT, PL_TYPE, PL_RANKS, PL_NODES, PL_TIME, PL_ALGO, PL_PROTO, PL_PLACE, PL_NKEYS };
+enum { PL_FUNC, PL_COUNT, PL_TYPE, PL_RANKS, PL_NODES, PL_TIME, PL_ALGO, PL_PROTO, PL_PLACE, PL_CLOCK, PL_NKEYS };
 static const char *const pl_keys[PL_NKEYS] = { "func", "count", "type", "ranks", "nodes", "time_ns", "algo",
-                                               "proto", "place" };
+                                               "proto", "place", "clock" };
 
 /* The values of a record's keys (others are kept by the log, not read). */
 static void pl_values(const struct ccs_lines_toks *k, const char **v, int *c)
@@ -87,6 +87,9 @@ static int pl_record(const struct ccs_lines_toks *k, struct ccs_pl_rec *r, char 
 	r->inplace = v[PL_PLACE] && !strcmp(v[PL_PLACE], "ip");
 	snprintf(r->algo, sizeof r->algo, "%.15s", v[PL_ALGO] ? v[PL_ALGO] : "");
 	snprintf(r->proto, sizeof r->proto, "%.15s", v[PL_PROTO] ? v[PL_PROTO] : "");
+	/* clock=host: NCCL's enqueue, timed on the host because no kernel
+	 * channel event came (kernel events off): not the collective's time */
+	r->host_clock = v[PL_CLOCK] && strcmp(v[PL_CLOCK], "gpu");
 	return 0;
 }
 
@@ -129,13 +132,24 @@ int ccs_pl_parse(const char *src, const char *text, size_t len, struct ccs_pl_lo
 			continue;
 		}
 		r.line = line;
+		if (r.host_clock) {
+			out->nhost++;
+			continue;
+		}
 		if ((rc = ccs_grow(&out->rec, &cap, out->nrec + 1, sizeof *out->rec)))
 			break;
 		out->rec[out->nrec++] = r;
 	}
+	if (!rc && out->nhost)
+		rc = ccs_lines_warn(&out->warn, &out->nwarn,
+		                    "%s: %zu record(s) timed on the host (clock=host: no kernel channel events, so NCCL's "
+		                    "enqueue, not the collective) not used; enable NCCL's kernel profiler events", src, out->nhost);
 	if (!rc && !out->nrec)
 		rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "%s",
-		                 magic ? "no usable record in the ccsim-profiler log" : "not a ccsim-profiler log");
+		                 !magic ? "not a ccsim-profiler log"
+		                 : out->nhost ? "every record of the ccsim-profiler log was timed on the host (clock=host): no "
+		                                "kernel channel events came, so none measures a collective"
+		                              : "no usable record in the ccsim-profiler log");
 	ccs_lines_free(L, d);
 	if (rc)
 		ccs_pl_release(out);

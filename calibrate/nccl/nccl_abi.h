@@ -3,22 +3,23 @@
 ** plugins use, declared here so that they build without NCCL's headers or
 ** CUDA.  The layouts follow NCCL's src/include/nccl.h (ncclResult_t),
 ** src/include/nccl_common.h (the logger, ncclFunc_t) and
-** src/include/plugin/tuner/tuner_v5.h, tuner_v6.h, tuner_v7.h (NCCL 2.27 -
-** 2.29): v5 added the NVLink-domain info and the tuning constants to init,
-** v6 the optional getChunkSize, v7 a fifth compute capability in the
-** constants.  NCCL looks up "ncclTunerPlugin_vN" with dlsym, the newest
-** first.
+** src/include/plugin/tuner/tuner_v4.h, tuner_v5.h, tuner_v6.h (NVIDIA/nccl
+** 5067397c; the releases that added them: v4 2.26.2, v5 2.28.3, v6 2.30.3,
+** the newest): v5 added the NVLink-domain info and the tuning constants to
+** init, v6 the optional getChunkSize (its constants are v5's).  NCCL looks
+** up "ncclTunerPlugin_vN" with dlsym, its newest first.
 **
 ** Cost table: NCCL passes float[numAlgo][numProto] as float **, entries in
 ** microseconds, NCCL_ALGO_PROTO_IGNORE (-1) where it does not offer the
 ** pair; after getCollInfo it takes the smallest entry.
 **
 ** Profiler (src/include/plugin/nccl_profiler.h and profiler/profiler_v5.h,
-** _v6.h, _v7.h; symbols "ncclProfiler_vN"): the event descriptor is a type,
-** the parent's handle, the rank and a union.  Its 'coll' member starts with
-** the same fields in v5, v6 and v7 (v6 and v7 append theirs), and so do the
-** 'kernelCh' member and the state arguments; only those prefixes are
-** declared here, which is what lets one implementation serve all three.
+** _v6.h: v5 2.28.3, v6 2.29.2, the newest; symbols "ncclProfiler_vN"): the
+** event descriptor is a type, the parent's handle, the rank and a union.
+** Its 'coll' member starts with the same fields in v5 and v6 (v6 appends
+** its own), and so do the 'kernelCh' member and the state arguments; only
+** those prefixes are declared here, which is what lets one implementation
+** serve both.
 */
 #ifndef CCS_NCCL_ABI_H
 #define CCS_NCCL_ABI_H
@@ -56,7 +57,6 @@ typedef enum { ncclFuncBroadcast = 0, ncclFuncReduce = 1, ncclFuncAllGather = 2,
 #define NCCL_ALGO_PROTO_IGNORE (-1.0f)
 #define NCCL_NUM_HW_LINKS_V5 3
 #define NCCL_NUM_COMPCAPS_V5 4
-#define NCCL_NUM_COMPCAPS_V7 5
 #define NCCL_NUM_TUNING_SCALES_V5 3
 
 typedef struct {
@@ -65,8 +65,7 @@ typedef struct {
 	int maxRanksPerNvlDomain;
 } ncclNvlDomainInfo_v5_t;
 
-/* NCCL's tuning constants, given to init to read or change; v7's per-arch
- * tables have a fifth compute capability (NCCL_NUM_COMPCAPS_V7) */
+/* NCCL's tuning constants, given to init to read or change */
 #define CCS_NCCL_CONSTANTS(ncc) \
 	double baseLatencies[NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5]; \
 	double hwLatencies[NCCL_NUM_HW_LINKS_V5][NCCL_NUM_ALGORITHMS_V5][NCCL_NUM_PROTOCOLS_V5]; \
@@ -76,7 +75,6 @@ typedef struct {
 	double perChMaxTreeBws[ncc][NCCL_NUM_TUNING_SCALES_V5]; \
 	double perChMaxNVLSTreeBws[ncc][NCCL_NUM_TUNING_SCALES_V5];
 typedef struct { CCS_NCCL_CONSTANTS(NCCL_NUM_COMPCAPS_V5) } ncclTunerConstants_v5_t;
-typedef struct { CCS_NCCL_CONSTANTS(NCCL_NUM_COMPCAPS_V7) } ncclTunerConstants_v7_t;
 
 typedef ncclResult_t (*ncclTunerGetCollInfo_fn)(void *ctx, ncclFunc_t coll, size_t nBytes, int numPipeOps,
                                                 float **collCostTable, int numAlgo, int numProto, int regBuff,
@@ -84,8 +82,9 @@ typedef ncclResult_t (*ncclTunerGetCollInfo_fn)(void *ctx, ncclFunc_t coll, size
 typedef ncclResult_t (*ncclTunerGetChunkSize_fn)(void *ctx, ncclFunc_t coll, size_t nBytes, int algo, int proto,
                                                  int nChannels, size_t *chunkSize);
 
-/* The tuner's table of functions: v5's four, v6 and v7 with getChunkSize
- * (may be NULL) after them; init differs only in its constants' type. */
+/* The tuner's table of functions: v5's four, v6 with getChunkSize (may be
+ * NULL) after them; v4's init has neither the communicator id, the
+ * NVLink-domain info nor the constants, and its context comes last. */
 #define CCS_NCCL_TUNER(constants_t) \
 	const char *name; \
 	ncclResult_t (*init)(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log, \
@@ -94,7 +93,12 @@ typedef ncclResult_t (*ncclTunerGetChunkSize_fn)(void *ctx, ncclFunc_t coll, siz
 	ncclResult_t (*finalize)(void *ctx);
 typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v5_t) } ncclTuner_v5_t;
 typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v5_t) ncclTunerGetChunkSize_fn getChunkSize; } ncclTuner_v6_t;
-typedef struct { CCS_NCCL_TUNER(ncclTunerConstants_v7_t) ncclTunerGetChunkSize_fn getChunkSize; } ncclTuner_v7_t;
+typedef struct {
+	const char *name;
+	ncclResult_t (*init)(size_t nRanks, size_t nNodes, ncclDebugLogger_t log, void **ctx);
+	ncclTunerGetCollInfo_fn getCollInfo;
+	ncclResult_t (*destroy)(void *ctx);
+} ncclTuner_v4_t;
 
 /* ---- profiler ---- */
 
@@ -139,6 +143,6 @@ typedef struct {
 	ncclResult_t (*stopEvent)(void *eHandle);
 	ncclResult_t (*recordEventState)(void *eHandle, int eState, ncclProfilerEventStateArgs_prefix_t *eStateArgs);
 	ncclResult_t (*finalize)(void *ctx);
-} ncclProfiler_vN_t;   /* v5, v6 and v7: the same table over their own descriptor types */
+} ncclProfiler_vN_t;   /* v5 and v6: the same table over their own descriptor types */
 
 #endif

@@ -7,12 +7,20 @@
 **
 ** Events: it asks NCCL for collectives (ncclProfileColl) and their kernel
 ** channels (ncclProfileKernelCh, whose start and stop carry the GPU's
-** globaltimer).  A collective's time is its last channel's stop less its
-** first channel's start, the GPU time nccl-tests' own timing also sees; a
-** collective with no channel events (kernel events off) gets the host time
-** between NCCL's start and stop of the collective event.  Its line goes out
-** when the collective and all its channels have stopped (a reference count:
-** NCCL may stop them on different threads).
+** globaltimer).  NCCL's order (src/plugin/profiler.cc, 2.30.7: the host
+** stops the collective in ncclProfilerStopTaskEvents as soon as it is
+** queued; the proxy thread later starts one KernelCh event per channel of
+** the task with the stopped collective as parent, records its stop timer
+** and stops it): a collective's record therefore lives in a per-communicator
+** pool of PROF_SLOTS slots, never freed before finalize, and is written when
+** the collective and its nChannels channels have all stopped (a reference
+** count of 1 + nChannels).  Its time is the last channel's stop less the
+** first channel's start, the GPU time nccl-tests' own timing also sees.  A
+** collective whose channels never come (kernel events off, or fewer than
+** it announced) is written when its slot is needed again or at finalize,
+** with its host enqueue time and clock=host: `calibrate ingest` skips those.
+** A channel event whose slot was reused since it started (a generation
+** count) is ignored.
 **
 ** The log (CCSIM_PROFILE_DIR, default the working directory):
 ** ccsim-profile-HOST-PID.log, one per process, opened O_APPEND; every line is
@@ -41,31 +49,41 @@
 #define EXPORT __attribute__((visibility("default")))
 #define PROF_LINE 512
 
-struct prof_comm {
-	uint64_t hash, seen;
-	int nranks, nnodes, rank;
-	uint64_t sample;
-	ncclDebugLogger_t log;
-};
+#define PROF_SLOTS 256   /* collectives in flight per communicator */
+#define PROF_MAXCH 64     /* NCCL's MAXCHANNELS */
 
 enum { PROF_COLL = 1, PROF_CHAN = 2 };
 
-/* a collective being timed: one reference for itself, one per live channel;
- * it keeps its communicator's fields (the comm may finalize first) */
+struct prof_coll;
+
+/* a kernel channel's handle: its slot and the slot's generation then */
+struct prof_chan {
+	int kind;   /* PROF_CHAN */
+	uint32_t gen;
+	struct prof_coll *c;
+};
+
+/* a collective being timed, in its communicator's pool: one reference for
+ * itself, one per channel it announced; live 1 until written */
 struct prof_coll {
 	int kind;   /* PROF_COLL */
-	int refs;
+	uint32_t gen;
+	int live, refs;
 	uint64_t hash;
 	int nranks, nnodes, rank;
 	char func[24], type[24], algo[24], proto[24];
 	uint64_t seq, count;
 	int channels, inplace;
 	uint64_t host0, host1, k0, k1;   /* ns; k0 UINT64_MAX / k1 0: no channel seen */
+	struct prof_chan ch[PROF_MAXCH];
 };
 
-struct prof_chan {
-	int kind;   /* PROF_CHAN */
-	struct prof_coll *c;
+struct prof_comm {
+	uint64_t hash, seen, next;
+	int nranks, nnodes, rank;
+	uint64_t sample;
+	ncclDebugLogger_t log;
+	struct prof_coll *slot;   /* PROF_SLOTS */
 };
 
 /* the process's log: its descriptor, path and bytes written */
@@ -142,9 +160,9 @@ static void prof_rotate(void)
 		close(stale);
 }
 
-static void prof_emit(struct prof_coll *c)
+static void prof_emit(struct prof_coll *c, int host_only)
 {
-	int gpu = c->k1 > c->k0 && c->k0 != UINT64_MAX;
+	int gpu = !host_only && c->k1 > c->k0 && c->k0 != UINT64_MAX;
 	uint64_t t = gpu ? c->k1 - c->k0 : c->host1 > c->host0 ? c->host1 - c->host0 : 0;
 	char b[PROF_LINE];
 	int n = snprintf(b, sizeof b,
@@ -164,12 +182,28 @@ static void prof_emit(struct prof_coll *c)
 	}
 }
 
+/* Write c once: whoever takes it from live writes it (its last reference,
+ * or its slot being needed again, or finalize). */
+static void prof_finish(struct prof_coll *c, int host_only)
+{
+	int one = 1;
+	if (__atomic_compare_exchange_n(&c->live, &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		prof_emit(c, host_only);
+}
+
 static void prof_unref(struct prof_coll *c)
 {
-	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		prof_emit(c);
-		free(c);
-	}
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		prof_finish(c, 0);
+}
+
+/* A slot needed again: late channel events of its old collective no longer
+ * match its generation, and the old collective is written as host-only. */
+static void prof_retire(struct prof_coll *c)
+{
+	__atomic_add_fetch(&c->gen, 1, __ATOMIC_ACQ_REL);
+	if (__atomic_load_n(&c->live, __ATOMIC_ACQUIRE))
+		prof_finish(c, 1);
 }
 
 static ncclResult_t prof_init(void **ctx, uint64_t commId, int *mask, const char *commName, int nNodes, int nranks,
@@ -179,7 +213,14 @@ static ncclResult_t prof_init(void **ctx, uint64_t commId, int *mask, const char
 	*ctx = NULL;
 	*mask = 0;
 	struct prof_comm *pc = calloc(1, sizeof *pc);
-	if (!pc || prof_open(logfn)) {
+	if (pc)
+		pc->slot = calloc(PROF_SLOTS, sizeof *pc->slot);
+	if (!pc || !pc->slot || prof_open(logfn)) {
+		if (logfn)
+			logfn(NCCL_LOG_WARN, NCCL_PROFILE, __FILE__, __LINE__, "PROFILER/ccsim: %s; not profiling this communicator",
+			      !pc || !pc->slot ? "out of memory" : "no log");
+		if (pc)
+			free(pc->slot);
 		free(pc);
 		return ncclSuccess;   /* nothing asked for: NCCL runs unprofiled */
 	}
@@ -233,11 +274,9 @@ static ncclResult_t prof_start(void *ctx, void **h, ncclProfilerEventDescr_prefi
 	if (e->type == ncclProfileColl) {
 		if (pc->seen++ % pc->sample)
 			return ncclSuccess;
-		struct prof_coll *c = calloc(1, sizeof *c);
-		if (!c)
-			return ncclSuccess;
+		struct prof_coll *c = &pc->slot[pc->next++ % PROF_SLOTS];
+		prof_retire(c);
 		c->kind = PROF_COLL;
-		c->refs = 1;
 		c->hash = pc->hash;
 		c->nranks = pc->nranks;
 		c->nnodes = pc->nnodes;
@@ -251,16 +290,20 @@ static ncclResult_t prof_start(void *ctx, void **h, ncclProfilerEventDescr_prefi
 		c->count = e->coll.count;
 		c->channels = e->coll.nChannels;
 		c->host0 = prof_now();
-		c->k0 = UINT64_MAX;
+		c->host1 = 0;
+		__atomic_store_n(&c->k0, UINT64_MAX, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->k1, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->refs, 1 + (c->channels < PROF_MAXCH ? c->channels : PROF_MAXCH), __ATOMIC_RELAXED);
+		__atomic_store_n(&c->live, 1, __ATOMIC_RELEASE);
 		*h = c;
 	} else if (e->type == ncclProfileKernelCh && e->parentObj && *(int *)e->parentObj == PROF_COLL) {
 		struct prof_coll *c = e->parentObj;
-		struct prof_chan *ch = malloc(sizeof *ch);
-		if (!ch)
-			return ncclSuccess;
+		if (!__atomic_load_n(&c->live, __ATOMIC_ACQUIRE))
+			return ncclSuccess;   /* already written (it announced fewer channels) */
+		struct prof_chan *ch = &c->ch[e->kernelCh.channelId % PROF_MAXCH];
 		ch->kind = PROF_CHAN;
 		ch->c = c;
-		__atomic_add_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
+		ch->gen = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
 		uint64_t t = e->kernelCh.pTimer, cur = __atomic_load_n(&c->k0, __ATOMIC_RELAXED);
 		while (t < cur && !__atomic_compare_exchange_n(&c->k0, &cur, t, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
@@ -269,10 +312,18 @@ static ncclResult_t prof_start(void *ctx, void **h, ncclProfilerEventDescr_prefi
 	return ncclSuccess;
 }
 
+/* A channel handle still of its slot's collective. */
+static int prof_current(const struct prof_chan *ch)
+{
+	return ch->gen == __atomic_load_n(&ch->c->gen, __ATOMIC_ACQUIRE) && __atomic_load_n(&ch->c->live, __ATOMIC_ACQUIRE);
+}
+
 /* Handles are told apart by their first field, kind. */
 static ncclResult_t prof_record(void *h, int state, ncclProfilerEventStateArgs_prefix_t *a)
 {
 	if (!h || *(int *)h != PROF_CHAN || state != ncclProfilerKernelChStop || !a)
+		return ncclSuccess;
+	if (!prof_current(h))
 		return ncclSuccess;
 	struct prof_coll *c = ((struct prof_chan *)h)->c;
 	uint64_t t = a->kernelCh.pTimer, cur = __atomic_load_n(&c->k1, __ATOMIC_RELAXED);
@@ -289,22 +340,29 @@ static ncclResult_t prof_stop(void *h)
 		struct prof_coll *c = h;
 		c->host1 = prof_now();
 		prof_unref(c);
-	} else {
-		struct prof_chan *ch = h;
-		prof_unref(ch->c);
-		free(ch);
+	} else if (prof_current(h)) {
+		prof_unref(((struct prof_chan *)h)->c);
 	}
 	return ncclSuccess;
 }
 
+/* The communicator's collectives still waiting for channels are written as
+ * host-only, then its pool goes. */
 static ncclResult_t prof_finalize(void *ctx)
 {
-	free(ctx);
+	struct prof_comm *pc = ctx;
+	if (!pc)
+		return ncclSuccess;
+	for (int i = 0; i < PROF_SLOTS; i++)
+		prof_retire(&pc->slot[i]);
+	free(pc->slot);
+	free(pc);
 	return ncclSuccess;
 }
 
-EXPORT const ncclProfiler_vN_t ncclProfiler_v7 = { "ccsim", prof_init, prof_start, prof_stop, prof_record,
-                                                   prof_finalize };
+/* NCCL looks up ncclProfiler_v6 (2.29.2 and later; its newest,
+ * src/include/plugin/nccl_profiler.h at 5067397c) and ncclProfiler_v5
+ * (2.28.x); their descriptors share the prefix nccl_abi.h declares. */
 EXPORT const ncclProfiler_vN_t ncclProfiler_v6 = { "ccsim", prof_init, prof_start, prof_stop, prof_record,
                                                    prof_finalize };
 EXPORT const ncclProfiler_vN_t ncclProfiler_v5 = { "ccsim", prof_init, prof_start, prof_stop, prof_record,

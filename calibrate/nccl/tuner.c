@@ -8,9 +8,16 @@
 ** does), calibrated by CCSIM_CALIBRATION (a `ccsim calibrate fit` output,
 ** applied as the topology's 'calibration' key), with NCCL's node count
 ** (--set nodes=N where the topology is a template) and a communicator of
-** NCCL's nRanks, ranks spread evenly over the nodes.  Any failure is logged
-** through NCCL's logger (WARN, with the reason and file position) and init
-** returns ncclInternalError, so NCCL keeps its own tuning; nothing aborts.
+** NCCL's nRanks, ranks spread evenly over the nodes.  Init never fails a
+** communicator (NCCL wraps it in NCCLCHECK, src/init.cc): any problem is
+** logged through NCCL's logger (one WARN with the reason and file position,
+** "NCCL's own tuning for this communicator") and init returns ncclSuccess
+** with no context; getCollInfo without one leaves NCCL's table untouched.
+**
+** Versions (NCCL's headers, src/include/plugin/tuner/, at 5067397c): NCCL
+** looks up its newest symbol first: ncclTunerPlugin_v6 (NCCL 2.30.3 and
+** later), _v5 (2.28.3-2.29.x: NVLink-domain info and NCCL's constants at
+** init), _v4 (2.26.2-2.27.x).  No v7 exists.  Init logs which one loaded.
 **
 ** getCollInfo: for the five tuned collectives, entry [a][p] of the cost
 ** table that NCCL offers (not NCCL_ALGO_PROTO_IGNORE) becomes ccsim's
@@ -19,11 +26,12 @@
 ** NCCL's value.  NCCL then takes the smallest entry, which is the choice of
 ** `ccsim predict --best` among the offered pairs.  For that pair, a ring or
 ** a tree, nChannels is set to the fewest channels (a power of two below
-** NCCL's count) at which the model's time stays within 0.1% of its time on
-** NCCL's count: the same time on fewer SMs (tuner_fewer); else it is left
-** to NCCL.
-** Prices are cached per (collective, size) in a direct-mapped table of
-** TUNER_CACHE slots: a hit costs a hash and one pass over the table.
+** the count NCCL itself would use at that size, tuner_nccl_nc) at which
+** the model's time stays within 0.1% of its time on NCCL's count: the same
+** time on fewer SMs (tuner_fewer); else it is left to NCCL.  It is never
+** above NCCL's own count.
+** Prices are cached per (collective, size) in a table of TUNER_CACHE slots,
+** TUNER_PROBE places per key: a hit costs a hash and a pass over the table.
 */
 #include "nccl_abi.h"
 
@@ -35,6 +43,7 @@
 #include <string.h>
 
 #define TUNER_CACHE 1024   /* slots (a power of two): 113 KiB per communicator */
+#define TUNER_PROBE 4      /* places a key may take, from its hash on */
 #define EXPORT __attribute__((visibility("default")))
 
 /* NCCL's algorithm and collective numbers -> ccsim's */
@@ -128,15 +137,14 @@ static int tuner_machine(struct tuner *T, const char *topo, const char *calib, s
 }
 
 static ncclResult_t tuner_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
-                               ncclNvlDomainInfo_v5_t *nvl, void *constants)
+                               ncclNvlDomainInfo_v5_t *nvl, int version)
 {
-	(void)constants;
 	*ctx = NULL;
 	struct tuner *T = ccs_calloc(1, sizeof *T);
 	if (!T) {
 		if (log)
 			log(NCCL_LOG_WARN, NCCL_TUNING, __FILE__, __LINE__, "TUNER/ccsim: out of memory; NCCL's own tuning");
-		return ncclInternalError;
+		return ncclSuccess;
 	}
 	T->log = log;
 	const char *topo = getenv("CCSIM_TOPOLOGY"), *calib = getenv("CCSIM_CALIBRATION");
@@ -160,13 +168,13 @@ static ncclResult_t tuner_init(void **ctx, uint64_t commId, size_t nRanks, size_
 		if (T->t)
 			ccs_topo_free(T->t);
 		ccs_free(T);
-		return ncclInternalError;
+		return ncclSuccess;   /* never fail the communicator: no context, NCCL's tuning */
 	}
 	if (nvl && nvl->nNvlDomains > 0 && nvl->nNvlDomains != T->c.G)
 		TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: NCCL sees %d NVLink domains, the topology %d groups", nvl->nNvlDomains,
 		     T->c.G);
-	TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: comm %llx: %zu ranks on %zu nodes priced on %s%s%s",
-	     (unsigned long long)commId, nRanks, nNodes, topo, calib && *calib ? ", calibrated by " : "",
+	TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: ncclTunerPlugin_v%d: comm %llx: %zu ranks on %zu nodes priced on %s%s%s",
+	     version, (unsigned long long)commId, nRanks, nNodes, topo, calib && *calib ? ", calibrated by " : "",
 	     calib && *calib ? calib : "");
 	*ctx = T;
 	return ncclSuccess;
@@ -175,13 +183,39 @@ static ncclResult_t tuner_init(void **ctx, uint64_t commId, size_t nRanks, size_
 static ncclResult_t tuner_init_v5(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
                                   ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v5_t *constants)
 {
-	return tuner_init(ctx, commId, nRanks, nNodes, log, nvl, constants);
+	(void)constants;
+	return tuner_init(ctx, commId, nRanks, nNodes, log, nvl, 5);
 }
 
-static ncclResult_t tuner_init_v7(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
-                                  ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v7_t *constants)
+static ncclResult_t tuner_init_v6(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
+                                  ncclNvlDomainInfo_v5_t *nvl, ncclTunerConstants_v5_t *constants)
 {
-	return tuner_init(ctx, commId, nRanks, nNodes, log, nvl, constants);
+	(void)constants;
+	return tuner_init(ctx, commId, nRanks, nNodes, log, nvl, 6);
+}
+
+static ncclResult_t tuner_init_v4(size_t nRanks, size_t nNodes, ncclDebugLogger_t log, void **ctx)
+{
+	return tuner_init(ctx, 0, nRanks, nNodes, log, NULL, 4);
+}
+
+/* The channels NCCL itself runs a ring or a tree on at nBytes
+ * (src/enqueue.cc, topoGetAlgoInfo, 2.30.7): from its count down while
+ * nBytes < nc x threads x threshold, threads NCCL_LL_MAX_NTHREADS 512 (LL),
+ * NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512 (Simple;
+ * src/include/device.h), thresholds NCCL_LL_THREAD_THRESHOLD 8 (x nRanks
+ * for the ring), NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD
+ * 64 (src/include/comm.h, src/graph/tuning.cc). */
+static int tuner_nccl_nc(const struct ccs_comm *c, int algo, int proto, uint64_t bytes)
+{
+	int nc = ccs_nccl_channels(c, algo);
+	double nt = proto == CCS_PROTO_LL128 ? 640 : 512;
+	double th = proto == CCS_PROTO_SIMPLE ? 64 : 8;
+	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_LL)
+		th *= c->n;
+	while (nc >= 2 && (double)bytes < nc * nt * th)
+		nc--;
+	return nc;
 }
 
 /* The fewest channels, below NCCL's count for a ring or a tree, at which
@@ -190,7 +224,7 @@ static ncclResult_t tuner_init_v7(void **ctx, uint64_t commId, size_t nRanks, si
 #define TUNER_CH_TOL 1e-3
 static int tuner_fewer(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, double t)
 {
-	int full = ccs_nccl_channels(c, algo);
+	int full = tuner_nccl_nc(c, algo, proto, bytes);
 	if ((algo != CCS_ALGO_RING && algo != CCS_ALGO_TREE) || full < 2 || full > 255)
 		return 0;
 	for (int k = 1; k < full; k *= 2) {
@@ -206,11 +240,20 @@ static int tuner_fewer(const struct ccs_comm *c, int coll, int algo, int proto, 
 static const struct tuner_slot *tuner_prices(struct tuner *T, int coll, uint64_t bytes)
 {
 	uint64_t key = (bytes << 3 | (uint64_t)coll) + 1;
-	struct tuner_slot *s = &T->slot[(key * 0x9e3779b97f4a7c15ull) >> 54 & (TUNER_CACHE - 1)];
-	if (s->key == key) {
-		T->hits++;
-		return s;
+	uint64_t h = (key * 0x9e3779b97f4a7c15ull) >> 32;
+	struct tuner_slot *s = NULL;
+	for (int i = 0; i < TUNER_PROBE; i++) {
+		struct tuner_slot *x = &T->slot[(h + (uint64_t)i) & (TUNER_CACHE - 1)];
+		if (x->key == key) {
+			T->hits++;
+			return x;
+		}
+		if (!s && !x->key)
+			s = x;
 	}
+	/* all its places taken: the next one in turn gives way */
+	if (!s)
+		s = &T->slot[(h + T->misses % TUNER_PROBE) & (TUNER_CACHE - 1)];
 	T->misses++;
 	s->key = key;
 	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
@@ -266,6 +309,6 @@ static ncclResult_t tuner_finalize(void *ctx)
 	return ncclSuccess;
 }
 
-EXPORT const ncclTuner_v7_t ncclTunerPlugin_v7 = { "ccsim", tuner_init_v7, tuner_coll_info, tuner_finalize, NULL };
-EXPORT const ncclTuner_v6_t ncclTunerPlugin_v6 = { "ccsim", tuner_init_v5, tuner_coll_info, tuner_finalize, NULL };
+EXPORT const ncclTuner_v6_t ncclTunerPlugin_v6 = { "ccsim", tuner_init_v6, tuner_coll_info, tuner_finalize, NULL };
 EXPORT const ncclTuner_v5_t ncclTunerPlugin_v5 = { "ccsim", tuner_init_v5, tuner_coll_info, tuner_finalize };
+EXPORT const ncclTuner_v4_t ncclTunerPlugin_v4 = { "ccsim", tuner_init_v4, tuner_coll_info, tuner_finalize };

@@ -1,18 +1,24 @@
 /*
 ** tests/nccl/host.c: loads the ccsim tuner plugin as NCCL does (dlopen,
-** dlsym of ncclTunerPlugin_v7, _v6 and _v5, init with a logger, getCollInfo
-** over a cost table filled the way NCCL fills it, finalize) and checks it:
+** dlsym of ncclTunerPlugin_v6, _v5 and _v4, as NCCL 2.30, 2.28-2.29 and
+** 2.26-2.27 look them up, per src/include/plugin/tuner/ at 5067397c; init
+** with a logger, getCollInfo over a cost table filled the way NCCL fills
+** it, finalize) and checks it:
 **   - on five machines (four shipped topologies, three of them calibrated,
 **     and the shipped NCCL topology dump), every size from 8 B to
 **     8 GiB and the five tuned collectives: each entry NCCL offers holds
 **     ccsim's time for that pair, and the pair NCCL then takes is the one
 **     `ccsim predict --best` takes over the algorithms and protocols NCCL
 **     offers (ccs_select with those as -a and -p), with the channel count the model
-**     prefers for it (the fewest at the same time); NCCL's own choice is
-**     counted beside;
-**   - a missing topology, a file that is not a calibration, more ranks
-**     than GPUs: init fails with a WARN naming the reason, and nothing else
-**     happens (NCCL keeps its own tuning);
+**     prefers for it (the fewest at the same time, never above the count
+**     NCCL itself runs at that size); NCCL's own choice is counted beside;
+**   - CCSIM_TOPOLOGY unset, missing, a directory or malformed, a file that
+**     is not a calibration, more ranks than GPUs (4,096 on the shipped
+**     cluster): init succeeds with no context and one WARN naming the
+**     reason, and getCollInfo leaves NCCL's table as it was (NCCL wraps
+**     init in NCCLCHECK: a failure would stop the communicator);
+**   - 16 communicators initialising at once on 16 threads, and 20 load,
+**     init, finalize and unload cycles;
 **   - the call's cost after warm-up: median and p99 (a figure, not a test).
 ** usage: nccl_host LIB [CALIB_HGX_H100 [CALIB_GB200_NVL72]]   (calibrations
 ** fitted from nccl-tests logs of those machines)
@@ -23,6 +29,8 @@
 #include "../../model/topo_yaml.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +71,22 @@ struct machine {
 	int calib;   /* its calibration's argument (0: none) */
 };
 
-static const ncclTuner_v7_t *plugin(void *lib, const char *sym)
+static const ncclTuner_v6_t *plugin(void *lib, const char *sym)
 {
-	return (const ncclTuner_v7_t *)dlsym(lib, sym);
+	return (const ncclTuner_v6_t *)dlsym(lib, sym);
+}
+
+/* NCCL's own channel count for a ring or a tree at bytes, restated from
+ * src/enqueue.cc topoGetAlgoInfo (2.30.7): down from its count while
+ * bytes < nc x threads x threshold (LL 512 x 8, x nRanks for a ring;
+ * LL128 640 x 8; Simple 512 x 64). */
+static int nccl_nc(const struct ccs_comm *c, int algo, int proto, uint64_t bytes)
+{
+	int nc = ccs_nccl_channels(c, algo);
+	double per = proto == 1 ? 640.0 * 8 : proto == 2 ? 512.0 * 64 : 512.0 * 8 * (algo == CCS_ALGO_RING ? c->n : 1);
+	while (nc >= 2 && (double)bytes < nc * per)
+		nc--;
+	return nc;
 }
 
 /* NCCL's table for (coll, bytes) on c: its model's times, -1 where it does
@@ -94,14 +115,13 @@ static int argmin(float t[NCCL_NUM_ALGORITHMS_V5][3])
 
 /* One (collective, size) through getCollInfo: the checks of the file's
  * header; show prints a point where the tuner and NCCL differ. */
-static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c, int coll, uint64_t b, int show,
+static void point(ncclTunerGetCollInfo_fn info, void *ctx, const struct ccs_comm *c, int coll, uint64_t b, int show,
                   int *agree, int *differ)
 {
 	float tab[NCCL_NUM_ALGORITHMS_V5][3];
 	int nccl = nccl_table(c, coll, b, tab);
 	int ch = 0;
-	CHECK(tn->getCollInfo(ctx, (ncclFunc_t)coll, b, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0, &ch) ==
-	      ncclSuccess);
+	CHECK(info(ctx, (ncclFunc_t)coll, b, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0, &ch) == ncclSuccess);
 	/* each offered entry holds ccsim's time where ccsim prices it */
 	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
 		for (int p = 0; p < 3; p++) {
@@ -127,9 +147,10 @@ static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c,
 			want = a * 3 + bp;
 	CHECK(want >= 0);   /* over NCCL's offer ccsim's best is offered */
 	CHECK(got == want);
-	/* nChannels: the fewest channels (powers of two below NCCL's count) at
-	 * which a ring's or tree's time stays within 0.1%; 0 otherwise */
-	int full = ccs_nccl_channels(c, h_algo[got / 3]), want_ch = 0;
+	/* nChannels: the fewest channels (powers of two below NCCL's own count
+	 * at that size) at which a ring's or tree's time stays within 0.1%; 0
+	 * otherwise */
+	int full = nccl_nc(c, h_algo[got / 3], got % 3, b), want_ch = 0;
 	struct ccs_cost c0;
 	const char *why0;
 	if ((h_algo[got / 3] == CCS_ALGO_RING || h_algo[got / 3] == CCS_ALGO_TREE) &&
@@ -141,6 +162,7 @@ static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c,
 				want_ch = k;
 		}
 	CHECK(ch == want_ch);
+	CHECK(ch < full || ch == 0);
 	n_fewer += ch != 0;
 	if (got == nccl) {
 		(*agree)++;
@@ -164,7 +186,8 @@ static void point(const ncclTuner_v7_t *tn, void *ctx, const struct ccs_comm *c,
 static void run_machine(void *lib, const char *sym, const struct machine *m, const char *calib, int *agree,
                         int *differ)
 {
-	const ncclTuner_v7_t *tn = plugin(lib, sym);
+	const ncclTuner_v6_t *tn = plugin(lib, sym);
+	const ncclTuner_v4_t *t4 = !strcmp(sym, "ncclTunerPlugin_v4") ? (const ncclTuner_v4_t *)(const void *)tn : NULL;
 	CHECK(tn != NULL);
 	if (!tn)
 		return;
@@ -210,23 +233,28 @@ static void run_machine(void *lib, const char *sym, const struct machine *m, con
 	}
 	void *ctx = NULL;
 	ncclNvlDomainInfo_v5_t nvl = { c.G, c.n / c.G, c.n / c.G };
-	ncclTunerConstants_v7_t k;
+	ncclTunerConstants_v5_t k;
 	memset(&k, 0, sizeof k);
 	nwarn = 0;
-	CHECK(tn->init(&ctx, 0xc0ffee, (size_t)m->ranks, (size_t)m->nodes, logger, &nvl, &k) == ncclSuccess);
-	CHECK(nwarn == 0);
+	if (t4)
+		CHECK(t4->init((size_t)m->ranks, (size_t)m->nodes, logger, &ctx) == ncclSuccess);
+	else
+		CHECK(tn->init(&ctx, 0xc0ffee, (size_t)m->ranks, (size_t)m->nodes, logger, &nvl, &k) == ncclSuccess);
+	CHECK(nwarn == 0 && ctx != NULL);
 	for (int coll = 0; coll < 5 && ctx; coll++)
 		for (uint64_t b = 8; b <= (8ull << 30); b *= 2)
-			point(tn, ctx, &c, coll, b, strcmp(sym, "ncclTunerPlugin_v7") == 0, agree, differ);
-	CHECK(!ctx || tn->finalize(ctx) == ncclSuccess);
+			point(t4 ? t4->getCollInfo : tn->getCollInfo, ctx, &c, coll, b, strcmp(sym, "ncclTunerPlugin_v6") == 0,
+			      agree, differ);
+	CHECK(!ctx || (t4 ? t4->destroy(ctx) : tn->finalize(ctx)) == ncclSuccess);
 	ccs_comm_release(&c);
 	ccs_topo_free(t);
 }
 
-/* init refused with a WARN naming want; NCCL's tuning stays. */
+/* init declined with one WARN naming want: success, no context, and a
+ * getCollInfo without one leaves NCCL's table as it was. */
 static void refused(void *lib, const char *topo, const char *calib, int ranks, int nodes, const char *want)
 {
-	const ncclTuner_v7_t *tn = plugin(lib, "ncclTunerPlugin_v7");
+	const ncclTuner_v6_t *tn = plugin(lib, "ncclTunerPlugin_v6");
 	if (topo)
 		setenv("CCSIM_TOPOLOGY", topo, 1);
 	else
@@ -238,11 +266,77 @@ static void refused(void *lib, const char *topo, const char *calib, int ranks, i
 	void *ctx = (void *)1;
 	nwarn = 0;
 	last_warn[0] = 0;
-	CHECK(tn && tn->init(&ctx, 1, (size_t)ranks, (size_t)nodes, logger, NULL, NULL) == ncclInternalError);
+	CHECK(tn && tn->init(&ctx, 1, (size_t)ranks, (size_t)nodes, logger, NULL, NULL) == ncclSuccess);
 	CHECK(ctx == NULL);
-	CHECK(nwarn == 1 && strstr(last_warn, want) != NULL);
+	CHECK(nwarn == 1 && strstr(last_warn, want) != NULL && strstr(last_warn, "NCCL's own tuning") != NULL);
 	if (!strstr(last_warn, want))
 		fprintf(stderr, "  warned '%s', wanted '%s'\n", last_warn, want);
+	float tab[NCCL_NUM_ALGORITHMS_V5][3];
+	for (int j = 0; j < NCCL_NUM_ALGORITHMS_V5 * 3; j++)
+		tab[j / 3][j % 3] = (float)(j + 1);
+	int ch = 7;
+	CHECK(tn && tn->getCollInfo(ctx, ncclFuncAllReduce, 1 << 20, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0, &ch) ==
+	              ncclSuccess);
+	for (int j = 0; j < NCCL_NUM_ALGORITHMS_V5 * 3; j++)
+		CHECK(tab[j / 3][j % 3] == (float)(j + 1));
+	CHECK(ch == 7);
+}
+
+/* 16 communicators initialising at once, as 16 ranks of one process do */
+struct th_arg {
+	const ncclTuner_v6_t *tn;
+	ncclResult_t rc;
+	void *ctx;
+};
+
+static void *th_init(void *p)
+{
+	struct th_arg *a = p;
+	a->rc = a->tn->init(&a->ctx, (uint64_t)(uintptr_t)p, 16, 2, logger, NULL, NULL);
+	return NULL;
+}
+
+static void concurrent(void *lib)
+{
+	const ncclTuner_v6_t *tn = plugin(lib, "ncclTunerPlugin_v6");
+	setenv("CCSIM_TOPOLOGY", "topologies/hgx-h100-cluster.yaml", 1);
+	unsetenv("CCSIM_CALIBRATION");
+	pthread_t th[16];
+	struct th_arg a[16];
+	for (int i = 0; i < 16; i++) {
+		a[i].tn = tn;
+		a[i].ctx = NULL;
+		a[i].rc = ncclInternalError;
+		CHECK(pthread_create(&th[i], NULL, th_init, &a[i]) == 0);
+	}
+	for (int i = 0; i < 16; i++) {
+		pthread_join(th[i], NULL);
+		CHECK(a[i].rc == ncclSuccess && a[i].ctx != NULL);
+		if (a[i].ctx)
+			CHECK(tn->finalize(a[i].ctx) == ncclSuccess);
+	}
+}
+
+/* load, init, a call, finalize, unload: 20 times */
+static void cycles(const char *path)
+{
+	setenv("CCSIM_TOPOLOGY", "topologies/hgx-h100.yaml", 1);
+	for (int i = 0; i < 20; i++) {
+		void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		const ncclTuner_v6_t *tn = lib ? plugin(lib, "ncclTunerPlugin_v6") : NULL;
+		void *ctx = NULL;
+		CHECK(tn && tn->init(&ctx, (uint64_t)i, 8, 1, logger, NULL, NULL) == ncclSuccess && ctx);
+		float tab[NCCL_NUM_ALGORITHMS_V5][3];
+		for (int j = 0; j < NCCL_NUM_ALGORITHMS_V5 * 3; j++)
+			tab[j / 3][j % 3] = 1;
+		if (ctx) {
+			CHECK(tn->getCollInfo(ctx, ncclFuncAllReduce, 1 << 20, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0,
+			                      NULL) == ncclSuccess);
+			CHECK(tn->finalize(ctx) == ncclSuccess);
+		}
+		if (lib)
+			CHECK(dlclose(lib) == 0);
+	}
 }
 
 static int by_double(const void *a, const void *b)
@@ -254,7 +348,7 @@ static int by_double(const void *a, const void *b)
 /* the median and p99 of a warmed-up call, over a realistic mix of sizes */
 static void timing(void *lib)
 {
-	const ncclTuner_v7_t *tn = plugin(lib, "ncclTunerPlugin_v7");
+	const ncclTuner_v6_t *tn = plugin(lib, "ncclTunerPlugin_v6");
 	setenv("CCSIM_TOPOLOGY", "topologies/hgx-h100-cluster.yaml", 1);
 	unsetenv("CCSIM_CALIBRATION");
 	void *ctx;
@@ -298,7 +392,8 @@ int main(int argc, char **argv)
 		{ "topologies/gb200-nvl72.yaml", 18, 72, 3 },   /* 18 trays of 4 */
 		{ "tests/data/topo/hgx-h100-dump.xml", 2, 16, 0 },   /* NCCL_TOPO_DUMP_FILE of one HGX */
 	};
-	static const char *const syms[] = { "ncclTunerPlugin_v7", "ncclTunerPlugin_v6", "ncclTunerPlugin_v5" };
+	static const char *const syms[] = { "ncclTunerPlugin_v6", "ncclTunerPlugin_v5", "ncclTunerPlugin_v4" };
+	CHECK(dlsym(lib, "ncclTunerPlugin_v7") == NULL);   /* NCCL defines no v7 */
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		for (size_t v = 0; v < 3; v++) {
 			int agree = 0, differ = 0;
@@ -314,7 +409,13 @@ int main(int argc, char **argv)
 	refused(lib, "tests/nccl/no-such-topology.yaml", NULL, 8, 1, "no-such-topology.yaml");
 	refused(lib, "topologies/hgx-h100.yaml", "topologies/hgx-h100.yaml", 8, 1, "in a calibration file");
 	refused(lib, "topologies/hgx-h100.yaml", NULL, 16, 1, "16 ranks but topologies/hgx-h100.yaml has 8 GPUs");
+	refused(lib, "", NULL, 8, 1, "CCSIM_TOPOLOGY is not set");
+	refused(lib, "topologies", NULL, 8, 1, "topologies");
+	refused(lib, "tests/bad/bad-ratio.yaml", NULL, 8, 1, "bad-ratio.yaml:");
+	refused(lib, "topologies/hgx-h100-cluster.yaml", NULL, 4096, 512, "use 'tiers: 3'");
+	concurrent(lib);
 	timing(lib);
 	dlclose(lib);
+	cycles(argv[1]);
 	return CHECK_DONE("nccl_host");
 }

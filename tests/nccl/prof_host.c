@@ -1,14 +1,23 @@
 /*
 ** tests/nccl/prof_host.c: loads the ccsim profiler plugin as NCCL does
-** (dlopen, dlsym of ncclProfiler_v7, _v6 and _v5, init with a logger, the
-** event sequence of a group of collectives: a Coll event, its kernel
-** channels started, stopped by state with the GPU timer and stopped, the
-** collective stopped before or after its channels), then reads the log it
-** wrote back through `calibrate ingest`'s reader.  Checks: the activation
-** mask; one line per sampled collective, with the channel span as its time;
+** (dlopen, dlsym of ncclProfiler_v6 and _v5, as NCCL 2.29.2+ and 2.28 look
+** them up, src/include/plugin/profiler/ at 5067397c; init with a logger)
+** and replays NCCL's event order (src/plugin/profiler.cc: the host starts
+** a Coll event and stops it once the collective is queued, in
+** ncclProfilerStopTaskEvents; later the proxy thread starts a KernelCh event
+** per channel with the stopped collective as parent, records its stop with
+** the GPU timer and stops it), here with the channels on a second thread,
+** beside the orders an older test used (channels started before the
+** collective stops, or the collective stopped last); then reads the log it
+** wrote back through `calibrate ingest`'s reader.  Checks: no v7 symbol;
+** the activation mask; one line per sampled collective, with the channel
+** span as its time (clock=gpu) in every order;
 ** the sampling rate; measurements per size equal to the medians of what
 ** was fed in; a log cut inside a line is read with a warning; rotation
-** past CCSIM_PROFILE_MAX_MB leaves two logs that both read back.
+** past CCSIM_PROFILE_MAX_MB leaves two logs that both read back;
+** collectives whose channels never come are written at finalize with
+** clock=host and skipped by ingest (a log of only those is refused).
+** Under ASan (make test) a record freed too early is an error.
 ** With --bench: the plugin's cost per collective (one Coll event and its
 ** four channels, every one recorded), median over 20 batches.
 ** usage: nccl_prof_host LIB SCRATCH_DIR [--bench]
@@ -19,6 +28,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +50,53 @@ static void logger(ncclDebugLogLevel level, unsigned long flags, const char *fil
 	nwarn += level == NCCL_LOG_WARN;
 }
 
+enum { ORDER_NCCL, ORDER_EARLY, ORDER_LATE, ORDER_NONE };
+
+/* A collective's kernel channels, as NCCL's proxy thread reports them */
+struct chans {
+	const ncclProfiler_vN_t *p;
+	void *ctx, *coll;
+	uint64_t t0, t_ns;
+	void *h[NCH];
+};
+
+static void chans_start(struct chans *k)
+{
+	for (int c = 0; c < NCH; c++) {
+		ncclProfilerEventDescr_prefix_t e;
+		memset(&e, 0, sizeof e);
+		e.type = ncclProfileKernelCh;
+		e.parentObj = k->coll;
+		e.kernelCh.channelId = (uint8_t)c;
+		e.kernelCh.pTimer = k->t0 + 100 * (uint64_t)c;
+		k->h[c] = NULL;
+		CHECK(k->p->startEvent(k->ctx, &k->h[c], &e) == ncclSuccess && k->h[c]);
+	}
+}
+
+static void chans_stop(struct chans *k)
+{
+	for (int c = 0; c < NCH; c++) {
+		ncclProfilerEventStateArgs_prefix_t a;
+		a.kernelCh.pTimer = c == NCH - 1 ? k->t0 + k->t_ns : k->t0 + k->t_ns / 2;
+		CHECK(k->p->recordEventState(k->h[c], ncclProfilerKernelChStop, &a) == ncclSuccess);
+		CHECK(k->p->stopEvent(k->h[c]) == ncclSuccess);
+	}
+}
+
+static void *proxy_thread(void *arg)
+{
+	chans_start(arg);
+	chans_stop(arg);
+	return NULL;
+}
+
 /* One collective of S bytes of float on 16 ranks taking t_ns on the GPU:
  * its channels start 100 ns apart and the last stops t_ns after the first
- * started; coll_first stops the collective before its channels. */
-static void one_coll(const ncclProfiler_vN_t *p, void *ctx, uint64_t seq, size_t count, uint64_t t_ns,
-                     int coll_first)
+ * started; order: NCCL's (the collective stopped, then its channels on
+ * another thread), the channels started before it stops, it stopped last,
+ * or no channel at all. */
+static void one_coll(const ncclProfiler_vN_t *p, void *ctx, uint64_t seq, size_t count, uint64_t t_ns, int order)
 {
 	static float buf[2];
 	ncclProfilerEventDescr_prefix_t e;
@@ -59,31 +111,28 @@ static void one_coll(const ncclProfiler_vN_t *p, void *ctx, uint64_t seq, size_t
 	e.coll.nChannels = NCH;
 	e.coll.algo = "RING";
 	e.coll.proto = "SIMPLE";
-	void *ch = NULL, *chs[NCH];
-	CHECK(p->startEvent(ctx, &ch, &e) == ncclSuccess);
-	if (!ch)
+	void *coll = NULL;
+	CHECK(p->startEvent(ctx, &coll, &e) == ncclSuccess);
+	if (!coll)
 		return;   /* not sampled */
-	uint64_t t0 = 1000000 * seq;
-	for (int c = 0; c < NCH; c++) {
-		ncclProfilerEventDescr_prefix_t k;
-		memset(&k, 0, sizeof k);
-		k.type = ncclProfileKernelCh;
-		k.parentObj = ch;
-		k.kernelCh.channelId = (uint8_t)c;
-		k.kernelCh.pTimer = t0 + 100 * (uint64_t)c;
-		chs[c] = NULL;
-		CHECK(p->startEvent(ctx, &chs[c], &k) == ncclSuccess && chs[c]);
+	struct chans k = { p, ctx, coll, 1000000 * seq, t_ns, { 0 } };
+	if (order == ORDER_NCCL) {
+		CHECK(p->stopEvent(coll) == ncclSuccess);
+		pthread_t th;
+		CHECK(pthread_create(&th, NULL, proxy_thread, &k) == 0);
+		pthread_join(th, NULL);
+		return;
 	}
-	if (coll_first)
-		CHECK(p->stopEvent(ch) == ncclSuccess);
-	for (int c = 0; c < NCH; c++) {
-		ncclProfilerEventStateArgs_prefix_t a;
-		a.kernelCh.pTimer = c == NCH - 1 ? t0 + t_ns : t0 + t_ns / 2;
-		CHECK(p->recordEventState(chs[c], ncclProfilerKernelChStop, &a) == ncclSuccess);
-		CHECK(p->stopEvent(chs[c]) == ncclSuccess);
+	if (order == ORDER_NONE) {
+		CHECK(p->stopEvent(coll) == ncclSuccess);
+		return;
 	}
-	if (!coll_first)
-		CHECK(p->stopEvent(ch) == ncclSuccess);
+	chans_start(&k);
+	if (order == ORDER_EARLY)
+		CHECK(p->stopEvent(coll) == ncclSuccess);
+	chans_stop(&k);
+	if (order == ORDER_LATE)
+		CHECK(p->stopEvent(coll) == ncclSuccess);
 }
 
 /* The log the plugin wrote into dir (one per process). */
@@ -112,7 +161,7 @@ static int by_double(const void *a, const void *b)
 /* ns per profiled collective, the median of 20 batches of 5,000 */
 static void bench(void *lib)
 {
-	const ncclProfiler_vN_t *p = dlsym(lib, "ncclProfiler_v7");
+	const ncclProfiler_vN_t *p = dlsym(lib, "ncclProfiler_v6");
 	void *ctx = NULL;
 	int mask;
 	setenv("CCSIM_PROFILE_SAMPLE", "1", 1);
@@ -123,7 +172,7 @@ static void bench(void *lib)
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (int i = 0; i < 5000; i++)
-			one_coll(p, ctx, (uint64_t)i, 262144, 50000, 0);
+			one_coll(p, ctx, (uint64_t)i, 262144, 50000, ORDER_LATE);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ns[b] = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 5000;
 	}
@@ -144,12 +193,12 @@ static void rotation(const char *libpath, const char *scratch)
 	setenv("CCSIM_PROFILE_MAX_MB", "1", 1);
 	setenv("CCSIM_PROFILE_SAMPLE", "1", 1);
 	void *lib = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
-	const ncclProfiler_vN_t *p = lib ? dlsym(lib, "ncclProfiler_v7") : NULL;
+	const ncclProfiler_vN_t *p = lib ? dlsym(lib, "ncclProfiler_v6") : NULL;
 	void *ctx = NULL;
 	int mask;
 	CHECK(p && p->init(&ctx, 9, &mask, "rot", 2, 16, 0, logger) == ncclSuccess && ctx);
 	for (int i = 0; ctx && i < 8000; i++)
-		one_coll(p, ctx, (uint64_t)i, 262144, 50000, 0);
+		one_coll(p, ctx, (uint64_t)i, 262144, 50000, ORDER_LATE);
 	if (ctx)
 		p->finalize(ctx);
 	if (lib)
@@ -169,6 +218,49 @@ static void rotation(const char *libpath, const char *scratch)
 	}
 }
 
+/* Collectives whose kernel channels never come: written at finalize as
+ * clock=host; ingest skips them with one warning, and refuses a log of
+ * nothing else. */
+static void host_only(const char *libpath, const char *scratch)
+{
+	char dir[1024], path[1100];
+	snprintf(dir, sizeof dir, "%s/host", scratch);
+	mkdir(dir, 0755);
+	setenv("CCSIM_PROFILE_DIR", dir, 1);
+	unsetenv("CCSIM_PROFILE_MAX_MB");
+	setenv("CCSIM_PROFILE_SAMPLE", "1", 1);
+	void *lib = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+	const ncclProfiler_vN_t *p = lib ? dlsym(lib, "ncclProfiler_v5") : NULL;
+	void *ctx = NULL;
+	int mask;
+	CHECK(p && p->init(&ctx, 11, &mask, "host", 2, 16, 0, logger) == ncclSuccess && ctx);
+	for (int i = 0; ctx && i < 10; i++)
+		one_coll(p, ctx, (uint64_t)i, 262144, 50000, ORDER_NONE);
+	if (ctx)
+		p->finalize(ctx);
+	if (lib)
+		dlclose(lib);
+	CHECK(find_log(dir, path, sizeof path));
+	struct ccs_meas_set set;
+	struct ccs_diag d;
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_ingest_file(path, &set, &d) != CCS_OK && strstr(d.msg, "timed on the host") != NULL);
+	ccs_meas_set_release(&set);
+	/* beside timed ones: those read, the host ones skipped with a warning */
+	FILE *f = fopen(path, "a");
+	CHECK(f && fputs("coll comm=1 ranks=16 nodes=2 rank=0 seq=99 func=AllReduce count=262144 type=ncclFloat32 "
+	                 "algo=RING proto=SIMPLE channels=4 place=oop start_ns=5 time_ns=51000 clock=gpu\n", f) >= 0);
+	if (f)
+		fclose(f);
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_ingest_file(path, &set, &d) == CCS_OK && set.n == 1 && set.m[0].iters == 1 && set.nwarn == 1);
+	if (set.nwarn)
+		printf("profiler: %s\n", set.warn[0]);
+	ccs_meas_set_release(&set);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -186,9 +278,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setenv("CCSIM_PROFILE_SAMPLE", "2", 1);
-	static const char *const syms[] = { "ncclProfiler_v7", "ncclProfiler_v6", "ncclProfiler_v5" };
-	/* each symbol profiles one communicator: 40 AllReduces of 1 MiB and
-	 * 40 of 64 MiB, every second one recorded */
+	CHECK(dlsym(lib, "ncclProfiler_v7") == NULL);   /* NCCL defines no v7 */
+	static const char *const syms[] = { "ncclProfiler_v6", "ncclProfiler_v5", "ncclProfiler_v6" };
+	/* each symbol profiles one communicator (v6 twice): 40 AllReduces of
+	 * 1 MiB and 40 of 64 MiB, every second one recorded, in the three
+	 * orders in turn */
 	for (int v = 0; v < 3; v++) {
 		const ncclProfiler_vN_t *p = dlsym(lib, syms[v]);
 		CHECK(p != NULL);
@@ -200,7 +294,7 @@ int main(int argc, char **argv)
 		CHECK((mask & (ncclProfileColl | ncclProfileKernelCh)) == (ncclProfileColl | ncclProfileKernelCh));
 		for (uint64_t s = 0; s < 80; s++)
 			one_coll(p, ctx, s, s < 40 ? 262144 : 16777216, s < 40 ? 50000 + 1000 * (s % 5) : 900000 + (s % 7) * 1000,
-			         (int)(s % 3 == 0));
+			         (int)(s % 3));
 		CHECK(p->finalize(ctx) == ncclSuccess);
 	}
 	CHECK(nwarn == 0);
@@ -242,5 +336,6 @@ int main(int argc, char **argv)
 		printf("profiler: %s\n", set.warn[0]);
 	ccs_meas_set_release(&set);
 	rotation(argv[1], argv[2]);
+	host_only(argv[1], argv[2]);
 	return CHECK_DONE("nccl_prof_host");
 }
