@@ -168,8 +168,9 @@ if [ -x "$B/nccl_host" ] && [ -f "$B/plugins/libnccl-tuner-ccsim.so" ]; then
 		tail -n 15 "$tmp/nccl.out"
 	fi
 	grep -E '^(topologies|tuner|nccl_host)' "$tmp/nccl.out"
-	for want in "tuner ncclTunerPlugin_v5 ncclTunerPlugin_v6 ncclTunerPlugin_v7 " \
-		"profiler ncclProfiler_v5 ncclProfiler_v6 ncclProfiler_v7 "; do
+	# exactly the versions NCCL defines (src/include/plugin/, 2.30.7)
+	for want in "tuner ncclTunerPlugin_v4 ncclTunerPlugin_v5 ncclTunerPlugin_v6 " \
+		"profiler ncclProfiler_v5 ncclProfiler_v6 "; do
 		lib=build/plugins/libnccl-${want%% *}-ccsim.so
 		syms="${want%% *} $(nm -D --defined-only "$lib" 2>/dev/null | awk '{ print $3 }' | sort | tr '\n' ' ')"
 		if [ "$syms" = "$want" ]; then
