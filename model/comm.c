@@ -835,8 +835,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		rc = tree_shape(c, &w);
 		if (!rc) {
 			c->ring_C = ccs_nccl_channels(c, CCS_ALGO_RING);
-			rc = ccs_ring_nic_rate(t, c->rank_gpu, c->n, w.gstart, w.members, c->G, c->ring_C, c->prm.eff,
-			                       &c->B_ring);
+			rc = ccs_comm_net_rings(c, w.gstart, w.members);
 		}
 		if (!rc && !(rc = ccs_ring_nic_tree(t, c->rank_gpu, w.gstart, w.members, c->G, c->ring_C, c->nccl.nics,
 		                                    &c->tree_tg)))

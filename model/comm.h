@@ -76,6 +76,7 @@ struct ccs_comm {
 	double b_nic1;              /* per rank alone on its NICs (SendRecv) */
 	double B_net_nic, B_net_host; /* B_net's two parts: the NICs (their sum, at most their count x the
 	                             * slowest), the ranks' host paths (count x the slowest); HUGE_VAL for none */
+	double B_ring_k[7];         /* the same with 2^k channels (k < 7; 0: not computed, one group) */
 	double B_ring;              /* the rings' network rate from their NIC placement (ring_nic.h) with ring_C
 	                             * channels, NCCL's count; HUGE_VAL on one group */
 	int ring_C;

@@ -194,6 +194,9 @@ static double ring_net(const struct env *e, int *oom)
 	int C = e->channels > 0 ? e->channels : ccs_nccl_channels(c, CCS_ALGO_RING);
 	if (C == c->ring_C || c->G < 2)
 		return c->B_ring;
+	for (int k = 0; k < 7; k++)
+		if (C == 1 << k && c->B_ring_k[k] > 0)
+			return c->B_ring_k[k];   /* placed once at build */
 	int32_t *gstart = NULL, *members = NULL;
 	double B = HUGE_VAL;
 	if (ccs_comm_members(c, &gstart, &members) ||

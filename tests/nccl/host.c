@@ -345,33 +345,48 @@ static int by_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* the median and p99 of a warmed-up call, over a realistic mix of sizes */
-static void timing(void *lib)
+static double ns_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e9 + (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* A call's cost on `nodes` HGX H100 nodes: cold (the first call for each of
+ * the five collectives at 31 sizes, 8 B - 8 GiB) and cached (the same calls
+ * again, 20 rounds): median and p99 (a figure, not a test). */
+static void timing(void *lib, int nodes)
 {
 	const ncclTuner_v6_t *tn = plugin(lib, "ncclTunerPlugin_v6");
 	setenv("CCSIM_TOPOLOGY", "topologies/hgx-h100-cluster.yaml", 1);
 	unsetenv("CCSIM_CALIBRATION");
-	void *ctx;
-	if (!tn || tn->init(&ctx, 2, 32, 4, logger, NULL, NULL) != ncclSuccess)
+	void *ctx = NULL;
+	if (!tn || tn->init(&ctx, 2, (size_t)nodes * 8, (size_t)nodes, logger, NULL, NULL) != ncclSuccess || !ctx)
 		return;
-	enum { N = 20000 };
-	static double lat[N];
+	enum { P = 5 * 31, R = 20 };
+	static double cold[P], warm[P * R];
 	float tab[NCCL_NUM_ALGORITHMS_V5][3];
-	for (int i = 0; i < 2 * N; i++) {
-		for (int j = 0; j < NCCL_NUM_ALGORITHMS_V5 * 3; j++)
-			tab[j / 3][j % 3] = 1;
-		uint64_t b = 1ull << (3 + i % 28);
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		tn->getCollInfo(ctx, ncclFuncAllReduce, b, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (i >= N)   /* the first N warm the cache */
-			lat[i - N] = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
-	}
+	for (int r = 0; r <= R; r++)
+		for (int i = 0; i < P; i++) {
+			for (int j = 0; j < NCCL_NUM_ALGORITHMS_V5 * 3; j++)
+				tab[j / 3][j % 3] = 1;
+			struct timespec t0;
+			int ch = 0;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			tn->getCollInfo(ctx, (ncclFunc_t)(i % 5), 8ull << (i / 5), 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 3, 0,
+			                &ch);
+			double ns = ns_since(&t0);
+			if (r == 0)
+				cold[i] = ns;
+			else
+				warm[(r - 1) * P + i] = ns;
+		}
 	tn->finalize(ctx);
-	qsort(lat, N, sizeof *lat, by_double);
-	printf("tuner getCollInfo after warm-up: median %.0f ns, p99 %.0f ns (%d calls)\n", lat[N / 2], lat[N * 99 / 100],
-	       N);
+	qsort(cold, P, sizeof *cold, by_double);
+	qsort(warm, P * R, sizeof *warm, by_double);
+	printf("tuner getCollInfo at %d ranks: cold median %.1f us, p99 %.1f us (%d calls); cached median %.0f ns, p99 %.0f ns "
+	       "(%d calls)\n", nodes * 8, cold[P / 2] / 1e3, cold[P * 99 / 100] / 1e3, P, warm[P * R / 2],
+	       warm[P * R * 99 / 100], P * R);
 }
 
 int main(int argc, char **argv)
@@ -414,7 +429,8 @@ int main(int argc, char **argv)
 	refused(lib, "tests/bad/bad-ratio.yaml", NULL, 8, 1, "bad-ratio.yaml:");
 	refused(lib, "topologies/hgx-h100-cluster.yaml", NULL, 4096, 512, "use 'tiers: 3'");
 	concurrent(lib);
-	timing(lib);
+	timing(lib, 2);
+	timing(lib, 128);
 	dlclose(lib);
 	cycles(argv[1]);
 	return CHECK_DONE("nccl_host");
