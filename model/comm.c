@@ -837,8 +837,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 			c->ring_C = ccs_nccl_channels(c, CCS_ALGO_RING);
 			rc = ccs_comm_net_rings(c, w.gstart, w.members);
 		}
-		if (!rc && !(rc = ccs_ring_nic_tree(t, c->rank_gpu, w.gstart, w.members, c->G, c->ring_C, c->nccl.nics,
-		                                    &c->tree_tg)))
+		if (!rc)
 			rc = ccs_comm_net_p2p(c, w.gstart, w.members, w.gnet);
 	}
 	scratch_free(&w);

@@ -81,6 +81,7 @@ struct ccs_comm {
 	                             * channels, NCCL's count; HUGE_VAL on one group */
 	int ring_C;
 	double tree_tg;             /* the trees' busiest NIC with ring_C channels (ring_nic.h's tg) */
+	double tree_tg_k[7];        /* the same with 2^k channels (k < 7) */
 	double R_fab;               /* per group, uniform all-to-all */
 	double a2a_K;               /* NCCL's AllToAll rounds: bandwidth time per byte of one send [s/B]
 	                             * (p2p.h: its waves' busiest NIC or scale-up port, summed) */

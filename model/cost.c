@@ -154,6 +154,9 @@ static double tree_net_share(const struct ccs_comm *c, int C)
 		C = 1;
 	if (C == c->ring_C)
 		return c->tree_tg;
+	for (int k = 0; k < 7; k++)
+		if (C == 1 << k && c->tree_tg_k[k] > 0)
+			return c->tree_tg_k[k];   /* placed once at build */
 	int32_t *gstart = NULL, *members = NULL;
 	double tg = -1;
 	if (ccs_comm_members(c, &gstart, &members) ||
