@@ -190,7 +190,7 @@ $(REL)/nccl_prof_host: $(REL)/tests/nccl/prof_host.o libccsim.a
 
 test: $(TST)/ccsim $(TST)/validate $(UNIT_TESTS:%=$(TST)/%) $(PROP_TESTS:%=$(TST)/%) $(FUZZ_NAMES:%=$(TST)/fuzz_%) \
       bin/ccsim $(MPI_PLUGIN) $(TST)/failmalloc.so $(TST)/failwrite.so benches plugins $(PLUGINS:%=$(TST)/plugins/libnccl-%-ccsim.so) \
-      $(PLUGINS:%=$(TST)/pic/calibrate/nccl/%.o) $(TST)/nccl_host $(TST)/nccl_prof_host
+      $(PLUGINS:%=$(TST)/pic/calibrate/nccl/%.o) $(TST)/nccl_host $(TST)/nccl_prof_host $(REL)/nccl_host $(REL)/nccl_prof_host
 	@sh tests/run.sh $(TST)
 
 # libFuzzer builds: clang with ASan, UBSan and float-cast-overflow (which gcc's

@@ -835,7 +835,7 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 		rc = tree_shape(c, &w);
 		if (!rc) {
 			c->ring_C = ccs_nccl_channels(c, CCS_ALGO_RING);
-			rc = ccs_comm_net_rings(c, w.gstart, w.members);
+			rc = ccs_ring_nic_comm(c, w.gstart, w.members);
 		}
 		if (!rc)
 			rc = ccs_comm_net_p2p(c, w.gstart, w.members, w.gnet);

@@ -14,11 +14,6 @@ double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, in
 int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);
 /* NCCL's AllToAll rounds (p2p.h): a2a_K, a2a_wave; and a2a_grp
  * from each group's network rate gnet [B/s]. */
-/* The rings' network rate and the trees' busiest NIC (ring_nic.h) on NCCL's
- * count ring_C (B_ring, tree_tg) and on every power of two up to 64
- * channels (B_ring_k, tree_tg_k), so that a call with its own channel count
- * (the tuner's) needs no placing again. */
-int ccs_comm_net_rings(struct ccs_comm *c, const int32_t *gstart, const int32_t *members);
 int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet);
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound);
 /* Host staging (comm_host.c): a rank's network rate without GPUDirect RDMA

@@ -195,6 +195,27 @@ if [ -x "$B/nccl_prof_host" ] && [ -f "$B/plugins/libnccl-profiler-ccsim.so" ]; 
 	tail -n 1 "$tmp/prof.out"
 fi
 
+# both plugins' hosts again, release builds under valgrind: no invalid
+# access, no definite leak (20 load/unload cycles, 16 concurrent inits)
+if command -v valgrind >/dev/null 2>&1 && [ -x build/rel/nccl_host ] && [ -x build/rel/nccl_prof_host ]; then
+	mkdir -p "$tmp/vprof"
+	for h in "nccl_host build/plugins/libnccl-tuner-ccsim.so" \
+		"nccl_prof_host build/plugins/libnccl-profiler-ccsim.so $tmp/vprof"; do
+		# shellcheck disable=SC2086
+		if valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite -q build/rel/$h \
+			>"$tmp/vg.out" 2>&1; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL: valgrind build/rel/${h%% *}"
+			tail -n 20 "$tmp/vg.out"
+		fi
+	done
+	echo "valgrind: both plugin hosts clean"
+else
+	echo "valgrind: not installed (or release hosts not built); skipped"
+fi
+
 for chk in check_deps check_size; do
 	if sh "tests/tools/$chk.sh" "$B"; then
 		pass=$((pass + 1))

@@ -563,6 +563,58 @@ static int read_rows(FILE *in, const char *path, struct result *res, char **line
 	return 0;
 }
 
+/* The summary's last rows (every scored collective row, >= 64 MiB and all
+ * sizes, ccsim's and NCCL's model's medians) and the leave-one-group-out
+ * table beside them (logo.c), into out and *sm, *lg. */
+struct summary {
+	double mo_all, mo_big, mn_all, mn_big;
+	int na, nb;
+};
+
+static void write_summary(FILE *out, const struct result *res, char *const *lines, int nres, struct summary *sm,
+                          struct logo_fig *lg)
+{
+	static double e_all[1024], e_big[1024], n_all[1024], n_big[1024], em[1024];
+	int na_ = 0, nb_ = 0, nna = 0, nnb = 0, nm = 0;
+	for (int i = 0; i < nres; i++) {
+		if (!res[i].skip && res[i].moe && !res[i].pplx)
+			em[nm++] = fabs(res[i].ours / res[i].meas - 1);
+		if (res[i].skip || res[i].moe)
+			continue;
+		double x = fabs(res[i].ours / res[i].meas - 1);
+		e_all[na_++] = x;
+		if (res[i].bytes >= 64.0 * 1048576)
+			e_big[nb_++] = x;
+		if (!isnan(res[i].nccl)) {
+			double y = fabs(res[i].nccl / res[i].meas - 1);
+			n_all[nna++] = y;
+			if (res[i].bytes >= 64.0 * 1048576)
+				n_big[nnb++] = y;
+		}
+	}
+	sm->mo_all = median(e_all, na_);
+	sm->mo_big = median(e_big, nb_);
+	sm->mn_all = median(n_all, nna);
+	sm->mn_big = median(n_big, nnb);
+	sm->na = na_;
+	sm->nb = nb_;
+	double moe_in = median(em, nm);
+	fprintf(out, "| **all scored rows, >= 64 MiB** | %d | **%.1f%%** | | **%.1f%%** | |\n", nb_, 100 * sm->mo_big,
+	        100 * sm->mn_big);
+	fprintf(out, "| **all scored rows, every size** | %d | **%.1f%%** | | **%.1f%%** | |\n\n", na_, 100 * sm->mo_all,
+	        100 * sm->mn_all);
+	logo_summary(res, lines, nres, lg);
+	fprintf(out, "Leave one group out (the column the model is judged on): every row scored with every constant\n"
+	             "that was set from rows of this file refit without the row's group (section \"Constants set\n"
+	             "from published rows\"; a DeepEP row leaves its EP size out):\n\n"
+	             "| rows | in-sample median abs | leave-one-group-out median abs | NCCL model median abs |\n"
+	             "|---|---|---|---|\n"
+	             "| >= 64 MiB (%d) | %.1f%% | %.1f%% | %.1f%% |\n| every size (%d) | %.1f%% | %.1f%% | %.1f%% |\n"
+	             "| DeepEP (%d) | %.1f%% | %.1f%% | - |\n\n",
+	        lg->nbig, 100 * sm->mo_big, 100 * lg->big, 100 * sm->mn_big, lg->nall, 100 * sm->mo_all, 100 * lg->all,
+	        100 * sm->mn_all, lg->nmoe, 100 * moe_in, 100 * lg->moe);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -583,9 +635,6 @@ int main(int argc, char **argv)
 	if (rrc)
 		return rrc;
 
-	/* Summary. */
-	static double e_all[1024], e_big[1024], n_all[1024], n_big[1024];
-	int na_ = 0, nb_ = 0, nna = 0, nnb = 0;
 	FILE *out = fopen(argv[2], "w");
 	if (!out) {
 		fprintf(stderr, "validate: cannot write %s\n", argv[2]);
@@ -593,44 +642,11 @@ int main(int argc, char **argv)
 	}
 	write_intro(out);
 	write_groups(out, res, nres);
-	for (int i = 0; i < nres; i++) {
-		if (res[i].skip || res[i].moe)
-			continue;
-		double x = fabs(res[i].ours / res[i].meas - 1);
-		e_all[na_++] = x;
-		if (res[i].bytes >= 64.0 * 1048576)
-			e_big[nb_++] = x;
-		if (!isnan(res[i].nccl)) {
-			double y = fabs(res[i].nccl / res[i].meas - 1);
-			n_all[nna++] = y;
-			if (res[i].bytes >= 64.0 * 1048576)
-				n_big[nnb++] = y;
-		}
-	}
-	double mo_all = median(e_all, na_), mo_big = median(e_big, nb_);
-	double mn_all = median(n_all, nna), mn_big = median(n_big, nnb);
-	fprintf(out, "| **all scored rows, >= 64 MiB** | %d | **%.1f%%** | | **%.1f%%** | |\n", nb_, 100 * mo_big, 100 * mn_big);
-	fprintf(out, "| **all scored rows, every size** | %d | **%.1f%%** | | **%.1f%%** | |\n\n", na_, 100 * mo_all, 100 * mn_all);
+	struct summary sm;
 	struct logo_fig lg;
-	logo_summary(res, lines, nres, &lg);
-	double moe_in = 0;
-	{
-		static double em[1024];
-		int nm = 0;
-		for (int i = 0; i < nres; i++)
-			if (!res[i].skip && res[i].moe && !res[i].pplx)
-				em[nm++] = fabs(res[i].ours / res[i].meas - 1);
-		moe_in = median(em, nm);
-	}
-	fprintf(out, "Leave one group out (the column the model is judged on): every row scored with every constant\n"
-	             "that was set from rows of this file refit without the row's group (section \"Constants set\n"
-	             "from published rows\"; a DeepEP row leaves its EP size out):\n\n"
-	             "| rows | in-sample median abs | leave-one-group-out median abs | NCCL model median abs |\n"
-	             "|---|---|---|---|\n"
-	             "| >= 64 MiB (%d) | %.1f%% | %.1f%% | %.1f%% |\n| every size (%d) | %.1f%% | %.1f%% | %.1f%% |\n"
-	             "| DeepEP (%d) | %.1f%% | %.1f%% | - |\n\n",
-	        lg.nbig, 100 * mo_big, 100 * lg.big, 100 * mn_big, lg.nall, 100 * mo_all, 100 * lg.all, 100 * mn_all,
-	        lg.nmoe, 100 * moe_in, 100 * lg.moe);
+	write_summary(out, res, lines, nres, &sm, &lg);
+	double mo_all = sm.mo_all, mo_big = sm.mo_big, mn_all = sm.mn_all, mn_big = sm.mn_big;
+	int na_ = sm.na, nb_ = sm.nb;
 
 	write_sizes(out, res, nres);
 	write_group_sizes(out, res, nres);
