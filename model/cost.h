@@ -106,6 +106,12 @@ double ccs_cost_bruck_blocks(int n, int k);
  * same communicator: predicted seconds, or -1 when NCCL would not offer the
  * combination.  Only the five tuned collectives. */
 double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes);
+/* Its two halves: the part that does not depend on the size, NCCL's bus
+ * bandwidth [GB/s] (0: not offered) and latency [us] of (coll, algo, proto)
+ * on c; and the time at bytes from them (-1 when bw is 0). */
+double ccs_nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat);
+double ccs_nccl_time_at(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, double bw,
+                        double lat);
 /* The bandwidth NCCL's model gives (coll, algo, proto), in GB/s of algBw as
  * it stores it in comm->bandwidths; 0 where it does not offer it. */
 double ccs_nccl_algbw(const struct ccs_comm *c, int coll, int algo, int proto);
@@ -118,6 +124,23 @@ int ccs_nccl_channels(const struct ccs_comm *c, int algo);
  * fastest by our model.  Returns -1 when nothing in the masks applies. */
 int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo_mask,
                unsigned proto_mask, int nccl, int *algo, int *proto);
+
+/* The same for many sizes on one communicator: what does not depend on the
+ * size computed once (NCCL's bandwidth and latency per collective,
+ * algorithm and protocol, and which of them our model completes: its
+ * refusals are structural, and a fault's infinite time is infinite at any
+ * size), so that NCCL's choice costs one multiply-add per pair.
+ * ccs_selector_pick gives what ccs_select gives (0 bytes: ccs_select). */
+struct ccs_selector {
+	const struct ccs_comm *c;
+	double nbw[CCS_COLL_N][CCS_ALGO_NCCL_N][CCS_PROTO_N];
+	double nlat[CCS_COLL_N][CCS_ALGO_NCCL_N][CCS_PROTO_N];
+	uint8_t ok[CCS_COLL_N][CCS_ALGO_NCCL_N][CCS_PROTO_N];
+	uint8_t direct_ok[CCS_COLL_N][CCS_PROTO_N];   /* AllToAll, SendRecv: direct completes */
+};
+void ccs_selector_init(struct ccs_selector *s, const struct ccs_comm *c);
+int  ccs_selector_pick(const struct ccs_selector *s, int coll, uint64_t bytes, unsigned algo_mask,
+                       unsigned proto_mask, int nccl, int *algo, int *proto);
 
 /* NVLS-tree's heads: the GPUs (with their NICs) through which it crosses
  * domains, the same count in every domain: at most NCCL_MAX_NVLS_ARITY

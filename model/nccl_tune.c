@@ -431,8 +431,23 @@ double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, ui
 	/* a plugin that allows only some protocols (NCCL_PROTO=simple on EFA v1) */
 	if (c->G > 1 && !(ccs_comm_tr(c)->protos & (1u << proto)))
 		return -1;
-	double lat;
+	double lat = 0;
 	double bw = nccl_bw_lat(c, coll, algo, proto, &lat);
+	return ccs_nccl_time_at(c, coll, algo, proto, bytes, bw, lat);
+}
+
+double ccs_nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat)
+{
+	*lat = 0;
+	if (c->n == 1 || (c->G > 1 && !(ccs_comm_tr(c)->protos & (1u << proto))))
+		return 0;
+	return nccl_bw_lat(c, coll, algo, proto, lat);
+}
+
+double ccs_nccl_time_at(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, double bw, double lat)
+{
+	if (c->n == 1)
+		return 0;
 	if (!(bw > 0))
 		return -1;
 	int logSize = 0;

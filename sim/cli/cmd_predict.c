@@ -209,6 +209,7 @@ struct req {
 	unsigned all_algo, all_proto, amask, pmask;
 	struct ccs_topo *t;
 	struct ccs_comm comm;
+	struct ccs_selector sel;    /* comm's selection, precomputed (time_rows) */
 	struct ccs_fabric *fab;
 	struct ccs_flows *last_flows;
 	struct ccs_simrow_row *rows;
@@ -456,11 +457,12 @@ static int size_rows(struct req *rq)
 static int time_rows(struct req *rq)
 {
 	double sum_bus = 0;
+	ccs_selector_init(&rq->sel, &rq->comm);
 	for (size_t i = 0; i < rq->nrows; i++) {
 		struct ccs_simrow_row *rw = &rq->rows[i];
 		int a = -1, q = -1, aa = -1, aq = -1;
 		uint64_t sel_bytes = rw->bytes ? rw->bytes : 1;
-		if (ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, !rq->best, &a, &q) &&
+		if (ccs_selector_pick(&rq->sel, rq->coll, sel_bytes, rq->amask, rq->pmask, !rq->best, &a, &q) &&
 		    (!rq->fixed_algo || ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, 0, &a, &q))) {
 			/* an algorithm asked for by name that NCCL would not run here is
 			 * timed by our model; if that cannot either, say why */
@@ -478,7 +480,7 @@ static int time_rows(struct req *rq)
 			return -1;
 		}
 		if (!rq->fixed_algo || (rq->pmask & (rq->pmask - 1)))
-			ccs_select(&rq->comm, rq->coll, sel_bytes, rq->amask, rq->pmask, rq->best, &aa, &aq);
+			ccs_selector_pick(&rq->sel, rq->coll, sel_bytes, rq->amask, rq->pmask, rq->best, &aa, &aq);
 		struct ccs_cost cc;
 		const char *why = NULL;
 		if (ccs_cost_eval(&rq->comm, rq->coll, a, q, rq->channels, rw->bytes, &cc, &why)) {

@@ -130,7 +130,8 @@ static void bench_predict(void)
 {
 	static const char *const files[] = { "topologies/hgx-h100.yaml", "topologies/cluster-16k-3tier.yaml" };
 	printf("\nclosed-form predictions (ccs_cost_eval; one core)\n");
-	printf("%-28s %10s %14s %14s\n", "topology", "ranks", "eval/s", "select+eval/s");
+	printf("%-28s %10s %14s %14s %16s %8s\n", "topology", "ranks", "eval/s", "select+eval/s", "selector+eval/s",
+	       "ratio");
 	for (size_t i = 0; i < 2; i++) {
 		struct ccs_diag d;
 		memset(&d, 0, sizeof d);
@@ -171,8 +172,23 @@ static void bench_predict(void)
 					n2++;
 				}
 		double r2 = n2 / (now() - t0);
+		struct ccs_selector sel;
+		ccs_selector_init(&sel, &c);
+		long n3 = 0;
+		t0 = now();
+		while (now() - t0 < 0.5)
+			for (int coll = 0; coll < CCS_COLL_N; coll++)
+				for (int k = 3; k < 34; k++) {
+					int a, q;
+					struct ccs_cost cc;
+					if (!ccs_selector_pick(&sel, coll, 1ull << k, ~0u, ~0u, 1, &a, &q) &&
+					    !ccs_cost_eval(&c, coll, a, q, 0, 1ull << k, &cc, NULL))
+						sink += cc.time_s;
+					n3++;
+				}
+		double r3 = n3 / (now() - t0);
 		(void)sink;
-		printf("%-28s %10d %14.0f %14.0f%s\n", files[i] + 11, c.n, r1, r2,
+		printf("%-28s %10d %14.0f %14.0f %16.0f %8.2f%s\n", files[i] + 11, c.n, r1, r2, r3, r3 / r2,
 		       r1 >= 1e6 ? "" : "  (target 1,000,000/s MISSED)");
 		ccs_comm_release(&c);
 		ccs_topo_free(t);
