@@ -111,15 +111,36 @@ static void prof_header(int fd)
  * communicator initialising on another thread waits for the first. */
 static ncclDebugLogger_t prof_open_log;
 static pthread_once_t prof_once = PTHREAD_ONCE_INIT;
+#define PROF_MAX_MB 1048576   /* CCSIM_PROFILE_MAX_MB's ceiling: 1 TiB */
+#define prof_warn(...) \
+	do { if (prof_open_log) prof_open_log(NCCL_LOG_WARN, NCCL_PROFILE, __FILE__, __LINE__, "PROFILER/ccsim: " __VA_ARGS__); } while (0)
 
 static void prof_open_once(void)
 {
 	const char *dir = getenv("CCSIM_PROFILE_DIR"), *mx = getenv("CCSIM_PROFILE_MAX_MB");
 	char host[128] = "unknown";
 	gethostname(host, sizeof host - 1);
-	prof_max = (mx && atol(mx) > 0 ? (unsigned long)atol(mx) : 64ul) << 20;
-	snprintf(prof_path, sizeof prof_path, "%s/ccsim-profile-%s-%ld.log", dir && *dir ? dir : ".", host,
-	         (long)getpid());
+	/* CCSIM_PROFILE_MAX_MB: a whole number of MiB, 1 to PROF_MAX_MB (1 TiB);
+	 * anything else keeps the default of 64 with a WARN */
+	unsigned long mb = 64;
+	if (mx && *mx) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(mx, &end, 10);
+		if (errno || *end || end == mx || v < 1 || v > PROF_MAX_MB || *mx == '-')
+			prof_warn("CCSIM_PROFILE_MAX_MB='%.40s' is not a whole number of MiB from 1 to %d; 64 MiB",
+			          mx, PROF_MAX_MB);
+		else
+			mb = (unsigned long)v;
+	}
+	prof_max = mb << 20;
+	int pn = snprintf(prof_path, sizeof prof_path, "%s/ccsim-profile-%s-%ld.log", dir && *dir ? dir : ".", host,
+	                  (long)getpid());
+	if (pn < 0 || pn >= (int)sizeof prof_path) {
+		prof_warn("CCSIM_PROFILE_DIR is %zu characters, too long for a log path of %zu; not profiling",
+		          dir ? strlen(dir) : 0, sizeof prof_path - 1);
+		return;
+	}
 	int fd = open(prof_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (prof_open_log)

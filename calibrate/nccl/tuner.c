@@ -38,9 +38,11 @@
 #include "../../model/cost.h"
 #include "../../model/topo_yaml.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TUNER_CACHE 1024   /* slots (a power of two): 113 KiB per communicator */
 #define TUNER_PROBE 4      /* places a key may take, from its hash on */
@@ -136,6 +138,23 @@ static int tuner_machine(struct tuner *T, const char *topo, const char *calib, s
 	return tuner_load(T, topo, sets, n, 0, &T->t, d);
 }
 
+/* path names a regular file: 0; else -1 with why in err (a FIFO would
+ * block NCCL's init in open, a directory reads as nothing). */
+static int tuner_regular(const char *path, const char *var, char *err, size_t errn)
+{
+	struct stat st;
+	if (stat(path, &st)) {
+		snprintf(err, errn, "%s=%s: %s", var, path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errn, "%s=%s is not a regular file (%s)", var, path,
+		         S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+		return -1;
+	}
+	return 0;
+}
+
 static ncclResult_t tuner_init(void **ctx, uint64_t commId, size_t nRanks, size_t nNodes, ncclDebugLogger_t log,
                                ncclNvlDomainInfo_v5_t *nvl, int version)
 {
@@ -155,6 +174,9 @@ static ncclResult_t tuner_init(void **ctx, uint64_t commId, size_t nRanks, size_
 	int rc = CCS_EINPUT;
 	if (!topo || !*topo)
 		snprintf(err, sizeof err, "CCSIM_TOPOLOGY is not set (a topology YAML or an NCCL topology dump)");
+	else if (tuner_regular(topo, "CCSIM_TOPOLOGY", err, sizeof err) ||
+	         (calib && *calib && tuner_regular(calib, "CCSIM_CALIBRATION", err, sizeof err)))
+		rc = CCS_EINPUT;
 	else if ((rc = tuner_machine(T, topo, calib, nNodes, &d)))
 		snprintf(err, sizeof err, "%s", d.msg[0] ? d.msg : "the topology did not load");
 	else if (nRanks > (size_t)T->t->ngpu)
@@ -274,8 +296,8 @@ static ncclResult_t tuner_coll_info(void *ctx, ncclFunc_t coll, size_t nBytes, i
 	(void)numPipeOps;
 	(void)regBuff;
 	struct tuner *T = ctx;
-	if (!T || !collCostTable || (int)coll < 0 || (int)coll > ncclFuncAllReduce)
-		return ncclSuccess;   /* not one we price: NCCL's table as it is */
+	if (!T || !collCostTable || (int)coll < 0 || (int)coll > ncclFuncAllReduce || numAlgo <= 0 || numProto <= 0)
+		return ncclSuccess;   /* not one we price (or an empty table): NCCL's table as it is */
 	float *table = (float *)collCostTable;
 	const struct tuner_slot *s = tuner_prices(T, (int)coll, nBytes);
 	int na = numAlgo < NCCL_NUM_ALGORITHMS_V5 ? numAlgo : NCCL_NUM_ALGORITHMS_V5;

@@ -17,6 +17,9 @@
 **     cluster): init succeeds with no context and one WARN naming the
 **     reason, and getCollInfo leaves NCCL's table as it was (NCCL wraps
 **     init in NCCLCHECK: a failure would stop the communicator);
+**   - CCSIM_TOPOLOGY or CCSIM_CALIBRATION a FIFO: refused without opening it
+**     (it blocked init forever); a cost table with no protocol or no
+**     algorithm left untouched (it divided by zero);
 **   - 16 communicators initialising at once on 16 threads, and 20 load,
 **     init, finalize and unload cycles;
 **   - the call's cost after warm-up: median and p99 (a figure, not a test).
@@ -35,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char last_warn[2048];
 static int nwarn;
@@ -282,6 +287,26 @@ static void refused(void *lib, const char *topo, const char *calib, int ranks, i
 	CHECK(ch == 7);
 }
 
+/* A table with no protocol or no algorithm: nothing to price, nothing
+ * touched (it divided by numProto) */
+static void empty_table(void *lib)
+{
+	const ncclTuner_v6_t *tn = plugin(lib, "ncclTunerPlugin_v6");
+	setenv("CCSIM_TOPOLOGY", "topologies/hgx-h100.yaml", 1);
+	unsetenv("CCSIM_CALIBRATION");
+	void *ctx = NULL;
+	CHECK(tn && tn->init(&ctx, 3, 8, 1, logger, NULL, NULL) == ncclSuccess && ctx);
+	if (!ctx)
+		return;
+	float tab[NCCL_NUM_ALGORITHMS_V5][3] = { { 5 } };
+	int ch = 9;
+	CHECK(tn->getCollInfo(ctx, ncclFuncAllReduce, 1 << 20, 1, (float **)tab, NCCL_NUM_ALGORITHMS_V5, 0, 0, &ch) ==
+	      ncclSuccess);
+	CHECK(tn->getCollInfo(ctx, ncclFuncAllReduce, 1 << 20, 1, (float **)tab, 0, 3, 0, &ch) == ncclSuccess);
+	CHECK(ch == 9 && tab[0][0] == 5);
+	CHECK(tn->finalize(ctx) == ncclSuccess);
+}
+
 /* 16 communicators initialising at once, as 16 ranks of one process do */
 struct th_arg {
 	const ncclTuner_v6_t *tn;
@@ -428,6 +453,19 @@ int main(int argc, char **argv)
 	refused(lib, "topologies", NULL, 8, 1, "topologies");
 	refused(lib, "tests/bad/bad-ratio.yaml", NULL, 8, 1, "bad-ratio.yaml:");
 	refused(lib, "topologies/hgx-h100-cluster.yaml", NULL, 4096, 512, "use 'tiers: 3'");
+	{
+		/* a FIFO would block init in open(): refused without opening it */
+		char fifo[256];
+		snprintf(fifo, sizeof fifo, "/tmp/ccsim-host-fifo-%ld", (long)getpid());
+		unlink(fifo);
+		CHECK(mkfifo(fifo, 0600) == 0);
+		alarm(30);   /* a hang fails the test */
+		refused(lib, fifo, NULL, 8, 1, "is not a regular file (a FIFO)");
+		refused(lib, "topologies/hgx-h100.yaml", fifo, 8, 1, "CCSIM_CALIBRATION=");
+		alarm(0);
+		unlink(fifo);
+	}
+	empty_table(lib);
 	concurrent(lib);
 	timing(lib, 2);
 	timing(lib, 128);

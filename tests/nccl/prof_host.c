@@ -29,6 +29,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +41,24 @@
 #define PROF_LINE_MAX 512   /* the plugin's longest line */
 
 static int nwarn;
+static char warned[4096];   /* every WARN so far, one per line */
 
 static void logger(ncclDebugLogLevel level, unsigned long flags, const char *file, int line, const char *fmt, ...)
 {
 	(void)flags;
 	(void)file;
 	(void)line;
-	(void)fmt;
-	nwarn += level == NCCL_LOG_WARN;
+	if (level != NCCL_LOG_WARN)
+		return;
+	nwarn++;
+	size_t l = strlen(warned);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(warned + l, sizeof warned - l, fmt, ap);
+	va_end(ap);
+	l = strlen(warned);
+	if (l + 1 < sizeof warned)
+		strcat(warned, "\n");
 }
 
 enum { ORDER_NCCL, ORDER_EARLY, ORDER_LATE, ORDER_NONE };
@@ -261,6 +272,49 @@ static void host_only(const char *libpath, const char *scratch)
 	ccs_meas_set_release(&set);
 }
 
+/* Environment edges: a CCSIM_PROFILE_DIR too long for a path is refused
+ * with a WARN (it was cut, and the log went elsewhere), a CCSIM_PROFILE_MAX_MB
+ * past 1 TiB or not a number keeps 64 MiB with a WARN (it wrapped to no
+ * limit); the job runs either way. */
+static void env_edges(const char *libpath, const char *scratch)
+{
+	static char dir[1400];
+	snprintf(dir, sizeof dir, "%s/", scratch);
+	while (strlen(dir) < 1200)
+		strcat(dir, "d");
+	setenv("CCSIM_PROFILE_DIR", dir, 1);
+	void *lib = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+	const ncclProfiler_vN_t *p = lib ? dlsym(lib, "ncclProfiler_v6") : NULL;
+	void *ctx = (void *)1;
+	int mask = -1;
+	nwarn = 0;
+	warned[0] = 0;
+	CHECK(p && p->init(&ctx, 12, &mask, "long", 2, 16, 0, logger) == ncclSuccess);
+	CHECK(ctx == NULL && mask == 0 && strstr(warned, "CCSIM_PROFILE_DIR is 12") != NULL && strstr(warned, "too long"));
+	if (lib)
+		dlclose(lib);
+	static const char *const bad[] = { "99999999999999999999", "-5", "12abc", "1048577" };
+	for (int i = 0; i < 4; i++) {
+		char d2[1100];
+		snprintf(d2, sizeof d2, "%s/mx%d", scratch, i);
+		mkdir(d2, 0755);
+		setenv("CCSIM_PROFILE_DIR", d2, 1);
+		setenv("CCSIM_PROFILE_MAX_MB", bad[i], 1);
+		lib = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+		p = lib ? dlsym(lib, "ncclProfiler_v6") : NULL;
+		ctx = NULL;
+		nwarn = 0;
+		warned[0] = 0;
+		CHECK(p && p->init(&ctx, 13, &mask, "mx", 2, 16, 0, logger) == ncclSuccess && ctx != NULL);
+		CHECK(nwarn == 1 && strstr(warned, "CCSIM_PROFILE_MAX_MB") != NULL && strstr(warned, "64 MiB") != NULL);
+		if (ctx)
+			p->finalize(ctx);
+		if (lib)
+			dlclose(lib);
+	}
+	unsetenv("CCSIM_PROFILE_MAX_MB");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -337,5 +391,6 @@ int main(int argc, char **argv)
 	ccs_meas_set_release(&set);
 	rotation(argv[1], argv[2]);
 	host_only(argv[1], argv[2]);
+	env_edges(argv[1], argv[2]);
 	return CHECK_DONE("nccl_prof_host");
 }
