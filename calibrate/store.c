@@ -147,6 +147,28 @@ static void sq_configure(void)
 	done = 1;
 }
 
+/* PRAGMA quick_check on a database ccsim is about to use: "ok", or
+ * CCS_EDB naming the first problem (SQLite's own words). */
+static int quick_check(struct ccs_store *s, struct ccs_diag *d)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+		return readerr(s, d);
+	int rc = CCS_OK;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		if (!t || strcmp((const char *)t, "ok")) {
+			ccs_diag_msg(d, "%s: damaged (SQLite's quick_check: %.200s); restore it or start a new database",
+			             s->path, t ? (const char *)t : "no answer");
+			rc = CCS_EDB;
+		}
+	} else {
+		rc = readerr(s, d);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int ccs_store_open_at(const char *path, int target, struct ccs_store **out, struct ccs_diag *d)
 {
 	sq_configure();
@@ -173,6 +195,15 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 		rc = CCS_EDB;
 		goto fail;
 	}
+	if (v < 0) {
+		/* the migrations are indexed by it: a negative one crashed */
+		ccs_diag_msg(d, "%s: schema version %d is not one ccsim writes (0 to %d); not a ccsim database, or damaged",
+		             path, v, CCS_STORE_VERSION);
+		rc = CCS_EDB;
+		goto fail;
+	}
+	if (v > 0 && (rc = quick_check(s, d)))
+		goto fail;
 	if (v == 0) {
 		/* an empty file, or somebody else's database */
 		sqlite3_stmt *st;
@@ -199,9 +230,12 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 		 * processes opening a new file do not both migrate */
 		if ((rc = ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start the migration")))
 			goto fail;
-		if (user_version(s, &v)) {
-			rc = ccs_store_dberr(s, d, "cannot read the schema version");
-			ccs_store_exec(s, "ROLLBACK", d, "rollback");
+		if (user_version(s, &v) || v < 0 || v > CCS_STORE_VERSION) {
+			rc = v < 0 || v > CCS_STORE_VERSION
+			       ? (ccs_diag_msg(d, "%s: schema version %d changed under us to one ccsim does not write", path, v),
+			          CCS_EDB)
+			       : ccs_store_dberr(s, d, "cannot read the schema version");
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			goto fail;
 		}
 		for (; v < target; v++) {

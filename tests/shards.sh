@@ -7,8 +7,9 @@
 # the same rows; a rerun leaves complete shards out; --submit goes through a
 # stand-in sbatch.  SIGKILL of a shard, of the whole MPI job and of merge at
 # seeded moments (CCSIM_SEED, printed on failure), each then run again: no row
-# lost or doubled, PRAGMA integrity_check ok.  Merge conflicts and bad
-# arguments are refused with their messages.  The shards and merges run in
+# lost or doubled, PRAGMA integrity_check ok.  Merge conflicts, a shard with
+# a flipped byte, a negative schema version and bad arguments are refused
+# with their messages.  The shards and merges run in
 # the sanitizer build; MPI in bin/ccsim (Open MPI's own allocations are not
 # ours to check).  Ends with "shards: N passed, N failed".
 B=$(cd "${1:?usage: tests/shards.sh BUILD_DIR}" && pwd)
@@ -177,6 +178,32 @@ echo "not a database" >"$w/text.db"
 check "a file that is not a database is refused" '[ $? -eq 1 ] && grep -q "text.db: " "$w/text.out"'
 "$C" merge "$w/m2.db" "$w/m2.db" >"$w/self.out" 2>&1
 check "merging a database into itself is refused" '[ $? -eq 1 ] && grep -q "is the database merged into" "$w/self.out"'
+# a shard damaged on disk: one byte of a point key flipped in the results
+# table's page, so its unique index no longer matches (SQLite's
+# integrity_check says so); merge used to store it silently
+cp "$w/s1.db" "$w/flip.db"
+p=$(sqlite3 "$w/flip.db" "SELECT point FROM results LIMIT 1")
+root=$(sqlite3 "$w/flip.db" "SELECT rootpage FROM sqlite_master WHERE name='results'")
+psz=$(sqlite3 "$w/flip.db" "PRAGMA page_size")
+for off in $(grep -obUaF "$p" "$w/flip.db" | cut -d: -f1); do
+	if [ $((off / psz + 1)) -eq "$root" ]; then
+		printf 'X' | dd of="$w/flip.db" bs=1 seek=$((off + 7)) conv=notrunc 2>/dev/null
+		break
+	fi
+done
+check "the flipped shard fails SQLite's own check" '[ "$(sqlite3 "$w/flip.db" "PRAGMA integrity_check" | head -n 1)" != ok ]'
+"$C" merge "$w/m2.db" "$w/flip.db" >"$w/flip.out" 2>&1
+check "a damaged shard is refused and nothing of it stored" '[ $? -eq 1 ] && grep -q "flip.db: integrity check: row" "$w/flip.out" &&
+	same ref "$w/m2.db"'
+# a schema version no ccsim writes (negative: it indexed the migrations)
+cp "$w/s1.db" "$w/neg.db"
+sqlite3 "$w/neg.db" "PRAGMA user_version=-5"
+"$C" merge "$w/m2.db" "$w/neg.db" >"$w/neg.out" 2>&1
+check "a negative schema version is refused" '[ $? -eq 1 ] && grep -q "neg.db: schema version -5 is not one ccsim writes" "$w/neg.out"'
+"$C" merge "$w/neg.db" "$w/s1.db" >"$w/neg2.out" 2>&1
+check "... as the database merged into too" '[ $? -eq 1 ] && grep -q "schema version -5" "$w/neg2.out"'
+"$C" report "$S" --db "$w/neg.db" >"$w/neg3.out" 2>&1
+check "... and by report" '[ $? -ne 0 ] && grep -q "schema version -5" "$w/neg3.out"'
 for a in "3/3" "a/3" "1/0" "-1/3" "1/" "/3" "1/3x"; do
 	"$C" run "$S" --shard "$a" >"$w/arg.out" 2>&1
 	check "--shard $a is refused" '[ $? -eq 2 ] && grep -q "expected K/N with 0 <= K < N" "$w/arg.out"'
