@@ -83,6 +83,52 @@ struct conv {
 	size_t alias_nodes;
 };
 
+/* A mapping's duplicate keys, in n log n (a pass over the keys before each
+ * new one made 50,000 keys take seconds): the first key in document order
+ * that repeats an earlier one is refused, naming the earlier one's line. */
+struct dup_ent {
+	const char *str;
+	uint32_t i;                 /* its place in the mapping */
+};
+
+static int dup_cmp(const void *a, const void *b)
+{
+	const struct dup_ent *x = a, *y = b;
+	int c = strcmp(x->str, y->str);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int dup_keys(struct ccs_ydoc *d, const struct ccs_ynode *y)
+{
+	if (y->n < 2)
+		return CCS_OK;
+	struct dup_ent *e = ccs_malloc((size_t)y->n * sizeof *e);
+	if (!e)
+		return CCS_ENOMEM;
+	for (uint32_t i = 0; i < y->n; i++) {
+		e[i].str = y->k[i]->str;
+		e[i].i = i;
+	}
+	qsort(e, y->n, sizeof *e, dup_cmp);
+	uint32_t bad = UINT32_MAX, first = 0;
+	/* equal keys sort by place: the run's first is the earliest */
+	for (uint32_t i = 1, run = 0; i < y->n; i++) {
+		if (strcmp(e[i].str, e[i - 1].str)) {
+			run = i;
+			continue;
+		}
+		if (e[i].i < bad) {
+			bad = e[i].i;
+			first = e[run].i;
+		}
+	}
+	ccs_free(e);
+	if (bad == UINT32_MAX)
+		return CCS_OK;
+	return ccs_diag_at(d->diag, y->k[bad]->mark, "duplicate key '%s' (first at line %d)", y->k[bad]->str,
+	                   y->k[first]->mark.line);
+}
+
 static int convert(struct conv *cv, yaml_node_t *n, int depth, int aliased, struct ccs_ynode **out)
 {
 	struct ccs_ydoc *d = cv->d;
@@ -124,13 +170,10 @@ static int convert(struct conv *cv, yaml_node_t *n, int depth, int aliased, stru
 				return ccs_diag_at(d->diag, ymark(d->cur, kn->start_mark), "a mapping key must be a plain name");
 			struct ccs_ynode *k, *v;
 			CCS_TRY(convert(cv, kn, depth + 1, aliased, &k));
-			for (uint32_t i = 0; i < y->n; i++)
-				if (!strcmp(y->k[i]->str, k->str))
-					return ccs_diag_at(d->diag, k->mark, "duplicate key '%s' (first at line %d)",
-					                   k->str, y->k[i]->mark.line);
 			CCS_TRY(convert(cv, yaml_document_get_node(cv->doc, p->value), depth + 1, aliased, &v));
 			CCS_TRY(ccs_ytree_push(d->a, y, k, v));
 		}
+		CCS_TRY(dup_keys(d, y));
 		break;
 	default:
 		return ccs_diag_at(d->diag, m, "empty yaml node");
@@ -150,11 +193,48 @@ static int convert_doc(struct ccs_ydoc *d, yaml_document_t *doc, yaml_node_t *to
 	return rc;
 }
 
+/* The stream's nesting, from libyaml's events, before any document is
+ * built: deeper than MAX_DEPTH is refused at the collection that crosses
+ * it.  libyaml's scanner checks every open flow level for stale keys on
+ * each token, so 200 KB of '[' took minutes to load before the tree's
+ * own depth check saw it; the events stop at level 65.  A syntax error is
+ * left to the load, which names it. */
+static int depth_guard(struct ccs_ydoc *d, const char *buf, size_t len)
+{
+	yaml_parser_t p;
+	yaml_event_t e;
+	if (!yaml_parser_initialize(&p))
+		return CCS_ENOMEM;
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	int depth = 0, rc = CCS_OK;
+	for (;;) {
+		if (!yaml_parser_parse(&p, &e)) {
+			rc = p.error == YAML_MEMORY_ERROR ? CCS_ENOMEM : CCS_OK;
+			break;
+		}
+		yaml_event_type_t t = e.type;
+		struct ccs_mark m = ymark(d->cur, e.start_mark);
+		yaml_event_delete(&e);
+		if ((t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) && ++depth > MAX_DEPTH) {
+			rc = ccs_diag_at(d->diag, m, "nesting deeper than %d levels", MAX_DEPTH);
+			break;
+		}
+		if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT)
+			depth--;
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 int ccs_ytree_parse(struct ccs_ydoc *d, const char *buf, size_t len, struct ccs_ynode **root)
 {
 	yaml_parser_t p;
 	yaml_document_t doc;
-	int rc = CCS_OK;
+	int rc = depth_guard(d, buf, len);
+	if (rc)
+		return rc;
 	if (!yaml_parser_initialize(&p))
 		return CCS_ENOMEM;
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);

@@ -85,6 +85,26 @@ for y in tests/bad/*.yaml; do
 done
 echo "bad inputs: $nbad files checked"
 
+# inputs that cost quadratic time before their limits applied: 200,000
+# nested flow sequences (libyaml's scanner walks every open level per token)
+# and a mapping of 200,000 keys (each checked against all before it); both
+# refused with a position, each well inside a minute (they took minutes)
+awk 'BEGIN { printf "name: deep\nnodes: "; for (i = 0; i < 200000; i++) printf "["; for (i = 0; i < 200000; i++) printf "]"; printf "\n" }' \
+	>"$tmp/deep.yaml"
+awk 'BEGIN { printf "name: wide\nnodes: 1\nfoo:\n"; for (i = 0; i < 200000; i++) printf "  k%d: 1\n", i; printf "  k7: 2\n" }' \
+	>"$tmp/wide.yaml"
+for q in "deep.yaml:2:71: nesting deeper than 64 levels" "wide.yaml:200004:3: duplicate key 'k7' (first at line 11)"; do
+	f=${q%%:*}
+	timeout 60 "$B/ccsim" topo check "$tmp/$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -qF "$q" "$tmp/err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $f (exit $rc; 124: over a minute): $(head -c 300 "$tmp/err")"
+	fi
+done
+
 nbs=0
 for y in tests/bad-sched/*.yaml; do
 	"$B/ccsim" simulate -t topologies/hgx-h100.yaml --schedule "$y" >"$tmp/out" 2>"$tmp/err"
