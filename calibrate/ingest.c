@@ -121,7 +121,67 @@ static int nt_half(int line, const struct ccs_lines_toks *k, int at, int wrong, 
 	h->time_s = v[0] * 1e-6;
 	h->algbw_Bps = v[1] * 1e9;
 	h->busbw_Bps = v[2] * 1e9;
+	h->wrong = wrong && strcmp(k->t[at + 3], "N/A") ? w : 0;
 	return CCS_OK;
+}
+
+/* Why half h of a row of size bytes contradicts itself, or NULL: nccl-tests
+ * marked it wrong; a time under its printing's resolution (0.01 us); an
+ * algbw off size / time by more than any nccl-tests release's convention
+ * (legacy releases printed half of it: outside 0.4-2.5x); a busbw that is
+ * neither 0 (one rank) nor 0.5-2x algbw (every collective's factor lies
+ * there).  Below 0.05 GB/s the printed digits say too little to judge. */
+static const char *nt_inconsistent(const struct ccs_nt_half *h, uint64_t size, char *buf, size_t n)
+{
+	if (h->wrong > 0) {
+		snprintf(buf, n, "nccl-tests counted %.0f wrong results", h->wrong);
+		return buf;
+	}
+	if (h->time_s < 0.01e-6) {
+		snprintf(buf, n, "a time of %.3g us, under the log's 0.01 us resolution", h->time_s * 1e6);
+		return buf;
+	}
+	double alg = (double)size / h->time_s;
+	if (size > 0 && h->algbw_Bps >= 0.05e9 && alg >= 0.05e9 && (h->algbw_Bps > 2.5 * alg || h->algbw_Bps < 0.4 * alg)) {
+		snprintf(buf, n, "algbw %.4g GB/s but size / time is %.4g GB/s", h->algbw_Bps / 1e9, alg / 1e9);
+		return buf;
+	}
+	if (h->algbw_Bps >= 0.05e9 && h->busbw_Bps > 0.01e9 &&
+	    (h->busbw_Bps < 0.5 * h->algbw_Bps - 0.01e9 || h->busbw_Bps > 2 * h->algbw_Bps + 0.01e9)) {
+		snprintf(buf, n, "busbw %.4g GB/s is not 0.5-2x algbw %.4g GB/s", h->busbw_Bps / 1e9, h->algbw_Bps / 1e9);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Row r (the last one parsed): halves that contradict themselves are kept
+ * out, and a row equal to an earlier one of its table is dropped; both
+ * counted for one warning.  1 when the row goes. */
+static int nt_vet(struct ccs_nt_log *out, size_t first, struct ccs_nt_row *r)
+{
+	for (size_t i = first; i < out->nrow; i++) {
+		const struct ccs_nt_row *q = &out->row[i];
+		if (q->size == r->size && q->count == r->count && q->root == r->root && !strcmp(q->type, r->type) &&
+		    !strcmp(q->redop, r->redop) && q->half[0].time_s == r->half[0].time_s &&
+		    q->half[1].time_s == r->half[1].time_s && q->half[0].busbw_Bps == r->half[0].busbw_Bps &&
+		    q->half[1].busbw_Bps == r->half[1].busbw_Bps && q->half[0].wrong == r->half[0].wrong &&
+		    q->half[1].wrong == r->half[1].wrong) {
+			if (!out->ndup++)
+				out->dup_line = r->line;
+			return 1;
+		}
+	}
+	char why[160];
+	for (int h = 0; h < 2; h++) {
+		if (!r->half[h].valid || !nt_inconsistent(&r->half[h], r->size, why, sizeof why))
+			continue;
+		r->half[h].valid = 0;
+		if (!out->nbad++) {
+			out->bad_line = r->line;
+			snprintf(out->bad_why, sizeof out->bad_why, "%s", why);
+		}
+	}
+	return 0;
 }
 
 /* A Rank line of table tb on host h: the table's Rank lines and distinct
@@ -306,7 +366,7 @@ static void coll_from_columns(struct ccs_nt_log *l, int t)
 /* A data row: size, count, type, redop and root as the schema has them,
  * then its out-of-place and in-place halves. */
 static int nt_row(const struct ccs_lines_toks *k, int line, const struct ntschema *sc, struct ccs_nt_log *out, size_t *cap,
-                  struct ccs_diag *d)
+                  size_t first, struct ccs_diag *d)
 {
 	int rc = CCS_OK;
 	/* the schema: the header's, else by token count (11: no redop or
@@ -373,7 +433,8 @@ static int nt_row(const struct ccs_lines_toks *k, int line, const struct ntschem
 		rc = nt_half(line, k, at + hw * h, hw == 4, &r->half[which + h], d);
 	if (rc)
 		return rc;
-	out->nrow++;
+	if (!nt_vet(out, first, r))
+		out->nrow++;
 	return CCS_OK;
 }
 
@@ -424,7 +485,7 @@ int ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll
 		memset(&d1, 0, sizeof d1);
 		d1.srcs = d->srcs;
 		d1.nsrcs = d->nsrcs;
-		rc = nt_row(k, line, &sc, out, &cap, &d1);
+		rc = nt_row(k, line, &sc, out, &cap, first, &d1);
 		/* the file's last line cut short (a truncated copy): skipped, said */
 		if (rc == CCS_EINPUT && rest_blank(L) && k->n < 3 + sc.redop + sc.root + 8) {
 			snprintf(out->cut, sizeof out->cut, "%.250s", d1.msg);
@@ -601,6 +662,14 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 		}
 	if (!rc && l.cut[0])
 		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s (the log ends inside this row: skipped)", l.cut);
+	if (!rc && l.nbad)
+		rc = ccs_lines_warn(&set->warn, &set->nwarn,
+		                    "%s:%d:1: %d row half(s) whose numbers contradict themselves kept out (the first: %s)", src,
+		                    l.bad_line, l.nbad, l.bad_why);
+	if (!rc && l.ndup)
+		rc = ccs_lines_warn(&set->warn, &set->nwarn,
+		                    "%s:%d:1: %d row(s) repeat an earlier row of their table exactly (several tasks' output "
+		                    "interleaved?); kept once", src, l.dup_line, l.ndup);
 	if (!rc)
 		ccs_ntinfo_evidence(src, &l, set);
 	if (!rc && l.host[0] && !set->host[0])

@@ -52,8 +52,9 @@
 #include <stdint.h>
 
 struct ccs_nt_half {
-	int valid;                  /* 0: blank or N/A */
+	int valid;                  /* 0: blank, N/A, or numbers that contradict themselves (kept out) */
 	double time_s, algbw_Bps, busbw_Bps;
+	double wrong;               /* nccl-tests' #wrong (0 where not printed) */
 };
 
 struct ccs_nt_row {
@@ -106,6 +107,12 @@ struct ccs_nt_log {
 	double avg_busbw_Bps;       /* footer, -1 when absent */
 	struct ccs_nt_row *row;
 	size_t nrow;
+	/* halves kept out because their numbers contradict themselves or
+	 * nccl-tests marked them wrong, and rows that repeat an earlier row of
+	 * their table exactly (several tasks' output interleaved): how many,
+	 * the first one's line and why */
+	int nbad, bad_line, ndup, dup_line;
+	char bad_why[160];
 };
 
 /* Parse text[0..len) of nccl-tests output named src (for messages).

@@ -180,6 +180,25 @@ static void test_real_logs(void)
 	CHECK(set.n == 33 && !strcmp(set.m[13].name, "allreduce") && set.nwarn >= 1);
 	CHECK(set.nwarn >= 1 && strstr(set.warn[set.nwarn - 1], "bad-nt-truncated-h20.log:12:") &&
 	      strstr(set.warn[set.nwarn - 1], "the log ends inside this row"));
+	/* numbers that contradict themselves, in two srun tasks' interleaved
+	 * copies of one table: each repeated row kept once (4 dropped), and
+	 * the #wrong half, the 1e-30 us half and the busbw 100x algbw half
+	 * kept out (3, counted once each after the duplicates go): the other
+	 * five halves are measurements */
+	ccs_meas_set_release(&set);
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_ingest_file("tests/data/calib/bad-nt-contradict.log", &set, &d) == CCS_OK);
+	CHECK(set.n == 5);
+	int saw_bad = 0, saw_dup = 0;
+	for (size_t i = 0; i < set.nwarn; i++) {
+		saw_bad |= strstr(set.warn[i], "bad-nt-contradict.log:18:1: 3 row half(s) whose numbers contradict themselves") &&
+		           strstr(set.warn[i], "nccl-tests counted 3 wrong results");
+		saw_dup |= strstr(set.warn[i], "bad-nt-contradict.log:17:1: 4 row(s) repeat an earlier row") != NULL;
+	}
+	CHECK(saw_bad && saw_dup);
+	for (size_t i = 0; i < set.n; i++)
+		CHECK(set.m[i].median_s > 1e-6 && set.m[i].busbw_Bps < 200e9);
 	/* a file of no known kind */
 	memset(&d, 0, sizeof d);
 	CHECK(ccs_ingest_file("tests/data/calib/README.md", &set, &d) == CCS_EINPUT);
