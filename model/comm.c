@@ -734,14 +734,17 @@ static int latencies(const struct ccs_topo *t, struct ccs_comm *c, struct scratc
 	int32_t *members = w->members;
 	int32_t *gstart = w->gstart;
 	uint32_t *nic_of_rank = w->nic_of_rank;
-	if (c->n > 1 && c->rank_group[1] == c->rank_group[0] && c->intra_nvl)
-		c->lat_intra = ccs_comm_net_latency(t, t->gpu[c->rank_gpu[0]].dev, t->gpu[c->rank_gpu[1]].dev, 0,
-		                            vx, parent, queue);
+	/* every link's latency: scale-up or host links in a group, GPU-NIC host legs across */
+	if (c->n > 1 && c->rank_group[1] == c->rank_group[0])
+		c->lat_intra = ccs_comm_net_latency(t, t->gpu[c->rank_gpu[0]].dev, t->gpu[c->rank_gpu[1]].dev,
+		                                    c->intra_nvl ? 0 : CCS_LAT_HOST, vx, parent, queue);
 	if (c->G > 1) {
 		int r1 = gstart[1] < c->n ? members[gstart[1]] : 0;
 		uint32_t a = nic_of_rank[0], b = nic_of_rank[r1];
 		if (a != UINT32_MAX && b != UINT32_MAX)
-			c->lat_net = ccs_comm_net_latency(t, a, b, 1, vx, parent, queue) + t->dev[a].lat_s + t->dev[b].lat_s;
+			c->lat_net = ccs_comm_net_latency(t, a, b, 1, vx, parent, queue) + t->dev[a].lat_s + t->dev[b].lat_s +
+			             ccs_comm_net_latency(t, t->gpu[c->rank_gpu[0]].dev, a, CCS_LAT_HOST, vx, parent, queue) +
+			             ccs_comm_net_latency(t, t->gpu[c->rank_gpu[r1]].dev, b, CCS_LAT_HOST, vx, parent, queue);
 	}
 	for (uint32_t d = 0; d < t->ndev; d++)
 		vx[d] = -1;

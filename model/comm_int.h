@@ -9,6 +9,11 @@
 #include "cost.h"
 
 int ccs_comm_net_type(const struct ccs_topo *t, uint32_t nic);
+/* The wire latency of the shortest path from device a to b (links and the
+ * devices between), over scale-up links (net 0, through scale-up
+ * switches), network links (1, through network switches) or host links
+ * (CCS_LAT_HOST, through PCIe switches and CPUs); 0 without a path. */
+#define CCS_LAT_HOST 2
 double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, int net, int32_t *dist,
                            uint32_t *parent, uint32_t *queue);
 int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);

@@ -32,11 +32,15 @@ double ccs_comm_net_latency(const struct ccs_topo *t, uint32_t a, uint32_t b, in
 	queue[qt++] = a;
 	while (qh < qt && dist[b] < 0) {
 		uint32_t u = queue[qh++];
-		if (u != a && t->dev[u].kind != CCS_DEV_NETSW && t->dev[u].kind != CCS_DEV_SUSW)
+		int k_ = t->dev[u].kind;
+		int through = net == CCS_LAT_HOST ? k_ == CCS_DEV_PCISW || k_ == CCS_DEV_CPU
+		                                  : k_ == CCS_DEV_NETSW || k_ == CCS_DEV_SUSW;
+		if (u != a && !through)
 			continue;
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
 			const struct ccs_link *l = &t->link[t->adj[k]];
-			if (net ? !ccs_link_is_network(l->type) : !ccs_link_is_scaleup(l->type))
+			if (net == CCS_LAT_HOST ? !ccs_link_is_host(l->type)
+			    : net ? !ccs_link_is_network(l->type) : !ccs_link_is_scaleup(l->type))
 				continue;
 			uint32_t v = t->adj_nbr[k];
 			if (dist[v] >= 0)
