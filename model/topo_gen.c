@@ -118,8 +118,61 @@ static int classify_body(struct gen *g)
 	return CCS_OK;
 }
 
+/* Two links of the body between the same two devices with the same type:
+ * refused at the second (parallel links are one link with `lanes`); found
+ * by sorting, so a large mesh costs n log n. */
+struct dup_link {
+	uint32_t lo, hi, i;
+	uint8_t type;
+};
+
+static int dup_link_cmp(const void *a, const void *b)
+{
+	const struct dup_link *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static int check_dup_links(struct gen *g, const struct ccs_body *b)
+{
+	if (b->nlink < 2)
+		return CCS_OK;
+	struct dup_link *e = ccs_malloc((size_t)b->nlink * sizeof *e);
+	if (!e)
+		return CCS_ENOMEM;
+	for (uint32_t i = 0; i < b->nlink; i++) {
+		const struct ccs_tmpl_link *l = &b->link[i];
+		e[i] = (struct dup_link){ l->a < l->b ? l->a : l->b, l->a < l->b ? l->b : l->a, i, l->type };
+	}
+	qsort(e, b->nlink, sizeof *e, dup_link_cmp);
+	uint32_t bad = UINT32_MAX, first = 0;
+	for (uint32_t i = 1, run = 0; i < b->nlink; i++) {
+		if (e[i].lo != e[i - 1].lo || e[i].hi != e[i - 1].hi || e[i].type != e[i - 1].type) {
+			run = i;
+			continue;
+		}
+		if (e[i].i < bad) {
+			bad = e[i].i;
+			first = e[run].i;
+		}
+	}
+	ccs_free(e);
+	if (bad == UINT32_MAX)
+		return CCS_OK;
+	const struct ccs_tmpl_link *l = &b->link[bad];
+	return ccs_diag_at(g->diag, l->mark, "a second %s link between %s and %s (the first from line %d); one link with "
+	                   "'lanes' carries parallel links", ccs_link_type_name[l->type], b->dev[l->a].name,
+	                   b->dev[l->b].name, b->link[first].mark.line);
+}
+
 static int build_bodies(struct gen *g)
 {
+	CCS_TRY(check_dup_links(g, &g->s->body));
 	const struct ccs_topo_spec *s = g->s;
 	const struct ccs_body *b = &s->body;
 	long nodes = s->template_form ? s->nodes : 1;
