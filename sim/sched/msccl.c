@@ -35,6 +35,7 @@ struct mconv {
 	struct ccs_diag *d;
 	struct ccs_text o;
 	long ngpus, nch;
+	long chunks[3];             /* the current <gpu>'s i_chunks, o_chunks, s_chunks; -1: not given */
 	double chunk;               /* bytes per chunk */
 	long *pairs;                /* per (src, dst, chan): sends - recvs */
 	int *first_tb;              /* per (src, dst, chan): a thread block that sends there (its node) */
@@ -75,6 +76,26 @@ static void step_name(char *buf, size_t n, long g, long tb, long s)
 	snprintf(buf, n, "g%ldt%lds%ld", g, tb, s);
 }
 
+/* A step's chunks [off, off + cnt) of buffer buf ('i', 'o' or 's') lie
+ * inside the buffer its <gpu> declares (an offset past the end was
+ * accepted before); an offset of -1 or an undeclared size is not checked. */
+static int buf_range(struct mconv *v, const struct ccs_xml_node *st, const char *bk, const char *ok, long cnt)
+{
+	const char *b = ccs_xml_attr(st, bk);
+	long off;
+	CCS_TRY(inum(v, st, ok, -1, 1L << 30, -1, &off));
+	if (!b || off < 0)
+		return CCS_OK;
+	int w = !strcmp(b, "i") ? 0 : !strcmp(b, "o") ? 1 : !strcmp(b, "s") ? 2 : -1;
+	if (w < 0)
+		return ccs_xml_at(v->d, v->name, st, "'%s' must be i, o or s (input, output, scratch), got '%s'", bk, b);
+	static const char *const names[3] = { "i_chunks", "o_chunks", "s_chunks" };
+	if (v->chunks[w] >= 0 && off + cnt > v->chunks[w])
+		return ccs_xml_at(v->d, v->name, st, "%s %ld + cnt %ld runs past the %ld chunks of buffer '%s' (its gpu's %s)", ok,
+		                  off, cnt, v->chunks[w], b, names[w]);
+	return CCS_OK;
+}
+
 /* One step's ops; prev: the op it follows in its thread block ("" none). */
 static int one_step(struct mconv *v, long g, long tb, long send, long recv, long chan, const struct ccs_xml_node *st,
                     long s, const char *prev)
@@ -90,6 +111,8 @@ static int one_step(struct mconv *v, long g, long tb, long send, long recv, long
 		return ccs_xml_at(v->d, v->name, st, "unknown step type '%s'; one of: s, r, rrs, rcs, rrc, rrcs, re, cpy, nop", type);
 	long cnt, depid, deps;
 	CCS_TRY(inum(v, st, "cnt", 1, 1 << 20, 1, &cnt));
+	CCS_TRY(buf_range(v, st, "srcbuf", "srcoff", cnt));
+	CCS_TRY(buf_range(v, st, "dstbuf", "dstoff", cnt));
 	CCS_TRY(inum(v, st, "depid", -1, 1 << 20, -1, &depid));
 	CCS_TRY(inum(v, st, "deps", -1, 1 << 20, -1, &deps));
 	if ((kinds[k].s && send < 0) || (kinds[k].r && recv < 0))
@@ -203,6 +226,12 @@ static int mconvert(struct mconv *v, double total)
 			continue;
 		long g;
 		CCS_TRY(inum(v, gn, "id", 0, v->ngpus - 1, -1, &g));
+		static const char *const bufs[3] = { "i_chunks", "o_chunks", "s_chunks" };
+		for (int b = 0; b < 3; b++) {
+			v->chunks[b] = -1;
+			if (ccs_xml_attr(gn, bufs[b]))
+				CCS_TRY(inum(v, gn, bufs[b], 0, 1L << 30, 0, &v->chunks[b]));
+		}
 		for (int t = gn->child; t >= 0; t = v->x->n[t].next)
 			if (!strcmp(v->x->n[t].name, "tb"))
 				CCS_TRY(one_tb(v, g, &v->x->n[t]));
