@@ -710,6 +710,15 @@ static int run_points(struct run *R)
 }
 
 /* Every point's result from the database: the tables, then the plots. */
+/* A number as a CSV field: "" where there is none (NaN, infinite). */
+static const char *csv_num(double v, char buf[32])
+{
+	if (!isfinite(v))
+		return "";
+	snprintf(buf, 32, "%.6g", v);
+	return buf;
+}
+
 static int report(struct run *R)
 {
 	/* every point's result, from the database */
@@ -735,14 +744,15 @@ static int report(struct run *R)
 			if (!r)
 				continue;
 			/* names as CSV fields (a design called "x128 (1,024 GPUs)" has a comma); a
-			 * time or rate the engine did not give is -1 */
-			char f[5][900];
+			 * time or rate the engine did not give (or one rank's rate: nothing
+			 * moves) is an empty field, never a number that means "none" */
+			char f[5][900], n[3][32];
 			double bw = (R->S.engine == 1 ? r->bw_sim_Bps : r->bw_model_Bps) / 1e9;
-			printf("%s,%s,%s,%s,%d,%s,%llu,%.6g,%.6g,%.6g\n", ccs_escape_csv(R->S.name, f[0], sizeof f[0]),
+			printf("%s,%s,%s,%s,%d,%s,%llu,%s,%s,%s\n", ccs_escape_csv(R->S.name, f[0], sizeof f[0]),
 			       ccs_escape_csv(r->workload, f[1], sizeof f[1]), ccs_escape_csv(r->design, f[2], sizeof f[2]),
 			       ccs_escape_csv(r->axes, f[3], sizeof f[3]), r->ranks, ccs_escape_csv(r->algo, f[4], sizeof f[4]),
-			       (unsigned long long)r->size, isfinite(r->t_model_s) ? r->t_model_s * 1e6 : -1,
-			       isfinite(r->t_sim_s) ? r->t_sim_s * 1e6 : -1, isfinite(bw) ? bw : -1);
+			       (unsigned long long)r->size, csv_num(r->t_model_s * 1e6, n[0]), csv_num(r->t_sim_s * 1e6, n[1]),
+			       csv_num(bw > 0 && r->ranks > 1 ? bw : (double)NAN, n[2]));
 		}
 	} else if (!R->S.nax && R->S.nwi == (size_t)R->S.nw) {
 		ccs_output_print_grid(&R->S, R->res);
