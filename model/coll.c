@@ -3,6 +3,7 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,10 +152,12 @@ int ccs_parse_nccl_size(const char *s, uint64_t *out)
 	char *end;
 	if (!*s || !isdigit((unsigned char)*s))
 		return -1;
+	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
+	int big = errno == ERANGE;
 	if (!*end) {
 		*out = v;
-		return 0;
+		return big || v > CCS_SIZE_MAX ? -2 : 0;
 	}
 	if (end[1] == 0) {
 		uint64_t m = 0;
@@ -165,13 +168,15 @@ int ccs_parse_nccl_size(const char *s, uint64_t *out)
 		case 'T': case 't': m = 1ull << 40; break;
 		default: return -1;
 		}
-		if (v > UINT64_MAX / m)
-			return -1;
+		if (big || v > CCS_SIZE_MAX / m)
+			return -2;
 		*out = v * m;
 		return 0;
 	}
 	char err[128];
-	return ccs_parse_size(s, out, err, sizeof err);
+	if (ccs_parse_size(s, out, err, sizeof err))
+		return strstr(err, "large") || strstr(err, "2^") ? -2 : -1;
+	return *out > CCS_SIZE_MAX ? -2 : 0;
 }
 
 int ccs_btree_parent(int k, int G)

@@ -87,7 +87,9 @@ void ccs_btree_degrees(int G, int32_t *deg);
 void ccs_coll_shape(int coll, int n, uint64_t req_bytes, int esz, uint64_t *count, uint64_t *bytes);
 
 /* Parse an nccl-tests size: 8, 64K, 1M, 8G (K/M/G powers of 1024), also
- * 16MiB / 1GB style units.  Returns 0 or -1. */
+ * 16MiB / 1GB style units.  Returns 0, -1 (not a size) or -2 (above
+ * CCS_SIZE_MAX). */
+#define CCS_SIZE_MAX (1ull << 53)   /* 8 PiB: exact in a double, and in SQLite's integers */
 int ccs_parse_nccl_size(const char *s, uint64_t *out);
 
 #endif

@@ -93,8 +93,13 @@ static uint32_t spray_k = 0;   /* 0: the topology's (scaleout.spray) */
 /* -b (may be 0), -e, -i (lo 1): sizes as nccl-tests writes them */
 static int take_size(const char *me_, const struct ccs_args_opt *o, const char *v)
 {
-	uint64_t x;
-	if (!v || ccs_parse_nccl_size(v, &x) || (x == 0 && o->lo > 0)) {
+	uint64_t x = 0;
+	int r = v ? ccs_parse_nccl_size(v, &x) : -1;
+	if (r == -2) {
+		fprintf(stderr, "%s: '%s' %s is above 2^53 bytes (8 PiB), the largest size ccsim takes\n", me_, o->flag, v);
+		return -1;
+	}
+	if (r || (x == 0 && o->lo > 0)) {
 		fprintf(stderr, "%s: '%s' must be a size such as 8, 64K, 1M or 8G, got '%s'\n", me_, o->flag, v ? v : "");
 		return -1;
 	}

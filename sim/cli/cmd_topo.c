@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DOT_MAX_DEVICES 2000
@@ -452,6 +453,12 @@ static int topo_import(int argc, char **argv)
 	}
 	if (!in) {
 		fprintf(stderr, "ccsim topo import: missing DUMP.xml\n");
+		return 2;
+	}
+	struct stat si, so;
+	if (outp && !stat(in, &si) && !stat(outp, &so) && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+		/* the YAML written over the dump it is read from loses the dump */
+		fprintf(stderr, "ccsim topo import: -o %s is the dump being imported; write the YAML elsewhere\n", outp);
 		return 2;
 	}
 	struct ccs_diag d;

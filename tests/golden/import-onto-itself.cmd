@@ -1,0 +1,1 @@
+topo import tests/data/topo/hgx-h100-dump.xml -o tests/data/topo/hgx-h100-dump.xml
