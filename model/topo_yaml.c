@@ -617,9 +617,12 @@ static int load_calibration(struct ld *L, const struct ccs_ynode *y, struct ccs_
 	int rc = ccs_ytree_add_src(&L->y, path, &src);
 	struct ccs_ynode *root = NULL;
 	if (!rc) {
+		const char *kind = L->y.kind;
 		L->y.cur = src;
+		L->y.kind = "calibration";
 		rc = ccs_ytree_parse(&L->y, buf, len, &root);
 		L->y.cur = keep;
+		L->y.kind = kind;
 	}
 	ccs_free(buf);
 	if (rc)

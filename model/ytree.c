@@ -254,9 +254,10 @@ int ccs_ytree_parse(struct ccs_ydoc *d, const char *buf, size_t len, struct ccs_
 	yaml_node_t *top = yaml_document_get_root_node(&doc);
 	if (!top) {
 		struct ccs_mark m = { d->cur, 1, 1 };
-		rc = ccs_diag_at(d->diag, m, "empty topology file");
+		rc = ccs_diag_at(d->diag, m, "empty %s file", d->kind ? d->kind : "topology");
 	} else if (top->type != YAML_MAPPING_NODE) {
-		rc = ccs_diag_at(d->diag, ymark(d->cur, top->start_mark), "a topology file must be a mapping of keys");
+		rc = ccs_diag_at(d->diag, ymark(d->cur, top->start_mark), "a %s file must be a mapping of keys",
+		                 d->kind ? d->kind : "topology");
 	} else {
 		rc = convert_doc(d, &doc, top, root);
 	}
@@ -270,8 +271,8 @@ int ccs_ytree_parse(struct ccs_ydoc *d, const char *buf, size_t len, struct ccs_
 		} else {
 			yaml_node_t *r2 = yaml_document_get_root_node(&more);
 			if (r2)
-				rc = ccs_diag_at(d->diag, ymark(d->cur, r2->start_mark),
-				                 "a second yaml document; a topology file holds one");
+				rc = ccs_diag_at(d->diag, ymark(d->cur, r2->start_mark), "a second yaml document; a %s file holds one",
+				                 d->kind ? d->kind : "topology");
 			yaml_document_delete(&more);
 		}
 	}
@@ -560,9 +561,11 @@ int ccs_ytree_load_tree(struct ccs_ydoc *d, const char *name, const char *buf, s
 
 /* ---- a whole document ---- */
 
-int ccs_ytree_load(struct ccs_ydoc *d, const char *path, struct ccs_diag *diag, struct ccs_ynode **root)
+int ccs_ytree_load(struct ccs_ydoc *d, const char *path, const char *kind, struct ccs_diag *diag,
+                   struct ccs_ynode **root)
 {
 	memset(d, 0, sizeof *d);
+	d->kind = kind;
 	ccs_arena_init(&d->own);
 	d->a = &d->own;
 	d->diag = diag;

@@ -40,11 +40,14 @@ struct ccs_ydoc {
 	const char **srcs;          /* source names: files, then --set arguments */
 	int nsrcs, srcs_cap;
 	int cur;                    /* source being parsed */
+	const char *kind;           /* what the file is, for messages ("scenario"); NULL: "topology" */
 };
 
 /* Read and parse the file at path into *root (one mapping); d is set up
- * here, its arena its own, and must be released even on failure. */
-int  ccs_ytree_load(struct ccs_ydoc *d, const char *path, struct ccs_diag *diag, struct ccs_ynode **root);
+ * here, its arena its own, and must be released even on failure.  kind
+ * names the file in messages ("scenario"; NULL: "topology"). */
+int  ccs_ytree_load(struct ccs_ydoc *d, const char *path, const char *kind, struct ccs_diag *diag,
+                    struct ccs_ynode **root);
 void ccs_ytree_release(struct ccs_ydoc *d);
 
 /* For loaders with their own arena and diag in d (topo_yaml.c): add a

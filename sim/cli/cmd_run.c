@@ -181,7 +181,7 @@ static int parse_args(struct run *R, int argc, char **argv)
 /* The scenario file: its hash, its top-level keys, its engine. */
 static int open_scenario(struct run *R)
 {
-	if (ccs_ytree_load(&R->doc, R->path, &R->diag, &R->root)) {
+	if (ccs_ytree_load(&R->doc, R->path, "scenario", &R->diag, &R->root)) {
 		fprintf(stderr, "%s\n", R->diag.msg);
 		return E_FAIL;
 	}

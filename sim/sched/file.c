@@ -302,6 +302,7 @@ static int load_root(struct ld *L, const char *path, double bytes, struct ccs_di
 	int src, rc = ccs_ytree_add_src(&L->d, name, &src);
 	if (!rc) {
 		L->d.cur = src;
+		L->d.kind = "schedule";
 		rc = ccs_ytree_parse(&L->d, buf, len, root);
 	}
 	ccs_free(buf);
