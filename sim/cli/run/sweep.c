@@ -115,9 +115,11 @@ int ccs_sweep_sizes_axis(struct ccs_ydoc *d, const struct ccs_ynode *k, const st
 	    (rc = ccs_ytree_long(d, v, "factor", 2, 1024, &f, NULL)))
 		return rc;
 	if (ccs_parse_size(fy->str, &lo, err, sizeof err) || !lo)
-		return ccs_scenario_error(d, fy, "from: '%s' is not a size such as 8B or 64KiB", fy->str);
-	if (ccs_parse_size(ty->str, &hi, err, sizeof err) || hi < lo)
-		return ccs_scenario_error(d, ty, "to: '%s' is not a size of at least 'from'", ty->str);
+		return ccs_scenario_error(d, fy, "from: '%s': %s", fy->str, lo || err[0] ? err : "a size of at least 1B");
+	if (ccs_parse_size(ty->str, &hi, err, sizeof err))
+		return ccs_scenario_error(d, ty, "to: '%s': %s", ty->str, err);
+	if (hi < lo)
+		return ccs_scenario_error(d, ty, "to: '%s' is below from: '%s'", ty->str, fy->str);
 	if (quick)
 		f = f * f * f < 4096 ? f * f * f : f;   /* every third size */
 	uint32_t n = 0;

@@ -1,0 +1,1 @@
+run tests/data/scenarios/size-too-big.yaml --db :memory: --no-plots
