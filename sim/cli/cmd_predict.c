@@ -561,9 +561,14 @@ static void print_rows(const struct req *rq)
 		printf("collective,algo,proto,channels,ranks,bytes,time_us,algbw_GBps,busbw_GBps,bound\n");
 		for (size_t i = 0; i < rq->nrows; i++) {
 			const struct ccs_simrow_row *rw = &rq->rows[i];
-			printf("%s,%s,%s,%d,%d,%llu,%.6g,%.6g,%.6g,%s\n", ccs_coll_cli[rq->coll], ccs_algo_name[rw->algo],
+			char ab[2][32] = { "", "" };   /* no bandwidth (nothing moves): empty fields */
+			if (rw->time_s > 0 && rq->n > 1) {
+				snprintf(ab[0], sizeof ab[0], "%.6g", rw->algbw);
+				snprintf(ab[1], sizeof ab[1], "%.6g", rw->busbw);
+			}
+			printf("%s,%s,%s,%d,%d,%llu,%.6g,%s,%s,%s\n", ccs_coll_cli[rq->coll], ccs_algo_name[rw->algo],
 			       ccs_proto_name[rw->proto], rw->channels, rq->n, (unsigned long long)rw->bytes, rw->time_s * 1e6,
-			       rw->algbw, rw->busbw, ccs_bound_name[rw->bound]);
+			       ab[0], ab[1], ccs_bound_name[rw->bound]);
 		}
 	} else if (!strcmp(rq->format, "json")) {
 		char jn[1024];
@@ -573,11 +578,15 @@ static void print_rows(const struct req *rq)
 		       rq->best ? "ccsim" : "nccl");
 		for (size_t i = 0; i < rq->nrows; i++) {
 			const struct ccs_simrow_row *rw = &rq->rows[i];
-			printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %.6g, "
-			       "\"busbw_GBps\": %.6g, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
-			       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6,
-			       rw->algbw, rw->busbw, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
-			       ccs_bound_name[rw->bound]);
+			char ab[2][32] = { "null", "null" };   /* no bandwidth (nothing moves) */
+			if (rw->time_s > 0 && rq->n > 1) {
+				snprintf(ab[0], sizeof ab[0], "%.6g", rw->algbw);
+				snprintf(ab[1], sizeof ab[1], "%.6g", rw->busbw);
+			}
+			printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %s, "
+			       "\"busbw_GBps\": %s, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
+			       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6, ab[0],
+			       ab[1], ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels, ccs_bound_name[rw->bound]);
 			if (!rq->sim && !rq->t->ntimed)
 				printf(", \"terms_us\": {\"latency\": %.6g, \"sync\": %.6g, \"bandwidth\": %.6g}",
 				       rw->lat_s * 1e6, rw->sync_s * 1e6, rw->bw_s * 1e6);
@@ -604,6 +613,9 @@ static void print_rows(const struct req *rq)
 				           : " ('@': the work done by then at the healthy rate, the rest at the struck one's)");
 			printf("\n");
 		}
+		if (rq->n < 2)
+			printf("# one rank: nothing moves between GPUs, so the time is 0 (NCCL returns after its launch, "
+			       "which is not modelled) and there is no bandwidth (N/A)\n");
 		printf("#\n");
 		printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %-14s %-6s %3s  %-8s %s\n", "size", "count", "type",
 		       "redop", "root", "time", "algbw", "busbw", "algo", "proto", "ch", "bound", rq->best ? "nccl" : "best");
@@ -615,6 +627,10 @@ static void print_rows(const struct req *rq)
 			fit(ts, sizeof ts, rw->time_s * 1e6, 7);
 			fit(as, sizeof as, rw->algbw, 6);
 			fit(bs, sizeof bs, rw->busbw, 6);
+			if (!(rw->time_s > 0) || rq->n < 2) {
+				snprintf(as, sizeof as, "N/A");
+				snprintf(bs, sizeof bs, "N/A");
+			}
 			if (rw->alt_algo >= 0)
 				snprintf(alt, sizeof alt, "%s/%s@%.4gus", ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto],
 				         rw->alt_time * 1e6);

@@ -1,0 +1,1 @@
+predict -t topologies/hgx-h100.yaml -n 1 -c allreduce -b 1M -e 1M
