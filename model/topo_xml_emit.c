@@ -83,10 +83,25 @@ static void socket_link(struct conv *v, const struct ccs_xml_node *cpu, int a, i
 
 /* NVLink: per GPU its links to NVSwitches; links to other GPUs as node
  * links. */
+static int nvlinks_each(struct conv *v, long *lanes);
+
 static int nvlinks(struct conv *v)
+{
+	/* a dump may list one peer's links in several elements (an RCCL dump
+	 * gives each xGMI link its own): their counts add up to one link */
+	long *lanes = ccs_calloc(2 * (size_t)(v->ngpu > 0 ? v->ngpu : 1), sizeof *lanes);
+	if (!lanes)
+		return CCS_ENOMEM;
+	int rc = nvlinks_each(v, lanes);
+	ccs_free(lanes);
+	return rc;
+}
+
+static int nvlinks_each(struct conv *v, long *lanes)
 {
 	for (int i = 0; i < v->ngpu; i++) {
 		const struct ccs_xml_node *g = &v->x->n[v->gpu[i].node];
+		memset(lanes, 0, 2 * (size_t)v->ngpu * sizeof *lanes);
 		if (v->gpu[i].c2c_GBps > 0)
 			ccs_text_printf(&v->links, "    - {from: gpu%d, to: cpu%d, type: c2c, bandwidth: %.6gGB/s}\n", v->gpu[i].dev,
 			                v->gpu[i].cpu, v->gpu[i].c2c_GBps);
@@ -124,10 +139,14 @@ static int nvlinks(struct conv *v)
 			if (xgmi && !v->gpu[i].xgmi_lane)
 				return ccs_xml_at(v->d, v->name, l, "an xGMI link on an NVIDIA GPU (no 'gcn')");
 			if (peer > i)   /* each pair once */
-				ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: %s, lanes: %ld, lane_bandwidth: %s}\n",
-				         v->gpu[i].dev, v->gpu[peer].dev, xgmi ? "xgmi" : "nvlink", count,
-				         xgmi ? v->gpu[i].xgmi_lane : ccs_topo_parts_nvl_lane(v->gpu[i].sm));
+				lanes[2 * peer + xgmi] += count;
 		}
+		for (int peer = i + 1; peer < v->ngpu; peer++)
+			for (int xgmi = 0; xgmi < 2; xgmi++)
+				if (lanes[2 * peer + xgmi])
+					ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: %s, lanes: %ld, lane_bandwidth: %s}\n",
+					                v->gpu[i].dev, v->gpu[peer].dev, xgmi ? "xgmi" : "nvlink", lanes[2 * peer + xgmi],
+					                xgmi ? v->gpu[i].xgmi_lane : ccs_topo_parts_nvl_lane(v->gpu[i].sm));
 	}
 	return CCS_OK;
 }
