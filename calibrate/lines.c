@@ -1,6 +1,7 @@
 /* calibrate/lines.c: log text walked line by line, tokens with columns,
 ** numbers, positions and warnings (lines.h). */
 #include "lines.h"
+#include "../model/escape.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -220,6 +221,7 @@ int ccs_lines_warn(char ***w, size_t *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	ccs_escape_utf8_fix(buf);   /* a quote cut to fit keeps whole characters */
 	char **nw = ccs_realloc(*w, (*n + 1) * sizeof **w);
 	if (!nw)
 		return CCS_ENOMEM;

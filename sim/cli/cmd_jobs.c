@@ -27,6 +27,7 @@
 ** slowdown, and the closed form of each alone.
 */
 #include "cli.h"
+#include "../../model/escape.h"
 
 #include "../../model/coll.h"
 #include "../../model/cost.h"
@@ -212,6 +213,7 @@ static int place(const struct ccs_topo *t, int policy, struct job *j, char *used
 		int nodes = t->nnodes > 0 ? t->nnodes : 1;
 		if (N % nodes) {
 			snprintf(err, errn, "job '%.31s': size %d is not a whole number of rails on %d nodes", j->name, N, nodes);
+			ccs_escape_utf8_fix(err);   /* a name cut to fit keeps whole characters */
 			return CCS_EINPUT;
 		}
 		int want = N / nodes;
@@ -241,6 +243,7 @@ static int place(const struct ccs_topo *t, int policy, struct job *j, char *used
 		snprintf(err, errn, "job '%.31s': %d gpus placed by '%s' do not fit in what the other jobs left (%d placed)",
 		         j->name, N, policy == ISO_PACKED ? "packed" : policy == ISO_DOMAINS ? "domains"
 		                   : policy == ISO_RAILS ? "rails" : "planes", j->n);
+		ccs_escape_utf8_fix(err);   /* a name cut to fit keeps whole characters */
 		return CCS_EINPUT;
 	}
 	/* ranks in GPU order */

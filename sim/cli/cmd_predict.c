@@ -1,6 +1,7 @@
 /* sim/cli/cmd_predict.c: `ccsim predict` (the closed form) and `ccsim simulate`
  * (the event simulator), one command line and nccl-tests' format for both. */
 #include "cli.h"
+#include "../../model/escape.h"
 #include "simrow.h"
 
 #include "../../model/bound.h"
@@ -740,6 +741,7 @@ static int load_phase(const char *topo, const struct ccs_args_sets *sets, const 
 		char w[256];
 		snprintf(w, sizeof w, "%s", p->why);
 		snprintf(p->why, sizeof p->why, "%.150s once '%.80s' struck", w, t->timed[i].spec);
+		ccs_escape_utf8_fix(p->why);   /* a name cut to fit keeps whole characters */
 	}
 	return 0;
 }
@@ -773,9 +775,11 @@ static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const 
 			                                     rw->bytes, &cc, NULL)
 			        ? cc.time_s : -1;
 			ph[k].bound = full[k] >= 0 ? cc.bound : 0;
-			if (full[k] < 0 && !ph[k].why[0])
+			if (full[k] < 0 && !ph[k].why[0]) {
 				snprintf(ph[k].why, sizeof ph[k].why, "%s/%s cannot run once '%.80s' struck", ccs_algo_name[rw->algo],
 				         ccs_proto_name[rw->proto], ph[k].spec);
+				ccs_escape_utf8_fix(ph[k].why);   /* a name cut to fit keeps whole characters */
+			}
 		}
 		double T = ccs_fault_progress(at, full, nph);
 		if (T < 0) {

@@ -441,6 +441,7 @@ static int design_instances(struct run *R)
 				char msg[1200];
 				snprintf(msg, sizeof msg, "design '%.80s'%s%.200s: %.800s", R->S.gs[g].name, in->axes[0] ? " with " : "", in->axes,
 				         td.msg);
+				ccs_escape_utf8_fix(msg);   /* a name cut to fit keeps whole characters */
 				ccs_ytree_error(&R->doc, at, msg);
 				return E_DIAG;
 			}
@@ -448,6 +449,7 @@ static int design_instances(struct run *R)
 			if (in->t->ntimed) {
 				snprintf(err, sizeof err, "fault '%.120s' strikes during a run ('@'); a scenario's faults apply from "
 				         "the start", in->t->timed[0].spec);
+				ccs_escape_utf8_fix(err);   /* a name cut to fit keeps whole characters */
 				ccs_ytree_error(&R->doc, R->S.gs[g].node, err);
 				return E_DIAG;
 			}

@@ -1,0 +1,1 @@
+calibrate ingest --db :memory: tests/data/calib/bad-pl-utf8.log
