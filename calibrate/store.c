@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 /* Migration i takes the schema from version i to i + 1. */
@@ -59,11 +60,33 @@ int ccs_store_dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
 	return CCS_EDB;
 }
 
+/* A database whose directory ccsim cannot write: SQLite's WAL journal
+ * creates PATH-wal and PATH-shm beside it even to read, and says only
+ * "unable to open database file"; say why.  1 when that is the case. */
+static int ro_dir(const struct ccs_store *s, struct ccs_diag *d)
+{
+	char dir[sizeof s->path];
+	snprintf(dir, sizeof dir, "%s", s->path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	else
+		snprintf(dir, sizeof dir, ".");
+	if (!access(dir, W_OK))
+		return 0;
+	ccs_diag_msg(d, "%s: its directory %s is not writable, and SQLite's WAL journal must create %s-wal and "
+	             "%s-shm beside it (even to read); copy the database to a writable directory", s->path, dir, s->path,
+	             s->path);
+	return 1;
+}
+
 /* dberr after a failed first read: "not a SQLite database" only when SQLite
  * says so (a full disk or an I/O error is not the file's fault). */
 static int readerr(struct ccs_store *s, struct ccs_diag *d)
 {
 	int notadb = (sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB;
+	if (!notadb && ro_dir(s, d))
+		return CCS_EDB;
 	return ccs_store_dberr(s, d, notadb ? "not a SQLite database" : "cannot read it");
 }
 
@@ -179,7 +202,9 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 	snprintf(s->path, sizeof s->path, "%s", path);
 	int rc = CCS_OK;
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-		rc = s->db ? ccs_store_dberr(s, d, "cannot open") : (ccs_diag_msg(d, "%s: cannot open", path), CCS_EDB);
+		rc = ro_dir(s, d) ? CCS_EDB
+		   : s->db        ? ccs_store_dberr(s, d, "cannot open")
+		                  : (ccs_diag_msg(d, "%s: cannot open", path), CCS_EDB);
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 10000);
