@@ -5,7 +5,8 @@
 # AllToAll 1 MiB-4 GiB.  The planted fault must be in the first-ranked group
 # (faults with the same predictions are one group) in at least 9 of 10, and a
 # healthy log must give "no fault found"; a profiler-plugin log of a job with
-# a NIC at 50% is diagnosed and flagged by calibrate check.  Ends with
+# a NIC at 50% is diagnosed and flagged by calibrate check; the exit statuses
+# (0 no fault, 3 a fault, 1 an error, 2 bad usage) and --junit.  Ends with
 # "diagnose: N passed, N failed".
 B=$(cd "${1:?usage: tests/diagnose.sh BUILD_DIR}" && pwd)
 ROOT=$(pwd)
@@ -248,6 +249,28 @@ else
 	sed -n '2,5p' "$w/out"
 	tail -n 3 "$w/check"
 fi
+
+# exit statuses a CI job gates on, and --junit: 0 and a passing case for a
+# healthy log, 3 and a failing case naming the fault for a NIC at 50%
+mk allreduce >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" --junit "$w/h.xml" >"$w/out" 2>&1
+hrc=$?
+mk allreduce --fault nic:node1/nic2:50% >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" --junit "$w/f.xml" --list >"$w/out" 2>&1
+frc=$?
+if [ "$hrc" -eq 0 ] && [ "$frc" -eq 3 ] && grep -q 'failures="0"' "$w/h.xml" && grep -q '<failure type="fault" message="fault: nic:' "$w/f.xml"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: diagnose exit statuses (healthy $hrc, want 0; a NIC at 50% $frc, want 3) or --junit"
+	cat "$w/f.xml" 2>/dev/null | head -8
+fi
+"$C" diagnose -t "$T" --set nodes=2 "$w/no-such.log" >"$w/out" 2>&1
+erc=$?
+"$C" diagnose -t "$T" >"$w/out" 2>&1
+urc=$?
+[ "$erc" -eq 1 ] && [ "$urc" -eq 2 ] && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "FAIL: diagnose exit statuses (a missing log $erc, want 1; no log $urc, want 2)"; }
 
 echo "diagnose: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -51,10 +51,12 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/transport.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *me = "ccsim diagnose";
 
@@ -226,7 +228,13 @@ struct diag_run {
 	char (*spec)[160];
 	size_t nspec, capspec;
 	size_t ncontra;             /* hypotheses the logs' evidence rules out */
+	int verdict;                /* the exit status: DG_NONE, DG_FAULT, DG_NO_SINGLE */
+	const char *junit;          /* --junit FILE, NULL: none */
 };
+
+/* Exit statuses (1 bad input or an error, 2 bad usage, as every command):
+ * a CI job gates on them. */
+enum { DG_NONE = 0, DG_FAULT = 3, DG_NO_SINGLE = 4 };
 
 /* The healthy prediction scaled by the one factor that fits the rows best
  * in the score's units: log k = sum(r_i / s_i^2) / sum(1 / s_i^2), r_i =
@@ -274,11 +282,18 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 			       "  placed them (default: the hosts the logs' Rank lines name, else the nodes filled in order);\n"
 			       "  --tolerance: the model's own error, below which healthy stands, for every row\n"
 			       "  (default: each row's from the model's median error on published measurements of its\n"
-			       "  scope and size, docs/validation.md, at least 15%%; 3%% for logs ccsim wrote)\n", me);
+			       "  scope and size, docs/validation.md, at least 15%%; 3%% for logs ccsim wrote);\n"
+			       "  --junit FILE: the verdict as a JUnit report (one test case, failing on a fault)\n"
+			       "exit status: 0 no fault found, 3 a fault explains the logs, 4 no single fault explains them,\n"
+			       "  1 bad input or an error, 2 bad usage\n", me);
 			return 1;
 		}
 		if (!strcmp(argv[i], "--list")) {
 			D->list = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--junit") && i + 1 < argc) {
+			D->junit = argv[++i];
 			continue;
 		}
 		if (!strcmp(argv[i], "-t") && i + 1 < argc)
@@ -667,6 +682,7 @@ static int dg_print(struct diag_run *D)
 	                      (D->h[0].rms < 0.8 * D->h_rms &&
 	                       (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5)) &&
 	                       (!biased || D->h[0].rms < 0.5 * D->b_rms)));
+	D->verdict = !found ? DG_NONE : !D->h[0].stated && D->h[0].rms > 3 ? DG_NO_SINGLE : DG_FAULT;
 	if (!found && biased && !within)
 		printf("no fault found: the healthy prediction %s by %.1f%% fits within the model's own error (rms %.2f): "
 		       "the model's bias on this machine, inside its error (%.0f%%), not a fault\n",
@@ -696,6 +712,62 @@ static int dg_print(struct diag_run *D)
 	return 0;
 }
 
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+}
+
+/* --junit: one test case, "diagnose LOGS", failing with the first
+ * hypothesis when a fault explains the logs (or none does alone); written
+ * to FILE.tmp and renamed, so a reader never sees half of it. */
+static int dg_junit(const struct diag_run *D)
+{
+	char tmp[1100];
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", D->junit, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", me, tmp, strerror(errno));
+		return -1;
+	}
+	int fail = D->verdict != DG_NONE;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"1\" failures=\"%d\" errors=\"0\">\n"
+	           "  <testsuite name=\"ccsim diagnose\" tests=\"1\" failures=\"%d\" errors=\"0\" skipped=\"0\">\n"
+	           "    <testcase classname=\"diagnose\" name=\"", fail, fail);
+	for (int i = 0; i < D->nlog; i++) {
+		fputs(i ? " " : "", f);
+		xml_text(f, D->logs[i]);
+	}
+	fprintf(f, " on ");
+	xml_text(f, D->topo);
+	fprintf(f, "\" time=\"0\"");
+	if (fail) {
+		char msg[400];
+		snprintf(msg, sizeof msg, "%s: %s (fits within %.1f%%, healthy %.1f%%)",
+		         D->verdict == DG_NO_SINGLE ? "no single fault explains the logs; closest" : "fault", D->h[0].spec,
+		         100 * D->h[0].worst, 100 * D->h_worst);
+		fprintf(f, ">\n      <failure type=\"%s\" message=\"", D->verdict == DG_NO_SINGLE ? "no single fault" : "fault");
+		xml_text(f, msg);
+		fprintf(f, "\"/>\n    </testcase>\n");
+	} else {
+		fprintf(f, "/>\n");
+	}
+	fprintf(f, "  </testsuite>\n</testsuites>\n");
+	int bad = ferror(f) | fclose(f);
+	if (bad || rename(tmp, D->junit)) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", me, D->junit, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 int ccs_cmd_diagnose(int argc, char **argv)
 {
 	struct diag_run *D = ccs_calloc(1, sizeof *D);
@@ -716,7 +788,7 @@ int ccs_cmd_diagnose(int argc, char **argv)
 			rc = steps[i](D);
 		if (rc == -2)
 			fprintf(stderr, "%s: out of memory\n", me);
-		rc = rc ? 1 : ccs_args_flush() ? 1 : 0;
+		rc = rc ? 1 : ccs_args_flush() ? 1 : D->junit && dg_junit(D) ? 1 : D->verdict;
 	}
 	for (size_t i = 0; i < D->nh; i++) {
 		ccs_free(D->h[i].pred);
