@@ -272,5 +272,19 @@ urc=$?
 [ "$erc" -eq 1 ] && [ "$urc" -eq 2 ] && pass=$((pass + 1)) ||
 	{ fail=$((fail + 1)); echo "FAIL: diagnose exit statuses (a missing log $erc, want 1; no log $urc, want 2)"; }
 
+# a one-node template (the README's hgx-h100.yaml) and a 2-node log: widened
+# to the log's hosts with a note, not refused ("16 ranks requested")
+mk allreduce >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$ROOT/topologies/hgx-h100.yaml" "$w/all_reduce_perf.log" >"$w/out" 2>&1
+wrc=$?
+if [ "$wrc" -eq 0 ] && grep -q "^# note: the logs ran more ranks than .*hgx-h100.yaml's 1 node hold: widened to nodes=2" "$w/out" &&
+   grep -q '^no fault found' "$w/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: diagnose on a one-node template and a 2-node log (exit $wrc)"
+	head -n 5 "$w/out"
+fi
+
 echo "diagnose: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -229,6 +229,8 @@ struct diag_run {
 	size_t nspec, capspec;
 	size_t ncontra;             /* hypotheses the logs' evidence rules out */
 	int verdict;                /* the exit status: DG_NONE, DG_FAULT, DG_NO_SINGLE */
+	char widen[32];             /* "nodes=N" added to the sets for a template too small for the logs, "" none */
+	int widen_from;             /* its nodes before */
 	const char *junit;          /* --junit FILE, NULL: none */
 };
 
@@ -370,6 +372,42 @@ static int dg_mask(const struct diag_run *D, int coll, int protos, unsigned *mas
 	return 0;
 }
 
+/* A template topology with fewer GPUs than the logs ran (hgx-h100.yaml, one
+ * node, for a 2-node log): as many nodes as the logs' hosts (or as the
+ * ranks need), said in a note, unless --set nodes= was given. */
+static int dg_widen(struct diag_run *D)
+{
+	int maxr = 0, mnodes = 0;
+	for (size_t i = 0; i < D->nrw; i++)
+		if (D->rw[i].ranks > maxr) {
+			maxr = D->rw[i].ranks;
+			mnodes = D->rw[i].nodes;
+		}
+	for (int i = 0; i < D->sets.n; i++)
+		if (!strncmp(D->sets.v[i], "nodes=", 6))
+			return 0;
+	struct ccs_topo *t = NULL;
+	if (ccs_args_topo(me, D->topo, &D->sets, &t)) {
+		ccs_topo_free(t);
+		return -1;
+	}
+	uint32_t ngpu = t->ngpu;
+	int nn = t->nnodes, tmpl = t->fab.present;
+	ccs_topo_free(t);
+	if ((uint32_t)maxr <= ngpu || nn < 1 || !tmpl || ngpu / (uint32_t)nn < 1)
+		return 0;
+	int per = (int)(ngpu / (uint32_t)nn), want = (maxr + per - 1) / per;
+	if (mnodes > want)
+		want = mnodes;
+	snprintf(D->widen, sizeof D->widen, "nodes=%d", want);
+	D->widen_from = nn;
+	char *av[2] = { "--set", D->widen };
+	int i = 0;
+	if (ccs_args_set(&D->sets, 2, av, &i) < 0)
+		return -2;
+	return 0;
+}
+
 /* The rows: out-of-place halves of every log, and the healthy
  * prediction of each. */
 static int dg_rows(struct diag_run *D)
@@ -404,6 +442,9 @@ static int dg_rows(struct diag_run *D)
 		fprintf(stderr, "%s: no usable nccl-tests row in the logs\n", me);
 		return -1;
 	}
+	int wrc = dg_widen(D);
+	if (wrc)
+		return wrc;
 	D->healthy = ccs_malloc(D->nrw * sizeof *D->healthy);
 	if (!D->healthy)
 		return -2;
@@ -659,6 +700,9 @@ static int dg_print(struct diag_run *D)
 		snprintf(own, sizeof own, "%.0f%%", 100 * D->tol);
 	printf("# healthy: fits within %.1f%% (rms %.4f of the model's own error); the model's own error: %s\n",
 	       100 * D->h_worst, D->h_rms, own);
+	if (D->widen[0])
+		printf("# note: the logs ran more ranks than %s's %d node%s hold: widened to %s (--set nodes=N to choose)\n",
+		       D->topo, D->widen_from, D->widen_from == 1 ? "" : "s", D->widen);
 	if (D->set.evidence[0])
 		printf("# evidence in the logs: %s\n", D->set.evidence);
 	if (D->ncontra)
