@@ -564,38 +564,93 @@ static const char *base_of(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* A log without its Rank lines: the rank count from busbw / algbw of the
- * largest row (nccl-tests' factor, 2(n-1)/n or (n-1)/n); 0 when it does not
- * say (factor 1, no row fast enough, or neighbouring counts fit as well). */
+/* busbw / algbw of table t's largest row fast enough to read it (algbw
+ * from size / time: the time's 0.01 us is fine at any size; busbw as
+ * printed, 0.01 GB/s: from 0.5 GB/s up its rounding is within 1%, so a
+ * host-staged machine at 1.35 GB/s still says) and the ratio's tolerance;
+ * 0 when no row is. */
+static int busbw_ratio(const struct ccs_nt_log *l, int t, double *f, double *tol)
+{
+	for (size_t i = l->nrow; i-- > 0;) {
+		const struct ccs_nt_half *h = &l->row[i].half[0];
+		if (l->row[i].tab != t || !h->valid || !(h->time_s > 0) || !(h->busbw_Bps >= 0.5e9))
+			continue;
+		*f = h->busbw_Bps * h->time_s / (double)l->row[i].size;
+		*tol = 0.005e9 / h->busbw_Bps + 0.002;
+		return 1;
+	}
+	return 0;
+}
+
+/* A log without its Rank lines: the rank count from busbw / algbw
+ * (nccl-tests' factor, 2(n-1)/n or (n-1)/n); 0 when it does not say
+ * (factor 1, no row fast enough, or neighbouring counts fit as well). */
 static int ranks_from_busbw(const struct ccs_nt_log *l, int t)
 {
 	int coll = ccs_coll_parse(l->tab[t].coll);
-	for (size_t i = l->nrow; i-- > 0;) {
-		if (l->row[i].tab != t)
-			continue;
-		const struct ccs_nt_half *h = &l->row[i].half[0];
-		/* algbw from size / time (the time's 0.01 us is fine at any size),
-		 * busbw as printed (0.01 GB/s): from 0.5 GB/s up, its rounding
-		 * is within 1% (a host-staged machine at 1.35 GB/s still says) */
-		if (!h->valid || !(h->time_s > 0) || !(h->busbw_Bps >= 0.5e9))
-			continue;
-		double alg = (double)l->row[i].size / h->time_s;
-		double f = h->busbw_Bps / alg, n, tol = 0.005e9 / h->busbw_Bps + 0.002;
-		if (coll == CCS_COLL_ALLREDUCE)
-			n = f < 1.999 ? 2 / (2 - f) : 0;
-		else if (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER || coll == CCS_COLL_ALLTOALL)
-			n = f < 0.999 ? 1 / (1 - f) : 0;
-		else
-			return 0;
-		int r = (int)lround(n);
-		/* the rank count whose factor matches within the rounding, and no
-		 * neighbour's does */
-		if (r >= 2 && fabs(ccs_busbw_factor(coll, r) / f - 1) < tol &&
-		    fabs(ccs_busbw_factor(coll, r + 1) / f - 1) >= tol && (r == 2 || fabs(ccs_busbw_factor(coll, r - 1) / f - 1) >= tol))
-			return r;
+	double f, tol, n;
+	if (!busbw_ratio(l, t, &f, &tol))
 		return 0;
-	}
+	if (coll == CCS_COLL_ALLREDUCE)
+		n = f < 1.999 ? 2 / (2 - f) : 0;
+	else if (coll == CCS_COLL_ALLGATHER || coll == CCS_COLL_REDUCESCATTER || coll == CCS_COLL_ALLTOALL)
+		n = f < 0.999 ? 1 / (1 - f) : 0;
+	else
+		return 0;
+	int r = (int)lround(n);
+	/* the rank count whose factor matches within the rounding, and no
+	 * neighbour's does */
+	if (r >= 2 && fabs(ccs_busbw_factor(coll, r) / f - 1) < tol && fabs(ccs_busbw_factor(coll, r + 1) / f - 1) >= tol &&
+	    (r == 2 || fabs(ccs_busbw_factor(coll, r - 1) / f - 1) >= tol))
+		return r;
 	return 0;
+}
+
+/* -c: the collective of a table whose log does not say; one that says
+ * another (its test name, its file name, its busbw / algbw) is refused. */
+static int told_coll(const char *src, int line, struct ccs_nt_table *tb, const struct ccs_meas_set *set,
+                     struct ccs_diag *d)
+{
+	if (!set->told.coll)
+		return CCS_OK;
+	int c = set->told.coll - 1;
+	if (tb->coll[0] && ccs_coll_parse(tb->coll) != c)
+		return ccs_diag_msg(d, "%s:%d:1: the log says %s (its test name, file name or busbw / algbw), -c says %s",
+		                    src, line, tb->coll, ccs_coll_cli[c]);
+	snprintf(tb->coll, sizeof tb->coll, "%s", ccs_coll_cli[c]);
+	return CCS_OK;
+}
+
+/* -n, --ppn: the ranks and nodes of table t; a log that shows more ranks,
+ * whose busbw / algbw says another count or is not the factor of what -c
+ * and -n say, or whose Rank lines name other hosts is refused. */
+static int told_shape(const char *src, int line, struct ccs_nt_log *l, int t, int rr,
+                      const struct ccs_meas_set *set, struct ccs_diag *d)
+{
+	struct ccs_nt_table *tb = &l->tab[t];
+	int n = set->told.ranks, ppn = set->told.ppn;
+	if (n) {
+		if (tb->ranks > n || (rr && rr != n))
+			return ccs_diag_msg(d, "%s:%d:1: the log shows %d ranks (%s), -n says %d", src, line,
+			                    rr ? rr : tb->ranks, rr ? "its busbw / algbw" : "its Rank lines", n);
+		tb->ranks = n;
+	}
+	/* what was said must give the factor nccl-tests printed */
+	double f, tol;
+	int c = ccs_coll_parse(tb->coll);
+	if ((set->told.coll || n) && tb->ranks >= 2 && c >= 0 && busbw_ratio(l, t, &f, &tol) &&
+	    fabs(ccs_busbw_factor(c, tb->ranks) / f - 1) >= tol)
+		return ccs_diag_msg(d, "%s:%d:1: the log's busbw / algbw is %.3f; %s on %d ranks prints %.3f: check -c and -n",
+		                    src, line, f, tb->coll, tb->ranks, ccs_busbw_factor(c, tb->ranks));
+	if (ppn && tb->ranks) {
+		if (tb->ranks % ppn)
+			return ccs_diag_msg(d, "%s:%d:1: %d ranks do not fill nodes of --ppn %d evenly", src, line, tb->ranks, ppn);
+		if (tb->nodes && tb->nodes != tb->ranks / ppn)
+			return ccs_diag_msg(d, "%s:%d:1: the log's Rank lines name %d hosts for %d ranks, --ppn %d says %d", src,
+			                    line, tb->nodes, tb->ranks, ppn, tb->ranks / ppn);
+		tb->nodes = tb->ranks / ppn;
+	}
+	return CCS_OK;
 }
 
 static int meas_push(struct ccs_meas_set *set, struct ccs_meas **m)
@@ -624,12 +679,13 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 				first = l.row[i].line;
 		if (!first)
 			continue;       /* a run without rows (its header only) */
+		if ((rc = told_coll(src, first, tb, set, d)))
+			break;
 		if (!tb->coll[0]) {
-			rc = ccs_diag_msg(d, "%s:%d:1: which collective? the log does not say and %s: name the file after the "
-			                     "test (all_reduce_perf.log ...)%s%s", src, first, tb->coll_why,
+			rc = ccs_diag_msg(d, "%s:%d:1: which collective? the log does not say and %s: say it with -c (or name "
+			                     "the file after the test, all_reduce_perf.log ...)%s%s", src, first, tb->coll_why,
 			                  l.cut[0] ? "; also " : "", l.cut);
-			ccs_nt_release(&l);
-			return rc;
+			break;
 		}
 		/* busbw / algbw says how many ranks ran; a quote that kept only
 		 * some of the "#  Rank" lines says fewer */
@@ -639,6 +695,12 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 		/* the nodes, where every rank's line is there to say its host */
 		if (tb->rank_lines == tb->ranks && tb->hosts <= (int)(sizeof l.host_hash / sizeof l.host_hash[0]))
 			tb->nodes = tb->hosts;
+		if ((rc = told_shape(src, first, &l, t, rr, set, d)))
+			break;
+	}
+	if (rc) {
+		ccs_nt_release(&l);
+		return rc;
 	}
 	for (size_t i = 0; i < l.nrow && !rc; i++)
 		for (int h = 0; h < 2 && !rc; h++) {

@@ -227,6 +227,10 @@ struct ccs_meas_set {
 	char nccl_algo[96], nccl_proto[96];     /* NCCL_ALGO / NCCL_PROTO a log states (its first), "" none */
 	char **warn;                /* lines skipped, with positions */
 	size_t nwarn;
+	/* what the user says of nccl-tests logs that do not (ingest -c, -n,
+	 * --ppn): the collective (CCS_COLL_ + 1), the ranks, the ranks per
+	 * node; 0 not said.  A log that says otherwise is refused. */
+	struct { int coll, ranks, ppn; } told;
 };
 
 enum { CCS_LOG_NONE, CCS_LOG_NCCL, CCS_LOG_PERFTEST, CCS_LOG_BENCH, CCS_LOG_PROFILER };

@@ -210,5 +210,19 @@ expect 1 "check against the perftest run" -- "$C" calibrate check --db ck.db --b
 has "nothing in common"
 grep -q 'errors="1"' none.xml && ok || bad "JUnit when nothing is compared"
 
+# a quoted AllGather table saved as job.txt: refused until -c says which
+printf '%s\n' '# size count type redop root time algbw busbw #wrong time algbw busbw #wrong' \
+	'   134217728       4194304     float    none      -1   480.5  279.33  244.41      0   479.9  279.68  244.72      0' >job.txt
+expect 1 "ingest a log that does not name its collective" -- "$C" calibrate ingest job.txt --db q.db
+has "job.txt:2:1: which collective?"
+has "say it with -c"
+expect 0 "ingest -c allgather --ppn 4" -- "$C" calibrate ingest job.txt --db q.db -c allgather --ppn 4
+expect 0 "show the run" -- "$C" calibrate show --db q.db 1
+has "allgather"
+expect 1 "ingest -n contradicting busbw / algbw" -- "$C" calibrate ingest job.txt --db q.db -c allgather -n 16
+has "job.txt:2:1: the log shows 8 ranks (its busbw / algbw), -n says 16"
+expect 2 "ingest -c with an unknown collective" -- "$C" calibrate ingest job.txt --db q.db -c allgahter
+has "unknown collective 'allgahter'"
+
 echo "calib: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -286,5 +286,24 @@ else
 	head -n 5 "$w/out"
 fi
 
+# a log quoted without its test name, saved under a name that says
+# nothing: AllToAll and AllGather print the same columns; -c says which
+mk alltoall >"$w/job.txt"
+"$C" diagnose -t "$T" --set nodes=2 "$w/job.txt" >"$w/out1" 2>&1
+arc=$?
+"$C" diagnose -t "$T" --set nodes=2 -c alltoall "$w/job.txt" >"$w/out2" 2>&1
+crc=$?
+"$C" diagnose -t "$T" --set nodes=2 -c allreduce "$w/job.txt" >"$w/out3" 2>&1
+xrc=$?
+if [ "$arc" -eq 1 ] && grep -q "job.txt:3:1: which collective?.*all_gather or alltoall: say it with -c" "$w/out1" &&
+   [ "$crc" -eq 0 ] && grep -q '^no fault found' "$w/out2" &&
+   [ "$xrc" -eq 1 ] && grep -q "allreduce on 16 ranks prints 1.875: check -c and -n" "$w/out3"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: diagnose -c on a log that does not name its collective (exits $arc $crc $xrc, want 1 0 1)"
+	cat "$w/out1" "$w/out3"; head -n 5 "$w/out2"
+fi
+
 echo "diagnose: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

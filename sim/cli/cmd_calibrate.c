@@ -30,8 +30,10 @@ static void usage(FILE *f)
 	        "  run     [--db DB] [--host NAME] [--bench-dir DIR]\n"
 	        "          run the benches found next to ccsim (ccsim-bench-cuda, ccsim-bench-rdma) and store\n"
 	        "          their logs as one run\n"
-	        "  ingest  FILE... [--db DB] [--host NAME] [-t TOPO]\n"
-	        "          store nccl-tests, perftest or ccsim-bench logs as one run\n"
+	        "  ingest  FILE... [--db DB] [--host NAME] [-t TOPO] [-c COLL] [-n RANKS] [--ppn P]\n"
+	        "          store nccl-tests, perftest or ccsim-bench logs as one run; -c, -n, --ppn say the\n"
+	        "          collective, ranks and ranks per node of nccl-tests logs that do not (a log that says\n"
+	        "          otherwise is refused)\n"
 	        "  fit     [--db DB] [--run N] [-t TOPO] [-o FILE] [--residuals] [--set k=v]\n"
 	        "          fit alpha-beta per link class and protocol, efficiencies against TOPO, and write\n"
 	        "          the calibration YAML (stdout without -o) that a topology includes with\n"
@@ -54,7 +56,7 @@ static int parse_opts(int argc, char **argv, const char *sub, struct ccs_runs_op
 	o->run = -1;
 	ccs_args_sets_init(&o->sets);
 	static const char *const names[] = { "--db", "--host", "-t", "-o", "--baseline", "--junit", "--run",
-	                                     "--tolerance", "--bench-dir" };
+	                                     "--tolerance", "--bench-dir", "-c", "-n", "--ppn" };
 	char what[32];
 	snprintf(what, sizeof what, "calibrate %s", sub);
 	for (int i = 2; i < argc; i++) {
@@ -97,7 +99,21 @@ static int parse_opts(int argc, char **argv, const char *sub, struct ccs_runs_op
 			o->junit = v;
 		else if (!strcmp(a, "--bench-dir"))
 			o->bench_dir = v;
-		else if (!strcmp(a, "--run")) {
+		else if (!strcmp(a, "-c")) {
+			int c = ccs_coll_parse(v);
+			if (c < 0) {
+				fprintf(stderr, "%s: unknown collective '%s' for -c (allreduce, allgather, reducescatter, "
+				                "alltoall, broadcast, reduce, sendrecv)\n", ME, v);
+				return -1;
+			}
+			o->coll = c + 1;
+		} else if (!strcmp(a, "-n")) {
+			if (ccs_args_int(ME, "-n", v, 1, 1 << 24, &o->ranks))
+				return -1;
+		} else if (!strcmp(a, "--ppn")) {
+			if (ccs_args_int(ME, "--ppn", v, 1, 1 << 20, &o->ppn))
+				return -1;
+		} else if (!strcmp(a, "--run")) {
 			int n;
 			if (ccs_args_int(ME, "--run", v, 1, 2000000000, &n))
 				return -1;
@@ -167,6 +183,9 @@ static int cmd_ingest(const struct ccs_runs_opts *o)
 	}
 	struct ccs_meas_set set;
 	memset(&set, 0, sizeof set);
+	set.told.coll = o->coll;
+	set.told.ranks = o->ranks;
+	set.told.ppn = o->ppn;
 	int rc = 0;
 	for (int i = 0; i < o->npos; i++) {
 		struct ccs_diag d;

@@ -274,11 +274,12 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 		if (r)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: %s -t TOPO LOG... [-a ALGO] [-p PROTO] [-n RANKS] [--ppn P | --nodes N] [--top N]\n"
+			printf("usage: %s -t TOPO LOG... [-c COLL] [-a ALGO] [-p PROTO] [-n RANKS] [--ppn P | --nodes N] [--top N]\n"
 			       "         [--tolerance 15%%] [--list] [--set k=v]\n"
 			       "  rank fault hypotheses by how well each one's prediction fits measured nccl-tests logs;\n"
 			       "  -a, -p: the algorithm and protocol the job ran (default: NCCL_ALGO and NCCL_PROTO as\n"
 			       "  this shell or the logs set them, else NCCL's choice, with predict's grammar);\n"
+			       "  -c: the collective of logs that do not say (no test-name line, a file name that does not);\n"
 			       "  -n: the ranks of rows whose log does not say;\n"
 			       "  --ppn, --nodes: ranks per node, or the nodes the ranks spread over evenly, as the job\n"
 			       "  placed them (default: the hosts the logs' Rank lines name, else the nodes filled in order);\n"
@@ -312,6 +313,14 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
 			if (ccs_args_int(me, "-n", argv[++i], 1, 1 << 24, &D->nranks))
 				return -1;
+		} else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+			int c = ccs_coll_parse(argv[++i]);
+			if (c < 0) {
+				fprintf(stderr, "%s: unknown collective '%s' for -c (allreduce, allgather, reducescatter, alltoall, "
+				                "broadcast, reduce)\n", me, argv[i]);
+				return -1;
+			}
+			D->set.told.coll = c + 1;
 		} else if (!strcmp(argv[i], "-a") && i + 1 < argc) {
 			D->algo = argv[++i];
 		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {

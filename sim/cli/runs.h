@@ -18,6 +18,7 @@
 struct ccs_runs_opts {
 	const char *db, *host, *topo, *out, *baseline, *junit, *bench_dir;
 	int residuals;
+	int coll, ranks, ppn;       /* ingest -c (CCS_COLL_ + 1), -n, --ppn; 0 not given */
 	long long run;
 	double tol;
 	struct ccs_args_sets sets;

@@ -10,6 +10,7 @@
 #include "../check.h"
 
 #include "../../calibrate/ingest.h"
+#include "../../model/coll.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -364,7 +365,48 @@ static void test_from_columns(void)
 	memset(&set, 0, sizeof set);
 	memset(&d, 0, sizeof d);
 	CHECK(ccs_ingest_text("saved/ag.txt", ag, strlen(ag), &set, &d) == CCS_EINPUT);
-	CHECK(strstr(d.msg, "saved/ag.txt:2:1: which collective?") && strstr(d.msg, "all_gather or alltoall"));
+	CHECK(strstr(d.msg, "saved/ag.txt:2:1: which collective?") && strstr(d.msg, "all_gather or alltoall") &&
+	      strstr(d.msg, "-c"));
+	ccs_meas_set_release(&set);
+	/* -c says what the log does not: allgather, 8 ranks from busbw/algbw
+	 * (244.41 / 279.33 = 7/8), 2 nodes of --ppn 4 */
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	set.told.coll = CCS_COLL_ALLGATHER + 1;
+	set.told.ppn = 4;
+	CHECK(!ccs_ingest_text("saved/ag.txt", ag, strlen(ag), &set, &d) && set.n == 2 &&
+	      !strcmp(set.m[0].name, "allgather") && set.m[0].ranks == 8 && set.m[0].nodes == 2);
+	ccs_meas_set_release(&set);
+	/* ... and refused where the log says otherwise: its busbw / algbw says
+	 * allreduce, or 8 ranks, or 8 ranks do not fill nodes of 3 */
+	memset(&set, 0, sizeof set);
+	set.told.coll = CCS_COLL_ALLGATHER + 1;
+	CHECK(ccs_ingest_text("saved/slow.txt", slow, strlen(slow), &set, &d) == CCS_EINPUT &&
+	      strstr(d.msg, "saved/slow.txt:2:1: the log says allreduce") && strstr(d.msg, "-c says allgather") && !set.n);
+	ccs_meas_set_release(&set);
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	set.told.coll = CCS_COLL_ALLGATHER + 1;
+	set.told.ranks = 4;
+	CHECK(ccs_ingest_text("saved/ag.txt", ag, strlen(ag), &set, &d) == CCS_EINPUT &&
+	      strstr(d.msg, "shows 8 ranks (its busbw / algbw), -n says 4"));
+	ccs_meas_set_release(&set);
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	set.told.coll = CCS_COLL_ALLTOALL + 1;
+	set.told.ppn = 3;
+	CHECK(ccs_ingest_text("saved/ag.txt", ag, strlen(ag), &set, &d) == CCS_EINPUT &&
+	      strstr(d.msg, "8 ranks do not fill nodes of --ppn 3"));
+	ccs_meas_set_release(&set);
+	/* allreduce on the 8 ranks a Rank line shows would print busbw 7/4 of
+	 * algbw, not 7/8 */
+	char ag8[512];
+	snprintf(ag8, sizeof ag8, "#  Rank  7 Group  0 Pid 1 on a device  7 [0x00] NVIDIA H100\n%s", ag);
+	memset(&set, 0, sizeof set);
+	memset(&d, 0, sizeof d);
+	set.told.coll = CCS_COLL_ALLREDUCE + 1;
+	CHECK(ccs_ingest_text("saved/ag.txt", ag8, strlen(ag8), &set, &d) == CCS_EINPUT &&
+	      strstr(d.msg, "busbw / algbw is 0.875; allreduce on 8 ranks prints 1.750"));
 	ccs_meas_set_release(&set);
 }
 
