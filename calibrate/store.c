@@ -192,6 +192,60 @@ static int quick_check(struct ccs_store *s, struct ccs_diag *d)
 	return rc;
 }
 
+/* Whether the file at schema version v is one ccsim may open: a version it
+ * writes, SQLite's quick check passing, and a version 0 file empty (not
+ * somebody else's database).  CCS_OK, or CCS_EDB with d set. */
+static int vet_version(struct ccs_store *s, int v, struct ccs_diag *d)
+{
+	if (v > CCS_STORE_VERSION)
+		return ccs_diag_msg(d, "%s: schema version %d is newer than this ccsim knows (%d); use a newer ccsim", s->path,
+		                    v, CCS_STORE_VERSION), CCS_EDB;
+	/* the migrations are indexed by it: a negative one crashed */
+	if (v < 0)
+		return ccs_diag_msg(d, "%s: schema version %d is not one ccsim writes (0 to %d); not a ccsim database, or "
+		                       "damaged", s->path, v, CCS_STORE_VERSION), CCS_EDB;
+	if (v > 0)
+		return quick_check(s, d);
+	/* version 0: an empty file, or somebody else's database */
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+		return readerr(s, d);
+	int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (n != 0)
+		return ccs_diag_msg(d, "%s: a SQLite database that ccsim did not create (no schema version); refusing to change "
+		                       "it", s->path), CCS_EDB;
+	return CCS_OK;
+}
+
+/* Migrate s from schema version v to target: one transaction for all the
+ * steps; BEGIN IMMEDIATE so two processes opening a new file do not both
+ * migrate.  CCS_OK, or an error with d set and nothing changed. */
+static int migrate(struct ccs_store *s, int v, int target, struct ccs_diag *d)
+{
+	int rc;
+	if ((rc = ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start the migration")))
+		return rc;
+	if (user_version(s, &v) || v < 0 || v > CCS_STORE_VERSION) {
+		rc = v < 0 || v > CCS_STORE_VERSION
+		       ? (ccs_diag_msg(d, "%s: schema version %d changed under us to one ccsim does not write", s->path, v),
+		          CCS_EDB)
+		       : ccs_store_dberr(s, d, "cannot read the schema version");
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	for (; v < target; v++) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
+		if ((rc = ccs_store_exec(s, migrations[v], d, "migration failed")) ||
+		    (rc = ccs_store_exec(s, sql, d, "migration failed"))) {
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+	}
+	return ccs_store_exec(s, "COMMIT", d, "cannot commit the migration");
+}
+
 int ccs_store_open_at(const char *path, int target, struct ccs_store **out, struct ccs_diag *d)
 {
 	sq_configure();
@@ -214,66 +268,15 @@ int ccs_store_open_at(const char *path, int target, struct ccs_store **out, stru
 		rc = readerr(s, d);
 		goto fail;
 	}
-	if (v > CCS_STORE_VERSION) {
-		ccs_diag_msg(d, "%s: schema version %d is newer than this ccsim knows (%d); use a newer ccsim", path, v,
-		             CCS_STORE_VERSION);
-		rc = CCS_EDB;
+	if ((rc = vet_version(s, v, d)))
 		goto fail;
-	}
-	if (v < 0) {
-		/* the migrations are indexed by it: a negative one crashed */
-		ccs_diag_msg(d, "%s: schema version %d is not one ccsim writes (0 to %d); not a ccsim database, or damaged",
-		             path, v, CCS_STORE_VERSION);
-		rc = CCS_EDB;
-		goto fail;
-	}
-	if (v > 0 && (rc = quick_check(s, d)))
-		goto fail;
-	if (v == 0) {
-		/* an empty file, or somebody else's database */
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK) {
-			rc = readerr(s, d);
-			goto fail;
-		}
-		int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-		sqlite3_finalize(st);
-		if (n != 0) {
-			ccs_diag_msg(d, "%s: a SQLite database that ccsim did not create (no schema version); refusing to change it",
-			             path);
-			rc = CCS_EDB;
-			goto fail;
-		}
-	}
 	if ((rc = ccs_store_exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;", d,
 	               "cannot set WAL")))
 		goto fail;
 	if (target > CCS_STORE_VERSION || target < 1)
 		target = CCS_STORE_VERSION;
-	if (v < target) {
-		/* one transaction for all the steps; BEGIN IMMEDIATE so two
-		 * processes opening a new file do not both migrate */
-		if ((rc = ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start the migration")))
-			goto fail;
-		if (user_version(s, &v) || v < 0 || v > CCS_STORE_VERSION) {
-			rc = v < 0 || v > CCS_STORE_VERSION
-			       ? (ccs_diag_msg(d, "%s: schema version %d changed under us to one ccsim does not write", path, v),
-			          CCS_EDB)
-			       : ccs_store_dberr(s, d, "cannot read the schema version");
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-			goto fail;
-		}
-		for (; v < target; v++) {
-			char sql[64];
-			snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
-			if ((rc = ccs_store_exec(s, migrations[v], d, "migration failed")) || (rc = ccs_store_exec(s, sql, d, "migration failed"))) {
-				sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-				goto fail;
-			}
-		}
-		if ((rc = ccs_store_exec(s, "COMMIT", d, "cannot commit the migration")))
-			goto fail;
-	}
+	if (v < target && (rc = migrate(s, v, target, d)))
+		goto fail;
 	*out = s;
 	return CCS_OK;
 fail:

@@ -48,6 +48,54 @@ static void usage(FILE *f)
 }
 
 
+/* Option a's value v into o: 0, or -1 after a message. */
+static int opt_value(struct ccs_runs_opts *o, const char *a, const char *v)
+{
+	if (!strcmp(a, "--db"))
+		o->db = v;
+	else if (!strcmp(a, "--host"))
+		o->host = v;
+	else if (!strcmp(a, "-t"))
+		o->topo = v;
+	else if (!strcmp(a, "-o"))
+		o->out = v;
+	else if (!strcmp(a, "--baseline"))
+		o->baseline = v;
+	else if (!strcmp(a, "--junit"))
+		o->junit = v;
+	else if (!strcmp(a, "--bench-dir"))
+		o->bench_dir = v;
+	else if (!strcmp(a, "-c")) {
+		int c = ccs_coll_parse(v);
+		if (c < 0) {
+			fprintf(stderr, "%s: unknown collective '%s' for -c (allreduce, allgather, reducescatter, "
+			                "alltoall, broadcast, reduce, sendrecv)\n", ME, v);
+			return -1;
+		}
+		o->coll = c + 1;
+	} else if (!strcmp(a, "-n")) {
+		if (ccs_args_int(ME, "-n", v, 1, 1 << 24, &o->ranks))
+			return -1;
+	} else if (!strcmp(a, "--ppn")) {
+		if (ccs_args_int(ME, "--ppn", v, 1, 1 << 20, &o->ppn))
+			return -1;
+	} else if (!strcmp(a, "--run")) {
+		int n;
+		if (ccs_args_int(ME, "--run", v, 1, 2000000000, &n))
+			return -1;
+		o->run = n;
+	} else if (!strcmp(a, "--tolerance")) {
+		char *end;
+		double x = strtod(v, &end);
+		if (end == v || (*end && strcmp(end, "%")) || !(x > 0) || x >= 100) {
+			fprintf(stderr, "%s: '--tolerance' must be a percentage in (0, 100), like 5%%, got '%s'\n", ME, v);
+			return -1;
+		}
+		o->tol = x / 100;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, const char *sub, struct ccs_runs_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -84,49 +132,8 @@ static int parse_opts(int argc, char **argv, const char *sub, struct ccs_runs_op
 		const char *v;
 		if (ccs_args_value("ccsim", what, argc, argv, &i, names, sizeof names / sizeof *names, &v))
 			return -1;
-		const char *a = argv[i - 1];
-		if (!strcmp(a, "--db"))
-			o->db = v;
-		else if (!strcmp(a, "--host"))
-			o->host = v;
-		else if (!strcmp(a, "-t"))
-			o->topo = v;
-		else if (!strcmp(a, "-o"))
-			o->out = v;
-		else if (!strcmp(a, "--baseline"))
-			o->baseline = v;
-		else if (!strcmp(a, "--junit"))
-			o->junit = v;
-		else if (!strcmp(a, "--bench-dir"))
-			o->bench_dir = v;
-		else if (!strcmp(a, "-c")) {
-			int c = ccs_coll_parse(v);
-			if (c < 0) {
-				fprintf(stderr, "%s: unknown collective '%s' for -c (allreduce, allgather, reducescatter, "
-				                "alltoall, broadcast, reduce, sendrecv)\n", ME, v);
-				return -1;
-			}
-			o->coll = c + 1;
-		} else if (!strcmp(a, "-n")) {
-			if (ccs_args_int(ME, "-n", v, 1, 1 << 24, &o->ranks))
-				return -1;
-		} else if (!strcmp(a, "--ppn")) {
-			if (ccs_args_int(ME, "--ppn", v, 1, 1 << 20, &o->ppn))
-				return -1;
-		} else if (!strcmp(a, "--run")) {
-			int n;
-			if (ccs_args_int(ME, "--run", v, 1, 2000000000, &n))
-				return -1;
-			o->run = n;
-		} else if (!strcmp(a, "--tolerance")) {
-			char *end;
-			double x = strtod(v, &end);
-			if (end == v || (*end && strcmp(end, "%")) || !(x > 0) || x >= 100) {
-				fprintf(stderr, "%s: '--tolerance' must be a percentage in (0, 100), like 5%%, got '%s'\n", ME, v);
-				return -1;
-			}
-			o->tol = x / 100;
-		}
+		if (opt_value(o, argv[i - 1], v))
+			return -1;
 	}
 	return 0;
 }

@@ -265,6 +265,25 @@ static int dg_bias(struct diag_run *D)
 }
 
 /* The options: 0, 1 after --help, -1 after a message. */
+static void dg_usage(void)
+{
+	printf("usage: %s -t TOPO LOG... [-c COLL] [-a ALGO] [-p PROTO] [-n RANKS] [--ppn P | --nodes N] [--top N]\n"
+	       "         [--tolerance 15%%] [--list] [--set k=v]\n"
+	       "  rank fault hypotheses by how well each one's prediction fits measured nccl-tests logs;\n"
+	       "  -a, -p: the algorithm and protocol the job ran (default: NCCL_ALGO and NCCL_PROTO as\n"
+	       "  this shell or the logs set them, else NCCL's choice, with predict's grammar);\n"
+	       "  -c: the collective of logs that do not say (no test-name line, a file name that does not);\n"
+	       "  -n: the ranks of rows whose log does not say;\n"
+	       "  --ppn, --nodes: ranks per node, or the nodes the ranks spread over evenly, as the job\n"
+	       "  placed them (default: the hosts the logs' Rank lines name, else the nodes filled in order);\n"
+	       "  --tolerance: the model's own error, below which healthy stands, for every row\n"
+	       "  (default: each row's from the model's median error on published measurements of its\n"
+	       "  scope and size, docs/validation.md, at least 15%%; 3%% for logs ccsim wrote);\n"
+	       "  --junit FILE: the verdict as a JUnit report (one test case, failing on a fault)\n"
+	       "exit status: 0 no fault found, 3 a fault explains the logs, 4 no single fault explains them,\n"
+	       "  1 bad input or an error, 2 bad usage\n", me);
+}
+
 static int dg_parse(struct diag_run *D, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -274,21 +293,7 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 		if (r)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: %s -t TOPO LOG... [-c COLL] [-a ALGO] [-p PROTO] [-n RANKS] [--ppn P | --nodes N] [--top N]\n"
-			       "         [--tolerance 15%%] [--list] [--set k=v]\n"
-			       "  rank fault hypotheses by how well each one's prediction fits measured nccl-tests logs;\n"
-			       "  -a, -p: the algorithm and protocol the job ran (default: NCCL_ALGO and NCCL_PROTO as\n"
-			       "  this shell or the logs set them, else NCCL's choice, with predict's grammar);\n"
-			       "  -c: the collective of logs that do not say (no test-name line, a file name that does not);\n"
-			       "  -n: the ranks of rows whose log does not say;\n"
-			       "  --ppn, --nodes: ranks per node, or the nodes the ranks spread over evenly, as the job\n"
-			       "  placed them (default: the hosts the logs' Rank lines name, else the nodes filled in order);\n"
-			       "  --tolerance: the model's own error, below which healthy stands, for every row\n"
-			       "  (default: each row's from the model's median error on published measurements of its\n"
-			       "  scope and size, docs/validation.md, at least 15%%; 3%% for logs ccsim wrote);\n"
-			       "  --junit FILE: the verdict as a JUnit report (one test case, failing on a fault)\n"
-			       "exit status: 0 no fault found, 3 a fault explains the logs, 4 no single fault explains them,\n"
-			       "  1 bad input or an error, 2 bad usage\n", me);
+			dg_usage();
 			return 1;
 		}
 		if (!strcmp(argv[i], "--list")) {

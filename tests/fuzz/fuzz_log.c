@@ -1,5 +1,5 @@
 /*
-** tests/fuzz/fuzz_log.c: the log readers (calibrate/ingest.c: nccl-tests,
+** tests/fuzz/fuzz_log.c: the log readers (calibrate/ingest.c, nt.c, pf.c: nccl-tests,
 ** rccl-tests, perftest and ccsim-bench logs, with launcher prefixes).
 ** Every measurement of an accepted log is finite and positive, its size a
 ** count SQLite can store.

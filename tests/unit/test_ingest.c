@@ -368,6 +368,18 @@ static void test_from_columns(void)
 	CHECK(strstr(d.msg, "saved/ag.txt:2:1: which collective?") && strstr(d.msg, "all_gather or alltoall") &&
 	      strstr(d.msg, "-c"));
 	ccs_meas_set_release(&set);
+}
+
+/* What the user says of a log that does not (ingest -c, -n, --ppn), and
+ * a log that says otherwise refused. */
+static void test_told(void)
+{
+	const char *ag = "# size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+	                 "   134217728       4194304     float    none      -1   480.5  279.33  244.41      0   479.9  279.68  244.72      0\n";
+	const char *slow = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	                   "  1073741824     268435456     float     sum      -1  1391930    0.77    1.35      0  1391930    0.77    1.35      0\n";
+	struct ccs_meas_set set;
+	struct ccs_diag d;
 	/* -c says what the log does not: allgather, 8 ranks from busbw/algbw
 	 * (244.41 / 279.33 = 7/8), 2 nodes of --ppn 4 */
 	memset(&set, 0, sizeof set);
@@ -543,6 +555,7 @@ int main(void)
 	test_nccltests();
 	test_as_saved();
 	test_from_columns();
+	test_told();
 	test_stated();
 	test_evidence();
 	test_odd_files();
