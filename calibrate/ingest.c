@@ -52,7 +52,11 @@ int ccs_log_kind(const char *text, size_t len)
 			return CCS_LOG_BENCH;
 		if (k->n >= 2 && !strcmp(k->t[0], "#") && !strcmp(k->t[1], "ccsim-profiler"))
 			return CCS_LOG_PROFILER;
-		if (!strcmp(k->t[0], "#bytes"))
+		/* perftest's table header, or its title ("RDMA_Write BW Test",
+		 * "Send Lat Test") where it failed before the table */
+		if (!strcmp(k->t[0], "#bytes") || (k->n == 3 && !strcmp(k->t[2], "Test") &&
+		                                   (!strcmp(k->t[1], "BW") || !strcmp(k->t[1], "Lat")) &&
+		                                   (!strncmp(k->t[0], "RDMA_", 5) || !strcmp(k->t[0], "Send"))))
 			return CCS_LOG_PERFTEST;
 		for (int i = 0; i + 2 < k->n; i++)
 			if (!strcmp(k->t[i], "size") && !strcmp(k->t[i + 1], "count") && !strcmp(k->t[i + 2], "type"))
@@ -209,12 +213,20 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 		ccs_nt_release(&l);
 		return rc;
 	}
+	int zero = 0, zero_line = 0;
 	for (size_t i = 0; i < l.nrow && !rc; i++)
 		for (int h = 0; h < 2 && !rc; h++) {
 			const struct ccs_nt_table *tb = &l.tab[l.row[i].tab];
 			const struct ccs_nt_half *hf = &l.row[i].half[h];
 			if (!hf->valid || !(hf->time_s > 0))
 				continue;
+			/* NCCL returns from a call of count 0 without launching
+			 * anything: the time is nccl-tests' host loop, not the
+			 * collective's, and would pull a fitted latency down */
+			if (!l.row[i].size) {
+				zero_line = zero++ ? zero_line : l.row[i].line;
+				continue;
+			}
 			if ((rc = meas_push(set, &m)))
 				break;
 			snprintf(m->source, sizeof m->source, "nccl-tests");
@@ -229,6 +241,9 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 			m->line = l.row[i].line;
 			snprintf(m->file, sizeof m->file, "%s", file);
 		}
+	if (!rc && zero)
+		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s:%d:1: %d row half(s) of size 0 kept out (NCCL moves nothing and "
+		                    "launches nothing: the time is the host's loop)", src, zero_line, zero);
 	if (!rc && l.cut[0])
 		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s (the log ends inside this row: skipped)", l.cut);
 	if (!rc && l.nbad)
@@ -287,6 +302,9 @@ static int ingest_perftest(const char *src, const char *text, size_t len, const 
 		m->line = r->line;
 		snprintf(m->file, sizeof m->file, "%s", file);
 	}
+	if (!rc && l.fail[0])
+		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s:%d:%d: the test stopped: %s; the %zu size(s) before it kept",
+		                    src, l.fail_line, l.fail_col, l.fail, l.nrow);
 	ccs_pf_release(&l);
 	return rc;
 }

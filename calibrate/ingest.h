@@ -24,7 +24,9 @@
 ** header.  Bandwidth columns are labelled MB/sec or MiB/sec (both 2^20 B/s:
 ** perftest divides by 0x100000) or Gb/sec (1e9 bit/s); latencies in us,
 ** one-way for write and send (perftest halves the round trip), the round
-** trip for read.  Warning lines inside the table are skipped.
+** trip for read.  Warning lines inside the table are skipped; a run that
+** stops mid-sweep on an error keeps the sizes it finished and names the
+** error.
 **
 ** ccsim-bench (the benches' own logs, calibrate/bench_*.c*): a first line
 ** "# ccsim-bench 1", "# key: value" lines of metadata, then one record per
@@ -140,6 +142,12 @@ struct ccs_pf_log {
 	char link[8];               /* "ib", "roce" (Link type : IB / Ethernet), "" unknown */
 	struct ccs_pf_row *row;
 	size_t nrow;
+	/* the test's own failure line ("Completion with error at client",
+	 * "Failed status 12: ...", "Couldn't post send", "Failed to complete
+	 * run_iter_bw ..."): the first, with its line and column; "" none.
+	 * The rows before it are kept: they ran. */
+	char fail[160];
+	int fail_line, fail_col;
 };
 
 int  ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_log *out, struct ccs_diag *d);

@@ -2,6 +2,8 @@
 #include "ingest.h"
 #include "lines.h"
 
+#include "../model/escape.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,6 +79,30 @@ static int pf_row(const struct ccs_lines_toks *k, int line, int duration, double
 	return CCS_OK;
 }
 
+/* perftest's failure lines (its src/perftest_resources.c and the
+ * *_bw.c / *_lat.c mains print these and exit): the first one into out. */
+static void pf_fail(const char *raw, int line, struct ccs_pf_log *out)
+{
+	static const char *const marks[] = { "Completion with error", "Failed status", "Couldn't", "Failed to",
+		                             "Problems with", "Unable to", "Error in" };
+	const char *s = raw;
+	if (out->fail[0])
+		return;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+		if (!strncmp(s, marks[i], strlen(marks[i]))) {
+			snprintf(out->fail, sizeof out->fail, "%.159s", s);
+			ccs_escape_utf8_fix(out->fail);
+			size_t n = strlen(out->fail);
+			while (n && (out->fail[n - 1] == '\r' || out->fail[n - 1] == ' ' || out->fail[n - 1] == '\n'))
+				out->fail[--n] = 0;
+			out->fail_line = line;
+			out->fail_col = (int)(s - raw) + 1;
+			return;
+		}
+}
+
 int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_log *out, struct ccs_diag *d)
 {
 	memset(out, 0, sizeof *out);
@@ -120,11 +146,16 @@ int ccs_pf_parse(const char *src, const char *text, size_t len, struct ccs_pf_lo
 			in_table = 0;
 			continue;
 		}
+		if (!ccs_lines_is_uint(k->t[0]))
+			pf_fail(s, line, out);
 		if (!in_table || !ccs_lines_is_uint(k->t[0]))
 			continue;       /* settings, warnings ("Conflicting CPU frequency ...") */
 		rc = pf_row(k, line, duration, unit, out, &cap, d);
 	}
-	if (!rc && !out->nrow)
+	if (!rc && !out->nrow && out->fail[0])
+		rc = ccs_diag_at(d, ccs_lines_mark(out->fail_line, out->fail_col), "no perftest row: the test failed: %s",
+		                 out->fail);
+	else if (!rc && !out->nrow)
 		rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "no perftest table found");
 	ccs_lines_free(L, d);
 	out->round_trip = out->kind == CCS_PF_LAT && !strcmp(out->verb, "read");

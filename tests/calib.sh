@@ -224,5 +224,22 @@ has "job.txt:2:1: the log shows 8 ranks (its busbw / algbw), -n says 16"
 expect 2 "ingest -c with an unknown collective" -- "$C" calibrate ingest job.txt --db q.db -c allgahter
 has "unknown collective 'allgahter'"
 
+# forms operators save (tests/data/calib/README.md): each ingests what ran
+# and names what it kept out
+expect 0 "ingest a table pasted without '#', indented" -- "$C" calibrate ingest "$D/form-nt-indented.log" --db forms.db
+has "4 measurements"
+expect 0 "ingest #wrong printed as N/A" -- "$C" calibrate ingest "$D/form-nt-wrong-na.log" --db forms.db
+has "4 measurements"
+expect 0 "ingest a row of size 0" -- "$C" calibrate ingest "$D/form-nt-size0.log" --db forms.db
+has "2 measurements"
+has "form-nt-size0.log:3:1: 2 row half(s) of size 0 kept out"
+expect 0 "ingest srun and Open MPI lines between rows" -- "$C" calibrate ingest "$D/form-nt-slurm-ompi.log" --db forms.db
+has "4 measurements"
+expect 0 "ingest perftest stopping mid-sweep" -- "$C" calibrate ingest "$D/form-pf-abort.log" --db forms.db
+has "3 measurements"
+has "form-pf-abort.log:21:2: the test stopped: Completion with error at client; the 3 size(s) before it kept"
+expect 1 "ingest perftest failing before its table" -- "$C" calibrate ingest "$D/form-pf-connect-fail.log" --db forms.db
+has "form-pf-connect-fail.log:17:2: no perftest row: the test failed: Couldn't connect to 10.0.0.2:18515"
+
 echo "calib: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
