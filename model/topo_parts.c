@@ -96,6 +96,17 @@ int ccs_topo_parts_rdma(const char *name)
 
 /* The GPU generation that first ran its host link at that PCIe generation:
  * gen 3 V100, gen 4 A100, gen 5 H100, gen 6 B200 (NVIDIA's datasheets). */
+int ccs_topo_parts_sm_of_id(const char *vendor, const char *device)
+{
+	if (!vendor || !device || strtol(vendor, NULL, 16) != 0x10de)
+		return 0;
+	long id = strtol(device, NULL, 16);
+	for (size_t i = 0; i < sizeof nv_parts / sizeof nv_parts[0]; i++)
+		if (nv_parts[i].id == (unsigned long)id)
+			return nv_parts[i].sm;
+	return 0;
+}
+
 int ccs_topo_parts_sm_of_gen(int gen)
 {
 	return gen >= 6 ? 100 : gen == 5 ? 90 : gen == 4 ? 80 : 70;

@@ -32,6 +32,9 @@ const struct ccs_topo_parts_amd *ccs_topo_parts_amd(const char *gcn);
 const char *ccs_topo_parts_nvl_lane(int sm);
 /* Whether a <net> name is an RDMA device's (on Ethernet, RoCE). */
 int ccs_topo_parts_rdma(const char *name);
+/* The compute capability of the NVIDIA part of that PCI vendor and device
+ * id (hex strings, as a dump states them); 0 when not known here. */
+int ccs_topo_parts_sm_of_id(const char *vendor, const char *device);
 /* The compute capability of a GPU whose PCIe link runs at generation gen. */
 int ccs_topo_parts_sm_of_gen(int gen);
 /* The port rate (Mb/s) of a NIC in a x16 slot of PCIe generation gen. */

@@ -226,6 +226,28 @@ static int same_net(struct conv *v, const struct ccs_xml_node *n)
 static int put_nic(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *net, long speed, long cls,
                    const char *parent);
 
+/* A <net>'s speed [Mb/s].  What is no line rate, absent, 0, -1 or ethtool's
+ * SPEED_UNKNOWN read unsigned (4294967295, a VM's virtio NIC), is 10 Gb/s,
+ * as NCCL takes it (src/graph/topo.cc, ncclTopoAddNet: "mbps <= 0" ->
+ * 10000; NCCL reads the value as an int, so 4294967295 is -1 there too). */
+static int net_speed(struct conv *v, const struct ccs_xml_node *n, const char *nname, long *speed)
+{
+	const char *s = ccs_xml_attr(n, "speed");
+	char *end = NULL;
+	long long x = s ? strtoll(s, &end, 0) : 0;
+	if (s && (end == s || *end || x < -1 || (x > 100000000 && x != 4294967295LL)))
+		return ccs_xml_at(v->d, v->name, n, "'speed' must be the NIC's rate in Mb/s (NCCL's unit: 400000 for "
+		                                    "400 Gb/s), or 0 or -1 where unknown; got '%s'", s);
+	if (x > 0 && x != 4294967295LL) {
+		*speed = (long)x;
+		return CCS_OK;
+	}
+	warn(v->o, "line %d: net %s states no line rate (speed '%s'): taken as 10 Gb/s, as NCCL does; edit the NIC's "
+	     "bandwidth in the YAML written if it is faster", n->line, nname ? nname : "?", s ? s : "");
+	*speed = 10000;
+	return CCS_OK;
+}
+
 /* The <net>s of a <nic> (under pci element e, or e NULL: under a CPU). */
 static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct ccs_xml_node *nic, const char *parent)
 {
@@ -236,18 +258,14 @@ static int add_nic(struct conv *v, const struct ccs_xml_node *e, const struct cc
 		const struct ccs_xml_node *n = &v->x->n[c];
 		if (strcmp(n->name, "net"))
 			continue;
-		long speed;
-		CCS_TRY(num(v, n, "speed", 0, 100000000, &speed));
+		long speed = 0;
 		const char *nname = ccs_xml_attr(n, "name");
+		CCS_TRY(net_speed(v, n, nname, &speed));
 		if (same_net(v, n))
 			continue;
 		v->coll += attr_is(n, "coll", "1");
 		if (v->nnic >= XML_MAX_NODE_DEVICES)
 			return ccs_xml_at(v->d, v->name, n, "more than %d NICs", XML_MAX_NODE_DEVICES);
-		if (!speed) {
-			warn(v->o, "line %d: net %s has no speed: taken as 100 Gb/s", n->line, nname ? nname : "?");
-			speed = 100000;
-		}
 		v->net_node[v->nnic] = c;
 		CCS_TRY(put_nic(v, e, n, speed, cls, parent));
 	}
@@ -303,7 +321,8 @@ static int bare_kind(const struct ccs_xml_node *e)
 }
 
 /* A bare GPU (pci element id): dev by its busid's place among the bare GPUs
- * (CUDA's PCI order), sm by its link's generation. */
+ * (CUDA's PCI order), sm by its PCI device id where known, else by its
+ * link's generation. */
 static int add_bare_gpu(struct conv *v, int id, const char *parent)
 {
 	const struct ccs_xml_node *e = &v->x->n[id];
@@ -323,7 +342,10 @@ static int add_bare_gpu(struct conv *v, int id, const char *parent)
 	struct gpu_rec *r = &v->gpu[v->ngpu++];
 	memset(r, 0, sizeof *r);
 	r->dev = dev;
-	r->sm = ccs_topo_parts_sm_of_gen(gen ? gen : 4);
+	/* the part its PCI device id names (a V100's 0x1db5 on a board whose
+	 * switches run gen 4 is no A100), else the generation's */
+	int by_id = ccs_topo_parts_sm_of_id(ccs_xml_attr(e, "vendor"), ccs_xml_attr(e, "device"));
+	r->sm = by_id ? by_id : ccs_topo_parts_sm_of_gen(gen ? gen : 4);
 	r->busid = bus;
 	r->node = id;
 	r->cpu = v->cur_cpu;
@@ -331,7 +353,10 @@ static int add_bare_gpu(struct conv *v, int id, const char *parent)
 		v->bare_gpu_line = e->line;
 	char nm[32], how[48];
 	snprintf(nm, sizeof nm, "gpu%d", dev);
-	snprintf(how, sizeof how, "no <gpu>: sm %d by PCIe gen %d", r->sm, gen ? gen : 4);
+	if (by_id)
+		snprintf(how, sizeof how, "no <gpu>: sm %d by its PCI device id", r->sm);
+	else
+		snprintf(how, sizeof how, "no <gpu>: sm %d by PCIe gen %d", r->sm, gen ? gen : 4);
 	struct ccs_topo_parts_gpu k;
 	nvidia_line(v, e, nm, r->sm, how, &k);
 	return pcie_link(v, e, nm, parent);

@@ -82,26 +82,32 @@ static void socket_link(struct conv *v, const struct ccs_xml_node *cpu, int a, i
 }
 
 /* NVLink: per GPU its links to NVSwitches; links to other GPUs as node
- * links. */
-static int nvlinks_each(struct conv *v, long *lanes);
+ * links.  A dump may list one peer's links in several elements (an RCCL
+ * dump gives each xGMI link its own): their counts add up to one link.  A
+ * pair's link is what either side states, the larger where they differ
+ * (a dump whose element on one side points at the GPU's own bus id, or is
+ * missing, still has the other side's). */
+static int nvlinks_count(struct conv *v, int *cnt);
+static void nvlinks_emit(struct conv *v, const int *cnt);
 
 static int nvlinks(struct conv *v)
 {
-	/* a dump may list one peer's links in several elements (an RCCL dump
-	 * gives each xGMI link its own): their counts add up to one link */
-	long *lanes = ccs_calloc(2 * (size_t)(v->ngpu > 0 ? v->ngpu : 1), sizeof *lanes);
-	if (!lanes)
+	size_t n = (size_t)(v->ngpu > 0 ? v->ngpu : 1);
+	int *cnt = ccs_calloc(2 * n * n, sizeof *cnt);   /* [i][j][xgmi]: i's lanes to j */
+	if (!cnt)
 		return CCS_ENOMEM;
-	int rc = nvlinks_each(v, lanes);
-	ccs_free(lanes);
+	int rc = nvlinks_count(v, cnt);
+	if (!rc)
+		nvlinks_emit(v, cnt);
+	ccs_free(cnt);
 	return rc;
 }
 
-static int nvlinks_each(struct conv *v, long *lanes)
+static int nvlinks_count(struct conv *v, int *cnt)
 {
+	size_t n = (size_t)v->ngpu;
 	for (int i = 0; i < v->ngpu; i++) {
 		const struct ccs_xml_node *g = &v->x->n[v->gpu[i].node];
-		memset(lanes, 0, 2 * (size_t)v->ngpu * sizeof *lanes);
 		if (v->gpu[i].c2c_GBps > 0)
 			ccs_text_printf(&v->links, "    - {from: gpu%d, to: cpu%d, type: c2c, bandwidth: %.6gGB/s}\n", v->gpu[i].dev,
 			                v->gpu[i].cpu, v->gpu[i].c2c_GBps);
@@ -130,6 +136,12 @@ static int nvlinks_each(struct conv *v, long *lanes)
 			for (int j = 0; j < v->ngpu && tgt; j++)
 				if (v->gpu[j].busid && !strcmp(v->gpu[j].busid, tgt))
 					peer = j;
+			if (peer == i) {
+				warn(v->o, "line %d: gpu%d's %s points at its own bus id (the driver did not say its peer): left "
+				     "out; the peer's side, where it states the link, still gives it", l->line, v->gpu[i].dev,
+				     xgmi ? "xGMI link" : "NVLink");
+				continue;
+			}
 			if (peer < 0) {
 				char tb[64];
 				warn(v->o, "line %d: gpu%d's %s to %s (class 0x%lx) leads to no GPU%s: left out", l->line, v->gpu[i].dev,
@@ -138,17 +150,29 @@ static int nvlinks_each(struct conv *v, long *lanes)
 			}
 			if (xgmi && !v->gpu[i].xgmi_lane)
 				return ccs_xml_at(v->d, v->name, l, "an xGMI link on an NVIDIA GPU (no 'gcn')");
-			if (peer > i)   /* each pair once */
-				lanes[2 * peer + xgmi] += count;
+			cnt[(i * n + (size_t)peer) * 2 + (size_t)xgmi] += (int)count;
 		}
-		for (int peer = i + 1; peer < v->ngpu; peer++)
-			for (int xgmi = 0; xgmi < 2; xgmi++)
-				if (lanes[2 * peer + xgmi])
-					ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: %s, lanes: %ld, lane_bandwidth: %s}\n",
-					                v->gpu[i].dev, v->gpu[peer].dev, xgmi ? "xgmi" : "nvlink", lanes[2 * peer + xgmi],
-					                xgmi ? v->gpu[i].xgmi_lane : ccs_topo_parts_nvl_lane(v->gpu[i].sm));
 	}
 	return CCS_OK;
+}
+
+static void nvlinks_emit(struct conv *v, const int *cnt)
+{
+	size_t n = (size_t)v->ngpu;
+	int odd = 0;
+	for (int i = 0; i < v->ngpu; i++)
+		for (int j = i + 1; j < v->ngpu; j++)
+			for (int xgmi = 0; xgmi < 2; xgmi++) {
+				int a = cnt[(i * n + (size_t)j) * 2 + (size_t)xgmi], b = cnt[(j * n + (size_t)i) * 2 + (size_t)xgmi];
+				if (!a && !b)
+					continue;
+				if (a != b && !odd++)
+					warn(v->o, "gpu%d states %d %s lane(s) to gpu%d, gpu%d states %d back: taken as %d (the larger)",
+					     v->gpu[i].dev, a, xgmi ? "xGMI" : "NVLink", v->gpu[j].dev, v->gpu[j].dev, b, a > b ? a : b);
+				ccs_text_printf(&v->links, "    - {from: gpu%d, to: gpu%d, type: %s, lanes: %d, lane_bandwidth: %s}\n",
+				                v->gpu[i].dev, v->gpu[j].dev, xgmi ? "xgmi" : "nvlink", a > b ? a : b,
+				                xgmi ? v->gpu[i].xgmi_lane : ccs_topo_parts_nvl_lane(v->gpu[i].sm));
+			}
 }
 
 /* The NVSwitch chips: distinct targets when NCCL lists them apart, else

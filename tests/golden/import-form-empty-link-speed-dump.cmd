@@ -1,0 +1,1 @@
+topo import tests/data/topo/form-empty-link-speed-dump.xml

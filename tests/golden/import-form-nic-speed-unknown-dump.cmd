@@ -1,0 +1,1 @@
+topo import tests/data/topo/form-nic-speed-unknown-dump.xml

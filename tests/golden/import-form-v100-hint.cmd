@@ -1,0 +1,1 @@
+topo import tests/data/topo/form-v100-hint.xml
