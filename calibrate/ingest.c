@@ -174,6 +174,28 @@ static int meas_push(struct ccs_meas_set *set, struct ccs_meas **m)
 }
 
 
+/* What ingest_nccl kept out of log l, as warnings: zero row halves of size
+ * 0 (the first at zero_line), a row cut short, halves whose numbers
+ * contradict themselves, repeated rows. */
+static int nccl_kept_out(const char *src, const struct ccs_nt_log *l, int zero, int zero_line, struct ccs_meas_set *set)
+{
+	int rc = CCS_OK;
+	if (zero)
+		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s:%d:1: %d row half(s) of size 0 kept out (NCCL moves nothing and "
+		                    "launches nothing: the time is the host's loop)", src, zero_line, zero);
+	if (!rc && l->cut[0])
+		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s (the log ends inside this row: skipped)", l->cut);
+	if (!rc && l->nbad)
+		rc = ccs_lines_warn(&set->warn, &set->nwarn,
+		                    "%s:%d:1: %d row half(s) whose numbers contradict themselves kept out (the first: %s)", src,
+		                    l->bad_line, l->nbad, l->bad_why);
+	if (!rc && l->ndup)
+		rc = ccs_lines_warn(&set->warn, &set->nwarn,
+		                    "%s:%d:1: %d row(s) repeat an earlier row of their table exactly (several tasks' output "
+		                    "interleaved?); kept once", src, l->dup_line, l->ndup);
+	return rc;
+}
+
 /* A nccl-tests log: one measurement per half (out-of-place, in-place) of
  * each row; the collective and the ranks from the log or the file name. */
 static int ingest_nccl(const char *src, const char *text, size_t len, const char *file, struct ccs_meas_set *set, struct ccs_diag *d)
@@ -241,19 +263,8 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 			m->line = l.row[i].line;
 			snprintf(m->file, sizeof m->file, "%s", file);
 		}
-	if (!rc && zero)
-		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s:%d:1: %d row half(s) of size 0 kept out (NCCL moves nothing and "
-		                    "launches nothing: the time is the host's loop)", src, zero_line, zero);
-	if (!rc && l.cut[0])
-		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s (the log ends inside this row: skipped)", l.cut);
-	if (!rc && l.nbad)
-		rc = ccs_lines_warn(&set->warn, &set->nwarn,
-		                    "%s:%d:1: %d row half(s) whose numbers contradict themselves kept out (the first: %s)", src,
-		                    l.bad_line, l.nbad, l.bad_why);
-	if (!rc && l.ndup)
-		rc = ccs_lines_warn(&set->warn, &set->nwarn,
-		                    "%s:%d:1: %d row(s) repeat an earlier row of their table exactly (several tasks' output "
-		                    "interleaved?); kept once", src, l.dup_line, l.ndup);
+	if (!rc)
+		rc = nccl_kept_out(src, &l, zero, zero_line, set);
 	if (!rc)
 		ccs_ntinfo_evidence(src, &l, set);
 	if (!rc && l.host[0] && !set->host[0])

@@ -286,6 +286,23 @@ else
 	head -n 5 "$w/out"
 fi
 
+# hypotheses with the same predictions: the next measurement that splits
+# them, computed from each member's predicted probe outcomes
+mk allreduce -a ring --fault nic:node1/nic3:50% >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 -a ring "$w/all_reduce_perf.log" >"$w/out" 2>&1
+n1=$?
+mk allreduce --fault straggler:node1/gpu2:40us >"$w/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" >"$w/out2" 2>&1
+n2=$?
+if [ "$n1" -eq 3 ] && grep -q "^# next: to tell the [0-9]* alike apart, run ib_write_bw .* from each of the 16 NICs .*: it splits them into 17 groups.*shows node0/nic0 at 200 Gb/s where healthy is 400" "$w/out" &&
+   [ "$n2" -eq 3 ] && grep -q "^# next: to tell the 16 alike apart, run nccl-tests on each of the 2 nodes alone .*: it splits them into 2 groups.*alone at .* us where healthy is .* (the smallest size)" "$w/out2"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: diagnose's next measurement for alike hypotheses (exits $n1 $n2)"
+	grep -E "^# next|^ +1 " "$w/out" "$w/out2"
+fi
+
 # a log quoted without its test name, saved under a name that says
 # nothing: AllToAll and AllGather print the same columns; -c says which
 mk alltoall >"$w/job.txt"

@@ -43,6 +43,7 @@
 ** name every rank's host.
 */
 #include "cli.h"
+#include "diag_split.h"
 
 #include "../../calibrate/ingest.h"
 #include "../../calibrate/modelerr.h"
@@ -126,12 +127,8 @@ static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, i
 	for (int i = 0; i < sets->n && k < 78; i++)
 		v[k++] = sets->v[i];
 	char fs[200];
-	if (fault && !strncmp(fault, "transport:", 10)) {
-		/* the network is another transport (sockets instead of RDMA) */
-		snprintf(fs, sizeof fs, "model.transport=%s", fault + 10);
-		v[k++] = fs;
-	} else if (fault) {
-		snprintf(fs, sizeof fs, "faults+=%s", fault);
+	if (fault) {
+		ccs_split_fault_arg(fault, fs, sizeof fs);
 		v[k++] = fs;
 	}
 	struct ccs_topo *t = NULL;
@@ -701,6 +698,38 @@ static int dg_try(struct diag_run *D)
 	return 0;
 }
 
+/* The measurement that tells the first group's members apart
+ * (diag_split.h), printed as what to run. */
+static int dg_next(struct diag_run *D)
+{
+	/* the largest job's collective, its smallest and largest sizes */
+	const struct row *big = &D->rw[0];
+	for (size_t i = 1; i < D->nrw; i++)
+		if (D->rw[i].ranks > big->ranks)
+			big = &D->rw[i];
+	uint64_t lo = big->size, hi = big->size;
+	for (size_t i = 0; i < D->nrw; i++)
+		if (D->rw[i].ranks == big->ranks && D->rw[i].coll == big->coll) {
+			lo = D->rw[i].size < lo ? D->rw[i].size : lo;
+			hi = D->rw[i].size > hi ? D->rw[i].size : hi;
+		}
+	int ppn = ppn_of(D->ppn, D->nodes, D->maxr_nodes, D->maxr);
+	struct ccs_split_in in = { D->topo, (const char *const *)D->sets.v, D->sets.n, ppn, 0, big->coll, lo, hi };
+	in.nodes = ppn ? (D->maxr + ppn - 1) / ppn : D->t->nnodes;
+	struct ccs_split_out so;
+	int rc = ccs_split_best(&in, D->h[0].all, &so, D->err, sizeof D->err);
+	if (rc == -2)
+		return -2;
+	if (rc || so.kind < 0)
+		printf("# next: no single-part measurement tells the %d alike apart (the model predicts each the same)\n",
+		       D->h[0].members);
+	else
+		printf("# next: to tell the %d alike apart, run %s: it splits them into %d groups%s; e.g. %s\n",
+		       D->h[0].members, so.cmd, so.groups,
+		       so.groups < so.members ? " (members in one group stay alike under it)" : "", so.example);
+	return 0;
+}
+
 /* The ranking, or "no fault found" when no hypothesis fits clearly
  * better than the healthy machine. */
 static int dg_print(struct diag_run *D)
@@ -766,6 +795,8 @@ static int dg_print(struct diag_run *D)
 			if (D->list)
 				printf("        all: %s\n", D->h[i].all);
 		}
+		if (D->h[0].members > 1)
+			return dg_next(D);
 	}
 	return 0;
 }
