@@ -166,6 +166,15 @@ grep -q '^     1 .* nic:node.*25%' "$w/out" && pass=$((pass + 1)) ||
 grep -q '^# evidence in the logs: GPUDirect RDMA off (NCCL or its settings say so, .*all_reduce_perf.log:2)' "$w/out" &&
 	grep -q "^     1 .* gdr:all:off .*(as the logs' evidence says)" "$w/out" && ! grep -q 'transport:socket' "$w/out" &&
 	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: GDR off stated by the log"; cat "$w/out"; }
+# the lines state GDR off, the times are a NIC at 25% that fits exactly:
+# the table wins, the stated hypothesis is still shown (beyond --top 1) and
+# the verdict says both
+{ echo "node0:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
+  mk allreduce --fault nic:node1/nic2:25%; } >"$w/g/all_reduce_perf.log"
+"$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 1 >"$w/out" 2>&1
+grep -q '^     1 .* nic:node0/nic0:25%' "$w/out" && grep -q "^     2 .* gdr:all:off (or 33 others with the same predictions) (as the logs' evidence says)" "$w/out" &&
+	grep -q "^# evidence and fit disagree: the logs' lines state gdr:all:off, but it fits at rms 0.82 .* where nic:node0/nic0:25% fits at rms 0.00, over 3 times better" "$w/out" &&
+	pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: diagnose: evidence and fit disagree"; cat "$w/out"; }
 # the same with only NCCL's ring summary (2.21 and later) saying GDR 0
 { echo "node0:1:1 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0"; cat "$w/plain.log"; } >"$w/g/all_reduce_perf.log"
 "$C" diagnose -t "$T" --set nodes=2 "$w/g/all_reduce_perf.log" --top 3 --list >"$w/out" 2>&1

@@ -226,6 +226,8 @@ struct diag_run {
 	size_t nspec, capspec;
 	size_t ncontra;             /* hypotheses the logs' evidence rules out */
 	int verdict;                /* the exit status: DG_NONE, DG_FAULT, DG_NO_SINGLE */
+	size_t disagree;            /* the best hypothesis the logs state, where the table fits another
+	                             * clearly better (its index in h); 0 none */
 	char widen[32];             /* "nodes=N" added to the sets for a template too small for the logs, "" none */
 	int widen_from;             /* its nodes before */
 	const char *junit;          /* --junit FILE, NULL: none */
@@ -687,15 +689,44 @@ static int dg_try(struct diag_run *D)
 	D->spec = NULL;
 	qsort(D->h, D->nh, sizeof *D->h, by_rms);
 	/* the best hypothesis the logs state goes first when it fits better
-	 * than healthy */
+	 * than healthy and as well as the table can tell the two apart: within
+	 * 3 times the best fit's rms, or less than half the model's own error
+	 * (rms 0.5, the margin a fault needs over healthy) behind it; else the
+	 * table wins, and the verdict says both */
 	for (size_t i = 1; i < D->nh; i++)
-		if (D->h[i].stated && D->h[i].rms < D->h_rms) {
-			struct hyp x = D->h[i];
-			memmove(&D->h[1], &D->h[0], i * sizeof *D->h);
-			D->h[0] = x;
+		if (D->h[i].stated) {
+			if (D->h[i].rms < D->h_rms && (D->h[i].rms <= 3 * D->h[0].rms || D->h[i].rms - D->h[0].rms <= 0.5)) {
+				struct hyp x = D->h[i];
+				memmove(&D->h[1], &D->h[0], i * sizeof *D->h);
+				D->h[0] = x;
+			} else
+				D->disagree = i;
 			break;
 		}
 	return 0;
+}
+
+/* What the logs' evidence states, where the ranking above does not show
+ * it first: the stated hypothesis always shown (beyond --top too), and
+ * why the table ranks another first. */
+static void dg_stated(const struct diag_run *D)
+{
+	size_t i = D->disagree;
+	if (!i)
+		return;
+	const struct hyp *s = &D->h[i], *b = &D->h[0];
+	if ((int)i >= D->top) {
+		char also[64] = "";
+		if (s->members > 1)
+			snprintf(also, sizeof also, " (or %d others with the same predictions)", s->members - 1);
+		printf("  %4zu  %9.1f%%  %.4f   %s%s (as the logs' evidence says)\n", i + 1, 100 * s->worst, s->rms, s->spec,
+		       also);
+	}
+	printf("# evidence and fit disagree: the logs' lines state %s, but it fits at rms %.2f (up to %.1f%% off) where "
+	       "%s fits at rms %.2f, %s: the table points elsewhere; both may hold (one fault the lines show, another "
+	       "the times show)\n", s->spec, s->rms, 100 * s->worst, b->spec, b->rms,
+	       s->rms >= D->h_rms ? "and the healthy machine fits no worse than it"
+	                          : "over 3 times better, by more than half the model's own error");
 }
 
 /* The measurement that tells the first group's members apart
@@ -795,6 +826,7 @@ static int dg_print(struct diag_run *D)
 			if (D->list)
 				printf("        all: %s\n", D->h[i].all);
 		}
+		dg_stated(D);
 		if (D->h[0].members > 1)
 			return dg_next(D);
 	}
