@@ -2,6 +2,7 @@
 ** against another, per size and per fit, judged by a tolerance and
 ** written as JUnit XML for CI (runs.h). */
 #define _DEFAULT_SOURCE
+#include "junit.h"
 #include "runs.h"
 
 #include "../../calibrate/calib.h"
@@ -270,78 +271,37 @@ static int compare(const struct newest *w, const struct ccs_meas *a, size_t na, 
 	return rc;
 }
 
-static void xml_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 /* The JUnit file: one test case per comparison, or, with err, one test case
  * in error saying why nothing was compared (base may then be NULL). */
 static int write_junit(const char *path, const struct cmps *c, const struct ccs_run_info *base,
                        const struct ccs_run_info *cur, double tol, const char *err)
 {
-	char tmp[1100];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "%s check: cannot write '%s': %s\n", ME, tmp, strerror(errno));
-		return -1;
-	}
-	size_t fails = 0;
-	for (size_t i = 0; i < c->n; i++)
-		fails += c->v[i].verdict == 1;
-	size_t tests = err ? 1 : c->n;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%d\">\n", tests, fails, err ? 1 : 0);
+	size_t n = err ? 1 : c->n;
+	struct ccs_junit_case *jc = ccs_calloc(n + 1, sizeof *jc);
+	char (*txt)[2][256] = ccs_calloc(n + 1, sizeof *txt);   /* per case: its name and message */
+	char suite[128];
+	int rc = -1;
+	if (!jc || !txt)
+		goto out;
 	if (base)
-		fprintf(f, "  <testsuite name=\"ccsim calibrate check: run %lld vs run %lld\"", (long long)cur->id,
-		        (long long)base->id);
+		snprintf(suite, sizeof suite, "ccsim calibrate check: run %lld vs run %lld", (long long)cur->id,
+		         (long long)base->id);
 	else
-		fprintf(f, "  <testsuite name=\"ccsim calibrate check: run %lld\"", (long long)cur->id);
-	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%d\" skipped=\"0\" timestamp=\"", tests, fails, err ? 1 : 0);
-	xml_escape(f, cur->created);
-	fprintf(f, "\" hostname=\"");
-	xml_escape(f, cur->host);
-	fprintf(f, "\">\n");
-	if (err) {
-		fprintf(f, "    <testcase classname=\"calibrate\" name=\"baseline comparison\" time=\"0\">\n"
-		           "      <error type=\"nothing compared\" message=\"");
-		xml_escape(f, err);
-		fprintf(f, "\"/>\n    </testcase>\n");
-	}
+		snprintf(suite, sizeof suite, "ccsim calibrate check: run %lld", (long long)cur->id);
+	if (err)
+		jc[0] = (struct ccs_junit_case){ "calibrate", "baseline comparison", "error", "nothing compared", err };
 	for (size_t i = 0; !err && i < c->n; i++) {
 		const struct cmp *x = &c->v[i];
-		fprintf(f, "    <testcase classname=\"");
-		xml_escape(f, x->cls);
-		fprintf(f, "\" name=\"");
-		xml_escape(f, x->what);
-		fprintf(f, " @ %s\" time=\"0\"", x->size);
-		if (x->verdict == 1) {
-			fprintf(f, ">\n      <failure type=\"regression\" message=\"%.4g %s, baseline %.4g %s (%+.1f%%, tolerance %.1f%%)\"/>\n"
-			           "    </testcase>\n", x->cur, x->unit, x->base, x->unit, 100 * (x->cur / x->base - 1), 100 * tol);
-		} else {
-			fprintf(f, "/>\n");
-		}
+		snprintf(txt[i][0], sizeof txt[i][0], "%s @ %s", x->what, x->size);
+		snprintf(txt[i][1], sizeof txt[i][1], "%.4g %s, baseline %.4g %s (%+.1f%%, tolerance %.1f%%)", x->cur, x->unit,
+		         x->base, x->unit, 100 * (x->cur / x->base - 1), 100 * tol);
+		jc[i] = (struct ccs_junit_case){ x->cls, txt[i][0], x->verdict == 1 ? "failure" : NULL, "regression", txt[i][1] };
 	}
-	fprintf(f, "  </testsuite>\n</testsuites>\n");
-	if (fclose(f)) {
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		fprintf(stderr, "%s check: cannot write '%s': %s\n", ME, path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	rc = ccs_junit_write(path, ME " check", suite, cur->created, cur->host, jc, n);
+out:
+	ccs_free(jc);
+	ccs_free(txt);
+	return rc;
 }
 
 /* Which two runs: check's newest (or --run) and its baseline (a run, or the

@@ -43,7 +43,9 @@
 ** name every rank's host.
 */
 #include "cli.h"
+#include "diag_cand.h"
 #include "diag_split.h"
+#include "junit.h"
 
 #include "../../calibrate/ingest.h"
 #include "../../calibrate/modelerr.h"
@@ -502,105 +504,34 @@ static int dg_topology(struct diag_run *D)
 	return 0;
 }
 
-/* The NICs a GPU held to the wrong one (rail:GPU:NIC) may be on: another
- * at its own distance (the next rail on its PCIe switch), the nearest
- * beyond those, and the farthest of its node; into rail, *n of them. */
-static void add_rails(const struct ccs_topo *t, uint32_t dv, uint32_t rail[3], int *n)
-{
-	*n = 0;
-	int32_t g = t->gpu_of_dev[dv];
-	if (g < 0)
-		return;
-	const struct ccs_gpu *gp = &t->gpu[g];
-	uint32_t best = ccs_topo_best_nics(t, gp), first = gp->nic_first;
-	if (best >= 2)
-		rail[(*n)++] = t->gnic[first + 1].nic;
-	if (gp->nic_count > best)
-		rail[(*n)++] = t->gnic[first + best].nic;
-	if (gp->nic_count > best + 1)
-		rail[(*n)++] = t->gnic[first + gp->nic_count - 1].nic;
-}
-
-/* Candidates: the NICs and GPUs of the ranks' nodes, their leaves'
- * uplinks, GPUDirect off everywhere; a straggler by the median excess. */
+/* Candidates (diag_cand.h), a straggler's delay the rows' median excess
+ * over healthy. */
 static int dg_candidates(struct diag_run *D)
 {
-	char *node_in = ccs_calloc((size_t)D->t->nnodes + 1, 1);
-	if (!node_in)
+	/* the median by a small sort */
+	double *ex = ccs_malloc(D->nrw * sizeof *ex);
+	if (!ex)
 		return -2;
-	struct ccs_comm cm;
+	for (size_t i = 0; i < D->nrw; i++)
+		ex[i] = D->rw[i].t_s - D->healthy[i];
+	for (size_t i = 1; i < D->nrw; i++)
+		for (size_t j = i; j > 0 && ex[j] < ex[j - 1]; j--) {
+			double x = ex[j];
+			ex[j] = ex[j - 1];
+			ex[j - 1] = x;
+		}
+	D->excess = D->nrw % 2 ? ex[D->nrw / 2] : 0.5 * (ex[D->nrw / 2 - 1] + ex[D->nrw / 2]);
+	ccs_free(ex);
+	struct ccs_diag_specs sp = { NULL, 0, 0 };
 	char cerr[256];
-	if (ccs_comm_build(D->t, D->maxr, ppn_of(D->ppn, D->nodes, D->maxr_nodes, D->maxr), &cm, cerr, sizeof cerr)) {
+	int rc = ccs_diag_candidates(D->t, D->maxr, ppn_of(D->ppn, D->nodes, D->maxr_nodes, D->maxr), D->excess, &sp, cerr,
+	                             sizeof cerr);
+	if (rc == -1)
 		fprintf(stderr, "%s: %s\n", me, cerr);
-		ccs_free(node_in);
-		return -1;
-	}
-	for (int r = 0; r < cm.n; r++)
-		if (D->t->gpu[cm.rank_gpu[r]].node >= 0)
-			node_in[D->t->gpu[cm.rank_gpu[r]].node] = 1;
-	int multi = cm.G > 1, socket = ccs_comm_tr(&cm) == &ccs_transport_tab[CCS_TR_SOCKET];
-	ccs_comm_release(&cm);
-	D->excess = 0;
-	{
-		double *ex = ccs_malloc(D->nrw * sizeof *ex);
-		if (!ex) {
-			ccs_free(node_in);
-			return -2;
-		}
-		for (size_t i = 0; i < D->nrw; i++)
-			ex[i] = D->rw[i].t_s - D->healthy[i];
-		/* median by a small sort */
-		for (size_t i = 1; i < D->nrw; i++)
-			for (size_t j = i; j > 0 && ex[j] < ex[j - 1]; j--) {
-				double x = ex[j];
-				ex[j] = ex[j - 1];
-				ex[j - 1] = x;
-			}
-		D->excess = D->nrw % 2 ? ex[D->nrw / 2] : 0.5 * (ex[D->nrw / 2 - 1] + ex[D->nrw / 2]);
-		ccs_free(ex);
-	}
-#define ADD(...) do { if (ccs_grow(&D->spec, &D->capspec, D->nspec + 1, sizeof *D->spec)) { ccs_free(node_in); return -2; } \
-	snprintf(D->spec[D->nspec++], sizeof D->spec[0], __VA_ARGS__); } while (0)
-	uint32_t rail[3];
-	int nrail = 0;
-	for (uint32_t dv = 0; dv < D->t->ndev; dv++) {
-		const struct ccs_dev *x = &D->t->dev[dv];
-		if (x->node < 0 || !node_in[x->node]) {
-			/* a switch: the links from it up, where a rank's leaf meets a spine */
-			if (x->kind == CCS_DEV_NETSW && x->tier == 0)
-				for (uint32_t k = D->t->adj_off[dv]; k < D->t->adj_off[dv + 1]; k++) {
-					uint32_t o = D->t->adj_nbr[k];
-					if (D->t->dev[o].kind == CCS_DEV_NETSW && D->t->dev[o].tier > x->tier)
-						ADD("link:%s-%s:50%%", x->name, D->t->dev[o].name);
-				}
-			continue;
-		}
-		if (x->kind == CCS_DEV_NIC) {
-			ADD("nic:%s:down", x->name);
-			ADD("nic:%s:75%%", x->name);
-			ADD("nic:%s:50%%", x->name);
-			ADD("nic:%s:25%%", x->name);
-		} else if (x->kind == CCS_DEV_GPU) {
-			ADD("pcie:%s:x8", x->name);
-			ADD("pcie:%s:x4", x->name);
-			ADD("pcie:%s:gen4", x->name);
-			ADD("pcie:%s:gen3", x->name);
-			ADD("gdr:%s:off", x->name);
-			add_rails(D->t, dv, rail, &nrail);
-			for (int k = 0; k < nrail; k++)
-				ADD("rail:%s:%s", x->name, D->t->dev[rail[k]].name);
-			if (D->excess > 0)
-				ADD("straggler:%s:%.4gus", x->name, D->excess * 1e6);
-		}
-	}
-	ADD("gdr:all:off");
-	ADD("acs:all:on");
-	ADD("p2p:all:off");
-	if (multi && !socket)
-		ADD("transport:socket");
-#undef ADD
-	ccs_free(node_in);
-	return 0;
+	D->spec = sp.spec;
+	D->nspec = sp.n;
+	D->capspec = sp.cap;
+	return rc;
 }
 
 /* Hypothesis spec (what the logs say of it: ev) into the kept one with the
@@ -833,60 +764,29 @@ static int dg_print(struct diag_run *D)
 	return 0;
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-}
-
-/* --junit: one test case, "diagnose LOGS", failing with the first
- * hypothesis when a fault explains the logs (or none does alone); written
- * to FILE.tmp and renamed, so a reader never sees half of it. */
+/* --junit: one test case, "LOGS on TOPO", failing with the first
+ * hypothesis when a fault explains the logs (or none does alone). */
 static int dg_junit(const struct diag_run *D)
 {
-	char tmp[1100];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", D->junit, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", me, tmp, strerror(errno));
+	size_t len = strlen(D->topo) + 8;
+	for (int i = 0; i < D->nlog; i++)
+		len += strlen(D->logs[i]) + 1;
+	char *name = ccs_malloc(len), msg[400];
+	if (!name)
 		return -1;
-	}
+	name[0] = 0;
+	for (int i = 0; i < D->nlog; i++)
+		strcat(strcat(name, i ? " " : ""), D->logs[i]);
+	strcat(strcat(name, " on "), D->topo);
 	int fail = D->verdict != DG_NONE;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"1\" failures=\"%d\" errors=\"0\">\n"
-	           "  <testsuite name=\"ccsim diagnose\" tests=\"1\" failures=\"%d\" errors=\"0\" skipped=\"0\">\n"
-	           "    <testcase classname=\"diagnose\" name=\"", fail, fail);
-	for (int i = 0; i < D->nlog; i++) {
-		fputs(i ? " " : "", f);
-		xml_text(f, D->logs[i]);
-	}
-	fprintf(f, " on ");
-	xml_text(f, D->topo);
-	fprintf(f, "\" time=\"0\"");
-	if (fail) {
-		char msg[400];
-		snprintf(msg, sizeof msg, "%s: %s (fits within %.1f%%, healthy %.1f%%)",
-		         D->verdict == DG_NO_SINGLE ? "no single fault explains the logs; closest" : "fault", D->h[0].spec,
-		         100 * D->h[0].worst, 100 * D->h_worst);
-		fprintf(f, ">\n      <failure type=\"%s\" message=\"", D->verdict == DG_NO_SINGLE ? "no single fault" : "fault");
-		xml_text(f, msg);
-		fprintf(f, "\"/>\n    </testcase>\n");
-	} else {
-		fprintf(f, "/>\n");
-	}
-	fprintf(f, "  </testsuite>\n</testsuites>\n");
-	int bad = ferror(f) | fclose(f);
-	if (bad || rename(tmp, D->junit)) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", me, D->junit, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	snprintf(msg, sizeof msg, "%s: %s (fits within %.1f%%, healthy %.1f%%)",
+	         D->verdict == DG_NO_SINGLE ? "no single fault explains the logs; closest" : "fault", fail ? D->h[0].spec : "",
+	         fail ? 100 * D->h[0].worst : 0, 100 * D->h_worst);
+	struct ccs_junit_case c = { "diagnose", name, fail ? "failure" : NULL,
+		                    D->verdict == DG_NO_SINGLE ? "no single fault" : "fault", msg };
+	int rc = ccs_junit_write(D->junit, me, "ccsim diagnose", NULL, NULL, &c, 1);
+	ccs_free(name);
+	return rc;
 }
 
 int ccs_cmd_diagnose(int argc, char **argv)

@@ -1,0 +1,88 @@
+/* sim/cli/diag_cand.c: the fault hypotheses diagnose tries (diag_cand.h). */
+#include "diag_cand.h"
+
+#include "../../model/ccs.h"
+#include "../../model/comm.h"
+#include "../../model/transport.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The NICs a GPU held to the wrong one (rail:GPU:NIC) may be on: another
+ * at its own distance (the next rail on its PCIe switch), the nearest
+ * beyond those, and the farthest of its node; into rail, *n of them. */
+static void add_rails(const struct ccs_topo *t, uint32_t dv, uint32_t rail[3], int *n)
+{
+	*n = 0;
+	int32_t g = t->gpu_of_dev[dv];
+	if (g < 0)
+		return;
+	const struct ccs_gpu *gp = &t->gpu[g];
+	uint32_t best = ccs_topo_best_nics(t, gp), first = gp->nic_first;
+	if (best >= 2)
+		rail[(*n)++] = t->gnic[first + 1].nic;
+	if (gp->nic_count > best)
+		rail[(*n)++] = t->gnic[first + best].nic;
+	if (gp->nic_count > best + 1)
+		rail[(*n)++] = t->gnic[first + gp->nic_count - 1].nic;
+}
+
+int ccs_diag_candidates(const struct ccs_topo *t, int ranks, int ppn, double excess, struct ccs_diag_specs *sp,
+                        char *err, size_t errn)
+{
+	char *node_in = ccs_calloc((size_t)t->nnodes + 1, 1);
+	if (!node_in)
+		return -2;
+	struct ccs_comm cm;
+	if (ccs_comm_build(t, ranks, ppn, &cm, err, errn)) {
+		ccs_free(node_in);
+		return -1;
+	}
+	for (int r = 0; r < cm.n; r++)
+		if (t->gpu[cm.rank_gpu[r]].node >= 0)
+			node_in[t->gpu[cm.rank_gpu[r]].node] = 1;
+	int multi = cm.G > 1, socket = ccs_comm_tr(&cm) == &ccs_transport_tab[CCS_TR_SOCKET];
+	ccs_comm_release(&cm);
+#define ADD(...) do { if (ccs_grow(&sp->spec, &sp->cap, sp->n + 1, sizeof *sp->spec)) { ccs_free(node_in); return -2; } \
+	snprintf(sp->spec[sp->n++], sizeof sp->spec[0], __VA_ARGS__); } while (0)
+	uint32_t rail[3];
+	int nrail = 0;
+	for (uint32_t dv = 0; dv < t->ndev; dv++) {
+		const struct ccs_dev *x = &t->dev[dv];
+		if (x->node < 0 || !node_in[x->node]) {
+			/* a switch: the links from it up, where a rank's leaf meets a spine */
+			if (x->kind == CCS_DEV_NETSW && x->tier == 0)
+				for (uint32_t k = t->adj_off[dv]; k < t->adj_off[dv + 1]; k++) {
+					uint32_t o = t->adj_nbr[k];
+					if (t->dev[o].kind == CCS_DEV_NETSW && t->dev[o].tier > x->tier)
+						ADD("link:%s-%s:50%%", x->name, t->dev[o].name);
+				}
+			continue;
+		}
+		if (x->kind == CCS_DEV_NIC) {
+			ADD("nic:%s:down", x->name);
+			ADD("nic:%s:75%%", x->name);
+			ADD("nic:%s:50%%", x->name);
+			ADD("nic:%s:25%%", x->name);
+		} else if (x->kind == CCS_DEV_GPU) {
+			ADD("pcie:%s:x8", x->name);
+			ADD("pcie:%s:x4", x->name);
+			ADD("pcie:%s:gen4", x->name);
+			ADD("pcie:%s:gen3", x->name);
+			ADD("gdr:%s:off", x->name);
+			add_rails(t, dv, rail, &nrail);
+			for (int k = 0; k < nrail; k++)
+				ADD("rail:%s:%s", x->name, t->dev[rail[k]].name);
+			if (excess > 0)
+				ADD("straggler:%s:%.4gus", x->name, excess * 1e6);
+		}
+	}
+	ADD("gdr:all:off");
+	ADD("acs:all:on");
+	ADD("p2p:all:off");
+	if (multi && !socket)
+		ADD("transport:socket");
+#undef ADD
+	ccs_free(node_in);
+	return 0;
+}

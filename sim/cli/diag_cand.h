@@ -1,0 +1,32 @@
+/*
+** sim/cli/diag_cand.h: the fault hypotheses diagnose tries (docs/faults.md,
+** "Diagnosis").
+**
+** On the nodes a job of `ranks` ranks (ppn a node, 0: filling nodes in
+** order) runs on: every NIC down and at 75%, 50%, 25%; every GPU's PCIe
+** link at x8, x4, gen 4, gen 3, its GPUDirect off, its rail moved to
+** another NIC (the next at its own distance, the nearest beyond, the
+** farthest), and, where the rows run late by a median excess > 0, a
+** straggler by that delay; the links up from the job's leaves at 50%;
+** GPUDirect off everywhere, ACS (or a VM's IOMMU) redirecting peer PCIe
+** traffic, P2P off; the network over sockets where the job crosses it.
+** Each as a fault string of model/fault.h (transport:T for the transport).
+*/
+#ifndef CCS_DIAG_CAND_H
+#define CCS_DIAG_CAND_H
+
+#include "../../model/topo.h"
+
+#include <stddef.h>
+
+struct ccs_diag_specs {
+	char (*spec)[160];
+	size_t n, cap;
+};
+
+/* The candidates into sp (ccs_free(sp->spec) after).  0; -1 with err set
+ * when the job does not fit t; -2 out of memory. */
+int ccs_diag_candidates(const struct ccs_topo *t, int ranks, int ppn, double excess, struct ccs_diag_specs *sp,
+                        char *err, size_t errn);
+
+#endif
