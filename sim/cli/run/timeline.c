@@ -13,9 +13,6 @@
 
 /* ---- link utilisation over time (the heatmap of a simulated point) ---- */
 
-
-
-
 static void tl_rates(void *ctx, const struct ccs_flows *fl, ccs_time t)
 {
 	struct timeline *tl = ctx;
@@ -70,7 +67,10 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 	struct busy *b = ccs_malloc(((size_t)nres + 1) * sizeof *b);
 	double (*bins)[TL_BINS] = ccs_calloc(TL_LINKS, sizeof *bins);
 	int32_t *slot = ccs_malloc(((size_t)nres + 1) * sizeof *slot);
-	if (b && bins && slot) {
+	rc = b && bins && slot ? CCS_OK : CCS_ENOMEM;
+	if (rc)
+		snprintf(err, errn, "out of memory");
+	else {
 		for (uint32_t r = 0; r < nres; r++) {
 			b[r].res = r;
 			double cap = ccs_flows_cap(fl, r);
@@ -106,7 +106,10 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 			}
 		}
 		FILE *f = fopen(tl->path, "w");
-		if (f) {
+		if (!f) {
+			snprintf(err, errn, "cannot write '%.900s': %s", tl->path, strerror(errno));
+			rc = CCS_EIO;
+		} else {
 			fprintf(f, "# %s: utilisation (%%) of the %d busiest links (bytes over capacity) in %d bins of %.4g us\n", tl->title, nl, TL_BINS,
 			        w * 1e6);
 			fprintf(f, "# time_us link util_pct name\n");
@@ -120,7 +123,11 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 					fprintf(f, "%.6g %d %.3f %s\n", (i + 0.5) * w * 1e6, j, bins[j][i], name);
 				fprintf(f, "\n");
 			}
-			fclose(f);
+			int bad = ferror(f);
+			if (fclose(f) || bad) {
+				snprintf(err, errn, "cannot write '%.900s': %s", tl->path, strerror(errno));
+				rc = CCS_EIO;
+			}
 		}
 	}
 	ccs_free(b);
@@ -129,5 +136,5 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 	ccs_flows_free(fl);
 	ccs_free(tl->ev);
 	tl->ev = NULL;
-	return CCS_OK;
+	return rc;
 }
