@@ -187,7 +187,8 @@ static int nccl_kept_out(const char *src, const struct ccs_nt_log *l, int zero, 
 		rc = ccs_lines_warn(&set->warn, &set->nwarn, "%s (the log ends inside this row: skipped)", l->cut);
 	if (!rc && l->nbad)
 		rc = ccs_lines_warn(&set->warn, &set->nwarn,
-		                    "%s:%d:1: %d row half(s) whose numbers contradict themselves kept out (the first: %s)", src,
+		                    "%s:%d:1: %d row half(s) whose numbers contradict themselves stored with a flag, kept out "
+		                    "of fits and checks (the first: %s)", src,
 		                    l->bad_line, l->nbad, l->bad_why);
 	if (!rc && l->ndup)
 		rc = ccs_lines_warn(&set->warn, &set->nwarn,
@@ -240,7 +241,7 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 		for (int h = 0; h < 2 && !rc; h++) {
 			const struct ccs_nt_table *tb = &l.tab[l.row[i].tab];
 			const struct ccs_nt_half *hf = &l.row[i].half[h];
-			if (!hf->valid || !(hf->time_s > 0))
+			if ((!hf->valid && !hf->bad[0]) || !(hf->time_s > 0))
 				continue;
 			/* NCCL returns from a call of count 0 without launching
 			 * anything: the time is nccl-tests' host loop, not the
@@ -262,6 +263,7 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 			m->busbw_Bps = hf->busbw_Bps;
 			m->line = l.row[i].line;
 			snprintf(m->file, sizeof m->file, "%s", file);
+			snprintf(m->flag, sizeof m->flag, "%s", hf->bad);   /* stored, kept out of fits and checks */
 		}
 	if (!rc)
 		rc = nccl_kept_out(src, &l, zero, zero_line, set);

@@ -55,6 +55,7 @@
 
 struct ccs_nt_half {
 	int valid;                  /* 0: blank, N/A, or numbers that contradict themselves (kept out) */
+	char bad[96];               /* the latter: why, "" otherwise */
 	double time_s, algbw_Bps, busbw_Bps;
 	double wrong;               /* nccl-tests' #wrong (0 where not printed) */
 };
@@ -223,6 +224,8 @@ struct ccs_meas {
 	double busbw_Bps;           /* nccl-tests; NAN otherwise */
 	int line;                   /* in file */
 	char file[96];              /* the log's base name */
+	char flag[96];              /* why it is kept out of fits and checks (numbers that contradict
+	                             * themselves), stored with it; "" used */
 };
 
 struct ccs_meas_set {

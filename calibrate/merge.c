@@ -109,8 +109,8 @@ static const char *const copy_run[] = {
 	"INSERT INTO main.runs(host_id, created, kind, topology, sources, versions, ccsim_version)"
 	" SELECT (SELECT id FROM main.hosts WHERE name = ?2), ?4, ?5, ?6, ?7, ?8, ?9",
 	"INSERT INTO main.measurements(run_id, source, name, class, variant, devices, size, iters, ranks, median_s,"
-	" min_s, max_s, busbw_Bps, file, line) SELECT (SELECT max(id) FROM main.runs), source, name, class, variant,"
-	" devices, size, iters, ranks, median_s, min_s, max_s, busbw_Bps, file, line FROM sh.measurements"
+	" min_s, max_s, busbw_Bps, file, line, flag) SELECT (SELECT max(id) FROM main.runs), source, name, class,"
+	" variant, devices, size, iters, ranks, median_s, min_s, max_s, busbw_Bps, file, line, flag FROM sh.measurements"
 	" WHERE run_id = ?1 ORDER BY id",
 	"INSERT INTO main.fits(run_id, batch, created, class, name, lo, hi, alpha_s, alpha_lo, alpha_hi, beta_spB,"
 	" beta_lo, beta_hi, r2, rms, n) SELECT (SELECT max(id) FROM main.runs), batch, created, class, name, lo, hi,"

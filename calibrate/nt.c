@@ -134,8 +134,9 @@ static const char *nt_inconsistent(const struct ccs_nt_half *h, uint64_t size, c
 }
 
 /* Row r (the last one parsed): halves that contradict themselves are kept
- * out, and a row equal to an earlier one of its table is dropped; both
- * counted for one warning.  1 when the row goes. */
+ * out of what the log implies (valid 0, bad says why), and a row equal to
+ * an earlier one of its table is dropped; both counted for one warning.  1
+ * when the row goes. */
 static int nt_vet(struct ccs_nt_log *out, size_t first, struct ccs_nt_row *r)
 {
 	for (size_t i = first; i < out->nrow; i++) {
@@ -155,6 +156,7 @@ static int nt_vet(struct ccs_nt_log *out, size_t first, struct ccs_nt_row *r)
 		if (!r->half[h].valid || !nt_inconsistent(&r->half[h], r->size, why, sizeof why))
 			continue;
 		r->half[h].valid = 0;
+		snprintf(r->half[h].bad, sizeof r->half[h].bad, "%.95s", why);
 		if (!out->nbad++) {
 			out->bad_line = r->line;
 			snprintf(out->bad_why, sizeof out->bad_why, "%s", why);

@@ -52,6 +52,9 @@ static const char *const migrations[CCS_STORE_VERSION] = {
 	/* 3 -> 4: a result's place in its scenario's list of points, so a study
 	 * read back (report, a merge of shards) is in the file's order */
 	"ALTER TABLE results ADD COLUMN ord INTEGER;",
+	/* 4 -> 5: why a measurement is kept out of fits and checks (numbers
+	 * that contradict themselves), '' for one that is used */
+	"ALTER TABLE measurements ADD COLUMN flag TEXT NOT NULL DEFAULT '';",
 };
 
 int ccs_store_dberr(struct ccs_store *s, struct ccs_diag *d, const char *what)
@@ -366,7 +369,8 @@ struct meas_rows {
 	const struct ccs_meas *m;
 };
 
-static int bind_meas(sqlite3_stmt *st, size_t i, void *ctx)
+/* A measurement's columns but its flag (?1..?15). */
+static int bind_meas_v4(sqlite3_stmt *st, size_t i, void *ctx)
 {
 	int e = 0;
 	const struct meas_rows *w = ctx;
@@ -393,6 +397,12 @@ static int bind_meas(sqlite3_stmt *st, size_t i, void *ctx)
 	e |= bind_text(st, 14, x->file);
 	e |= sqlite3_bind_int(st, 15, x->line);
 	return e;
+}
+
+static int bind_meas(sqlite3_stmt *st, size_t i, void *ctx)
+{
+	const struct meas_rows *w = ctx;
+	return bind_meas_v4(st, i, ctx) | sqlite3_bind_text(st, 16, w->m[i].flag, -1, SQLITE_TRANSIENT);
 }
 
 int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct ccs_meas *m, size_t n,
@@ -426,11 +436,23 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
 	st = NULL;
 	r->id = sqlite3_last_insert_rowid(s->db);
 	struct meas_rows mr = { r->id, m };
+	/* a store opened below version 5 (tests open old versions) has no flag
+	 * column: its rows are all used ones */
+	int flags = ccs_store_version(s) >= 5;
+	for (size_t i = 0; i < n && !flags; i++)
+		if (m[i].flag[0]) {
+			ccs_diag_msg(d, "%s: schema version %d cannot keep a flagged measurement", s->path, ccs_store_version(s));
+			rc = CCS_EDB;
+			goto fail;
+		}
 	if ((rc = write_rows(s,
-	                     "INSERT INTO measurements(run_id, source, name, class, variant, devices, size, iters, ranks,"
-	                     " median_s, min_s, max_s, busbw_Bps, file, line)"
-	                     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-	                     n, bind_meas, &mr, "cannot add a measurement", d)))
+	                     flags ? "INSERT INTO measurements(run_id, source, name, class, variant, devices, size, iters,"
+	                             " ranks, median_s, min_s, max_s, busbw_Bps, file, line, flag)"
+	                             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+	                           : "INSERT INTO measurements(run_id, source, name, class, variant, devices, size, iters,"
+	                             " ranks, median_s, min_s, max_s, busbw_Bps, file, line)"
+	                             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	                     n, flags ? bind_meas : bind_meas_v4, &mr, "cannot add a measurement", d)))
 		goto fail;
 	if ((rc = ccs_store_exec(s, "COMMIT", d, "cannot commit the run")))
 		goto fail;
@@ -538,14 +560,19 @@ static int fill_meas(sqlite3_stmt *st, void *p)
 	x->busbw_Bps = col_real(st, 11);
 	e |= col_text(st, 12, x->file, sizeof x->file);
 	x->line = sqlite3_column_int(st, 13);
+	e |= col_text(st, 14, x->flag, sizeof x->flag);
 	return e;
 }
 
-int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size_t *n, struct ccs_diag *d)
+int ccs_store_meas(struct ccs_store *s, int64_t run, int flagged, struct ccs_meas **out, size_t *n,
+                   struct ccs_diag *d)
 {
 	return read_rows(s,
-	                 "SELECT source, name, class, variant, devices, size, iters, ranks, median_s, min_s, max_s,"
-	                 " busbw_Bps, file, line FROM measurements WHERE run_id = ?1 ORDER BY id",
+	                 flagged ? "SELECT source, name, class, variant, devices, size, iters, ranks, median_s, min_s, max_s,"
+	                           " busbw_Bps, file, line, flag FROM measurements WHERE run_id = ?1 ORDER BY id"
+	                         : "SELECT source, name, class, variant, devices, size, iters, ranks, median_s, min_s, max_s,"
+	                           " busbw_Bps, file, line, flag FROM measurements WHERE run_id = ?1 AND flag = ''"
+	                           " ORDER BY id",
 	                 run, (void **)out, n, sizeof **out, fill_meas, "cannot read measurements", d);
 }
 

@@ -36,7 +36,7 @@
 
 #include <stdint.h>
 
-#define CCS_STORE_VERSION 4
+#define CCS_STORE_VERSION 5
 
 struct ccs_store;
 
@@ -70,8 +70,11 @@ int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct 
                       struct ccs_diag *d);
 /* Every run, oldest first (*out the caller frees with ccs_free). */
 int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, struct ccs_diag *d);
-/* One run's measurements in insertion order (caller frees *out). */
-int ccs_store_meas(struct ccs_store *s, int64_t run, struct ccs_meas **out, size_t *n, struct ccs_diag *d);
+/* One run's measurements in insertion order (caller frees *out): those
+ * used by fits and checks, or with flagged also those stored with a flag
+ * (ccs_meas.flag: kept out, and why). */
+int ccs_store_meas(struct ccs_store *s, int64_t run, int flagged, struct ccs_meas **out, size_t *n,
+                   struct ccs_diag *d);
 /* Append fits made from run (one transaction). */
 int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d);
 /* The newest fits stored for run, one per (class, name, lo) (caller frees). */

@@ -82,7 +82,7 @@ has "warning: bench.log:4:36: expected a positive time, got 'oops'; record skipp
 has "warning: bench.log:7:10: expected key=value, got 'cla'; record skipped"
 has "run 1: 3 measurements from 1 log, host dgx-z"
 expect 1 "newer schema" -- sh -c "sqlite3 new.db 'PRAGMA user_version=99; CREATE TABLE t(x)' && '$C' calibrate show --db new.db"
-has "new.db: schema version 99 is newer than this ccsim knows (4)"
+has "new.db: schema version 99 is newer than this ccsim knows (5)"
 expect 1 "somebody else's database" -- sh -c "sqlite3 other.db 'CREATE TABLE t(x)' && '$C' calibrate ingest all_reduce_perf.log --db other.db"
 has "a SQLite database that ccsim did not create"
 
@@ -223,6 +223,18 @@ expect 1 "ingest -n contradicting busbw / algbw" -- "$C" calibrate ingest job.tx
 has "job.txt:2:1: the log shows 8 ranks (its busbw / algbw), -n says 16"
 expect 2 "ingest -c with an unknown collective" -- "$C" calibrate ingest job.txt --db q.db -c allgahter
 has "unknown collective 'allgahter'"
+
+# numbers that contradict themselves are stored with a flag, shown apart by
+# show and kept out of what check compares
+expect 0 "ingest a log with contradicting rows" -- "$C" calibrate ingest "$D/bad-nt-contradict.log" --db flag.db
+has "8 measurements"
+has "3 row half(s) whose numbers contradict themselves stored with a flag, kept out of fits and checks"
+expect 0 "show the flagged run" -- "$C" calibrate show --db flag.db 1
+has "3 measurements stored with a flag, kept out of fits and checks; the first, bad-nt-contradict.log:"
+[ "$(sqlite3 flag.db "SELECT count(*) FROM measurements WHERE flag != ''")" = 3 ] && ok || bad "3 flagged rows in the database"
+expect 0 "ingest it again" -- "$C" calibrate ingest "$D/bad-nt-contradict.log" --db flag.db
+expect 0 "check the second against the first: the flagged rows are not compared" -- "$C" calibrate check --db flag.db --baseline 1
+has "5 compared, 0 regressions beyond 5.0%"
 
 # forms operators save (tests/data/calib/README.md): each ingests what ran
 # and names what it kept out

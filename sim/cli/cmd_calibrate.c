@@ -390,7 +390,7 @@ static int cmd_fit(struct ccs_runs_opts *o)
 	if (ccs_runs_load(s, &runs, &nr))
 		goto out;
 	long ri = ccs_runs_find(runs, nr, o->run, NULL);
-	if (ri < 0 || ccs_runs_read_meas(s, runs[ri].id, &m, &nm))
+	if (ri < 0 || ccs_runs_read_meas(s, runs[ri].id, 0, &m, &nm))
 		goto out;
 	const char *topo;
 	if (ccs_runs_topology(o, &runs[ri], &t, &topo) || (t && ccs_args_refuse_timed("ccsim calibrate", t)))
@@ -441,20 +441,24 @@ out:
 /* ---- show ---- */
 
 /* A run's measurements, one line per series (source, class, name, variant,
- * ranks): its points, sizes and times at both ends; -1: out of memory. */
+ * ranks): its points, sizes and times at both ends; those stored with a
+ * flag counted apart; -1: out of memory. */
 static int print_series(const struct ccs_meas *m, size_t nm)
 {
 	char *seen = ccs_calloc(nm ? nm : 1, 1);
 	if (!seen)
 		return -1;
+	size_t flagged = 0, first = 0;
 	for (size_t i = 0; i < nm; i++) {
-		if (seen[i])
+		if (m[i].flag[0] && !flagged++)
+			first = i;
+		if (seen[i] || m[i].flag[0])
 			continue;
 		size_t cnt = 0;
 		uint64_t lo = m[i].size, hi = m[i].size;
 		double tlo = m[i].median_s, thi = m[i].median_s;
 		for (size_t j = i; j < nm; j++) {
-			if (seen[j] || strcmp(m[j].source, m[i].source) || strcmp(m[j].name, m[i].name) ||
+			if (seen[j] || m[j].flag[0] || strcmp(m[j].source, m[i].source) || strcmp(m[j].name, m[i].name) ||
 			    strcmp(m[j].variant, m[i].variant) || strcmp(m[j].cls, m[i].cls) || m[j].ranks != m[i].ranks)
 				continue;
 			seen[j] = 1;
@@ -480,6 +484,9 @@ static int print_series(const struct ccs_meas *m, size_t nm)
 		printf("%-10s %-6s %-20s %-12s %6zu %10s %10s %12s %12s\n", m[i].source, m[i].cls, nm2,
 		       m[i].variant[0] ? m[i].variant : "-", cnt, a, b, c, e);
 	}
+	if (flagged)
+		printf("\n%zu measurement%s stored with a flag, kept out of fits and checks; the first, %s:%d: %s\n", flagged,
+		       flagged == 1 ? "" : "s", m[first].file, m[first].line, m[first].flag);
 	ccs_free(seen);
 	return 0;
 }
@@ -518,7 +525,7 @@ static int cmd_show(const struct ccs_runs_opts *o)
 		printf("versions: %s\n", r->versions);
 	struct ccs_meas *m;
 	size_t nm;
-	if (ccs_runs_read_meas(s, r->id, &m, &nm))
+	if (ccs_runs_read_meas(s, r->id, 1, &m, &nm))
 		goto out;
 	printf("\n%-10s %-6s %-20s %-12s %6s %10s %10s %12s %12s\n", "source", "class", "name", "variant", "points",
 	       "from", "to", "t(min size)", "t(max size)");

@@ -365,7 +365,7 @@ static int find_baseline(struct ccs_store *s, const struct ccs_run_info *runs, l
 		ccs_free(*ma);
 		*ma = NULL;
 		c->n = 0;
-		if (ccs_runs_read_meas(s, runs[i].id, ma, na) || compare(w, *ma, *na, tol, c))
+		if (ccs_runs_read_meas(s, runs[i].id, 0, ma, na) || compare(w, *ma, *na, tol, c))
 			return -1;
 		*ia = i;
 		if (c->n)
@@ -413,7 +413,7 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 	long ia, ib;
 	if (pick_runs(o, check, runs, nr, &ia, &ib))
 		goto out;
-	if (ccs_runs_read_meas(s, runs[ib].id, &mb, &nb))
+	if (ccs_runs_read_meas(s, runs[ib].id, 0, &mb, &nb))
 		goto out;
 	/* a topology (-t, or the newest run's) adds the fitted efficiencies */
 	if (ccs_runs_topology(o, &runs[ib], &t, NULL))

@@ -440,8 +440,8 @@ static int dg_rows(struct diag_run *D)
 		return -2;
 	for (size_t i = 0; i < D->set.n; i++) {
 		const struct ccs_meas *m = &D->set.m[i];
-		if (!ccs_meas_is_coll(m) || strncmp(m->variant, "oop", 3))
-			continue;
+		if (!ccs_meas_is_coll(m) || strncmp(m->variant, "oop", 3) || m->flag[0])
+			continue;   /* flagged: numbers that contradict themselves */
 		int coll = ccs_coll_parse(m->name), ranks = m->ranks ? m->ranks : D->nranks;
 		if (coll < 0 || coll == CCS_COLL_SENDRECV || !ranks) {
 			fprintf(stderr, "%s: %s:%d: %s rows need a known rank count (the log's Rank lines or -n; and are not "

@@ -101,11 +101,11 @@ int ccs_runs_topology(const struct ccs_runs_opts *o, const struct ccs_run_info *
 	return 0;
 }
 
-int ccs_runs_read_meas(struct ccs_store *s, int64_t run, struct ccs_meas **m, size_t *n)
+int ccs_runs_read_meas(struct ccs_store *s, int64_t run, int flagged, struct ccs_meas **m, size_t *n)
 {
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	if (ccs_store_meas(s, run, m, n, &d)) {
+	if (ccs_store_meas(s, run, flagged, m, n, &d)) {
 		ccs_runs_say(&d, "ccsim calibrate: cannot read measurements");
 		return -1;
 	}

@@ -36,7 +36,7 @@ int ccs_runs_open_store(const struct ccs_runs_opts *o, struct ccs_store **s, int
 int ccs_runs_load(struct ccs_store *s, struct ccs_run_info **runs, size_t *n);
 long ccs_runs_find(const struct ccs_run_info *runs, size_t n, long long id, const char *what);
 int ccs_runs_parse_arg(const char *s, long long *id);
-int ccs_runs_read_meas(struct ccs_store *s, int64_t run, struct ccs_meas **m, size_t *n);
+int ccs_runs_read_meas(struct ccs_store *s, int64_t run, int flagged, struct ccs_meas **m, size_t *n);
 void ccs_runs_print_fits(const struct ccs_fit *f, size_t n);
 /* The topology of run r: -t, else the one it was ingested with (*t NULL
  * when neither names one; *path, when path is not NULL, its file or NULL);
