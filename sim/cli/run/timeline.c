@@ -45,6 +45,37 @@ static int by_bytes(const void *a, const void *b)
 	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
 }
 
+/* The nl busiest resources' bins (b, bins) as "bin link util" rows of
+ * tl->path, one block per link, bins of w seconds.  0, or CCS_EIO with err. */
+static int tl_write(const struct timeline *tl, struct ccs_fabric *fab, const struct busy *b, double (*bins)[TL_BINS],
+                    int nl, double w, char *err, size_t errn)
+{
+	FILE *f = fopen(tl->path, "w");
+	if (!f) {
+		snprintf(err, errn, "cannot write '%.900s': %s", tl->path, strerror(errno));
+		return CCS_EIO;
+	}
+	fprintf(f, "# %s: utilisation (%%) of the %d busiest links (bytes over capacity) in %d bins of %.4g us\n", tl->title,
+	        nl, TL_BINS, w * 1e6);
+	fprintf(f, "# time_us link util_pct name\n");
+	for (int j = 0; j < nl; j++) {
+		char name[128];
+		ccs_fabric_res_name(fab, b[j].res, name, sizeof name);
+		for (char *q = name; *q; q++)
+			if (*q == ' ' || *q == '"')
+				*q = '_';
+		for (int i = 0; i < TL_BINS; i++)
+			fprintf(f, "%.6g %d %.3f %s\n", (i + 0.5) * w * 1e6, j, bins[j][i], name);
+		fprintf(f, "\n");
+	}
+	int bad = ferror(f);
+	if (fclose(f) || bad) {
+		snprintf(err, errn, "cannot write '%.900s': %s", tl->path, strerror(errno));
+		return CCS_EIO;
+	}
+	return CCS_OK;
+}
+
 /* Simulate with the rates hook, then write the TL_LINKS busiest resources'
  * mean utilisation in TL_BINS equal time bins: one row per link, "bin
  * link util" triples for gnuplot's image plot. */
@@ -105,30 +136,7 @@ int ccs_timeline_run(struct timeline *tl, struct ccs_fabric *fab, const struct c
 					last_u[j] = tl->ev[i].util;
 			}
 		}
-		FILE *f = fopen(tl->path, "w");
-		if (!f) {
-			snprintf(err, errn, "cannot write '%.900s': %s", tl->path, strerror(errno));
-			rc = CCS_EIO;
-		} else {
-			fprintf(f, "# %s: utilisation (%%) of the %d busiest links (bytes over capacity) in %d bins of %.4g us\n", tl->title, nl, TL_BINS,
-			        w * 1e6);
-			fprintf(f, "# time_us link util_pct name\n");
-			for (int j = 0; j < nl; j++) {
-				char name[128];
-				ccs_fabric_res_name(fab, b[j].res, name, sizeof name);
-				for (char *q = name; *q; q++)
-					if (*q == ' ' || *q == '"')
-						*q = '_';
-				for (int i = 0; i < TL_BINS; i++)
-					fprintf(f, "%.6g %d %.3f %s\n", (i + 0.5) * w * 1e6, j, bins[j][i], name);
-				fprintf(f, "\n");
-			}
-			int bad = ferror(f);
-			if (fclose(f) || bad) {
-				snprintf(err, errn, "cannot write '%.900s': %s", tl->path, strerror(errno));
-				rc = CCS_EIO;
-			}
-		}
+		rc = tl_write(tl, fab, b, bins, nl, w, err, errn);
 	}
 	ccs_free(b);
 	ccs_free(bins);
