@@ -801,7 +801,8 @@ static void pick_transport(const struct ccs_topo *t, struct ccs_comm *c)
 		if (ccs_link_is_network(t->link[l].type))
 			tr = ccs_transport_of_link(t->link[l].type);
 	c->transport = tr < 0 ? CCS_TR_IB : tr;
-	c->tr = &ccs_transport_tab[c->transport];
+	ccs_transport_row_of(c->transport, &c->tr_row);
+	c->tr = &c->tr_row;
 	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++)
 		if (ccs_link_is_network(ty))
 			c->prm.eff[ty] *= c->tr->eff;

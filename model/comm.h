@@ -102,14 +102,15 @@ struct ccs_comm {
 	int tree_path;              /* the tree's slowest leaf-root path: sum of its parents' child counts */
 	double late_s;              /* the latest start of any rank (a straggler fault), 0 */
 	int transport;              /* enum ccs_transport: the topology's, or its NICs' link type's */
-	const struct ccs_transport_row *tr;   /* its row; prm.eff of the network links includes tr->eff */
+	const struct ccs_transport_row *tr;   /* its row (tr_row); prm.eff of the network links includes tr->eff */
+	struct ccs_transport_row tr_row;
 };
 
 /* c's transport row: tr, or InfiniBand's (NCCL's reference) for a
  * communicator filled in by hand without one. */
 static inline const struct ccs_transport_row *ccs_comm_tr(const struct ccs_comm *c)
 {
-	return c->tr ? c->tr : &ccs_transport_tab[CCS_TR_IB];
+	return c->tr ? c->tr : &ccs_transport_verbs;
 }
 
 /* Build a communicator of nranks ranks (0: all GPUs, or ppn x nodes) with

@@ -1,13 +1,19 @@
 /* model/transport.c: the transports' costs (transport.h, docs/model.md
 ** section 2, "Transports"). */
 #include "transport.h"
+#include "params.h"
 #include "topo.h"
+
+#include <math.h>
+#include <stdio.h>
 
 #define ALL_PROTOS 7u
 #define SIMPLE_ONLY 4u
 
 /*
-** Sources, row by row:
+** The figures are rows of the parameter table (model/params.c,
+** transport.<name>.msg_latency, chunk_cost, efficiency, nccl_latency);
+** what each rests on, row by row:
 **   ib      NCCL's network latencies (tuning.cc hwLatencies[NET]) are
 **           measured over InfiniBand verbs with GPUDirect RDMA: nothing to add.
 **   roce    the same verbs transport and ConnectX NICs over Ethernet
@@ -44,15 +50,35 @@
 **           streams (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD) reach
 **           about 40% of a 100-400 GbE port (estimate).
 */
-/* msg_lat_s, chunk_s, eff, nccl_lat_s, protos */
-const struct ccs_transport_row ccs_transport_tab[CCS_TR_N] = {
-	[CCS_TR_IB] = { 0, 0, 1.0, 0, ALL_PROTOS },
-	[CCS_TR_ROCE] = { 0, 0, 1.0, 0, ALL_PROTOS },
-	[CCS_TR_EFA] = { 15e-6, 4e-6, 1.0, 75e-6, ALL_PROTOS },
-	[CCS_TR_EFA_SENDRECV] = { 15e-6, 6e-6, 1.0, 75e-6, SIMPLE_ONLY },
-	[CCS_TR_TCPX] = { 22e-6, 10e-6, 0.85, 0, SIMPLE_ONLY },
-	[CCS_TR_SOCKET] = { 25e-6, 15e-6, 0.40, 0, ALL_PROTOS },
+/* Which protocols NCCL may run across nodes over each (bit q for LL,
+ * LL128, Simple): aws-ofi-nccl sets NCCL_PROTO=simple on EFA v1
+ * (platform-aws.cpp: LL and LL128 are not safe there); the TCPX plugin
+ * delivers whole messages. */
+static const unsigned protos[CCS_TR_N] = {
+	[CCS_TR_IB] = ALL_PROTOS, [CCS_TR_ROCE] = ALL_PROTOS, [CCS_TR_EFA] = ALL_PROTOS,
+	[CCS_TR_EFA_SENDRECV] = SIMPLE_ONLY, [CCS_TR_TCPX] = SIMPLE_ONLY, [CCS_TR_SOCKET] = ALL_PROTOS,
 };
+
+const struct ccs_transport_row ccs_transport_verbs = { 0, 0, 1.0, 0, ALL_PROTOS };
+
+/* A row of the parameter table, or dflt where the transport has none. */
+static double row(const char *tr, const char *what, double dflt)
+{
+	char key[64];
+	snprintf(key, sizeof key, "transport.%s.%s", tr, what);
+	double v = ccs_param(key);
+	return isnan(v) ? dflt : v;
+}
+
+void ccs_transport_row_of(int tr, struct ccs_transport_row *out)
+{
+	const char *nm = ccs_transport_name[tr];
+	out->msg_lat_s = row(nm, "msg_latency", 0) * 1e-6;
+	out->chunk_s = row(nm, "chunk_cost", 0) * 1e-6;
+	out->eff = row(nm, "efficiency", 1.0);
+	out->nccl_lat_s = row(nm, "nccl_latency", 0) * 1e-6;
+	out->protos = protos[tr];
+}
 
 const char *const ccs_transport_name[CCS_TR_N] = {
 	[CCS_TR_IB] = "ib", [CCS_TR_ROCE] = "roce", [CCS_TR_EFA] = "efa", [CCS_TR_EFA_SENDRECV] = "efa_sendrecv",

@@ -37,7 +37,10 @@ struct ccs_transport_row {
 	unsigned protos;
 };
 
-extern const struct ccs_transport_row ccs_transport_tab[CCS_TR_N];
+/* Transport tr's row, from the parameter table (model/params.c). */
+void ccs_transport_row_of(int tr, struct ccs_transport_row *out);
+/* InfiniBand and RoCE verbs: nothing added to NCCL's own network figures. */
+extern const struct ccs_transport_row ccs_transport_verbs;
 extern const char *const ccs_transport_name[CCS_TR_N];   /* the rows' names, for parsing and reports */
 
 /* The transport a topology's NICs of this link type get by default. */

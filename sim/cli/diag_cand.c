@@ -41,7 +41,7 @@ int ccs_diag_candidates(const struct ccs_topo *t, int ranks, int ppn, double exc
 	for (int r = 0; r < cm.n; r++)
 		if (t->gpu[cm.rank_gpu[r]].node >= 0)
 			node_in[t->gpu[cm.rank_gpu[r]].node] = 1;
-	int multi = cm.G > 1, socket = ccs_comm_tr(&cm) == &ccs_transport_tab[CCS_TR_SOCKET];
+	int multi = cm.G > 1, socket = cm.transport == CCS_TR_SOCKET;
 	ccs_comm_release(&cm);
 #define ADD(...) do { if (ccs_grow(&sp->spec, &sp->cap, sp->n + 1, sizeof *sp->spec)) { ccs_free(node_in); return -2; } \
 	snprintf(sp->spec[sp->n++], sizeof sp->spec[0], __VA_ARGS__); } while (0)

@@ -7,6 +7,7 @@
 #include "../check.h"
 #include "fixture.h"
 #include "../../model/params.h"
+#include "../../model/transport.h"
 
 #include <math.h>
 #include <string.h>
@@ -53,5 +54,17 @@ int main(void)
 	CHECK(fabs(ccs_param("efficiency.nvlink.ampere") - ccs_param("efficiency.nvlink.hopper")) > 0.01);
 	/* the topology's own value wins */
 	CHECK_NEAR(nvlink_eff("topologies/hgx-b200.yaml", "model.efficiency.nvlink=0.5"), 0.5, 1e-12);
+	/* each transport's costs are rows of the table (none for verbs) */
+	struct ccs_transport_row tr;
+	ccs_transport_row_of(CCS_TR_TCPX, &tr);
+	CHECK_NEAR(tr.msg_lat_s, ccs_param("transport.tcpx.msg_latency") * 1e-6, 1e-12);
+	CHECK_NEAR(tr.chunk_s, 10e-6, 1e-12);
+	CHECK_NEAR(tr.eff, 0.85, 1e-12);
+	CHECK(tr.protos == 4u);
+	ccs_transport_row_of(CCS_TR_EFA, &tr);
+	CHECK_NEAR(tr.nccl_lat_s, 75e-6, 1e-12);
+	CHECK_NEAR(tr.eff, 1.0, 1e-12);
+	ccs_transport_row_of(CCS_TR_IB, &tr);
+	CHECK(tr.msg_lat_s == 0 && tr.chunk_s == 0 && tr.eff == 1.0 && tr.nccl_lat_s == 0 && tr.protos == 7u);
 	return CHECK_DONE("test_params");
 }
