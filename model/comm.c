@@ -791,16 +791,11 @@ static int tree_shape(struct ccs_comm *c, struct scratch *w)
 	return rc;
 }
 
-/* The transport: the topology's, else the one its first network link's
- * type implies; its efficiency scales the network links' (both engines
- * read prm.eff). */
+/* The transport (ccs_transport_of_topo); its efficiency scales the
+ * network links' (both engines read prm.eff). */
 static void pick_transport(const struct ccs_topo *t, struct ccs_comm *c)
 {
-	int tr = c->prm.transport;
-	for (uint32_t l = 0; l < t->nlink && tr < 0; l++)
-		if (ccs_link_is_network(t->link[l].type))
-			tr = ccs_transport_of_link(t->link[l].type);
-	c->transport = tr < 0 ? CCS_TR_IB : tr;
+	c->transport = ccs_transport_of_topo(t, c->prm.transport);
 	ccs_transport_row_of(c->transport, &c->tr_row);
 	c->tr = &c->tr_row;
 	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++)

@@ -89,3 +89,12 @@ int ccs_transport_of_link(int link_type)
 {
 	return link_type == CCS_LINK_ROCE ? CCS_TR_ROCE : link_type == CCS_LINK_ETHERNET ? CCS_TR_SOCKET : CCS_TR_IB;
 }
+
+int ccs_transport_of_topo(const struct ccs_topo *t, int named)
+{
+	int tr = named;
+	for (uint32_t l = 0; l < t->nlink && tr < 0; l++)
+		if (ccs_link_is_network(t->link[l].type))
+			tr = ccs_transport_of_link(t->link[l].type);
+	return tr < 0 ? CCS_TR_IB : tr;
+}
