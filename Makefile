@@ -216,7 +216,7 @@ fuzz: fuzz-cc $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 
 bench: bin/ccsim $(MPI_PLUGIN) $(REL)/bench_topo $(REL)/bench_classes $(REL)/bench_a2a $(REL)/nccl_host $(REL)/nccl_prof_host plugins
 	@$(REL)/bench_topo; a=$$?; echo; $(REL)/bench_classes; b=$$?; echo; $(REL)/bench_a2a; c=$$?; echo; \
-	sh tests/bench/shards.sh bin/ccsim; echo; \
+	sh tests/bench/shards.sh bin/ccsim; echo; sh tests/bench/predict.sh bin/ccsim; echo; \
 	$(REL)/nccl_host build/plugins/libnccl-tuner-ccsim.so | grep -E '^(tuner|nccl_host)'; \
 	d=$$(mktemp -d) && $(REL)/nccl_prof_host build/plugins/libnccl-profiler-ccsim.so $$d --bench; rm -rf "$$d"; \
 	[ $$a -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ]

@@ -485,7 +485,9 @@ static int time_rows(struct req *rq)
 				                "applies to %s on %s\n", me, ccs_coll_name[rq->coll], rq->t->name);
 			return -1;
 		}
-		if (!rq->fixed_algo || (rq->pmask & (rq->pmask - 1)))
+		/* the other choice (ours beside NCCL's, or NCCL's beside ours) for
+		 * the table's and JSON's last column; CSV has none */
+		if ((!rq->fixed_algo || (rq->pmask & (rq->pmask - 1))) && strcmp(rq->format, "csv"))
 			ccs_selector_pick(&rq->sel, rq->coll, sel_bytes, rq->amask, rq->pmask, rq->best, &aa, &aq);
 		struct ccs_cost cc;
 		const char *why = NULL;
