@@ -48,13 +48,15 @@ TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
 .PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz fuzz-cc plugins
 .SECONDARY:
-all: bin/ccsim libccsim.a benches $(MPI_PLUGIN)
-
 # `ccsim run --mpi` (sim/cli/run/mpi.c) loads bin/ccsim-mpi.so, MPI behind a
 # table of calls (sim/cli/run/mpi_abi.h): built with mpicc where it is found
-# (Debian: openmpi-bin, libopenmpi-dev), so nothing else ever links MPI
+# (Debian: openmpi-bin, libopenmpi-dev), so nothing else ever links MPI.
+# Defined before the rules that name it: make expands a rule's
+# prerequisites when it reads the rule.
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 MPI_PLUGIN := $(if $(MPICC),bin/ccsim-mpi.so)
+
+all: bin/ccsim libccsim.a benches $(MPI_PLUGIN)
 bin/ccsim-mpi.so: sim/cli/mpi/plugin.c sim/cli/run/mpi_abi.h
 	@mkdir -p bin
 	$(MPICC) -O2 -g -shared -fPIC $(WARN) -o $@ $<

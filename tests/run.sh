@@ -236,6 +236,18 @@ else
 	echo "valgrind: not installed (or release hosts not built); skipped"
 fi
 
+# `make` builds the MPI plugin wherever mpicc is (the rule named it before
+# MPI_PLUGIN was defined, so it never did): with plugin.c taken as new, the
+# default goal must rebuild bin/ccsim-mpi.so
+if command -v mpicc >/dev/null 2>&1; then
+	if make -n -W sim/cli/mpi/plugin.c all 2>/dev/null | grep -q 'ccsim-mpi.so'; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: make (all) does not build bin/ccsim-mpi.so although mpicc is installed"
+	fi
+fi
+
 for chk in check_deps check_size; do
 	if sh "tests/tools/$chk.sh" "$B"; then
 		pass=$((pass + 1))

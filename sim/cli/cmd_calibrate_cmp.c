@@ -423,6 +423,17 @@ int ccs_cmd_calibrate_cmp(const struct ccs_runs_opts *o, int check)
 		fprintf(stderr, "%s %s: cannot compare the runs (out of memory, or the database failed)\n", ME, sub);
 		goto out;
 	}
+	if (why[0] && check && searched && ia == -2) {
+		/* the host's first run (the README's ingest && check on a first
+		 * day): nothing to compare yet, which is no regression; the next
+		 * check compares with it */
+		printf("run %lld is the first of host %s: nothing to compare with yet; the next 'check --baseline "
+		       "previous' compares with it\n", (long long)runs[ib].id, runs[ib].host);
+		struct ccs_junit_case jc = { "calibrate", "baseline comparison (the host's first run)", NULL, NULL, NULL };
+		rc = o->junit && ccs_junit_write(o->junit, ME " check", "ccsim calibrate check", runs[ib].created,
+		                                 runs[ib].host, &jc, 1) ? 1 : 0;
+		goto out;
+	}
 	if (why[0]) {
 		fprintf(stderr, "%s %s: %s\n", ME, sub, why);
 		if (check && o->junit)

@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: ccsim topo show FILE [--format text|json] [--gpus] [--set key.path=value]...\n"
+	        "usage: ccsim topo show [-t] FILE [--format text|json] [--gpus] [--set key.path=value]...\n"
 	        "       ccsim topo check FILE [--set key.path=value]...\n"
 	        "       ccsim topo dot FILE [--set key.path=value]... > FILE.dot\n"
 	        "       ccsim topo import DUMP.xml [-o FILE.yaml]\n"
@@ -377,6 +377,8 @@ static int topo_args(int argc, char **argv, const char *sub, int mode, struct cc
 			}
 		} else if (!strcmp(argv[i], "--gpus") && mode == 0) {
 			gpus = 1;
+		} else if (!strcmp(argv[i], "-t") && i + 1 < argc && !file) {
+			file = argv[++i];   /* as every other command names its topology */
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "ccsim topo %s: unknown option '%s'\n", sub, argv[i]);
 			return 2;

@@ -37,7 +37,8 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *args, *help, *help2;
 } commands[] = {
-	{ "topo", ccs_cmd_topo, "show|check|dot FILE", "describe, validate or draw a topology", NULL },
+	{ "topo", ccs_cmd_topo, "show|check|dot|import FILE", "describe, validate or draw a topology;",
+	  "import: an NCCL topology dump (NCCL_TOPO_DUMP_FILE) as topology YAML" },
 	{ "predict", ccs_cmd_predict, "-t TOPO -c COLL", "closed-form cost of a collective, as nccl-tests prints it;",
 	  "-c dispatch|combine|alltoallv for MoE expert-parallel traffic" },
 	{ "simulate", cmd_simulate, "-t TOPO -c COLL", "the same through the event simulator (every algorithm)", NULL },

@@ -1,0 +1,1 @@
+topo show -t topologies/pcie-8gpu.yaml
