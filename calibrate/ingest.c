@@ -241,7 +241,7 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 		for (int h = 0; h < 2 && !rc; h++) {
 			const struct ccs_nt_table *tb = &l.tab[l.row[i].tab];
 			const struct ccs_nt_half *hf = &l.row[i].half[h];
-			if ((!hf->valid && !hf->bad[0]) || !(hf->time_s > 0))
+			if ((!hf->valid && !hf->bad) || !(hf->time_s > 0))
 				continue;
 			/* NCCL returns from a call of count 0 without launching
 			 * anything: the time is nccl-tests' host loop, not the
@@ -263,7 +263,8 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 			m->busbw_Bps = hf->busbw_Bps;
 			m->line = l.row[i].line;
 			snprintf(m->file, sizeof m->file, "%s", file);
-			snprintf(m->flag, sizeof m->flag, "%s", hf->bad);   /* stored, kept out of fits and checks */
+			if (hf->bad)   /* stored, kept out of fits and checks */
+				ccs_nt_inconsistent(hf, l.row[i].size, m->flag, sizeof m->flag);
 		}
 	if (!rc)
 		rc = nccl_kept_out(src, &l, zero, zero_line, set);

@@ -55,7 +55,7 @@
 
 struct ccs_nt_half {
 	int valid;                  /* 0: blank, N/A, or numbers that contradict themselves (kept out) */
-	char bad[96];               /* the latter: why, "" otherwise */
+	int bad;                    /* the latter (ccs_nt_inconsistent says why) */
 	double time_s, algbw_Bps, busbw_Bps;
 	double wrong;               /* nccl-tests' #wrong (0 where not printed) */
 };
@@ -125,6 +125,9 @@ struct ccs_nt_log {
 int  ccs_nt_parse(const char *src, const char *text, size_t len, const char *coll_hint, struct ccs_nt_log *out,
                   struct ccs_diag *d);
 void ccs_nt_release(struct ccs_nt_log *l);
+/* Why half h of a row of size bytes contradicts itself, written into buf
+ * (and returned), or NULL when it does not. */
+const char *ccs_nt_inconsistent(const struct ccs_nt_half *h, uint64_t size, char *buf, size_t n);
 
 enum { CCS_PF_BW, CCS_PF_LAT };
 

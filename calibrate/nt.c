@@ -104,13 +104,13 @@ static int nt_half(int line, const struct ccs_lines_toks *k, int at, int wrong, 
 	return CCS_OK;
 }
 
-/* Why half h of a row of size bytes contradicts itself, or NULL: nccl-tests
+/* Why half h of a row of size bytes contradicts itself (ingest.h), or NULL: nccl-tests
  * marked it wrong; a time under its printing's resolution (0.01 us); an
  * algbw off size / time by more than any nccl-tests release's convention
  * (legacy releases printed half of it: outside 0.4-2.5x); a busbw that is
  * neither 0 (one rank) nor 0.5-2x algbw (every collective's factor lies
  * there).  Below 0.05 GB/s the printed digits say too little to judge. */
-static const char *nt_inconsistent(const struct ccs_nt_half *h, uint64_t size, char *buf, size_t n)
+const char *ccs_nt_inconsistent(const struct ccs_nt_half *h, uint64_t size, char *buf, size_t n)
 {
 	if (h->wrong > 0) {
 		snprintf(buf, n, "nccl-tests counted %.0f wrong results", h->wrong);
@@ -134,7 +134,7 @@ static const char *nt_inconsistent(const struct ccs_nt_half *h, uint64_t size, c
 }
 
 /* Row r (the last one parsed): halves that contradict themselves are kept
- * out of what the log implies (valid 0, bad says why), and a row equal to
+ * out of what the log implies (valid 0, bad 1), and a row equal to
  * an earlier one of its table is dropped; both counted for one warning.  1
  * when the row goes. */
 static int nt_vet(struct ccs_nt_log *out, size_t first, struct ccs_nt_row *r)
@@ -153,10 +153,10 @@ static int nt_vet(struct ccs_nt_log *out, size_t first, struct ccs_nt_row *r)
 	}
 	char why[160];
 	for (int h = 0; h < 2; h++) {
-		if (!r->half[h].valid || !nt_inconsistent(&r->half[h], r->size, why, sizeof why))
+		if (!r->half[h].valid || !ccs_nt_inconsistent(&r->half[h], r->size, why, sizeof why))
 			continue;
 		r->half[h].valid = 0;
-		snprintf(r->half[h].bad, sizeof r->half[h].bad, "%.95s", why);
+		r->half[h].bad = 1;
 		if (!out->nbad++) {
 			out->bad_line = r->line;
 			snprintf(out->bad_why, sizeof out->bad_why, "%s", why);

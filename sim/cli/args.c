@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void ccs_args_sets_init(struct ccs_args_sets *s) { memset(s, 0, sizeof *s); }
 
@@ -76,6 +77,28 @@ int ccs_args_flush(void)
 		return 0;
 	fprintf(stderr, "ccsim: cannot write output: %s\n", strerror(errno));
 	return -1;
+}
+
+int ccs_args_write_atomic(const char *me, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx)
+{
+	char tmp[4200];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
+		fprintf(stderr, "%s: cannot write '%s': the path is too long\n", me, path);
+		return -1;
+	}
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "%s: cannot write '%s': %s\n", me, tmp, strerror(errno));
+		return -1;
+	}
+	errno = 0;
+	int bad = fill(f, ctx) | ferror(f);
+	if (fclose(f) || bad || rename(tmp, path)) {
+		fprintf(stderr, "%s: cannot write '%s'%s%s\n", me, path, errno ? ": " : "", errno ? strerror(errno) : "");
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 int ccs_args_refuse_timed(const char *what, const struct ccs_topo *t)

@@ -38,6 +38,11 @@ enum { CCS_ARGS_NONE, CCS_ARGS_TOOK, CCS_ARGS_HELP };
 int  ccs_args_shared(struct ccs_args_sets *s, int argc, char **argv, int *i, void (*help)(FILE *));
 /* Flush stdout; print a message and return -1 if writing failed. */
 int  ccs_args_flush(void);
+/* Write path whole or not at all: fill(f, ctx) (non-zero: it failed) into
+ * PATH.tmp.PID beside it, then renamed over path, so a reader never sees
+ * half of it and a kill leaves the old file.  0, or -1 after "me: cannot
+ * write 'PATH': why" with the temporary file removed. */
+int  ccs_args_write_atomic(const char *me, const char *path, int (*fill)(FILE *f, void *ctx), void *ctx);
 /* 1 (after saying so) when t has faults that strike during a run ('@'),
  * which only ccsim predict and simulate time; 'what' names the command. */
 int  ccs_args_refuse_timed(const char *what, const struct ccs_topo *t);

@@ -349,29 +349,23 @@ static void print_residuals(const struct ccs_fit *f, size_t nf, const struct ccs
 	}
 }
 
+struct calib_file {
+	const struct ccs_calib *c;
+	const char *host, *db, *topo;
+	long long run;
+};
+
+static int fill_calib(FILE *f, void *ctx)
+{
+	const struct calib_file *x = ctx;
+	return ccs_calib_write(f, x->c, x->host, x->run, x->db, x->topo);
+}
+
 static int write_atomic(const char *path, const struct ccs_calib *c, const char *host, long long run,
                         const char *db, const char *topo)
 {
-	char tmp[1100];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "%s fit: cannot write '%s': %s\n", ME, tmp, strerror(errno));
-		return -1;
-	}
-	int bad = ccs_calib_write(f, c, host, run, db, topo);
-	errno = 0;
-	if (fclose(f) || bad) {
-		fprintf(stderr, "%s fit: cannot write '%s'%s%s\n", ME, tmp, errno ? ": " : "", errno ? strerror(errno) : "");
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		fprintf(stderr, "%s fit: cannot rename '%s' to '%s': %s\n", ME, tmp, path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	struct calib_file x = { c, host, db, topo, run };
+	return ccs_args_write_atomic(ME " fit", path, fill_calib, &x);
 }
 
 static int cmd_fit(struct ccs_runs_opts *o)

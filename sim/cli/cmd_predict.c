@@ -463,6 +463,9 @@ static int size_rows(struct req *rq)
 static int time_rows(struct req *rq)
 {
 	double sum_bus = 0;
+	/* the other choice (ours beside NCCL's, or NCCL's beside ours) for the
+	 * table's and JSON's last column; CSV has none */
+	int other = strcmp(rq->format, "csv") && (!rq->fixed_algo || (rq->pmask & (rq->pmask - 1)));
 	ccs_selector_init(&rq->sel, &rq->comm);
 	for (size_t i = 0; i < rq->nrows; i++) {
 		struct ccs_simrow_row *rw = &rq->rows[i];
@@ -485,9 +488,7 @@ static int time_rows(struct req *rq)
 				                "applies to %s on %s\n", me, ccs_coll_name[rq->coll], rq->t->name);
 			return -1;
 		}
-		/* the other choice (ours beside NCCL's, or NCCL's beside ours) for
-		 * the table's and JSON's last column; CSV has none */
-		if ((!rq->fixed_algo || (rq->pmask & (rq->pmask - 1))) && strcmp(rq->format, "csv"))
+		if (other)
 			ccs_selector_pick(&rq->sel, rq->coll, sel_bytes, rq->amask, rq->pmask, rq->best, &aa, &aq);
 		struct ccs_cost cc;
 		const char *why = NULL;

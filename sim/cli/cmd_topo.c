@@ -435,6 +435,11 @@ static int topo_act(const struct ccs_topo *t, int mode, const char *file, const 
 	return rc;
 }
 
+static int put_text(FILE *f, void *text)
+{
+	return fputs(text, f) < 0;
+}
+
 /* topo import DUMP.xml [-o FILE]: the dump's YAML, checked by loading it;
  * the exit status. */
 static int topo_import(int argc, char **argv)
@@ -480,21 +485,9 @@ static int topo_import(int argc, char **argv)
 		fprintf(stderr, "warning: %s: %s\n", in, warn);
 	int bad = 0;
 	if (outp) {
-		/* beside it first, then renamed over it: a kill leaves the old file */
-		char tmp[4200];
-		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", outp, (long)getpid());
-		FILE *o = fopen(tmp, "w");
-		bad = !o || fputs(yaml, o) < 0;
-		if (o && fclose(o))
-			bad = 1;
-		if (!bad && rename(tmp, outp))
-			bad = 1;
-		if (bad) {
-			fprintf(stderr, "ccsim topo import: cannot write %s: %s\n", outp, strerror(errno));
-			unlink(tmp);
-		} else {
+		bad = ccs_args_write_atomic("ccsim topo import", outp, put_text, yaml) != 0;
+		if (!bad)
 			fprintf(stderr, "%s: %u gpus, %u devices, %u links\n", outp, t->ngpu, t->ndev, t->nlink);
-		}
 	} else {
 		fputs(yaml, stdout);
 		bad = ccs_args_flush() != 0;

@@ -1,10 +1,9 @@
 /* sim/cli/junit.c: a JUnit XML report (junit.h). */
 #include "junit.h"
+#include "cli.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 void ccs_junit_text(FILE *f, const char *s)
 {
@@ -31,17 +30,17 @@ static void attr(FILE *f, const char *k, const char *v)
 	fputc('"', f);
 }
 
-int ccs_junit_write(const char *path, const char *me, const char *suite, const char *timestamp, const char *host,
-                    const struct ccs_junit_case *c, size_t n)
+struct report {
+	const char *suite, *timestamp, *host;
+	const struct ccs_junit_case *c;
+	size_t n;
+};
+
+static int fill(FILE *f, void *ctx)
 {
-	char tmp[1100];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", me, tmp, strerror(errno));
-		return -1;
-	}
-	size_t fails = 0, errs = 0;
+	const struct report *r = ctx;
+	const struct ccs_junit_case *c = r->c;
+	size_t n = r->n, fails = 0, errs = 0;
 	for (size_t i = 0; i < n; i++) {
 		fails += c[i].outcome && !strcmp(c[i].outcome, "failure");
 		errs += c[i].outcome && !strcmp(c[i].outcome, "error");
@@ -49,10 +48,10 @@ int ccs_junit_write(const char *path, const char *me, const char *suite, const c
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
 	        n, fails, errs);
 	fprintf(f, "  <testsuite");
-	attr(f, "name", suite);
+	attr(f, "name", r->suite);
 	fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\"", n, fails, errs);
-	attr(f, "timestamp", timestamp);
-	attr(f, "hostname", host);
+	attr(f, "timestamp", r->timestamp);
+	attr(f, "hostname", r->host);
 	fprintf(f, ">\n");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "    <testcase");
@@ -69,11 +68,12 @@ int ccs_junit_write(const char *path, const char *me, const char *suite, const c
 		fprintf(f, "/>\n    </testcase>\n");
 	}
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
-	int bad = ferror(f);
-	if (fclose(f) || bad || rename(tmp, path)) {
-		fprintf(stderr, "%s: cannot write '%s': %s\n", me, path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
 	return 0;
+}
+
+int ccs_junit_write(const char *path, const char *me, const char *suite, const char *timestamp, const char *host,
+                    const struct ccs_junit_case *c, size_t n)
+{
+	struct report r = { suite, timestamp, host, c, n };
+	return ccs_args_write_atomic(me, path, fill, &r);
 }

@@ -4,8 +4,8 @@
 **
 ** One <testsuites> holding one <testsuite> of the cases given; a case
 ** passes, or carries one <failure> or <error> with a type and message.
-** Text is escaped for XML attributes.  The file is written to
-** PATH.tmp.PID and renamed, so a reader never sees half of it.
+** Text is escaped for XML attributes.  The file is written whole or not
+** at all (ccs_args_write_atomic).
 */
 #ifndef CCS_JUNIT_H
 #define CCS_JUNIT_H

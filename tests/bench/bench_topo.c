@@ -123,6 +123,29 @@ static int run_phases(const struct bcase *c, double out[5])
 	return got == (ssize_t)(5 * sizeof *out) && out[0] >= 0 ? 0 : -1;
 }
 
+/* NCCL's choice and our cost per second for half a second over every
+ * collective and a 2^3..2^33 byte sweep: through the selector sel, or
+ * (NULL) ccs_select. */
+static double select_rate(const struct ccs_comm *c, const struct ccs_selector *sel)
+{
+	volatile double sink = 0;
+	long n = 0;
+	double t0 = now();
+	while (now() - t0 < 0.5)
+		for (int coll = 0; coll < CCS_COLL_N; coll++)
+			for (int k = 3; k < 34; k++) {
+				int a, q;
+				struct ccs_cost cc;
+				int r = sel ? ccs_selector_pick(sel, coll, 1ull << k, ~0u, ~0u, 1, &a, &q)
+				            : ccs_select(c, coll, 1ull << k, ~0u, ~0u, 1, &a, &q);
+				if (!r && !ccs_cost_eval(c, coll, a, q, 0, 1ull << k, &cc, NULL))
+					sink += cc.time_s;
+				n++;
+			}
+	(void)sink;
+	return n / (now() - t0);
+}
+
 /* Closed-form predictions per second on one core: every collective over a
  * 2^3..2^33 byte sweep, (a) one algorithm and protocol evaluated, (b) NCCL's
  * selection (its model over every algorithm and protocol) plus our cost. */
@@ -148,7 +171,7 @@ static void bench_predict(void)
 			continue;
 		}
 		volatile double sink = 0;
-		long n1 = 0, n2 = 0;
+		long n1 = 0;
 		double t0 = now();
 		while (now() - t0 < 0.5)
 			for (int coll = 0; coll < CCS_COLL_N; coll++)
@@ -160,33 +183,10 @@ static void bench_predict(void)
 					n1++;
 				}
 		double r1 = n1 / (now() - t0);
-		t0 = now();
-		while (now() - t0 < 0.5)
-			for (int coll = 0; coll < CCS_COLL_N; coll++)
-				for (int k = 3; k < 34; k++) {
-					int a, q;
-					struct ccs_cost cc;
-					if (!ccs_select(&c, coll, 1ull << k, ~0u, ~0u, 1, &a, &q) &&
-					    !ccs_cost_eval(&c, coll, a, q, 0, 1ull << k, &cc, NULL))
-						sink += cc.time_s;
-					n2++;
-				}
-		double r2 = n2 / (now() - t0);
+		double r2 = select_rate(&c, NULL);
 		struct ccs_selector sel;
 		ccs_selector_init(&sel, &c);
-		long n3 = 0;
-		t0 = now();
-		while (now() - t0 < 0.5)
-			for (int coll = 0; coll < CCS_COLL_N; coll++)
-				for (int k = 3; k < 34; k++) {
-					int a, q;
-					struct ccs_cost cc;
-					if (!ccs_selector_pick(&sel, coll, 1ull << k, ~0u, ~0u, 1, &a, &q) &&
-					    !ccs_cost_eval(&c, coll, a, q, 0, 1ull << k, &cc, NULL))
-						sink += cc.time_s;
-					n3++;
-				}
-		double r3 = n3 / (now() - t0);
+		double r3 = select_rate(&c, &sel);
 		(void)sink;
 		printf("%-28s %10d %14.0f %14.0f %16.0f %8.2f%s\n", files[i] + 11, c.n, r1, r2, r3, r3 / r2,
 		       r1 >= 1e6 ? "" : "  (target 1,000,000/s MISSED)");
