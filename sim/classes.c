@@ -130,6 +130,7 @@ static int load_lanes(struct ccs_classes *k, const struct ccs_classes_env *env, 
 			h = mix(h, op.sm);
 			h = mix(h, bits(op.bytes));
 			h = mix(h, bits(op.delay_s));
+			h = mix(h, bits(op.floor_s));
 			k->sig0[l] = mix(h, bits(late));
 			for (int j = 0; j < k->ln.ndep; j++) {
 				k->pj[j][l] = k->ln.pred(k->s, j, l);

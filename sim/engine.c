@@ -9,7 +9,9 @@ struct ccs_engine {
 	const struct ccs_engine_model *m;
 	const struct ccs_engine_hooks *hooks;
 	struct ccs_evq q;
-	uint8_t *waits;             /* per op: dependencies not yet complete */
+	uint8_t *waits;             /* per op: dependencies not yet complete; once
+	                               started, 1 while its floor or the model's
+	                               completion is still to come */
 	uint64_t *succ;             /* room for the most ops one op releases */
 	uint64_t done_ops;
 	ccs_time last_done;
@@ -80,16 +82,29 @@ static int complete(struct ccs_engine *e, uint64_t id, ccs_time now)
 	return CCS_OK;
 }
 
-/* One event at now: an op starting, or the model's. */
+/* One of op id's two ends (the model's completion, its floor) at now: the
+ * op completes with the second. */
+static int end_part(struct ccs_engine *e, uint64_t id, ccs_time now)
+{
+	if (e->waits[id]) {
+		e->waits[id] = 0;
+		return CCS_OK;
+	}
+	return complete(e, id, now);
+}
+
+/* One event at now: an op starting, its floor passing, or the model's. */
 static int apply(struct ccs_engine *e, const struct ccs_event *ev, ccs_time now)
 {
 	const struct ccs_engine_model *m = e->m;
+	if (ev->kind == CCS_ENGINE_FLOOR)
+		return end_part(e, ev->id, now);
 	if (ev->kind != CCS_ENGINE_READY) {
 		uint64_t done = UINT64_MAX;
 		/* after the last op the model's events have nothing left to do */
 		if (!ccs_engine_idle(e))
 			CCS_TRY(m->fire(m->ctx, e, ev, now, &done, e->err, e->errn));
-		return done == UINT64_MAX ? CCS_OK : complete(e, done, now);
+		return done == UINT64_MAX ? CCS_OK : end_part(e, done, now);
 	}
 	struct ccs_op op;
 	int busy = 0;
@@ -97,6 +112,18 @@ static int apply(struct ccs_engine *e, const struct ccs_event *ev, ccs_time now)
 	CCS_TRY(m->start(m->ctx, e, ev->id, &op, now, &busy, e->err, e->errn));
 	if (e->hooks && e->hooks->op_start)
 		e->hooks->op_start(e->hooks->ctx, ev->id, &op, now);
+	if (op.floor_s > 0) {
+		ccs_time at = ccs_time_after(now, op.floor_s);
+		if (at == CCS_TIME_MAX) {
+			snprintf(e->err, e->errn, "op %llu ends past the simulator's horizon (2^63 ps, about 106 days)",
+			         (unsigned long long)ev->id);
+			return CCS_EINPUT;
+		}
+		CCS_TRY(ccs_evq_push(&e->q, at, CCS_ENGINE_FLOOR, ev->id, 0));
+		/* the floor is the second end when the op is busy, the only one when not */
+		e->waits[ev->id] = (uint8_t)busy;
+		return CCS_OK;
+	}
 	return busy ? CCS_OK : complete(e, ev->id, now);
 }
 

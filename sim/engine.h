@@ -6,7 +6,9 @@
 ** once per time.  An op becomes ready delay_s after its last dependency
 ** completed (a root op: after its own delay plus the model's late start);
 ** the model then starts it, and it completes either at once (a DELAY) or
-** when one of the model's own events says so.  Completing an op releases
+** when one of the model's own events says so, and in either case no
+** sooner than its floor_s after the start (the engine's own CCS_ENGINE_FLOOR
+** event: max(the model's time, floor)).  Completing an op releases
 ** the ops that wait for it (ccs_sched_succ).
 ** Time is integer picoseconds (ccs_time) and never goes back; ties follow
 ** the sequence of the pushes (evq.h), so a run is reproducible to the byte.
@@ -23,9 +25,9 @@
 
 struct ccs_engine;
 
-/* Event kinds: CCS_ENGINE_READY is the engine's own (an op ready to
- * start); a model numbers its kinds from CCS_ENGINE_MODEL up. */
-enum { CCS_ENGINE_READY = 0, CCS_ENGINE_MODEL = 1 };
+/* Event kinds: CCS_ENGINE_READY and CCS_ENGINE_FLOOR are the engine's own
+ * (an op ready to start; an op's floor passed); a model numbers its kinds from CCS_ENGINE_MODEL up. */
+enum { CCS_ENGINE_READY = 0, CCS_ENGINE_FLOOR = 1, CCS_ENGINE_MODEL = 2 };
 
 /* What ops move over.  Every callback returns a status; on CCS_EINPUT it
  * writes a one-line reason into err. */

@@ -18,6 +18,8 @@ struct ring {
 	                             * exit rank can use it) */
 	double bytes_intra, bytes_inter;
 	double d_intra, d_inter, d_base;
+	double floor_inter;         /* a step's network hop: the transport's handling of
+	                             * its chunks (model/transport.h chunk_s) */
 };
 
 /* The ring and the communicator it runs on; for Broadcast and Reduce the
@@ -31,6 +33,7 @@ struct ring_sched {
 	double chain_intra, chain_inter;   /* chain: wire bytes per real byte */
 	double part_full, part_last;       /* chain: real bytes of a part, of the last */
 	double chain_sync, chain_sync_inter;
+	double chain_floor;                /* chain: a network hop's floor per real byte */
 };
 
 /* The transfer of channel c from ring position i to i+1: ends, channel and,
@@ -74,6 +77,7 @@ static void rs_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	if (hop(rs, c, i, op)) {
 		op->bytes = r->bytes_inter;
 		op->delay_s = r->d_inter;
+		op->floor_s = step ? r->floor_inter : 0;   /* the first chunk's handling is in the latency */
 	} else {
 		op->bytes = r->bytes_intra;
 		op->delay_s = r->d_intra;
@@ -158,6 +162,7 @@ static void rc_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	if (hop(rs, c, i, op)) {
 		op->bytes = r->bytes_inter / r->K;
 		op->delay_s = r->inter_sync ? r->sync_chunk : 0;
+		op->floor_s = step || k ? r->floor_inter / r->K : 0;
 	} else {
 		op->bytes = r->bytes_intra / r->K;
 		op->delay_s = r->sync_chunk;
@@ -218,6 +223,7 @@ static void ch_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	if (hop(rs, c, i, op)) {
 		op->bytes = d * rs->chain_inter;
 		op->delay_s = rs->chain_sync_inter;
+		op->floor_s = k ? d * rs->chain_floor : 0;
 	} else {
 		op->bytes = d * rs->chain_intra;
 		op->delay_s = rs->chain_sync;
@@ -351,6 +357,11 @@ static void ring_costs(const struct ccs_comm *c, int coll, int proto, int C, uin
 	r->d_intra = r->d_inter = sync;
 	r->K = 1;
 	r->sync_chunk = sync;
+	/* the transport's handling of each chunk a channel sends across the
+	 * network (model/transport.h chunk_s) overlaps the wire: a network hop
+	 * takes max(wire, its chunks' handling), the closed form's
+	 * max(W / B_net, (K - 1) chunk_s) one step at a time */
+	r->floor_inter = c->G > 1 ? ccs_comm_tr(c)->chunk_s * per / ccs_cost_chunk(c, coll, CCS_ALGO_RING, proto, C, S) : 0;
 	/* the closed form rounds the pipeline steps up; pay the remainder once */
 	{
 		double W = r->steps * per * C, K = W / ((double)C * chunk);
@@ -487,6 +498,7 @@ static int build_chain(const struct ccs_comm *c, int coll, int proto, int C, uin
 	rs->part_last = last;
 	rs->chain_sync = c->prm.step_s[proto] * K / P;
 	rs->chain_sync_inter = r->inter_sync ? rs->chain_sync : 0;
+	rs->chain_floor = c->G > 1 ? ccs_comm_tr(c)->chunk_s / chunk : 0;
 	int inter = c->G > 1 ? c->G - 1 : 0;
 	r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, n - 1 - inter, inter);
 	return CCS_OK;

@@ -7,7 +7,9 @@
 **   DELAY  wait (no traffic)
 ** Each op pays `delay_s` (hop latency, per-step synchronisation) after its
 ** last dependency completes, then starts; it completes when its flow has
-** moved its bytes.  ndeps(op) ops must complete before it; succ(op) lists
+** moved its bytes and at least `floor_s` after it started (work that
+** overlaps the wire, a network proxy handling the op's chunks:
+** max(wire, floor)).  ndeps(op) ops must complete before it; succ(op) lists
 ** the ops that wait for it (at most CCS_SCHED_MAXSUCC).
 ** Schedules are generated arithmetically where they can be (ring: op id =
 ** ((channel x steps) + step) x n + position), so that tens of millions of
@@ -45,6 +47,7 @@ struct ccs_op {
 	uint32_t nic_src, nic_dst;  /* for XFER across groups; UINT32_MAX: best */
 	double bytes;               /* on the wire */
 	double delay_s;
+	double floor_s;             /* completes no sooner after its start (0: none) */
 };
 
 struct ccs_sched;
@@ -53,7 +56,7 @@ struct ccs_sched;
  * lanes by the fabric's symmetry): the ops are op(t, l) = id(t, l) for
  * t < T and l < L, lane l's t-th op.  Every op of a lane has the route of
  * op(0, l) (kind, src, dst, NICs, channel, sm); op(t, l) and op(t, l')
- * move the same bytes after the same delay when key(l) == key(l') and
+ * move the same bytes after the same delay, with the same floor, when key(l) == key(l') and
  * op(0, l), op(0, l') do.  Op(t, l) waits for exactly op(t - dt[j],
  * pred(j, l)) for each kind j < ndep with t >= dt[j] and pred(j, l) not
  * CCS_SCHED_NOLANE; dependencies with dt 0 (within a step) form no cycle.

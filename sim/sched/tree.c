@@ -58,6 +58,8 @@ struct tree_sched {
 	int32_t *gsize;             /* chain trees: members of each group, for the heads' NICs; NULL (rails) */
 	double bytes, bytes_intra;   /* per op on the wire: network hops, chains (whole chunks) */
 	double d_intra, d_inter, d_base, sync;
+	double floor_net;           /* a network hop's least time: the transport's handling
+	                             * of the chunks it stands for (model/transport.h) */
 };
 
 /* Op ids: ((((c K + k) J + j) n + r) << 1) | down, j the piece of chunk k. */
@@ -128,8 +130,21 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		const struct ccs_topo *tp = ts->c->t;
 		op->nic_src = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->src], ts->gsize[ts->group[op->src]], c);
 		op->nic_dst = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->dst], ts->gsize[ts->group[op->dst]], c);
+	} else if (inter) {
+		/* an NVLS head's channels spread over its NICs (a GPU with
+		 * several, as AWS p5's four, drives them all: the closed form's
+		 * heads x b_nic) */
+		int ms = ccs_comm_best_nics(ts->c, op->src), md = ccs_comm_best_nics(ts->c, op->dst);
+		if (ms > 0 && md > 0) {
+			op->nic_src = ccs_comm_nic(ts->c, op->src, c % ms);
+			op->nic_dst = ccs_comm_nic(ts->c, op->dst, c % md);
+		}
 	}
 	op->bytes = inter ? ts->bytes : ts->bytes_intra / ts->J;
+	/* a network hop takes at least the transport's handling of the chunks
+	 * it stands for (model/transport.h); the first chunk's is in the
+	 * latency */
+	op->floor_s = inter && k > 0 ? ts->floor_net : 0;
 	/* the first chunk pays the hop's latency (NCCL's per-hop figure, its
 	 * step work included); later ones arrive while the receiver works on
 	 * earlier ones (NCCL_STEPS-deep buffers) and pay the step work only */
@@ -379,6 +394,7 @@ static void rail_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	ts->d_intra = 0;
 	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
 	ts->sync = 0;
+	ts->floor_net = ccs_comm_tr(c)->chunk_s * Sr / ((double)ts->C * K * chunk);
 }
 
 /* The tree's chunks, bytes and delays as the closed form counts them. */
@@ -416,6 +432,7 @@ static void tree_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	}
 	ts->d_intra = ts->d_inter = 0;
 	ts->sync = sync;
+	ts->floor_net = G > 1 ? ccs_comm_tr(c)->chunk_s * S / ((double)ts->C * K * chunk) : 0;
 	/* The step work occupies the channel's SM, and NCCL's channels move in
 	 * step, so it costs port time: each chain transfer carries it as bytes
 	 * at the channel's share of its port (the closed form adds the steps

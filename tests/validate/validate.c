@@ -11,13 +11,15 @@
 ** time) at its size; the error is predicted / measured - 1.  OUT.md gets the
 ** per-row table and the summary.  --check exits 1 unless ccsim's median
 ** absolute error is <= 6% on rows of 64 MiB and above and <= 20% overall,
-** and below NCCL's model in both.
+** and below NCCL's model in both, and the simulator, run on each scored
+** collective row, is within 15% of the closed form on every one.
 */
 #include "../../model/coll.h"
 #include "../../model/cost.h"
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../../calibrate/modelerr.h"
+#include "../../sim/sim.h"
 #include "validate.h"
 
 #include <math.h>
@@ -184,6 +186,25 @@ static void fmt_size(double b, char *buf, size_t n)
 	snprintf(buf, n, "%g %s", b, u[i]);
 }
 
+/* The simulator on what the closed form priced (algorithm a, protocol q,
+ * NCCL's channels): r->sim, left NaN where it cannot run the row. */
+static void simulate_row(struct result *r, const struct ccs_comm *c, int coll, int a, int q, uint64_t bytes)
+{
+	struct ccs_fabric *fab = NULL;
+	struct ccs_sched s;
+	const char *why = NULL;
+	if (ccs_fabric_new(c, &fab))
+		return;
+	if (!ccs_sched_build(c, coll, a, q, 0, bytes, &s, &why)) {
+		struct ccs_sim_stats st;
+		char err[256];
+		if (!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err) && st.time_s > 0)
+			r->sim = metric_of(r->metric, coll, c->n, r->bytes, st.time_s);
+		ccs_sched_release(&s);
+	}
+	ccs_fabric_free(fab);
+}
+
 /* Row r of a collective at a size: ccsim's closed form on the algorithm NCCL
  * ran (or its choice), and NCCL's own model within the same restrictions. */
 static void predict_row(struct result *r, const struct ccs_comm *c, int coll, const struct rule *ru, char **f)
@@ -212,6 +233,9 @@ static void predict_row(struct result *r, const struct ccs_comm *c, int coll, co
 		return;
 	}
 	r->ours = metric_of(r->metric, coll, c->n, r->bytes, cc.time_s);
+	r->sim = NAN;
+	if (r->want_sim)
+		simulate_row(r, c, coll, a, q, bytes);
 	snprintf(r->ours_sel, sizeof r->ours_sel, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
 	/* NCCL's model, on its own choice within the same restrictions */
 	unsigned nmask = amask & ((1u << CCS_ALGO_NCCL_N) - 1);
@@ -404,6 +428,43 @@ static void write_group_sizes(FILE *out, const struct result *res, int nres)
 	fprintf(out, "\n");
 }
 
+/* The simulator against the closed form on every scored collective row
+ * (the same algorithm, protocol and channels; nothing else on the fabric):
+ * the median and worst |simulated / closed form - 1|, the rows beyond 5%
+ * listed; *med, *worst and *nover for the summary line. */
+static void write_sim(FILE *out, const struct result *res, int nres, double *med, double *worst, int *nover, int *nrows)
+{
+	static double d[1024];
+	int n = 0;
+	*worst = 0;
+	*nover = 0;
+	fprintf(out, "## Closed form and simulator\n\n"
+	             "`ccsim simulate` on each scored collective row, on the algorithm, protocol and channels the\n"
+	             "closed form priced, alone on its fabric. The two engines share the parameters and the graph,\n"
+	             "not their arithmetic: the simulator moves each step's bytes as flows under max-min sharing.\n"
+	             "Rows where they differ by more than 5%%:\n\n"
+	             "| id | size | closed form | simulated | diff |\n|---|---|---|---|---|\n");
+	for (int i = 0; i < nres; i++) {
+		const struct result *r = &res[i];
+		if (r->skip || r->moe || isnan(r->sim))
+			continue;
+		double x = r->sim / r->ours - 1;
+		d[n++] = fabs(x);
+		if (fabs(x) > *worst)
+			*worst = fabs(x);
+		if (fabs(x) > 0.05) {
+			char sz[32];
+			fmt_size(r->bytes, sz, sizeof sz);
+			fprintf(out, "| %s | %s | %.4g (%s) | %.4g | %+.1f%% |\n", r->id, sz, r->ours, r->ours_sel, r->sim, 100 * x);
+			(*nover)++;
+		}
+	}
+	*nrows = n;
+	*med = median(d, n);
+	fprintf(out, "\n%d rows simulated; median |simulated / closed form - 1| %.1f%%, worst %.1f%%, %d beyond 5%%.\n\n",
+	        n, 100 * *med, 100 * *worst, *nover);
+}
+
 /* Every scored row, then every row not scored with why. */
 static void write_rows(FILE *out, const struct result *res, int nres)
 {
@@ -556,6 +617,8 @@ static int read_rows(FILE *in, const char *path, struct result *res, char **line
 			continue;
 		}
 		lines[*nres] = keep;
+		res[*nres].want_sim = 1;
+		res[*nres].sim = NAN;
 		if (score_row(f, &res[*nres], NULL, 0))
 			return 1;
 		(*nres)++;
@@ -657,19 +720,27 @@ int main(int argc, char **argv)
 	int moe_rows, moe_bad;
 	write_moe(out, res, nres, &moe_rows, &moe_med, &moe_worst, &moe_bad);
 	write_logo(out, res, lines, nres);
+	double sim_med, sim_worst;
+	int sim_over, sim_rows;
+	write_sim(out, res, nres, &sim_med, &sim_worst, &sim_over, &sim_rows);
 	write_rows(out, res, nres);
 	fclose(out);
 	printf("validate: %d rows scored; ccsim median |err| %.1f%% (>= 64 MiB, %d rows), %.1f%% (all sizes); "
 	       "NCCL's model %.1f%% and %.1f%%\n", na_, 100 * mo_big, nb_, 100 * mo_all, 100 * mn_big, 100 * mn_all);
 	printf("validate: %d DeepEP rows; median |err| %.1f%%, worst EP8-EP32 %.1f%% (target <= 20%% per row)\n",
 	       moe_rows, 100 * moe_med, 100 * moe_worst);
+	printf("validate: simulator vs closed form on %d rows: median %.1f%%, worst %.1f%%, %d beyond 5%%\n", sim_rows,
+	       100 * sim_med, 100 * sim_worst, sim_over);
 	printf("validate: leave one group out: %.1f%% (>= 64 MiB), %.1f%% (all sizes), %.1f%% (DeepEP)\n", 100 * lg.big,
 	       100 * lg.all, 100 * lg.moe);
 	free(res);
 	for (int i = 0; i < nres; i++)
 		free(lines[i]);
-	int ok = mo_big <= 0.06 && mo_all <= 0.20 && mo_big < mn_big && mo_all < mn_all && !moe_bad && moe_rows > 0 && !stale;
+	/* the engines' agreement is fenced at 15% per row (the goal is 5%:
+	 * the rows beyond it are listed in the file) */
+	int ok = mo_big <= 0.06 && mo_all <= 0.20 && mo_big < mn_big && mo_all < mn_all && !moe_bad && moe_rows > 0 && !stale &&
+	         sim_rows > 0 && sim_worst <= 0.15;
 	printf("validate: targets (<= 6%% at >= 64 MiB, <= 20%% overall, below NCCL's model in both; DeepEP "
-	       "EP8-EP32 <= 20%% per row): %s\n", ok ? "met" : "NOT MET");
+	       "EP8-EP32 <= 20%% per row; simulator within 15%% of the closed form per row): %s\n", ok ? "met" : "NOT MET");
 	return check && !ok ? 1 : 0;
 }

@@ -33,6 +33,8 @@ struct result {
 	int pplx;                    /* a pplx-kernels row (held out) */
 	int nodes;                   /* the row's nodes (above 1: it crosses the network) */
 	int nvlink_arch;             /* the GPU generation its NVLink efficiency came from (model/params.h), -1: none */
+	int want_sim;                /* also run the simulator on the row (set before score_row) */
+	double sim;                  /* the simulator's figure on the same algorithm (metric); NaN: not run */
 };
 
 extern const struct rule rules[];
