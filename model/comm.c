@@ -797,6 +797,7 @@ static void pick_transport(const struct ccs_topo *t, struct ccs_comm *c)
 {
 	c->transport = ccs_transport_of_topo(t, c->prm.transport);
 	ccs_transport_row_of(c->transport, &c->tr_row);
+	ccs_transport_override(&c->tr_row, c->prm.tr_over, c->prm.tr_over_set);
 	c->tr = &c->tr_row;
 	for (int ty = 0; ty < CCS_LINK_NTYPES; ty++)
 		if (ccs_link_is_network(ty))

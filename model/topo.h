@@ -29,6 +29,7 @@
 #define CCS_TOPO_H
 
 #include "ccs.h"
+#include "transport.h"
 
 enum ccs_dev_kind { CCS_DEV_GPU, CCS_DEV_SUSW, CCS_DEV_PCISW, CCS_DEV_CPU,
                     CCS_DEV_NIC, CCS_DEV_NETSW, CCS_DEV_NKINDS };
@@ -131,6 +132,10 @@ struct ccs_model_params {
 	double shot_overhead_s[2];   /* oneshot, twoshot AllReduce kernels' fixed cost */
 	double twoshot_eff;          /* share of the scale-up rate the two-shot kernels reach */
 	int transport;               /* enum ccs_transport (model/transport.h); -1: from the NICs' link type */
+	double tr_over[CCS_TR_COSTS]; /* model.transport_costs: the transport's row overridden, in
+	                                 s (latencies, chunk cost) or a fraction (efficiency); enum
+	                                 ccs_tr_cost order; used where tr_over_set has the bit */
+	unsigned tr_over_set;
 	int nccl_version;            /* NCCL release whose tuning model chooses, major x 100 + minor (2.21: 221);
 	                                0: the current one (nccl_tables.h) */
 	int nccl_collnet;            /* NCCL_COLLNET_ENABLE=1 (and its SHARP plugin): NCCL may choose CollNet and

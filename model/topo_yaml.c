@@ -509,14 +509,40 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 
 /* ---- model parameters ---- */
 
+/* model.transport_costs: the transport's row overridden (model/transport.h):
+ * latencies and the chunk cost as times, the efficiency a fraction in (0, 1]. */
+static int load_transport_costs(struct ld *L, const struct ccs_ynode *m, struct ccs_model_params *p)
+{
+	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "transport_costs"));
+	CCS_TRY(ccs_ytree_keys(&L->y, m, ccs_tr_cost_name, CCS_TR_COSTS, "'model.transport_costs'"));
+	for (int k = 0; k < CCS_TR_COSTS; k++) {
+		const struct ccs_ynode *v = ccs_ytree_get(m, ccs_tr_cost_name[k]);
+		if (!v)
+			continue;
+		if (k == CCS_TR_EFF) {
+			CCS_TRY(ccs_ytree_kind(&L->y, v, CCS_Y_SCALAR, ccs_tr_cost_name[k]));
+			char *end;
+			double x = strtod(v->str, &end);
+			if (end == v->str || *end || !(x > 0) || x > 1)
+				return ccs_diag_at(L->y.diag, v->mark, "'efficiency' must be a fraction in (0, 1], got '%s'", v->str);
+			p->tr_over[k] = x;
+		} else
+			CCS_TRY(ccs_ytree_qty(&L->y, m, ccs_tr_cost_name[k], CCS_QTY_TIME, &p->tr_over[k]));
+		p->tr_over_set |= 1u << k;
+	}
+	return CCS_OK;
+}
+
 static int load_model(struct ld *L, const struct ccs_ynode *m, struct ccs_model_params *p)
 {
 	static const char *const keys[] = { "efficiency", "step_overhead", "nvls_channels", "channels", "ep_overhead",
 	                                    "oneshot_overhead", "twoshot_overhead", "twoshot_efficiency", "transport",
-	                                    "nccl_version", "nccl_collnet" };
+	                                    "nccl_version", "nccl_collnet", "transport_costs" };
 	static const char *const pkeys[] = { "ll", "ll128", "simple" };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "model"));
-	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 11, "'model'"));
+	CCS_TRY(ccs_ytree_keys(&L->y, m, keys, 12, "'model'"));
+	if (ccs_ytree_get(m, "transport_costs"))
+		CCS_TRY(load_transport_costs(L, ccs_ytree_get(m, "transport_costs"), p));
 	if (ccs_ytree_get(m, "nccl_collnet"))
 		CCS_TRY(ccs_ytree_bool(&L->y, m, "nccl_collnet", &p->nccl_collnet, NULL));
 	struct ccs_ynode *nv = ccs_ytree_get(m, "nccl_version");

@@ -80,6 +80,16 @@ void ccs_transport_row_of(int tr, struct ccs_transport_row *out)
 	out->protos = protos[tr];
 }
 
+const char *const ccs_tr_cost_name[CCS_TR_COSTS] = { "msg_latency", "chunk_cost", "efficiency", "nccl_latency" };
+
+void ccs_transport_override(struct ccs_transport_row *r, const double *v, unsigned set)
+{
+	double *f[CCS_TR_COSTS] = { &r->msg_lat_s, &r->chunk_s, &r->eff, &r->nccl_lat_s };
+	for (int k = 0; k < CCS_TR_COSTS; k++)
+		if (set >> k & 1)
+			*f[k] = v[k];
+}
+
 const char *const ccs_transport_name[CCS_TR_N] = {
 	[CCS_TR_IB] = "ib", [CCS_TR_ROCE] = "roce", [CCS_TR_EFA] = "efa", [CCS_TR_EFA_SENDRECV] = "efa_sendrecv",
 	[CCS_TR_TCPX] = "tcpx", [CCS_TR_SOCKET] = "socket",

@@ -29,6 +29,11 @@
 #ifndef CCS_TRANSPORT_H
 #define CCS_TRANSPORT_H
 
+/* A row's costs in the order model.transport_costs names them
+ * (ccs_tr_cost_name): msg_latency, chunk_cost, efficiency, nccl_latency. */
+enum ccs_tr_cost { CCS_TR_MSG, CCS_TR_CHUNK, CCS_TR_EFF, CCS_TR_NCCL, CCS_TR_COSTS };
+extern const char *const ccs_tr_cost_name[CCS_TR_COSTS];
+
 enum ccs_transport { CCS_TR_IB, CCS_TR_ROCE, CCS_TR_EFA, CCS_TR_EFA_SENDRECV, CCS_TR_TCPX, CCS_TR_SOCKET,
                      CCS_TR_N };
 
@@ -39,6 +44,9 @@ struct ccs_transport_row {
 
 /* Transport tr's row, from the parameter table (model/params.c). */
 void ccs_transport_row_of(int tr, struct ccs_transport_row *out);
+/* Row r with the costs whose bit (1 << enum ccs_tr_cost) is in set taken
+ * from v (model.transport_costs: a topology's or --set's). */
+void ccs_transport_override(struct ccs_transport_row *r, const double *v, unsigned set);
 /* InfiniBand and RoCE verbs: nothing added to NCCL's own network figures. */
 extern const struct ccs_transport_row ccs_transport_verbs;
 extern const char *const ccs_transport_name[CCS_TR_N];   /* the rows' names, for parsing and reports */

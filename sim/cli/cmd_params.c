@@ -54,6 +54,27 @@ static void table(int csv)
 	}
 }
 
+/* t's transport and its costs, each from the table's row or the
+ * topology's model.transport_costs (or --set). */
+static void transport(const struct ccs_topo *t)
+{
+	const struct ccs_model_params *m = &t->params;
+	int tr = ccs_transport_of_topo(t, m->transport);
+	struct ccs_transport_row r;
+	ccs_transport_row_of(tr, &r);
+	ccs_transport_override(&r, m->tr_over, m->tr_over_set);
+	printf("  transport            %-6s %s\n", ccs_transport_name[tr],
+	       m->transport >= 0 ? "(named by the topology or --set)" : "(the NICs' link type)");
+	const double v[CCS_TR_COSTS] = { r.msg_lat_s * 1e6, r.chunk_s * 1e6, r.eff, r.nccl_lat_s * 1e6 };
+	for (int k = 0; k < CCS_TR_COSTS; k++) {
+		char key[64];
+		snprintf(key, sizeof key, "transport.%s.%s", ccs_transport_name[tr], ccs_tr_cost_name[k]);
+		const char *from = m->tr_over_set >> k & 1 ? "the topology's model.transport_costs or --set"
+		                 : isnan(ccs_param(key)) ? "no row: nothing added to the link" : key;
+		printf("  %-20s %-6g %s (%s)\n", ccs_tr_cost_name[k], v[k], k == CCS_TR_EFF ? "  " : "us", from);
+	}
+}
+
 /* What t resolves: each link type's efficiency and its origin, and the
  * other parameters. */
 static void resolved(const struct ccs_topo *t, const char *path)
@@ -84,6 +105,7 @@ static void resolved(const struct ccs_topo *t, const char *path)
 	printf("  oneshot_overhead     %-6g us\n", m->shot_overhead_s[0] * 1e6);
 	printf("  twoshot_overhead     %-6g us\n", m->shot_overhead_s[1] * 1e6);
 	printf("  twoshot_efficiency   %-6g\n", m->twoshot_eff);
+	transport(t);
 }
 
 int ccs_cmd_params(int argc, char **argv)
