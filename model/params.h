@@ -10,6 +10,8 @@
 **   code      a constant in public source (repository, file, commit)
 **   ubench    a component microbenchmark (p2pBandwidthLatencyTest, nvbandwidth)
 **   maint     a statement by the component's maintainer
+**   derived   computed from spec constants by a published model (the
+**             derivation in the source column)
 **   fitted    set by a rule from rows of shared/validation/published.csv;
 **             docs/validation.md shows it left out group by group
 **   stand-in  no public figure found: another row's value or an assumption,

@@ -16,9 +16,9 @@ static void help(FILE *f)
 {
 	fprintf(f, "usage: ccsim params [-t TOPO] [--set key.path=value ...] [--format table|csv]\n"
 	           "  the model's physical constants: key, what it belongs to, value, kind (spec, code,\n"
-	           "  ubench, maint, fitted, stand-in) and source; with -t, what TOPO resolves each\n"
-	           "  link type's efficiency to and where it came from (its GPUs' NVLink generation,\n"
-	           "  or the topology's 'model:' section and --set)\n");
+	           "  ubench, maint, derived, fitted, stand-in) and source; with -t, what TOPO resolves\n"
+	           "  each link type's efficiency to and where it came from (its GPUs' NVLink generation,\n"
+	           "  or the topology's 'model:' section and --set), and its transport's costs\n");
 }
 
 static void csv_field(const char *s)

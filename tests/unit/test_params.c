@@ -26,7 +26,7 @@ int main(void)
 {
 	size_t n;
 	const struct ccs_param *p = ccs_params_table(&n);
-	static const char *const kinds[] = { "spec", "code", "ubench", "maint", "fitted", "stand-in" };
+	static const char *const kinds[] = { "spec", "code", "ubench", "maint", "derived", "fitted", "stand-in" };
 	for (size_t i = 0; i < n; i++) {
 		int known = 0;
 		for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)

@@ -38,9 +38,6 @@ static const struct konst konsts[] = {
 	 * other generations have their own rows */
 	{ "NVLink 4 efficiency (Hopper)", { "model.efficiency.nvlink", "model.efficiency.ub", "model.efficiency.hccs", NULL },
 	  CCS_LINK_NVLINK, 0.01, { "I1264-H100-p2p-uni", NULL }, 450.0, 0, CCS_ARCH_HOPPER },
-	/* PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s */
-	{ "PCIe (and C2C) efficiency", { "model.efficiency.pcie", "model.efficiency.c2c", NULL }, CCS_LINK_PCIE, 0.01,
-	  { "AZ-H100-NVBW-H2D", "AZ-H100-NVBW-D2H", "STAS-H200-NVBW-H2D", "STAS-H200-NVBW-D2H", NULL }, 63.0, 0, -1 },
 	{ "EP kernel fixed cost (us)", { "model.ep_overhead", NULL }, -1, 1.0, { "DEEPEP1-LL-", NULL }, 0, 1, -1 },
 };
 
@@ -144,7 +141,8 @@ static double sel_err(const struct konst *k, double value, const struct result *
 void write_logo(FILE *out, const struct result *res, char *const *lines, int nres)
 {
 	fprintf(out, "## Constants set from published rows: leave one group out\n\n"
-	             "Three rows of the parameter table (`model/params.c`, `ccsim params`) come from rows of this file. Each is given by a rule on its\n"
+	             "Two rows of the parameter table (`model/params.c`, `ccsim params`) come from rows of this file (PCIe's efficiency,\n"
+	             "fitted here before, is now derived from the TLP model). Each is given by a rule on its\n"
 	             "source rows (efficiencies: the median of measured / wire rate, rounded to 0.01; the EP kernel's\n"
 	             "fixed cost: the median of what DeepEP's low-latency time rows measure beyond the model's time\n"
 	             "without it, rounded to 1 us). For each scored group the rule is applied again without the rows\n"

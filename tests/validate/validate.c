@@ -499,7 +499,7 @@ static void write_intro(FILE *out)
 	             "its tuning model makes it) and by NCCL's own tuning model (`src/graph/tuning.cc`,\n"
 	             "reimplemented in `model/nccl_tune.c` on the same graph, as the release the source names:\n"
 	             "Azure's 2.18.5, stas00's 2.27.7, else 2.30). Error = predicted / measured - 1\n"
-	             "on the row's metric. The model's constants come from public figures (docs/model.md); three\n"
+	             "on the row's metric. The model's constants come from public figures (docs/model.md); two\n"
 	             "were set from rows of this file and are shown with their leave-one-group-out error in the\n"
 	             "section \"Constants set from published rows\".\n\n");
 	/* per group */
