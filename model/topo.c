@@ -578,3 +578,17 @@ out:
 	ccs_free(queue);
 	return rc;
 }
+
+const char *const ccs_routing_name[CCS_ROUTE_N] = { "dmodk", "ecmp", "spray", "adaptive" };
+
+int ccs_topo_routing(const struct ccs_topo *t)
+{
+	if (t->fab.routing >= 0 && t->fab.routing < CCS_ROUTE_N)
+		return t->fab.routing;
+	if (t->fab.spray > 1)
+		return CCS_ROUTE_SPRAY;
+	for (uint32_t l = 0; l < t->nlink; l++)
+		if (ccs_link_is_network(t->link[l].type))
+			return t->link[l].type == CCS_LINK_IB ? CCS_ROUTE_DMODK : CCS_ROUTE_ECMP;
+	return CCS_ROUTE_DMODK;
+}

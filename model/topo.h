@@ -100,12 +100,30 @@ struct ccs_gpu {
 };
 
 
+/* How the network picks among equal-cost next hops (scaleout.routing):
+ *   dmodk     destination-based tables, as an InfiniBand subnet manager
+ *             writes them (OpenSM's ftree/updn, D-mod-k): the j-th up hop
+ *             toward destination NIC d takes port (d / (k_0 ... k_{j-1})) mod k_j
+ *   ecmp      a hash of the flow picks (RoCE and Ethernet switches)
+ *   spray     each transfer split over K equal paths (EFA's SRD; K: spray)
+ *   adaptive  switches balance per packet (IB adaptive routing,
+ *             Spectrum-X): modelled as spraying over K paths (K: spray, 16
+ *             when not given)
+ * Default: spray where `spray` > 1 is given, else by the NICs' link type:
+ * InfiniBand dmodk, RoCE and Ethernet ecmp. */
+enum ccs_routing { CCS_ROUTE_DMODK, CCS_ROUTE_ECMP, CCS_ROUTE_SPRAY, CCS_ROUTE_ADAPTIVE, CCS_ROUTE_N };
+extern const char *const ccs_routing_name[CCS_ROUTE_N];
+struct ccs_topo;
+/* t's routing: the one its scaleout names, else by the rule above. */
+int ccs_topo_routing(const struct ccs_topo *t);
+
 /* What a generator built, for reports (zeros for the explicit form). */
 struct ccs_fabric_info {
 	int present;
 	const char *kind;           /* "fat-tree", "rail-optimized", "rail-only" */
 	int tiers, radix, planes, sharp;
-	int spray;                  /* routing: parts sprayed over equal paths (1: per-flow ECMP) */
+	int spray;                  /* routing: parts sprayed over equal paths (1: one path per flow) */
+	int routing;                /* enum ccs_routing; -1: not given (ccs_topo_routing resolves it) */
 	double oversub[CCS_TIER_N]; /* design down:up per tier (leaf, spine) */
 	int nodes_per_domain, domain_switches, multicast, reduction;
 	int su_tiers, su_spines;    /* scale-up tiers (2: L1 per node, su_spines L2 per sub-plane) */

@@ -644,6 +644,7 @@ static void record_info(const struct gen *g)
 	struct ccs_fabric_info *f = &g->t->fab;
 	const struct ccs_topo_spec *s = g->s;
 	memset(f, 0, sizeof *f);
+	f->routing = -1;
 	if (s->scaleout.present) {
 		f->present = 1;
 		f->kind = ccs_fabric_kind_name[s->scaleout.kind];
@@ -652,6 +653,7 @@ static void record_info(const struct gen *g)
 		f->planes = (int)s->scaleout.planes;
 		f->sharp = s->scaleout.sharp;
 		f->spray = (int)s->scaleout.spray;
+		f->routing = s->scaleout.routing;
 		for (int i = 0; i < CCS_TIER_N; i++)
 			f->oversub[i] = s->scaleout.oversub[i];
 	}

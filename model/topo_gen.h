@@ -85,7 +85,8 @@ struct ccs_scaleout_spec {
 	double port_bw_Bps;         /* 0: fastest NIC port */
 	double link_lat_s, switch_lat_s;
 	int sharp;
-	long spray;                 /* parts per transfer over equal paths; 1: per-flow ECMP */
+	long spray;                 /* parts per transfer over equal paths; 1: one path per flow */
+	int routing;                /* enum ccs_routing; -1: by the rule in topo.h */
 	struct ccs_mark mark, tiers_mark, radix_mark, planes_mark;
 };
 

@@ -456,7 +456,7 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 {
 	static const char *const keys[] = { "topology", "tiers", "type", "radix", "planes",
 	                                    "oversubscription", "port_bandwidth", "link_latency",
-	                                    "switch_latency", "sharp", "spray", "transport" };
+	                                    "switch_latency", "sharp", "spray", "transport", "routing" };
 	static const char *const tnames[] = { "ib", "infiniband", "roce", "ethernet" };
 	static const int tvals[] = { CCS_LINK_IB, CCS_LINK_IB, CCS_LINK_ROCE, CCS_LINK_ETHERNET };
 	CCS_TRY(ccs_ytree_kind(&L->y, m, CCS_Y_MAP, "scaleout"));
@@ -483,6 +483,16 @@ static int load_scaleout(struct ld *L, const struct ccs_ynode *m, struct ccs_sca
 	CCS_TRY(ccs_ytree_qty(&L->y, m, "switch_latency", CCS_QTY_TIME, &so->switch_lat_s));
 	CCS_TRY(ccs_ytree_bool(&L->y, m, "sharp", &so->sharp, NULL));
 	CCS_TRY(ccs_ytree_long(&L->y, m, "spray", 1, 64, &so->spray, NULL));
+	so->routing = -1;
+	CCS_TRY(ccs_ytree_enum(&L->y, m, "routing", ccs_routing_name, NULL, CCS_ROUTE_N, &so->routing));
+	if (so->spray > 1 && (so->routing == CCS_ROUTE_DMODK || so->routing == CCS_ROUTE_ECMP))
+		return ccs_diag_at(L->y.diag, ccs_ytree_get(m, "spray")->mark,
+		                   "'spray: %ld' splits transfers over paths, but 'routing: %s' sends each flow on one path "
+		                   "(write routing: spray or adaptive)", so->spray, ccs_routing_name[so->routing]);
+	if (so->routing == CCS_ROUTE_SPRAY && so->spray == 1)
+		so->spray = 8;          /* EFA's SRD uses many paths; 8 as the shipped AWS files say */
+	if (so->routing == CCS_ROUTE_ADAPTIVE && so->spray == 1)
+		so->spray = 16;
 	/* the transport (model/transport.h); model.transport, read first, wins */
 	if (L->spec->params.transport < 0)
 		CCS_TRY(ccs_ytree_enum(&L->y, m, "transport", ccs_transport_name, NULL, CCS_TR_N, &L->spec->params.transport));

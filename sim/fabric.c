@@ -18,6 +18,7 @@ void ccs_fabric_free(struct ccs_fabric *f)
 	ccs_free(f->gpu_at);
 	ccs_free(f->up_has);
 	ccs_free(f->dist);
+	ccs_free(f->nic_idx);
 	ccs_free(f->parent);
 	ccs_free(f->queue);
 	ccs_free(f->rc);
@@ -191,6 +192,30 @@ static int timed_state(struct ccs_fabric *f)
 	return CCS_OK;
 }
 
+/* dmodk's destination numbers: the NICs leaf by leaf, in each leaf's port
+ * order (an InfiniBand subnet manager numbers hosts by their place under the
+ * leaves, so that the hosts of one leaf differ in the low digits and spread
+ * over every uplink); a NIC on no switch comes after them. */
+static void number_nics(struct ccs_fabric *f)
+{
+	const struct ccs_topo *t = f->t;
+	uint32_t next = 0;
+	for (uint32_t d = 0; d < t->ndev; d++)
+		f->nic_idx[d] = UINT32_MAX;
+	for (uint32_t s = 0; s < t->ndev; s++) {
+		if (t->dev[s].kind != CCS_DEV_NETSW)
+			continue;
+		for (uint32_t k = t->adj_off[s]; k < t->adj_off[s + 1]; k++) {
+			uint32_t v = t->adj_nbr[k];
+			if (t->dev[v].kind == CCS_DEV_NIC && f->nic_idx[v] == UINT32_MAX)
+				f->nic_idx[v] = next++;
+		}
+	}
+	for (uint32_t d = 0; d < t->ndev; d++)
+		if (t->dev[d].kind == CCS_DEV_NIC && f->nic_idx[d] == UINT32_MAX)
+			f->nic_idx[d] = next++;
+}
+
 int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 {
 	const struct ccs_topo *t = c->t;
@@ -209,11 +234,12 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	f->has_ports = ccs_calloc((size_t)t->ngpu + 1, 1);
 	f->slow_mem = ccs_calloc((size_t)t->ngpu + 1, 1);
 	f->dist = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->dist);
+	f->nic_idx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->nic_idx);
 	f->parent = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->parent);
 	f->queue = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->queue);
 	f->rc_cap = 1024;
 	f->rc = ccs_calloc(f->rc_cap, sizeof *f->rc);
-	if (!f->cap || !f->has_ports || !f->slow_mem || !f->dist || !f->parent || !f->queue || !f->rc) {
+	if (!f->cap || !f->has_ports || !f->slow_mem || !f->dist || !f->nic_idx || !f->parent || !f->queue || !f->rc) {
 		ccs_fabric_free(f);
 		return CCS_ENOMEM;
 	}
@@ -228,6 +254,8 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	uplink_caps(f);
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
+	number_nics(f);
+	f->routing = ccs_topo_routing(t);
 	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
 		f->any_dead = !(f->cap[r] > 0);
 	f->spray = t->fab.spray > 1 ? (uint32_t)t->fab.spray : 1;   /* the fabric's routing; --spray overrides */
@@ -456,9 +484,20 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
+/* The network search's state for a route's part way toward NIC nic_b. */
+static void net_search(struct ccs_fabric *f, uint32_t way, uint32_t nic_b)
+{
+	f->cur_way = way;
+	f->cur_dst = f->nic_idx[nic_b];
+	f->cur_div = 1;
+}
+
 /* Shortest path from a to b over host links (through PCIe switches and
  * CPUs) or network links (through network switches), appended to res.
- * Among equal next hops, ECMP picks by hash. */
+ * Among equal next hops a hash picks (ECMP, and a sprayed part's way),
+ * or under destination-based routing in the network (dmodk, topo.h) the
+ * destination's number: at the j-th hop with a choice, of k_j, the port
+ * (d / (k_0 ... k_{j-1})) mod k_j. */
 static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t hash, uint32_t *res, int *n)
 {
 	const struct ccs_topo *t = f->t;
@@ -515,7 +554,13 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 			rc = CCS_EINPUT;
 			goto out;
 		}
-		uint32_t pick = cand[nc > 1 ? (mix(hash + (uint64_t)u) + (net ? f->cur_way : 0)) % nc : 0];
+		uint32_t k = 0;
+		if (nc > 1 && net && f->routing == CCS_ROUTE_DMODK && f->spray <= 1) {
+			k = f->cur_dst / f->cur_div % nc;
+			f->cur_div = f->cur_div > UINT32_MAX / nc ? 1 : f->cur_div * nc;
+		} else if (nc > 1)
+			k = (uint32_t)((mix(hash + (uint64_t)u) + (net ? f->cur_way : 0)) % nc);
+		uint32_t pick = cand[k];
 		res[(*n)++] = dir_res(f, pick, u);
 		u = ccs_link_other(&t->link[pick], u);
 	}
@@ -676,7 +721,7 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 			da = t->gpu[proxy].dev;
 		}
 		rc = host_path(f, proxy != UINT32_MAX ? proxy : ga, da, nic_a, key, res, n);
-		f->cur_way = way;
+		net_search(f, way, nic_b);
 		if (!rc)
 			rc = path(f, nic_a, nic_b, 1, key, res, n);
 		f->cur_planes = 0;

@@ -166,8 +166,9 @@ static void show_fabric(FILE *f, const struct ccs_topo *t, const struct ccs_topo
 		fprintf(f, "fabric     %s, %d tier%s, radix %d, %d plane%s, sharp %s", t->fab.kind,
 		        t->fab.tiers, t->fab.tiers == 1 ? "" : "s", t->fab.radix, t->fab.planes,
 		        t->fab.planes == 1 ? "" : "s", t->fab.sharp ? "yes" : "no");
+		fprintf(f, ", routing %s", ccs_routing_name[ccs_topo_routing(t)]);
 		if (t->fab.spray > 1)
-			fprintf(f, ", sprayed over %d paths", t->fab.spray);
+			fprintf(f, " over %d paths", t->fab.spray);
 		fprintf(f, "\n");
 	}
 	if (s->ndev[CCS_DEV_NETSW]) {

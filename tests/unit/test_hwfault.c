@@ -8,6 +8,7 @@
 #include "../../model/coll.h"
 #include "../../model/cost.h"
 #include "../../model/fault.h"
+#include "../../model/params.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
@@ -109,8 +110,9 @@ static void test_errors(void)
 
 /* A dead spine: the bisection drops by its share, the closed form's
  * fabric share with it, and the simulated AllToAll slows by about what the
- * remaining spines carry (ECMP hashing spreads flows unevenly, so not
- * exactly 4/3). */
+ * remaining spines carry, not exactly 4/3: InfiniBand's destination-based
+ * tables (dmodk) spread a leaf's 8 destinations over its 6 live uplinks
+ * (two to each of 3 spines), so two uplinks carry two (measured 1.49x). */
 static void test_dead_spine(void)
 {
 	const char *base[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16" };
@@ -130,8 +132,8 @@ static void test_dead_spine(void)
 	double ta = sim_time(a, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 64u << 20, err, sizeof err);
 	double tb = sim_time(b, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 64u << 20, err, sizeof err);
 	CHECK(ta > 0 && tb > 0);
-	CHECK(tb / ta > 1.15 && tb / ta < 1.45);
-	if (!(tb / ta > 1.15 && tb / ta < 1.45))
+	CHECK(tb / ta > 1.15 && tb / ta < 1.6);
+	if (!(tb / ta > 1.15 && tb / ta < 1.6))
 		fprintf(stderr, "dead spine: %.1f us -> %.1f us (%.3fx)\n", ta * 1e6, tb * 1e6, tb / ta);
 	ccs_topo_free(a);
 	ccs_topo_free(b);
@@ -417,7 +419,7 @@ static void test_p2p_off(void)
 		CHECK_NEAR(m, s1, 0.01);
 		struct ccs_comm c;
 		CHECK(!ccs_comm_build(a, 8, 0, &c, err, sizeof err));
-		CHECK_NEAR(c.b_su, 63.015e9 * 0.85 / 2, 0.01);
+		CHECK_NEAR(c.b_su, 63.015e9 * ccs_param("efficiency.pcie") / 2, 0.01);
 		CHECK(!c.nvls && c.su_bound == CCS_BOUND_PCIE);
 		ccs_comm_release(&c);
 		CHECK(ccs_fault_apply(a, "p2p:all:off@1us", err, sizeof err) == CCS_EINPUT && strstr(err, "P2P off applies from the start"));

@@ -176,6 +176,41 @@ static void test_nvls_tree(void)
 	}
 }
 
+/* Destination-based routing (dmodk, InfiniBand's default) on the same fat
+ * tree: the destinations under a leaf spread over its uplinks, so the ring
+ * (which ECMP hashing slowed about 2x) and a 64 MiB AllToAll run at the
+ * closed form's pace without spraying, and the same run twice is identical. */
+static void test_dmodk(void)
+{
+	const char *sets[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16" };
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 3);
+	CHECK(t != NULL && ccs_topo_routing(t) == CCS_ROUTE_DMODK);
+	if (!t)
+		return;
+	struct ccs_comm c;
+	char err[256];
+	struct ccs_fabric *fab = NULL;
+	CHECK(!ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+	CHECK(!ccs_fabric_new(&c, &fab));
+	if (fab) {
+		struct ccs_cost cr, ca;
+		struct ccs_sim_stats st, st2;
+		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 256u << 20, &cr, NULL));
+		CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &ca, NULL));
+		double ring = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 256u << 20, &st);
+		double a2a = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st);
+		double a2b = fx_sim_time(&c, fab, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, 64u << 20, &st2);
+		fprintf(stderr, "dmodk: ring 256 MiB %.1f us (closed form %.1f), alltoall 64 MiB %.1f us (%.1f)\n", ring * 1e6,
+		        cr.time_s * 1e6, a2a * 1e6, ca.time_s * 1e6);
+		CHECK_NEAR(ring, cr.time_s, 0.01);
+		CHECK(a2a >= ca.time_s * 0.99 && a2a <= ca.time_s * 1.03);
+		CHECK(a2a == a2b && st.events == st2.events);
+		ccs_fabric_free(fab);
+	}
+	ccs_comm_release(&c);
+	ccs_topo_free(t);
+}
+
 /* Sprayed routing: each transfer between nodes as 4 parts over 4 of the
  * equal-cost paths.  8 HGX H100 nodes on a non-blocking radix-16 fat tree:
  * per-flow ECMP puts two ring flows on one uplink (the ring takes about
@@ -184,8 +219,8 @@ static void test_nvls_tree(void)
  * is identical. */
 static void test_spray(void)
 {
-	const char *sets[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16" };
-	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 3);
+	const char *sets[] = { "nodes=8", "scaleout.topology=fat-tree", "scaleout.radix=16", "scaleout.routing=ecmp" };
+	struct ccs_topo *t = fx_load("topologies/hgx-h100-cluster.yaml", sets, 4);
 	CHECK(t != NULL);
 	if (!t)
 		return;
@@ -220,6 +255,7 @@ static void test_spray(void)
 	}
 	ccs_comm_release(&c);
 	ccs_topo_free(t);
+	test_dmodk();
 }
 
 /* PAT, one rank per node as NCCL runs it: Bruck's rounds over both of the
