@@ -8,10 +8,10 @@
 ** 4,096 tokens per rank) at EP 256 inside one CloudMatrix384-class UB domain
 ** (direct) and on 1,024 ranks of HGX H800 nodes, 4 EP groups of 256 at once
 ** (deepep_normal; EP 1,024 would leave ranks without an expert); the large
-** ones again with a leaf-spine link down at 1 ms.  They run per flow: hashed
-** ECMP and drawn routing make most transfers unlike each other, so classes
-** (sim/classes.h) would not lump them (docs/simulator.md, "Why AllToAll is
-** not a lane schedule yet").
+** ones again with a leaf-spine link down at 1 ms.  The fabric routes as
+** InfiniBand's subnet manager does (dmodk, model/topo.h), which keeps a
+** uniform exchange symmetric; the 1,024-rank AllToAll runs once more under
+** hashed ECMP, the baseline (docs/simulator.md, "Routes").
 **
 ** Each case runs in a child with a wall-time limit of LIMIT_S: a case that
 ** finishes shows its simulated time beside the closed form; one that does
@@ -51,6 +51,7 @@ struct acase {
 
 static const struct acase cases[] = {
 	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 64ull << 20, 0 },
+	{ "alltoall, ecmp", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 64ull << 20, 0 },
 	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 64ull << 20, 60 },
 	{ "alltoall, down @1ms", C3, { "nodes=1024", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3, 0,
 	  -1, 0, 64ull << 20, 0 },
@@ -225,7 +226,7 @@ static int print_case(const struct acase *b)
 int main(int argc, char **argv)
 {
 	/* bench_a2a [LABEL-PREFIX]: only the cases whose label starts so */
-	printf("simulator, per flow only (no class view yet): AllToAll and MoE dispatch at scale, %d s limit each; one "
+	printf("simulator: AllToAll (dmodk, and ECMP as the baseline) and MoE dispatch at scale, %d s limit each; one "
 	       "core\n", LIMIT_S);
 	printf("%-20s %-18s %7s %12s %10s %9s %8s %12s %12s  %s\n", "case", "topology", "ranks", "sim_ms", "closed_ms",
 	       "wall_s", "rss_MiB", "ops", "ops_ended", "target");
