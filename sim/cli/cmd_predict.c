@@ -37,7 +37,8 @@ static void usage(FILE *f)
 	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
 	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
 	        "  -v     also prints each size's cut bound, the least time the hardware allows (JSON: cut_bound_us)\n"
-	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults.\n", me,
+	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults;\n"
+	        "NCCL_NVLS_ENABLE=0 takes NVLS away, NCCL_COLLNET_ENABLE=1 lets NCCL choose CollNet.\n", me,
 	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N] [--spray K]\n"
 	        "         [--per-flow]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
@@ -324,6 +325,35 @@ static int check_req(struct req *rq)
 	return 0;
 }
 
+/* NCCL_NVLS_ENABLE: 0 off, 1 on, 2 (NCCL's default) on where the GPUs
+ * have it (NVIDIA/nccl src/transport/nvls.cc, 5067397c); 0 takes NVLS and
+ * NVLS-tree away from NCCL's choice and refuses them asked for by -a.
+ * NCCL_COLLNET_ENABLE is read with the topology (args.c).  0, or -1 after
+ * a message. */
+static int nvls_env(struct req *rq)
+{
+	const char *nv = getenv("NCCL_NVLS_ENABLE");
+	if (!nv || !*nv)
+		return 0;
+	if (strcmp(nv, "0") && strcmp(nv, "1") && strcmp(nv, "2")) {
+		fprintf(stderr, "%s: NCCL_NVLS_ENABLE must be 0, 1 or 2, got '%s'\n", me, nv);
+		return -1;
+	}
+	unsigned nvls = (1u << CCS_ALGO_NVLS) | (1u << CCS_ALGO_NVLS_TREE);
+	if (strcmp(nv, "0"))
+		return 0;
+	if (rq->fixed_algo && (rq->amask & nvls)) {
+		fprintf(stderr, "%s: -a %s with NCCL_NVLS_ENABLE=0: NCCL runs no NVLS algorithm then\n", me, rq->algo_s);
+		return -1;
+	}
+	rq->amask &= ~nvls;
+	if (!rq->amask) {
+		fprintf(stderr, "%s: NCCL_ALGO leaves only NVLS, and NCCL_NVLS_ENABLE=0 turns it off\n", me);
+		return -1;
+	}
+	return 0;
+}
+
 /* Algorithm and protocol masks: flags, then NCCL's environment
  * (NCCL_ALGO, NCCL_PROTO, NCCL_PXN_DISABLE, NCCL_MIN/MAX_NCHANNELS). */
 static int masks_of(struct req *rq)
@@ -382,7 +412,7 @@ static int masks_of(struct req *rq)
 	}
 	if (env_int("NCCL_MIN_NCHANNELS", &rq->minch) < 0 || env_int("NCCL_MAX_NCHANNELS", &rq->maxch) < 0)
 		return -1;
-	return 0;
+	return nvls_env(rq);
 }
 
 /* The topology and communicator, channels from NCCL's environment, and a

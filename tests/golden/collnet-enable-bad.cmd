@@ -1,0 +1,1 @@
+predict -t topologies/hgx-h100-cluster.yaml -c allreduce
