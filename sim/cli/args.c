@@ -178,6 +178,21 @@ int ccs_args_real(const char *me, const char *flag, const char *v, double lo, do
 	return 0;
 }
 
+/* An unknown flag, with the nearest of the n known ones (cands, may be
+ * NULL) when one is near (ccs_suggest): -1. */
+static int unknown_near(const char *me, const char *what, const char *flag, const char *const *cands, int n)
+{
+	const char *near = cands ? ccs_suggest(flag, cands, n) : NULL;
+	char hint[96] = "";
+	if (near)
+		snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
+	if (what)
+		fprintf(stderr, "%s: unknown option '%s' for %s%s (see %s %s --help)\n", me, flag, what, hint, me, what);
+	else
+		fprintf(stderr, "%s: unknown option '%s'%s (see %s --help)\n", me, flag, hint, me);
+	return -1;
+}
+
 int ccs_args_value(const char *me, const char *what, int argc, char **argv, int *i, const char *const *names, size_t n,
                   const char **v)
 {
@@ -185,10 +200,8 @@ int ccs_args_value(const char *me, const char *what, int argc, char **argv, int 
 	size_t k = 0;
 	while (k < n && strcmp(a, names[k]))
 		k++;
-	if (k == n) {
-		fprintf(stderr, "%s: unknown option '%s' for %s (see %s %s --help)\n", me, a, what, me, what);
-		return -1;
-	}
+	if (k == n)
+		return unknown_near(me, what, a, names, (int)n);
 	if (*i + 1 >= argc) {
 		fprintf(stderr, "%s: '%s' needs a value\n", me, a);
 		return -1;
@@ -221,18 +234,20 @@ const struct ccs_args_opt *ccs_args_find(const struct ccs_args_opt *opts, size_t
 
 int ccs_args_unknown(const char *me, const char *what, const char *flag)
 {
-	if (what)
-		fprintf(stderr, "%s: unknown option '%s' for %s (see %s %s --help)\n", me, flag, what, me, what);
-	else
-		fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", me, flag, me);
-	return -1;
+	return unknown_near(me, what, flag, NULL, 0);
 }
 
 int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *opts, size_t n, int argc, char **argv,
                   int *i)
 {
 	const struct ccs_args_opt *o = ccs_args_find(opts, n, argv[*i]);
-	return o ? ccs_args_store(me, o, argc, argv, i) : ccs_args_unknown(me, what, argv[*i]);
+	if (o)
+		return ccs_args_store(me, o, argc, argv, i);
+	const char *flags[128];
+	int nf = 0;
+	for (size_t k = 0; k < n && nf < 128; k++)
+		flags[nf++] = opts[k].flag;
+	return unknown_near(me, what, argv[*i], flags, nf);
 }
 
 int ccs_args_store(const char *me, const struct ccs_args_opt *o, int argc, char **argv, int *i)
