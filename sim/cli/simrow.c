@@ -181,9 +181,19 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	for (int j = 0; j < npaths; j++)
 		printf("%s %s", j ? " +" : "", paths[j]);
 	printf(" on %s: %d ranks in %d group%s of %d\n", t->name, comm.n, comm.G, comm.G == 1 ? "" : "s", comm.p);
-	printf("# %8s %10s %8s %16s %16s\n", "time(us)", "ops", "flows", "bytes sent", "events");
-	printf("  %8.3f %10llu %8llu %16.0f %16llu\n", st.time_s * 1e6, (unsigned long long)st.ops,
+	printf("# %8s %10s %8s %16s %16s", "time(us)", "ops", "flows", "bytes sent", "events");
+	/* a file that says which collective it is, and its size, gets
+	 * nccl-tests' algbw and busbw beside */
+	int bw = npaths == 1 && s.coll_bytes > 0 && st.time_s > 0;
+	if (bw)
+		printf(" %14s %8s %8s", "collective", "algbw", "busbw");
+	printf("\n  %8.3f %10llu %8llu %16.0f %16llu", st.time_s * 1e6, (unsigned long long)st.ops,
 	       (unsigned long long)st.flows, st.bytes_sent, (unsigned long long)st.events);
+	if (bw) {
+		double algbw = s.coll_bytes / st.time_s / 1e9;
+		printf(" %14s %8.2f %8.2f", ccs_coll_name[s.coll], algbw, algbw * ccs_busbw_factor(s.coll, comm.n));
+	}
+	printf("\n");
 	if (links)
 		ccs_report_links(fab, fl, st.time_s);
 	rc = ccs_args_flush() ? 1 : 0;

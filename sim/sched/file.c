@@ -19,6 +19,7 @@
 */
 #include "sched.h"
 
+#include "../../model/coll.h"
 #include "../../model/nccl_tables.h"
 #include "../../model/xml.h"
 #include "../../model/ytree.h"
@@ -45,6 +46,8 @@ struct ld {
 	struct fop *fo;
 	uint32_t nops;
 	long nr;                    /* ranks it declares */
+	int coll;                   /* collective: and size: (coll_bytes 0: not given) */
+	double coll_bytes;
 	struct ccs_dag *dag;
 	char msg[512];
 	char src[1100];             /* the source name of an MSCCL file's YAML */
@@ -273,6 +276,8 @@ static int install(struct ld *L, struct ccs_sched *s)
 	}
 	if (rc)
 		return rc;
+	s->coll = L->coll;
+	s->coll_bytes = L->coll_bytes;
 	return rc;
 }
 
@@ -309,10 +314,33 @@ static int load_root(struct ld *L, const char *path, double bytes, struct ccs_di
 	return rc;
 }
 
+/* `collective:` and `size:` (both or neither): what the schedule
+ * implements and its nccl-tests size, kept in L for install. */
+static int read_coll(struct ld *L, const struct ccs_ynode *root)
+{
+	const struct ccs_ynode *cy = ccs_ytree_get(root, "collective"), *sy = ccs_ytree_get(root, "size");
+	if (!cy && !sy)
+		return CCS_OK;
+	if (!cy || !sy)
+		return ccs_diag_at(L->d.diag, (cy ? cy : sy)->mark,
+		                   "'collective' and 'size' go together (the size nccl-tests prints, for algbw and busbw)");
+	CCS_TRY(ccs_ytree_kind(&L->d, cy, CCS_Y_SCALAR, "collective"));
+	int coll = ccs_coll_parse(cy->str);
+	if (coll < 0)
+		return ccs_diag_at(L->d.diag, cy->mark, "unknown collective '%s'", cy->str);
+	double b = 0;
+	CCS_TRY(ccs_ytree_qty(&L->d, root, "size", CCS_QTY_SIZE, &b));
+	if (!(b > 0))
+		return ccs_diag_at(L->d.diag, sy->mark, "'size' must be above 0");
+	L->coll = coll;
+	L->coll_bytes = b;
+	return CCS_OK;
+}
+
 int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
                    struct ccs_diag *diag)
 {
-	static const char *const top_keys[] = { "name", "description", "ranks", "ops" };
+	static const char *const top_keys[] = { "name", "description", "ranks", "ops", "collective", "size" };
 	struct ld ld, *L = &ld;
 	memset(L, 0, sizeof *L);
 	L->c = c;
@@ -321,7 +349,7 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, str
 	int rc = load_root(L, path, bytes, diag, &root);
 	if (rc)
 		goto out;
-	if ((rc = ccs_ytree_keys(&L->d, root, top_keys, 4, "the schedule")) ||
+	if ((rc = ccs_ytree_keys(&L->d, root, top_keys, 6, "the schedule")) ||
 	    (rc = ccs_ytree_need(&L->d, root, "ranks", "the schedule")) ||
 	    (rc = ccs_ytree_need(&L->d, root, "ops", "the schedule")) ||
 	    (rc = ccs_ytree_long(&L->d, root, "ranks", 1, 1000000, &L->nr, NULL)))
@@ -338,7 +366,8 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, str
 	rc = CCS_OK;
 	for (uint32_t i = 0; i < L->nops && !rc; i++)
 		rc = read_op(L, i);
-	if (!rc && !(rc = unique_names(L)) && !(rc = pair_ops(L)) && !(rc = make_dag(L)) && !(rc = install(L, s)))
+	if (!rc && !(rc = unique_names(L)) && !(rc = pair_ops(L)) && !(rc = make_dag(L)) && !(rc = read_coll(L, root)) &&
+	    !(rc = install(L, s)))
 		L->dag = NULL;
 out:
 	if (rc == CCS_ENOMEM && !diag->set)

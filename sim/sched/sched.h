@@ -97,6 +97,11 @@ struct ccs_sched {
 	uint64_t nops;
 	void *ctx;
 	const struct ccs_sched_ops *ops;   /* NULL: an empty schedule (zeroed) */
+	/* the collective a schedule file says it implements (enum ccs_coll)
+	 * and its size as nccl-tests counts it, for algbw and busbw; size 0:
+	 * not said */
+	int coll;
+	double coll_bytes;
 	/* GPU memory bytes per byte a transfer sends, charged on the sending
 	 * GPU's memory where the fabric has it (a GPU slower than the others:
 	 * a straggler); 0: not timed.  Set for NCCL's collectives as the closed
