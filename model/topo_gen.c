@@ -392,10 +392,17 @@ static int plane_shape(const struct gen *g, struct shape *sh)
 	long ports = so->kind == CCS_FAB_RAIL_ONLY ? N : N * K;
 	sh->L = so->kind == CCS_FAB_FAT_TREE ? (N * K + sh->d1 - 1) / sh->d1
 	      : so->kind == CCS_FAB_RAIL_OPT ? groups * K : groups;
+	/* one tier of a rail-optimized fabric is a switch per rail with nothing
+	 * joining the rails: that is the rail-only kind */
+	if (so->tiers == 1 && so->kind == CCS_FAB_RAIL_OPT && groups == 1 && K > 1)
+		return ccs_diag_at(g->diag, so->tiers_mark,
+		                   "scaleout: one tier of a rail-optimized fabric is %ld rail switches with nothing joining the "
+		                   "rails; write 'topology: rail-only' for that (cross-rail traffic over NVLink), or 'tiers: 2'",
+		                   K);
 	if (so->tiers == 1 && sh->L > 1)
 		return ccs_diag_at(g->diag, g->s->nodes_mark,
-		                   "scaleout: one tier of radix %ld holds %ld ports, this fabric needs %ld; use 'tiers: 2' or a larger 'radix'",
-		                   R, R, ports);
+		                   "scaleout: one tier of radix %ld holds %ld ports%s, this fabric needs %ld; use 'tiers: 2' or a larger 'radix'",
+		                   R, R, so->kind == CCS_FAB_RAIL_OPT ? " per rail" : "", so->kind == CCS_FAB_RAIL_OPT ? N : ports);
 	if (so->tiers == 2 && sh->L > R)
 		return ccs_diag_at(g->diag, g->s->nodes_mark,
 		                   "scaleout: a 2-tier fabric of radix %ld holds at most %ld leaves, this one needs %ld (%ld nic ports); use 'tiers: 3' or a larger 'radix'",
