@@ -635,7 +635,7 @@ static int side_times(const struct env *en, const struct term *xp, double *ti_ou
 	 * LL128 7/9 on one node). */
 	double e = proto_eff[proto];
 	if (algo == CCS_ALGO_TREE)
-		e = 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (G == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
+		e = ccs_nccl_tree_proto_eff(proto, G);
 	double ti, tn;
 	int bi_bound = x.bi_bound;
 	if (x.ti >= 0) {

@@ -69,6 +69,10 @@ double ccs_nccl_tree_ll128_max(int arch, int nodes_idx);
  * per power of two from 64 B to 256 MiB), interpolated in log2(bytes) so it
  * is continuous and grows slower than the size. */
 double ccs_nccl_tree_correction(int proto, double bytes);
+/* The share of a channel's rate NCCL's tree AllReduce reaches by protocol
+ * (src/graph/tuning.cc, 5067397c): x 0.92, and LL / 3.8, LL128 x 7/9 on one
+ * node and x 120/128 across nodes; the caps beside them are separate. */
+double ccs_nccl_tree_proto_eff(int proto, int nnodes);
 
 /* L for our model, as in the header (algo selects NCCL's latency row:
  * ring for the MPI classics). */

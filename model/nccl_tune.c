@@ -158,6 +158,11 @@ double ccs_nccl_ll_max_bw(int arch, int nnodes)
 double ccs_nccl_ring_ll128_max(int arch, int ni) { return ring_ll128[arch][ni]; }
 double ccs_nccl_tree_ll128_max(int arch, int ni) { return tree_ll128[arch][ni]; }
 
+double ccs_nccl_tree_proto_eff(int proto, int nnodes)
+{
+	return 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
+}
+
 double ccs_nccl_tree_correction(int proto, double bytes)
 {
 	double x = bytes > 64 ? log2(bytes / 64.0) : 0;
@@ -322,12 +327,13 @@ static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto
 	}
 	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_LL128)
 		busBw = fmin(busBw * 0.92, nCh * vt.ring_ll128[ni]);
+	/* the tree's protocol share, each step capped as NCCL caps it */
 	if (algo == CCS_ALGO_TREE && coll == CCS_COLL_ALLREDUCE)
-		busBw = fmin(busBw * 0.92, nCh * vt.tree_max[ni]);
-	if (algo == CCS_ALGO_TREE && proto == CCS_PROTO_LL)
-		busBw = fmin(busBw / 3.8, ccs_nccl_ll_max_bw(cc, nNodes));
-	if (algo == CCS_ALGO_TREE && proto == CCS_PROTO_LL128)
-		busBw = fmin(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), nCh * vt.tree_ll128[ni]);
+		busBw = fmin(busBw * ccs_nccl_tree_proto_eff(CCS_PROTO_SIMPLE, nNodes), nCh * vt.tree_max[ni]);
+	if (algo == CCS_ALGO_TREE && proto != CCS_PROTO_SIMPLE) {
+		double k = ccs_nccl_tree_proto_eff(proto, nNodes) / ccs_nccl_tree_proto_eff(CCS_PROTO_SIMPLE, nNodes);
+		busBw = fmin(busBw * k, proto == CCS_PROTO_LL ? ccs_nccl_ll_max_bw(cc, nNodes) : nCh * vt.tree_ll128[ni]);
+	}
 	if (algo == CCS_ALGO_PAT)
 		busBw *= 0.75;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE)

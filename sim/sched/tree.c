@@ -408,7 +408,7 @@ static void tree_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	if (K > CCS_TREE_MAXCHUNKS)
 		K = CCS_TREE_MAXCHUNKS;
 	ts->K = (int)K;
-	double e = 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (G == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
+	double e = ccs_nccl_tree_proto_eff(proto, G);
 	e *= ccs_nccl_tree_correction(proto, S);
 	ts->bytes = S / ((double)ts->C * K) / e;
 	/* NCCL's protocol cap on the GPU side slows the chains as the closed
