@@ -1,5 +1,6 @@
 /* sim/fabric.c: capacities and routes (fabric.h). */
 #include "fabric_int.h"
+#include "sched/sched.h"
 
 #include <stdio.h>
 #include <math.h>

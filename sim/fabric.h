@@ -67,10 +67,7 @@ ccs_time ccs_fabric_next_fault(const struct ccs_fabric *f);
 int      ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, const char **spec);
 int      ccs_fabric_live(const struct ccs_fabric *f, uint32_t res);
 
-/* nic_a for PXN: leave through the NIC of the GPU in a's scale-up domain
- * with b's local index (b's rail), reached over the scale-up ports; a's own
- * best NIC when there is no such GPU. */
-#define CCS_NIC_PXN (UINT32_MAX - 1)
+/* nic_a may be CCS_NIC_PXN (sched/sched.h): a schedule's word for PXN. */
 
 /* Route from rank a to rank b for a flow of the given channel; nic_a and
  * nic_b are the NICs to use when they are in different groups (device

@@ -19,7 +19,6 @@
 ** (op id r L + w, one part per NIC).
 */
 #include "sched.h"
-#include "../fabric.h"
 
 #include "../../model/nccl_tables.h"
 #include "../../model/p2p.h"

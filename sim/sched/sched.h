@@ -33,6 +33,11 @@
 
 #define CCS_SCHED_MAXSUCC 64
 
+/* nic_src for PXN: leave through the NIC of the GPU in src's scale-up
+ * domain with dst's local index (dst's rail), reached over the scale-up
+ * ports; src's own best NIC when there is no such GPU. */
+#define CCS_NIC_PXN (UINT32_MAX - 1)
+
 /* XFER src -> dst; NVLS through src's scale-up ports; DELAY waits only;
  * UP / DOWN between src's GPU and its NIC's switch (in-network reduction,
  * nic_src the NIC). */
@@ -44,7 +49,7 @@ struct ccs_op {
 	                               it also crosses both ranks' copy ports */
 	int32_t src, dst;
 	uint32_t channel;
-	uint32_t nic_src, nic_dst;  /* for XFER across groups; UINT32_MAX: best */
+	uint32_t nic_src, nic_dst;  /* for XFER across groups; UINT32_MAX: best; nic_src CCS_NIC_PXN */
 	double bytes;               /* on the wire */
 	double delay_s;
 	double floor_s;             /* completes no sooner after its start (0: none) */
