@@ -503,8 +503,10 @@ static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 {
 	struct ccs_sched_lanes ln;
 	*ran = 0;
-	if (!r->s->ops->lanes(r->s, &ln))
+	if (!r->s->ops->lanes(r->s, &ln)) {
+		r->st->per_flow_why = "the schedule gives no lanes here";
 		return CCS_OK;
+	}
 	const struct ccs_classes_env env = { r, cl_route, m_late_s, ccs_fabric_nres(r->fab), r->caps,
 	                                     ccs_fabric_epochs(r->fab), cl_epoch };
 	const char *why;

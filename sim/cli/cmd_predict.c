@@ -585,7 +585,23 @@ static void print_cuts(const struct req *rq)
 	}
 }
 
-/* The rows as nccl-tests prints them (table), or csv, or json. */
+/* -v with simulate: each row's run, as the simulator counts it: events,
+ * flows (a class's members counted), the most in the solver at once, and
+ * the classes it lumped them into with restarts, or why it ran per flow. */
+static void print_runs(const struct req *rq)
+{
+	printf("# simulator runs\n# %12s %12s %14s %10s %8s %12s %8s  %s\n", "size (B)", "events", "flows", "max active",
+	       "classes", "class flows", "restarts", "per flow because");
+	for (size_t i = 0; i < rq->nrows; i++) {
+		const struct ccs_simrow_row *rw = &rq->rows[i];
+		if (!rw->events)
+			continue;
+		printf("# %12llu %12llu %14llu %10u %8u %12llu %8u  %s\n", (unsigned long long)rw->bytes,
+		       (unsigned long long)rw->events, (unsigned long long)rw->flows, rw->max_active, rw->classes,
+		       (unsigned long long)rw->class_flows, rw->restarts, rw->per_flow_why ? rw->per_flow_why : "-");
+	}
+}
+
 /* The rows as CSV, one line a size. */
 static void print_csv(const struct req *rq)
 {
@@ -687,6 +703,8 @@ static void print_table(const struct req *rq)
 	printf("#\n");
 	if (rq->verbose)
 		print_cuts(rq);
+	if (rq->verbose && rq->sim)
+		print_runs(rq);
 }
 
 static void print_rows(const struct req *rq)

@@ -63,6 +63,13 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	}
 	rw->time_s = st.time_s;
 	rw->bound = ccs_report_bound(c, *fab, fl, st.time_s);
+	rw->events = st.events;
+	rw->flows = st.flows;
+	rw->class_flows = st.class_flows;
+	rw->max_active = st.max_active;
+	rw->classes = st.classes;
+	rw->restarts = st.restarts;
+	rw->per_flow_why = st.per_flow_why;
 	ccs_flows_free(*keep);
 	*keep = fl;
 	return 0;

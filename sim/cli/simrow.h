@@ -28,6 +28,10 @@ struct ccs_simrow_row {
 	double alt_time;
 	double cut_s;                   /* the cut bound (model/bound.h) */
 	int cut_by;
+	/* the simulator's run (simulate only; events 0: not simulated) */
+	uint64_t events, flows, class_flows;
+	uint32_t max_active, classes, restarts;
+	const char *per_flow_why;       /* why it ran per flow; NULL: as classes */
 };
 
 /* Whether the runs below simulate every flow (--per-flow) rather than
