@@ -37,61 +37,107 @@ int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, uns
 	return rc;
 }
 
-static int dispatch(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
-                   struct ccs_sched *s, const char **why);
+/* What a builder is given: one request. */
+struct req {
+	const struct ccs_comm *c;
+	int coll, algo, proto, channels, flags;
+	uint64_t bytes;
+	struct ccs_sched *s;
+	const char **why;
+};
+
+static int b_ring(const struct req *r)
+{
+	return ccs_sched_ring(r->c, r->coll, r->proto, r->channels, r->bytes, r->flags, r->s, r->why);
+}
+
+static int b_tree(const struct req *r) { return ccs_sched_tree(r->c, r->proto, r->channels, r->bytes, r->s, r->why); }
+
+/* NVLS AllReduce across domains runs as CollNet over SHARP (collnet.c) */
+static int b_nvls(const struct req *r)
+{
+	if (r->coll == CCS_COLL_ALLREDUCE && r->c->G > 1)
+		return ccs_sched_collnet(r->c, CCS_ALGO_NVLS, r->proto, r->channels, r->bytes, r->s, r->why);
+	return ccs_sched_nvls(r->c, r->coll, r->proto, r->channels, r->bytes, r->s, r->why);
+}
+
+static int b_nvls_tree(const struct req *r)
+{
+	return ccs_sched_nvls_tree(r->c, r->coll, r->proto, r->channels, r->bytes, r->s, r->why);
+}
+
+static int b_collnet_direct(const struct req *r)
+{
+	return ccs_sched_collnet(r->c, CCS_ALGO_COLLNET_DIRECT, r->proto, r->channels, r->bytes, r->s, r->why);
+}
+
+static int b_collnet_chain(const struct req *r)
+{
+	return ccs_sched_collnet_chain(r->c, r->proto, r->channels, r->bytes, r->s, r->why);
+}
+
+static int b_steps(const struct req *r) { return ccs_sched_steps(r->c, r->coll, r->algo, r->proto, r->bytes, r->s, r->why); }
+
+static int b_direct(const struct req *r)
+{
+	return ccs_sched_alltoall(r->c, r->coll, r->proto, r->bytes, !(r->flags & CCS_SCHED_NO_PXN), r->s, r->why);
+}
+
+/* pairwise SendRecv is the direct send; other collectives go in rounds */
+static int b_pairwise(const struct req *r) { return r->coll == CCS_COLL_SENDRECV ? b_direct(r) : b_steps(r); }
+
+static int b_shot(const struct req *r) { return ccs_sched_shot(r->c, r->algo, r->bytes, r->s, r->why); }
+
+#define ANY ((1u << CCS_COLL_N) - 1)
+#define AR (1u << CCS_COLL_ALLREDUCE)
+
+/* Each algorithm's schedule: its builder, the collectives it is built for
+ * here (others refused with `only`; the builder refuses the rest of what
+ * it cannot do), and whether the closed form bounds it by GPU memory (not
+ * NVLS, whose switches reduce, nor the one- and two-shot kernels, timed
+ * whole). */
+static const struct algo_sched {
+	int (*build)(const struct req *r);
+	unsigned colls;
+	const char *only;
+	int mem_bound;
+} algos[CCS_ALGO_N] = {
+	[CCS_ALGO_RING] = { b_ring, ANY, NULL, 1 },
+	[CCS_ALGO_TREE] = { b_tree, AR, "tree applies to AllReduce", 1 },
+	[CCS_ALGO_NVLS] = { b_nvls, ANY, NULL, 0 },
+	[CCS_ALGO_NVLS_TREE] = { b_nvls_tree, ANY, NULL, 0 },
+	[CCS_ALGO_COLLNET_DIRECT] = { b_collnet_direct, AR, "collnet applies to AllReduce", 1 },
+	[CCS_ALGO_COLLNET_CHAIN] = { b_collnet_chain, AR, "collnet applies to AllReduce", 1 },
+	[CCS_ALGO_PAT] = { b_steps, ANY, NULL, 1 },
+	[CCS_ALGO_RHD] = { b_steps, ANY, NULL, 1 },
+	[CCS_ALGO_RD] = { b_steps, ANY, NULL, 1 },
+	[CCS_ALGO_BRUCK] = { b_steps, ANY, NULL, 1 },
+	[CCS_ALGO_DIRECT] = { b_direct, (1u << CCS_COLL_ALLTOALL) | (1u << CCS_COLL_SENDRECV),
+	                      "the direct schedule covers AllToAll and SendRecv", 1 },
+	[CCS_ALGO_PAIRWISE] = { b_pairwise, ANY, NULL, 1 },
+	[CCS_ALGO_HIER] = { b_steps, ANY, NULL, 1 },
+	[CCS_ALGO_ONESHOT] = { b_shot, ANY, NULL, 0 },
+	[CCS_ALGO_TWOSHOT] = { b_shot, ANY, NULL, 0 },
+};
 
 int ccs_sched_build_flags(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                           int flags, struct ccs_sched *s, const char **why)
 {
-	int rc = dispatch(c, coll, algo, proto, channels, bytes, flags, s, why);
-	/* the closed form bounds these by GPU memory (not NVLS, whose switches
-	 * reduce, nor the one- and two-shot kernels, timed whole) */
-	if (!rc && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE && algo != CCS_ALGO_ONESHOT &&
-	    algo != CCS_ALGO_TWOSHOT)
+	memset(s, 0, sizeof *s);
+	*why = NULL;
+	if (algo < 0 || algo >= CCS_ALGO_N || !algos[algo].build || coll < 0 || coll >= CCS_COLL_N) {
+		*why = "no schedule for this algorithm";
+		return CCS_EINPUT;
+	}
+	const struct algo_sched *x = &algos[algo];
+	if (!(x->colls >> coll & 1)) {
+		*why = x->only;
+		return CCS_EINPUT;
+	}
+	const struct req r = { c, coll, algo, proto, channels, flags, bytes, s, why };
+	int rc = x->build(&r);
+	if (!rc && x->mem_bound)
 		s->mem_per_byte = ccs_cost_mem_per_byte(coll);
 	return rc;
 }
 
-static int dispatch(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes, int flags,
-                   struct ccs_sched *s, const char **why)
-{
-	memset(s, 0, sizeof *s);
-	*why = NULL;
-	if (algo == CCS_ALGO_RING)
-		return ccs_sched_ring(c, coll, proto, channels, bytes, flags, s, why);
-	if (algo == CCS_ALGO_NVLS && coll == CCS_COLL_ALLREDUCE && c->G > 1)
-		return ccs_sched_collnet(c, CCS_ALGO_NVLS, proto, channels, bytes, s, why);
-	if (algo == CCS_ALGO_NVLS)
-		return ccs_sched_nvls(c, coll, proto, channels, bytes, s, why);
-	if (algo == CCS_ALGO_NVLS_TREE)
-		return ccs_sched_nvls_tree(c, coll, proto, channels, bytes, s, why);
-	if (algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) {
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "collnet applies to AllReduce";
-			return CCS_EINPUT;
-		}
-		return algo == CCS_ALGO_COLLNET_CHAIN ? ccs_sched_collnet_chain(c, proto, channels, bytes, s, why)
-		                                      : ccs_sched_collnet(c, CCS_ALGO_COLLNET_DIRECT, proto, channels, bytes, s, why);
-	}
-	if (algo == CCS_ALGO_TREE) {
-		if (coll != CCS_COLL_ALLREDUCE) {
-			*why = "tree applies to AllReduce";
-			return CCS_EINPUT;
-		}
-		return ccs_sched_tree(c, proto, channels, bytes, s, why);
-	}
-	if (algo == CCS_ALGO_DIRECT || (algo == CCS_ALGO_PAIRWISE && coll == CCS_COLL_SENDRECV)) {
-		if (coll != CCS_COLL_ALLTOALL && coll != CCS_COLL_SENDRECV) {
-			*why = "the direct schedule covers AllToAll and SendRecv";
-			return CCS_EINPUT;
-		}
-		return ccs_sched_alltoall(c, coll, proto, bytes, !(flags & CCS_SCHED_NO_PXN), s, why);
-	}
-	if (algo == CCS_ALGO_RD || algo == CCS_ALGO_RHD || algo == CCS_ALGO_BRUCK || algo == CCS_ALGO_PAIRWISE ||
-	    algo == CCS_ALGO_HIER || algo == CCS_ALGO_PAT)
-		return ccs_sched_steps(c, coll, algo, proto, bytes, s, why);
-	if (algo == CCS_ALGO_ONESHOT || algo == CCS_ALGO_TWOSHOT)
-		return ccs_sched_shot(c, algo, bytes, s, why);
-	*why = "no schedule for this algorithm";
-	return CCS_EINPUT;
-}
