@@ -180,7 +180,7 @@ int ccs_args_real(const char *me, const char *flag, const char *v, double lo, do
 
 /* An unknown flag, with the nearest of the n known ones (cands, may be
  * NULL) when one is near (ccs_suggest): -1. */
-static int unknown_near(const char *me, const char *what, const char *flag, const char *const *cands, int n)
+int ccs_args_unknown_near(const char *me, const char *what, const char *flag, const char *const *cands, int n)
 {
 	const char *near = cands ? ccs_suggest(flag, cands, n) : NULL;
 	char hint[96] = "";
@@ -201,7 +201,7 @@ int ccs_args_value(const char *me, const char *what, int argc, char **argv, int 
 	while (k < n && strcmp(a, names[k]))
 		k++;
 	if (k == n)
-		return unknown_near(me, what, a, names, (int)n);
+		return ccs_args_unknown_near(me, what, a, names, (int)n);
 	if (*i + 1 >= argc) {
 		fprintf(stderr, "%s: '%s' needs a value\n", me, a);
 		return -1;
@@ -234,7 +234,7 @@ const struct ccs_args_opt *ccs_args_find(const struct ccs_args_opt *opts, size_t
 
 int ccs_args_unknown(const char *me, const char *what, const char *flag)
 {
-	return unknown_near(me, what, flag, NULL, 0);
+	return ccs_args_unknown_near(me, what, flag, NULL, 0);
 }
 
 int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *opts, size_t n, int argc, char **argv,
@@ -247,7 +247,7 @@ int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *o
 	int nf = 0;
 	for (size_t k = 0; k < n && nf < 128; k++)
 		flags[nf++] = opts[k].flag;
-	return unknown_near(me, what, argv[*i], flags, nf);
+	return ccs_args_unknown_near(me, what, argv[*i], flags, nf);
 }
 
 int ccs_args_store(const char *me, const struct ccs_args_opt *o, int argc, char **argv, int *i)

@@ -98,6 +98,8 @@ int ccs_args_take(const char *me, const char *what, const struct ccs_args_opt *o
 const struct ccs_args_opt *ccs_args_find(const struct ccs_args_opt *opts, size_t n, const char *flag);
 int ccs_args_store(const char *me, const struct ccs_args_opt *o, int argc, char **argv, int *i);
 int ccs_args_unknown(const char *me, const char *what, const char *flag);
+/* The same with the nearest of the n known flags cands (did you mean ...). */
+int ccs_args_unknown_near(const char *me, const char *what, const char *flag, const char *const *cands, int n);
 
 int ccs_cmd_topo(int argc, char **argv);
 /* diagnose: fault hypotheses against measured logs (sim/cli/cmd_diagnose.c) */

@@ -342,8 +342,17 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 			D->tol_given = 1;
 		} else if (argv[i][0] != '-' && D->nlog < 32) {
 			D->logs[D->nlog++] = argv[i];
+		} else if (argv[i][0] == '-') {
+			static const char *const flags[] = { "-t", "-n", "-c", "-a", "-p", "--ppn", "--nodes", "--top", "--list",
+			                                     "--junit", "--tolerance", "--set", "--fault", "--help" };
+			for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+				if (!strcmp(argv[i], flags[k])) {
+					fprintf(stderr, "%s: '%s' needs a value\n", me, argv[i]);
+					return -1;
+				}
+			return ccs_args_unknown_near(me, NULL, argv[i], flags, (int)(sizeof flags / sizeof flags[0]));
 		} else {
-			fprintf(stderr, "%s: unexpected argument '%s'\n", me, argv[i]);
+			fprintf(stderr, "%s: unexpected argument '%s' (at most 32 logs)\n", me, argv[i]);
 			return -1;
 		}
 	}

@@ -1,0 +1,1 @@
+diagnose -t topologies/hgx-h100.yaml --tolerence 3% x.log
