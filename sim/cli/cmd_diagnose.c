@@ -285,6 +285,20 @@ static void dg_usage(void)
 	       "  1 bad input or an error, 2 bad usage\n", me);
 }
 
+/* A flag dg_parse did not take: one of ours without its value, or the
+ * nearest of ours named: -1. */
+static int bad_flag(const char *a)
+{
+	static const char *const flags[] = { "-t", "-n", "-c", "-a", "-p", "--ppn", "--nodes", "--top", "--list",
+	                                     "--junit", "--tolerance", "--set", "--fault", "--help" };
+	for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+		if (!strcmp(a, flags[k])) {
+			fprintf(stderr, "%s: '%s' needs a value\n", me, a);
+			return -1;
+		}
+	return ccs_args_unknown_near(me, NULL, a, flags, (int)(sizeof flags / sizeof flags[0]));
+}
+
 static int dg_parse(struct diag_run *D, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -343,14 +357,7 @@ static int dg_parse(struct diag_run *D, int argc, char **argv)
 		} else if (argv[i][0] != '-' && D->nlog < 32) {
 			D->logs[D->nlog++] = argv[i];
 		} else if (argv[i][0] == '-') {
-			static const char *const flags[] = { "-t", "-n", "-c", "-a", "-p", "--ppn", "--nodes", "--top", "--list",
-			                                     "--junit", "--tolerance", "--set", "--fault", "--help" };
-			for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-				if (!strcmp(argv[i], flags[k])) {
-					fprintf(stderr, "%s: '%s' needs a value\n", me, argv[i]);
-					return -1;
-				}
-			return ccs_args_unknown_near(me, NULL, argv[i], flags, (int)(sizeof flags / sizeof flags[0]));
+			return bad_flag(argv[i]);
 		} else {
 			fprintf(stderr, "%s: unexpected argument '%s' (at most 32 logs)\n", me, argv[i]);
 			return -1;
