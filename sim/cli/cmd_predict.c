@@ -756,6 +756,10 @@ static int run_coll(int argc, char **argv, int sim)
 		rc = 1;
 	else {
 		print_rows(rq);
+		if (!strcmp(rq->format, "table") &&
+		    ccs_simrow_faults_idle(rq->t, rq->topo, &rq->sets, &rq->comm, rq->ppn, rq->coll, rq->rows, rq->nrows))
+			printf("# note: the fault%s change%s no row of the closed form: what failed is off these ranks' paths, "
+			       "or not what bounds them\n", rq->t->nfault > 1 ? "s" : "", rq->t->nfault > 1 ? "" : "s");
 		if (rq->links && rq->last_flows && rq->fab)
 			ccs_report_links(rq->fab, rq->last_flows, rq->rows[rq->nrows - 1].time_s);
 		rc = ccs_args_flush() ? 1 : 0;

@@ -8,6 +8,7 @@
 #include "../sim.h"
 #include "../trace.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -211,4 +212,41 @@ out:
 	ccs_comm_release(&comm);
 	ccs_topo_free(t);
 	return rc;
+}
+
+int ccs_simrow_faults_idle(const struct ccs_topo *t, const char *topo, const struct ccs_args_sets *sets,
+                           const struct ccs_comm *fc, int ppn, int coll, const struct ccs_simrow_row *rows, size_t n)
+{
+	if (!t->nfault || t->ntimed || !n)
+		return 0;
+	const char **v = ccs_malloc(((size_t)sets->n + 1) * sizeof *v);
+	if (!v)
+		return 0;
+	int k = 0;
+	for (int i = 0; i < sets->n; i++)
+		if (strncmp(sets->v[i], "faults+=", 8) && strncmp(sets->v[i], "faults=", 7))
+			v[k++] = sets->v[i];
+	struct ccs_topo *h = NULL;
+	struct ccs_comm hc;
+	struct ccs_diag d;
+	char err[256];
+	memset(&d, 0, sizeof d);
+	int idle = 0, built = 0;
+	if (!ccs_topo_load(topo, v, k, &h, &d) && !ccs_comm_build(h, fc->n, ppn, &hc, err, sizeof err)) {
+		built = 1;
+		idle = 1;
+		for (size_t i = 0; i < n && idle; i++) {
+			struct ccs_cost a, b;
+			const struct ccs_simrow_row *rw = &rows[i];
+			if (ccs_cost_eval(fc, coll, rw->algo, rw->proto, rw->channels, rw->bytes, &a, NULL) ||
+			    ccs_cost_eval(&hc, coll, rw->algo, rw->proto, rw->channels, rw->bytes, &b, NULL) ||
+			    fabs(a.time_s - b.time_s) > 1e-9 * b.time_s)
+				idle = 0;
+		}
+	}
+	if (built)
+		ccs_comm_release(&hc);
+	ccs_topo_free(h);
+	ccs_free(v);
+	return idle;
 }

@@ -40,6 +40,13 @@ void ccs_simrow_set_per_flow(int on);
 int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo,
                    int proto, int channels, int copies, int flags, struct ccs_simrow_row *rw, struct ccs_flows **keep,
                    const char *trace_path);
+/* Whether the topology's faults (t, loaded from topo with sets) leave every
+ * row's closed form where the healthy hardware has it: the same algorithm,
+ * protocol, channels and size priced on the topology loaded without its
+ * `faults` sets, equal to 1e-9 at every row.  0 when t has no faults or
+ * timed ones, or anything fails (no claim). */
+int ccs_simrow_faults_idle(const struct ccs_topo *t, const char *topo, const struct ccs_args_sets *sets,
+                           const struct ccs_comm *fc, int ppn, int coll, const struct ccs_simrow_row *rows, size_t n);
 int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, const struct ccs_args_sets *sets, int nranks,
                          int ppn, const char *const *paths, int npaths, double bytes, int links, const char *trace_path);
 
