@@ -4,6 +4,7 @@
 #   make bench      speed and memory tables (see tests/bench/)
 #   make check-deps the arrows between files (no circle, layers one way; tests/tools/check_deps.sh)
 #   make check-size file and function lengths (tests/tools/check_size.sh)
+#   make check-consts no physical constant outside the parameter tables (tests/tools/check_consts.sh)
 #   make golden-update   rewrite tests/golden/*.out from the current build (review the diff)
 #   make fuzz       libFuzzer harnesses (tests/fuzz/, clang) run FUZZ_SECONDS each, with a table
 #   make plugins    the NCCL plugins (calibrate/nccl/): build/plugins/libnccl-*-ccsim.so
@@ -46,7 +47,7 @@ REL_CLI_OBJ := $(CLI_SRC:%.c=$(REL)/%.o)
 TST_LIB_OBJ := $(LIB_SRC:%.c=$(TST)/%.o)
 TST_CLI_OBJ := $(CLI_SRC:%.c=$(TST)/%.o)
 
-.PHONY: all test bench validate golden-update clean benches check-deps check-size fuzz fuzz-cc plugins
+.PHONY: all test bench validate golden-update clean benches check-deps check-size check-consts fuzz fuzz-cc plugins
 .SECONDARY:
 # `ccsim run --mpi` (sim/cli/run/mpi.c) loads bin/ccsim-mpi.so, MPI behind a
 # table of calls (sim/cli/run/mpi_abi.h): built with mpicc where it is found
@@ -228,6 +229,9 @@ check-deps: bin/ccsim $(PLUGINS:%=$(REL)/pic/calibrate/nccl/%.o)
 
 check-size:
 	@sh tests/tools/check_size.sh
+
+check-consts:
+	@sh tests/tools/check_consts.sh
 
 VALIDATION ?= ../shared/validation/published.csv
 validate: $(REL)/validate

@@ -454,10 +454,10 @@ static int gpu_figures(const struct ccs_topo *t, struct ccs_comm *c)
 			else if (ccs_link_is_scaleup(l->type))
 				nvl += l->bw_Bps / 1e9;
 			if (l->type == CCS_LINK_PCIE && pci == 0)
-				pci = l->bw_Bps / 1e9 * (24.0 / 31.5);   /* NCCL: width x speed / 80 */
+				pci = l->bw_Bps / 1e9;
 		}
 		c->nccl.nvl_GBps = nvl + lanes * ccs_nccl_nvlink_bw(c->arch);
-		c->nccl.pci_GBps = pci > 0 ? pci : 12.0;
+		c->nccl.pci_GBps = ccs_nccl_pci_bw(pci);
 	}
 	return CCS_OK;
 }

@@ -15,8 +15,6 @@ const char *const ccs_bound_name[CCS_BOUND_N] = {
 
 /* ---- our model ---- */
 
-static const double proto_eff[CCS_PROTO_N] = { 0.5, 120.0 / 128.0, 1.0 };
-
 static int ilog2_ceil(int n)
 {
 	int k = 0;
@@ -633,7 +631,7 @@ static int side_times(const struct env *en, const struct term *xp, double *ti_ou
 	/* Protocol: wire efficiency, and NCCL's throughput caps on the GPU side.
 	 * NCCL's trees reach less of it (its tuning model: x0.92, and LL /3.8,
 	 * LL128 7/9 on one node). */
-	double e = proto_eff[proto];
+	double e = ccs_nccl_proto_data_share(proto);
 	if (algo == CCS_ALGO_TREE)
 		e = ccs_nccl_tree_proto_eff(proto, G);
 	double ti, tn;
@@ -657,7 +655,7 @@ static int side_times(const struct env *en, const struct term *xp, double *ti_ou
 	}
 	/* Memory bandwidth of the reduction or copy, on the GPU side. */
 	if (c->mem_bw > 0 && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE) {
-		double m = ccs_cost_mem_per_byte(coll);
+		double m = ccs_cost_mem_per_byte(c, ccs_coll_reduces(coll));
 		double tm = (x.kernel ? x.kernel_mem : m * x.W * (x.mem_scale > 1 ? x.mem_scale : 1)) / c->mem_bw;
 		if (tm > ti) {
 			ti = tm;

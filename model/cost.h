@@ -69,12 +69,11 @@ struct ccs_cost {
 };
 
 
-/* GPU memory bytes a kernel moves per byte it sends: a reduction reads two
- * operands and writes one (2.5 counted, some stay in cache), a copy reads
- * and writes (2). */
-static inline double ccs_cost_mem_per_byte(int coll)
+/* GPU memory bytes a kernel moves per byte it sends: a reduction's or a
+ * copy's (memory.reduce_traffic, memory.copy_traffic in model/params.c). */
+static inline double ccs_cost_mem_per_byte(const struct ccs_comm *c, int reduces)
 {
-	return ccs_coll_reduces(coll) ? 2.5 : 2.0;
+	return c->prm.mem_traffic[reduces != 0];
 }
 
 /* Our model.  channels 0 picks NCCL's count for the algorithm.  Returns 0,

@@ -1,5 +1,6 @@
 /* model/fault.c: faults on a loaded topology (fault.h). */
 #include "fault.h"
+#include "params.h"
 
 #include "units.h"
 
@@ -208,9 +209,9 @@ static int apply_pcie(struct ccs_topo *t, const struct fspec *fs, int *done, cha
 		hit++;
 		int lanes = x->lanes ? x->lanes : 16;
 		/* generation: the rate per lane doubles per generation from
-		 * gen 3 (8 GT/s, ~0.985 GB/s after coding); the link's own
-		 * generation is read from its rate per lane */
-		double cur = 3 + round(log2(x->bw_Bps / lanes / 0.985e9));
+		 * gen 3; the link's own generation is read from its rate per
+		 * lane */
+		double cur = 3 + round(log2(x->bw_Bps / lanes / (ccs_param("pcie.lane.gen3") * 1e9)));
 		double r = width ? (v < lanes ? (double)v / lanes : 1) : pow(2.0, (double)v - cur);
 		if (r > 1)
 			r = 1;

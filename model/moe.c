@@ -680,7 +680,7 @@ int ccs_moe_eval(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct 
 	double o = ccs_comm_tr(c)->chunk_s, px = HUGE_VAL;
 	if (fam->proxy == CCS_MOE_PROXY_CPU && o > 0)
 		px = fam->proxy_batch * fam->proxy_threads / o;
-	double rate[R_N] = { su, su, nic, nic, cp, cp, c->mem_bw > 0 ? c->mem_bw / 2.5 : HUGE_VAL, px };
+	double rate[R_N] = { su, su, nic, nic, cp, cp, c->mem_bw > 0 ? c->mem_bw / ccs_cost_mem_per_byte(c, 1) : HUGE_VAL, px };
 	int cpb = cp < su ? CCS_BOUND_SM : c->su_bound;
 	int bnd[R_N] = { c->su_bound, c->su_bound, CCS_BOUND_NIC, CCS_BOUND_NIC, cpb, cpb, CCS_BOUND_REDUCE,
 	                 CCS_BOUND_PROXY };

@@ -40,6 +40,13 @@
  * channels at it): one GPU and its NIC each */
 #define CCS_NCCL_NVLS_ARITY      32
 
+/* The share of a protocol's bytes on the wire that is data
+ * (src/include/device.h, 5067397c): LL lines carry a 4-byte flag beside each
+ * 4 bytes of data, 1/2; LL128 lines hold NCCL_LL128_DATAELEMS = 15 of their
+ * NCCL_LL128_LINEELEMS = 16 eight-byte words, 120/128; Simple, all of them.
+ * Indexed by enum ccs_proto. */
+double ccs_nccl_proto_data_share(int proto);
+
 /* The NCCL releases NCCL's model can be (model.nccl_version), major x 100
  * + minor; the tables above are the newest's. */
 #define CCS_NCCL_VERSION      230
@@ -56,6 +63,10 @@ double ccs_nccl_nvls_chunk_max(const struct ccs_comm *c);
 
 /* Per-link NVLink bandwidth NCCL assumes, GB/s (ncclTopoNVLinkBw). */
 double ccs_nccl_nvlink_bw(int arch);
+/* The GB/s NCCL gives a GPU's PCIe link of link_GBps (after its coding;
+ * 0: none found, NCCL's PCI_BW default), src/graph/topo.cc ncclTopoAddPci
+ * and topo.h PCI_BW (5067397c). */
+double ccs_nccl_pci_bw(double link_GBps);
 /* Search speed arrays (GB/s per channel), fastest first. */
 const double *ccs_nccl_speed_intra(int arch);
 int ccs_nccl_speed_intra_n(int arch);

@@ -142,6 +142,14 @@ double ccs_nccl_nvlink_bw(int arch)
 	return bw[arch];
 }
 
+double ccs_nccl_pci_bw(double link_GBps)
+{
+	/* NCCL counts a lane's GT/s at 3/4 (kvDictPciGen: 8 GT/s is 60 x 100
+	 * Mb/s) and a link as width x that / 80 GB/s; our PCIe rate is after
+	 * 128b/130b (Gen4 x16: 31.5 GB/s, NCCL 24); PCI_BW 12.0 where none */
+	return link_GBps > 0 ? link_GBps * (24.0 / 31.5) : 12.0;
+}
+
 const double *ccs_nccl_speed_intra(int arch) { return speed_intra[arch]; }
 int ccs_nccl_speed_intra_n(int arch) { return speed_intra_n[arch]; }
 const double *ccs_nccl_speed_inter(int arch) { return speed_inter[arch]; }
@@ -158,9 +166,14 @@ double ccs_nccl_ll_max_bw(int arch, int nnodes)
 double ccs_nccl_ring_ll128_max(int arch, int ni) { return ring_ll128[arch][ni]; }
 double ccs_nccl_tree_ll128_max(int arch, int ni) { return tree_ll128[arch][ni]; }
 
+double ccs_nccl_proto_data_share(int proto)
+{
+	return proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
+}
+
 double ccs_nccl_tree_proto_eff(int proto, int nnodes)
 {
-	return 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
+	return 0.92 * (proto == CCS_PROTO_LL ? 1 / 3.8 : proto == CCS_PROTO_LL128 ? (nnodes == 1 ? 7.0 / 9.0 : ccs_nccl_proto_data_share(proto)) : 1.0);
 }
 
 double ccs_nccl_tree_correction(int proto, double bytes)

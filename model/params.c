@@ -29,6 +29,19 @@ static const struct ccs_param table[] = {
 	  "perftest ib_write_bw reaches about 98% of line rate; NCCL's proxy about 92% (no component-level source for the 92% found)" },
 	{ "efficiency.roce", "RoCE NIC ports", 0.92, "", "stand-in", "as InfiniBand" },
 	{ "efficiency.ethernet", "Ethernet (TCP) NIC ports", 0.92, "", "stand-in", "as InfiniBand" },
+	/* PCIe lanes: what one lane carries after its line coding, by generation */
+	{ "pcie.lane.gen1", "PCIe 1.x lane", 0.25, "GB/s", "spec", "PCI-SIG PCIe Base 1.0: 2.5 GT/s, 8b/10b" },
+	{ "pcie.lane.gen2", "PCIe 2.x lane", 0.5, "GB/s", "spec", "PCI-SIG PCIe Base 2.0: 5 GT/s, 8b/10b" },
+	{ "pcie.lane.gen3", "PCIe 3.x lane", 8.0 * 128 / 130 / 8, "GB/s", "spec", "PCI-SIG PCIe Base 3.0: 8 GT/s, 128b/130b" },
+	{ "pcie.lane.gen4", "PCIe 4.0 lane", 16.0 * 128 / 130 / 8, "GB/s", "spec", "PCI-SIG PCIe Base 4.0: 16 GT/s, 128b/130b" },
+	{ "pcie.lane.gen5", "PCIe 5.0 lane", 32.0 * 128 / 130 / 8, "GB/s", "spec", "PCI-SIG PCIe Base 5.0: 32 GT/s, 128b/130b" },
+	{ "pcie.lane.gen6", "PCIe 6.0 lane", 64.0 * 242 / 256 / 8, "GB/s", "spec",
+	  "PCI-SIG PCIe Base 6.0: 64 GT/s PAM4, FLIT mode: 242 of a 256-byte FLIT's bytes are payload" },
+	/* GPU memory traffic of the kernels' own work */
+	{ "memory.copy_traffic", "a kernel's copy: memory bytes per byte moved", 2.0, "B/B", "derived",
+	  "a copy reads each byte once and writes it once" },
+	{ "memory.reduce_traffic", "a kernel's two-operand reduction: memory bytes per byte moved", 2.5, "B/B", "stand-in",
+	  "reads two operands and writes one (3), of which the received operand is often still in L2 when it is reduced; about half of it counted (an assumption, no public figure)" },
 	/* pipeline steps, by protocol */
 	{ "step_overhead.LL", "one LL pipeline step", 0.2, "us", "stand-in",
 	  "flags travel in the data: about a fifth of an NVLink round trip; an assumption" },

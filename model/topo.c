@@ -37,6 +37,8 @@ void ccs_model_params_default(struct ccs_model_params *p)
 	p->shot_overhead_s[0] = ccs_param("oneshot_overhead") * 1e-6;
 	p->shot_overhead_s[1] = ccs_param("twoshot_overhead") * 1e-6;
 	p->twoshot_eff = ccs_param("twoshot_efficiency");
+	p->mem_traffic[0] = ccs_param("memory.copy_traffic");
+	p->mem_traffic[1] = ccs_param("memory.reduce_traffic");
 	p->transport = -1;
 	p->nvlink_arch = -1;
 }

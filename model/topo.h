@@ -149,6 +149,7 @@ struct ccs_model_params {
 	double ep_overhead_s;
 	double shot_overhead_s[2];   /* oneshot, twoshot AllReduce kernels' fixed cost */
 	double twoshot_eff;          /* share of the scale-up rate the two-shot kernels reach */
+	double mem_traffic[2];       /* GPU memory bytes per byte a kernel copies, reduces (model/params.c) */
 	int transport;               /* enum ccs_transport (model/transport.h); -1: from the NICs' link type */
 	double tr_over[CCS_TR_COSTS]; /* model.transport_costs: the transport's row overridden, in
 	                                 s (latencies, chunk cost) or a fraction (efficiency); enum

@@ -2,6 +2,7 @@
 ** extends and --set applied) -> checked spec in base units -> generators ->
 ** graph (topo_yaml.h). */
 #include "topo_yaml.h"
+#include "params.h"
 #include "params_yaml.h"
 #include "fault.h"
 #include "nccl_tables.h"
@@ -181,13 +182,13 @@ static const int link_type_vals[] = {
 enum { PAT_FULL, PAT_ZIP, PAT_BLOCK, PAT_MESH };
 static const char *const pattern_names[] = { "full", "zip", "block", "mesh" };
 
-/* PCIe per-lane data rate by generation after line coding [B/s]:
- * gen1/2 8b/10b, gen3-5 128b/130b, gen6 FLIT mode 242/256 (PCI-SIG specs). */
+/* PCIe per-lane data rate by generation after line coding [B/s]: the
+ * parameter table's pcie.lane.genN (model/params.c). */
 static double pcie_lane_Bps(long gen)
 {
-	static const double gts[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
-	double eff = gen <= 2 ? 0.8 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
-	return gts[gen] * 1e9 * eff / 8.0;
+	char key[32];
+	snprintf(key, sizeof key, "pcie.lane.gen%ld", gen);
+	return ccs_param(key) * 1e9;
 }
 
 static int resolve(struct ld *L, const struct ccs_topo_names_map *nm, const struct ccs_body *b, const struct ccs_ynode *y,

@@ -25,8 +25,9 @@
 #   fuzz     BUILD_DIR/fuzz_* replay tests/fuzz/corpus/NAME, tests/fuzz/regress/NAME and
 #            the seeds of tests/fuzz/seeds.txt (the harnesses of make fuzz, without libFuzzer)
 #   house    tests/tools/check_deps.sh (no circle between files, arrows one way, an
-#            engine that reaches no fabric) and tests/tools/check_size.sh (file and
-#            function lengths, with the debt it lists)
+#            engine that reaches no fabric), tests/tools/check_size.sh (file and
+#            function lengths, with the debt it lists) and tests/tools/check_consts.sh
+#            (no floating constant outside the parameter tables unless listed with why)
 #   validate when ../shared/validation/published.csv is there: the model against the
 #            published measurements must meet its targets (tests/validate/validate.c)
 # The binaries are built with AddressSanitizer and UndefinedBehaviorSanitizer: a
@@ -249,7 +250,7 @@ if command -v mpicc >/dev/null 2>&1; then
 	fi
 fi
 
-for chk in check_deps check_size; do
+for chk in check_deps check_size check_consts; do
 	if sh "tests/tools/$chk.sh" "$B"; then
 		pass=$((pass + 1))
 	else

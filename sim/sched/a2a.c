@@ -175,7 +175,7 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 		*why = "out of memory";
 		return CCS_ENOMEM;
 	}
-	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
+	double e = ccs_nccl_proto_data_share(proto);
 	a->n = c->n;
 	a->m = coll == CCS_COLL_SENDRECV ? 1 : c->n - 1;
 	a->lanes = CCS_P2P_BATCH * (c->a2a_wave > 0 ? c->a2a_wave : 1);

@@ -10,8 +10,8 @@
 **
 ** send/recv pair up in order per (sender, receiver, channel); a recv
 ** completes when its send's bytes arrive.  compute waits `time`; reduce and
-** copy take `bytes` at the GPU's memory bandwidth (2.5 and 2 bytes of
-** traffic per byte).  Every op may name the ops it waits for (`after`) and a
+** copy take `bytes` at the GPU's memory bandwidth (memory.reduce_traffic and
+** memory.copy_traffic bytes of traffic per byte, model/params.c).  Every op may name the ops it waits for (`after`) and a
 ** `latency` (default: the model's hop latency for the route).  Checked
 ** before anything runs, each error at its position: unknown keys and
 ** values, ranks and peers out of range, duplicate or unknown names,
@@ -102,7 +102,7 @@ static int op_local(struct ld *L, const struct ccs_ynode *m, struct fop *o, int 
 			rc = ccs_ytree_error(&L->d, m, "reduce and copy need the GPU's memory_bandwidth in the topology");
 			return rc;
 		}
-		o->op.delay_s = b * (kind == K_REDUCE ? 2.5 : 2.0) / L->c->mem_bw;
+		o->op.delay_s = b * ccs_cost_mem_per_byte(L->c, kind == K_REDUCE) / L->c->mem_bw;
 	}
 	return CCS_OK;
 }

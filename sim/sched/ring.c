@@ -319,7 +319,7 @@ static void ring_costs(const struct ccs_comm *c, int coll, int proto, int C, uin
 	int n = c->n;
 	double S = (double)bytes;
 	double per = S / ((double)n * C);
-	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
+	double e = ccs_nccl_proto_data_share(proto);
 	double cap = HUGE_VAL;
 	if (proto == CCS_PROTO_LL)
 		cap = ccs_nccl_ll_max_bw(c->arch, c->G) * 1e9;

@@ -137,7 +137,7 @@ int ccs_sched_build_flags(const struct ccs_comm *c, int coll, int algo, int prot
 	const struct req r = { c, coll, algo, proto, channels, flags, bytes, s, why };
 	int rc = x->build(&r);
 	if (!rc && x->mem_bound)
-		s->mem_per_byte = ccs_cost_mem_per_byte(coll);
+		s->mem_per_byte = ccs_cost_mem_per_byte(c, ccs_coll_reduces(coll));
 	return rc;
 }
 

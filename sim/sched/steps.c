@@ -255,7 +255,7 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 		total += x->bytes;
 	}
 	/* the closed form's step overhead, by bytes; wire efficiency */
-	double e = proto == CCS_PROTO_LL ? 0.5 : proto == CCS_PROTO_LL128 ? 120.0 / 128.0 : 1.0;
+	double e = ccs_nccl_proto_data_share(proto);
 	for (int k = 0; k < L; k++) {
 		/* PAT's network streams from its own buffers while the GPU pays
 		 * the steps (the closed form overlaps them) */

@@ -389,7 +389,7 @@ static void rail_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	double K = ceil(Sr / ((double)ts->C * chunk));
 	K = K < 1 ? 1 : K > CCS_TREE_MAXCHUNKS ? CCS_TREE_MAXCHUNKS : K;
 	ts->K = (int)K;
-	ts->bytes = ts->bytes_intra = Sr / ((double)ts->C * K) / (proto == CCS_PROTO_SIMPLE ? 1.0 : 120.0 / 128.0);
+	ts->bytes = ts->bytes_intra = Sr / ((double)ts->C * K) / ccs_nccl_proto_data_share(proto);
 	ts->d_base = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 0);
 	ts->d_intra = 0;
 	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
