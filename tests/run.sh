@@ -8,7 +8,8 @@
 #            exit 1, print nothing on stdout and exactly NAME.err on stderr
 #   golden   tests/golden/NAME.cmd: ccsim's arguments; stdout and stderr together must
 #            equal NAME.out and the exit status NAME.rc (0 when absent); NAME.env holds
-#            VAR=value words for the environment
+#            VAR=value words for the environment; docs/model.md's parameter table must be
+#            what `ccsim params --format md` prints
 #   calib    tests/calib.sh: `ccsim calibrate` end to end in a scratch directory
 #   scenarios tests/scenarios.sh: `ccsim run` on the shipped scenarios, plots, resume, compare, report
 #   diagnose tests/diagnose.sh: `ccsim diagnose` finds planted faults in ccsim-made logs
@@ -139,6 +140,18 @@ for c in tests/golden/*.cmd; do
 	ngold=$((ngold + 1))
 done
 echo "golden: $ngold commands checked"
+
+# docs/model.md section 6 holds the parameter table as ccsim params --format md prints it
+sed -n '/^<!-- ccsim params --format md: begin -->$/,/^<!-- ccsim params --format md: end -->$/p' docs/model.md |
+	sed '1d;$d' >"$tmp/doc-params"
+"$B/ccsim" params --format md >"$tmp/params-md" 2>&1
+if [ -s "$tmp/doc-params" ] && cmp -s "$tmp/doc-params" "$tmp/params-md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: docs/model.md's parameter table is not what 'ccsim params --format md' prints"
+	diff -u "$tmp/doc-params" "$tmp/params-md" | head -n 20
+fi
 
 # stateful end-to-end scripts (scratch databases and folders): calibrate
 # (tests/calib.sh) and scenarios (tests/scenarios.sh)

@@ -14,11 +14,12 @@ static const char *const me = "ccsim params";
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: ccsim params [-t TOPO] [--set key.path=value ...] [--format table|csv]\n"
+	fprintf(f, "usage: ccsim params [-t TOPO] [--set key.path=value ...] [--format table|csv|md]\n"
 	           "  the model's physical constants: key, what it belongs to, value, kind (spec, code,\n"
 	           "  ubench, maint, derived, fitted, stand-in) and source; with -t, what TOPO resolves\n"
 	           "  each link type's efficiency to and where it came from (its GPUs' NVLink generation,\n"
-	           "  or the topology's 'model:' section and --set), and its transport's costs\n");
+	           "  or the topology's 'model:' section and --set), and its transport's costs;\n"
+	           "  --format md prints the table as docs/model.md holds it\n");
 }
 
 static void csv_field(const char *s)
@@ -32,26 +33,46 @@ static void csv_field(const char *s)
 	putchar('"');
 }
 
-static void table(int csv)
+static void row_table(const struct ccs_param *p)
+{
+	printf("%-28s %-8g %-5s %-9s %s; %s\n", p->key, p->value, p->unit[0] ? p->unit : "-", p->kind, p->belongs,
+	       p->source);
+}
+
+static void row_csv(const struct ccs_param *p)
+{
+	printf("%s,", p->key);
+	csv_field(p->belongs);
+	printf(",%g,%s,%s,", p->value, p->unit, p->kind);
+	csv_field(p->source);
+	printf("\n");
+}
+
+/* Markdown, as docs/model.md section 6 holds it (tests/run.sh compares) */
+static void row_md(const struct ccs_param *p)
+{
+	printf("| `%s` | %s | %g%s%s | %s | ", p->key, p->belongs, p->value, p->unit[0] ? " " : "", p->unit, p->kind);
+	for (const char *s = p->source; *s; s++)
+		fputs(*s == '|' ? "\\|" : (char[2]){ *s, 0 }, stdout);
+	printf(" |\n");
+}
+
+static const struct {
+	const char *head;
+	void (*row)(const struct ccs_param *);
+} formats_tab[] = {
+	{ "key                          value    unit  kind      belongs to; source\n", row_table },
+	{ "key,belongs,value,unit,kind,source\n", row_csv },
+	{ "| key | belongs to | value | kind | source |\n|---|---|---|---|---|\n", row_md },
+};
+
+static void table(int fmt)
 {
 	size_t n;
 	const struct ccs_param *p = ccs_params_table(&n);
-	if (csv)
-		printf("key,belongs,value,unit,kind,source\n");
-	else
-		printf("%-28s %-8s %-5s %-9s %s\n", "key", "value", "unit", "kind", "belongs to; source");
-	for (size_t i = 0; i < n; i++) {
-		if (csv) {
-			printf("%s,", p[i].key);
-			csv_field(p[i].belongs);
-			printf(",%g,%s,%s,", p[i].value, p[i].unit, p[i].kind);
-			csv_field(p[i].source);
-			printf("\n");
-		} else {
-			printf("%-28s %-8g %-5s %-9s %s; %s\n", p[i].key, p[i].value, p[i].unit[0] ? p[i].unit : "-", p[i].kind,
-			       p[i].belongs, p[i].source);
-		}
-	}
+	fputs(formats_tab[fmt].head, stdout);
+	for (size_t i = 0; i < n; i++)
+		formats_tab[fmt].row(&p[i]);
 }
 
 /* t's transport and its costs, each from the table's row or the
@@ -113,11 +134,11 @@ int ccs_cmd_params(int argc, char **argv)
 	struct ccs_args_sets sets;
 	ccs_args_sets_init(&sets);
 	const char *topo = NULL;
-	static const char *const formats[] = { "table", "csv" };
+	static const char *const formats[] = { "table", "csv", "md" };
 	int fmt = 0, rc = 0;
 	const struct ccs_args_opt opts[] = {
 		{ "-t", CCS_ARGS_STR, &topo, 0, 0, NULL, 0, "TOPO", NULL },
-		{ "--format", CCS_ARGS_NAME, &fmt, 0, 0, formats, 2, "format", NULL },
+		{ "--format", CCS_ARGS_NAME, &fmt, 0, 0, formats, 3, "format", NULL },
 	};
 	for (int i = 1; i < argc && !rc; i++) {
 		int s = ccs_args_shared(&sets, argc, argv, &i, help);
@@ -136,7 +157,7 @@ int ccs_cmd_params(int argc, char **argv)
 	if (!rc && topo && ccs_args_topo(me, topo, &sets, &t))
 		rc = 1;
 	if (!rc) {
-		table(fmt == 1);
+		table(fmt);
 		if (t && fmt == 0)
 			resolved(t, topo);
 		rc = ccs_args_flush() ? 1 : 0;
