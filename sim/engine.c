@@ -141,6 +141,8 @@ static int loop(struct ccs_engine *e, struct ccs_engine_stats *st)
 		while (ccs_evq_peek(&e->q) == now) {
 			ccs_evq_pop(&e->q, &ev);
 			st->events++;
+			if (!(st->events % CCS_ENGINE_TICK) && e->hooks && e->hooks->tick)
+				e->hooks->tick(e->hooks->tick_ctx, now);
 			CCS_TRY(apply(e, &ev, now));
 		}
 		CCS_TRY(e->m->advance(e->m->ctx, e, now));

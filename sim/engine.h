@@ -55,7 +55,11 @@ struct ccs_engine_hooks {
 	void *ctx;
 	void (*op_start)(void *ctx, uint64_t op, const struct ccs_op *o, ccs_time t);
 	void (*op_end)(void *ctx, uint64_t op, ccs_time t);
+	/* every CCS_ENGINE_TICK events, the time reached (a progress line) */
+	void *tick_ctx;
+	void (*tick)(void *tick_ctx, ccs_time t);
 };
+#define CCS_ENGINE_TICK 1024
 
 struct ccs_engine_stats {
 	double time_s;              /* the last completion */

@@ -405,7 +405,8 @@ static int c_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, c
  * of single ops, no spraying, not switched off. */
 static int classes_apply(const struct run *r)
 {
-	return !r->hooks && r->spray <= 1 && ccs_fabric_classes(r->fab) && r->s->ops && r->s->ops->lanes;
+	const struct ccs_sim_hooks *h = r->hooks;
+	return !(h && (h->op_start || h->op_end || h->rates)) && r->spray <= 1 && ccs_fabric_classes(r->fab) && r->s->ops && r->s->ops->lanes;
 }
 
 /* Run s on the classes r->cls.  *ran 0 when their schedule does not apply
@@ -428,8 +429,10 @@ static int run_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 	r->epoch = 0;
 	r->struck = NULL;
 	const struct ccs_engine_model model = { r, m_begin, m_late_s, c_start, c_fire, m_advance };
+	const struct ccs_engine_hooks eh = { NULL, NULL, NULL, r->hooks ? r->hooks->tick_ctx : NULL,
+	                                     r->hooks ? r->hooks->tick : NULL };
 	struct ccs_sim_stats keep = *r->st;
-	rc = ccs_engine_run(&q, &model, NULL, es, err, errn);
+	rc = ccs_engine_run(&q, &model, &eh, es, err, errn);
 	if (rc == CCS_EINPUT && r->split) {
 		*r->st = keep;
 		r->st->per_flow_why = "a class would not start whole";
@@ -573,7 +576,8 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	r.spray = ccs_fabric_spray(fab);
 	const struct ccs_engine_model model = { &r, m_begin, m_late_s, m_start, m_fire, m_advance };
 	struct ccs_engine_hooks eh = { hooks ? hooks->ctx : NULL, hooks ? hooks->op_start : NULL,
-	                               hooks ? hooks->op_end : NULL };
+	                               hooks ? hooks->op_end : NULL, hooks ? hooks->tick_ctx : NULL,
+	                               hooks ? hooks->tick : NULL };
 	struct ccs_engine_stats es;
 	memset(&es, 0, sizeof es);
 	int rc = solver_caps(&r);

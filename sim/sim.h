@@ -40,6 +40,10 @@ struct ccs_sim_hooks {
 	void (*op_end)(void *ctx, uint64_t op, ccs_time t);
 	/* after the rates were recomputed at time t (ccs_flows_touched) */
 	void (*rates)(void *ctx, const struct ccs_flows *fl, ccs_time t);
+	/* now and then, the simulated time reached (engine.h's tick): a
+	 * watcher that needs no single op, so a class run stays one */
+	void *tick_ctx;
+	void (*tick)(void *tick_ctx, ccs_time t);
 };
 
 /* As ccs_sim_run, calling the hooks (may be NULL) as ops start and end. */

@@ -139,8 +139,8 @@ int ccs_trace_close(struct ccs_trace *t)
 }
 
 int ccs_trace_run(struct ccs_fabric *fab, const struct ccs_sched *s, int nranks, const char *path,
-                  const char *title, struct ccs_sim_stats *st, struct ccs_flows **flows, int *in_trace,
-                  char *err, size_t errn)
+                  const char *title, const struct ccs_sim_hooks *watch, struct ccs_sim_stats *st,
+                  struct ccs_flows **flows, int *in_trace, char *err, size_t errn)
 {
 	struct ccs_trace *tr = NULL;
 	struct ccs_sim_hooks hooks;
@@ -161,7 +161,11 @@ int ccs_trace_run(struct ccs_fabric *fab, const struct ccs_sched *s, int nranks,
 		ccs_trace_hooks(tr, &hooks);
 	}
 	*in_trace = 0;
-	int rc = ccs_sim_run_hooked(fab, s, st, flows, tr ? &hooks : NULL, err, errn);
+	if (watch) {
+		hooks.tick_ctx = watch->tick_ctx;
+		hooks.tick = watch->tick;
+	}
+	int rc = ccs_sim_run_hooked(fab, s, st, flows, tr || watch ? &hooks : NULL, err, errn);
 	if (rc == CCS_ENOMEM)
 		snprintf(err, errn, "out of memory");
 	if (tr && ccs_trace_close(tr) && !rc) {

@@ -31,11 +31,13 @@ void ccs_trace_hooks(struct ccs_trace *t, struct ccs_sim_hooks *h);
 int  ccs_trace_close(struct ccs_trace *t);
 
 /* Run s on fab (ccs_sim_run), writing its trace with links to path when
- * path is not NULL.  On failure err has the reason, *in_trace says whether
- * the trace (opening or writing it) or the run failed, and nothing is left
- * in *flows; on success *flows is the caller's to free. */
+ * path is not NULL, and calling watch's tick (watch may be NULL; its other
+ * hooks are not used) as the run goes.  On failure err has the reason,
+ * *in_trace says whether the trace (opening or writing it) or the run
+ * failed, and nothing is left in *flows; on success *flows is the caller's
+ * to free. */
 int  ccs_trace_run(struct ccs_fabric *fab, const struct ccs_sched *s, int nranks, const char *path,
-                   const char *title, struct ccs_sim_stats *st, struct ccs_flows **flows, int *in_trace,
-                   char *err, size_t errn);
+                   const char *title, const struct ccs_sim_hooks *watch, struct ccs_sim_stats *st,
+                   struct ccs_flows **flows, int *in_trace, char *err, size_t errn);
 
 #endif

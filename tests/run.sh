@@ -141,6 +141,23 @@ for c in tests/golden/*.cmd; do
 done
 echo "golden: $ngold commands checked"
 
+# simulate's progress line: on a terminal (script(1) gives one) past
+# CCSIM_PROGRESS_AFTER seconds, with the closed form's time and an ETA, erased
+# before the table; nothing on stderr off a terminal
+if command -v script >/dev/null 2>&1; then
+	pcmd="$B/ccsim simulate -t topologies/hgx-h100-cluster.yaml --set nodes=4 -c allreduce -b 64M -e 64M -a ring --per-flow"
+	CCSIM_PROGRESS_AFTER=0 script -qec "$pcmd" /dev/null >"$tmp/prog" 2>&1
+	CCSIM_PROGRESS_AFTER=0 $pcmd >/dev/null 2>"$tmp/prog-err"
+	if tr '\r' '\n' <"$tmp/prog" | grep -q 'simulating AllReduce 64 MiB ring/[A-Za-z0-9]*: [0-9.]* of ~[0-9.]* us, .*ETA' &&
+		tr '\r' '\n' <"$tmp/prog" | grep -q '^.\[K# ccsim simulate' && [ ! -s "$tmp/prog-err" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: simulate's progress line on a terminal (or something on stderr off one)"
+		head -c 600 "$tmp/prog" | tr '\r' '\n'
+	fi
+fi
+
 # docs/model.md section 6 holds the parameter table as ccsim params --format md prints it
 sed -n '/^<!-- ccsim params --format md: begin -->$/,/^<!-- ccsim params --format md: end -->$/p' docs/model.md |
 	sed '1d;$d' >"$tmp/doc-params"

@@ -175,7 +175,7 @@ static int kv_time(struct kv_req *q)
 		char title[160];
 		int in_trace;
 		snprintf(title, sizeof title, "KV cache %d -> %d ranks, %d layers", q->cfg.prefill, q->cfg.decode, q->cfg.layers);
-		src = ccs_trace_run(q->fab, &s, q->comm.n, q->trace_path, title, &st, &q->fl, &in_trace, err, sizeof err);
+		src = ccs_trace_run(q->fab, &s, q->comm.n, q->trace_path, title, NULL, &st, &q->fl, &in_trace, err, sizeof err);
 		ccs_sched_release(&s);
 		if (src) {
 			fprintf(stderr, "%s: %s\n", me, err);

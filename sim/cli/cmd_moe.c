@@ -74,7 +74,7 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 	char title[160];
 	int in_trace;
 	snprintf(title, sizeof title, "MoE %s/%s on %d ranks", ccs_moe_op_name[p->op], ccs_moe_algo_name[p->algo], c->n);
-	int rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
+	int rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, NULL, &st, &fl, &in_trace, err, sizeof err);
 	ccs_sched_release(&s);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, err);

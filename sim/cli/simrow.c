@@ -4,9 +4,11 @@
 
 #include "../../model/coll.h"
 #include "../../model/topo_yaml.h"
+#include "../../model/units.h"
 #include "../report.h"
 #include "../sim.h"
 #include "../trace.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,7 +58,15 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	int in_trace;
 	snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
 	         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
-	rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &st, &fl, &in_trace, err, sizeof err);
+	/* rw->time_s is the closed form's time of the row, what the run expects */
+	struct ccs_progress_sim pg;
+	char sz[32], what[96];
+	ccs_fmt_size((double)rw->bytes, sz, sizeof sz);
+	snprintf(what, sizeof what, "%s %s %s/%s", ccs_coll_name[coll], sz, ccs_algo_name[algo], ccs_proto_name[proto]);
+	ccs_progress_sim_start(&pg, what, rw->time_s);
+	const struct ccs_sim_hooks watch = { .tick_ctx = &pg, .tick = ccs_progress_sim_tick };
+	rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &watch, &st, &fl, &in_trace, err, sizeof err);
+	ccs_progress_sim_end(&pg);
 	ccs_sched_release(&s);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, err);
@@ -178,7 +188,12 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 	struct ccs_sim_stats st;
 	int in_trace;
-	if (ccs_trace_run(fab, &s, comm.n, trace_path, title, &st, &fl, &in_trace, err, sizeof err)) {
+	struct ccs_progress_sim pg;
+	ccs_progress_sim_start(&pg, what, 0);
+	const struct ccs_sim_hooks watch = { .tick_ctx = &pg, .tick = ccs_progress_sim_tick };
+	int trc = ccs_trace_run(fab, &s, comm.n, trace_path, title, &watch, &st, &fl, &in_trace, err, sizeof err);
+	ccs_progress_sim_end(&pg);
+	if (trc) {
 		if (in_trace)
 			fprintf(stderr, "%s: %s\n", me, err);
 		else
