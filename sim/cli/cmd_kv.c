@@ -38,7 +38,7 @@ static void usage(FILE *f)
 	        "  --dtype bf16|fp8|fp32   bytes per value (bf16)\n"
 	        "  --layer-time TIME   prefill compute per layer (0: the whole cache at once), e.g. 0.4ms\n"
 	        "  --format table|csv|json   --set key.path=value\n"
-	        "  simulate only: --links, --trace FILE.json\n",
+	        "  simulate only: --links, --trace FILE.json, --trace-level collective|step|chunk\n",
 	        me);
 }
 
@@ -74,7 +74,7 @@ static int take_layer_time(const char *me_, const struct ccs_args_opt *o, const 
 struct kv_req {
 	int sim;
 	const char *topo, *format, *trace_path, *coll_s;
-	int nranks, ppn, links, bound;
+	int nranks, ppn, links, bound, trace_level;
 	struct ccs_kv_cfg cfg;
 	struct ccs_args_sets sets;
 	struct ccs_topo *t;
@@ -106,6 +106,8 @@ static int kv_parse(struct kv_req *q, int argc, char **argv)
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
 		{ "--links", CCS_ARGS_FLAG, &q->links, 0, 0, NULL, 0, NULL, NULL },
 		{ "--trace", CCS_ARGS_STR, &q->trace_path, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace-level", CCS_ARGS_NAME, &q->trace_level, 0, 0, ccs_trace_level_name, CCS_TRACE_LEVEL_N, "level",
+		  NULL },
 	};
 
 	for (int i = 1; i < argc; i++) {
@@ -114,8 +116,8 @@ static int kv_parse(struct kv_req *q, int argc, char **argv)
 			continue;
 		if (r)
 			return r < 0 ? -1 : 1;   /* an error, or help printed */
-		/* --links and --trace (last) are simulate's */
-		if (ccs_args_take(me, "-c kvcache", opts, sizeof opts / sizeof opts[0] - (q->sim ? 0 : 2), argc, argv, &i))
+		/* --links, --trace and --trace-level (last) are simulate's */
+		if (ccs_args_take(me, "-c kvcache", opts, sizeof opts / sizeof opts[0] - (q->sim ? 0 : 3), argc, argv, &i))
 			return -1;
 	}
 	return 0;
@@ -175,7 +177,7 @@ static int kv_time(struct kv_req *q)
 		char title[160];
 		int in_trace;
 		snprintf(title, sizeof title, "KV cache %d -> %d ranks, %d layers", q->cfg.prefill, q->cfg.decode, q->cfg.layers);
-		src = ccs_trace_run(q->fab, &s, q->comm.n, q->trace_path, title, NULL, &st, &q->fl, &in_trace, err, sizeof err);
+		src = ccs_trace_run(q->fab, &s, q->comm.n, q->trace_path, q->trace_level, title, NULL, &st, &q->fl, &in_trace, err, sizeof err);
 		ccs_sched_release(&s);
 		if (src) {
 			fprintf(stderr, "%s: %s\n", me, err);

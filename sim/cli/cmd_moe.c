@@ -42,7 +42,7 @@ static void usage(FILE *f)
 	        "                      its own experts (default: every rank; at most the expert count)\n"
 	        "  --matrix FILE       alltoallv: N lines of N byte counts (row = sender)\n"
 	        "  --format table|csv|json   --set key.path=value\n"
-	        "  simulate only: --links, --trace FILE.json\n",
+	        "  simulate only: --links, --trace FILE.json, --trace-level collective|step|chunk\n",
 	        me);
 }
 
@@ -54,7 +54,7 @@ struct mrow {
 };
 
 static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const struct ccs_moe_plan *p, struct mrow *rw,
-                    struct ccs_flows **keep, const char *trace_path)
+                    struct ccs_flows **keep, const char *trace_path, int trace_level)
 {
 	char err[256];
 	if (!*fab && ccs_fabric_new(c, fab)) {
@@ -74,7 +74,7 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 	char title[160];
 	int in_trace;
 	snprintf(title, sizeof title, "MoE %s/%s on %d ranks", ccs_moe_op_name[p->op], ccs_moe_algo_name[p->algo], c->n);
-	int rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, NULL, &st, &fl, &in_trace, err, sizeof err);
+	int rc = ccs_trace_run(*fab, &s, c->n, trace_path, trace_level, title, NULL, &st, &fl, &in_trace, err, sizeof err);
 	ccs_sched_release(&s);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, err);
@@ -119,7 +119,7 @@ static int take_seed(const char *me_, const struct ccs_args_opt *o, const char *
 struct moe_req {
 	int sim;
 	const char *topo, *op_s, *algo_s, *format, *trace_in, *matrix_path, *trace_path;
-	int nranks, ppn, links;
+	int nranks, ppn, links, trace_level;
 	struct ccs_moe_cfg cfg;
 	struct ccs_args_sets sets;
 	int op, pick_best, n;
@@ -165,6 +165,8 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		{ "--matrix", CCS_ARGS_STR, &q->matrix_path, 0, 0, NULL, 0, NULL, NULL },
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
 		{ "--trace", CCS_ARGS_STR, &q->trace_path, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace-level", CCS_ARGS_NAME, &q->trace_level, 0, 0, ccs_trace_level_name, CCS_TRACE_LEVEL_N, "level",
+		  NULL },
 	};
 
 	for (int i = 1; i < argc; i++) {
@@ -180,8 +182,8 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		}
 		char what[48];
 		snprintf(what, sizeof what, "-c %s", q->op_s ? q->op_s : "dispatch");
-		/* --trace (last) is simulate's */
-		if (ccs_args_take(me, what, opts, sizeof opts / sizeof opts[0] - !q->sim, argc, argv, &i))
+		/* --trace and --trace-level (last) are simulate's */
+		if (ccs_args_take(me, what, opts, sizeof opts / sizeof opts[0] - (q->sim ? 0 : 2), argc, argv, &i))
 			return -1;
 	}
 	return 0;
@@ -307,7 +309,7 @@ static int moe_time(struct moe_req *q)
 		rw->algo = a;
 		int erc = ccs_moe_eval(&q->comm, &p, &rw->mc);
 		if (!erc && q->sim)
-			erc = sim_plan(&q->comm, &q->fab, &p, rw, &q->last, q->trace_path) ? CCS_EINPUT : 0;
+			erc = sim_plan(&q->comm, &q->fab, &p, rw, &q->last, q->trace_path, q->trace_level) ? CCS_EINPUT : 0;
 		ccs_moe_plan_release(&p);
 		if (erc) {
 			if (erc == CCS_ENOMEM)

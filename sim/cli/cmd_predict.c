@@ -39,12 +39,14 @@ static void usage(FILE *f)
 	        "  -v     also prints each size's cut bound, the least time the hardware allows (JSON: cut_bound_us)\n"
 	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults;\n"
 	        "NCCL_NVLS_ENABLE=0 takes NVLS away, NCCL_COLLNET_ENABLE=1 lets NCCL choose CollNet.\n", me,
-	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json] [--granularity step|chunk] [--concurrent N] [--spray K]\n"
-	        "         [--per-flow]\n"
+	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json [--trace-level collective|step|chunk]] [--granularity step|chunk]\n"
+	        "         [--concurrent N] [--spray K] [--per-flow]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "       ccsim simulate -t TOPO --job name=A,gpus=0-7|nodes=0-3|rails=0-3|size=N,coll=C,bytes=B[,algo=,proto=]...\n"
 	        "                [--isolation packed|domains|rails|planes] (jobs at once on one fabric; docs/faults.md)\n"
 	        "--concurrent N runs N copies of the collective at once on the same ranks (time: all done);\n"
+	        "--trace-level: per rank one span (collective), the channels' ops merged step by step with the\n"
+	        "waits apart (step, the default), or every op and a counter per link at every change (chunk);\n"
 	        "--spray K moves each transfer between groups as K parts over K equal-cost paths (packet\n"
 	        "spraying, adaptive routing; default 1: per-flow ECMP by hash);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
@@ -205,7 +207,7 @@ struct req {
 	const char *topo, *coll_s, *algo_s, *proto_s, *format, *dtype_s, *op_s, *trace_path;
 	uint64_t minb, maxb, stepb;
 	double factor;
-	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow, verbose;
+	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow, verbose, trace_level;
 	struct ccs_cut cut1;        /* the cut bound of one byte */
 	const char *sched_path[8];
 	int nsched;
@@ -256,6 +258,8 @@ static int parse_req(struct req *rq, int argc, char **argv)
 		{ "--concurrent", CCS_ARGS_FN, &rq->concurrent, 1, 64, NULL, 0, "own", take_concurrent },
 		{ "--granularity", CCS_ARGS_FN, &rq->stepwise, 0, 0, NULL, 0, "own", take_granularity },
 		{ "--per-flow", CCS_ARGS_FLAG, &rq->per_flow, 0, 0, NULL, 0, NULL, NULL },
+		{ "--trace-level", CCS_ARGS_NAME, &rq->trace_level, 0, 0, ccs_trace_level_name, CCS_TRACE_LEVEL_N, "level",
+		  NULL },
 	};
 
 	for (int i = 1; i < argc; i++) {
@@ -264,11 +268,12 @@ static int parse_req(struct req *rq, int argc, char **argv)
 			continue;
 		if (r)
 			return r < 0 ? -1 : 1;   /* an error, or help printed */
-		/* the last seven are simulate's */
-		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 7), argc, argv, &i))
+		/* the last eight are simulate's */
+		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 8), argc, argv, &i))
 			return -1;
 	}
 	ccs_simrow_set_per_flow(rq->per_flow);
+	ccs_simrow_set_trace_level(rq->trace_level);
 	return 0;
 }
 
@@ -744,6 +749,7 @@ static int run_coll(int argc, char **argv, int sim)
 	rq->op_s = "sum";
 	rq->minb = rq->maxb = 32u << 20;
 	rq->concurrent = 1;
+	rq->trace_level = CCS_TRACE_STEP;
 	ccs_args_sets_init(&rq->sets);
 	int rc = parse_req(rq, argc, argv);
 	if (rc)

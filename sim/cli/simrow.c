@@ -19,6 +19,11 @@ static int per_flow;
 
 void ccs_simrow_set_per_flow(int on) { per_flow = on; }
 
+/* --trace-level: how much of a run its trace holds (sim/trace.h) */
+static int trace_level = CCS_TRACE_STEP;
+
+void ccs_simrow_set_trace_level(int level) { trace_level = level; }
+
 /* Simulate one row; the flow state of the run is kept in *keep (for
  * --links).  The bound is what the most utilised resource is (bytes over
  * capacity x run time), or latency when none reached half. */
@@ -65,7 +70,7 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	snprintf(what, sizeof what, "%s %s %s/%s", ccs_coll_name[coll], sz, ccs_algo_name[algo], ccs_proto_name[proto]);
 	ccs_progress_sim_start(&pg, what, rw->time_s);
 	const struct ccs_sim_hooks watch = { .tick_ctx = &pg, .tick = ccs_progress_sim_tick };
-	rc = ccs_trace_run(*fab, &s, c->n, trace_path, title, &watch, &st, &fl, &in_trace, err, sizeof err);
+	rc = ccs_trace_run(*fab, &s, c->n, trace_path, trace_level, title, &watch, &st, &fl, &in_trace, err, sizeof err);
 	ccs_progress_sim_end(&pg);
 	ccs_sched_release(&s);
 	if (rc) {
@@ -191,7 +196,7 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	struct ccs_progress_sim pg;
 	ccs_progress_sim_start(&pg, what, 0);
 	const struct ccs_sim_hooks watch = { .tick_ctx = &pg, .tick = ccs_progress_sim_tick };
-	int trc = ccs_trace_run(fab, &s, comm.n, trace_path, title, &watch, &st, &fl, &in_trace, err, sizeof err);
+	int trc = ccs_trace_run(fab, &s, comm.n, trace_path, trace_level, title, &watch, &st, &fl, &in_trace, err, sizeof err);
 	ccs_progress_sim_end(&pg);
 	if (trc) {
 		if (in_trace)

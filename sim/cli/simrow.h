@@ -37,6 +37,9 @@ struct ccs_simrow_row {
 /* Whether the runs below simulate every flow (--per-flow) rather than
  * equivalent flows once as classes (sim/classes.h; the default). */
 void ccs_simrow_set_per_flow(int on);
+/* The level of detail of the runs' traces (enum ccs_trace_level, sim/trace.h;
+ * the default is the step level). */
+void ccs_simrow_set_trace_level(int level);
 int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, struct ccs_fabric **fab, int coll, int algo,
                    int proto, int channels, int copies, int flags, struct ccs_simrow_row *rw, struct ccs_flows **keep,
                    const char *trace_path);

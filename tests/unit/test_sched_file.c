@@ -130,7 +130,7 @@ static void test_sched_file_more(void)
 		CHECK(fd >= 0);
 		if (fd >= 0)
 			close(fd);
-		CHECK(!ccs_trace_open(&trc, tpath, &is, c.n, "incast", err, sizeof err) && !ccs_trace_links(trc, fab));
+		CHECK(!ccs_trace_open(&trc, tpath, &is, c.n, CCS_TRACE_CHUNK, "incast", err, sizeof err) && !ccs_trace_links(trc, fab));
 		struct ccs_sim_hooks h;
 		memset(&h, 0, sizeof h);
 		ccs_trace_hooks(trc, &h);
