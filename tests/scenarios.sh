@@ -44,6 +44,19 @@ for y in "$ROOT"/scenarios/*.yaml; do
 	pts=$(sed -n 's/^# \([0-9]*\) points:.*/\1/p' "$w/out")
 	[ -n "$pts" ] && [ "$rows" = "$pts" ] && ok || bad "$n: $rows rows in the database for $pts points"
 done
+# the default study's designs on one chart per swept workload, closed form and
+# simulated named in the key; per design, the key says which engine; the
+# breakdown's bars name the point; axes and heatmaps in words, not keys
+d="$w/plots/default"
+head -2 "$d/compare-allreduce.dat" | grep -q '"HGX H100 x 4 (32 GPUs, 400G IB), closed form" "HGX H100 x 4 (32 GPUs, 400G IB), simulated" "GB200 NVL72 (32 of 72 GPUs), closed form"' &&
+	grep -q 'lc (i-1)/2' "$d/compare-allreduce.gp" && grep -q 'dt 2' "$d/compare-allreduce.gp" && ok || bad "default: compare-allreduce"
+[ ! -e "$d/compare-alltoall-64MiB.dat" ] && ok || bad "default: a one-size workload has no comparison chart"
+grep -q '"closed form" "simulated"' "$d/busbw-allreduce-HGX-H100-x-4-32-GPUs-400G-IB.dat" && ok || bad "default: busbw key"
+grep -q 'message size 256MiB' "$d/breakdown-allreduce.gp" && grep -q '"sync: a wait per pipeline step"' "$d/breakdown-allreduce.dat" && ok ||
+	bad "default: breakdown names its point and its parts"
+grep -q "set xlabel 'ranks'" "$w/plots/supernode-compare/time-allreduce-1GiB-vs-workload.ranks.gp" && ok || bad "supernode-compare: axis in words"
+h=$(ls "$w/plots/nic-vs-spine/"links-*.gp | head -1)
+grep -q 'link utilisation over time\\nHGX H100 x 16, fat tree' "$h" && ! grep -q 'design=' "$h" && ok || bad "nic-vs-spine: heatmap title in words"
 # the busbw plot of the algorithm study has a line per algorithm/protocol
 grep -q '"ring ll128"' "$w/plots/algo-compare-1k/busbw-allreduce-HGX-H100-x-128-1-024-GPUs.dat" && ok || bad "algo-compare busbw series"
 [ "$(q 'PRAGMA integrity_check')" = ok ] && ok || bad "integrity_check after the shipped scenarios"

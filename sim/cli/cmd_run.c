@@ -765,7 +765,7 @@ static int report(struct run *R)
 		printf("#\n# %zu points: %zu run now, %zu from %s (scenario %lld)%s\n", R->S.npt, R->ndone, R->nold, R->db_path,
 		       (long long)R->S.scen_id, R->S.skipped ? "; algorithm/protocol combinations that do not apply left out" : "");
 	if (R->S.plots) {
-		if (ccs_plots_busbw(&R->S, R->res, &R->P) || ccs_plots_axes(&R->S, R->res, &R->P) || ccs_plots_breakdown(&R->S, R->res, &R->P) || ccs_plots_heat(&R->S, &R->P))
+		if (ccs_plots_compare(&R->S, R->res, &R->P) || ccs_plots_busbw(&R->S, R->res, &R->P) || ccs_plots_axes(&R->S, R->res, &R->P) || ccs_plots_breakdown(&R->S, R->res, &R->P) || ccs_plots_heat(&R->S, &R->P))
 			return E_FAIL;
 		int have = ccs_plot_have_gnuplot();
 		size_t drawn = 0;

@@ -54,6 +54,10 @@ void ccs_plot_slug(const char *in, char *out, size_t n)
 void ccs_plot_quote(FILE *f, const char *s)
 {
 	for (; *s; s++) {
+		if (*s == '\n') {
+			fputs("\\n", f);   /* a line break in a title */
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		if (*s == '_' || *s == '^' || *s == '@' || *s == '&' || *s == '{' || *s == '}')

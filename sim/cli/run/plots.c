@@ -13,7 +13,7 @@
 
 static const char *me = "ccsim run";
 
-static int plot_add(struct plots *P, const char *name)
+int ccs_plot_add(struct plots *P, const char *name)
 {
 	if (ccs_grow(&P->name, &P->cap, P->n + 1, sizeof *P->name))
 		return -1;
@@ -21,7 +21,7 @@ static int plot_add(struct plots *P, const char *name)
 	return 0;
 }
 
-static FILE *dat_open(const struct scen *S, const char *name)
+FILE *ccs_plots_dat_open(const struct scen *S, const char *name)
 {
 	char path[1400];
 	snprintf(path, sizeof path, "%s/%s.dat", S->outdir, name);
@@ -34,7 +34,7 @@ static FILE *dat_open(const struct scen *S, const char *name)
 /* busbw against size, one line per series (the workload's other axes, and
  * the simulator beside the closed form), per workload and design instance */
 /* A series' label: its axes without the size, values only ("ring ll128"). */
-static void series_label(const char *ax, char *txt, size_t n)
+void ccs_plots_series_label(const char *ax, char *txt, size_t n)
 {
 	txt[0] = 0;
 	for (const char *p = ax; *p;) {
@@ -58,12 +58,13 @@ static int busbw_script(const struct scen *S, struct plots *P, int w, size_t in,
 {
 	char body[8192], title[400];
 	size_t last = 2 + nser * (both ? 2 : 1);
+	/* a series' closed form and its simulated points in one colour */
 	if (both)
 		snprintf(body, sizeof body,
 		         "set datafile missing 'nan'\nset logscale x 2\nset offsets graph 0.03, graph 0.03, 0, 0\nset xlabel 'message size (bytes, nccl-tests size)'\n"
 		         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
-		         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
-		         "     for [i=4:%zu:2] '%s.dat' using 1:i with points pt 6 ps 1.5\n",
+		         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2 pt 7 lc (i-1)/2, \\\n"
+		         "     for [i=4:%zu:2] '%s.dat' using 1:i with linespoints dt 2 lw 1.5 pt 6 ps 1.5 lc (i-2)/2\n",
 		         last, name, last, name);
 	else
 		snprintf(body, sizeof body,
@@ -71,9 +72,11 @@ static int busbw_script(const struct scen *S, struct plots *P, int w, size_t in,
 		         "set ylabel 'bus bandwidth (GB/s)'\nset key autotitle columnhead noenhanced\n"
 		         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
 		         last, name);
-	snprintf(title, sizeof title, "%s: %s on %s %s", S->name, S->ws[w].name, S->gs[S->inst[in].design].name,
-	         S->inst[in].axes);
-	if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+	char ax[300];
+	ccs_label_axes(S->inst[in].axes, ax, sizeof ax);
+	snprintf(title, sizeof title, "%s: %s bus bandwidth on %s%s%s", S->name, S->ws[w].name,
+	         S->gs[S->inst[in].design].name, ax[0] ? ", " : "", ax);
+	if (ccs_plot_script(S->outdir, name, title, body) || ccs_plot_add(P, name))
 		return -1;
 	return 0;
 }
@@ -82,8 +85,8 @@ static int busbw_script(const struct scen *S, struct plots *P, int w, size_t in,
  * .dat with a column per series, and its script. */
 /* Each series' busbw (and simulated busbw with both engines) per size into
  * val; keep[s] whether series s has any value.  Returns how many have. */
-static size_t busbw_values(const struct scen *S, const struct ccs_result **res, size_t in, size_t first, size_t stride,
-                           uint32_t nsz, size_t nser, int both, double *val, char *keep)
+size_t ccs_plots_busbw_values(const struct scen *S, const struct ccs_result **res, size_t in, size_t first,
+                              size_t stride, uint32_t nsz, size_t nser, int both, double *val, char *keep)
 {
 	int wcol = both ? 2 : 1;
 	size_t nkeep = 0;
@@ -107,21 +110,44 @@ static size_t busbw_values(const struct scen *S, const struct ccs_result **res, 
 
 /* The .dat rows: a size, its label (every tenth of many), each kept
  * series' values. */
+void ccs_plots_size_row(FILE *f, const struct scen *S, int sz, uint32_t zi)
+{
+	uint32_t nsz = S->lax[sz].n, every = nsz > 10 ? (nsz + 9) / 10 : 1;
+	const char *lab = S->lax[sz].val[zi]->str;
+	uint64_t bytes = 0;
+	char err[64];
+	ccs_parse_size(lab, &bytes, err, sizeof err);
+	fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
+}
+
 static void busbw_rows(FILE *f, const struct scen *S, int sz, uint32_t nsz, size_t nser, int wcol, const double *val,
                        const char *keep)
 {
-	uint32_t every = nsz > 10 ? (nsz + 9) / 10 : 1;
 	for (uint32_t zi = 0; zi < nsz; zi++) {
-		const char *lab = S->lax[sz].val[zi]->str;
-		uint64_t bytes = 0;
-		char err[64];
-		ccs_parse_size(lab, &bytes, err, sizeof err);
-		fprintf(f, "%llu \"%s\"", (unsigned long long)bytes, zi % every ? "" : lab);
+		ccs_plots_size_row(f, S, sz, zi);
 		for (size_t s = 0; s < nser; s++)
 			for (int c = 0; c < wcol && keep[s]; c++)
 				fprintf(f, " %.6g", val[(zi * nser + s) * (size_t)wcol + (size_t)c]);
 		fprintf(f, "\n");
 	}
+}
+
+void ccs_plots_series(const struct scen *S, int w, int sz, size_t *first, size_t *stride, size_t *nser)
+{
+	size_t per = 0;   /* winsts of w */
+	*first = 0;
+	for (size_t k = 0; k < S->nwi; k++)
+		if (S->wi[k].work == w) {
+			if (!per)
+				*first = k;
+			per++;
+		}
+	/* winsts are generated with the local axes in order; the size
+	 * axis's stride is the product of the later axes' sizes */
+	*stride = 1;
+	for (int k = sz + 1; k < S->lax_off[w + 1]; k++)
+		*stride *= S->lax[k].n;
+	*nser = per / S->lax[sz].n;
 }
 
 static int busbw_plot(const struct scen *S, const struct ccs_result **res, struct plots *P, int w, int sz, size_t in)
@@ -133,25 +159,13 @@ static int busbw_plot(const struct scen *S, const struct ccs_result **res, struc
 	snprintf(name, sizeof name, "busbw-%.80s-%.80s%s%zu", b, a, S->ntopo_ax ? "-" : "", S->ntopo_ax ? in : 0);
 	if (!S->ntopo_ax)
 		name[strlen(name) - 1] = 0;
-	FILE *f = dat_open(S, name);
+	FILE *f = ccs_plots_dat_open(S, name);
 	if (!f)
 		return -1;
 	/* rows by size; columns by series */
 	uint32_t nsz = S->lax[sz].n;
-	size_t per = 0;   /* winsts of w */
-	size_t first = 0;
-	for (size_t k = 0; k < S->nwi; k++)
-		if (S->wi[k].work == w) {
-			if (!per)
-				first = k;
-			per++;
-		}
-	/* winsts are generated with the local axes in order; the size
-	 * axis's stride is the product of the later axes' sizes */
-	size_t stride = 1;
-	for (int k = sz + 1; k < S->lax_off[w + 1]; k++)
-		stride *= S->lax[k].n;
-	size_t nser = per / nsz;
+	size_t first, stride, nser;
+	ccs_plots_series(S, w, sz, &first, &stride, &nser);
 	int both = S->engine == 2;
 	fprintf(f, "# busbw (GB/s) of %s on %s %s; x: size\nsize_B label", S->ws[w].name,
 	        S->gs[S->inst[in].design].name, S->inst[in].axes);
@@ -172,7 +186,7 @@ static int busbw_plot(const struct scen *S, const struct ccs_result **res, struc
 		fclose(f);
 		return -1;
 	}
-	size_t nkeep = busbw_values(S, res, in, first, stride, nsz, nser, both, val, keep);
+	size_t nkeep = ccs_plots_busbw_values(S, res, in, first, stride, nsz, nser, both, val, keep);
 	for (size_t s = 0; s < nser; s++) {
 		if (!keep[s])
 			continue;
@@ -180,11 +194,15 @@ static int busbw_plot(const struct scen *S, const struct ccs_result **res, struc
 		size_t outer = s / stride, inner = s % stride;
 		size_t k0 = first + outer * stride * nsz + inner;
 		char txt[256];
-		series_label(S->wi[k0].axes, txt, sizeof txt);
-		snprintf(ser[s], sizeof ser[s], "%.150s", txt[0] ? txt : S->ws[w].name);
-		fprintf(f, " \"%s\"", ser[s]);
-		if (both)
-			fprintf(f, " \"%s (sim)\"", ser[s]);
+		ccs_plots_series_label(S->wi[k0].axes, txt, sizeof txt);
+		/* one engine: the series (or which engine); both: each
+		 * series twice, closed form and simulated */
+		const char *eng = S->engine == 1 ? "simulated" : "closed form";
+		snprintf(ser[s], sizeof ser[s], "%.150s", txt);
+		if (!both)
+			fprintf(f, " \"%s\"", txt[0] ? ser[s] : eng);
+		else
+			fprintf(f, " \"%s%sclosed form\" \"%s%ssimulated\"", ser[s], txt[0] ? ", " : "", ser[s], txt[0] ? ", " : "");
 	}
 	fprintf(f, "\n");
 	busbw_rows(f, S, sz, nsz, nser, wcol, val, keep);
@@ -229,8 +247,11 @@ static void axis_label(const struct scen *S, const struct point *p, int a, char 
 		char *e = strchr(tok, ' ');
 		size_t l = e ? (size_t)(e - tok) : strlen(tok);
 		if (l && strncmp(tok, prefix, strlen(prefix) - strlen(S->ax[a].val[0]->str)) != 0) {
+			char one[240], words[300];
+			snprintf(one, sizeof one, "%.*s", (int)l, tok);
+			ccs_label_axes(one, words, sizeof words);
 			size_t ll = strlen(lab);
-			snprintf(lab + ll, n - ll, "%s%.*s", ll ? " " : "", (int)l, tok);
+			snprintf(lab + ll, n - ll, "%s%s", ll ? ", " : "", words);
 		}
 		tok += l;
 	}
@@ -272,22 +293,29 @@ static void axis_value(const struct scen *S, const struct ccs_result **res, int 
 /* The gnuplot script of a time-against-axis plot of ns series. */
 static int axis_script(const struct scen *S, struct plots *P, int a, int w, const char *name, size_t ns)
 {
-	char body[4096], title[400];
+	char body[4096], title[400], xl[240];
+	ccs_label_key(S->ax[a].key, xl, sizeof xl);
+	for (char *c = xl; *c; c++)
+		if (*c == '\'')
+			*c = ' ';
+	/* the key under the chart, clear of the axis label; a series'
+	 * closed form and simulated points in one colour */
 	if (S->engine == 2)
 		snprintf(body, sizeof body,
 		         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
-		         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
-		         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2, \\\n"
-		         "     for [i=4:%zu:2] '%s.dat' using 1:i with linespoints dt 2 pt 6\n",
-		         S->ax[a].key, 2 + 2 * ns, name, 2 + 2 * ns, name);
+		         "set key below autotitle columnhead noenhanced spacing 1.2\nset offsets 0.3, 0.3, 0, 0\n"
+		         "plot for [i=3:%zu:2] '%s.dat' using 1:i:xtic(2) with linespoints lw 2 pt 7 lc (i-1)/2, \\\n"
+		         "     for [i=4:%zu:2] '%s.dat' using 1:i with linespoints dt 2 lw 1.5 pt 6 lc (i-2)/2\n",
+		         xl, 2 + 2 * ns, name, 2 + 2 * ns, name);
 	else
 		snprintf(body, sizeof body,
 		         "set datafile missing 'nan'\nset xlabel '%s' noenhanced\nset ylabel 'time (us)'\nset logscale y\n"
-		         "set key below autotitle columnhead noenhanced\nset offsets 0.3, 0.3, 0, 0\n"
+		         "set key below autotitle columnhead noenhanced spacing 1.2\nset offsets 0.3, 0.3, 0, 0\n"
 		         "plot for [i=3:%zu] '%s.dat' using 1:i:xtic(2) with linespoints lw 2\n",
-		         S->ax[a].key, 2 + ns, name);
-	snprintf(title, sizeof title, "%s: %s against %s", S->name, S->ws[w].name, S->ax[a].key);
-	if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+		         xl, 2 + ns, name);
+	snprintf(title, sizeof title, "%s: %s against %s (%s)", S->name, S->ws[w].name, xl,
+	         S->engine == 2 ? "closed form solid, simulated dashed" : S->engine == 1 ? "simulated" : "closed form");
+	if (ccs_plot_script(S->outdir, name, title, body) || ccs_plot_add(P, name))
 		return -1;
 	return 0;
 }
@@ -302,7 +330,7 @@ int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct p
 			ccs_plot_slug(S->ax[a].key, ak, sizeof ak);
 			ccs_plot_slug(S->ws[w].name, wk, sizeof wk);
 			snprintf(name, sizeof name, "time-%s-vs-%s", wk, ak);
-			FILE *f = dat_open(S, name);
+			FILE *f = ccs_plots_dat_open(S, name);
 			if (!f)
 				return -1;
 			/* series: points of w whose value of axis a is the first one */
@@ -334,7 +362,11 @@ int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct p
 					for (const char *c = lab; *c; c++)
 						if (*c != '"')
 							fputc(*c, f);
-					fprintf(f, "%s\"", e ? " (sim)" : "");
+					const char *eng = S->engine == 2 ? (e ? "simulated" : "closed form") : NULL;
+					if (!lab[0])
+						fprintf(f, "%s\"", eng ? eng : S->ws[w].name);
+					else
+						fprintf(f, "%s%s\"", eng ? ", " : "", eng ? eng : "");
 				}
 			}
 			fprintf(f, "\n");
@@ -359,22 +391,47 @@ int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct p
 	return 0;
 }
 
+/* s into a gnuplot double-quoted string at b[*o] (newlines as \n) */
+static void gp_str(char *b, size_t n, int *o, const char *s)
+{
+	for (; *s && *o < (int)n - 4; s++) {
+		if (*s == '\n') {
+			b[(*o)++] = '\\';
+			b[(*o)++] = 'n';
+			continue;
+		}
+		if (*s == '"' || *s == '\\')
+			b[(*o)++] = '\\';
+		b[(*o)++] = *s;
+	}
+	b[*o] = 0;
+}
+
 /* where time goes: per workload, a stacked bar per design at its last point
- * (the largest size or the last value of every axis) */
+ * (the largest size or the last value of every axis), each bar named by
+ * its design and that point (wrapped to fit under it) */
 int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, struct plots *P)
 {
 	for (int w = 0; w < S->nw; w++) {
 		char name[200], wk[96];
 		ccs_plot_slug(S->ws[w].name, wk, sizeof wk);
 		snprintf(name, sizeof name, "breakdown-%s", wk);
-		FILE *f = dat_open(S, name);
+		FILE *f = ccs_plots_dat_open(S, name);
 		if (!f)
 			return -1;
 		fprintf(f, "# where time goes (us) at each design's last point of %s: latency (the closed\n"
 		           "# form's fixed costs), sync (its per-chunk synchronisation), bandwidth (its bytes\n"
 		           "# over rates), contention (what the simulator adds on top)\n"
-		           "\"design\" \"latency\" \"sync\" \"bandwidth\" \"contention\" \"axes\"\n",
+		           "\"design\" \"latency: fixed costs\" \"sync: a wait per pipeline step\" \"bandwidth: bytes over rates\" "
+		           "\"contention: simulated above the closed form\" \"axes\"\n",
 		        S->ws[w].name);
+		char xt[4096];
+		int xo = snprintf(xt, sizeof xt, "set xtics (");
+		/* the key goes under the chart, so each bar has the chart's width
+		 * over the designs: about 110 characters in all */
+		int width = 100 / (S->ng > 0 ? S->ng : 1) - 4;
+		width = width < 12 ? 12 : width > 40 ? 40 : width;
+		int maxl = 1;   /* the most lines a bar's name takes */
 		for (int g = 0; g < S->ng; g++) {
 			const struct ccs_result *r = NULL;
 			for (size_t i = S->npt; i-- > 0 && !r;)
@@ -397,16 +454,31 @@ int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, str
 					fputc(*c, f);
 			fprintf(f, "\" %.6g %.6g %.6g %.6g \"%s\"\n", lat * 1e6, sync * 1e6, bw * 1e6, con * 1e6,
 			        r ? r->axes : "");
+			/* the bar's name: the design, and the point in words */
+			char ax[300], lab[600], wr[700];
+			ccs_label_axes(r ? r->axes : "", ax, sizeof ax);
+			snprintf(lab, sizeof lab, "%s%s%s", S->gs[g].name, ax[0] ? "\n" : "", ax);
+			ccs_label_wrap(lab, width, wr, sizeof wr);
+			int lines = 1;
+			for (const char *c = wr; *c; c++)
+				lines += *c == '\n';
+			maxl = lines > maxl ? lines : maxl;
+			xo += snprintf(xt + xo, sizeof xt - (size_t)xo, "%s\"", g ? ", " : "");
+			gp_str(xt, sizeof xt - 16, &xo, wr);
+			xo += snprintf(xt + xo, sizeof xt - (size_t)xo, "\" %d", g);
 		}
 		fclose(f);
-		char body[2048], title[400];
+		snprintf(xt + xo, sizeof xt - (size_t)xo, ") noenhanced\n");
+		char body[8192], title[400];
 		snprintf(body, sizeof body,
 		         "set datafile missing 'nan'\nset style data histograms\nset style histogram rowstacked\n"
 		         "set style fill solid 0.85 border -1\nset boxwidth 0.6\nset ylabel 'time (us)'\nset yrange [0:*]\n"
-		         "set xtics noenhanced\nset key autotitle columnhead\n"
-		         "plot '%s.dat' using 2:xtic(1), '' using 3, '' using 4, '' using 5\n", name);
-		snprintf(title, sizeof title, "%s: where the time of %s goes", S->name, S->ws[w].name);
-		if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+		         "%sset bmargin %d\nset key above autotitle columnhead noenhanced maxrows 2\n"
+		         "plot '%s.dat' using 2, '' using 3, '' using 4, '' using 5\n",
+		         xt, maxl + 3, name);
+		snprintf(title, sizeof title, "%s: where the time of %s goes, at each design's last point", S->name,
+		         S->ws[w].name);
+		if (ccs_plot_script(S->outdir, name, title, body) || ccs_plot_add(P, name))
 			return -1;
 	}
 	return 0;
@@ -449,10 +521,14 @@ int ccs_plots_heat(const struct scen *S, struct plots *P)
 		snprintf(body + o, sizeof body - (size_t)o,
 		         ") noenhanced\nset xlabel 'time (us)'\nset ylabel ''\nset cblabel 'utilisation (%%)'\n"
 		         "set cbrange [0:100]\nset palette defined (0 'white', 50 'orange', 100 'dark-red')\n"
-		         "set yrange [-0.5:%d.5]\nunset key\nplot '%s.dat' using 1:2:3 with image\n", nl - 1, name);
-		char title[700];
-		snprintf(title, sizeof title, "%.150s: link utilisation, %s", S->name, p->key);
-		if (ccs_plot_script(S->outdir, name, title, body) || plot_add(P, name))
+		         "set yrange [-0.5:%d.5]\nset xrange [0:*]\nunset key\nplot '%s.dat' using 1:2:3 with image\n", nl - 1, name);
+		/* the point in words: its design, workload and axes */
+		char ax[300], pax[600], title[900];
+		snprintf(pax, sizeof pax, "%s %s", S->inst[p->inst].axes, S->wi[p->wi].axes);
+		ccs_label_axes(pax, ax, sizeof ax);
+		snprintf(title, sizeof title, "%.150s: link utilisation over time\n%s, %s%s%s", S->name,
+		         S->gs[S->inst[p->inst].design].name, S->ws[S->wi[p->wi].work].name, ax[0] ? ", " : "", ax);
+		if (ccs_plot_script(S->outdir, name, title, body) || ccs_plot_add(P, name))
 			return -1;
 	}
 	return 0;

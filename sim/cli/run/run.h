@@ -253,11 +253,36 @@ int ccs_mpi_start(int *argc, char ***argv, int *rank, int *size);
 int ccs_mpi_run(struct scen *S, size_t *todo, size_t n, size_t *done);
 void ccs_mpi_stop(int failed);
 
-/* plots.c */
+/* plots.c: per design, busbw against size (closed form and simulated in
+ * one colour per series: solid and dashed); time against each swept axis;
+ * where the time of each design's last point goes; link heatmaps.
+ * compare.c: per workload, busbw against size of every design on one chart. */
 int ccs_plots_busbw(const struct scen *S, const struct ccs_result **res, struct plots *P);
+int ccs_plots_compare(const struct scen *S, const struct ccs_result **res, struct plots *P);
+/* Series s's busbw (GB/s; and simulated with both engines) of workload w
+ * on instance in at each of the nsz sizes into val (size-major, wcol per
+ * series); keep[s] whether it has any.  Returns how many have. */
+size_t ccs_plots_busbw_values(const struct scen *S, const struct ccs_result **res, size_t in, size_t first,
+                              size_t stride, uint32_t nsz, size_t nser, int both, double *val, char *keep);
+/* Workload w's series against its size axis sz: the first workload
+ * instance, the stride of the size axis among them, how many series. */
+void ccs_plots_series(const struct scen *S, int w, int sz, size_t *first, size_t *stride, size_t *nser);
+/* A series' label: its workload axes but the size, values only ("ring ll128"). */
+void ccs_plots_series_label(const char *ax, char *txt, size_t n);
+/* A size row's first columns: bytes and the tic's label (every tenth of many). */
+void ccs_plots_size_row(FILE *f, const struct scen *S, int sz, uint32_t zi);
+int ccs_plot_add(struct plots *P, const char *name);
+FILE *ccs_plots_dat_open(const struct scen *S, const char *name);
 int ccs_plots_axes(const struct scen *S, const struct ccs_result **res, struct plots *P);
 int ccs_plots_breakdown(const struct scen *S, const struct ccs_result **res, struct plots *P);
 int ccs_plots_heat(const struct scen *S, struct plots *P);
 int ccs_plots_mkdirs(const char *path);
+
+/* labels.c: a scenario key in words ("workload.ranks" -> "ranks",
+ * "node.devices.3.bandwidth" -> "bandwidth of node device 3"); axes
+ * "k=v k=v" as "K v, K v"; a label broken into lines of about width. */
+void ccs_label_key(const char *key, char *out, size_t n);
+void ccs_label_axes(const char *axes, char *out, size_t n);
+void ccs_label_wrap(const char *in, int width, char *out, size_t n);
 
 #endif
