@@ -21,6 +21,47 @@ static void col_label(const struct scen *S, size_t in, const char *ser, char *ou
 	snprintf(out, n, "%s%s%s%s%s", S->gs[S->inst[in].design].name, ax[0] ? ", " : "", ax, ser[0] ? ", " : "", ser);
 }
 
+/* The chart's columns: (instance, series) pairs, which have values, and
+ * the values (size-major, wcol per column). */
+struct cols {
+	const struct col *col;
+	size_t n;
+	const char *keep;
+	const double *val;
+	size_t first, stride;
+	uint32_t nsz;
+	int wcol;
+};
+
+/* The .dat: a header of the kept columns' labels, a row per size. */
+static void write_dat(FILE *f, const struct scen *S, int w, int sz, const struct cols *c)
+{
+	fprintf(f, "# busbw (GB/s) of %s on every design; x: size\nsize_B label", S->ws[w].name);
+	for (size_t k = 0; k < c->n; k++) {
+		if (!c->keep[k])
+			continue;
+		size_t k0 = c->first + (c->col[k].s / c->stride) * c->stride * c->nsz + c->col[k].s % c->stride;
+		char ser[256], lab[700];
+		ccs_plots_series_label(S->wi[k0].axes, ser, sizeof ser);
+		col_label(S, c->col[k].in, ser, lab, sizeof lab);
+		for (char *p = lab; *p; p++)
+			if (*p == '"')
+				*p = '\'';
+		if (c->wcol == 2)
+			fprintf(f, " \"%s, closed form\" \"%s, simulated\"", lab, lab);
+		else
+			fprintf(f, " \"%s\"", lab);
+	}
+	fprintf(f, "\n");
+	for (uint32_t zi = 0; zi < c->nsz; zi++) {
+		ccs_plots_size_row(f, S, sz, zi);
+		for (size_t k = 0; k < c->n; k++)
+			for (int e = 0; e < c->wcol && c->keep[k]; e++)
+				fprintf(f, " %.6g", c->val[((size_t)zi * c->n + k) * (size_t)c->wcol + (size_t)e]);
+		fprintf(f, "\n");
+	}
+}
+
 static int compare_one(const struct scen *S, const struct ccs_result **res, struct plots *P, int w, int sz)
 {
 	uint32_t nsz = S->lax[sz].n;
@@ -59,30 +100,8 @@ static int compare_one(const struct scen *S, const struct ccs_result **res, stru
 	f = ccs_plots_dat_open(S, name);
 	if (!f)
 		goto out;
-	fprintf(f, "# busbw (GB/s) of %s on every design; x: size\nsize_B label", S->ws[w].name);
-	for (size_t c = 0; c < ncol; c++) {
-		if (!keep[c])
-			continue;
-		size_t k0 = first + (cols[c].s / stride) * stride * nsz + cols[c].s % stride;
-		char ser[256], lab[700];
-		ccs_plots_series_label(S->wi[k0].axes, ser, sizeof ser);
-		col_label(S, cols[c].in, ser, lab, sizeof lab);
-		for (char *p = lab; *p; p++)
-			if (*p == '"')
-				*p = '\'';
-		if (both)
-			fprintf(f, " \"%s, closed form\" \"%s, simulated\"", lab, lab);
-		else
-			fprintf(f, " \"%s\"", lab);
-	}
-	fprintf(f, "\n");
-	for (uint32_t zi = 0; zi < nsz; zi++) {
-		ccs_plots_size_row(f, S, sz, zi);
-		for (size_t c = 0; c < ncol; c++)
-			for (int e = 0; e < wcol && keep[c]; e++)
-				fprintf(f, " %.6g", val[((size_t)zi * ncol + c) * (size_t)wcol + (size_t)e]);
-		fprintf(f, "\n");
-	}
+	const struct cols cs = { cols, ncol, keep, val, first, stride, nsz, wcol };
+	write_dat(f, S, w, sz, &cs);
 	if (fclose(f)) {
 		f = NULL;
 		goto out;
