@@ -130,7 +130,31 @@ has "ratio"
 grep -q '^| ' "$w/report.md" && grep -q '!\[' "$w/report.md" && ok || bad "report.md has no table or image"
 "$C" report --db "$w/s.db" nic-vs-spine --format html -o "$w/report.html" --out "$w/plots/nic-vs-spine" >"$w/out" 2>&1
 [ $? -eq 0 ] && ok || bad "report html"
-grep -q '<table' "$w/report.html" && grep -q '<img src=' "$w/report.html" && ok || bad "report.html has no table or image"
+grep -q '<table' "$w/report.html" && [ "$(grep -c '<svg' "$w/report.html")" -ge 4 ] && ! grep -q '<img src=' "$w/report.html" &&
+	grep -q 'Designs and assumptions' "$w/report.html" && grep -q 'scale-out routing' "$w/report.html" && ok ||
+	bad "report.html: no table, fewer than 4 charts inline, a file referenced, or no designs"
+# the default study's page in a browser: one file, summary, charts inline,
+# designs; headless Chromium draws it (a screenshot of the asked size, far
+# from blank) and its DOM holds the charts
+"$C" report --db "$w/s.db" default --format html -o "$w/default.html" --out "$w/plots/default" >"$w/out" 2>&1
+has "charts inline"
+grep -q '<h2>Summary</h2>' "$w/default.html" && grep -q 'is fastest' "$w/default.html" && grep -q 'x slower' "$w/default.html" &&
+	grep -q 'compare-allreduce\|allreduce bus bandwidth, every design' "$w/default.html" && ok || bad "default.html: summary or comparison chart"
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -n "$browser" ]; then
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,3000 \
+		--screenshot="$w/shot.png" "file://$w/default.html" >/dev/null 2>&1
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$w/default.html" >"$w/dom.html" 2>/dev/null
+	# PNG: IHDR width and height (bytes 17-24); a blank page of this size is
+	# about 20 KB, charts and tables make it hundreds
+	dims=$(od -An -tu1 -j16 -N8 "$w/shot.png" 2>/dev/null | awk '{print $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8}')
+	sz=$(wc -c <"$w/shot.png" 2>/dev/null || echo 0)
+	if is_png "$w/shot.png" && [ "$dims" = "1200 3000" ] && [ "$sz" -gt 150000 ]; then ok; else bad "report screenshot: '$dims', $sz bytes"; fi
+	[ "$(grep -o '<svg' "$w/dom.html" | wc -l)" -ge 6 ] && grep -q 'Designs and assumptions' "$w/dom.html" && ok ||
+		bad "report in the browser: charts or designs missing from its DOM"
+else
+	echo "scenarios: no Chromium: the report's browser check skipped (.ci/deps installs it)"
+fi
 
 echo "scenarios: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -102,6 +102,8 @@ int ccs_args_unknown(const char *me, const char *what, const char *flag);
 int ccs_args_unknown_near(const char *me, const char *what, const char *flag, const char *const *cands, int n);
 
 int ccs_cmd_topo(int argc, char **argv);
+/* `topo show`'s text for t (counts, bandwidths, fabric): 0, or CCS_ENOMEM. */
+int ccs_topo_show_text(FILE *f, const struct ccs_topo *t);
 /* diagnose: fault hypotheses against measured logs (sim/cli/cmd_diagnose.c) */
 int ccs_cmd_diagnose(int argc, char **argv);
 /* step: one training step's communication (sim/cli/cmd_step.c) */

@@ -25,6 +25,7 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
 #include "plot.h"
+#include "report_html.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -370,9 +371,9 @@ static void workload_table(FILE *f, const struct ccs_result *r, size_t n, size_t
 			des[nd++] = r[j].design;
 	}
 	if (html) {
-		fprintf(f, "<h2>");
+		fprintf(f, "<h3>");
 		esc(f, wl, 1);
-		fprintf(f, "</h2>\n<table><tr><th>axes</th>");
+		fprintf(f, "</h3>\n<table><tr><th>axes</th>");
 	} else {
 		fprintf(f, "## ");
 		esc(f, wl, 0);
@@ -483,17 +484,39 @@ static void plots_dir(const char *plots, const char *name, char *pdir, size_t n)
 	snprintf(pdir, n, "ccsim-out/%s", sl);
 }
 
-/* The report: head, a table per workload (rows = axes, columns = designs),
- * the plots. */
+/* The Markdown report: head, a table per workload (rows = axes, columns =
+ * designs), the plots linked.  The HTML one is a page in one file: the
+ * summary, the comparison charts inline, the tables, where time goes, the
+ * designs and their assumptions, the per-design charts (report_html.h);
+ * *nimg becomes the charts it holds. */
 static void report_body(FILE *f, const struct ccs_scenario_info *sc, const struct ccs_result *r, size_t n, char **imgs,
-                        size_t nimg, const char *pdir, int html)
+                        size_t *nimg, const char *pdir, int html)
 {
-	report_head(f, sc, n, html);
+	if (!html) {
+		report_head(f, sc, n, 0);
+		for (size_t i = 0; i < n; i++)
+			workload_table(f, r, n, i, 0);
+		plots_section(f, imgs, *nimg, pdir, 0);
+		return;
+	}
+	static const char *const cmp[] = { "compare-", "time-", NULL }, *const brk[] = { "breakdown-", NULL },
+	                         *const per[] = { "busbw-", "links-", NULL };
+	ccs_report_html_head(f, sc, n);
+	ccs_report_html_summary(f, r, n);
+	size_t k = ccs_report_html_charts(f, pdir, cmp, "Designs compared");
+	fprintf(f, "<h2>Results</h2>\n");
 	for (size_t i = 0; i < n; i++)
-		workload_table(f, r, n, i, html);
-	plots_section(f, imgs, nimg, pdir, html);
-	if (html)
-		fprintf(f, "</body></html>\n");
+		workload_table(f, r, n, i, 1);
+	k += ccs_report_html_charts(f, pdir, brk, "Where the time goes");
+	ccs_report_html_designs(f, sc);
+	k += ccs_report_html_charts(f, pdir, per, "Each design");
+	if (!k) {
+		fprintf(f, "<p class=\"note\">No charts in ");
+		ccs_html_esc(f, pdir);
+		fprintf(f, " (run the scenario without --no-plots, or give --out).</p>\n");
+	}
+	ccs_report_html_tail(f);
+	*nimg = k;
 }
 
 /* The report file written whole: tmp renamed to out, or removed (-1 after
@@ -564,13 +587,14 @@ int ccs_cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	report_body(f, &sc, r, n, imgs, nimg, pdir, html);
+	size_t shown = nimg;
+	report_body(f, &sc, r, n, imgs, &shown, pdir, html);
 	if (out) {
 		int bad = close_report(f, tmp, out);
 		f = NULL;
 		if (bad)
 			goto out;
-		printf("wrote %s (%zu results, %zu plots)\n", out, n, nimg);
+		printf("wrote %s (%zu results, %zu %s)\n", out, n, shown, html ? "charts inline" : "plots");
 	}
 	rc = ccs_args_flush() ? 1 : 0;
 	goto out;

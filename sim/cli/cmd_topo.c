@@ -202,6 +202,15 @@ static void show_text(FILE *f, const struct ccs_topo *t, const struct ccs_topo_s
 	show_fabric(f, t, s);
 }
 
+int ccs_topo_show_text(FILE *f, const struct ccs_topo *t)
+{
+	struct ccs_topo_stats st;
+	if (ccs_topo_stats(t, &st))
+		return CCS_ENOMEM;
+	show_text(f, t, &st);
+	return CCS_OK;
+}
+
 static void show_gpus_text(FILE *f, const struct ccs_topo *t)
 {
 	char a[32];
