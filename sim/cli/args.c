@@ -132,16 +132,12 @@ int ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *
 	}
 	if ((*t)->note)
 		fprintf(stderr, "warning: %s\n", (*t)->note);
-	/* NCCL's own switch, as the NCCL_* variables act as defaults */
-	const char *cn = getenv("NCCL_COLLNET_ENABLE");
-	if (cn && *cn && strcmp(cn, "0") && strcmp(cn, "1")) {
-		fprintf(stderr, "%s: NCCL_COLLNET_ENABLE must be 0 or 1, got '%s'\n", me ? me : "ccsim", cn);
+	/* NCCL's environment, as a job's NCCL reads it (nccl_env.c) */
+	if (ccs_nccl_env_topo(me ? me : "ccsim", *t)) {
 		ccs_topo_free(*t);
 		*t = NULL;
 		return -1;
 	}
-	if (cn && *cn)
-		(*t)->params.nccl_collnet = !strcmp(cn, "1");
 	return me && ccs_args_refuse_timed(me, *t) ? -1 : 0;
 }
 

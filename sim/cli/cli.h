@@ -51,6 +51,11 @@ int  ccs_args_refuse_timed(const char *what, const struct ccs_topo *t);
  * faults that strike during a run are refused as ccs_args_refuse_timed does
  * (-1; *t is still set and the caller frees it). */
 int  ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *s, struct ccs_topo **t);
+/* NCCL's variables that change the hardware it uses, applied to t
+ * (nccl_env.c: NCCL_COLLNET_ENABLE, NCCL_P2P_DISABLE, NCCL_NET_GDR_LEVEL,
+ * NCCL_IB_DISABLE, NCCL_NET; NCCL_SHM_DISABLE said to be not modelled):
+ * 0, or -1 after a message naming the variable. */
+int  ccs_nccl_env_topo(const char *me, struct ccs_topo *t);
 /* ccs_comm_build with its reason printed as "me: why": 0 or -1. */
 int  ccs_args_comm(const char *me, const struct ccs_topo *t, int nranks, int ppn, struct ccs_comm *c);
 /* A flag's value as a whole number in [lo, hi] or a real in [lo, hi]:
