@@ -18,7 +18,7 @@
 #   alloc    tests/alloc.sh: every command with its Nth allocation or file write failing, or its files capped, ends cleanly
 #   kill     tests/kill.sh: SIGKILL of run and calibrate ingest at seeded moments loses and doubles nothing
 #   determinism tests/determinism.sh: the same command twice, and run with -j 1 and -j 2, give the same bytes
-#   readme   tests/readme.sh: every bin/ccsim command in README.md runs as written
+#   readme   tests/readme.sh: every bin/ccsim command in README.md and docs/features.md runs as written
 #   shards   tests/shards.sh: run -j 2, --shard K/N + merge, --mpi under mpirun and the --slurm scripts store
 #            the same rows; kills of a shard, the MPI job and merge lose and double nothing
 #   nccl     BUILD_DIR/nccl_host and nccl_prof_host load the tuner and profiler plugins as
