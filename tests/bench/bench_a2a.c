@@ -154,7 +154,7 @@ static void run_child(const struct acase *b)
 	g_res.ranks = c.n;
 	g_res.nops = (double)s.nops;
 	struct ccs_sim_stats st;
-	const struct ccs_sim_hooks hooks = { NULL, NULL, op_end, NULL };
+	const struct ccs_sim_hooks hooks = { .op_end = op_end };
 	g_t0 = now();
 	alarm(LIMIT_S);
 	if (ccs_sim_run_hooked(fab, &s, &st, NULL, &hooks, err, sizeof err)) {

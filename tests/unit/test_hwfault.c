@@ -563,7 +563,7 @@ static void test_timed_reroute(void)
 	struct ccs_sim_stats st, st2;
 	bad_alloc = 0;
 	bad_alloc_nres = ccs_fabric_nres(fab);
-	struct ccs_sim_hooks hk = { NULL, NULL, NULL, on_rates };
+	struct ccs_sim_hooks hk = { .rates = on_rates };
 	CHECK(!ccs_sim_run_hooked(fab, &s, &st, NULL, &hk, err, sizeof err));
 	CHECK(!ccs_sim_run(fab, &s, &st2, NULL, err, sizeof err));
 	fprintf(stderr, "spine dies at 5 ms: healthy %.1f us, dead from the start %.1f us, struck %.1f us\n", h * 1e6,
