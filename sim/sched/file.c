@@ -311,6 +311,20 @@ static int load_root(struct ld *L, const char *path, double bytes, struct ccs_di
 		rc = ccs_ytree_parse(&L->d, buf, len, root);
 	}
 	ccs_free(buf);
+	/* an MSCCL++ plan (JSON) read as YAML: its ops as schedule YAML
+	 * (mscclpp.c), parsed as a second source so messages about the YAML are
+	 * not taken for ones about the JSON's lines */
+	if (!rc && ccs_sched_mscclpp_is(*root)) {
+		char *yaml;
+		if ((rc = ccs_sched_mscclpp_yaml(&L->d, path, *root, bytes, &yaml)))
+			return rc;
+		snprintf(L->src, sizeof L->src, "%s (as schedule YAML)", path);
+		if (!(rc = ccs_ytree_add_src(&L->d, L->src, &src))) {
+			L->d.cur = src;
+			rc = ccs_ytree_parse(&L->d, yaml, strlen(yaml), root);
+		}
+		ccs_free(yaml);
+	}
 	return rc;
 }
 

@@ -206,6 +206,15 @@ int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, str
  * path to one as it takes YAML.  *yaml is the caller's to ccs_free. */
 int ccs_sched_msccl_yaml(const char *name, const char *text, size_t len, double bytes, char **yaml,
                          struct ccs_diag *d);
+/* An MSCCL++ execution plan (JSON, parsed as YAML into root with d; the
+ * caller checked ccs_sched_mscclpp_is) as schedule YAML for a run of bytes
+ * (sim/sched/mscclpp.c); errors at the JSON's positions.  *yaml is the
+ * caller's to ccs_free. */
+struct ccs_ydoc;
+struct ccs_ynode;
+int ccs_sched_mscclpp_is(const struct ccs_ynode *root);
+int ccs_sched_mscclpp_yaml(struct ccs_ydoc *d, const char *name, const struct ccs_ynode *root, double bytes,
+                           char **yaml);
 
 /* The lane view of a schedule whose nops ops wait for nothing and release
  * nothing: lane l is op l, its only one (T 1, no dependencies, one key; the
