@@ -205,11 +205,16 @@ static int adjacency(struct ccs_classes *k)
 	return CCS_OK;
 }
 
-/* Lane l's colour from the last round's classes: its class and, epoch by
+/* Lane l's colour from the last round's classes: its class, with
+ * dep_refine the classes of the lanes it waits for (kind by kind: members
+ * of one class then wait for members of one class, so a tree's levels are
+ * told apart before a run has to find them by splitting), and, epoch by
  * epoch, the multiset of its route's resource classes. */
 static uint64_t lane_sig(const struct ccs_classes *k, uint32_t l)
 {
 	uint64_t h = mix(k->lc[l], k->E);
+	for (int j = 0; k->dep_refine && j < k->ln.ndep; j++)
+		h = mix(h, k->pj[j][l] == NONE ? NONE : k->lc[k->pj[j][l]]);
 	for (uint32_t e = 0; e < k->E; e++) {
 		uint32_t v[MP];
 		int n;
@@ -676,8 +681,9 @@ int ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *env
 		rc = depths(k, why);
 	if (rc == CCS_EINPUT)
 		rc = CCS_OK;            /* *why says it */
-	else if (!rc && !(rc = adjacency(k)))
+	else if (!rc && !(rc = adjacency(k))) {
 		rc = partition(k, k->sig0, 0, why);
+	}
 	if (rc || *why) {
 		ccs_classes_free(k);
 		return rc;
@@ -788,6 +794,46 @@ int ccs_classes_split(struct ccs_classes *k, uint64_t qid, const char **why)
 	int rc = partition(k, init, 1, why);
 	ccs_free(init);
 	ccs_free(cut);
+	return rc;
+}
+
+#define CCS_CLASSES_DEPS_GROWTH 2
+int ccs_classes_by_deps(struct ccs_classes *k, const char **why)
+{
+	*why = NULL;
+	if (k->dep_refine)
+		return CCS_OK;
+	uint64_t *init = ccs_malloc(((size_t)k->L + 1) * sizeof *init);
+	uint32_t *rc0 = ccs_malloc(((size_t)k->nres + 1) * sizeof *rc0), R0 = k->R;
+	if (!init || !rc0) {
+		ccs_free(init);
+		ccs_free(rc0);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t l = 0; l < k->L; l++)
+		init[l] = k->lc[l];
+	memcpy(rc0, k->rc, (size_t)k->nres * sizeof *rc0);
+	/* from the classes the splits have reached; where the dependencies
+	 * do not settle or multiply the classes (a ring's positions all told
+	 * apart: 35 classes become 4,096 on a 4,096-rank ring with NCCL's
+	 * channels, where the trees of 8-20 NVL72 racks grow 3-13%), back to
+	 * those classes */
+	k->dep_refine = 1;
+	uint32_t q0 = k->Q, max_q = k->max_q;
+	if (k->max_q > CCS_CLASSES_DEPS_GROWTH * q0)
+		k->max_q = CCS_CLASSES_DEPS_GROWTH * q0;   /* stops the refinement as soon as it grows past */
+	int rc = partition(k, init, 1, why);
+	k->max_q = max_q;
+	if (!rc && (*why || k->Q > CCS_CLASSES_DEPS_GROWTH * q0)) {
+		/* the lanes' and the resources' classes as they were */
+		*why = NULL;
+		k->dep_refine = 0;
+		memcpy(k->rc, rc0, (size_t)k->nres * sizeof *rc0);
+		k->R = R0;
+		rc = partition(k, init, 1, why);
+	}
+	ccs_free(init);
+	ccs_free(rc0);
 	return rc;
 }
 

@@ -502,6 +502,7 @@ static int open_flows(struct run *r)
 /* As classes where they apply, splitting and starting again while a class
  * would not start whole (at most CCS_SIM_RESTARTS times); else per flow. */
 #define CCS_SIM_RESTARTS 64
+#define CCS_SIM_DEPS_AFTER 8
 static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, char *err, size_t errn)
 {
 	struct ccs_sched_lanes ln;
@@ -527,6 +528,10 @@ static int try_classes(struct run *r, struct ccs_engine_stats *es, int *ran, cha
 		r->st->restarts++;
 		memset(es, 0, sizeof *es);
 		rc = ccs_classes_split(r->cls, r->split_op, &why);
+		/* still splitting after a few restarts: the dependencies tell the
+		 * rest apart at once, where they settle */
+		if (!rc && !why && r->st->restarts == CCS_SIM_DEPS_AFTER)
+			rc = ccs_classes_by_deps(r->cls, &why);
 		if (!rc && why) {
 			r->st->per_flow_why = why;
 			break;

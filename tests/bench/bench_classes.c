@@ -131,6 +131,11 @@ static const struct bcase cases[] = {
 	  1ull << 30, 0, 0, 0 },
 	{ "nvls_tree 1 GiB", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0,
 	  1ull << 30, 0, 0, 0 },
+	/* NCCL's choice on GB200 NVL72 racks: NVLS-tree across 8 and 20 racks */
+	{ "GB200x8 nvls_tree", "topologies/gb200-nvl72.yaml", { "nodes=144" }, 1, CCS_COLL_ALLREDUCE,
+	  CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 0, 0, 0 },
+	{ "GB200x20 nvls_tree", "topologies/gb200-nvl72.yaml", { "nodes=360" }, 1, CCS_COLL_ALLREDUCE,
+	  CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 5.0, 0, 0 },
 	{ "ring 1ch, link down", C3, { "nodes=512", "scaleout.radix=128", "faults+=link:leaf0-spine0:down" }, 3,
 	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
 	{ "ring 1ch, NIC at 50%", C3, { "nodes=512", "scaleout.radix=128", "faults+=nic:node5/nic0:50%" }, 3,
