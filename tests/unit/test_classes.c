@@ -5,6 +5,8 @@
 **   resources, solved expanded and as one class per base flow (weight m on
 **   the shared resources, 1 on the copied ones): the class rates are the
 **   members' rates within 1e-12, and the max-min check holds on both;
+** - NVLS-tree across 8 GB200 NVL72 racks: split 8 times, then refined by
+**   the lanes' dependencies, it finishes as classes equal to per flow;
 ** - every shipped topology (small node counts), ring AllReduce, AllGather
 **   and ReduceScatter in both granularities and tree AllReduce, seeded sizes and channels,
 **   with and without a static fault (a NIC at 50%, a spine link down) or a
@@ -305,6 +307,29 @@ static int timed_reroute_case(int algo, int ch)
 	return bad;
 }
 
+/* NVLS-tree across 8 GB200 NVL72 racks with NCCL's channels: the run
+ * splits its classes 8 times, then refines them by the lanes' dependencies
+ * (ccs_classes_by_deps) and finishes as classes with no more restarts; it
+ * equals the per-flow run (time, bytes, every resource). */
+static int deps_case(void)
+{
+	const char *sets[] = { "nodes=144" };
+	struct fx_world w;
+	if (fx_world_up(&w, "topologies/gb200-nvl72.yaml", sets, 1, 0))
+		return 1;
+	uint32_t q = 0;
+	int bad = compare(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 0, &q);
+	struct ccs_sim_stats st;
+	struct ccs_flows *fl = NULL;
+	if (!run_one(w.fab, &w.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 0, 1, &st, &fl)) {
+		CHECK(st.classes > 0 && st.restarts == 8);
+		ccs_flows_free(fl);
+	}
+	CHECK(q > 0);
+	fx_world_down(&w);
+	return bad;
+}
+
 int main(void)
 {
 	const char *env = getenv("CCS_TEST_SEED");
@@ -329,6 +354,7 @@ int main(void)
 	bad += timed_reroute_case(CCS_ALGO_RING, 1);
 	bad += timed_reroute_case(CCS_ALGO_RING, 0);
 	bad += timed_reroute_case(CCS_ALGO_TREE, 1);
+	bad += deps_case();
 	CHECK(!bad);
 	/* the 64-rank cluster: rings, the tree, SendRecv and NVLS-tree ran as classes */
 	CHECK(hgx_lumped == 6);
