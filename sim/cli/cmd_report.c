@@ -27,7 +27,6 @@
 #include "plot.h"
 #include "report_html.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -87,12 +86,6 @@ static int load_results(struct ccs_store *s, const struct ccs_scenario_info *sc,
 		return -1;
 	}
 	return 0;
-}
-
-/* the time shown for a result: the simulator's when it ran, else the model's */
-static double t_of(const struct ccs_result *r)
-{
-	return r->t_sim_s == r->t_sim_s ? r->t_sim_s : r->t_model_s;
 }
 
 /* compare's two designs (-t, at most two) */
@@ -230,7 +223,7 @@ static size_t compare_results(const struct ccs_scenario_info *sc, struct ccs_res
 				continue;
 			if (two_designs ? strcmp(x->design, des[0]) : strcmp(x->design, y->design))
 				continue;
-			double ta = t_of(x), tb = t_of(y);
+			double ta = ccs_report_shown_t(x), tb = ccs_report_shown_t(y);
 			printf("  %-26.26s %-26.26s %-34.34s %12.2f %12.2f %8.3f\n", y->workload, two_designs ? "" : y->design,
 			       y->axes[0] ? y->axes : "-", ta * 1e6, tb * 1e6, tb / ta);
 			matched++;
@@ -312,23 +305,16 @@ out:
 
 static void esc(FILE *f, const char *s, int html)
 {
+	if (html) {
+		ccs_html_esc(f, s);
+		return;
+	}
 	for (; *s; s++) {
-		if (html && *s == '<')
-			fputs("&lt;", f);
-		else if (html && *s == '>')
-			fputs("&gt;", f);
-		else if (html && *s == '&')
-			fputs("&amp;", f);
-		else if (!html && *s == '|')
+		if (*s == '|')
 			fputs("\\|", f);
 		else
 			fputc(*s, f);
 	}
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* A result's cell: time (model / simulator where both ran), bandwidth,
@@ -430,28 +416,6 @@ static void plots_section(FILE *f, char **imgs, size_t nimg, const char *pdir, i
 		fprintf(f, html ? "<p>No plots in %s (run the scenario without --no-plots, or give --out).</p>\n"
 		                : "No plots in %s (run the scenario without --no-plots, or give --out).\n", pdir);
 	}
-}
-
-/* The .png files in pdir, sorted, into *imgs (the caller frees each and
- * the array, also after -1: out of memory). */
-static int find_pngs(const char *pdir, char ***imgs, size_t *nimg)
-{
-	size_t cap = 0;
-	DIR *dp = opendir(pdir);
-	if (dp) {
-		struct dirent *e;
-		while ((e = readdir(dp))) {
-			size_t l = strlen(e->d_name);
-			if (l < 5 || strcmp(e->d_name + l - 4, ".png"))
-				continue;
-			if (ccs_grow(imgs, &cap, *nimg + 1, sizeof **imgs) || !((*imgs)[*nimg] = ccs_malloc(strlen(pdir) + l + 2)))
-				return -1;
-			sprintf((*imgs)[(*nimg)++], "%s/%s", pdir, e->d_name);
-		}
-		closedir(dp);
-		qsort(*imgs, *nimg, sizeof **imgs, by_name);
-	}
-	return 0;
 }
 
 /* The report's title and what it holds. */
@@ -578,7 +542,7 @@ int ccs_cmd_report(int argc, char **argv)
 		goto out;
 	char pdir[1024];
 	plots_dir(plots, sc.name, pdir, sizeof pdir);
-	if (find_pngs(pdir, &imgs, &nimg))
+	if (ccs_plot_list(pdir, ".png", &imgs, &nimg))
 		goto oom;
 	if (out) {
 		snprintf(tmp, sizeof tmp, "%s.tmp", out);

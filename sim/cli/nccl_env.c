@@ -35,16 +35,26 @@ static int fault(const char *me, struct ccs_topo *t, const char *spec, const cha
 	return 0;
 }
 
+/* A variable NCCL reads with strtol (..._DISABLE): its number, or -1
+ * after a message saying what 1 means. */
+static int number(const char *me, const char *var, const char *v, const char *one, long *x)
+{
+	char *end;
+	*x = strtol(v, &end, 0);
+	if (*end || end == v) {
+		fprintf(stderr, "%s: %s must be a number (1: %s), got '%s'\n", me, var, one, v);
+		return -1;
+	}
+	return 0;
+}
+
 /* NCCL_P2P_DISABLE: 1 turns P2P off between every GPU (src/graph/paths.cc
  * ncclGetLevel: disable 1 is level LOC): host memory inside the node */
 static int p2p(const char *me, const char *v, struct ccs_topo *t)
 {
-	char *end;
-	long x = strtol(v, &end, 0);
-	if (*end || end == v) {
-		fprintf(stderr, "%s: NCCL_P2P_DISABLE must be a number (1: off), got '%s'\n", me, v);
+	long x;
+	if (number(me, "NCCL_P2P_DISABLE", v, "off", &x))
 		return -1;
-	}
 	return x == 1 ? fault(me, t, "p2p:all:off", "NCCL_P2P_DISABLE=1") : 0;
 }
 
@@ -110,12 +120,9 @@ static void to_socket(struct ccs_topo *t, const char *why)
 
 static int ib_disable(const char *me, const char *v, struct ccs_topo *t)
 {
-	char *end;
-	long x = strtol(v, &end, 0);
-	if (*end || end == v) {
-		fprintf(stderr, "%s: NCCL_IB_DISABLE must be a number (1: no InfiniBand or RoCE), got '%s'\n", me, v);
+	long x;
+	if (number(me, "NCCL_IB_DISABLE", v, "no InfiniBand or RoCE", &x))
 		return -1;
-	}
 	if (x == 1)
 		to_socket(t, "NCCL_IB_DISABLE=1");
 	return 0;

@@ -2,6 +2,9 @@
 #define _DEFAULT_SOURCE
 #include "plot.h"
 
+#include "../../model/ccs.h"
+
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -49,6 +52,33 @@ void ccs_plot_slug(const char *in, char *out, size_t n)
 	out[k] = 0;
 	if (!k)
 		snprintf(out, n, "x");
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ccs_plot_list(const char *dir, const char *ext, char ***paths, size_t *n)
+{
+	size_t cap = 0, el = strlen(ext);
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return 0;
+	int rc = 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(dp))) {
+		size_t l = strlen(e->d_name);
+		if (l <= el || strcmp(e->d_name + l - el, ext))
+			continue;
+		if (ccs_grow(paths, &cap, *n + 1, sizeof **paths) || !((*paths)[*n] = ccs_malloc(strlen(dir) + l + 2)))
+			rc = -1;
+		else
+			sprintf((*paths)[(*n)++], "%s/%s", dir, e->d_name);
+	}
+	closedir(dp);
+	qsort(*paths, *n, sizeof **paths, by_name);
+	return rc;
 }
 
 void ccs_plot_quote(FILE *f, const char *s)

@@ -26,6 +26,11 @@ int ccs_plot_render(const char *dir, const char *name);
  * of '-' squeezed, at most n - 1 bytes. */
 void ccs_plot_slug(const char *in, char *out, size_t n);
 
+/* The files of dir whose names end in ext (".png"), as "dir/name", sorted
+ * by name: 0 (none is fine, also no dir), -1 out of memory.  The caller
+ * frees each and the array (ccs_free), also after -1. */
+int ccs_plot_list(const char *dir, const char *ext, char ***paths, size_t *n);
+
 /* s quoted for a gnuplot string in double quotes (backslashes, quotes,
  * and '_' '^' '@' '&' that the enhanced text mode would interpret). */
 void ccs_plot_quote(FILE *f, const char *s);

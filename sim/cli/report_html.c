@@ -4,13 +4,13 @@
 
 #include "report_html.h"
 #include "cli.h"
+#include "plot.h"
 
 #include "../../model/nccl_tables.h"
 #include "../../model/params.h"
 #include "../../model/topo_yaml.h"
 #include "../../model/transport.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +48,7 @@ void ccs_report_html_head(FILE *f, const struct ccs_scenario_info *sc, size_t nr
 	        sc->hash, sc->ccsim_version, sc->created, nresults);
 }
 
-/* the time shown for a result: the simulator's when it ran, else the
- * closed form's */
-static double shown_t(const struct ccs_result *r)
+double ccs_report_shown_t(const struct ccs_result *r)
 {
 	return r->t_sim_s == r->t_sim_s ? r->t_sim_s : r->t_model_s;
 }
@@ -72,12 +70,12 @@ static void summary_line(FILE *f, const struct ccs_result *r, size_t n, size_t i
 	const struct ccs_result *at[32];
 	int na = 0;
 	for (size_t j = i; j < n && na < 32; j++)
-		if (!strcmp(r[j].workload, r[i].workload) && !strcmp(r[j].axes, last->axes) && shown_t(&r[j]) == shown_t(&r[j]))
+		if (!strcmp(r[j].workload, r[i].workload) && !strcmp(r[j].axes, last->axes) && ccs_report_shown_t(&r[j]) == ccs_report_shown_t(&r[j]))
 			at[na++] = &r[j];
 	if (!na)
 		return;
 	for (int a = 1; a < na; a++)   /* fastest first */
-		for (int b = a; b > 0 && shown_t(at[b]) < shown_t(at[b - 1]); b--) {
+		for (int b = a; b > 0 && ccs_report_shown_t(at[b]) < ccs_report_shown_t(at[b - 1]); b--) {
 			const struct ccs_result *x = at[b];
 			at[b] = at[b - 1];
 			at[b - 1] = x;
@@ -90,11 +88,11 @@ static void summary_line(FILE *f, const struct ccs_result *r, size_t n, size_t i
 	ccs_html_esc(f, words);
 	fprintf(f, ": ");
 	ccs_html_esc(f, at[0]->design);
-	fprintf(f, " is %s (%.1f us, %s)", na > 1 ? "fastest" : "the only design", shown_t(at[0]) * 1e6, at[0]->algo);
+	fprintf(f, " is %s (%.1f us, %s)", na > 1 ? "fastest" : "the only design", ccs_report_shown_t(at[0]) * 1e6, at[0]->algo);
 	for (int a = 1; a < na; a++) {
 		fprintf(f, "; ");
 		ccs_html_esc(f, at[a]->design);
-		fprintf(f, " %.2fx slower (%.1f us, %s)", shown_t(at[a]) / shown_t(at[0]), shown_t(at[a]) * 1e6, at[a]->algo);
+		fprintf(f, " %.2fx slower (%.1f us, %s)", ccs_report_shown_t(at[a]) / ccs_report_shown_t(at[0]), ccs_report_shown_t(at[a]) * 1e6, at[a]->algo);
 	}
 	fprintf(f, "</li>\n");
 }
@@ -105,11 +103,6 @@ void ccs_report_html_summary(FILE *f, const struct ccs_result *r, size_t n)
 	for (size_t i = 0; i < n; i++)
 		summary_line(f, r, n, i);
 	fprintf(f, "</ul>\n");
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* One SVG file inline: from its <svg element on (the XML prolog left out). */
@@ -140,40 +133,22 @@ static int inline_svg(FILE *f, const char *path)
 
 size_t ccs_report_html_charts(FILE *f, const char *pdir, const char *const *prefixes, const char *h)
 {
-	DIR *dp = opendir(pdir);
-	if (!dp)
-		return 0;
-	char **names = NULL;
-	size_t nn = 0, cap = 0, wrote = 0;
-	struct dirent *e;
-	while ((e = readdir(dp))) {
-		size_t l = strlen(e->d_name);
-		int want = l > 4 && !strcmp(e->d_name + l - 4, ".svg");
-		for (int k = 0; want && prefixes[k]; k++)
-			if (!strncmp(e->d_name, prefixes[k], strlen(prefixes[k])))
-				want = 2;
-		if (want != 2 || ccs_grow(&names, &cap, nn + 1, sizeof *names) || !(names[nn] = strdup(e->d_name)))
-			continue;
-		nn++;
-	}
-	closedir(dp);
-	qsort(names, nn, sizeof *names, by_name);
+	char **paths = NULL;
+	size_t n = 0, wrote = 0;
+	ccs_plot_list(pdir, ".svg", &paths, &n);   /* what it listed, also out of memory */
 	/* the prefixes' order, then the names' */
 	for (int k = 0; prefixes[k]; k++)
-		for (size_t i = 0; i < nn; i++) {
-			if (!names[i] || strncmp(names[i], prefixes[k], strlen(prefixes[k])))
+		for (size_t i = 0; i < n; i++) {
+			const char *name = strrchr(paths[i], '/') + 1;
+			if (strncmp(name, prefixes[k], strlen(prefixes[k])))
 				continue;
 			if (!wrote)
 				fprintf(f, "<h2>%s</h2>\n", h);
-			char path[2300];
-			snprintf(path, sizeof path, "%s/%s", pdir, names[i]);
-			wrote += !inline_svg(f, path);
-			free(names[i]);
-			names[i] = NULL;
+			wrote += !inline_svg(f, paths[i]);
 		}
-	for (size_t i = 0; i < nn; i++)
-		free(names[i]);
-	ccs_free(names);
+	for (size_t i = 0; i < n; i++)
+		ccs_free(paths[i]);
+	ccs_free(paths);
 	return wrote;
 }
 

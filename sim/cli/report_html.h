@@ -20,6 +20,9 @@
 
 #include <stdio.h>
 
+/* The time a result shows: the simulator's where it ran, else the closed
+ * form's. */
+double ccs_report_shown_t(const struct ccs_result *r);
 /* s with <, > and & escaped. */
 void ccs_html_esc(FILE *f, const char *s);
 void ccs_report_html_head(FILE *f, const struct ccs_scenario_info *sc, size_t nresults);

@@ -15,6 +15,7 @@
 #include "../../sim/sim.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t fx_rng = 88172645463325252ull;
@@ -127,6 +128,26 @@ static inline int fx_push_end(void *ctx, uint32_t flow, ccs_time done, uint32_t 
 	if (p->n < 4096)
 		p->v[p->n++] = (struct fx_end){ done, flow, ver };
 	return CCS_OK;
+}
+
+/* The file at path whole, NUL-ended (the caller frees it), then removed
+ * (a test's scratch file); NULL when it cannot be read. */
+static inline char *fx_slurp_rm(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	if (f && !fseek(f, 0, SEEK_END)) {
+		long n = ftell(f);
+		buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+		rewind(f);
+		size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+		if (buf)
+			buf[got] = 0;
+	}
+	if (f)
+		fclose(f);
+	remove(path);
+	return buf;
 }
 
 /* nodes HGX H100 nodes (topologies/hgx-h100.yaml), ppn ranks a node. */

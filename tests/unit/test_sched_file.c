@@ -138,16 +138,12 @@ static void test_sched_file_more(void)
 		CHECK(!ccs_sim_run_hooked(fab, &is, &ist, NULL, &h, err, sizeof err));
 		CHECK(!ccs_trace_close(trc));
 		ccs_sched_release(&is);
-		static char buf[1 << 16];
-		FILE *tf = fopen(tpath, "r");
-		size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
-		if (tf)
-			fclose(tf);
-		buf[got] = 0;
-		unlink(tpath);
-		CHECK(strstr(buf, "{\"name\": \"leaf0->node1/nic0 (ib)\", \"ph\": \"C\", \"ts\": 14.600000, \"pid\": 16, "
-		                  "\"args\": {\"util %\": 100.000}}") != NULL);
-		CHECK(strstr(buf, "\"name\": \"links (utilisation %)\"") != NULL);
+		char *buf = fx_slurp_rm(tpath);
+		CHECK(buf != NULL);
+		CHECK(buf && strstr(buf, "{\"name\": \"leaf0->node1/nic0 (ib)\", \"ph\": \"C\", \"ts\": 14.600000, \"pid\": 16, "
+		                         "\"args\": {\"util %\": 100.000}}") != NULL);
+		CHECK(buf && strstr(buf, "\"name\": \"links (utilisation %)\"") != NULL);
+		free(buf);
 	}
 	/* errors name the place */
 	struct ccs_sched s;

@@ -37,16 +37,11 @@ static char *trace_of(struct ccs_fabric *fab, const struct ccs_sched *s, int n, 
 	int rc = ccs_trace_run(fab, s, n, path, level, "ring", NULL, &st, &fl, &in_trace, err, sizeof err);
 	ccs_flows_free(fl);
 	*time_s = st.time_s;
-	char *buf = NULL;
-	FILE *f = rc ? NULL : fopen(path, "r");
-	if (f) {
-		buf = malloc(1 << 24);
-		size_t got = buf ? fread(buf, 1, (1 << 24) - 1, f) : 0;
-		if (buf)
-			buf[got] = 0;
-		fclose(f);
+	char *buf = fx_slurp_rm(path);
+	if (rc) {
+		free(buf);
+		buf = NULL;
 	}
-	unlink(path);
 	return buf;
 }
 
