@@ -1,6 +1,9 @@
 /*
 ** sim/cli/cmd_diagnose.c: `ccsim diagnose -t TOPO LOG...`: which fault explains
-** a measured nccl-tests log (issue 8).
+** a measured nccl-tests log (issue 8).  This file reads the options and
+** the logs' rows and prints; the diagnosis (scores, evidence rules,
+** equivalence, ranking, verdict) is calibrate/diagnose.h, every hypothesis
+** tried on the one loaded topology in memory.
 **
 ** The log's rows (out-of-place time per collective and size, on the
 ** topology's first `ranks` GPUs) are predicted by the closed form on the
@@ -43,10 +46,11 @@
 ** name every rank's host.
 */
 #include "cli.h"
-#include "diag_cand.h"
 #include "diag_split.h"
 #include "junit.h"
 
+#include "../../calibrate/diag_cand.h"
+#include "../../calibrate/diagnose.h"
 #include "../../calibrate/ingest.h"
 #include "../../calibrate/modelerr.h"
 #include "../../model/coll.h"
@@ -63,143 +67,6 @@
 
 static const char *me = "ccsim diagnose";
 
-struct row {
-	int coll, ranks;
-	int nodes;                  /* the hosts the log's Rank lines name, 0 unknown */
-	uint64_t size;
-	double t_s;
-	unsigned amask, pmask;      /* the algorithms and protocols NCCL may have chosen from */
-	double sig;                 /* log(1 + the model's own error at this row) */
-};
-
-struct hyp {
-	char spec[160];
-	double rms, worst;
-	double *pred;               /* per row */
-	int members;                /* equivalent hypotheses merged into this one */
-	char first[160], second[160];
-	char *all;                  /* every member, space separated (ccs_malloc'd) */
-	int stated;                 /* the logs' INFO lines state this fault */
-};
-
-/* What the logs' INFO lines (CCS_EV_*) say of a hypothesis: 1 they state
- * it, -1 they contradict it, 0 nothing. */
-static int evidence_for(const char *spec, unsigned ev)
-{
-	/* no line shows GPUDirect anywhere: off on all, which one GPU's alone
-	 * does not state */
-	if (!strncmp(spec, "gdr:", 4))
-		return ev & CCS_EV_GDR ? (ev & CCS_EV_NO_GDR ? 0 : -1) : ev & CCS_EV_NO_GDR ? !strcmp(spec, "gdr:all:off") : 0;
-	if (!strcmp(spec, "transport:socket"))
-		return ev & CCS_EV_SOCKET ? 1 : ev & CCS_EV_RDMA ? -1 : 0;
-	if (!strncmp(spec, "p2p:", 4))
-		return ev & CCS_EV_SHM ? 1 : ev & CCS_EV_P2P ? -1 : 0;
-	return 0;
-}
-
-static int add_member(struct hyp *x, const char *spec)
-{
-	size_t l = x->all ? strlen(x->all) : 0, m = strlen(spec);
-	char *n = ccs_realloc(x->all, l + m + 2);
-	if (!n)
-		return -1;
-	if (l)
-		n[l++] = ' ';
-	memcpy(n + l, spec, m + 1);
-	x->all = n;
-	return 0;
-}
-
-/* Ranks per node for a communicator of ranks: --ppn, else --nodes spread
- * evenly, else the nodes the log's Rank lines name (logged), else 0 (the
- * nodes filled in order). */
-static int ppn_of(int ppn, int nodes, int logged, int ranks)
-{
-	nodes = nodes ? nodes : logged;
-	return ppn ? ppn : nodes ? (ranks + nodes - 1) / nodes : 0;
-}
-
-/* predictions of every row under the extra faults; -1 when the collective
- * cannot complete or nothing applies */
-static int predict_rows(const char *topo, struct ccs_args_sets *sets, int ppn, int nodes, const char *fault,
-                        const struct row *rw, size_t n, double *out, int *groups, char *err, size_t errn)
-{
-	const char *v[80];
-	int k = 0;
-	for (int i = 0; i < sets->n && k < 78; i++)
-		v[k++] = sets->v[i];
-	char fs[200];
-	if (fault) {
-		ccs_split_fault_arg(fault, fs, sizeof fs);
-		v[k++] = fs;
-	}
-	struct ccs_topo *t = NULL;
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	int lrc = ccs_topo_load(topo, v, k, &t, &d);
-	if (lrc) {
-		snprintf(err, errn, "%.500s", d.msg);
-		return lrc == CCS_ENOMEM ? -2 : -1;   /* out of memory is not "does not apply" */
-	}
-	int rc = 0, cur = -1, cur_nodes = -1;
-	struct ccs_comm c;
-	int have = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		if (rw[i].ranks != cur || rw[i].nodes != cur_nodes) {
-			if (have)
-				ccs_comm_release(&c);
-			have = 0;
-			cur = rw[i].ranks;
-			cur_nodes = rw[i].nodes;
-			int brc = ccs_comm_build(t, rw[i].ranks, ppn_of(ppn, nodes, rw[i].nodes, rw[i].ranks), &c, err, errn);
-			if (brc) {
-				rc = brc == CCS_ENOMEM ? -2 : -1;
-				break;
-			}
-			have = 1;
-		}
-		int a, q;
-		struct ccs_cost cc;
-		if (ccs_select(&c, rw[i].coll, rw[i].size, rw[i].amask, rw[i].pmask, 1, &a, &q) ||
-		    ccs_cost_eval(&c, rw[i].coll, a, q, 0, rw[i].size, &cc, NULL)) {
-			snprintf(err, errn, "no algorithm %sapplies to row %zu", ~rw[i].amask || ~rw[i].pmask ? "the logs or flags allow " : "",
-			         i);
-			rc = -1;
-			break;
-		}
-		out[i] = cc.time_s;
-		if (groups)
-			groups[i] = c.G;
-	}
-	if (have)
-		ccs_comm_release(&c);
-	ccs_topo_free(t);
-	return rc;
-}
-
-/* *rms: the root mean square over the rows of log(predicted / measured)
- * in units of the row's own model error (1: the model's usual miss);
- * *worst: the largest relative error. */
-static void score(const struct row *rw, size_t n, const double *pred, double *rms, double *worst)
-{
-	double s = 0, w = 0;
-	for (size_t i = 0; i < n; i++) {
-		double e = log(pred[i] / rw[i].t_s) / rw[i].sig;
-		s += e * e;
-		double r = fabs(pred[i] / rw[i].t_s - 1);
-		if (r > w)
-			w = r;
-	}
-	*rms = n ? sqrt(s / (double)n) : 0;
-	*worst = w;
-}
-
-static int by_rms(const void *a, const void *b)
-{
-	const struct hyp *x = a, *y = b;
-	return (x->rms > y->rms) - (x->rms < y->rms);
-}
-
 /* A diagnosis: the options, the measured rows, the healthy prediction and
  * the hypotheses tried, best first. */
 struct diag_run {
@@ -212,24 +79,11 @@ struct diag_run {
 	double tol_max;             /* the largest row tolerance */
 	struct ccs_args_sets sets;
 	struct ccs_meas_set set;
-	struct row *rw;
+	struct ccs_diagnose_row *rw;
 	size_t nrw;
-	struct hyp *h;
-	size_t nh, caph;
-	double *healthy, h_rms, h_worst, excess;
-	/* the healthy prediction times one factor fitted to the rows (the
-	 * model's bias on this machine): its factor and rms; the stragglers it
-	 * fits better than, left out */
-	double bias, b_rms;
-	size_t nbiased;
-	struct ccs_topo *t;
+	struct ccs_diagnose dx;     /* the scores, hypotheses and verdict (calibrate/diagnose.h) */
+	struct ccs_topo *t;         /* loaded once; each hypothesis is tried on it in memory */
 	char err[600];
-	char (*spec)[160];
-	size_t nspec, capspec;
-	size_t ncontra;             /* hypotheses the logs' evidence rules out */
-	int verdict;                /* the exit status: DG_NONE, DG_FAULT, DG_NO_SINGLE */
-	size_t disagree;            /* the best hypothesis the logs state, where the table fits another
-	                             * clearly better (its index in h); 0 none */
 	char widen[32];             /* "nodes=N" added to the sets for a template too small for the logs, "" none */
 	int widen_from;             /* its nodes before */
 	const char *junit;          /* --junit FILE, NULL: none */
@@ -238,32 +92,6 @@ struct diag_run {
 /* Exit statuses (1 bad input or an error, 2 bad usage, as every command):
  * a CI job gates on them. */
 enum { DG_NONE = 0, DG_FAULT = 3, DG_NO_SINGLE = 4 };
-
-/* The healthy prediction scaled by the one factor that fits the rows best
- * in the score's units: log k = sum(r_i / s_i^2) / sum(1 / s_i^2), r_i =
- * log(measured / healthy), s_i the row's sig.  A straggler's D is fitted to
- * the rows too; where this one fitted factor beats it, the log is slower
- * than the model by a share at every size (the model's bias on a machine,
- * or a machine slow everywhere), not late by a fixed time. */
-static int dg_bias(struct diag_run *D)
-{
-	double num = 0, den = 0;
-	for (size_t i = 0; i < D->nrw; i++) {
-		double w = 1 / (D->rw[i].sig * D->rw[i].sig);
-		num += w * log(D->rw[i].t_s / D->healthy[i]);
-		den += w;
-	}
-	D->bias = exp(num / den);
-	double *p = ccs_malloc(D->nrw * sizeof *p);
-	if (!p)
-		return -2;
-	for (size_t i = 0; i < D->nrw; i++)
-		p[i] = D->healthy[i] * D->bias;
-	double w;
-	score(D->rw, D->nrw, p, &D->b_rms, &w);
-	ccs_free(p);
-	return 0;
-}
 
 /* The options: 0, 1 after --help, -1 after a message. */
 static void dg_usage(void)
@@ -464,7 +292,7 @@ static int dg_rows(struct diag_run *D)
 			                "sendrecv); skipped\n", me, m->file, m->line, m->name);
 			continue;
 		}
-		struct row r = { coll, ranks, m->ranks ? m->nodes : 0, m->size, m->median_s, 0, 0, 0 };
+		struct ccs_diagnose_row r = { coll, ranks, m->ranks ? m->nodes : 0, m->size, m->median_s, 0, 0, 0 };
 		if (dg_mask(D, coll, 0, &r.amask) || dg_mask(D, coll, 1, &r.pmask))
 			return -1;
 		D->rw[D->nrw++] = r;
@@ -473,17 +301,36 @@ static int dg_rows(struct diag_run *D)
 		fprintf(stderr, "%s: no usable nccl-tests row in the logs\n", me);
 		return -1;
 	}
-	int wrc = dg_widen(D);
-	if (wrc)
-		return wrc;
-	D->healthy = ccs_malloc(D->nrw * sizeof *D->healthy);
-	if (!D->healthy)
-		return -2;
+	return dg_widen(D);
+}
+
+/* The topology the logs ran on, as large as they need, loaded once. */
+static int dg_topology(struct diag_run *D)
+{
+	if (ccs_args_topo(me, D->topo, &D->sets, &D->t))
+		return -1;
+	D->maxr = 0;
+	for (size_t i = 0; i < D->nrw; i++)
+		if (D->rw[i].ranks > D->maxr) {
+			D->maxr = D->rw[i].ranks;
+			D->maxr_nodes = D->rw[i].nodes;
+		}
+	return 0;
+}
+
+/* The healthy prediction of every row, each row's tolerance, the healthy
+ * score and the bias (calibrate/diagnose.h). */
+static int dg_healthy(struct diag_run *D)
+{
+	double *healthy = ccs_malloc(D->nrw * sizeof *healthy);
 	int *groups = ccs_malloc(D->nrw * sizeof *groups);
-	if (!groups)
+	if (!healthy || !groups) {
+		ccs_free(healthy);
+		ccs_free(groups);
 		return -2;
-	int prc = predict_rows(D->topo, &D->sets, D->ppn, D->nodes, NULL, D->rw, D->nrw, D->healthy, groups, D->err,
-	                       sizeof D->err);
+	}
+	int prc = ccs_diagnose_predict(D->t, D->ppn, D->nodes, NULL, D->rw, D->nrw, healthy, groups, D->err,
+	                               sizeof D->err);
 	/* each row's tolerance: the model's own error where the row runs
 	 * (inside one scale-up domain or across the network) at its size, at
 	 * least the floor; or --tolerance for all */
@@ -494,163 +341,35 @@ static int dg_rows(struct diag_run *D)
 	}
 	ccs_free(groups);
 	if (prc) {
+		ccs_free(healthy);
 		fprintf(stderr, "%s: %s\n", me, D->err);
 		return prc == -2 ? -2 : -1;
 	}
-	score(D->rw, D->nrw, D->healthy, &D->h_rms, &D->h_worst);
-	return dg_bias(D);
-}
-
-/* The topology the logs ran on, as large as they need. */
-static int dg_topology(struct diag_run *D)
-{
-	/* candidates: the NICs and GPUs of the ranks' nodes, their leaves' uplinks */
-	if (ccs_args_topo(me, D->topo, &D->sets, &D->t))
-		return -1;
-	D->maxr = 0;
-	for (size_t i = 0; i < D->nrw; i++)
-		if (D->rw[i].ranks > D->maxr) {
-			D->maxr = D->rw[i].ranks;
-			D->maxr_nodes = D->rw[i].nodes;
-		}
 	if ((uint32_t)D->maxr > D->t->ngpu) {
+		ccs_free(healthy);
 		fprintf(stderr, "%s: the logs have %d ranks, %s has %u gpus\n", me, D->maxr, D->t->name, D->t->ngpu);
 		return -1;
 	}
-	return 0;
+	return ccs_diagnose_init(&D->dx, D->rw, D->nrw, healthy, D->tol);
 }
 
-/* Candidates (diag_cand.h), a straggler's delay the rows' median excess
- * over healthy. */
-static int dg_candidates(struct diag_run *D)
-{
-	/* the median by a small sort */
-	double *ex = ccs_malloc(D->nrw * sizeof *ex);
-	if (!ex)
-		return -2;
-	for (size_t i = 0; i < D->nrw; i++)
-		ex[i] = D->rw[i].t_s - D->healthy[i];
-	for (size_t i = 1; i < D->nrw; i++)
-		for (size_t j = i; j > 0 && ex[j] < ex[j - 1]; j--) {
-			double x = ex[j];
-			ex[j] = ex[j - 1];
-			ex[j - 1] = x;
-		}
-	D->excess = D->nrw % 2 ? ex[D->nrw / 2] : 0.5 * (ex[D->nrw / 2 - 1] + ex[D->nrw / 2]);
-	ccs_free(ex);
-	struct ccs_diag_specs sp = { NULL, 0, 0 };
-	char cerr[256];
-	int rc = ccs_diag_candidates(D->t, D->maxr, ppn_of(D->ppn, D->nodes, D->maxr_nodes, D->maxr), D->excess, &sp, cerr,
-	                             sizeof cerr);
-	if (rc == -1)
-		fprintf(stderr, "%s: %s\n", me, cerr);
-	D->spec = sp.spec;
-	D->nspec = sp.n;
-	D->capspec = sp.cap;
-	return rc;
-}
-
-/* Hypothesis spec (what the logs say of it: ev) into the kept one with the
- * same predictions, one line for both: 1 merged, 0 none alike, -2 out of
- * memory. */
-static int merge_same(struct diag_run *D, const char *spec, const double *pred, int ev)
-{
-	size_t j = 0;
-	for (; j < D->nh; j++) {
-		size_t k = 0;
-		while (k < D->nrw && fabs(D->h[j].pred[k] / pred[k] - 1) < 1e-9)
-			k++;
-		if (k == D->nrw)
-			break;
-	}
-	if (j == D->nh)
-		return 0;
-	struct hyp *x = &D->h[j];
-	if (x->members == 1)
-		snprintf(x->second, sizeof x->second, "%s", spec);
-	if (!x->stated && ev > 0) {
-		/* the group is named by the member the logs state */
-		x->stated = 1;
-		snprintf(x->second, sizeof x->second, "%s", x->spec);
-		snprintf(x->spec, sizeof x->spec, "%s", spec);
-	}
-	x->members++;
-	return add_member(x, spec) ? -2 : 1;
-}
-
-/* Each candidate's prediction and fit; candidates with the same
- * predictions share one line. */
+/* The candidates (calibrate/diag_cand.h) on the ranks' nodes, a
+ * straggler's delay the rows' median excess over healthy, each tried on
+ * the topology, then ranked. */
 static int dg_try(struct diag_run *D)
 {
-	double *pred = ccs_malloc(D->nrw * sizeof *pred);
-	if (!pred)
-		return -2;
-	for (size_t i = 0; i < D->nspec; i++) {
-		int ev = evidence_for(D->spec[i], D->set.ev);
-		if (ev < 0) {
-			D->ncontra++;
-			continue;   /* the logs say otherwise */
-		}
-		int prc = predict_rows(D->topo, &D->sets, D->ppn, D->nodes, D->spec[i], D->rw, D->nrw, pred, NULL, D->err,
-		                       sizeof D->err);
-		if (prc == -2) {
-			ccs_free(pred);
-			return -2;
-		}
-		if (prc)
-			continue;   /* cannot complete, or not applicable here */
-		double s, w;
-		score(D->rw, D->nrw, pred, &s, &w);
-		if (!ev && !strncmp(D->spec[i], "straggler:", 10) && s >= D->b_rms) {
-			D->nbiased++;   /* a share of every row fits better than a fixed delay */
-			continue;
-		}
-		int m = merge_same(D, D->spec[i], pred, ev);
-		if (m < 0) {
-			ccs_free(pred);
-			return -2;
-		}
-		if (m)
-			continue;
-		if (ccs_grow(&D->h, &D->caph, D->nh + 1, sizeof *D->h)) {
-			ccs_free(pred);
-			return -2;
-		}
-		struct hyp *x = &D->h[D->nh++];
-		memset(x, 0, sizeof *x);
-		snprintf(x->spec, sizeof x->spec, "%s", D->spec[i]);
-		snprintf(x->first, sizeof x->first, "%s", D->spec[i]);
-		x->rms = s;
-		x->worst = w;
-		x->stated = ev > 0;
-		x->members = 1;
-		x->pred = ccs_malloc(D->nrw * sizeof *x->pred);
-		if (!x->pred || add_member(x, D->spec[i])) {
-			ccs_free(pred);
-			return -2;
-		}
-		memcpy(x->pred, pred, D->nrw * sizeof *pred);
-	}
-	ccs_free(pred);
-	ccs_free(D->spec);
-	D->spec = NULL;
-	qsort(D->h, D->nh, sizeof *D->h, by_rms);
-	/* the best hypothesis the logs state goes first when it fits better
-	 * than healthy and as well as the table can tell the two apart: within
-	 * 3 times the best fit's rms, or less than half the model's own error
-	 * (rms 0.5, the margin a fault needs over healthy) behind it; else the
-	 * table wins, and the verdict says both */
-	for (size_t i = 1; i < D->nh; i++)
-		if (D->h[i].stated) {
-			if (D->h[i].rms < D->h_rms && (D->h[i].rms <= 3 * D->h[0].rms || D->h[i].rms - D->h[0].rms <= 0.5)) {
-				struct hyp x = D->h[i];
-				memmove(&D->h[1], &D->h[0], i * sizeof *D->h);
-				D->h[0] = x;
-			} else
-				D->disagree = i;
-			break;
-		}
-	return 0;
+	struct ccs_diag_specs sp = { NULL, 0, 0 };
+	char cerr[256];
+	int ppn = ccs_diagnose_ppn(D->ppn, D->nodes, D->maxr_nodes, D->maxr);
+	int rc = ccs_diag_candidates(D->t, D->maxr, ppn, D->dx.excess, &sp, cerr, sizeof cerr);
+	if (rc == -1)
+		fprintf(stderr, "%s: %s\n", me, cerr);
+	if (!rc)
+		rc = ccs_diagnose_try(&D->dx, D->t, D->ppn, D->nodes, (const char (*)[160])sp.spec, sp.n, D->set.ev);
+	ccs_free(sp.spec);
+	if (!rc)
+		ccs_diagnose_rank(&D->dx);
+	return rc;
 }
 
 /* What the logs' evidence states, where the ranking above does not show
@@ -658,10 +377,10 @@ static int dg_try(struct diag_run *D)
  * why the table ranks another first. */
 static void dg_stated(const struct diag_run *D)
 {
-	size_t i = D->disagree;
+	size_t i = D->dx.disagree;
 	if (!i)
 		return;
-	const struct hyp *s = &D->h[i], *b = &D->h[0];
+	const struct ccs_diagnose_hyp *s = &D->dx.h[i], *b = &D->dx.h[0];
 	if ((int)i >= D->top) {
 		char also[64] = "";
 		if (s->members > 1)
@@ -672,7 +391,7 @@ static void dg_stated(const struct diag_run *D)
 	printf("# evidence and fit disagree: the logs' lines state %s, but it fits at rms %.2f (up to %.1f%% off) where "
 	       "%s fits at rms %.2f, %s: the table points elsewhere; both may hold (one fault the lines show, another "
 	       "the times show)\n", s->spec, s->rms, 100 * s->worst, b->spec, b->rms,
-	       s->rms >= D->h_rms ? "and the healthy machine fits no worse than it"
+	       s->rms >= D->dx.h_rms ? "and the healthy machine fits no worse than it"
 	                          : "over 3 times better, by more than half the model's own error");
 }
 
@@ -681,7 +400,7 @@ static void dg_stated(const struct diag_run *D)
 static int dg_next(struct diag_run *D)
 {
 	/* the largest job's collective, its smallest and largest sizes */
-	const struct row *big = &D->rw[0];
+	const struct ccs_diagnose_row *big = &D->rw[0];
 	for (size_t i = 1; i < D->nrw; i++)
 		if (D->rw[i].ranks > big->ranks)
 			big = &D->rw[i];
@@ -691,19 +410,19 @@ static int dg_next(struct diag_run *D)
 			lo = D->rw[i].size < lo ? D->rw[i].size : lo;
 			hi = D->rw[i].size > hi ? D->rw[i].size : hi;
 		}
-	int ppn = ppn_of(D->ppn, D->nodes, D->maxr_nodes, D->maxr);
+	int ppn = ccs_diagnose_ppn(D->ppn, D->nodes, D->maxr_nodes, D->maxr);
 	struct ccs_split_in in = { D->topo, (const char *const *)D->sets.v, D->sets.n, ppn, 0, big->coll, lo, hi };
 	in.nodes = ppn ? (D->maxr + ppn - 1) / ppn : D->t->nnodes;
 	struct ccs_split_out so;
-	int rc = ccs_split_best(&in, D->h[0].all, &so, D->err, sizeof D->err);
+	int rc = ccs_split_best(&in, D->dx.h[0].all, &so, D->err, sizeof D->err);
 	if (rc == -2)
 		return -2;
 	if (rc || so.kind < 0)
 		printf("# next: no single-part measurement tells the %d alike apart (the model predicts each the same)\n",
-		       D->h[0].members);
+		       D->dx.h[0].members);
 	else
 		printf("# next: to tell the %d alike apart, run %s: it splits them into %d groups%s; e.g. %s\n",
-		       D->h[0].members, so.cmd, so.groups,
+		       D->dx.h[0].members, so.cmd, so.groups,
 		       so.groups < so.members ? " (members in one group stay alike under it)" : "", so.example);
 	return 0;
 }
@@ -713,68 +432,56 @@ static int dg_next(struct diag_run *D)
 static int dg_print(struct diag_run *D)
 {
 	printf("# %s: %zu rows from %d log%s on %s; %zu hypotheses tried\n", me, D->nrw, D->nlog, D->nlog == 1 ? "" : "s", D->t->name,
-	       D->nh);
+	       D->dx.nh);
 	char own[64];
 	if (D->tol_max > D->tol + 1e-9)
 		snprintf(own, sizeof own, "%.0f%% to %.0f%% by the rows' scope and size", 100 * D->tol, 100 * D->tol_max);
 	else
 		snprintf(own, sizeof own, "%.0f%%", 100 * D->tol);
 	printf("# healthy: fits within %.1f%% (rms %.4f of the model's own error); the model's own error: %s\n",
-	       100 * D->h_worst, D->h_rms, own);
+	       100 * D->dx.h_worst, D->dx.h_rms, own);
 	if (D->widen[0])
 		printf("# note: the logs ran more ranks than %s's %d node%s hold: widened to %s (--set nodes=N to choose)\n",
 		       D->topo, D->widen_from, D->widen_from == 1 ? "" : "s", D->widen);
 	if (D->set.evidence[0])
 		printf("# evidence in the logs: %s\n", D->set.evidence);
-	if (D->ncontra)
-		printf("# %zu hypotheses the evidence rules out were not tried\n", D->ncontra);
-	if (D->nbiased)
+	if (D->dx.ncontra)
+		printf("# %zu hypotheses the evidence rules out were not tried\n", D->dx.ncontra);
+	if (D->dx.nbiased)
 		printf("# no straggler: the healthy prediction %s by %.1f%% at every size fits better (rms %.4f) than a "
 		       "fixed delay (%.4gus): the model's bias here or a machine uniformly %s, not a late rank\n",
-		       D->bias >= 1 ? "slowed" : "sped up", 100 * fabs(D->bias - 1), D->b_rms, D->excess * 1e6,
-		       D->bias >= 1 ? "slower" : "faster");
-	/* a hypothesis wins when it fits clearly better than healthy: at most
-	 * 0.8 of its rms, and, where healthy is within the model's own error
-	 * (rms 1 in its units), at most half of it and better by more than half
-	 * that error (a bias of the model is not a fault) */
-	int within = D->h_rms <= 1;
-	/* the healthy prediction times one factor inside the model's own error
-	 * (the floor's) fitting within that error: the log is the machine as
-	 * the model sees it, off by the model's bias; a fault must then fit
-	 * clearly better than that scaled prediction too */
-	int biased = D->b_rms <= 1 && fabs(log(D->bias)) <= log(1 + D->tol);
-	int found = D->nh && ((D->h[0].stated && D->h[0].rms < D->h_rms) ||
-	                      (D->h[0].rms < 0.8 * D->h_rms &&
-	                       (!within || (D->h[0].rms < 0.5 * D->h_rms && D->h_rms - D->h[0].rms > 0.5)) &&
-	                       (!biased || D->h[0].rms < 0.5 * D->b_rms)));
-	D->verdict = !found ? DG_NONE : !D->h[0].stated && D->h[0].rms > 3 ? DG_NO_SINGLE : DG_FAULT;
+		       D->dx.bias >= 1 ? "slowed" : "sped up", 100 * fabs(D->dx.bias - 1), D->dx.b_rms, D->dx.excess * 1e6,
+		       D->dx.bias >= 1 ? "slower" : "faster");
+	/* the verdict (calibrate/diagnose.h): a hypothesis wins when it fits
+	 * clearly better than healthy, and than healthy scaled by the bias */
+	int found = D->dx.found, within = D->dx.within, biased = D->dx.biased;
 	if (!found && biased && !within)
 		printf("no fault found: the healthy prediction %s by %.1f%% fits within the model's own error (rms %.2f): "
 		       "the model's bias on this machine, inside its error (%.0f%%), not a fault\n",
-		       D->bias >= 1 ? "slowed" : "sped up", 100 * fabs(D->bias - 1), D->b_rms, 100 * D->tol);
+		       D->dx.bias >= 1 ? "slowed" : "sped up", 100 * fabs(D->dx.bias - 1), D->dx.b_rms, 100 * D->tol);
 	else if (!found) {
 		printf("no fault found: the healthy prediction fits within %.1f%% (rms %.2f of the model's own error, %s) "
-		       "and no hypothesis fits clearly better\n", 100 * D->h_worst, D->h_rms, own);
+		       "and no hypothesis fits clearly better\n", 100 * D->dx.h_worst, D->dx.h_rms, own);
 	} else {
-		if (!D->h[0].stated && D->h[0].rms > 3)
+		if (!D->dx.h[0].stated && D->dx.h[0].rms > 3)
 			printf("# no single fault explains the log: the closest hypothesis below still misses by up to %.1f%% "
 			       "(rms %.2f, over 3 times the model's own error), where healthy misses by %.1f%%\n",
-			       100 * D->h[0].worst, D->h[0].rms, 100 * D->h_worst);
+			       100 * D->dx.h[0].worst, D->dx.h[0].rms, 100 * D->dx.h_worst);
 		printf("# rank  fits within  rms      hypothesis\n");
-		for (size_t i = 0; i < D->nh && (int)i < D->top; i++) {
+		for (size_t i = 0; i < D->dx.nh && (int)i < D->top; i++) {
 			char also[220] = "";
-			if (D->h[i].members == 2)
-				snprintf(also, sizeof also, " (or, with the same predictions, %s)", D->h[i].second);
-			else if (D->h[i].members > 2)
-				snprintf(also, sizeof also, " (or %d others with the same predictions, e.g. %s)", D->h[i].members - 1,
-				         D->h[i].second);
-			printf("  %4zu  %9.1f%%  %.4f   %s%s%s\n", i + 1, 100 * D->h[i].worst, D->h[i].rms, D->h[i].spec, also,
-			       D->h[i].stated ? " (as the logs' evidence says)" : "");
+			if (D->dx.h[i].members == 2)
+				snprintf(also, sizeof also, " (or, with the same predictions, %s)", D->dx.h[i].second);
+			else if (D->dx.h[i].members > 2)
+				snprintf(also, sizeof also, " (or %d others with the same predictions, e.g. %s)", D->dx.h[i].members - 1,
+				         D->dx.h[i].second);
+			printf("  %4zu  %9.1f%%  %.4f   %s%s%s\n", i + 1, 100 * D->dx.h[i].worst, D->dx.h[i].rms, D->dx.h[i].spec, also,
+			       D->dx.h[i].stated ? " (as the logs' evidence says)" : "");
 			if (D->list)
-				printf("        all: %s\n", D->h[i].all);
+				printf("        all: %s\n", D->dx.h[i].all);
 		}
 		dg_stated(D);
-		if (D->h[0].members > 1)
+		if (D->dx.h[0].members > 1)
 			return dg_next(D);
 	}
 	return 0;
@@ -794,12 +501,12 @@ static int dg_junit(const struct diag_run *D)
 	for (int i = 0; i < D->nlog; i++)
 		strcat(strcat(name, i ? " " : ""), D->logs[i]);
 	strcat(strcat(name, " on "), D->topo);
-	int fail = D->verdict != DG_NONE;
+	int fail = D->dx.verdict != CCS_DIAGNOSE_NONE;
 	snprintf(msg, sizeof msg, "%s: %s (fits within %.1f%%, healthy %.1f%%)",
-	         D->verdict == DG_NO_SINGLE ? "no single fault explains the logs; closest" : "fault", fail ? D->h[0].spec : "",
-	         fail ? 100 * D->h[0].worst : 0, 100 * D->h_worst);
+	         D->dx.verdict == CCS_DIAGNOSE_NO_SINGLE ? "no single fault explains the logs; closest" : "fault", fail ? D->dx.h[0].spec : "",
+	         fail ? 100 * D->dx.h[0].worst : 0, 100 * D->dx.h_worst);
 	struct ccs_junit_case c = { "diagnose", name, fail ? "failure" : NULL,
-		                    D->verdict == DG_NO_SINGLE ? "no single fault" : "fault", msg };
+		                    D->dx.verdict == CCS_DIAGNOSE_NO_SINGLE ? "no single fault" : "fault", msg };
 	int rc = ccs_junit_write(D->junit, me, "ccsim diagnose", NULL, NULL, &c, 1);
 	ccs_free(name);
 	return rc;
@@ -820,20 +527,16 @@ int ccs_cmd_diagnose(int argc, char **argv)
 	if (rc)
 		rc = rc > 0 ? 0 : 2;
 	else {
-		static int (*const steps[])(struct diag_run *) = { dg_rows, dg_topology, dg_candidates, dg_try, dg_print };
+		static int (*const steps[])(struct diag_run *) = { dg_rows, dg_topology, dg_healthy, dg_try, dg_print };
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0] && !rc; i++)
 			rc = steps[i](D);
 		if (rc == -2)
 			fprintf(stderr, "%s: out of memory\n", me);
-		rc = rc ? 1 : ccs_args_flush() ? 1 : D->junit && dg_junit(D) ? 1 : D->verdict;
+		static const int status[] = { [CCS_DIAGNOSE_NONE] = DG_NONE, [CCS_DIAGNOSE_FAULT] = DG_FAULT,
+			                      [CCS_DIAGNOSE_NO_SINGLE] = DG_NO_SINGLE };
+		rc = rc ? 1 : ccs_args_flush() ? 1 : D->junit && dg_junit(D) ? 1 : status[D->dx.verdict];
 	}
-	for (size_t i = 0; i < D->nh; i++) {
-		ccs_free(D->h[i].pred);
-		ccs_free(D->h[i].all);
-	}
-	ccs_free(D->h);
-	ccs_free(D->spec);
-	ccs_free(D->healthy);
+	ccs_diagnose_release(&D->dx);
 	ccs_free(D->rw);
 	ccs_topo_free(D->t);
 	ccs_meas_set_release(&D->set);

@@ -1,9 +1,9 @@
-/* sim/cli/diag_cand.c: the fault hypotheses diagnose tries (diag_cand.h). */
+/* calibrate/diag_cand.c: the fault hypotheses diagnose tries (diag_cand.h). */
 #include "diag_cand.h"
 
-#include "../../model/ccs.h"
-#include "../../model/comm.h"
-#include "../../model/transport.h"
+#include "../model/ccs.h"
+#include "../model/comm.h"
+#include "../model/transport.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
-** sim/cli/diag_cand.h: the fault hypotheses diagnose tries (docs/faults.md,
+** calibrate/diag_cand.h: the fault hypotheses diagnose tries (docs/faults.md,
 ** "Diagnosis").
 **
 ** On the nodes a job of `ranks` ranks (ppn a node, 0: filling nodes in
@@ -15,7 +15,7 @@
 #ifndef CCS_DIAG_CAND_H
 #define CCS_DIAG_CAND_H
 
-#include "../../model/topo.h"
+#include "../model/topo.h"
 
 #include <stddef.h>
 
