@@ -147,8 +147,7 @@ int ccs_diagnose_ppn(int ppn, int nodes, int logged, int ranks)
 	return ppn ? ppn : nodes ? (ranks + nodes - 1) / nodes : 0;
 }
 
-/* fault onto t: a transport by name, else a fault string. */
-static int apply(struct ccs_topo *t, const char *fault, char *err, size_t errn)
+int ccs_diagnose_apply(struct ccs_topo *t, const char *fault, char *err, size_t errn)
 {
 	if (strncmp(fault, "transport:", 10))
 		return ccs_fault_apply(t, fault, err, errn);
@@ -205,7 +204,7 @@ int ccs_diagnose_predict(struct ccs_topo *t, int ppn, int nodes, const char *fau
 	struct ccs_topo_state *st;
 	if (ccs_topo_state_save(t, &st))
 		return -2;
-	int arc = apply(t, fault, err, errn);
+	int arc = ccs_diagnose_apply(t, fault, err, errn);
 	int rc = arc == CCS_ENOMEM ? -2 : arc ? -1 : predict_rows(t, ppn, nodes, rw, n, out, groups, err, errn);
 	if (ccs_topo_state_restore(t, st))
 		rc = -2;

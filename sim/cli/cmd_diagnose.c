@@ -46,10 +46,10 @@
 ** name every rank's host.
 */
 #include "cli.h"
-#include "diag_split.h"
 #include "junit.h"
 
 #include "../../calibrate/diag_cand.h"
+#include "../../calibrate/diag_split.h"
 #include "../../calibrate/diagnose.h"
 #include "../../calibrate/ingest.h"
 #include "../../calibrate/modelerr.h"
@@ -396,7 +396,7 @@ static void dg_stated(const struct diag_run *D)
 }
 
 /* The measurement that tells the first group's members apart
- * (diag_split.h), printed as what to run. */
+ * (calibrate/diag_split.h), printed as what to run. */
 static int dg_next(struct diag_run *D)
 {
 	/* the largest job's collective, its smallest and largest sizes */
@@ -411,10 +411,10 @@ static int dg_next(struct diag_run *D)
 			hi = D->rw[i].size > hi ? D->rw[i].size : hi;
 		}
 	int ppn = ccs_diagnose_ppn(D->ppn, D->nodes, D->maxr_nodes, D->maxr);
-	struct ccs_split_in in = { D->topo, (const char *const *)D->sets.v, D->sets.n, ppn, 0, big->coll, lo, hi };
+	struct ccs_split_in in = { ppn, 0, big->coll, lo, hi };
 	in.nodes = ppn ? (D->maxr + ppn - 1) / ppn : D->t->nnodes;
 	struct ccs_split_out so;
-	int rc = ccs_split_best(&in, D->dx.h[0].all, &so, D->err, sizeof D->err);
+	int rc = ccs_split_best(D->t, &in, D->dx.h[0].all, &so, D->err, sizeof D->err);
 	if (rc == -2)
 		return -2;
 	if (rc || so.kind < 0)

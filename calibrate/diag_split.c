@@ -1,10 +1,12 @@
-/* sim/cli/diag_split.c: the next measurement that tells equivalent fault hypotheses apart (diag_split.h). */
+/* calibrate/diag_split.c: the next measurement that tells equivalent fault hypotheses apart (diag_split.h). */
 #include "diag_split.h"
 
-#include "../../model/ccs.h"
-#include "../../model/comm.h"
-#include "../../model/cost.h"
-#include "../../model/topo_yaml.h"
+#include "diagnose.h"
+
+#include "../model/ccs.h"
+#include "../model/comm.h"
+#include "../model/cost.h"
+#include "../model/topo_state.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,35 +22,6 @@ struct parts {
 	uint32_t *dev[SPLIT_NKINDS];
 	int n[SPLIT_NKINDS];
 };
-
-void ccs_split_fault_arg(const char *fault, char *buf, size_t n)
-{
-	if (!strncmp(fault, "transport:", 10))
-		snprintf(buf, n, "model.transport=%s", fault + 10);
-	else
-		snprintf(buf, n, "faults+=%s", fault);
-}
-
-static int load(const struct ccs_split_in *in, const char *fault, struct ccs_topo **t, char *err, size_t errn)
-{
-	const char *v[82];
-	int k = 0;
-	for (int i = 0; i < in->nsets && k < 80; i++)
-		v[k++] = in->sets[i];
-	char fs[200];
-	if (fault) {
-		ccs_split_fault_arg(fault, fs, sizeof fs);
-		v[k++] = fs;
-	}
-	struct ccs_diag d;
-	memset(&d, 0, sizeof d);
-	int rc = ccs_topo_load(in->topo, v, k, t, &d);
-	if (rc == CCS_ENOMEM)
-		return -2;
-	if (rc)
-		snprintf(err, errn, "%.300s", d.msg);
-	return rc ? -1 : 0;
-}
 
 static int parts_of(const struct ccs_topo *t, int nodes, struct parts *p)
 {
@@ -121,14 +94,19 @@ static int width(const struct parts *p, int k)
 	return p->n[k] * (k == SPLIT_NODE ? 2 : 1);
 }
 
-/* Member fault's outcome vectors (o[k] has p->n[k] entries). */
-static int outcomes(const struct ccs_split_in *in, const char *fault, const struct parts *p, double *o[SPLIT_NKINDS],
-                    char *err, size_t errn)
+/* Member fault's outcome vectors (o[k] has p->n[k] entries), on t with
+ * the fault applied (NULL: healthy); t is put back. */
+static int outcomes(struct ccs_topo *t, const struct ccs_split_in *in, const char *fault, const struct parts *p,
+                    double *o[SPLIT_NKINDS], char *err, size_t errn)
 {
-	struct ccs_topo *t = NULL;
-	int rc = load(in, fault, &t, err, errn);
-	if (rc)
-		return rc;
+	struct ccs_topo_state *st = NULL;
+	int rc = 0;
+	if (fault) {
+		if (ccs_topo_state_save(t, &st))
+			return -2;
+		rc = ccs_diagnose_apply(t, fault, err, errn);
+		rc = rc == CCS_ENOMEM ? -2 : rc ? -1 : 0;
+	}
 	for (int k = 0; k < SPLIT_NKINDS && !rc; k++)
 		for (int i = 0; i < p->n[k] && !rc; i++) {
 			if (k != SPLIT_NODE) {
@@ -140,7 +118,11 @@ static int outcomes(const struct ccs_split_in *in, const char *fault, const stru
 			if (o[k][2 * i] == -2 || o[k][2 * i + 1] == -2)
 				rc = -2;
 		}
-	ccs_topo_free(t);
+	if (st) {
+		if (ccs_topo_state_restore(t, st))
+			rc = -2;
+		ccs_topo_state_free(st);
+	}
 	return rc;
 }
 
@@ -199,19 +181,15 @@ static void example(const struct ccs_topo *t, const char *m, int kind, const str
 	}
 }
 
-int ccs_split_best(const struct ccs_split_in *in, const char *members, struct ccs_split_out *out, char *err,
-                   size_t errn)
+int ccs_split_best(struct ccs_topo *t, const struct ccs_split_in *in, const char *members, struct ccs_split_out *out,
+                   char *err, size_t errn)
 {
 	memset(out, 0, sizeof *out);
 	out->kind = -1;
-	struct ccs_topo *t = NULL;
 	struct parts p;
-	int rc = load(in, NULL, &t, err, errn);
-	if (rc)
-		return rc;
-	if ((rc = parts_of(t, in->nodes, &p))) {
+	int rc = parts_of(t, in->nodes, &p);
+	if (rc) {
 		parts_free(&p);
-		ccs_topo_free(t);
 		return rc;
 	}
 	/* the members, healthy last */
@@ -235,7 +213,7 @@ int ccs_split_best(const struct ccs_split_in *in, const char *members, struct cc
 			if (!(v[k] = o[k][m] = ccs_calloc((size_t)width(&p, k) + 1, sizeof *v[k])))
 				rc = -2;
 		if (!rc)
-			rc = outcomes(in, m < nm ? mem[m] : NULL, &p, v, err, errn);
+			rc = outcomes(t, in, m < nm ? mem[m] : NULL, &p, v, err, errn);
 		if (rc == -1 && m < nm)
 			rc = 0;     /* a member that does not load here: its vectors stay 0 */
 	}
@@ -260,6 +238,5 @@ int ccs_split_best(const struct ccs_split_in *in, const char *members, struct cc
 	}
 	ccs_free(list);
 	parts_free(&p);
-	ccs_topo_free(t);
 	return rc;
 }
