@@ -4,7 +4,7 @@
 */
 #include "diagnose.h"
 
-#include "ingest.h"
+#include "ntinfo.h"
 
 #include "../model/ccs.h"
 #include "../model/comm.h"

@@ -269,7 +269,7 @@ static int ingest_nccl(const char *src, const char *text, size_t len, const char
 	if (!rc)
 		rc = nccl_kept_out(src, &l, zero, zero_line, set);
 	if (!rc)
-		ccs_ntinfo_evidence(src, &l, set);
+		ccs_ntinfo_evidence(src, &l.info, &set->nt);
 	if (!rc && l.host[0] && !set->host[0])
 		snprintf(set->host, sizeof set->host, "%s", l.host);
 	ccs_nt_release(&l);

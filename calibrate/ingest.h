@@ -48,6 +48,8 @@
 #ifndef CCS_INGEST_H
 #define CCS_INGEST_H
 
+#include "ntinfo.h"
+
 #include "../model/ccs.h"
 
 #include <stddef.h>
@@ -90,20 +92,7 @@ struct ccs_nt_log {
 	uint64_t host_hash[1024];   /* the current table's hosts (FNV-1a of their names) */
 	char fail[200];             /* the test's own failure line ("Test NCCL failure ..."), "" none */
 	char cut[256];              /* the last line, cut short inside a row and skipped: why, with its position */
-	/* what NCCL's INFO lines say of its transports: the first line of each
-	 * (0: not seen): "via NET/Socket", "via NET/IB" (or RoCE), "GDRDMA"
-	 * after NET, "via SHM", "via P2P"; "GPU Direct RDMA Disabled"; NCCL's
-	 * "Connected all rings, use ring PXN p GDR g" with g 0 and 1 (g starts
-	 * at 1 and each network connection of a ring without GPUDirect RDMA
-	 * clears it: 1 on one node says nothing of the network) */
-	int ev_socket, ev_ib, ev_gdr, ev_shm, ev_p2p, ev_nogdr, ev_ring_gdr0, ev_ring_gdr1;
-	int ev_netch;               /* a channel line over an RDMA network ("via NET/IB/0"): only
-	                             * then does a missing GDRDMA say GPUDirect is off */
-	/* NCCL_ALGO / NCCL_PROTO as the log states them ("NCCL INFO NCCL_ALGO
-	 * set by environment to Ring", or NCCL_ALGO=Ring on a command line):
-	 * the first value and its line, "" and 0 when the log does not say */
-	char env_algo[96], env_proto[96];
-	int env_algo_line, env_proto_line;
+	struct ccs_ntinfo info;     /* what NCCL's lines say of its transports and settings (ntinfo.h) */
 	int fail_line;
 	char host[64];              /* host of rank 0, "" unknown */
 	int cputime;                /* times are -C CPU times */
@@ -236,9 +225,7 @@ struct ccs_meas_set {
 	size_t n, cap;
 	char host[64];              /* first host any log named, "" none */
 	char versions[192];
-	char evidence[512];         /* what the logs' NCCL INFO lines say of the transports, "" nothing */
-	unsigned ev;                /* the same as CCS_EV_ flags, over every log */
-	char nccl_algo[96], nccl_proto[96];     /* NCCL_ALGO / NCCL_PROTO a log states (its first), "" none */
+	struct ccs_ntinfo_sum nt;   /* what the logs' NCCL lines say (ntinfo.h): the evidence */
 	char **warn;                /* lines skipped, with positions */
 	size_t nwarn;
 	/* what the user says of nccl-tests logs that do not (ingest -c, -n,
@@ -248,11 +235,6 @@ struct ccs_meas_set {
 };
 
 enum { CCS_LOG_NONE, CCS_LOG_NCCL, CCS_LOG_PERFTEST, CCS_LOG_BENCH, CCS_LOG_PROFILER };
-
-/* What NCCL's INFO lines showed (ccs_meas_set.ev): its network over sockets
- * or over RDMA (NET/IB, RoCE), RDMA with and without GPUDirect, GPUs of a
- * node through host memory (SHM, no P2P) or over P2P. */
-enum { CCS_EV_SOCKET = 1, CCS_EV_RDMA = 2, CCS_EV_NO_GDR = 4, CCS_EV_GDR = 8, CCS_EV_SHM = 16, CCS_EV_P2P = 32 };
 
 /* Whether m times a collective (nccl-tests or a profiled job): the rows
  * collective fits, checks and diagnoses read. */

@@ -293,7 +293,7 @@ static void nt_chatter(const struct ccs_lines_toks *k, const char *raw, int line
 		for (int i = 0; i < k->n && !tb->cmd[0]; i++)
 			if (strstr(k->t[i], "_perf"))
 				coll_from(k->t[i], tb->cmd, sizeof tb->cmd);
-	ccs_ntinfo_line(raw, line, out);
+	ccs_ntinfo_line(raw, line, &out->info);
 	if (!out->fail[0] && (strstr(raw, "Test NCCL failure") || strstr(raw, "Test CUDA failure") ||
 	                      strstr(raw, "Test failure"))) {
 		const char *p = strstr(raw, "Test ");

@@ -18,7 +18,7 @@
  * 5)" is the Disabled rule), "NET/IB : Using [0]mlx5_0:1/RoCE" and
  * "Connected all rings, use ring PXN 0 GDR 0" (NCCL 2.21 and later,
  * src/transport/generic.cc; GDR 1 too). */
-#define EVF(f) offsetof(struct ccs_nt_log, f)
+#define EVF(f) offsetof(struct ccs_ntinfo, f)
 static const struct { size_t at; int via; const char *a, *b; } ev_rules[] = {
 	{ EVF(ev_socket), 1, "NET/Socket", NULL }, { EVF(ev_ib), 1, "NET/IB", NULL }, { EVF(ev_ib), 1, "NET/AWS", NULL },
 	{ EVF(ev_ib), 1, "NET/OFI", NULL }, { EVF(ev_ib), 1, "NET/Libfabric", NULL }, { EVF(ev_gdr), 1, "NET/", "GDRDMA" },
@@ -81,7 +81,7 @@ static const struct { const char *name, *vals; size_t at; } env_rules[] = {
 
 #undef EVF
 
-static void env_evidence(const char *raw, int line, struct ccs_nt_log *out)
+static void env_evidence(const char *raw, int line, struct ccs_ntinfo *out)
 {
 	for (size_t i = 0; i < sizeof env_rules / sizeof env_rules[0]; i++) {
 		int *f = (int *)(void *)((char *)out + env_rules[i].at);
@@ -99,7 +99,7 @@ static void env_evidence(const char *raw, int line, struct ccs_nt_log *out)
 
 /* Any line: a command naming a test (its first, for cmd), the test's own
  * failure line (its first). */
-void ccs_ntinfo_line(const char *raw, int line, struct ccs_nt_log *out)
+void ccs_ntinfo_line(const char *raw, int line, struct ccs_ntinfo *out)
 {
 	/* which transport each line shows (the first of each kept) */
 	const char *via = strstr(raw, " via ");
@@ -114,7 +114,7 @@ void ccs_ntinfo_line(const char *raw, int line, struct ccs_nt_log *out)
 	env_value(raw, line, "NCCL_PROTO", out->env_proto, sizeof out->env_proto, &out->env_proto_line);
 }
 
-void ccs_ntinfo_evidence(const char *src, const struct ccs_nt_log *l, struct ccs_meas_set *set)
+void ccs_ntinfo_evidence(const char *src, const struct ccs_ntinfo *l, struct ccs_ntinfo_sum *set)
 {
 	char e[400] = "";
 	size_t n = 0;

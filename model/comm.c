@@ -4,7 +4,6 @@
 #include "comm_int.h"
 #include "ring_nic.h"
 #include "maxflow.h"
-#include "nccl_tables.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -246,74 +245,6 @@ out:
 	return rc;
 }
 
-/* ---- NCCL's view of the graph (its search, approximated) ---- */
-
-static void nccl_graph(struct ccs_comm *c)
-{
-	const double *spd = ccs_nccl_speed_intra(c->arch);
-	int nspd = ccs_nccl_speed_intra_n(c->arch);
-	double total = c->intra_nvl ? c->nccl.nvl_GBps : c->nccl.pci_GBps;
-	if (c->p <= 1)
-		total = c->nccl.net_GBps > 0 ? c->nccl.net_GBps : total;
-	/* The fastest per-channel speed at which at least 4 channels fit (or the
-	 * most that fit), up to 16 search channels. */
-	double s = spd[nspd - 1];
-	int nch = 1;
-	for (int i = 0; i < nspd; i++) {
-		/* channels that fit, counted up to 17 (a bandwidth of PB/s would
-		 * not fit in an int) */
-		double kd = floor(total / spd[i] + 1e-9);
-		int k = kd >= 17 ? 17 : kd >= 0 ? (int)kd : 0;
-		if (k >= 4 || (i == nspd - 1 && k >= 1)) {
-			s = spd[i];
-			nch = k > 16 ? 16 : k;
-			break;
-		}
-	}
-	if (total < s) {
-		s = total > 0 ? total : 1;
-		nch = 1;
-	}
-	c->nccl.nch_ring = nch;
-	c->nccl.intra_GBps = s;
-	c->nccl.inter_GBps = s;
-	if (c->G > 1 && c->nccl.net_GBps > 0) {
-		/* Inter-node rings: one channel per NIC, each as fast as its NIC and
-		 * the GPUs' links allow. */
-		const double *si = ccs_nccl_speed_inter(c->arch);
-		int nsi = ccs_nccl_speed_inter_n(c->arch);
-		int k = c->nccl.nics > 0 ? c->nccl.nics : 1;
-		if (k > 16)
-			k = 16;
-		double per = c->nccl.net_GBps / k;
-		double cap = (c->p > 1 ? total : per * k) / k;
-		double lim = per < cap ? per : cap;
-		double v = si[nsi - 1];
-		for (int i = 0; i < nsi; i++)
-			if (si[i] <= lim + 1e-9) {
-				v = si[i];
-				break;
-			}
-		c->nccl.nch_ring = k;
-		c->nccl.inter_GBps = v;
-		c->nccl.intra_GBps = v;
-	}
-	/* The search's second pass raises a tree graph's intra-node speed
-	 * alone, to the fastest speed at which its channels still fit the
-	 * intra-node links, keeping the inter-node one (src/graph/search.cc,
-	 * ncclTopoCompute: pass 2 increases bwIntra for tree patterns); NCCL's
-	 * model takes bwIntra for the tree on 1 and 2 nodes. */
-	c->nccl.tree_intra_GBps = c->nccl.intra_GBps;
-	if (c->p > 1)
-		for (int i = 0; i < nspd; i++)
-			if (spd[i] > c->nccl.tree_intra_GBps && spd[i] * c->nccl.nch_ring <= total + 1e-9) {
-				c->nccl.tree_intra_GBps = spd[i];
-				break;
-			}
-	c->nccl.nvls_channels = c->prm.nvls_channels ? c->prm.nvls_channels
-	                 : c->arch >= CCS_ARCH_BLACKWELL ? (c->G > 1 ? 32 : 24) : 16;
-}
-
 static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint32_t *gpus, struct ccs_comm *c,
                       char *err, size_t errn);
 
@@ -544,7 +475,7 @@ static void rank_nics(const struct ccs_topo *t, struct ccs_comm *c, struct scrat
 			nic_users[e->nic]++;
 			continue;
 		}
-		c->net_type = ccs_comm_net_type(t, e->nic);
+		c->net_type = ccs_topo_nic_net_type(t, e->nic);
 		double bw = ccs_topo_nic_speed(t, e->nic) * c->prm.eff[c->net_type];
 		share += bw / (nic_users[e->nic] & 0x7fffffffu);
 		alone += bw;
@@ -791,11 +722,11 @@ static int tree_shape(struct ccs_comm *c, struct scratch *w)
 	return rc;
 }
 
-/* The transport (ccs_transport_of_topo); its efficiency scales the
+/* The transport (ccs_topo_transport); its efficiency scales the
  * network links' (both engines read prm.eff). */
 static void pick_transport(const struct ccs_topo *t, struct ccs_comm *c)
 {
-	c->transport = ccs_transport_of_topo(t, c->prm.transport);
+	c->transport = ccs_topo_transport(t, c->prm.transport);
 	ccs_transport_row_of(c->transport, &c->tr_row);
 	ccs_transport_override(&c->tr_row, c->prm.tr_over, c->prm.tr_over_set);
 	c->tr = &c->tr_row;
@@ -830,12 +761,12 @@ static int comm_build(const struct ccs_topo *t, int nranks, int ppn, const uint3
 	if (!(rc = scratch_new(t, c, &w)) && !(rc = gpu_figures(t, c)) && !(rc = intra_bw(t, c, &w)) &&
 	    !(rc = nic_rates(t, c, &w)) && !(rc = group_nets(t, c, &w, err, errn)) && !(rc = fabric_rate(c, &w)) &&
 	    !(rc = capabilities(t, c, &w)) && !(rc = latencies(t, c, &w))) {
-		nccl_graph(c);
-		c->nccl.nvls_chunk_max = ccs_nccl_nvls_chunk_max(c);
+		ccs_comm_nccl_view(c);
+		c->nccl.nvls_chunk_max = ccs_nccl_nvls_chunk_max(&c->nccl);
 		rc = tree_shape(c, &w);
 		if (!rc) {
-			c->ring_C = ccs_nccl_channels(c, CCS_ALGO_RING);
-			rc = ccs_ring_nic_comm(c, w.gstart, w.members);
+			c->ring_C = ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
+			rc = ccs_comm_net_rings(c, w.gstart, w.members);
 		}
 		if (!rc)
 			rc = ccs_comm_net_p2p(c, w.gstart, w.members, w.gnet);

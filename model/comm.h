@@ -40,6 +40,7 @@
 #ifndef CCS_COMM_H
 #define CCS_COMM_H
 
+#include "nccl_tables.h"
 #include "topo.h"
 #include "transport.h"
 
@@ -48,20 +49,6 @@ enum ccs_bound { CCS_BOUND_LATENCY, CCS_BOUND_NVLINK, CCS_BOUND_PCIE, CCS_BOUND_
                  CCS_BOUND_SPINE, CCS_BOUND_CORE, CCS_BOUND_REDUCE, CCS_BOUND_PROTOCOL,
                  CCS_BOUND_SYNC, CCS_BOUND_SM, CCS_BOUND_PROXY, CCS_BOUND_XGMI, CCS_BOUND_N };
 extern const char *const ccs_bound_name[CCS_BOUND_N];
-
-/* The graph as NCCL's tuning model sees it (nccl_tune.c), in NCCL's units. */
-struct ccs_comm_nccl {
-	double nvl_GBps;            /* per GPU: NVLink links x per-link GB/s */
-	double pci_GBps;            /* per GPU: PCIe link GB/s */
-	double net_GBps;            /* per group: NIC GB/s (port speed / 8000) */
-	int nics;                   /* distinct NICs per group (min) */
-	int nch_ring;               /* search channels of the ring graph */
-	double intra_GBps, inter_GBps;   /* per search channel */
-	double tree_intra_GBps;     /* the tree graph's intra speed after the search's second pass */
-	int nvls_channels;
-	double nvls_chunk_max;      /* NVLS's largest chunk [bytes]: 32 KiB across groups when NCCL's
-	                             * NVLS AllReduce bandwidth is below 150 GB/s, else 128 KiB; 0: unset */
-};
 
 struct ccs_comm {
 	const struct ccs_topo *t;
@@ -97,7 +84,7 @@ struct ccs_comm {
 	int net_type;               /* link type of the NICs */
 	double lat_net, lat_intra;  /* graph latencies [s] */
 	double mem_bw;              /* min GPU memory bandwidth [B/s], 0 if unknown */
-	struct ccs_comm_nccl nccl;  /* inputs of NCCL's own model, in its units */
+	struct ccs_nccl_in nccl;    /* NCCL's own model's input (nccl_tables.h), its view of this communicator */
 	double tree_net;            /* busiest group's tree AllReduce network bytes per byte (1 at G = 2, 2 for large G) */
 	int tree_path;              /* the tree's slowest leaf-root path: sum of its parents' child counts */
 	double late_s;              /* the latest start of any rank (a straggler fault), 0 */

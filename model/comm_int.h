@@ -6,9 +6,8 @@
 #ifndef CCS_COMM_INT_H
 #define CCS_COMM_INT_H
 
-#include "cost.h"
+#include "comm.h"
 
-int ccs_comm_net_type(const struct ccs_topo *t, uint32_t nic);
 /* The wire latency of the shortest path from device a to b (links and the
  * devices between), over scale-up links (net 0, through scale-up
  * switches), network links (1, through network switches) or host links
@@ -21,6 +20,17 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);
  * from each group's network rate gnet [B/s]. */
 int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet);
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound);
+/* The communicator's ring and tree figures (comm.h) from ring_nic.h's placement: the rings' network
+ * rate and the trees' busiest NIC on NCCL's count ring_C (B_ring, tree_tg)
+ * and on every power of two up to 64 channels (B_ring_k, tree_tg_k), so
+ * that a call with its own channel count (the tuner's) places nothing
+ * again.  CCS_ENOMEM on failure. */
+int ccs_comm_net_rings(struct ccs_comm *c, const int32_t *gstart, const int32_t *members);
+
+/* NCCL's own model's input, c->nccl (comm_nccl.c): its scalars from c and
+ * the ring and tree graphs its search would find, from c->nccl's link
+ * figures (nvl_GBps, pci_GBps, net_GBps, nics), which comm.c sets first. */
+void ccs_comm_nccl_view(struct ccs_comm *c);
 /* Host staging (comm_host.c): a rank's network rate without GPUDirect RDMA
  * (at most host), and its rate to its group's GPUs with P2P off. */
 double ccs_comm_host_staged_net(const struct ccs_topo *t, const struct ccs_comm *c, const struct ccs_gpu *gp, double host);

@@ -2,6 +2,7 @@
 ** speeds, graph latencies, the fabric's share of each group for all-to-all
 ** traffic and the tightest cut (comm_int.h). */
 #include "comm_int.h"
+#include "ring_nic.h"
 #include "maxflow.h"
 #include "p2p.h"
 #include "nccl_tables.h"
@@ -11,14 +12,6 @@
 #include <string.h>
 
 /* ---- NICs and the fabric ---- */
-
-int ccs_comm_net_type(const struct ccs_topo *t, uint32_t nic)
-{
-	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type))
-			return t->link[t->adj[k]].type;
-	return CCS_LINK_IB;
-}
 
 /* Graph latency between two devices over links accepted by 'net' (network
  * links) or scale-up links: links plus the switches in between [s]. */
@@ -484,7 +477,7 @@ static void p2p_ranks(const struct ccs_comm *c, const int32_t *members, int L, c
 			uint32_t x = t->gnic[gp->nic_first + k].nic;
 			if (nic_ord[x] < 0) {
 				nic_ord[x] = (int32_t)*nnics;
-				double r = ccs_topo_nic_speed(t, x) * c->prm.eff[ccs_comm_net_type(t, x)];
+				double r = ccs_topo_nic_speed(t, x) * c->prm.eff[ccs_topo_nic_net_type(t, x)];
 				/* a dead NIC: the ranks on it are refused earlier */
 				rate[(*nnics)++] = r > 0 ? r : 1;
 			}
@@ -595,4 +588,19 @@ out:
 	ccs_free(rate);
 	ccs_free(up);
 	return rc;
+}
+
+int ccs_comm_net_rings(struct ccs_comm *c, const int32_t *gstart, const int32_t *members)
+{
+	const struct ccs_topo *t = c->t;
+	CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, c->ring_C, c->prm.eff, &c->B_ring));
+	CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, c->ring_C, c->nccl.nics, &c->tree_tg));
+	for (int k = 0; k < 7; k++) {
+		c->B_ring_k[k] = 0;
+		CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, 1 << k, c->nccl.nics, &c->tree_tg_k[k]));
+		if (c->G >= 2)
+			CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, 1 << k, c->prm.eff,
+			                          &c->B_ring_k[k]));
+	}
+	return CCS_OK;
 }

@@ -192,7 +192,7 @@ struct env {
 static double ring_net(const struct env *e, int *oom)
 {
 	const struct ccs_comm *c = e->c;
-	int C = e->channels > 0 ? e->channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+	int C = e->channels > 0 ? e->channels : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 	if (C == c->ring_C || c->G < 2)
 		return c->B_ring;
 	for (int k = 0; k < 7; k++)
@@ -245,7 +245,7 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 		return -1;
 	}
 	x->W = e->S;
-	x->tree_tg = tree_net_share(e->c, e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING));
+	x->tree_tg = tree_net_share(e->c, e->channels > 0 ? e->channels : ccs_nccl_channels(&e->c->nccl, CCS_ALGO_RING));
 	if (x->tree_tg < 0) {
 		*why = "out of memory";
 		return -1;
@@ -257,7 +257,7 @@ static int term_tree(const struct env *e, struct term *x, const char **why)
 		 * Channel c's chain starts at member c mod p, so with C
 		 * channels the busiest rank sends S (2C - m) / C, m the
 		 * fewest head-or-tail roles any member has. */
-		int C0 = e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING);
+		int C0 = e->channels > 0 ? e->channels : ccs_nccl_channels(&e->c->nccl, CCS_ALGO_RING);
 		x->mem_scale = ccs_cost_tree_share(e->p, C0);
 		set_rate(x, e->su / x->mem_scale, e->su_b);
 	}
@@ -353,7 +353,7 @@ static int term_collnet_direct(const struct env *e, struct term *x, const char *
 	if (e->p > 1) {
 		/* chain: as the tree's chains, heads and tails rotating over
 		 * the channels */
-		int C0 = e->channels > 0 ? e->channels : ccs_nccl_channels(e->c, CCS_ALGO_RING);
+		int C0 = e->channels > 0 ? e->channels : ccs_nccl_channels(&e->c->nccl, CCS_ALGO_RING);
 		set_rate(x, e->algo == CCS_ALGO_COLLNET_DIRECT ? e->su * e->p / (e->p + 1.0)
 		                                              : e->su / ccs_cost_tree_share(e->p, C0),
 		         e->su_b);
@@ -681,10 +681,10 @@ static void finish(const struct env *en, const struct term *xp, double ti, doubl
 	struct term x = *xp;
 	int C = channels > 0 ? channels
 	      : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nccl.nvls_channels
-	      : ccs_nccl_channels(c, CCS_ALGO_RING);
+	      : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 	if (C < 1)
 		C = 1;
-	double lat = x.kernel ? x.kernel_lat : ccs_nccl_latency(c, x.lat_algo, proto, x.steps_intra, x.steps_inter);
+	double lat = x.kernel ? x.kernel_lat : ccs_nccl_latency(&c->nccl, x.lat_algo, proto, x.steps_intra, x.steps_inter);
 	double chunk = ccs_cost_chunk(c, coll, algo, proto, C, S);
 	double K = ceil(x.W / ((double)C * chunk));
 	if (K < 1)
@@ -800,7 +800,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	 * its own NIC): fewer of those than NICs leave some NICs idle. */
 	{
 		int nv = algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE;
-		int C0 = channels > 0 ? channels : nv ? c->nccl.nvls_channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+		int C0 = channels > 0 ? channels : nv ? c->nccl.nvls_channels : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 		if (nv)
 			C0 *= p > 0 ? p : 1;
 		if (c->nccl.nics > 0 && C0 < c->nccl.nics && algo != CCS_ALGO_DIRECT && algo != CCS_ALGO_PAIRWISE) {
@@ -834,8 +834,8 @@ void ccs_cost_shot_lat(const struct ccs_comm *c, int algo, double *start, double
 {
 	/* a flag store seen across one NVLink hop: NCCL's LL hop latency over
 	 * NVLink plus the graph's */
-	double h = ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_LL, 1, 0) -
-	           ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_LL, 0, 0);
+	double h = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, CCS_PROTO_LL, 1, 0) -
+	           ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, CCS_PROTO_LL, 0, 0);
 	*start = c->prm.shot_overhead_s[algo == CCS_ALGO_TWOSHOT] + h;
 	*stage = h;
 }

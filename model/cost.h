@@ -101,22 +101,6 @@ void ccs_cost_shot_lat(const struct ccs_comm *c, int algo, double *start, double
  * round k, in units of S / n. */
 double ccs_cost_bruck_blocks(int n, int k);
 
-/* NCCL's tuning model (src/graph/tuning.cc, NCCL 2.30), reimplemented on the
- * same communicator: predicted seconds, or -1 when NCCL would not offer the
- * combination.  Only the five tuned collectives. */
-double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes);
-/* Its two halves: the part that does not depend on the size, NCCL's bus
- * bandwidth [GB/s] (0: not offered) and latency [us] of (coll, algo, proto)
- * on c; and the time at bytes from them (-1 when bw is 0). */
-double ccs_nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat);
-double ccs_nccl_time_at(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, double bw,
-                        double lat);
-/* The bandwidth NCCL's model gives (coll, algo, proto), in GB/s of algBw as
- * it stores it in comm->bandwidths; 0 where it does not offer it. */
-double ccs_nccl_algbw(const struct ccs_comm *c, int coll, int algo, int proto);
-/* NCCL's runtime channel count for the algorithm. */
-int ccs_nccl_channels(const struct ccs_comm *c, int algo);
-
 /* Selection among algorithms and protocols whose bit is set in the masks.
  * nccl: NCCL's choice (its model's minimum, for the five tuned collectives;
  * AllToAll and SendRecv take direct/Simple as NCCL does).  Otherwise the

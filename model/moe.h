@@ -50,13 +50,9 @@
 #define CCS_MOE_H
 
 #include "cost.h"
+#include "moe_family.h"
 
 enum ccs_moe_op { CCS_MOE_DISPATCH, CCS_MOE_COMBINE, CCS_MOE_ALLTOALLV, CCS_MOE_OP_N };
-/* The first four are also the transfer patterns of the others
- * (model/moe_family.h): pplx and uccl_ep send as deepep_ll, hybridep as
- * deepep_normal. */
-enum ccs_moe_algo { CCS_MOE_DIRECT, CCS_MOE_SCALEUP, CCS_MOE_NORMAL, CCS_MOE_LL, CCS_MOE_PPLX, CCS_MOE_UCCL_EP,
-                    CCS_MOE_HYBRIDEP, CCS_MOE_ALGO_N };
 enum ccs_moe_dist { CCS_MOE_UNIFORM, CCS_MOE_ZIPF, CCS_MOE_HOT, CCS_MOE_TRACE, CCS_MOE_DIST_N };
 enum ccs_moe_place { CCS_MOE_CONTIGUOUS, CCS_MOE_ROUND_ROBIN, CCS_MOE_PLACE_N };
 

@@ -1,7 +1,6 @@
 /* model/moe_family.c: the kernel families' table (moe_family.h). */
 #include "moe_family.h"
 
-#include "moe.h"
 #include "nccl_tables.h"
 
 /*

@@ -27,6 +27,12 @@
 #ifndef CCS_MOE_FAMILY_H
 #define CCS_MOE_FAMILY_H
 
+/* The families (moe.h's algorithms).  The first four are also the transfer
+ * patterns of the others: pplx and uccl_ep send as deepep_ll, hybridep as
+ * deepep_normal. */
+enum ccs_moe_algo { CCS_MOE_DIRECT, CCS_MOE_SCALEUP, CCS_MOE_NORMAL, CCS_MOE_LL, CCS_MOE_PPLX, CCS_MOE_UCCL_EP,
+                    CCS_MOE_HYBRIDEP, CCS_MOE_ALGO_N };
+
 enum ccs_moe_proxy { CCS_MOE_PROXY_NCCL, CCS_MOE_PROXY_GPU, CCS_MOE_PROXY_CPU };
 
 struct ccs_moe_family {

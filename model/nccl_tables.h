@@ -15,7 +15,37 @@
 #ifndef CCS_NCCL_TABLES_H
 #define CCS_NCCL_TABLES_H
 
-#include "cost.h"
+#include "coll.h"
+
+#include <stdint.h>
+
+/* What NCCL's tuning model sees of a communicator: its own input, filled
+ * by comm.c from the graph once the communicator is built (tests fill it
+ * by hand).  The scalars mirror struct ccs_comm's (comm.h); the graph is in
+ * NCCL's units, as its topology search would find it. */
+struct ccs_nccl_in {
+	int n, G, p, arch;          /* ranks, groups (nodes to NCCL), ranks per group, enum ccs_arch */
+	int intra_nvl;              /* a group's hops are NVLink (NCCL's NVLINK latency row), else PCI */
+	int nvls, sharp;            /* NVLink SHARP in every group; in-network reduction (CollNet) */
+	int version;                /* model.nccl_version, 0: CCS_NCCL_VERSION */
+	int collnet;                /* NCCL_COLLNET_ENABLE=1 */
+	int channels;               /* model.channels: NCCL_MIN/MAX_NCHANNELS fixed, 0: NCCL's own */
+	double lat_net, lat_intra;  /* our graph's path latencies [s], added to NCCL's per-hop figures */
+	double msg_lat_s;           /* the transport's message latency [s] (model/transport.h) */
+	double net_lat_s;           /* the latency the transport's plugin reports to NCCL [s] */
+	unsigned net_protos;        /* the protocols the transport offers across groups (bit per enum ccs_proto) */
+	/* the graph as NCCL's search sees it */
+	double nvl_GBps;            /* per GPU: NVLink links x per-link GB/s */
+	double pci_GBps;            /* per GPU: PCIe link GB/s */
+	double net_GBps;            /* per group: NIC GB/s (port speed / 8000) */
+	int nics;                   /* distinct NICs per group (min) */
+	int nch_ring;               /* search channels of the ring graph */
+	double intra_GBps, inter_GBps;   /* per search channel */
+	double tree_intra_GBps;     /* the tree graph's intra speed after the search's second pass */
+	int nvls_channels;
+	double nvls_chunk_max;      /* NVLS's largest chunk [bytes]: 32 KiB across groups when NCCL's
+	                             * NVLS AllReduce bandwidth is below 150 GB/s, else 128 KiB; 0: unset */
+};
 
 /* NCCL's buffer geometry and its default chunks [bytes], typed once here
  * (src/include/device.h: NCCL_STEPS 8 and the LL/LL128 line layouts;
@@ -59,7 +89,7 @@ int ccs_nccl_version_parse(const char *s);
 /* NVLS's largest chunk [bytes] (src/enqueue.cc): 128 KiB, and 32 KiB on
  * more than one node when NCCL's own NVLS AllReduce bandwidth (with CollNet
  * on, which NVLS across nodes needs) is below 150 GB/s. */
-double ccs_nccl_nvls_chunk_max(const struct ccs_comm *c);
+double ccs_nccl_nvls_chunk_max(const struct ccs_nccl_in *c);
 
 /* Per-link NVLink bandwidth NCCL assumes, GB/s (ncclTopoNVLinkBw). */
 double ccs_nccl_nvlink_bw(int arch);
@@ -87,6 +117,22 @@ double ccs_nccl_tree_proto_eff(int proto, int nnodes);
 
 /* L for our model, as in the header (algo selects NCCL's latency row:
  * ring for the MPI classics). */
-double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hops_intra, int hops_net);
+double ccs_nccl_latency(const struct ccs_nccl_in *c, int algo, int proto, int hops_intra, int hops_net);
+
+/* NCCL's tuning model (src/graph/tuning.cc, NCCL 2.30), reimplemented on its
+ * view of a communicator (struct ccs_nccl_in): predicted seconds, or -1 when NCCL would not offer the
+ * combination.  Only the five tuned collectives. */
+double ccs_nccl_time(const struct ccs_nccl_in *c, int coll, int algo, int proto, uint64_t bytes);
+/* Its two halves: the part that does not depend on the size, NCCL's bus
+ * bandwidth [GB/s] (0: not offered) and latency [us] of (coll, algo, proto)
+ * on c; and the time at bytes from them (-1 when bw is 0). */
+double ccs_nccl_bw_lat(const struct ccs_nccl_in *c, int coll, int algo, int proto, double *lat);
+double ccs_nccl_time_at(const struct ccs_nccl_in *c, int coll, int algo, int proto, uint64_t bytes, double bw,
+                        double lat);
+/* The bandwidth NCCL's model gives (coll, algo, proto), in GB/s of algBw as
+ * it stores it in comm->bandwidths; 0 where it does not offer it. */
+double ccs_nccl_algbw(const struct ccs_nccl_in *c, int coll, int algo, int proto);
+/* NCCL's runtime channel count for the algorithm. */
+int ccs_nccl_channels(const struct ccs_nccl_in *c, int algo);
 
 #endif

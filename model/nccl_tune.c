@@ -5,6 +5,7 @@
 ** 1.5 (bandwidth), 1.6 (latency), 1.7 (time), NCCL 2.30.7.
 */
 #include "nccl_tables.h"
+#include "topo.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -59,12 +60,12 @@ struct vtab {
 	int pat;
 };
 
-static int version_of(const struct ccs_comm *c)
+static int version_of(const struct ccs_nccl_in *c)
 {
-	return c->prm.nccl_version > 0 ? c->prm.nccl_version : CCS_NCCL_VERSION;
+	return c->version > 0 ? c->version : CCS_NCCL_VERSION;
 }
 
-static void vtab_of(const struct ccs_comm *c, struct vtab *t)
+static void vtab_of(const struct ccs_nccl_in *c, struct vtab *t)
 {
 	int v = version_of(c), cc = c->arch;
 	if (v < 225 && cc == CCS_ARCH_BLACKWELL)
@@ -199,7 +200,7 @@ static int nccl_row(int algo)
 	}
 }
 
-static double net_hw(const struct ccs_comm *c, int row, int proto)
+static double net_hw(const struct ccs_nccl_in *c, int row, int proto)
 {
 	double l = (c->p == 1 ? hw_lat[HW_NET][NA_TREE][proto] : hw_lat[HW_NET][row][proto]);
 	if (l == 0)
@@ -207,7 +208,7 @@ static double net_hw(const struct ccs_comm *c, int row, int proto)
 	return l;
 }
 
-double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hi, int hn)
+double ccs_nccl_latency(const struct ccs_nccl_in *c, int algo, int proto, int hi, int hn)
 {
 	int row = nccl_row(algo);
 	int intra = c->intra_nvl ? HW_NVLINK : HW_PCI;
@@ -216,7 +217,7 @@ double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hi, i
 		li = hw_lat[intra][row][2];
 	/* NCCL's per-hop network figure (InfiniBand's), the graph's path, and
 	 * what the transport adds to a message (model/transport.h) */
-	double ln = net_hw(c, row, proto) * 1e-6 + c->lat_net * (proto == CCS_PROTO_SIMPLE ? 2 : 1) + ccs_comm_tr(c)->msg_lat_s;
+	double ln = net_hw(c, row, proto) * 1e-6 + c->lat_net * (proto == CCS_PROTO_SIMPLE ? 2 : 1) + c->msg_lat_s;
 	if (row == NA_RING && c->G > 1) {
 		double over = 1.0 * (proto == CCS_PROTO_SIMPLE ? 3 : 1);
 		if (li < over)
@@ -225,16 +226,16 @@ double ccs_nccl_latency(const struct ccs_comm *c, int algo, int proto, int hi, i
 	return base_lat[row][proto] * 1e-6 + hi * (li * 1e-6 + c->lat_intra) + hn * ln;
 }
 
-int ccs_nccl_channels(const struct ccs_comm *c, int algo)
+int ccs_nccl_channels(const struct ccs_nccl_in *c, int algo)
 {
-	if (c->prm.channels)
-		return c->prm.channels;
+	if (c->channels)
+		return c->channels;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE)
-		return c->nccl.nvls_channels;
+		return c->nvls_channels;
 	/* ncclTopoDupChannels doubles when a channel is fast; ncclTopoPostset
 	 * doubles again at run time; at most 32 collective channels here. */
-	int nch = c->nccl.nch_ring;
-	double bw = c->nccl.intra_GBps;
+	int nch = c->nch_ring;
+	double bw = c->intra_GBps;
 	if (bw >= 25 && (c->arch < CCS_ARCH_HOPPER || bw >= 50 || nch <= 4))
 		nch *= 2;
 	nch *= 2;
@@ -253,7 +254,7 @@ static int ilog2i(int n)
  * does not offer it; lat in us. */
 /* Which combinations NCCL computes and enables (its tuning model's own
  * checks): 1 or 0. */
-static int nccl_enabled(const struct ccs_comm *c, int coll, int algo, int proto)
+static int nccl_enabled(const struct ccs_nccl_in *c, int coll, int algo, int proto)
 {
 	int n = c->n, nNodes = c->G, ppn = c->p, cc = c->arch;
 	if (coll == CCS_COLL_BROADCAST || coll == CCS_COLL_REDUCE) {
@@ -281,9 +282,9 @@ static int nccl_enabled(const struct ccs_comm *c, int coll, int algo, int proto)
 		return 0;
 	/* NVLS across nodes rides CollNet (SHARP), and NCCL uses CollNet only
 	 * with NCCL_COLLNET_ENABLE=1 and its plugin (off by default) */
-	if (algo == CCS_ALGO_NVLS && nNodes > 1 && (!c->sharp || !c->prm.nccl_collnet))
+	if (algo == CCS_ALGO_NVLS && nNodes > 1 && (!c->sharp || !c->collnet))
 		return 0;
-	if ((algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) && !c->prm.nccl_collnet)
+	if ((algo == CCS_ALGO_COLLNET_DIRECT || algo == CCS_ALGO_COLLNET_CHAIN) && !c->collnet)
 		return 0;
 	if (algo == CCS_ALGO_NVLS_TREE && nNodes == 1)
 		return 0;
@@ -301,26 +302,26 @@ static int nccl_enabled(const struct ccs_comm *c, int coll, int algo, int proto)
 
 /* NCCL's bus bandwidth of the algorithm's search graph (GB/s) after its
  * protocol and algorithm factors; 0 when it has too few channels. */
-static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto, int nsteps)
+static double nccl_busbw(const struct ccs_nccl_in *c, int coll, int algo, int proto, int nsteps)
 {
 	int n = c->n, nNodes = c->G, ppn = c->p;
 	struct vtab vt;
 	vtab_of(c, &vt);
 	int cc = vt.cc, ni = nodes_idx(nNodes);
-	int nCh = c->nccl.nch_ring;
-	double bwIntra = algo == CCS_ALGO_TREE && c->nccl.tree_intra_GBps > 0 ? c->nccl.tree_intra_GBps : c->nccl.intra_GBps;
-	double bwInter = c->nccl.inter_GBps;
+	int nCh = c->nch_ring;
+	double bwIntra = algo == CCS_ALGO_TREE && c->tree_intra_GBps > 0 ? c->tree_intra_GBps : c->intra_GBps;
+	double bwInter = c->inter_GBps;
 	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) {
 		nCh = ppn < 32 ? ppn : 32;
 		const double *spd = speed_intra[cc];
-		double per = c->nccl.nvl_GBps / (nCh > 0 ? nCh : 1);
+		double per = c->nvl_GBps / (nCh > 0 ? nCh : 1);
 		bwIntra = spd[speed_intra_n[cc] - 1];
 		for (int i = 0; i < speed_intra_n[cc]; i++)
 			if (spd[i] <= per) {
 				bwIntra = spd[i];
 				break;
 			}
-		bwInter = nNodes > 1 ? c->nccl.net_GBps / (nCh > 0 ? nCh : 1) : bwIntra;
+		bwInter = nNodes > 1 ? c->net_GBps / (nCh > 0 ? nCh : 1) : bwIntra;
 		if (nCh < 2)
 			return 0;
 	}
@@ -371,7 +372,7 @@ static double nccl_busbw(const struct ccs_comm *c, int coll, int algo, int proto
 }
 
 /* NCCL's latency of the algorithm (us): base, intra and inter hops. */
-static double nccl_lat_us(const struct ccs_comm *c, int coll, int algo, int proto, int nsteps)
+static double nccl_lat_us(const struct ccs_nccl_in *c, int coll, int algo, int proto, int nsteps)
 {
 	int n = c->n, nNodes = c->G, ppn = c->p;
 	int row = nccl_row(algo);
@@ -383,7 +384,7 @@ static double nccl_lat_us(const struct ccs_comm *c, int coll, int algo, int prot
 	double intraLat = v_hw_lat(&vt, intraHw, row, proto);
 	/* graph->latencyInter: the NICs' latency as NCCL sees it, the plugin's
 	 * reported figure included */
-	double latInter = (c->lat_net + ccs_comm_tr(c)->nccl_lat_s) * 1e6;
+	double latInter = (c->lat_net + c->net_lat_s) * 1e6;
 	double interLat = (ppn == 1 ? v_hw_lat(&vt, HW_NET, NA_TREE, proto) : v_hw_lat(&vt, HW_NET, row, proto)) + latInter;
 	if (proto == CCS_PROTO_SIMPLE)
 		interLat += latInter;
@@ -412,7 +413,7 @@ static double nccl_lat_us(const struct ccs_comm *c, int coll, int algo, int prot
 	return l;
 }
 
-static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat)
+static double nccl_bw_lat(const struct ccs_nccl_in *c, int coll, int algo, int proto, double *lat)
 {
 	int n = c->n;
 	int nsteps = coll == CCS_COLL_ALLREDUCE ? 2 * (n - 1)
@@ -426,44 +427,44 @@ static double nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int prot
 	return busBw;
 }
 
-double ccs_nccl_algbw(const struct ccs_comm *c, int coll, int algo, int proto)
+double ccs_nccl_algbw(const struct ccs_nccl_in *c, int coll, int algo, int proto)
 {
 	double lat;
 	return c->n > 1 ? nccl_bw_lat(c, coll, algo, proto, &lat) : 0;
 }
 
-double ccs_nccl_nvls_chunk_max(const struct ccs_comm *c)
+double ccs_nccl_nvls_chunk_max(const struct ccs_nccl_in *c)
 {
 	if (c->G <= 1)
 		return CCS_NCCL_CHUNK_NVLS;
 	/* NVLS across nodes runs on CollNet: NCCL's bandwidth with it on */
-	struct ccs_comm on = *c;
-	on.prm.nccl_collnet = 1;
+	struct ccs_nccl_in on = *c;
+	on.collnet = 1;
 	return ccs_nccl_algbw(&on, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE) < 150 ? CCS_NCCL_CHUNK_NVLS_NET
 	                                                                                      : CCS_NCCL_CHUNK_NVLS;
 }
 
-double ccs_nccl_time(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes)
+double ccs_nccl_time(const struct ccs_nccl_in *c, int coll, int algo, int proto, uint64_t bytes)
 {
 	if (c->n == 1)
 		return 0;
 	/* a plugin that allows only some protocols (NCCL_PROTO=simple on EFA v1) */
-	if (c->G > 1 && !(ccs_comm_tr(c)->protos & (1u << proto)))
+	if (c->G > 1 && !(c->net_protos & (1u << proto)))
 		return -1;
 	double lat = 0;
 	double bw = nccl_bw_lat(c, coll, algo, proto, &lat);
 	return ccs_nccl_time_at(c, coll, algo, proto, bytes, bw, lat);
 }
 
-double ccs_nccl_bw_lat(const struct ccs_comm *c, int coll, int algo, int proto, double *lat)
+double ccs_nccl_bw_lat(const struct ccs_nccl_in *c, int coll, int algo, int proto, double *lat)
 {
 	*lat = 0;
-	if (c->n == 1 || (c->G > 1 && !(ccs_comm_tr(c)->protos & (1u << proto))))
+	if (c->n == 1 || (c->G > 1 && !(c->net_protos & (1u << proto))))
 		return 0;
 	return nccl_bw_lat(c, coll, algo, proto, lat);
 }
 
-double ccs_nccl_time_at(const struct ccs_comm *c, int coll, int algo, int proto, uint64_t bytes, double bw, double lat)
+double ccs_nccl_time_at(const struct ccs_nccl_in *c, int coll, int algo, int proto, uint64_t bytes, double bw, double lat)
 {
 	if (c->n == 1)
 		return 0;

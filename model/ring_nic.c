@@ -2,7 +2,7 @@
 #include "ring_nic.h"
 
 #include "coll.h"
-#include "comm_int.h"
+#include "ccs.h"
 
 #include <math.h>
 #include <string.h>
@@ -141,7 +141,7 @@ int ccs_ring_nic_rate(const struct ccs_topo *t, const uint32_t *rank_gpu, int n,
 				uint32_t d = t->gnic[gp->nic_first + e].nic;
 				int32_t most = kin[d] > kout[d] ? kin[d] : kout[d];
 				if (most > 0) {
-					double bw = ccs_topo_nic_speed(t, d) * eff[ccs_comm_net_type(t, d)];
+					double bw = ccs_topo_nic_speed(t, d) * eff[ccs_topo_nic_net_type(t, d)];
 					if (C * bw / most < *B_ring)
 						*B_ring = C * bw / most;
 				}
@@ -213,19 +213,4 @@ out:
 	ccs_free(ka);
 	ccs_free(kb);
 	return rc;
-}
-
-int ccs_ring_nic_comm(struct ccs_comm *c, const int32_t *gstart, const int32_t *members)
-{
-	const struct ccs_topo *t = c->t;
-	CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, c->ring_C, c->prm.eff, &c->B_ring));
-	CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, c->ring_C, c->nccl.nics, &c->tree_tg));
-	for (int k = 0; k < 7; k++) {
-		c->B_ring_k[k] = 0;
-		CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, 1 << k, c->nccl.nics, &c->tree_tg_k[k]));
-		if (c->G >= 2)
-			CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, 1 << k, c->prm.eff,
-			                          &c->B_ring_k[k]));
-	}
-	return CCS_OK;
 }

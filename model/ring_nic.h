@@ -81,12 +81,4 @@ uint32_t ccs_ring_nic_head(const struct ccs_topo *t, uint32_t gpu, int m, int v)
 int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const int32_t *gstart,
                       const int32_t *members, int G, int C, int nics, double *tg);
 
-/* The communicator's ring and tree figures (comm.h): the rings' network
- * rate and the trees' busiest NIC on NCCL's count ring_C (B_ring, tree_tg)
- * and on every power of two up to 64 channels (B_ring_k, tree_tg_k), so
- * that a call with its own channel count (the tuner's) places nothing
- * again.  CCS_ENOMEM on failure. */
-struct ccs_comm;
-int ccs_ring_nic_comm(struct ccs_comm *c, const int32_t *gstart, const int32_t *members);
-
 #endif

@@ -33,7 +33,7 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 				 * fault may leave it no finite time by ours): checked
 				 * only where it would be the best so far */
 				struct ccs_cost cc;
-				t = ccs_nccl_time(c, coll, a, q, bytes);
+				t = ccs_nccl_time(&c->nccl, coll, a, q, bytes);
 				if (t < 0 || (t < best && ccs_cost_eval(c, coll, a, q, 0, bytes, &cc, NULL)))
 					continue;
 			} else {
@@ -47,7 +47,7 @@ int ccs_select(const struct ccs_comm *c, int coll, uint64_t bytes, unsigned algo
 					/* another algorithm only when asked for by name */
 					if (a != CCS_ALGO_DIRECT && (algo_mask & (1u << CCS_ALGO_DIRECT)))
 						continue;
-					int want = bytes <= 16384u * (uint64_t)ccs_nccl_channels(c, CCS_ALGO_RING) ? CCS_PROTO_LL
+					int want = bytes <= 16384u * (uint64_t)ccs_nccl_channels(&c->nccl, CCS_ALGO_RING) ? CCS_PROTO_LL
 					                                                                         : CCS_PROTO_SIMPLE;
 					if (q != want && (proto_mask & (1u << want)))
 						continue;
@@ -82,7 +82,7 @@ void ccs_selector_init(struct ccs_selector *s, const struct ccs_comm *c)
 		for (int a = 0; a < CCS_ALGO_NCCL_N; a++)
 			for (int q = 0; q < CCS_PROTO_N; q++) {
 				struct ccs_cost cc;
-				s->nbw[coll][a][q] = ccs_nccl_bw_lat(c, coll, a, q, &s->nlat[coll][a][q]);
+				s->nbw[coll][a][q] = ccs_nccl_bw_lat(&c->nccl, coll, a, q, &s->nlat[coll][a][q]);
 				s->ok[coll][a][q] = !ccs_cost_eval(c, coll, a, q, 0, 1u << 20, &cc, NULL);
 			}
 }
@@ -97,7 +97,7 @@ int ccs_selector_pick(const struct ccs_selector *s, int coll, uint64_t bytes, un
 	/* AllToAll and SendRecv as NCCL runs them: direct, LL up to 16 KiB a
 	 * channel, else Simple (ccs_select) */
 	if (bytes && nccl && coll > CCS_COLL_REDUCE && (algo_mask & (1u << CCS_ALGO_DIRECT))) {
-		int want = bytes <= 16384u * (uint64_t)ccs_nccl_channels(c, CCS_ALGO_RING) ? CCS_PROTO_LL : CCS_PROTO_SIMPLE;
+		int want = bytes <= 16384u * (uint64_t)ccs_nccl_channels(&c->nccl, CCS_ALGO_RING) ? CCS_PROTO_LL : CCS_PROTO_SIMPLE;
 		if (proto_mask & (1u << want)) {
 			if (!s->direct_ok[coll][want])
 				return -1;
@@ -117,7 +117,7 @@ int ccs_selector_pick(const struct ccs_selector *s, int coll, uint64_t bytes, un
 		for (int q = 0; q < CCS_PROTO_N; q++) {
 			if (!(proto_mask & (1u << q)) || !s->ok[coll][a][q])
 				continue;
-			double t = ccs_nccl_time_at(c, coll, a, q, bytes, s->nbw[coll][a][q], s->nlat[coll][a][q]);
+			double t = ccs_nccl_time_at(&c->nccl, coll, a, q, bytes, s->nbw[coll][a][q], s->nlat[coll][a][q]);
 			if (t >= 0 && t < best) {
 				best = t;
 				ba = a;

@@ -458,6 +458,14 @@ double ccs_topo_nic_speed(const struct ccs_topo *t, uint32_t nic)
 	return s;
 }
 
+int ccs_topo_nic_net_type(const struct ccs_topo *t, uint32_t nic)
+{
+	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1]; k++)
+		if (ccs_link_is_network(t->link[t->adj[k]].type))
+			return t->link[t->adj[k]].type;
+	return CCS_LINK_IB;
+}
+
 int32_t ccs_topo_su_uplink_node(const struct ccs_topo *t, uint32_t l)
 {
 	const struct ccs_link *k = &t->link[l];
@@ -593,4 +601,18 @@ int ccs_topo_routing(const struct ccs_topo *t)
 		if (ccs_link_is_network(t->link[l].type))
 			return t->link[l].type == CCS_LINK_IB ? CCS_ROUTE_DMODK : CCS_ROUTE_ECMP;
 	return CCS_ROUTE_DMODK;
+}
+
+int ccs_topo_transport_of_link(int link_type)
+{
+	return link_type == CCS_LINK_ROCE ? CCS_TR_ROCE : link_type == CCS_LINK_ETHERNET ? CCS_TR_SOCKET : CCS_TR_IB;
+}
+
+int ccs_topo_transport(const struct ccs_topo *t, int named)
+{
+	int tr = named;
+	for (uint32_t l = 0; l < t->nlink && tr < 0; l++)
+		if (ccs_link_is_network(t->link[l].type))
+			tr = ccs_topo_transport_of_link(t->link[l].type);
+	return tr < 0 ? CCS_TR_IB : tr;
 }

@@ -248,6 +248,15 @@ int ccs_nic_live(const struct ccs_topo *t, uint32_t nic);
  * live host links only).  After CCS_ENOMEM the topology is not usable. */
 int ccs_topo_refresh(struct ccs_topo *t);
 
+/* The transport (model/transport.h) a topology's NICs of link type
+ * link_type get by default: RoCE's verbs, Ethernet's sockets, else
+ * InfiniBand's verbs. */
+int ccs_topo_transport_of_link(int link_type);
+/* Topology t's transport: the one named (scaleout.transport or
+ * model.transport; -1 none), else the one its first network link's type
+ * implies, else InfiniBand. */
+int ccs_topo_transport(const struct ccs_topo *t, int named);
+
 /* How many of GPU gp's NICs (t->gnic from gp->nic_first, best first) are as
  * close as its best one: the NICs it may use, over which NCCL spreads its
  * channels.  0 when it has none. */
@@ -255,6 +264,9 @@ uint32_t ccs_topo_best_nics(const struct ccs_topo *t, const struct ccs_gpu *gp);
 /* A NIC's line rate [B/s]: its port speed, else the sum of its network
  * links'. */
 double   ccs_topo_nic_speed(const struct ccs_topo *t, uint32_t nic);
+/* The link type of a NIC's network links (its first), InfiniBand when it
+ * has none. */
+int      ccs_topo_nic_net_type(const struct ccs_topo *t, uint32_t nic);
 
 /* A two-tier scale-up plane's node uplinks: up[n] = the bandwidth [B/s,
  * per direction] of the scale-up links from node n's own switch chips

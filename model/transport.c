@@ -2,7 +2,6 @@
 ** section 2, "Transports"). */
 #include "transport.h"
 #include "params.h"
-#include "topo.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,17 +93,3 @@ const char *const ccs_transport_name[CCS_TR_N] = {
 	[CCS_TR_IB] = "ib", [CCS_TR_ROCE] = "roce", [CCS_TR_EFA] = "efa", [CCS_TR_EFA_SENDRECV] = "efa_sendrecv",
 	[CCS_TR_TCPX] = "tcpx", [CCS_TR_SOCKET] = "socket",
 };
-
-int ccs_transport_of_link(int link_type)
-{
-	return link_type == CCS_LINK_ROCE ? CCS_TR_ROCE : link_type == CCS_LINK_ETHERNET ? CCS_TR_SOCKET : CCS_TR_IB;
-}
-
-int ccs_transport_of_topo(const struct ccs_topo *t, int named)
-{
-	int tr = named;
-	for (uint32_t l = 0; l < t->nlink && tr < 0; l++)
-		if (ccs_link_is_network(t->link[l].type))
-			tr = ccs_transport_of_link(t->link[l].type);
-	return tr < 0 ? CCS_TR_IB : tr;
-}

@@ -51,12 +51,4 @@ void ccs_transport_override(struct ccs_transport_row *r, const double *v, unsign
 extern const struct ccs_transport_row ccs_transport_verbs;
 extern const char *const ccs_transport_name[CCS_TR_N];   /* the rows' names, for parsing and reports */
 
-/* The transport a topology's NICs of this link type get by default. */
-int ccs_transport_of_link(int link_type);
-/* Topology t's transport: the one named (scaleout.transport or
- * model.transport; -1 none), else the one its first network link's type
- * implies, else InfiniBand. */
-struct ccs_topo;
-int ccs_transport_of_topo(const struct ccs_topo *t, int named);
-
 #endif

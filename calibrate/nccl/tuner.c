@@ -230,7 +230,7 @@ static ncclResult_t tuner_init_v4(size_t nRanks, size_t nNodes, ncclDebugLogger_
  * 64 (src/include/comm.h, src/graph/tuning.cc). */
 static int tuner_nccl_nc(const struct ccs_comm *c, int algo, int proto, uint64_t bytes)
 {
-	int nc = ccs_nccl_channels(c, algo);
+	int nc = ccs_nccl_channels(&c->nccl, algo);
 	double nt = proto == CCS_PROTO_LL128 ? 640 : 512;
 	double th = proto == CCS_PROTO_SIMPLE ? 64 : 8;
 	if (algo == CCS_ALGO_RING && proto == CCS_PROTO_LL)

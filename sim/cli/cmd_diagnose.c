@@ -210,7 +210,7 @@ static int dg_mask(const struct diag_run *D, int coll, int protos, unsigned *mas
 {
 	unsigned all = protos ? (1u << CCS_PROTO_N) - 1 : (1u << CCS_ALGO_N) - 1;
 	const char *flag = protos ? D->proto : D->algo, *env = getenv(protos ? "NCCL_PROTO" : "NCCL_ALGO");
-	const char *logv = protos ? D->set.nccl_proto : D->set.nccl_algo, *what = protos ? "NCCL_PROTO" : "NCCL_ALGO";
+	const char *logv = protos ? D->set.nt.nccl_proto : D->set.nt.nccl_algo, *what = protos ? "NCCL_PROTO" : "NCCL_ALGO";
 	*mask = all;
 	const char *v = flag && strcmp(flag, "auto") ? flag : !flag && env && *env ? env : !flag && logv[0] ? logv : NULL;
 	if (!v)
@@ -365,7 +365,7 @@ static int dg_try(struct diag_run *D)
 	if (rc == -1)
 		fprintf(stderr, "%s: %s\n", me, cerr);
 	if (!rc)
-		rc = ccs_diagnose_try(&D->dx, D->t, D->ppn, D->nodes, (const char (*)[160])sp.spec, sp.n, D->set.ev);
+		rc = ccs_diagnose_try(&D->dx, D->t, D->ppn, D->nodes, (const char (*)[160])sp.spec, sp.n, D->set.nt.ev);
 	ccs_free(sp.spec);
 	if (!rc)
 		ccs_diagnose_rank(&D->dx);
@@ -443,8 +443,8 @@ static int dg_print(struct diag_run *D)
 	if (D->widen[0])
 		printf("# note: the logs ran more ranks than %s's %d node%s hold: widened to %s (--set nodes=N to choose)\n",
 		       D->topo, D->widen_from, D->widen_from == 1 ? "" : "s", D->widen);
-	if (D->set.evidence[0])
-		printf("# evidence in the logs: %s\n", D->set.evidence);
+	if (D->set.nt.evidence[0])
+		printf("# evidence in the logs: %s\n", D->set.nt.evidence);
 	if (D->dx.ncontra)
 		printf("# %zu hypotheses the evidence rules out were not tried\n", D->dx.ncontra);
 	if (D->dx.nbiased)

@@ -80,7 +80,7 @@ static void table(int fmt)
 static void transport(const struct ccs_topo *t)
 {
 	const struct ccs_model_params *m = &t->params;
-	int tr = ccs_transport_of_topo(t, m->transport);
+	int tr = ccs_topo_transport(t, m->transport);
 	struct ccs_transport_row r;
 	ccs_transport_row_of(tr, &r);
 	ccs_transport_override(&r, m->tr_over, m->tr_over_set);

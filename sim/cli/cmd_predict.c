@@ -437,7 +437,7 @@ static int setup(struct req *rq)
 		return -1;
 	}
 	if (rq->channels == 0 && (rq->minch || rq->maxch)) {
-		int base = ccs_nccl_channels(&rq->comm, CCS_ALGO_RING);
+		int base = ccs_nccl_channels(&rq->comm.nccl, CCS_ALGO_RING);
 		if (rq->minch && base < rq->minch)
 			base = rq->minch;
 		if (rq->maxch && base > rq->maxch)

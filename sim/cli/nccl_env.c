@@ -135,7 +135,7 @@ static int net(const char *me, const char *v, struct ccs_topo *t)
 		to_socket(t, "NCCL_NET=Socket");
 	else if (strcasecmp(v, "IB"))
 		fprintf(stderr, "ccsim: warning: NCCL_NET=%s is a network plugin ccsim does not model; the topology's "
-		                "transport (%s) stays\n", v, ccs_transport_name[ccs_transport_of_topo(t, t->params.transport)]);
+		                "transport (%s) stays\n", v, ccs_transport_name[ccs_topo_transport(t, t->params.transport)]);
 	return 0;
 }
 

@@ -162,7 +162,7 @@ static void assumptions(FILE *f, const struct ccs_topo *t)
 	fprintf(f, "<tr><td>NCCL's choice of algorithm and protocol</td><td>NCCL %d.%d's tuning model%s</td></tr>\n",
 	        v / 100, v % 100, m->nccl_collnet ? ", CollNet enabled" : "");
 	fprintf(f, "<tr><td>scale-out transport</td><td>%s%s</td></tr>\n",
-	        ccs_transport_name[ccs_transport_of_topo(t, m->transport)],
+	        ccs_transport_name[ccs_topo_transport(t, m->transport)],
 	        m->transport >= 0 ? " (named by the topology)" : " (from the NICs' link type)");
 	if (t->fab.present)
 		fprintf(f, "<tr><td>scale-out routing</td><td>%s%s</td></tr>\n", ccs_routing_name[ccs_topo_routing(t)],

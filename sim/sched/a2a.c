@@ -182,9 +182,9 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 	a->pxn = pxn;
 	a->group = c->rank_group;
 	a->bytes = (double)bytes / (coll == CCS_COLL_SENDRECV ? 1 : c->n) / e;
-	a->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 0);
-	a->d_intra = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 1, 0) - a->d_base;
-	a->d_inter = ccs_nccl_latency(c, CCS_ALGO_RING, proto, 0, 1) - a->d_base;
+	a->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 0, 0);
+	a->d_intra = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 1, 0) - a->d_base;
+	a->d_inter = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 0, 1) - a->d_base;
 	if (coll == CCS_COLL_SENDRECV) {
 		/* As the closed form counts them: a send inside a group moves S at
 		 * min(b_su e, protocol cap) (bytes scaled so that the flow at b_su
@@ -196,7 +196,7 @@ int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t b
 		double bi = c->b_su * e < cap ? c->b_su * e : cap;
 		a->bytes = c->b_su > 0 ? S * c->b_su / bi : S / e;
 		a->bytes_inter = c->b_nic1 > 0 && isfinite(cap) && cap < c->b_nic1 * e ? S * c->b_nic1 / cap : S / e;
-		double C = ccs_nccl_channels(c, CCS_ALGO_RING);
+		double C = ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 		double K = ceil(S / (C * ccs_cost_chunk(c, coll, CCS_ALGO_DIRECT, proto, (int)C, S)));
 		double step = (K < 1 ? 1 : K) * c->prm.step_s[proto];
 		double t_in = c->b_su > 0 ? S / bi : 0;

@@ -197,8 +197,8 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	scratch = ccs_malloc(((size_t)G * M + 1) * sizeof *scratch);
 	if (!up || !down || !tg || !scratch)
 		goto out;
-	double base = ccs_nccl_latency(c, algo, proto, 0, 0);
-	double hop = ccs_nccl_latency(c, algo, proto, 0, 1) - base;
+	double base = ccs_nccl_latency(&c->nccl, algo, proto, 0, 0);
+	double hop = ccs_nccl_latency(&c->nccl, algo, proto, 0, 1) - base;
 	struct ccs_op o;
 	uint32_t id;
 	/* the intra op of every rank, over its own group (none in a group of

@@ -77,8 +77,8 @@ static int op_transfer(struct ld *L, const struct ccs_ynode *m, struct fop *o, i
 		/* default latency: the model's hop for the route */
 		int same = L->c && rank < L->c->n && peer < L->c->n && L->c->rank_group[rank] == L->c->rank_group[peer];
 		o->op.delay_s = !L->c ? 0
-		              : ccs_nccl_latency(L->c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
-		                ccs_nccl_latency(L->c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+		              : ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
+		                ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
 	} else {
 		o->op.src = (int32_t)peer;     /* resolved below */
 		o->op.dst = (int32_t)rank;

@@ -352,7 +352,7 @@ static void ring_costs(const struct ccs_comm *c, int coll, int proto, int C, uin
 	 * pipeline's latency again */
 	{
 		int inter = c->G > 1 ? (coll == CCS_COLL_ALLREDUCE ? 2 * (c->G - 1) : c->G - 1) : 0;
-		r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, r->steps - inter, inter);
+		r->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, r->steps - inter, inter);
 	}
 	r->d_intra = r->d_inter = sync;
 	r->K = 1;
@@ -500,7 +500,7 @@ static int build_chain(const struct ccs_comm *c, int coll, int proto, int C, uin
 	rs->chain_sync_inter = r->inter_sync ? rs->chain_sync : 0;
 	rs->chain_floor = c->G > 1 ? ccs_comm_tr(c)->chunk_s / chunk : 0;
 	int inter = c->G > 1 ? c->G - 1 : 0;
-	r->d_base = ccs_nccl_latency(c, CCS_ALGO_RING, proto, n - 1 - inter, inter);
+	r->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, n - 1 - inter, inter);
 	return CCS_OK;
 }
 
@@ -512,7 +512,7 @@ int ccs_sched_ring(const struct ccs_comm *c, int coll, int proto, int channels, 
 		*why = "the ring schedule covers AllReduce, AllGather, ReduceScatter, Broadcast and Reduce";
 		return CCS_EINPUT;
 	}
-	int C = channels > 0 ? channels : ccs_nccl_channels(c, CCS_ALGO_RING);
+	int C = channels > 0 ? channels : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 	struct ring_sched *rs = ccs_calloc(1, sizeof *rs);
 	if (!rs)
 		return CCS_ENOMEM;

@@ -390,9 +390,9 @@ static void rail_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	K = K < 1 ? 1 : K > CCS_TREE_MAXCHUNKS ? CCS_TREE_MAXCHUNKS : K;
 	ts->K = (int)K;
 	ts->bytes = ts->bytes_intra = Sr / ((double)ts->C * K) / ccs_nccl_proto_data_share(proto);
-	ts->d_base = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 0);
+	ts->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_NVLS_TREE, proto, 0, 0);
 	ts->d_intra = 0;
-	ts->d_inter = ccs_nccl_latency(c, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
+	ts->d_inter = ccs_nccl_latency(&c->nccl, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
 	ts->sync = 0;
 	ts->floor_net = ccs_comm_tr(c)->chunk_s * Sr / ((double)ts->C * K * chunk);
 }
@@ -428,7 +428,7 @@ static void tree_costs(const struct ccs_comm *c, int proto, double S, struct tre
 		int lg = 0;
 		while ((1 << lg) < G)
 			lg++;
-		ts->d_base = ccs_nccl_latency(c, CCS_ALGO_TREE, proto, 2 * (c->p - 1), 2 * lg);
+		ts->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_TREE, proto, 2 * (c->p - 1), 2 * lg);
 	}
 	ts->d_intra = ts->d_inter = 0;
 	ts->sync = sync;
@@ -466,7 +466,7 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		goto out;
 	ts->n = n;
 	ts->J = 1;
-	ts->C = channels > 0 ? channels : rails ? c->nccl.nvls_channels : ccs_nccl_channels(c, CCS_ALGO_TREE);
+	ts->C = channels > 0 ? channels : rails ? c->nccl.nvls_channels : ccs_nccl_channels(&c->nccl, CCS_ALGO_TREE);
 	if (ts->C < 1)
 		ts->C = 1;
 	ts->group = c->rank_group;

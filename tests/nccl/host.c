@@ -87,7 +87,7 @@ static const ncclTuner_v6_t *plugin(void *lib, const char *sym)
  * LL128 640 x 8; Simple 512 x 64). */
 static int nccl_nc(const struct ccs_comm *c, int algo, int proto, uint64_t bytes)
 {
-	int nc = ccs_nccl_channels(c, algo);
+	int nc = ccs_nccl_channels(&c->nccl, algo);
 	double per = proto == 1 ? 640.0 * 8 : proto == 2 ? 512.0 * 64 : 512.0 * 8 * (algo == CCS_ALGO_RING ? c->n : 1);
 	while (nc >= 2 && (double)bytes < nc * per)
 		nc--;
@@ -101,7 +101,7 @@ static int nccl_table(const struct ccs_comm *c, int coll, uint64_t bytes, float 
 	int best = -1;
 	for (int a = 0; a < NCCL_NUM_ALGORITHMS_V5; a++)
 		for (int p = 0; p < 3; p++) {
-			double s = ccs_nccl_time(c, h_coll[coll], h_algo[a], p, bytes);
+			double s = ccs_nccl_time(&c->nccl, h_coll[coll], h_algo[a], p, bytes);
 			t[a][p] = s < 0 ? NCCL_ALGO_PROTO_IGNORE : (float)(s * 1e6);
 			if (s >= 0 && (best < 0 || t[a][p] < t[best / 3][best % 3]))
 				best = a * 3 + p;

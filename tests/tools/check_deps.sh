@@ -3,8 +3,10 @@
 # objects' symbols (nm: who calls whom) and the headers' include lines.
 # Fails (exit 1, each problem on one line) on
 #   - a circle between files: A calls B and B (through any others) calls A;
-#     or headers that include each other round;
-#   - an arrow against the layers: model/ uses only model/; calibrate/ only
+#     or headers that include each other round; or modules (a file without
+#     .c/.h, its X_int.h counted in X) that use each other round through
+#     their include lines (types, macros, inline functions);
+#   - an arrow against the layers, by calls or by includes: model/ uses only model/; calibrate/ only
 #     model/; the simulator (sim/*.c, sim/sched/) only model/ and itself;
 #     only sim/cli/ uses calibrate/ and sim/ together, and nothing uses sim/cli/;
 #   - the engine (sim/engine.c) reaching the fabric or the flow solver:
@@ -89,9 +91,36 @@ END {
 	exit bad
 }' "$tmp/incs" || fail=1
 
-# --- circles: tsort reports a loop in the calls, or in headers including headers
-for g in calls incs; do
-	if [ $g = calls ]; then cp "$tmp/edges" "$tmp/g"; else awk '$1 ~ /\.h$/ && $2 ~ /\.h$/' "$tmp/incs" >"$tmp/g"; fi
+# --- modules through their include lines: a file's module is its name
+# without .c or .h (a module's own X_int.h is part of X); A uses B when a
+# file of A includes B's header (its types, macros and inline functions),
+# which the symbols above do not show.  Same layers as the calls.
+awk '
+function mod(f) { sub(/\.[ch]$/, "", f); sub(/_int$/, "", f); return f }
+{ a = mod($1); b = mod($2); if (a != b) print a, b, $2 }' "$tmp/incs" | sort -u >"$tmp/mods"
+awk '
+function layer(f) {
+	if (f ~ /^model\//) return "model"
+	if (f ~ /^calibrate\//) return "calibrate"
+	if (f ~ /^sim\/cli\//) return "cli"
+	if (f ~ /^sim\//) return "sim"
+	return "?"
+}
+{
+	a = layer($1); b = layer($2)
+	ok = a == b || b == "model" || (a == "cli" && (b == "sim" || b == "calibrate"))
+	if (!ok) { printf "check-deps: %s includes %s: %s may not use %s\n", $1, $3, a, b; bad = 1 }
+}
+END { exit bad }' "$tmp/mods" || fail=1
+
+# --- circles: tsort reports a loop in the calls, in headers including
+# headers, or in the modules through their include lines
+for g in calls incs modules; do
+	case $g in
+	calls) cp "$tmp/edges" "$tmp/g" ;;
+	incs) awk '$1 ~ /\.h$/ && $2 ~ /\.h$/' "$tmp/incs" >"$tmp/g" ;;
+	modules) awk '{ print $1, $2 }' "$tmp/mods" | sort -u >"$tmp/g" ;;
+	esac
 	if ! tsort "$tmp/g" >/dev/null 2>"$tmp/loop"; then
 		echo "check-deps: a circle in the $g graph:"
 		grep -v 'input contains a loop' "$tmp/loop" | sed 's/^tsort: /  /'
@@ -106,4 +135,4 @@ for o in $objs; do basename "$o"; done | grep -v '^main\.o$' | sort | uniq -d | 
 done || fail=1
 
 [ $fail -eq 0 ] || exit 1
-echo "check-deps: $(echo "$objs" | wc -l) files, $(wc -l <"$tmp/edges") arrows: ok"
+echo "check-deps: $(echo "$objs" | wc -l) files, $(wc -l <"$tmp/edges") arrows, $(awk '{ print $1, $2 }' "$tmp/mods" | sort -u | wc -l) module includes: ok"

@@ -47,7 +47,7 @@ static void test_ring(const struct ccs_comm *c)
 	int n = c->n;
 	uint64_t steps = 2 * (uint64_t)(n - 1);
 	CHECK(s.nops == steps * (uint64_t)n);
-	double lat = ccs_nccl_latency(c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, (int)steps, 0);
+	double lat = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, (int)steps, 0);
 	int bad = 0;
 	for (uint64_t k = 0; k < steps; k++)
 		for (int r = 0; r < n; r++) {
@@ -84,7 +84,7 @@ static void test_tree(const struct ccs_comm *c)
 	/* within a chunk: up 6 -> 4 -> 2 -> 0 (root), 0 -> 1 -> 3 -> 5 -> 7 down */
 	static const int next[8] = { 1, 3, 0, 5, 2, 7, 4, -1 };
 	double e = ccs_nccl_tree_proto_eff(CCS_PROTO_SIMPLE, 1) * ccs_nccl_tree_correction(CCS_PROTO_SIMPLE, S_BYTES);
-	double lat = ccs_nccl_latency(c, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 2 * (c->p - 1), 0);
+	double lat = ccs_nccl_latency(&c->nccl, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 2 * (c->p - 1), 0);
 	/* a chunk step's synchronisation rides each hop as bytes at the chain's
 	 * share of the port (one step per chunk here: K below the cap) */
 	double sync = c->prm.step_s[CCS_PROTO_SIMPLE] * c->b_su / ccs_cost_tree_share(c->p, 1);

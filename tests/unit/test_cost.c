@@ -206,16 +206,16 @@ static void test_nccl_vectors(void)
 {
 	/* nccl-model.md 1.11, case A: 1 node x 8 Hopper, ring graph nChannels 16,
 	 * bwIntra 20 GB/s, AllReduce. */
-	struct ccs_comm c;
+	struct ccs_nccl_in c;
 	memset(&c, 0, sizeof c);
-	ccs_model_params_default(&c.prm);
+	c.net_protos = ~0u;
 	c.n = 8;
 	c.G = 1;
 	c.p = 8;
 	c.arch = CCS_ARCH_HOPPER;
 	c.intra_nvl = 1;
-	c.nccl.nch_ring = 16;
-	c.nccl.intra_GBps = c.nccl.inter_GBps = 20;
+	c.nch_ring = 16;
+	c.intra_GBps = c.inter_GBps = 20;
 	double t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL, 8192);
 	CHECK_NEAR(t * 1e6, 15.0 + 8192 / (1000 * 80.571428), 1e-6);   /* 15.102 us */
 	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_LL128, 1048576);
@@ -226,9 +226,9 @@ static void test_nccl_vectors(void)
 	 * algBw 102.4, lat (8.4 + 28 * 3.4 + 2 * 14) * 1.4 (plateau) = 184.24 us */
 	c.n = 16;
 	c.G = 2;
-	c.nccl.nch_ring = 8;
-	c.nccl.intra_GBps = c.nccl.inter_GBps = 24;
-	c.prm.channels = 16;
+	c.nch_ring = 8;
+	c.intra_GBps = c.inter_GBps = 24;
+	c.channels = 16;
 	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1073741824);
 	CHECK_NEAR(t * 1e6, 184.24 + 1073741824 / (1000 * 102.4), 1e-6);
 	/* tree, 8 channels: algBw min(192 * 0.92, 8 * 41.4) / 2 = 88.32,
@@ -238,7 +238,7 @@ static void test_nccl_vectors(void)
 	/* the search's second pass raised the tree's bwIntra to 40 (it stays
 	 * 24 between nodes): on 2 nodes NCCL's model takes bwIntra, algBw
 	 * min(8 * 40 * 0.92, 8 * 41.4) / 2 = 147.2 */
-	c.nccl.tree_intra_GBps = 40;
+	c.tree_intra_GBps = 40;
 	t = ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1073741824);
 	CHECK_NEAR(t * 1e6, 92.4 + 1073741824 / (1000 * 147.2), 1e-6);
 	/* ... and bwInter from 3 nodes on */
@@ -248,7 +248,7 @@ static void test_nccl_vectors(void)
 	CHECK(t * 1e6 > 1073741824 / (1000 * 100.0));
 	c.G = 2;
 	c.n = 16;
-	c.nccl.tree_intra_GBps = 0;
+	c.tree_intra_GBps = 0;
 	/* what NCCL does not offer */
 	CHECK(ccs_nccl_time(&c, CCS_COLL_ALLGATHER, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 1024) < 0);
 	CHECK(ccs_nccl_time(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 1024) < 0);
@@ -361,10 +361,10 @@ static void test_nvls_chunk(void)
 		return;
 	}
 	/* NCCL offers NVLS across nodes only with CollNet on (off by default) */
-	CHECK(ccs_nccl_algbw(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE) == 0);
-	w[0].c.prm.nccl_collnet = slow.c.prm.nccl_collnet = 1;
-	double fast = ccs_nccl_algbw(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
-	double low = ccs_nccl_algbw(&slow.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	CHECK(ccs_nccl_algbw(&w[0].c.nccl, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE) == 0);
+	w[0].c.nccl.collnet = slow.c.nccl.collnet = 1;
+	double fast = ccs_nccl_algbw(&w[0].c.nccl, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	double low = ccs_nccl_algbw(&slow.c.nccl, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
 	CHECK(fast >= 150 && low > 0 && low < 150);
 	double S = 1 << 30;
 	CHECK_NEAR(ccs_cost_chunk(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE, 16, S), 131072, 1e-6);
@@ -392,15 +392,15 @@ static void test_nccl_versions(void)
 		return;
 	}
 	CHECK(b.c.prm.nccl_version == 221 && a.c.prm.nccl_version == 0);
-	double n30 = ccs_nccl_algbw(&a.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
-	double n21 = ccs_nccl_algbw(&b.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	double n30 = ccs_nccl_algbw(&a.c.nccl, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
+	double n21 = ccs_nccl_algbw(&b.c.nccl, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS, CCS_PROTO_SIMPLE);
 	CHECK_NEAR(n21 / n30, (5.0 / 6.0) / 0.85, 1e-9);
-	CHECK(ccs_nccl_time(&pa.c, CCS_COLL_ALLGATHER, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 1 << 20) > 0);
-	CHECK(ccs_nccl_time(&pb.c, CCS_COLL_ALLGATHER, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 1 << 20) < 0);
+	CHECK(ccs_nccl_time(&pa.c.nccl, CCS_COLL_ALLGATHER, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 1 << 20) > 0);
+	CHECK(ccs_nccl_time(&pb.c.nccl, CCS_COLL_ALLGATHER, CCS_ALGO_PAT, CCS_PROTO_SIMPLE, 1 << 20) < 0);
 	/* one node, 8 ranks: the Simple tree's latency is 8.4 + 2 x 7 x 4.0 us
 	 * now and 0 + 2 x 7 x 28 us in 2.21 */
-	double t30 = ccs_nccl_time(&a.c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 8);
-	double t21 = ccs_nccl_time(&b.c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 8);
+	double t30 = ccs_nccl_time(&a.c.nccl, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 8);
+	double t21 = ccs_nccl_time(&b.c.nccl, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 8);
 	CHECK_NEAR(t21 - t30, (2 * 7 * 28.0 - 8.4 - 2 * 7 * 4.0) * 1e-6, 1e-3);
 	fx_down(a.t, &a.c, a.fab);
 	fx_down(b.t, &b.c, b.fab);

@@ -14,7 +14,7 @@
 
 #include "../../calibrate/diag_cand.h"
 #include "../../calibrate/diagnose.h"
-#include "../../calibrate/ingest.h"
+#include "../../calibrate/ntinfo.h"
 #include "../../model/ccs.h"
 #include "../../model/coll.h"
 #include "../../model/topo_yaml.h"

@@ -215,8 +215,8 @@ static void test_stated(void)
 	memset(&d, 0, sizeof d);
 	CHECK(!ccs_ingest_text("run.txt", info, strlen(info), &set, &d));
 	/* the first statement of each; NCCL_ALGO_X is another name */
-	CHECK(!strcmp(set.nccl_algo, "Ring") && !strcmp(set.nccl_proto, "Simple"));
-	CHECK(strstr(set.evidence, "NCCL_ALGO=Ring (run.txt:3)") && strstr(set.evidence, "NCCL_PROTO=Simple (run.txt:1)"));
+	CHECK(!strcmp(set.nt.nccl_algo, "Ring") && !strcmp(set.nt.nccl_proto, "Simple"));
+	CHECK(strstr(set.nt.evidence, "NCCL_ALGO=Ring (run.txt:3)") && strstr(set.nt.evidence, "NCCL_PROTO=Simple (run.txt:1)"));
 	ccs_meas_set_release(&set);
 	static const char own[] =
 		"# ccsim predict: AllReduce on hgx-h100: 32 ranks in 4 groups of 8 (scale-up domains), NCCL's choice\n"
@@ -227,7 +227,7 @@ static void test_stated(void)
 		"  4294967296    1073741824     float     sum      -1  25154.6  170.74  330.81  ring           Simple  16  nic      -\n";
 	memset(&set, 0, sizeof set);
 	CHECK(!ccs_ingest_text("out.txt", own, strlen(own), &set, &d));
-	CHECK(set.n == 1 && set.m[0].ranks == 32 && !strcmp(set.m[0].name, "allreduce") && !set.nccl_algo[0]);
+	CHECK(set.n == 1 && set.m[0].ranks == 32 && !strcmp(set.m[0].name, "allreduce") && !set.nt.nccl_algo[0]);
 	ccs_meas_set_release(&set);
 	/* ncclTopoCheckGdr's verdicts: enabled for one pair and disabled
 	 * (too far) for another state neither GDR on nor off for all */
@@ -240,7 +240,7 @@ static void test_stated(void)
 		"  1073741824     268435456     float     sum      -1   5639.0  190.41  333.22      0   5640.0  190.38  333.16      0\n";
 	memset(&set, 0, sizeof set);
 	CHECK(!ccs_ingest_text("gdr.txt", gdr, strlen(gdr), &set, &d));
-	CHECK((set.ev & CCS_EV_GDR) && (set.ev & CCS_EV_NO_GDR) == 0 && strstr(set.evidence, "GPUDirect RDMA on"));
+	CHECK((set.nt.ev & CCS_EV_GDR) && (set.nt.ev & CCS_EV_NO_GDR) == 0 && strstr(set.nt.evidence, "GPUDirect RDMA on"));
 	ccs_meas_set_release(&set);
 }
 
@@ -273,17 +273,17 @@ static void test_evidence(void)
 		snprintf(txt, sizeof txt, "%s%s", ring[i], tab);
 		memset(&set, 0, sizeof set);
 		CHECK(!ccs_ingest_text("ring.txt", txt, strlen(txt), &set, &d));
-		unsigned ev = set.ev & (CCS_EV_GDR | CCS_EV_NO_GDR);
+		unsigned ev = set.nt.ev & (CCS_EV_GDR | CCS_EV_NO_GDR);
 		if (i == 0)
-			CHECK(ev == CCS_EV_NO_GDR && strstr(set.evidence, "GPUDirect RDMA off (NCCL's rings say GDR 0, ring.txt:1)"));
+			CHECK(ev == CCS_EV_NO_GDR && strstr(set.nt.evidence, "GPUDirect RDMA off (NCCL's rings say GDR 0, ring.txt:1)"));
 		else if (i == 1)
-			CHECK(ev == CCS_EV_GDR && strstr(set.evidence, "(GDR 1, ring.txt:2)") && !strstr(set.evidence, "off"));
+			CHECK(ev == CCS_EV_GDR && strstr(set.nt.evidence, "(GDR 1, ring.txt:2)") && !strstr(set.nt.evidence, "off"));
 		else if (i == 2)
-			CHECK(ev == 0 && (set.ev & CCS_EV_SOCKET) && !strstr(set.evidence, "GDR 0"));
+			CHECK(ev == 0 && (set.nt.ev & CCS_EV_SOCKET) && !strstr(set.nt.evidence, "GDR 0"));
 		else if (i == 3)
-			CHECK(ev == 0 && (set.ev & CCS_EV_RDMA) && strstr(set.evidence, "NCCL's network is RDMA (ring.txt:1)"));
+			CHECK(ev == 0 && (set.nt.ev & CCS_EV_RDMA) && strstr(set.nt.evidence, "NCCL's network is RDMA (ring.txt:1)"));
 		else
-			CHECK(ev == CCS_EV_NO_GDR && strstr(set.evidence, "GPUDirect RDMA off (NET/IB without GDRDMA, ring.txt:1)"));
+			CHECK(ev == CCS_EV_NO_GDR && strstr(set.nt.evidence, "GPUDirect RDMA off (NET/IB without GDRDMA, ring.txt:1)"));
 		ccs_meas_set_release(&set);
 	}
 	/* what NCCL's settings and its newer lines say: sockets (IB off by
@@ -310,9 +310,9 @@ static void test_evidence(void)
 		snprintf(txt, sizeof txt, "%s%s", said[i].line, tab);
 		memset(&set, 0, sizeof set);
 		CHECK(!ccs_ingest_text("said.txt", txt, strlen(txt), &set, &d));
-		CHECK(set.ev == said[i].ev);
-		if (set.ev != said[i].ev)
-			fprintf(stderr, "'%s': ev %#x, want %#x\n", said[i].line, set.ev, said[i].ev);
+		CHECK(set.nt.ev == said[i].ev);
+		if (set.nt.ev != said[i].ev)
+			fprintf(stderr, "'%s': ev %#x, want %#x\n", said[i].line, set.nt.ev, said[i].ev);
 		ccs_meas_set_release(&set);
 	}
 }

@@ -227,8 +227,8 @@ static void test_msccl(void)
 	CHECK(!ccs_sched_load("tests/data/sched/msccl-ring-allreduce-8.xml", &c, S, &s, &ranks, &d) && ranks == 8);
 	CHECK(!ccs_sim_run(fab, &s, &st, NULL, msg, sizeof msg));
 	CHECK_NEAR(st.bytes_sent, 14.0 * 8 * S / 8, 1e-9);
-	double hop = ccs_nccl_latency(&c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 0) -
-	             ccs_nccl_latency(&c, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+	double hop = ccs_nccl_latency(&c.nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 0) -
+	             ccs_nccl_latency(&c.nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
 	/* 14 chunks in series at the port rate, plus the reductions (2.5 bytes
 	 * of memory traffic per byte) of the 7 reducing steps */
 	double port = c.b_su, t14 = 14 * (S / 8 / port + hop) + 7 * (S / 8) * 2.5 / c.mem_bw;

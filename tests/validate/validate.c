@@ -241,7 +241,7 @@ static void predict_row(struct result *r, const struct ccs_comm *c, int coll, co
 	unsigned nmask = amask & ((1u << CCS_ALGO_NCCL_N) - 1);
 	r->nccl = NAN;
 	if (!ccs_select(c, coll, bytes, nmask, pmask, 1, &na, &nq)) {
-		double tn = ccs_nccl_time(c, coll, na, nq, bytes);
+		double tn = ccs_nccl_time(&c->nccl, coll, na, nq, bytes);
 		if (tn > 0) {
 			r->nccl = metric_of(r->metric, coll, c->n, r->bytes, tn);
 			snprintf(r->nccl_sel, sizeof r->nccl_sel, "%s/%s", ccs_algo_name[na], ccs_proto_name[nq]);
