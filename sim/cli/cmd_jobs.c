@@ -33,6 +33,7 @@
 #include "../../model/cost.h"
 #include "../../model/topo_yaml.h"
 #include "../sim.h"
+#include "../sched/build.h"
 #include "../fabric.h"
 #include "../sched/sched.h"
 

@@ -13,6 +13,7 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
 #include "../sim.h"
+#include "../sched/build.h"
 #include "../report.h"
 #include "../trace.h"
 

@@ -12,6 +12,7 @@
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../sim.h"
+#include "../sched/build.h"
 #include "../report.h"
 #include "moe_io.h"
 #include "../trace.h"

@@ -10,6 +10,7 @@
 #include "../../model/fault.h"
 #include "../../model/topo_yaml.h"
 #include "../sim.h"
+#include "../sched/build.h"
 #include "../report.h"
 #include "../trace.h"
 

@@ -23,6 +23,7 @@
 #include "../../model/topo_yaml.h"
 #include "../../model/units.h"
 #include "../sim.h"
+#include "../sched/build.h"
 #include "../report.h"
 #include "../fabric.h"
 #include "../sched/sched.h"

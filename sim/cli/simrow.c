@@ -7,6 +7,7 @@
 #include "../../model/units.h"
 #include "../report.h"
 #include "../sim.h"
+#include "../sched/build.h"
 #include "../trace.h"
 #include "progress.h"
 

@@ -18,7 +18,7 @@
 ** SendRecv (nccl-tests' sendrecv) is one send: rank r sends S to r + 1
 ** (op id r L + w, one part per NIC).
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/nccl_tables.h"
 #include "../../model/p2p.h"

@@ -26,7 +26,7 @@
 ** rail, no more than a NIC link).  The intra op pays the closed form's
 ** latency and step work, the first up NCCL's base latency.
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/nccl_tables.h"
 

@@ -13,7 +13,7 @@
 ** (ccs_moe_latency); a parent with more than 62 forwards reaches them
 ** through relay waits (an op releases at most CCS_SCHED_MAXSUCC).
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/moe.h"
 

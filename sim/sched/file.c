@@ -17,7 +17,7 @@
 ** values, ranks and peers out of range, duplicate or unknown names,
 ** unmatched sends and receives, dependency cycles.
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/coll.h"
 #include "../../model/nccl_tables.h"

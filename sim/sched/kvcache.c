@@ -9,7 +9,7 @@
 ** NICs and links among them, which is work-conserving like the closed form.
 */
 #include "../../model/kv.h"
-#include "sched.h"
+#include "build.h"
 
 #include <string.h>
 

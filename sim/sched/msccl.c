@@ -21,7 +21,7 @@
 ** file.c pairs them; a pair that does not add up is refused here, at the
 ** thread block that is short, with the XML's positions.
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/xml.h"
 

@@ -37,7 +37,7 @@
 ** (glres, gstore), pipelines, semaphores and barriers are refused at their
 ** position: not modelled yet.
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/coll.h"
 #include "../../model/ytree.h"

@@ -9,7 +9,7 @@
 ** NVLS-tree: that op beside a tree per rail across the domains
 ** (ccs_sched_tree_rails); they use different links and run at once.
 */
-#include "sched.h"
+#include "build.h"
 
 #include <string.h>
 

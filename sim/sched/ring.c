@@ -1,5 +1,5 @@
 /* sim/sched/ring.c: ring and NVLS schedules (sched.h). */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/nccl_tables.h"
 #include "../../model/ring_nic.h"

@@ -13,7 +13,7 @@
 ** from the closed form's W (two-shot's: divided by model.twoshot_efficiency,
 ** the share of the link its kernels reach), so both engines count the same.
 */
-#include "sched.h"
+#include "build.h"
 
 #include <string.h>
 

@@ -30,7 +30,7 @@
 ** by bytes; bytes on the wire are b_k over the protocol's wire efficiency.
 ** The closed form (model/cost.c) adds the same rounds up.
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/nccl_tables.h"
 

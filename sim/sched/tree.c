@@ -32,7 +32,7 @@
 ** bytes on the chain hops, below).  Bytes on the wire are the chunk over NCCL's tree efficiency and
 ** its measured tree shortfall, as the closed form counts them.
 */
-#include "sched.h"
+#include "build.h"
 
 #include "../../model/nccl_tables.h"
 #include "../../model/ring_nic.h"

@@ -23,6 +23,7 @@
 #include "../../model/moe.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 #include "child.h"
 
 #include <signal.h>

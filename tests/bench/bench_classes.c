@@ -17,6 +17,7 @@
 #include "../../model/cost.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 #include "child.h"
 
 #include <math.h>

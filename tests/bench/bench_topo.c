@@ -13,6 +13,7 @@
 #define _DEFAULT_SOURCE 1
 #include "../../model/cost.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 

@@ -3,6 +3,7 @@
 ** that converts gives schedule YAML that loads for HGX H100's eight ranks
 ** or is refused with a positioned reason (never a crash).
 */
+#include "../../sim/sched/build.h"
 #include "fuzz.h"
 #include "../../model/comm.h"
 #include "../../sim/sched/sched.h"

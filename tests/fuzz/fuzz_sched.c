@@ -10,6 +10,7 @@
 #include "../../sim/sched/sched.h"
 #include "../../sim/fabric.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 
 #include <math.h>
 

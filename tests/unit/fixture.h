@@ -13,6 +13,7 @@
 #include "../../sim/fabric.h"
 #include "../../sim/sched/sched.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,6 +16,7 @@
 **   run as classes (far fewer classes than lanes).
 ** The seed is printed when a check fails.
 */
+#include "../../sim/sched/build.h"
 #include "../check.h"
 #include "fixture.h"
 

@@ -8,6 +8,7 @@
 #include "../../model/topo_stats.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 
 #include <string.h>
 

@@ -22,6 +22,7 @@
 #include "../../model/moe_family.h"
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,7 @@
 #include "../check.h"
 #include "fixture.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 
 #include <stdlib.h>
 #include <string.h>

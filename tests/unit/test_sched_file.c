@@ -5,6 +5,7 @@
 #include "../check.h"
 #include "fixture.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 #include "../../sim/trace.h"
 #include "../../model/nccl_tables.h"
 

@@ -20,6 +20,7 @@
 #include "../../model/topo_yaml.h"
 #include "../../calibrate/modelerr.h"
 #include "../../sim/sim.h"
+#include "../../sim/sched/build.h"
 #include "validate.h"
 
 #include <math.h>

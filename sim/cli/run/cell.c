@@ -1,4 +1,5 @@
 /* sim/cli/run/cell.c: one point: a design's communicator against one workload, closed form and simulator (run.h). */
+#include "../../sched/build.h"
 #include "run.h"
 
 #include <errno.h>

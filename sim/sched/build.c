@@ -1,6 +1,6 @@
-/* sim/sched/sched.c: the dispatcher: (collective, algorithm, protocol) to
-** the builder of its schedule (sched.h). */
-#include "sched.h"
+/* sim/sched/build.c: the dispatcher: (collective, algorithm, protocol) to
+** the builder of its schedule (build.h). */
+#include "build.h"
 
 #include "../../model/nccl_tables.h"
 
