@@ -14,10 +14,39 @@ const char *const ccs_coll_name[CCS_COLL_N] = {
 const char *const ccs_coll_cli[CCS_COLL_N] = {
 	"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv",
 };
-const char *const ccs_algo_name[CCS_ALGO_N] = {
-	"ring", "tree", "nvls", "nvls_tree", "collnet_direct", "collnet_chain", "pat",
-	"rhd", "rd", "bruck", "direct", "pairwise", "hier", "oneshot", "twoshot",
+#define ANY ((1u << CCS_COLL_N) - 1)
+#define AR (1u << CCS_COLL_ALLREDUCE)
+#define COLLNET_ONLY "collnet applies to AllReduce"
+
+/* One row per algorithm (coll.h).  NCCL's ids: src/include/device.h
+ * NCCL_ALGO_TREE 0, RING 1, COLLNET_DIRECT 2, COLLNET_CHAIN 3, NVLS 4,
+ * NVLS_TREE 5, PAT 6 (5067397c). */
+const struct ccs_algo_desc ccs_algo_desc[CCS_ALGO_N] = {
+	[CCS_ALGO_RING] = { "ring", { NULL }, 1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_TREE] = { "tree", { NULL }, 0, AR, "tree applies to AllReduce", CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_NVLS] = { "nvls", { NULL }, 4, ANY, NULL, CCS_ALGO_MEM_SWITCH, 1 },
+	[CCS_ALGO_NVLS_TREE] = { "nvls_tree", { "nvlstree", NULL }, 5, ANY, NULL, CCS_ALGO_MEM_SWITCH, 1 },
+	[CCS_ALGO_COLLNET_DIRECT] = { "collnet_direct", { "collnet", NULL }, 2, AR, COLLNET_ONLY, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_COLLNET_CHAIN] = { "collnet_chain", { NULL }, 3, AR, COLLNET_ONLY, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_PAT] = { "pat", { NULL }, 6, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_RHD] = { "rhd", { "halvingdoubling", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_RD] = { "rd", { "recursivedoubling", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_BRUCK] = { "bruck", { NULL }, -1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_DIRECT] = { "direct", { NULL }, -1, (1u << CCS_COLL_ALLTOALL) | (1u << CCS_COLL_SENDRECV),
+	                      "the direct schedule covers AllToAll and SendRecv", CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_PAIRWISE] = { "pairwise", { NULL }, -1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_HIER] = { "hier", { "hierarchical", "twolevel", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
+	[CCS_ALGO_ONESHOT] = { "oneshot", { "one_shot", "1shot", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_KERNEL, 0 },
+	[CCS_ALGO_TWOSHOT] = { "twoshot", { "two_shot", "2shot", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_KERNEL, 0 },
 };
+
+int ccs_algo_of_nccl(int id)
+{
+	for (int a = 0; a < CCS_ALGO_N; a++)
+		if (ccs_algo_desc[a].nccl == id)
+			return a;
+	return -1;
+}
 const char *const ccs_proto_name[CCS_PROTO_N] = { "LL", "LL128", "Simple" };
 const char *const ccs_redop_name[CCS_OP_N] = { "sum", "prod", "max", "min", "avg", "mulsum" };
 
@@ -68,16 +97,14 @@ int ccs_coll_parse(const char *s)
 
 int ccs_algo_parse(const char *s)
 {
-	int i = find(s, ccs_algo_name, CCS_ALGO_N);
-	if (i >= 0)
-		return i;
-	static const char *const alias[] = { "nvlstree", "collnet", "halvingdoubling", "recursivedoubling",
-	                                     "hierarchical", "twolevel", "one_shot", "two_shot", "1shot", "2shot" };
-	static const int to[] = { CCS_ALGO_NVLS_TREE, CCS_ALGO_COLLNET_DIRECT, CCS_ALGO_RHD, CCS_ALGO_RD,
-	                          CCS_ALGO_HIER, CCS_ALGO_HIER, CCS_ALGO_ONESHOT, CCS_ALGO_TWOSHOT,
-	                          CCS_ALGO_ONESHOT, CCS_ALGO_TWOSHOT };
-	i = find(s, alias, 10);
-	return i >= 0 ? to[i] : -1;
+	for (int a = 0; a < CCS_ALGO_N; a++)
+		if (find(s, &ccs_algo_desc[a].name, 1) == 0)
+			return a;
+	for (int a = 0; a < CCS_ALGO_N; a++)
+		for (int k = 0; ccs_algo_desc[a].alias[k]; k++)
+			if (find(s, &ccs_algo_desc[a].alias[k], 1) == 0)
+				return a;
+	return -1;
 }
 
 int ccs_proto_parse(const char *s) { return find(s, ccs_proto_name, CCS_PROTO_N); }

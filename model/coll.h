@@ -40,9 +40,36 @@ struct ccs_dtype {
 
 extern const char *const ccs_coll_name[CCS_COLL_N];      /* AllReduce ... */
 extern const char *const ccs_coll_cli[CCS_COLL_N];       /* allreduce ... */
-extern const char *const ccs_algo_name[CCS_ALGO_N];      /* ring, tree, nvls ... */
 extern const char *const ccs_proto_name[CCS_PROTO_N];    /* LL, LL128, Simple */
 extern const char *const ccs_redop_name[CCS_OP_N];
+
+/* What an algorithm is, one row each (adding one: a row here, its cost
+ * term in model/cost.c's term_of[], its builder in sim/sched/build.c's
+ * builders[]):
+ *   name, alias    how it is written (parsers, NCCL_ALGO, reports)
+ *   nccl           NCCL's own id for it (NCCL_ALGO_*: the tuner's mapping and
+ *                  the row of NCCL's tables it takes), -1 for ccsim's own
+ *                  (they take NCCL's ring rows)
+ *   colls, only    the collectives its schedule implements, and what to say
+ *                  of the others
+ *   mem            how GPU memory bounds it: per byte it copies or reduces
+ *                  (both engines), not at all (NVLink SHARP's switches
+ *                  reduce), or its kernel's own figure (the closed form's
+ *                  kernel time; the simulator times the kernel whole)
+ *   nvls_channels  runs on NCCL's NVLS channels, not the ring's count */
+enum ccs_algo_mem { CCS_ALGO_MEM_BYTES, CCS_ALGO_MEM_SWITCH, CCS_ALGO_MEM_KERNEL };
+struct ccs_algo_desc {
+	const char *name;
+	const char *alias[4];       /* NULL-terminated */
+	int nccl;
+	unsigned colls;             /* bit per enum ccs_coll */
+	const char *only;
+	int mem;                    /* enum ccs_algo_mem */
+	int nvls_channels;
+};
+extern const struct ccs_algo_desc ccs_algo_desc[CCS_ALGO_N];
+/* The algorithm NCCL calls id (NCCL_ALGO_*), -1 none. */
+int ccs_algo_of_nccl(int id);
 
 /* Parsers, case-insensitive, accepting NCCL's and nccl-tests' spellings
  * (all_reduce, allreduce, AllReduce; collnetdirect, collnet_direct; f8e4m3,

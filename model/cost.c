@@ -653,8 +653,9 @@ static int side_times(const struct env *en, const struct term *xp, double *ti_ou
 		ti = isinf(Bi) ? 0 : x.W / Bi;
 		tn = isinf(x.Bn) ? 0 : x.W / (x.Bn * e);
 	}
-	/* Memory bandwidth of the reduction or copy, on the GPU side. */
-	if (c->mem_bw > 0 && algo != CCS_ALGO_NVLS && algo != CCS_ALGO_NVLS_TREE) {
+	/* Memory bandwidth of the reduction or copy, on the GPU side (not
+	 * where the switches reduce; a kernel's own figure for the shots). */
+	if (c->mem_bw > 0 && ccs_algo_desc[algo].mem != CCS_ALGO_MEM_SWITCH) {
 		double m = ccs_cost_mem_per_byte(c, ccs_coll_reduces(coll));
 		double tm = (x.kernel ? x.kernel_mem : m * x.W * (x.mem_scale > 1 ? x.mem_scale : 1)) / c->mem_bw;
 		if (tm > ti) {
@@ -680,7 +681,7 @@ static void finish(const struct env *en, const struct term *xp, double ti, doubl
 	double S = en->S;
 	struct term x = *xp;
 	int C = channels > 0 ? channels
-	      : (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE) ? c->nccl.nvls_channels
+	      : ccs_algo_desc[algo].nvls_channels ? c->nccl.nvls_channels
 	      : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 	if (C < 1)
 		C = 1;
@@ -799,7 +800,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	 * through one per head: every rank of the group sends its slice over
 	 * its own NIC): fewer of those than NICs leave some NICs idle. */
 	{
-		int nv = algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE;
+		int nv = ccs_algo_desc[algo].nvls_channels;
 		int C0 = channels > 0 ? channels : nv ? c->nccl.nvls_channels : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 		if (nv)
 			C0 *= p > 0 ? p : 1;

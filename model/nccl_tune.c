@@ -187,17 +187,12 @@ double ccs_nccl_tree_correction(int proto, double bytes)
 	return f0 + (f1 - f0) * (x - i);
 }
 
+/* The row of NCCL's tables an algorithm takes: its own (NCCL's ids are
+ * the rows' order), the ring's for ccsim's own. */
 static int nccl_row(int algo)
 {
-	switch (algo) {
-	case CCS_ALGO_TREE: return NA_TREE;
-	case CCS_ALGO_COLLNET_DIRECT: return NA_CND;
-	case CCS_ALGO_COLLNET_CHAIN: return NA_CNC;
-	case CCS_ALGO_NVLS: return NA_NVLS;
-	case CCS_ALGO_NVLS_TREE: return NA_NVLST;
-	case CCS_ALGO_PAT: return NA_PAT;
-	default: return NA_RING;
-	}
+	int id = ccs_algo_desc[algo].nccl;
+	return id >= 0 ? id : NA_RING;
 }
 
 static double net_hw(const struct ccs_nccl_in *c, int row, int proto)
@@ -230,7 +225,7 @@ int ccs_nccl_channels(const struct ccs_nccl_in *c, int algo)
 {
 	if (c->channels)
 		return c->channels;
-	if (algo == CCS_ALGO_NVLS || algo == CCS_ALGO_NVLS_TREE)
+	if (ccs_algo_desc[algo].nvls_channels)
 		return c->nvls_channels;
 	/* ncclTopoDupChannels doubles when a channel is fast; ncclTopoPostset
 	 * doubles again at run time; at most 32 collective channels here. */

@@ -48,13 +48,8 @@
 #define TUNER_PROBE 4      /* places a key may take, from its hash on */
 #define EXPORT __attribute__((visibility("default")))
 
-/* NCCL's algorithm and collective numbers -> ccsim's */
-static const int tuner_algo[NCCL_NUM_ALGORITHMS_V5] = {
-	[NCCL_ALGO_TREE] = CCS_ALGO_TREE,        [NCCL_ALGO_RING] = CCS_ALGO_RING,
-	[NCCL_ALGO_COLLNET_DIRECT] = CCS_ALGO_COLLNET_DIRECT, [NCCL_ALGO_COLLNET_CHAIN] = CCS_ALGO_COLLNET_CHAIN,
-	[NCCL_ALGO_NVLS] = CCS_ALGO_NVLS,        [NCCL_ALGO_NVLS_TREE] = CCS_ALGO_NVLS_TREE,
-	[NCCL_ALGO_PAT] = CCS_ALGO_PAT,
-};
+/* NCCL's protocol and collective numbers -> ccsim's (its algorithms':
+ * ccs_algo_of_nccl, model/coll.h) */
 static const int tuner_proto[NCCL_NUM_PROTOCOLS_V5] = {
 	[NCCL_PROTO_LL] = CCS_PROTO_LL, [NCCL_PROTO_LL128] = CCS_PROTO_LL128, [NCCL_PROTO_SIMPLE] = CCS_PROTO_SIMPLE,
 };
@@ -282,9 +277,9 @@ static const struct tuner_slot *tuner_prices(struct tuner *T, int coll, uint64_t
 		for (int p = 0; p < NCCL_NUM_PROTOCOLS_V5; p++) {
 			struct ccs_cost cc;
 			const char *why;
-			int bad = ccs_cost_eval(&T->c, tuner_coll[coll], tuner_algo[a], tuner_proto[p], 0, bytes, &cc, &why);
+			int bad = ccs_cost_eval(&T->c, tuner_coll[coll], ccs_algo_of_nccl(a), tuner_proto[p], 0, bytes, &cc, &why);
 			s->us[a][p] = bad ? -1.0f : (float)(cc.time_s * 1e6);
-			s->ch[a][p] = bad ? 0 : (uint8_t)tuner_fewer(&T->c, tuner_coll[coll], tuner_algo[a], tuner_proto[p], bytes,
+			s->ch[a][p] = bad ? 0 : (uint8_t)tuner_fewer(&T->c, tuner_coll[coll], ccs_algo_of_nccl(a), tuner_proto[p], bytes,
 			                                             cc.time_s);
 		}
 	return s;

@@ -301,10 +301,10 @@ static int job_sched(struct job *j, struct ccs_sched *out, char *err, size_t err
 		return rc == CCS_ENOMEM ? CCS_ENOMEM : CCS_EINPUT;
 	}
 	if (sa != a || sq != q)
-		snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s (sim %s/%s)", ccs_algo_name[a], ccs_proto_name[q],
-		         ccs_algo_name[sa], ccs_proto_name[sq]);
+		snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s (sim %s/%s)", ccs_algo_desc[a].name, ccs_proto_name[q],
+		         ccs_algo_desc[sa].name, ccs_proto_name[sq]);
 	else
-		snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+		snprintf(j->algo_txt, sizeof j->algo_txt, "%s/%s", ccs_algo_desc[a].name, ccs_proto_name[q]);
 	return ccs_sched_remap(&in, j->c.rank_gpu, out);
 }
 

@@ -375,7 +375,7 @@ static int masks_of(struct req *rq)
 		if (a < 0) {
 			fprintf(stderr, "%s: unknown algorithm '%s'; one of:", me, rq->algo_s);
 			for (int k = 0; k < CCS_ALGO_N; k++)
-				fprintf(stderr, " %s,", ccs_algo_name[k]);
+				fprintf(stderr, " %s,", ccs_algo_desc[k].name);
 			fprintf(stderr, " auto\n");
 			return -1;
 		}
@@ -458,7 +458,7 @@ static int setup(struct req *rq)
 			if ((rq->pmask & (1u << q)) && !ccs_cost_eval(&rq->comm, rq->coll, a, q, rq->channels, 1u << 20, &cc, &why))
 				okp = 1;
 		if (!okp) {
-			fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_algo_name[a], ccs_coll_name[rq->coll], rq->t->name,
+			fprintf(stderr, "%s: %s %s on %s: %s\n", me, ccs_algo_desc[a].name, ccs_coll_name[rq->coll], rq->t->name,
 			        why ? why : "not available with the protocols asked for");
 			return -1;
 		}
@@ -529,7 +529,7 @@ static int time_rows(struct req *rq)
 		struct ccs_cost cc;
 		const char *why = NULL;
 		if (ccs_cost_eval(&rq->comm, rq->coll, a, q, rq->channels, rw->bytes, &cc, &why)) {
-			fprintf(stderr, "%s: %s %s on %s at %llu bytes: %s\n", me, ccs_algo_name[a], ccs_coll_name[rq->coll], rq->t->name,
+			fprintf(stderr, "%s: %s %s on %s at %llu bytes: %s\n", me, ccs_algo_desc[a].name, ccs_coll_name[rq->coll], rq->t->name,
 			        (unsigned long long)rw->bytes, why ? why : "it does not apply");
 			return -1;
 		}
@@ -619,7 +619,7 @@ static void print_csv(const struct req *rq)
 			snprintf(ab[0], sizeof ab[0], "%.6g", rw->algbw);
 			snprintf(ab[1], sizeof ab[1], "%.6g", rw->busbw);
 		}
-		printf("%s,%s,%s,%d,%d,%llu,%.6g,%s,%s,%s\n", ccs_coll_cli[rq->coll], ccs_algo_name[rw->algo],
+		printf("%s,%s,%s,%d,%d,%llu,%.6g,%s,%s,%s\n", ccs_coll_cli[rq->coll], ccs_algo_desc[rw->algo].name,
 		       ccs_proto_name[rw->proto], rw->channels, rq->n, (unsigned long long)rw->bytes, rw->time_s * 1e6,
 		       ab[0], ab[1], ccs_bound_name[rw->bound]);
 	}
@@ -645,14 +645,14 @@ static void print_json(const struct req *rq)
 		printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %s, "
 		       "\"busbw_GBps\": %s, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
 		       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6, ab[0],
-		       ab[1], ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels, ccs_bound_name[rw->bound]);
+		       ab[1], ccs_algo_desc[rw->algo].name, ccs_proto_name[rw->proto], rw->channels, ccs_bound_name[rw->bound]);
 		if (!rq->sim && !rq->t->ntimed)
 			printf(", \"terms_us\": {\"latency\": %.6g, \"sync\": %.6g, \"bandwidth\": %.6g}",
 			       rw->lat_s * 1e6, rw->sync_s * 1e6, rw->bw_s * 1e6);
 		printf(", \"cut_bound_us\": %.6g, \"cut\": \"%s\"", rw->cut_s * 1e6, ccs_cut_name[rw->cut_by]);
 		if (rw->alt_algo >= 0)
 			printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", rq->best ? "nccl" : "best",
-			       ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);
+			       ccs_algo_desc[rw->alt_algo].name, ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);
 		printf("}");
 	}
 	printf("\n  ],\n  \"avg_busbw_GBps\": %.6g\n}\n", rq->avg_bus);
@@ -698,11 +698,11 @@ static void print_table(const struct req *rq)
 			snprintf(bs, sizeof bs, "N/A");
 		}
 		if (rw->alt_algo >= 0)
-			snprintf(alt, sizeof alt, "%s/%s@%.4gus", ccs_algo_name[rw->alt_algo], ccs_proto_name[rw->alt_proto],
+			snprintf(alt, sizeof alt, "%s/%s@%.4gus", ccs_algo_desc[rw->alt_algo].name, ccs_proto_name[rw->alt_proto],
 			         rw->alt_time * 1e6);
 		printf("%12llu  %12llu  %8s  %6s  %6d  %7s  %6s  %6s  %-14s %-6s %3d  %-8s %s\n",
 		       (unsigned long long)rw->bytes, (unsigned long long)rw->count, type_name, op_name, root_col, ts,
-		       as, bs, ccs_algo_name[rw->algo], ccs_proto_name[rw->proto], rw->channels,
+		       as, bs, ccs_algo_desc[rw->algo].name, ccs_proto_name[rw->proto], rw->channels,
 		       ccs_bound_name[rw->bound], alt);
 	}
 	printf("# Avg bus bandwidth    : %g \n", rq->avg_bus);
@@ -859,7 +859,7 @@ static int timed_rows(const char *topo, const struct ccs_args_sets *sets, const 
 			        ? cc.time_s : -1;
 			ph[k].bound = full[k] >= 0 ? cc.bound : 0;
 			if (full[k] < 0 && !ph[k].why[0]) {
-				snprintf(ph[k].why, sizeof ph[k].why, "%s/%s cannot run once '%.80s' struck", ccs_algo_name[rw->algo],
+				snprintf(ph[k].why, sizeof ph[k].why, "%s/%s cannot run once '%.80s' struck", ccs_algo_desc[rw->algo].name,
 				         ccs_proto_name[rw->proto], ph[k].spec);
 				ccs_escape_utf8_fix(ph[k].why);   /* a name cut to fit keeps whole characters */
 			}

@@ -128,7 +128,7 @@ static void compare_rows(struct ccs_topo *const *t, const struct ccs_comm *c, in
 			}
 			tt[k] = cc.time_s;
 			bb[k] = (double)sz / cc.time_s * ccs_busbw_factor(coll, c[k].n);
-			snprintf(al[k], sizeof al[k], "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+			snprintf(al[k], sizeof al[k], "%s/%s", ccs_algo_desc[a].name, ccs_proto_name[q]);
 		}
 		printf("%14llu %14.2f %14.2f %12.2f %12.2f %8.3f  %-22s %-22s\n", (unsigned long long)sz, tt[0] * 1e6,
 		       tt[1] * 1e6, bb[0] / 1e9, bb[1] / 1e9, tt[1] / tt[0], al[0], al[1]);

@@ -178,7 +178,7 @@ static int time_group(const struct ccs_topo *t, const struct ccs_step_cfg *sc, c
 	}
 	*tm = cc.time_s;
 	*bound = cc.bound;
-	snprintf(algo, an, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+	snprintf(algo, an, "%s/%s", ccs_algo_desc[a].name, ccs_proto_name[q]);
 	*ts = NAN;
 	if (sim && all)
 		rc = time_all(t, sc, x, a, q, cc.lat_s, ts, link, ln, err, errn);

@@ -54,7 +54,7 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 		for (int j = 0; j + 1 < built; j++)
 			ccs_sched_release(&part[j]);
 	if (rc) {
-		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_name[algo], ccs_coll_name[coll],
+		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_desc[algo].name, ccs_coll_name[coll],
 		        why ? why : "out of memory");
 		return -1;
 	}
@@ -62,13 +62,13 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	struct ccs_flows *fl = NULL;
 	char title[256];
 	int in_trace;
-	snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_name[algo],
+	snprintf(title, sizeof title, "%s %s/%s %llu bytes on %d ranks", ccs_coll_name[coll], ccs_algo_desc[algo].name,
 	         ccs_proto_name[proto], (unsigned long long)rw->bytes, c->n);
 	/* rw->time_s is the closed form's time of the row, what the run expects */
 	struct ccs_progress_sim pg;
 	char sz[32], what[96];
 	ccs_fmt_size((double)rw->bytes, sz, sizeof sz);
-	snprintf(what, sizeof what, "%s %s %s/%s", ccs_coll_name[coll], sz, ccs_algo_name[algo], ccs_proto_name[proto]);
+	snprintf(what, sizeof what, "%s %s %s/%s", ccs_coll_name[coll], sz, ccs_algo_desc[algo].name, ccs_proto_name[proto]);
 	ccs_progress_sim_start(&pg, what, rw->time_s);
 	const struct ccs_sim_hooks watch = { .tick_ctx = &pg, .tick = ccs_progress_sim_tick };
 	rc = ccs_trace_run(*fab, &s, c->n, trace_path, trace_level, title, &watch, &st, &fl, &in_trace, err, sizeof err);

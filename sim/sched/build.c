@@ -88,36 +88,24 @@ static int b_pairwise(const struct req *r) { return r->coll == CCS_COLL_SENDRECV
 
 static int b_shot(const struct req *r) { return ccs_sched_shot(r->c, r->algo, r->bytes, r->s, r->why); }
 
-#define ANY ((1u << CCS_COLL_N) - 1)
-#define AR (1u << CCS_COLL_ALLREDUCE)
-
-/* Each algorithm's schedule: its builder, the collectives it is built for
- * here (others refused with `only`; the builder refuses the rest of what
- * it cannot do), and whether the closed form bounds it by GPU memory (not
- * NVLS, whose switches reduce, nor the one- and two-shot kernels, timed
- * whole). */
-static const struct algo_sched {
-	int (*build)(const struct req *r);
-	unsigned colls;
-	const char *only;
-	int mem_bound;
-} algos[CCS_ALGO_N] = {
-	[CCS_ALGO_RING] = { b_ring, ANY, NULL, 1 },
-	[CCS_ALGO_TREE] = { b_tree, AR, "tree applies to AllReduce", 1 },
-	[CCS_ALGO_NVLS] = { b_nvls, ANY, NULL, 0 },
-	[CCS_ALGO_NVLS_TREE] = { b_nvls_tree, ANY, NULL, 0 },
-	[CCS_ALGO_COLLNET_DIRECT] = { b_collnet_direct, AR, "collnet applies to AllReduce", 1 },
-	[CCS_ALGO_COLLNET_CHAIN] = { b_collnet_chain, AR, "collnet applies to AllReduce", 1 },
-	[CCS_ALGO_PAT] = { b_steps, ANY, NULL, 1 },
-	[CCS_ALGO_RHD] = { b_steps, ANY, NULL, 1 },
-	[CCS_ALGO_RD] = { b_steps, ANY, NULL, 1 },
-	[CCS_ALGO_BRUCK] = { b_steps, ANY, NULL, 1 },
-	[CCS_ALGO_DIRECT] = { b_direct, (1u << CCS_COLL_ALLTOALL) | (1u << CCS_COLL_SENDRECV),
-	                      "the direct schedule covers AllToAll and SendRecv", 1 },
-	[CCS_ALGO_PAIRWISE] = { b_pairwise, ANY, NULL, 1 },
-	[CCS_ALGO_HIER] = { b_steps, ANY, NULL, 1 },
-	[CCS_ALGO_ONESHOT] = { b_shot, ANY, NULL, 0 },
-	[CCS_ALGO_TWOSHOT] = { b_shot, ANY, NULL, 0 },
+/* Each algorithm's builder; what it is built for, and whether GPU memory
+ * bounds it per byte, are its row of ccs_algo_desc (model/coll.h). */
+static int (*const builders[CCS_ALGO_N])(const struct req *r) = {
+	[CCS_ALGO_RING] = b_ring,
+	[CCS_ALGO_TREE] = b_tree,
+	[CCS_ALGO_NVLS] = b_nvls,
+	[CCS_ALGO_NVLS_TREE] = b_nvls_tree,
+	[CCS_ALGO_COLLNET_DIRECT] = b_collnet_direct,
+	[CCS_ALGO_COLLNET_CHAIN] = b_collnet_chain,
+	[CCS_ALGO_PAT] = b_steps,
+	[CCS_ALGO_RHD] = b_steps,
+	[CCS_ALGO_RD] = b_steps,
+	[CCS_ALGO_BRUCK] = b_steps,
+	[CCS_ALGO_DIRECT] = b_direct,
+	[CCS_ALGO_PAIRWISE] = b_pairwise,
+	[CCS_ALGO_HIER] = b_steps,
+	[CCS_ALGO_ONESHOT] = b_shot,
+	[CCS_ALGO_TWOSHOT] = b_shot,
 };
 
 int ccs_sched_build_flags(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
@@ -125,18 +113,18 @@ int ccs_sched_build_flags(const struct ccs_comm *c, int coll, int algo, int prot
 {
 	memset(s, 0, sizeof *s);
 	*why = NULL;
-	if (algo < 0 || algo >= CCS_ALGO_N || !algos[algo].build || coll < 0 || coll >= CCS_COLL_N) {
+	if (algo < 0 || algo >= CCS_ALGO_N || !builders[algo] || coll < 0 || coll >= CCS_COLL_N) {
 		*why = "no schedule for this algorithm";
 		return CCS_EINPUT;
 	}
-	const struct algo_sched *x = &algos[algo];
+	const struct ccs_algo_desc *x = &ccs_algo_desc[algo];
 	if (!(x->colls >> coll & 1)) {
 		*why = x->only;
 		return CCS_EINPUT;
 	}
 	const struct req r = { c, coll, algo, proto, channels, flags, bytes, s, why };
-	int rc = x->build(&r);
-	if (!rc && x->mem_bound)
+	int rc = builders[algo](&r);
+	if (!rc && x->mem == CCS_ALGO_MEM_BYTES)
 		s->mem_per_byte = ccs_cost_mem_per_byte(c, ccs_coll_reduces(coll));
 	return rc;
 }

@@ -181,8 +181,8 @@ static void point(ncclTunerGetCollInfo_fn info, void *ctx, const struct ccs_comm
 		double tn_us = ccs_cost_eval(c, h_coll[coll], h_algo[nccl / 3], nccl % 3, 0, b, &cn, &why)
 		                 ? -1 : cn.time_s * 1e6;
 		printf("  %s %llu B: NCCL %s/%s (ccsim: %.1f us) -> tuner %s/%s %.1f us\n", ccs_coll_name[h_coll[coll]],
-		       (unsigned long long)b, ccs_algo_name[h_algo[nccl / 3]], ccs_proto_name[nccl % 3], tn_us,
-		       ccs_algo_name[h_algo[got / 3]], ccs_proto_name[got % 3], (double)tab[got / 3][got % 3]);
+		       (unsigned long long)b, ccs_algo_desc[h_algo[nccl / 3]].name, ccs_proto_name[nccl % 3], tn_us,
+		       ccs_algo_desc[h_algo[got / 3]].name, ccs_proto_name[got % 3], (double)tab[got / 3][got % 3]);
 	}
 }
 

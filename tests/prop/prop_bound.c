@@ -40,7 +40,7 @@ static void closed_form(const struct ccs_comm *c, const char *what)
 					checked++;
 					if (below(x.time_s, &cut) && !bad++)
 						fprintf(stderr, "%s: %s %s %s at %llu B: %g us below the %s cut %g us\n", what,
-						        ccs_coll_name[coll], ccs_algo_name[a], ccs_proto_name[q],
+						        ccs_coll_name[coll], ccs_algo_desc[a].name, ccs_proto_name[q],
 						        (unsigned long long)sizes[i], x.time_s * 1e6, ccs_cut_name[cut.by], cut.t_s * 1e6);
 				}
 	CHECK(checked > 20);
@@ -162,7 +162,7 @@ static void partial_collnet(void)
 		double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, algos[i], CCS_PROTO_SIMPLE, 0, S, &st);
 		if (!(ts > 0) || below(ts, &cut))
 			fprintf(stderr, "gb200-nvl72 nodes=20 %s: simulated %g us, closed form %g us, cut %g us\n",
-			        ccs_algo_name[algos[i]], ts * 1e6, x.time_s * 1e6, cut.t_s * 1e6);
+			        ccs_algo_desc[algos[i]].name, ts * 1e6, x.time_s * 1e6, cut.t_s * 1e6);
 		CHECK(ts > 0 && !below(ts, &cut));
 		if (i == 0)
 			CHECK(fabs(ts / x.time_s - 1) <= 0.1);

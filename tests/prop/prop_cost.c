@@ -40,20 +40,20 @@ static void props(const struct ccs_comm *c, const struct ccs_comm *f, double wir
 					if (!(x.time_s > 0) || isinf(x.time_s)) {
 						if (!bad_mono++)
 							fprintf(stderr, "%s: %s %s %s time %g at %llu bytes\n", what, ccs_coll_name[coll],
-							        ccs_algo_name[a], ccs_proto_name[q], x.time_s, (unsigned long long)sizes[i]);
+							        ccs_algo_desc[a].name, ccs_proto_name[q], x.time_s, (unsigned long long)sizes[i]);
 						break;
 					}
 					if (x.time_s + 1e-15 < prev) {
 						if (!bad_mono++)
 							fprintf(stderr, "%s: %s %s %s not monotone at %llu bytes (seed 88172645463325252)\n",
-							        what, ccs_coll_name[coll], ccs_algo_name[a], ccs_proto_name[q],
+							        what, ccs_coll_name[coll], ccs_algo_desc[a].name, ccs_proto_name[q],
 							        (unsigned long long)sizes[i]);
 					}
 					prev = x.time_s;
 					if (f && !ccs_cost_eval(f, coll, a, q, 0, sizes[i], &y, NULL) && y.time_s > x.time_s * (1 + 1e-12)) {
 						if (!bad_fast++)
 							fprintf(stderr, "%s: %s %s %s slower on faster hardware at %llu bytes\n", what,
-							        ccs_coll_name[coll], ccs_algo_name[a], ccs_proto_name[q],
+							        ccs_coll_name[coll], ccs_algo_desc[a].name, ccs_proto_name[q],
 							        (unsigned long long)sizes[i]);
 					}
 					double busbw = (double)sizes[i] / x.time_s * ccs_busbw_factor(coll, c->n);

@@ -237,7 +237,7 @@ static void predict_row(struct result *r, const struct ccs_comm *c, int coll, co
 	r->sim = NAN;
 	if (r->want_sim)
 		simulate_row(r, c, coll, a, q, bytes);
-	snprintf(r->ours_sel, sizeof r->ours_sel, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+	snprintf(r->ours_sel, sizeof r->ours_sel, "%s/%s", ccs_algo_desc[a].name, ccs_proto_name[q]);
 	/* NCCL's model, on its own choice within the same restrictions */
 	unsigned nmask = amask & ((1u << CCS_ALGO_NCCL_N) - 1);
 	r->nccl = NAN;
@@ -245,7 +245,7 @@ static void predict_row(struct result *r, const struct ccs_comm *c, int coll, co
 		double tn = ccs_nccl_time(&c->nccl, coll, na, nq, bytes);
 		if (tn > 0) {
 			r->nccl = metric_of(r->metric, coll, c->n, r->bytes, tn);
-			snprintf(r->nccl_sel, sizeof r->nccl_sel, "%s/%s", ccs_algo_name[na], ccs_proto_name[nq]);
+			snprintf(r->nccl_sel, sizeof r->nccl_sel, "%s/%s", ccs_algo_desc[na].name, ccs_proto_name[nq]);
 		}
 	}
 }

@@ -99,7 +99,7 @@ static int coll_cell(const struct ccs_comm *c, const struct work *w, int engine,
 		snprintf(err, errn, "no algorithm applies");
 		return CCS_EINPUT;
 	}
-	snprintf(out->algo, sizeof out->algo, "%s/%s", ccs_algo_name[a], ccs_proto_name[q]);
+	snprintf(out->algo, sizeof out->algo, "%s/%s", ccs_algo_desc[a].name, ccs_proto_name[q]);
 	out->t_model = cc.time_s;
 	out->bw = (double)w->bytes / cc.time_s * ccs_busbw_factor(w->coll, c->n);
 	out->bwterm_s = cc.bw_s;
@@ -118,8 +118,8 @@ static int coll_cell(const struct ccs_comm *c, const struct work *w, int engine,
 			return CCS_EINPUT;
 		}
 		if (sa != a || sq != q)
-			snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_name[a], ccs_proto_name[q],
-			         ccs_algo_name[sa], ccs_proto_name[sq]);
+			snprintf(out->algo, sizeof out->algo, "%s/%s (sim %s/%s)", ccs_algo_desc[a].name, ccs_proto_name[q],
+			         ccs_algo_desc[sa].name, ccs_proto_name[sq]);
 		int rc = sim_sched(c, &s, &out->t_sim, out->tl, err, errn);
 		if (rc)
 			return rc;
