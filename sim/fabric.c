@@ -51,15 +51,14 @@ static void copy_caps(struct ccs_fabric *f, double cap_Bps)
 {
 	const struct ccs_topo *t = f->t;
 	for (uint32_t g = 0; g < t->ngpu; g++) {
-		double cap = f->has_ports[g] ? f->cap[2 * g] : t->dev[t->gpu[g].dev].bw_Bps / 2;
+		double cap = f->has_ports[g] ? f->cap[fab_port(f, g, FAB_OUT)] : t->dev[t->gpu[g].dev].bw_Bps / 2;
 		if (!(cap > 0))
 			cap = 1e15;
 		if (cap_Bps > 0 && cap_Bps < cap)
 			cap = cap_Bps;
-		size_t r = 2 * (size_t)t->ngpu + 2 * (size_t)t->nlink + 2 * (size_t)g;
-		f->cap[r] = f->cap[r + 1] = cap;
+		f->cap[fab_copy(f, g, FAB_OUT)] = f->cap[fab_copy(f, g, FAB_IN)] = cap;
 		if (f->cap0)
-			f->cap0[r] = f->cap0[r + 1] = cap;
+			f->cap0[fab_copy(f, g, FAB_OUT)] = f->cap0[fab_copy(f, g, FAB_IN)] = cap;
 	}
 }
 
@@ -97,12 +96,12 @@ static int port_caps(struct ccs_fabric *f)
 				cap += l->bw_Bps * c->prm.eff[l->type];
 		}
 		f->has_ports[g] = 1;
-		f->cap[2 * g] = f->cap[2 * g + 1] = cap;
+		f->cap[fab_port(f, g, FAB_OUT)] = f->cap[fab_port(f, g, FAB_IN)] = cap;
 	}
 	ccs_free(dom);
 	for (uint32_t l = 0; l < t->nlink; l++) {
 		double cap = t->link[l].bw_Bps * c->prm.eff[t->link[l].type];
-		f->cap[2 * t->ngpu + 2 * l] = f->cap[2 * t->ngpu + 2 * l + 1] = cap;
+		f->cap[fab_link(f, l, 0)] = f->cap[fab_link(f, l, 1)] = cap;
 	}
 	copy_caps(f, 0);
 	return CCS_OK;
@@ -139,19 +138,19 @@ static int up_index(struct ccs_fabric *f)
 static void uplink_caps(struct ccs_fabric *f)
 {
 	const struct ccs_topo *t = f->t;
-	for (uint32_t i = 0; i < 2 * f->nup; i++)
-		f->cap[f->up0 + i] = 0;
+	for (uint32_t n = 0; n < f->nup; n++)
+		f->cap[fab_up(f, n, FAB_OUT)] = f->cap[fab_up(f, n, FAB_IN)] = 0;
 	for (uint32_t l = 0; l < t->nlink; l++) {
 		int32_t n = ccs_topo_su_uplink_node(t, l);
 		if (n < 0 || (uint32_t)n >= f->nup)
 			continue;
-		f->cap[f->up0 + 2 * (uint32_t)n] += f->cap[2 * f->ngpu + 2 * l];
-		f->cap[f->up0 + 2 * (uint32_t)n + 1] += f->cap[2 * f->ngpu + 2 * l + 1];
+		f->cap[fab_up(f, (uint32_t)n, FAB_OUT)] += f->cap[fab_link(f, l, 0)];
+		f->cap[fab_up(f, (uint32_t)n, FAB_IN)] += f->cap[fab_link(f, l, 1)];
 	}
 	/* a node without uplinks never routes through them: not a dead resource */
 	for (uint32_t n = 0; n < f->nup; n++)
 		if (!f->up_has[n])
-			f->cap[f->up0 + 2 * n] = f->cap[f->up0 + 2 * n + 1] = 1e18;
+			f->cap[fab_up(f, n, FAB_OUT)] = f->cap[fab_up(f, n, FAB_IN)] = 1e18;
 }
 
 /* Memory: a resource only for GPUs slower than the fastest rank's, or whose
@@ -168,7 +167,7 @@ static void mem_caps(struct ccs_fabric *f)
 	}
 	for (uint32_t g = 0; g < t->ngpu; g++) {
 		double b = t->dev[t->gpu[g].dev].bw_Bps;
-		f->cap[2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + g] = b > 0 ? b : 1e18;
+		f->cap[fab_mem(f, g)] = b > 0 ? b : 1e18;
 		f->slow_mem[g] = b > 0 && b < fast;
 	}
 	/* a GPU whose memory slows during the run has the resource from the start */
@@ -226,7 +225,7 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	f->c = c;
 	f->t = t;
 	f->ngpu = t->ngpu;
-	f->nres = 2 * t->ngpu + 2 * t->nlink + 2 * t->ngpu + t->ngpu;
+	f->nres = fab_mem(f, t->ngpu);   /* up_index adds the uplinks */
 	if (up_index(f)) {
 		ccs_fabric_free(f);
 		return CCS_ENOMEM;
@@ -338,16 +337,16 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 	while (f->next_timed < t->ntimed && ccs_fabric_next_fault(f) == at) {
 		const struct ccs_timed_fault *x = &t->timed[f->next_timed++];
 		if (x->gpu_mem >= 0 && f->slow_mem[x->gpu_mem]) {
-			uint32_t r = 4 * f->ngpu + 2 * t->nlink + (uint32_t)x->gpu_mem;
+			uint32_t r = fab_mem(f, (uint32_t)x->gpu_mem);
 			f->cap[r] *= x->share;
 			changed(f, r);
 		}
 		for (uint32_t i = 0; i < x->nlink; i++) {
-			uint32_t l = x->link[i], r = 2 * f->ngpu + 2 * l;
-			f->cap[r] *= x->share;
-			f->cap[r + 1] *= x->share;
-			changed(f, r);
-			changed(f, r + 1);
+			uint32_t l = x->link[i];
+			for (int dir = 0; dir < 2; dir++) {
+				f->cap[fab_link(f, l, dir)] *= x->share;
+				changed(f, fab_link(f, l, dir));
+			}
 			/* a GPU's scale-up ports are the sum of its scale-up links,
 			 * a node's uplinks the sum of its uplink links */
 			if (!ccs_link_is_scaleup(t->link[l].type))
@@ -355,8 +354,8 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 			int32_t un = f->nup ? ccs_topo_su_uplink_node(t, l) : -1;
 			if (un >= 0 && (uint32_t)un < f->nup) {
 				uplink_caps(f);
-				changed(f, f->up0 + 2 * (uint32_t)un);
-				changed(f, f->up0 + 2 * (uint32_t)un + 1);
+				changed(f, fab_up(f, (uint32_t)un, FAB_OUT));
+				changed(f, fab_up(f, (uint32_t)un, FAB_IN));
 			}
 			uint32_t ends[2] = { t->link[l].a, t->link[l].b };
 			for (int e = 0; e < 2; e++) {
@@ -366,10 +365,10 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 				double cap = 0;
 				for (uint32_t k = t->adj_off[ends[e]]; k < t->adj_off[ends[e] + 1]; k++)
 					if (ccs_link_is_scaleup(t->link[t->adj[k]].type))
-						cap += f->cap[2 * f->ngpu + 2 * t->adj[k]];
-				f->cap[2 * g] = f->cap[2 * g + 1] = cap;
-				changed(f, 2 * (uint32_t)g);
-				changed(f, 2 * (uint32_t)g + 1);
+						cap += f->cap[fab_link(f, t->adj[k], 0)];
+				f->cap[fab_port(f, (uint32_t)g, FAB_OUT)] = f->cap[fab_port(f, (uint32_t)g, FAB_IN)] = cap;
+				changed(f, fab_port(f, (uint32_t)g, FAB_OUT));
+				changed(f, fab_port(f, (uint32_t)g, FAB_IN));
 			}
 		}
 	}
@@ -403,7 +402,7 @@ const double *ccs_fabric_caps(const struct ccs_fabric *f) { return f->cap; }
 void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, size_t n)
 {
 	const struct ccs_topo *t = f->t;
-	if (res < 2 * f->ngpu) {
+	if (res < fab_link(f, 0, 0)) {
 		snprintf(buf, n, "%s scale-up %s", t->dev[t->gpu[res / 2].dev].name, res % 2 ? "in" : "out");
 		return;
 	}
@@ -411,16 +410,16 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
 		snprintf(buf, n, "node%u scale-up uplinks %s", (res - f->up0) / 2, (res - f->up0) % 2 ? "in" : "out");
 		return;
 	}
-	if (res >= 4 * f->ngpu + 2 * t->nlink) {
-		snprintf(buf, n, "%s memory", t->dev[t->gpu[res - 4 * f->ngpu - 2 * t->nlink].dev].name);
+	if (res >= fab_mem(f, 0)) {
+		snprintf(buf, n, "%s memory", t->dev[t->gpu[res - fab_mem(f, 0)].dev].name);
 		return;
 	}
-	if (res >= 2 * f->ngpu + 2 * t->nlink) {
-		uint32_t k = res - 2 * f->ngpu - 2 * t->nlink;
+	if (res >= fab_copy(f, 0, FAB_OUT)) {
+		uint32_t k = res - fab_copy(f, 0, FAB_OUT);
 		snprintf(buf, n, "%s copy %s", t->dev[t->gpu[k / 2].dev].name, k % 2 ? "in" : "out");
 		return;
 	}
-	uint32_t l = (res - 2 * f->ngpu) / 2, dir = (res - 2 * f->ngpu) % 2;
+	uint32_t l = (res - fab_link(f, 0, 0)) / 2, dir = (res - fab_link(f, 0, 0)) % 2;
 	const struct ccs_link *lk = &t->link[l];
 	uint32_t a = dir ? lk->b : lk->a, b = dir ? lk->a : lk->b;
 	snprintf(buf, n, "%s->%s (%s)", t->dev[a].name, t->dev[b].name, ccs_link_type_name[lk->type]);
@@ -429,9 +428,9 @@ void ccs_fabric_res_name(const struct ccs_fabric *f, uint32_t res, char *buf, si
 int ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res)
 {
 	const struct ccs_topo *t = f->t;
-	if (res < 2 * f->ngpu || res >= 2 * f->ngpu + 2 * t->nlink)
+	if (res < fab_link(f, 0, 0) || res >= fab_copy(f, 0, FAB_OUT))
 		return 0;
-	const struct ccs_link *lk = &t->link[(res - 2 * f->ngpu) / 2];
+	const struct ccs_link *lk = &t->link[(res - fab_link(f, 0, 0)) / 2];
 	int ta = t->dev[lk->a].kind == CCS_DEV_NETSW ? t->dev[lk->a].tier : 0;
 	int tb = t->dev[lk->b].kind == CCS_DEV_NETSW ? t->dev[lk->b].tier : 0;
 	if (!ta && !tb)
@@ -442,37 +441,36 @@ int ccs_fabric_res_kind(const struct ccs_fabric *f, uint32_t res)
 
 void ccs_fabric_copy(const struct ccs_fabric *f, int a, int b, uint32_t *res, int *n)
 {
-	uint32_t base = 2 * f->ngpu + 2 * f->t->nlink;
-	res[(*n)++] = base + 2 * f->c->rank_gpu[a];
-	res[(*n)++] = base + 2 * f->c->rank_gpu[b] + 1;
+	res[(*n)++] = fab_copy(f, f->c->rank_gpu[a], FAB_OUT);
+	res[(*n)++] = fab_copy(f, f->c->rank_gpu[b], FAB_IN);
 }
 
 int ccs_fabric_is_copy(const struct ccs_fabric *f, uint32_t res)
 {
-	return res >= 2 * f->ngpu + 2 * f->t->nlink && res < 4 * f->ngpu + 2 * f->t->nlink;
+	return res >= fab_copy(f, 0, FAB_OUT) && res < fab_mem(f, 0);
 }
 
 int ccs_fabric_is_mem(const struct ccs_fabric *f, uint32_t res)
 {
-	return res >= 4 * f->ngpu + 2 * f->t->nlink && res < 5 * f->ngpu + 2 * f->t->nlink;
+	return res >= fab_mem(f, 0) && res < fab_mem(f, f->ngpu);
 }
 
 uint32_t ccs_fabric_mem(const struct ccs_fabric *f, int a)
 {
 	uint32_t g = f->c->rank_gpu[a];
-	return f->slow_mem[g] ? 4 * f->ngpu + 2 * f->t->nlink + g : UINT32_MAX;
+	return f->slow_mem[g] ? fab_mem(f, g) : UINT32_MAX;
 }
 
 static uint32_t dir_res(const struct ccs_fabric *f, uint32_t link, uint32_t from)
 {
-	return 2 * f->ngpu + 2 * link + (f->t->link[link].a == from ? 0 : 1);
+	return fab_link(f, link, f->t->link[link].a == from ? 0 : 1);
 }
 
 /* A link is up while the fabric gives it capacity (the topology's dead
  * links have none from the start; timed faults take it later). */
 static int link_up(const struct ccs_fabric *f, uint32_t link)
 {
-	return f->cap[2 * f->ngpu + 2 * link] > 0;
+	return f->cap[fab_link(f, link, 0)] > 0;
 }
 
 static uint64_t mix(uint64_t x)
@@ -605,8 +603,8 @@ static void up_hops(const struct ccs_fabric *f, uint32_t ga, uint32_t gb, uint32
 	int32_t na = f->t->gpu[ga].node, nb = f->t->gpu[gb].node;
 	if (!f->nup || na == nb || na < 0 || nb < 0 || !f->up_has[na] || !f->up_has[nb])
 		return;
-	res[(*n)++] = f->up0 + 2 * (uint32_t)na;
-	res[(*n)++] = f->up0 + 2 * (uint32_t)nb + 1;
+	res[(*n)++] = fab_up(f, (uint32_t)na, FAB_OUT);
+	res[(*n)++] = fab_up(f, (uint32_t)nb, FAB_IN);
 }
 
 static struct route_entry *cache_slot(struct ccs_fabric *f, uint64_t key)
@@ -639,8 +637,8 @@ int ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n)
 	uint32_t g = f->c->rank_gpu[a];
 	if (!f->has_ports[g])
 		return CCS_EINPUT;
-	res[0] = 2 * g;
-	res[1] = 2 * g + 1;
+	res[0] = fab_port(f, g, FAB_OUT);
+	res[1] = fab_port(f, g, FAB_IN);
 	*n = 2;
 	return CCS_OK;
 }
@@ -672,8 +670,8 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 		return CCS_OK;
 	if (c->rank_group[a] == c->rank_group[b] && !t->gpu[ga].no_p2p && !t->gpu[gb].no_p2p) {
 		if (f->has_ports[ga] && f->has_ports[gb] && t->gpu[ga].domain == t->gpu[gb].domain) {
-			res[0] = 2 * ga;
-			res[1] = 2 * gb + 1;
+			res[0] = fab_port(f, ga, FAB_OUT);
+			res[1] = fab_port(f, gb, FAB_IN);
 			*n = 2;
 			up_hops(f, ga, gb, res, n);
 			return CCS_OK;
@@ -717,8 +715,8 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 		f->cur_planes = f->planes ? f->planes[ga] : 0;
 		if (proxy != UINT32_MAX) {
 			/* over the scale-up ports to the proxy, then its host path */
-			res[(*n)++] = 2 * ga;
-			res[(*n)++] = 2 * proxy + 1;
+			res[(*n)++] = fab_port(f, ga, FAB_OUT);
+			res[(*n)++] = fab_port(f, proxy, FAB_IN);
 			da = t->gpu[proxy].dev;
 		}
 		rc = host_path(f, proxy != UINT32_MAX ? proxy : ga, da, nic_a, key, res, n);

@@ -46,4 +46,31 @@ struct ccs_fabric {
 	uint32_t rc_cap, rc_n;
 };
 
+/* The resources, in this order: per GPU its scale-up ports (out, in); per
+ * link its two directions (a to b, b to a); per GPU its copy ports (out,
+ * in); per GPU its memory; per node with two-tier scale-up uplinks, out
+ * and in (from up0).  Named here, so that no other line does the sums. */
+enum { FAB_OUT = 0, FAB_IN = 1 };
+static inline uint32_t fab_port(const struct ccs_fabric *f, uint32_t g, int in)
+{
+	(void)f;
+	return 2 * g + (uint32_t)in;
+}
+static inline uint32_t fab_link(const struct ccs_fabric *f, uint32_t l, int dir)
+{
+	return 2 * f->ngpu + 2 * l + (uint32_t)dir;
+}
+static inline uint32_t fab_copy(const struct ccs_fabric *f, uint32_t g, int in)
+{
+	return 2 * f->ngpu + 2 * f->t->nlink + 2 * g + (uint32_t)in;
+}
+static inline uint32_t fab_mem(const struct ccs_fabric *f, uint32_t g)
+{
+	return 4 * f->ngpu + 2 * f->t->nlink + g;
+}
+static inline uint32_t fab_up(const struct ccs_fabric *f, uint32_t node, int in)
+{
+	return f->up0 + 2 * node + (uint32_t)in;
+}
+
 #endif
