@@ -19,32 +19,7 @@
 #ifndef CCS_SIM_H
 #define CCS_SIM_H
 
-#include "fabric.h"
-#include "sched/sched.h"
-
-struct ccs_sim_stats {
-	double time_s;
-	uint64_t events, ops, flows;   /* flows: single transfers, a class's members counted */
-	uint32_t max_active;           /* flows in the solver at once (a class counts once) */
-	double bytes_sent, bytes_received;
-	uint32_t classes;              /* lane classes of a class run (classes.h); 0: per flow */
-	uint64_t class_flows;          /* class flows of a class run */
-	uint32_t restarts;             /* class runs split and started again */
-	const char *per_flow_why;      /* why a run was per flow (static text), NULL for a class run */
-};
-
-/* Optional observers of a run (a trace writer). */
-struct ccs_sim_hooks {
-	void *ctx;
-	void (*op_start)(void *ctx, uint64_t op, const struct ccs_op *o, ccs_time t);
-	void (*op_end)(void *ctx, uint64_t op, ccs_time t);
-	/* after the rates were recomputed at time t (ccs_flows_touched) */
-	void (*rates)(void *ctx, const struct ccs_flows *fl, ccs_time t);
-	/* now and then, the simulated time reached (engine.h's tick): a
-	 * watcher that needs no single op, so a class run stays one */
-	void *tick_ctx;
-	void (*tick)(void *tick_ctx, ccs_time t);
-};
+#include "simrun.h"
 
 /* As ccs_sim_run, calling the hooks (may be NULL) as ops start and end. */
 int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct ccs_sim_stats *st,
