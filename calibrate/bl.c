@@ -90,58 +90,51 @@ static int bl_record(const struct ccs_lines_toks *k, struct ccs_bl_rec *r, char 
 	return 0;
 }
 
+struct bl_read {
+	struct ccs_bl_log *out;
+	size_t cap;
+};
+
+static void bl_comment(void *o, const struct ccs_lines_toks *k)
+{
+	struct ccs_bl_log *out = ((struct bl_read *)o)->out;
+	if (k->n >= 3 && !strcmp(k->t[1], "host:") && !out->host[0]) {
+		snprintf(out->host, sizeof out->host, "%s", k->t[2]);
+	} else if (k->n >= 3 && (!strcmp(k->t[1], "driver:") || !strcmp(k->t[1], "runtime:") ||
+	                         !strcmp(k->t[1], "firmware:"))) {
+		char key[16];
+		snprintf(key, sizeof key, "%.*s", (int)strlen(k->t[1]) - 1, k->t[1]);
+		cat_kv(out->versions, sizeof out->versions, key, k->t[2]);
+	}
+}
+
+static int bl_line(void *o, const struct ccs_lines_toks *k, int line, char *msg, size_t msgn, int *col)
+{
+	struct bl_read *b = o;
+	struct ccs_bl_rec r;
+	if (bl_record(k, &r, msg, msgn, col))
+		return 1;
+	r.line = line;
+	CCS_TRY(ccs_grow(&b->out->rec, &b->cap, b->out->nrec + 1, sizeof *b->out->rec));
+	b->out->rec[b->out->nrec++] = r;
+	return CCS_OK;
+}
+
+static int bl_end(void *o, const char *src, int magic, const char **msg)
+{
+	(void)src;
+	struct bl_read *b = o;
+	*msg = b->out->nrec ? NULL
+	     : magic ? "no usable ccsim-bench record in the log" : "not a ccsim-bench log: no '# ccsim-bench 1' line";
+	return CCS_OK;
+}
+
 int ccs_bl_parse(const char *src, const char *text, size_t len, struct ccs_bl_log *out, struct ccs_diag *d)
 {
+	static const struct ccs_lines_records rd = { "ccsim-bench", bl_comment, bl_line, bl_end };
 	memset(out, 0, sizeof *out);
-	const char *srcs[1] = { src };
-	size_t cap = 0;
-	int rc = CCS_OK, seen_magic = 0;
-	struct ccs_lines *L = ccs_lines_new(text, len, srcs, d);
-	if (!L)
-		return CCS_ENOMEM;
-	const struct ccs_lines_toks *k = &L->k;
-	while (!rc && ccs_lines_next(L)) {
-		int line = L->line;
-		if (!k->n)
-			continue;
-		if (k->t[0][0] == '#') {
-			if (k->n >= 3 && !strcmp(k->t[1], "ccsim-bench")) {
-				if (strcmp(k->t[2], "1")) {
-					rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[2]), "ccsim-bench log version '%s' is newer than this ccsim reads (1)",
-					                 k->t[2]);
-					break;
-				}
-				seen_magic = 1;
-			} else if (k->n >= 3 && !strcmp(k->t[1], "host:") && !out->host[0]) {
-				snprintf(out->host, sizeof out->host, "%s", k->t[2]);
-			} else if (k->n >= 3 && (!strcmp(k->t[1], "driver:") || !strcmp(k->t[1], "runtime:") ||
-			                         !strcmp(k->t[1], "firmware:"))) {
-				char key[16];
-				snprintf(key, sizeof key, "%.*s", (int)strlen(k->t[1]) - 1, k->t[1]);
-				cat_kv(out->versions, sizeof out->versions, key, k->t[2]);
-			}
-			continue;
-		}
-		if (!seen_magic) {
-			rc = ccs_diag_at(d, ccs_lines_mark(line, 1), "not a ccsim-bench log: expected '# ccsim-bench 1' before any record");
-			break;
-		}
-		struct ccs_bl_rec r;
-		char msg[256];
-		int col = 1;
-		if (bl_record(k, &r, msg, sizeof msg, &col)) {
-			rc = ccs_lines_warn(&out->warn, &out->nwarn, "%s:%d:%d: %s; record skipped", src, line, col, msg);
-			continue;
-		}
-		r.line = line;
-		if ((rc = ccs_grow(&out->rec, &cap, out->nrec + 1, sizeof *out->rec)))
-			break;
-		out->rec[out->nrec++] = r;
-	}
-	if (!rc && !out->nrec)
-		rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "%s",
-		                 seen_magic ? "no usable ccsim-bench record in the log" : "not a ccsim-bench log: no '# ccsim-bench 1' line");
-	ccs_lines_free(L, d);
+	struct bl_read b = { out, 0 };
+	int rc = ccs_lines_records(src, text, len, &rd, &b, &out->warn, &out->nwarn, d);
 	if (rc)
 		ccs_bl_release(out);
 	return rc;

@@ -240,3 +240,48 @@ void ccs_lines_warn_free(char **w, size_t n)
 		ccs_free(w[i]);
 	ccs_free(w);
 }
+
+int ccs_lines_records(const char *src, const char *text, size_t len, const struct ccs_lines_records *rd, void *out,
+                      char ***warn, size_t *nwarn, struct ccs_diag *d)
+{
+	const char *srcs[1] = { src };
+	int rc = CCS_OK, seen = 0, *magic = &seen;
+	struct ccs_lines *L = ccs_lines_new(text, len, srcs, d);
+	if (!L)
+		return CCS_ENOMEM;
+	const struct ccs_lines_toks *k = &L->k;
+	while (!rc && ccs_lines_next(L)) {
+		int line = L->line;
+		if (!k->n)
+			continue;
+		if (k->t[0][0] == '#') {
+			if (k->n >= 3 && !strcmp(k->t[1], rd->magic)) {
+				if (strcmp(k->t[2], "1"))
+					rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[2]),
+					                 "%s log version '%s' is newer than this ccsim reads (1)", rd->magic, k->t[2]);
+				*magic = 1;
+			} else if (rd->comment)
+				rd->comment(out, k);
+			continue;
+		}
+		if (!*magic) {
+			rc = ccs_diag_at(d, ccs_lines_mark(line, 1), "not a %s log: expected '# %s 1' before any record",
+			                 rd->magic, rd->magic);
+			break;
+		}
+		char msg[256];
+		int col = 1;
+		int r = rd->record(out, k, line, msg, sizeof msg, &col);
+		if (r == 1)
+			rc = ccs_lines_warn(warn, nwarn, "%s:%d:%d: %s; record skipped", src, line, col, msg);
+		else
+			rc = r;
+	}
+	const char *msg = NULL;
+	if (!rc)
+		rc = rd->end(out, src, seen, &msg);
+	if (!rc && msg)
+		rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "%s", msg);
+	ccs_lines_free(L, d);
+	return rc;
+}

@@ -60,4 +60,23 @@ struct ccs_mark ccs_lines_mark(int line, int col);
 int ccs_lines_warn(char ***w, size_t *n, const char *fmt, ...) CCS_PRINTF(3, 4);
 void ccs_lines_warn_free(char **w, size_t n);
 
+/* A log of ccsim's own records (the benches' ccsim-bench, the profiler
+ * plugin's ccsim-profiler): a '# MAGIC 1' line before any record, other
+ * '#' lines its header, every other line one record.  ccs_lines_records
+ * reads text line by line: a newer version than 1 is an error at its
+ * column; a record before the magic line is an error; comment() gets the
+ * other '#' lines; record() each record line, returning CCS_OK (kept), 1
+ * (skipped: msg at column *col becomes a warning "src:line:col: msg;
+ * record skipped" in *warn) or an error.  At the end, end() (magic: whether
+ * the magic line came) may warn, and says through *msg why the log has
+ * nothing usable (an error at its last line), NULL when it has. */
+struct ccs_lines_records {
+	const char *magic;
+	void (*comment)(void *out, const struct ccs_lines_toks *k);
+	int (*record)(void *out, const struct ccs_lines_toks *k, int line, char *msg, size_t msgn, int *col);
+	int (*end)(void *out, const char *src, int magic, const char **msg);
+};
+int ccs_lines_records(const char *src, const char *text, size_t len, const struct ccs_lines_records *rd, void *out,
+                      char ***warn, size_t *nwarn, struct ccs_diag *d);
+
 #endif

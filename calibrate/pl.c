@@ -93,64 +93,62 @@ static int pl_record(const struct ccs_lines_toks *k, struct ccs_pl_rec *r, char 
 	return 0;
 }
 
+struct pl_read {
+	struct ccs_pl_log *out;
+	size_t cap;
+};
+
+static void pl_comment(void *o, const struct ccs_lines_toks *k)
+{
+	struct ccs_pl_log *out = ((struct pl_read *)o)->out;
+	if (k->n >= 3 && !strcmp(k->t[1], "host:") && !out->host[0])
+		snprintf(out->host, sizeof out->host, "%s", k->t[2]);
+}
+
+/* A 'coll' record: kept, or counted when timed on the host. */
+static int pl_line(void *o, const struct ccs_lines_toks *k, int line, char *msg, size_t msgn, int *col)
+{
+	struct pl_read *p = o;
+	struct ccs_pl_rec r;
+	if (strcmp(k->t[0], "coll")) {
+		snprintf(msg, msgn, "expected a 'coll' record, got '%.40s'", k->t[0]);
+		return 1;
+	}
+	if (pl_record(k, &r, msg, msgn, col))
+		return 1;
+	r.line = line;
+	if (r.host_clock) {
+		p->out->nhost++;
+		return CCS_OK;
+	}
+	CCS_TRY(ccs_grow(&p->out->rec, &p->cap, p->out->nrec + 1, sizeof *p->out->rec));
+	p->out->rec[p->out->nrec++] = r;
+	return CCS_OK;
+}
+
+static int pl_end(void *o, const char *src, int magic, const char **msg)
+{
+	struct ccs_pl_log *out = ((struct pl_read *)o)->out;
+	*msg = NULL;
+	if (out->nhost)
+		CCS_TRY(ccs_lines_warn(&out->warn, &out->nwarn,
+		                       "%s: %zu record(s) timed on the host (clock=host: no kernel channel events, so NCCL's "
+		                       "enqueue, not the collective) not used; enable NCCL's kernel profiler events", src,
+		                       out->nhost));
+	if (!out->nrec)
+		*msg = !magic ? "not a ccsim-profiler log"
+		     : out->nhost ? "every record of the ccsim-profiler log was timed on the host (clock=host): no "
+		                    "kernel channel events came, so none measures a collective"
+		                  : "no usable record in the ccsim-profiler log";
+	return CCS_OK;
+}
+
 int ccs_pl_parse(const char *src, const char *text, size_t len, struct ccs_pl_log *out, struct ccs_diag *d)
 {
+	static const struct ccs_lines_records rd = { "ccsim-profiler", pl_comment, pl_line, pl_end };
 	memset(out, 0, sizeof *out);
-	const char *srcs[1] = { src };
-	size_t cap = 0;
-	int rc = CCS_OK, magic = 0;
-	struct ccs_lines *L = ccs_lines_new(text, len, srcs, d);
-	if (!L)
-		return CCS_ENOMEM;
-	const struct ccs_lines_toks *k = &L->k;
-	while (!rc && ccs_lines_next(L)) {
-		int line = L->line;
-		if (!k->n)
-			continue;
-		if (k->t[0][0] == '#') {
-			if (k->n >= 3 && !strcmp(k->t[1], "ccsim-profiler")) {
-				if (strcmp(k->t[2], "1"))
-					rc = ccs_diag_at(d, ccs_lines_mark(line, k->col[2]),
-					                 "ccsim-profiler log version '%s' is newer than this ccsim reads (1)", k->t[2]);
-				magic = 1;
-			} else if (k->n >= 3 && !strcmp(k->t[1], "host:") && !out->host[0]) {
-				snprintf(out->host, sizeof out->host, "%s", k->t[2]);
-			}
-			continue;
-		}
-		if (!magic) {
-			rc = ccs_diag_at(d, ccs_lines_mark(line, 1), "not a ccsim-profiler log: expected '# ccsim-profiler 1' first");
-			break;
-		}
-		struct ccs_pl_rec r;
-		char msg[256];
-		int col = 1;
-		if (strcmp(k->t[0], "coll") || pl_record(k, &r, msg, sizeof msg, &col)) {
-			if (strcmp(k->t[0], "coll"))
-				snprintf(msg, sizeof msg, "expected a 'coll' record, got '%.40s'", k->t[0]);
-			rc = ccs_lines_warn(&out->warn, &out->nwarn, "%s:%d:%d: %s; record skipped", src, line, col, msg);
-			continue;
-		}
-		r.line = line;
-		if (r.host_clock) {
-			out->nhost++;
-			continue;
-		}
-		if ((rc = ccs_grow(&out->rec, &cap, out->nrec + 1, sizeof *out->rec)))
-			break;
-		out->rec[out->nrec++] = r;
-	}
-	if (!rc && out->nhost)
-		rc = ccs_lines_warn(&out->warn, &out->nwarn,
-		                    "%s: %zu record(s) timed on the host (clock=host: no kernel channel events, so NCCL's "
-		                    "enqueue, not the collective) not used; enable NCCL's kernel profiler events", src, out->nhost);
-	if (!rc && !out->nrec)
-		rc = ccs_diag_at(d, ccs_lines_mark(L->line > 0 ? L->line : 1, 1), "%s",
-		                 !magic ? "not a ccsim-profiler log"
-		                 : out->nhost ? "every record of the ccsim-profiler log was timed on the host (clock=host): no "
-		                                "kernel channel events came, so none measures a collective"
-		                              : "no usable record in the ccsim-profiler log");
-	ccs_lines_free(L, d);
+	struct pl_read p = { out, 0 };
+	int rc = ccs_lines_records(src, text, len, &rd, &p, &out->warn, &out->nwarn, d);
 	if (rc)
 		ccs_pl_release(out);
 	return rc;
