@@ -151,12 +151,9 @@ static int add_runs(struct ccs_store *s, struct ccs_merge_stats *st, struct ccs_
 /* The shard's calibration runs, as many as there are. */
 static int count_runs(struct ccs_store *s, size_t *n, struct ccs_diag *d)
 {
-	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sh.runs", -1, &q, NULL))
-		return ccs_store_dberr(s, d, "cannot read the shard's runs");
-	int r = sqlite3_step(q);
-	*n = r == SQLITE_ROW ? (size_t)sqlite3_column_int64(q, 0) : 0;
-	sqlite3_finalize(q);
+	int64_t k = 0;
+	int r = ccs_store_once(s, "SELECT count(*) FROM sh.runs", NULL, 0, &k);
+	*n = r == SQLITE_ROW ? (size_t)k : 0;
 	return r == SQLITE_ROW ? CCS_OK : ccs_store_dberr(s, d, "cannot read the shard's runs");
 }
 

@@ -104,14 +104,44 @@ int ccs_store_exec(struct ccs_store *s, const char *sql, struct ccs_diag *d, con
 	return CCS_OK;
 }
 
-static int user_version(struct ccs_store *s, int *v)
+int ccs_store_once(struct ccs_store *s, const char *sql, const char *const *args, int n, int64_t *out)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-	*v = sqlite3_column_int(st, 0);
+	int r = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (r != SQLITE_OK)
+		return r == SQLITE_ROW || r == SQLITE_DONE ? SQLITE_ERROR : r;
+	for (int i = 0; i < n && r == SQLITE_OK; i++)
+		r = sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_TRANSIENT);
+	if (r == SQLITE_OK)
+		r = sqlite3_step(st);
+	if (r == SQLITE_ROW && out)
+		*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	return r;
+}
+
+/* A PRAGMA that answers "ok" when all is well: 0, 1 with its answer in
+ * buf, or -1 when it could not run. */
+static int pragma_ok(struct ccs_store *s, const char *sql, char *buf, size_t n)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	int rc = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		rc = t && !strcmp((const char *)t, "ok") ? 0 : 1;
+		snprintf(buf, n, "%s", t ? (const char *)t : "no answer");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int user_version(struct ccs_store *s, int *v)
+{
+	int64_t x = 0;
+	int rc = ccs_store_once(s, "PRAGMA user_version", NULL, 0, &x) == SQLITE_ROW ? 0 : -1;
+	*v = (int)x;
 	return rc;
 }
 
@@ -177,22 +207,14 @@ static void sq_configure(void)
  * CCS_EDB naming the first problem (SQLite's own words). */
 static int quick_check(struct ccs_store *s, struct ccs_diag *d)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+	char t[256];
+	int r = pragma_ok(s, "PRAGMA quick_check(1)", t, sizeof t);
+	if (r < 0)
 		return readerr(s, d);
-	int rc = CCS_OK;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const unsigned char *t = sqlite3_column_text(st, 0);
-		if (!t || strcmp((const char *)t, "ok")) {
-			ccs_diag_msg(d, "%s: damaged (SQLite's quick_check: %.200s); restore it or start a new database",
-			             s->path, t ? (const char *)t : "no answer");
-			rc = CCS_EDB;
-		}
-	} else {
-		rc = readerr(s, d);
-	}
-	sqlite3_finalize(st);
-	return rc;
+	if (r)
+		return ccs_diag_msg(d, "%s: damaged (SQLite's quick_check: %.200s); restore it or start a new database",
+		                    s->path, t), CCS_EDB;
+	return CCS_OK;
 }
 
 /* Whether the file at schema version v is one ccsim may open: a version it
@@ -210,11 +232,10 @@ static int vet_version(struct ccs_store *s, int v, struct ccs_diag *d)
 	if (v > 0)
 		return quick_check(s, d);
 	/* version 0: an empty file, or somebody else's database */
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) != SQLITE_OK)
+	int64_t n = -1;
+	int r = ccs_store_once(s, "SELECT count(*) FROM sqlite_master", NULL, 0, &n);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
 		return readerr(s, d);
-	int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
-	sqlite3_finalize(st);
 	if (n != 0)
 		return ccs_diag_msg(d, "%s: a SQLite database that ccsim did not create (no schema version); refusing to change "
 		                       "it", s->path), CCS_EDB;
@@ -318,22 +339,12 @@ static int bind_text(sqlite3_stmt *st, int i, const char *x)
 
 static int host_id(struct ccs_store *s, const char *host, const char *created, int64_t *id, struct ccs_diag *d)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO hosts(name, first_seen) VALUES(?1, ?2)", -1, &st, NULL))
+	const char *add[] = { host, created };
+	if (ccs_store_once(s, "INSERT OR IGNORE INTO hosts(name, first_seen) VALUES(?1, ?2)", add, 2, NULL) != SQLITE_DONE)
 		return ccs_store_dberr(s, d, "cannot add the host");
-	int e = sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 2, created, -1, SQLITE_TRANSIENT);
-	int r = e ? e : sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return ccs_store_dberr(s, d, "cannot add the host");
-	if (sqlite3_prepare_v2(s->db, "SELECT id FROM hosts WHERE name = ?1", -1, &st, NULL))
+	if (ccs_store_once(s, "SELECT id FROM hosts WHERE name = ?1", &host, 1, id) != SQLITE_ROW)
 		return ccs_store_dberr(s, d, "cannot find the host");
-	e = sqlite3_bind_text(st, 1, host, -1, SQLITE_TRANSIENT);
-	r = e ? e : sqlite3_step(st);
-	*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return r == SQLITE_ROW ? CCS_OK : ccs_store_dberr(s, d, "cannot find the host");
+	return CCS_OK;
 }
 
 /* Rows 0..n of an INSERT statement, each bound by bind(st, i, ctx), inside
@@ -612,12 +623,7 @@ int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f
 	now_iso(created, sizeof created);
 	CCS_TRY(ccs_store_exec(s, "BEGIN IMMEDIATE", d, "cannot start a transaction"));
 	struct fit_rows w = { run, 1, created, f };
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT coalesce(max(batch), 0) + 1 FROM fits", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			w.batch = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
+	ccs_store_once(s, "SELECT coalesce(max(batch), 0) + 1 FROM fits", NULL, 0, &w.batch);
 	int rc = write_rows(s,
 	                    "INSERT INTO fits(run_id, batch, created, class, name, lo, hi, alpha_s, alpha_lo, alpha_hi,"
 	                    " beta_spB, beta_lo, beta_hi, r2, rms, n)"
@@ -658,21 +664,13 @@ int ccs_store_fits(struct ccs_store *s, int64_t run, struct ccs_fit **out, size_
 
 int ccs_store_check(struct ccs_store *s, struct ccs_diag *d)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL))
+	char t[512];
+	int r = pragma_ok(s, "PRAGMA integrity_check", t, sizeof t);
+	if (r < 0)
 		return ccs_store_dberr(s, d, "integrity check failed");
-	int rc = CCS_OK;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const unsigned char *t = sqlite3_column_text(st, 0);
-		if (!t || strcmp((const char *)t, "ok")) {
-			ccs_diag_msg(d, "%s: integrity check: %s", s->path, t ? (const char *)t : "no answer");
-			rc = CCS_EDB;
-		}
-	} else {
-		rc = ccs_store_dberr(s, d, "integrity check failed");
-	}
-	sqlite3_finalize(st);
-	return rc;
+	if (r)
+		return ccs_diag_msg(d, "%s: integrity check: %s", s->path, t), CCS_EDB;
+	return CCS_OK;
 }
 
 /* ---- scenario results ---- */
@@ -682,28 +680,14 @@ int ccs_store_scenario(struct ccs_store *s, const char *name, const char *path, 
 {
 	char created[32];
 	now_iso(created, sizeof created);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db,
-	                       "INSERT OR IGNORE INTO scenarios(name, path, hash, ccsim_version, created)"
-	                       " VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, NULL))
+	const char *add[] = { name, path && *path ? path : NULL, hash, version, created };
+	if (ccs_store_once(s, "INSERT OR IGNORE INTO scenarios(name, path, hash, ccsim_version, created)"
+	                      " VALUES(?1, ?2, ?3, ?4, ?5)", add, 5, NULL) != SQLITE_DONE)
 		return ccs_store_dberr(s, d, "cannot add the scenario");
-	int e = sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	e |= bind_text(st, 2, path);
-	e |= sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 4, version, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 5, created, -1, SQLITE_TRANSIENT);
-	int r = e ? e : sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return ccs_store_dberr(s, d, "cannot add the scenario");
-	if (sqlite3_prepare_v2(s->db, "SELECT id FROM scenarios WHERE hash = ?1 AND ccsim_version = ?2", -1, &st, NULL))
+	const char *key[] = { hash, version };
+	if (ccs_store_once(s, "SELECT id FROM scenarios WHERE hash = ?1 AND ccsim_version = ?2", key, 2, id) != SQLITE_ROW)
 		return ccs_store_dberr(s, d, "cannot find the scenario");
-	e = sqlite3_bind_text(st, 1, hash, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 2, version, -1, SQLITE_TRANSIENT);
-	r = e ? e : sqlite3_step(st);
-	*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return r == SQLITE_ROW ? CCS_OK : ccs_store_dberr(s, d, "cannot find the scenario");
+	return CCS_OK;
 }
 
 struct result_rows {
