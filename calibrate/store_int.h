@@ -1,7 +1,7 @@
 /*
 ** calibrate/store_int.h: the store's handle, for the files of the store
-** module that speak SQL themselves (store.c, merge.c); nothing else
-** includes it, and only those two include <sqlite3.h>.
+** module that speak SQL themselves (store.c, merge.c) and their unit test;
+** nothing else includes it, and only those include <sqlite3.h>.
 */
 #ifndef CCS_STORE_INT_H
 #define CCS_STORE_INT_H
