@@ -10,7 +10,7 @@ const char *const ccs_fabric_kind_name[3] = { "fat-tree", "rail-optimized", "rai
 /* Largest total device count a generator may build. */
 #define MAX_DEVICES 10000000u
 
-void ccs_spec_init(struct ccs_topo_spec *s)
+void ccs_topo_gen_spec_init(struct ccs_topo_spec *s)
 {
 	memset(s, 0, sizeof *s);
 	ccs_arena_init(&s->arena);
@@ -18,7 +18,7 @@ void ccs_spec_init(struct ccs_topo_spec *s)
 	ccs_model_params_default(&s->params);
 }
 
-void ccs_spec_release(struct ccs_topo_spec *s)
+void ccs_topo_gen_spec_release(struct ccs_topo_spec *s)
 {
 	ccs_free(s->body.dev);
 	ccs_free(s->body.link);
@@ -674,7 +674,7 @@ static void record_info(const struct gen *g)
 	}
 }
 
-int ccs_topo_generate(const struct ccs_topo_spec *s, struct ccs_topo *t, struct ccs_diag *diag)
+int ccs_topo_gen_build(const struct ccs_topo_spec *s, struct ccs_topo *t, struct ccs_diag *diag)
 {
 	struct gen g;
 	memset(&g, 0, sizeof g);

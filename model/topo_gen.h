@@ -102,11 +102,11 @@ struct ccs_topo_spec {
 	struct ccs_model_params params;
 };
 
-void ccs_spec_init(struct ccs_topo_spec *s);
-void ccs_spec_release(struct ccs_topo_spec *s);
+void ccs_topo_gen_spec_init(struct ccs_topo_spec *s);
+void ccs_topo_gen_spec_release(struct ccs_topo_spec *s);
 
 /* Build the graph of spec into t (fresh from ccs_topo_new) and finish it.
  * Input errors go to diag with the mark of the spec item at fault. */
-int ccs_topo_generate(const struct ccs_topo_spec *s, struct ccs_topo *t, struct ccs_diag *diag);
+int ccs_topo_gen_build(const struct ccs_topo_spec *s, struct ccs_topo *t, struct ccs_diag *diag);
 
 #endif

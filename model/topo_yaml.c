@@ -592,8 +592,8 @@ static const char *base_name(struct ccs_arena *a, const char *path)
 	return ccs_arena_strndup(a, b, dot && dot != b ? (size_t)(dot - b) : strlen(b));
 }
 
-int ccs_topo_load_buf(const char *name, const char *buf, size_t len, const char *const *sets, int nsets,
-                      struct ccs_topo **out, struct ccs_diag *diag)
+int ccs_topo_yaml_load_buf(const char *name, const char *buf, size_t len, const char *const *sets, int nsets,
+                           struct ccs_topo **out, struct ccs_diag *diag)
 {
 	struct ccs_topo_spec spec;
 	struct ccs_arena tmp;
@@ -603,7 +603,7 @@ int ccs_topo_load_buf(const char *name, const char *buf, size_t len, const char 
 	int rc;
 
 	*out = NULL;
-	ccs_spec_init(&spec);
+	ccs_topo_gen_spec_init(&spec);
 	ccs_arena_init(&tmp);
 	struct ld L;
 	memset(&L, 0, sizeof L);
@@ -637,7 +637,7 @@ int ccs_topo_load_buf(const char *name, const char *buf, size_t len, const char 
 	t->path = ccs_arena_strdup(&t->arena, name);
 	if (!t->path)
 		goto out;
-	rc = ccs_topo_generate(&spec, t, diag);
+	rc = ccs_topo_gen_build(&spec, t, diag);
 	/* faults: a list of model/fault.h strings, applied to what was built */
 	struct ccs_ynode *fy = rc ? NULL : ccs_ytree_get(root, "faults");
 	if (fy) {
@@ -667,7 +667,7 @@ out:
 	}
 	diag->srcs = old_srcs;
 	diag->nsrcs = old_n;
-	ccs_spec_release(&spec);
+	ccs_topo_gen_spec_release(&spec);
 	ccs_arena_release(&tmp);
 	*out = t;
 	return rc;
@@ -689,7 +689,7 @@ static int read_whole(const char *path, char **buf, size_t *len, struct ccs_diag
 	return rc;
 }
 
-int ccs_topo_import(const char *path, char **yaml, char **warn, struct ccs_diag *diag)
+int ccs_topo_yaml_import(const char *path, char **yaml, char **warn, struct ccs_diag *diag)
 {
 	char *buf;
 	size_t len;
@@ -701,8 +701,8 @@ int ccs_topo_import(const char *path, char **yaml, char **warn, struct ccs_diag 
 	return rc;
 }
 
-int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct ccs_topo **out,
-                  struct ccs_diag *diag)
+int ccs_topo_yaml_load(const char *path, const char *const *sets, int nsets, struct ccs_topo **out,
+                       struct ccs_diag *diag)
 {
 	char *buf;
 	size_t len;
@@ -711,7 +711,7 @@ int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct c
 	if (rc)
 		return rc;
 	if (!ccs_xml_is(buf, len)) {
-		rc = ccs_topo_load_buf(path, buf, len, sets, nsets, out, diag);
+		rc = ccs_topo_yaml_load_buf(path, buf, len, sets, nsets, out, diag);
 		ccs_free(buf);
 		return rc;
 	}
@@ -724,7 +724,7 @@ int ccs_topo_load(const char *path, const char *const *sets, int nsets, struct c
 		return rc;
 	char name[1100];
 	snprintf(name, sizeof name, "%s (as imported YAML)", path);
-	rc = ccs_topo_load_buf(name, yaml, strlen(yaml), sets, nsets, out, diag);
+	rc = ccs_topo_yaml_load_buf(name, yaml, strlen(yaml), sets, nsets, out, diag);
 	if (!rc && warn && !((*out)->note = ccs_arena_printf(&(*out)->arena, "%s: %s", path, warn))) {
 		ccs_topo_free(*out);
 		*out = NULL;

@@ -16,17 +16,17 @@
 /* Load the file at path.  sets[0..nsets) are "key.path=value" overrides,
  * applied before the build, and "faults+=SPEC" faults (model/fault.h),
  * applied after it and after the file's own 'faults'. */
-int ccs_topo_load(const char *path, const char *const *sets, int nsets,
-                  struct ccs_topo **out, struct ccs_diag *diag);
+int ccs_topo_yaml_load(const char *path, const char *const *sets, int nsets,
+                       struct ccs_topo **out, struct ccs_diag *diag);
 
 /* An NCCL topology dump at path as topology YAML (model/topo_xml.h): *yaml
  * and *warn (NULL: none) are the caller's to ccs_free; a file that is not
  * XML is refused at its first position. */
-int ccs_topo_import(const char *path, char **yaml, char **warn, struct ccs_diag *diag);
+int ccs_topo_yaml_import(const char *path, char **yaml, char **warn, struct ccs_diag *diag);
 
 /* The same from a buffer; name is used in messages. */
-int ccs_topo_load_buf(const char *name, const char *buf, size_t len,
-                      const char *const *sets, int nsets,
-                      struct ccs_topo **out, struct ccs_diag *diag);
+int ccs_topo_yaml_load_buf(const char *name, const char *buf, size_t len,
+                           const char *const *sets, int nsets,
+                           struct ccs_topo **out, struct ccs_diag *diag);
 
 #endif

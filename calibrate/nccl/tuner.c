@@ -90,17 +90,17 @@ static int tuner_load(const struct tuner *T, const char *path, const char *const
 		fclose(f);
 	}
 	if (c != '<')
-		return ccs_topo_load(path, sets, n, t, d);
+		return ccs_topo_yaml_load(path, sets, n, t, d);
 	char *yaml, *warn, nset[64];
 	const char *all[3] = { n > 0 ? sets[0] : NULL, NULL, NULL };
 	if (nNodes > 0) {
 		snprintf(nset, sizeof nset, "nodes=%zu", nNodes);
 		all[n++] = nset;
 	}
-	int rc = ccs_topo_import(path, &yaml, &warn, d);
+	int rc = ccs_topo_yaml_import(path, &yaml, &warn, d);
 	if (rc)
 		return rc;
-	rc = ccs_topo_load_buf(path, yaml, strlen(yaml), all, n, t, d);
+	rc = ccs_topo_yaml_load_buf(path, yaml, strlen(yaml), all, n, t, d);
 	for (char *w = warn, *nl; w && *w; w = nl ? nl + 1 : w + strlen(w)) {
 		nl = strchr(w, '\n');
 		TLOG(T, NCCL_LOG_INFO, "TUNER/ccsim: %.*s", (int)(nl ? nl - w : (long)strlen(w)), w);

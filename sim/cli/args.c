@@ -126,7 +126,7 @@ int ccs_args_topo(const char *me, const char *path, const struct ccs_args_sets *
 {
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	if (ccs_topo_load(path, (const char *const *)s->v, s->n, t, &d)) {
+	if (ccs_topo_yaml_load(path, (const char *const *)s->v, s->n, t, &d)) {
 		fprintf(stderr, "%s\n", d.set ? d.msg : "ccsim: failed to load topology");
 		return -1;
 	}

@@ -169,7 +169,7 @@ static int kv_time(struct kv_req *q)
 		const char *why = NULL;
 		int src = ccs_fabric_new(&q->comm, &q->fab);
 		if (!src)
-			src = ccs_sched_kv(&q->comm, &q->cfg, &q->plan, &s, &why);
+			src = ccs_sched_kvcache(&q->comm, &q->cfg, &q->plan, &s, &why);
 		if (src) {
 			fprintf(stderr, "%s: %s\n", me, src == CCS_ENOMEM ? "out of memory" : why);
 			return -1;

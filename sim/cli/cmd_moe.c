@@ -66,7 +66,7 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 	ccs_fabric_cap_copy(*fab, p->copy_Bps);
 	struct ccs_sched s;
 	const char *why = NULL;
-	if (ccs_sched_moe(c, p, &s, &why)) {
+	if (ccs_sched_expert(c, p, &s, &why)) {
 		fprintf(stderr, "%s: %s: %s\n", me, ccs_moe_algo_name[p->algo], why);
 		return -1;
 	}

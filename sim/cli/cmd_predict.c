@@ -806,7 +806,7 @@ static int load_phase(const char *topo, const struct ccs_args_sets *sets, const 
 	p->spec = t->timed[i].spec;
 	struct ccs_diag diag;
 	memset(&diag, 0, sizeof diag);
-	if (ccs_topo_load(topo, (const char *const *)sets->v, sets->n, &p->t, &diag) ||
+	if (ccs_topo_yaml_load(topo, (const char *const *)sets->v, sets->n, &p->t, &diag) ||
 	    ccs_fault_settle(p->t, i + 1)) {
 		fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load topology");
 		return -1;

@@ -433,7 +433,7 @@ static int design_instances(struct run *R)
 				return E_DIAG;
 			struct ccs_diag td;
 			memset(&td, 0, sizeof td);
-			if (ccs_topo_load(R->S.gs[g].path, sets, ns, &in->t, &td)) {
+			if (ccs_topo_yaml_load(R->S.gs[g].path, sets, ns, &in->t, &td)) {
 				const struct ccs_ynode *at = ccs_ytree_get(R->S.gs[g].node, "topology");
 				for (int a = 0; a < R->S.ntopo_ax; a++)
 					if (strstr(td.msg, strcmp(R->S.ax[a].key, "faults") ? buf[a] : R->S.ax[a].val[R->idx[a]]->str))

@@ -481,10 +481,10 @@ static int topo_import(int argc, char **argv)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	char *yaml = NULL, *warn = NULL;
-	int rc = ccs_topo_import(in, &yaml, &warn, &d);
+	int rc = ccs_topo_yaml_import(in, &yaml, &warn, &d);
 	struct ccs_topo *t = NULL;
 	if (!rc)
-		rc = ccs_topo_load_buf(in, yaml, strlen(yaml), NULL, 0, &t, &d);
+		rc = ccs_topo_yaml_load_buf(in, yaml, strlen(yaml), NULL, 0, &t, &d);
 	if (rc) {
 		fprintf(stderr, "%s\n", d.set ? d.msg : "ccsim topo import: out of memory");
 		ccs_free(yaml);

@@ -194,7 +194,7 @@ static void design_html(FILE *f, const struct design *g)
 	struct ccs_topo *t = NULL;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	if (ccs_topo_load(g->path, g->sets, g->nsets, &t, &d)) {
+	if (ccs_topo_yaml_load(g->path, g->sets, g->nsets, &t, &d)) {
 		fprintf(f, "<p class=\"note\">Not loaded here: ");
 		ccs_html_esc(f, d.set ? d.msg : "out of memory");
 		fprintf(f, "</p>\n");

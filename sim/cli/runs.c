@@ -94,7 +94,7 @@ int ccs_runs_topology(const struct ccs_runs_opts *o, const struct ccs_run_info *
 		return 0;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	if (ccs_topo_load(topo, (const char *const *)o->sets.v, o->sets.n, t, &d)) {
+	if (ccs_topo_yaml_load(topo, (const char *const *)o->sets.v, o->sets.n, t, &d)) {
 		ccs_runs_say(&d, "ccsim calibrate: cannot load the topology");
 		return -1;
 	}

@@ -102,7 +102,7 @@ static int load_parts(const char *const *paths, int npaths, const struct ccs_com
 	for (int j = 0; j < npaths; j++) {
 		int r = 0;
 		memset(&diag, 0, sizeof diag);
-		if (ccs_sched_load(paths[j], comm, bytes, &parts[j], &r, &diag)) {
+		if (ccs_sched_file_load(paths[j], comm, bytes, &parts[j], &r, &diag)) {
 			fprintf(stderr, "%s\n", diag.set ? diag.msg : "ccsim: failed to load the schedule");
 			for (int k = 0; k < j; k++)
 				ccs_sched_release(&parts[k]);
@@ -253,7 +253,7 @@ int ccs_simrow_faults_idle(const struct ccs_topo *t, const char *topo, const str
 	char err[256];
 	memset(&d, 0, sizeof d);
 	int idle = 0, built = 0;
-	if (!ccs_topo_load(topo, v, k, &h, &d) && !ccs_comm_build(h, fc->n, ppn, &hc, err, sizeof err)) {
+	if (!ccs_topo_yaml_load(topo, v, k, &h, &d) && !ccs_comm_build(h, fc->n, ppn, &hc, err, sizeof err)) {
 		built = 1;
 		idle = 1;
 		for (size_t i = 0; i < n && idle; i++) {

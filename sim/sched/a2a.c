@@ -162,8 +162,8 @@ out:
 	return rc;
 }
 
-int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
-                       const char **why)
+int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
+                  const char **why)
 {
 	memset(s, 0, sizeof *s);
 	if (c->n < 2) {

@@ -41,10 +41,10 @@ int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, uns
  * ranks it declares.  CCS_EINPUT with "file:line:col: why" in diag on any
  * error, before anything runs. */
 struct ccs_diag;
-int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
-                   struct ccs_diag *diag);
+int ccs_sched_file_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
+                        struct ccs_diag *diag);
 /* An MSCCL algorithm's XML (sim/sched/msccl.c) as schedule YAML for a run
- * of bytes (its chunks: bytes / nchunksperloop); ccs_sched_load takes a
+ * of bytes (its chunks: bytes / nchunksperloop); ccs_sched_file_load takes a
  * path to one as it takes YAML.  *yaml is the caller's to ccs_free. */
 int ccs_sched_msccl_yaml(const char *name, const char *text, size_t len, double bytes, char **yaml,
                          struct ccs_diag *d);
@@ -97,8 +97,8 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 /* AllToAll, NCCL's direct algorithm (sim/sched/a2a.c): every pair, 8 peers
  * in flight per rank; coll CCS_COLL_SENDRECV: nccl-tests' sendrecv, each
  * rank sending S to the next. */
-int ccs_sched_alltoall(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
-                       const char **why);
+int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
+                  const char **why);
 
 /* Round-by-round schedules (sim/sched/steps.c): recursive doubling,
  * halving-doubling, Bruck, pairwise exchange and hierarchical AllReduce,
@@ -114,12 +114,12 @@ int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct cc
  * layer, released layer by layer as prefill computes them. */
 struct ccs_kv_cfg;
 struct ccs_kv_plan;
-int ccs_sched_kv(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const struct ccs_kv_plan *p,
-                 struct ccs_sched *s, const char **why);
+int ccs_sched_kvcache(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const struct ccs_kv_plan *p,
+                      struct ccs_sched *s, const char **why);
 
 /* An expert-parallel plan (model/moe.h, sim/sched/expert.c): its transfers,
  * forwards chunk-pipelined behind what they forward. */
 struct ccs_moe_plan;
-int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why);
+int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why);
 
 #endif

@@ -22,7 +22,7 @@
 
 #define FAN 62
 
-/* ccs_sched_moe's arrays, per transfer: its first op (the K chunks follow
+/* ccs_sched_expert's arrays, per transfer: its first op (the K chunks follow
  * it), its children and its index among its parent's, the first relay
  * (dispatch fan-out above FAN), K. */
 struct moe_ops {
@@ -246,7 +246,7 @@ static int moe_edges(struct ccs_dag *d, const struct moe_ops *m)
 	return CCS_OK;
 }
 
-int ccs_sched_moe(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why)
+int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why)
 {
 	memset(s, 0, sizeof *s);
 	size_t nx = p->nx;

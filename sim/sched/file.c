@@ -351,8 +351,8 @@ static int read_coll(struct ld *L, const struct ccs_ynode *root)
 	return CCS_OK;
 }
 
-int ccs_sched_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
-                   struct ccs_diag *diag)
+int ccs_sched_file_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
+                        struct ccs_diag *diag)
 {
 	static const char *const top_keys[] = { "name", "description", "ranks", "ops", "collective", "size" };
 	struct ld ld, *L = &ld;

@@ -15,8 +15,8 @@
 
 #define GATE_XFERS (CCS_SCHED_MAXSUCC - 1)
 
-int ccs_sched_kv(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const struct ccs_kv_plan *p,
-                 struct ccs_sched *s, const char **why)
+int ccs_sched_kvcache(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, const struct ccs_kv_plan *p,
+                      struct ccs_sched *s, const char **why)
 {
 	int nb = (p->npairs + GATE_XFERS - 1) / GATE_XFERS;
 	if (nb < 1) {

@@ -130,7 +130,7 @@ static int build(const struct acase *b, const struct ccs_comm *c, struct ccs_moe
 	}
 	int rc = ccs_moe_plan(c, &cfg, &route, NULL, CCS_MOE_DISPATCH, b->moe_algo, p, err, sizeof err);
 	ccs_moe_routing_release(&route);
-	if (rc || ccs_moe_eval(c, p, &mc) || ccs_sched_moe(c, p, s, &why)) {
+	if (rc || ccs_moe_eval(c, p, &mc) || ccs_sched_expert(c, p, s, &why)) {
 		fprintf(stderr, "%s: %s\n", b->label, rc ? err : why ? why : "no schedule");
 		return -1;
 	}
@@ -149,8 +149,8 @@ static void run_child(const struct acase *b)
 	struct ccs_moe_plan p;
 	char err[256];
 	memset(&p, 0, sizeof p);
-	if (ccs_topo_load(b->topo, b->sets, b->nsets, &t, &d) || ccs_comm_build(t, b->ranks, 0, &c, err, sizeof err) ||
-	    ccs_fabric_new(&c, &fab) || build(b, &c, &p, &s))
+	if (ccs_topo_yaml_load(b->topo, b->sets, b->nsets, &t, &d) || ccs_comm_build(t, b->ranks, 0, &c, err, sizeof err) ||
+	         ccs_fabric_new(&c, &fab) || build(b, &c, &p, &s))
 		return;
 	g_res.ranks = c.n;
 	g_res.nops = (double)s.nops;

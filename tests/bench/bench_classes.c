@@ -66,9 +66,9 @@ static void run_child(const struct bcase *b, struct res *x)
 	struct ccs_sched s;
 	const char *why;
 	char err[256];
-	if (ccs_topo_load(b->topo, b->sets, b->nsets, &t, &d) || ccs_comm_build(t, 0, 0, &c, err, sizeof err) ||
-	    ccs_fabric_new(&c, &fab) ||
-	    ccs_sched_build(&c, b->coll, b->algo, CCS_PROTO_SIMPLE, b->channels, b->bytes, &s, &why))
+	if (ccs_topo_yaml_load(b->topo, b->sets, b->nsets, &t, &d) || ccs_comm_build(t, 0, 0, &c, err, sizeof err) ||
+	         ccs_fabric_new(&c, &fab) ||
+	         ccs_sched_build(&c, b->coll, b->algo, CCS_PROTO_SIMPLE, b->channels, b->bytes, &s, &why))
 		return;
 	struct ccs_sim_stats st;
 	struct ccs_cost cc;

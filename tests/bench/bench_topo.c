@@ -99,7 +99,7 @@ static int run_phases(const struct bcase *c, double out[5])
 		memset(&d, 0, sizeof d);
 		struct ccs_topo *t;
 		double t0 = now();
-		if (ccs_topo_load(c->file, c->sets, c->nsets, &t, &d) == CCS_OK) {
+		if (ccs_topo_yaml_load(c->file, c->sets, c->nsets, &t, &d) == CCS_OK) {
 			double t1 = now();
 			struct ccs_topo_stats s;
 			if (ccs_topo_stats(t, &s) == CCS_OK) {
@@ -160,7 +160,7 @@ static void bench_predict(void)
 		struct ccs_diag d;
 		memset(&d, 0, sizeof d);
 		struct ccs_topo *t;
-		if (ccs_topo_load(files[i], NULL, 0, &t, &d)) {
+		if (ccs_topo_yaml_load(files[i], NULL, 0, &t, &d)) {
 			printf("%-28s failed: %s\n", files[i], d.msg);
 			continue;
 		}
@@ -219,9 +219,9 @@ static void sim_case_of(const char *topo, const char *const *sets, int nsets, in
 		struct ccs_sched s;
 		const char *why;
 		char err[256];
-		if (!ccs_topo_load(topo, sets, nsets, &t, &d) && !ccs_comm_build(t, 0, 0, &c, err, sizeof err) &&
-		    !ccs_fabric_new(&c, &fab) &&
-		    !ccs_sched_build(&c, coll, algo, CCS_PROTO_SIMPLE, C, bytes, &s, &why)) {
+		if (!ccs_topo_yaml_load(topo, sets, nsets, &t, &d) && !ccs_comm_build(t, 0, 0, &c, err, sizeof err) &&
+		         !ccs_fabric_new(&c, &fab) &&
+		         !ccs_sched_build(&c, coll, algo, CCS_PROTO_SIMPLE, C, bytes, &s, &why)) {
 			struct ccs_sim_stats st;
 			double t0 = now();
 			if (!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err)) {

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	struct ccs_topo *t = NULL;
-	FUZZ_REQUIRE(ccs_topo_load_buf("hgx-h100.yaml", base, base_n, NULL, 0, &t, &d) == CCS_OK);
+	FUZZ_REQUIRE(ccs_topo_yaml_load_buf("hgx-h100.yaml", base, base_n, NULL, 0, &t, &d) == CCS_OK);
 	char err[512] = "";
 	int rc = ccs_fault_apply(t, spec, err, sizeof err);
 	FUZZ_REQUIRE(rc == CCS_OK || (rc == CCS_EINPUT && err[0]));

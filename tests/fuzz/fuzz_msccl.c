@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		struct ccs_diag d2;
 		memset(&d2, 0, sizeof d2);
 		int ranks = 0;
-		int lrc = ccs_sched_load(path, comm, 1 << 20, &s, &ranks, &d2);
+		int lrc = ccs_sched_file_load(path, comm, 1 << 20, &s, &ranks, &d2);
 		fuzz_check_diag(lrc, d2.msg, d2.set);
 		if (lrc == CCS_OK)
 			ccs_sched_release(&s);

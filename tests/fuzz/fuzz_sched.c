@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	int ranks = 0;
-	int rc = ccs_sched_load(path, comm, 1 << 20, &s, &ranks, &d);
+	int rc = ccs_sched_file_load(path, comm, 1 << 20, &s, &ranks, &d);
 	fuzz_check_diag(rc, d.msg, d.set);
 	if (rc == CCS_OK) {
 		FUZZ_REQUIRE(ranks >= 1 && ranks <= 1000000 && s.nops >= 1);

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	struct ccs_topo *t = NULL;
-	int rc = ccs_topo_load_buf("fuzz.yaml", body, strlen(body), sets, ns, &t, &d);
+	int rc = ccs_topo_yaml_load_buf("fuzz.yaml", body, strlen(body), sets, ns, &t, &d);
 	fuzz_check_diag(rc, d.msg, d.set);
 	if (rc == CCS_OK) {
 		struct ccs_topo_stats st;

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		struct ccs_diag d2;
 		memset(&d2, 0, sizeof d2);
 		struct ccs_topo *t = NULL;
-		int lrc = ccs_topo_load_buf("fuzz.xml.yaml", yaml, strlen(yaml), NULL, 0, &t, &d2);
+		int lrc = ccs_topo_yaml_load_buf("fuzz.xml.yaml", yaml, strlen(yaml), NULL, 0, &t, &d2);
 		if (lrc != CCS_OK)
 			fprintf(stderr, "import gave YAML that does not load: %s\n%s\n", d2.msg, yaml);
 		FUZZ_REQUIRE(lrc == CCS_OK);

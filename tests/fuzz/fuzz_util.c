@@ -51,7 +51,7 @@ const struct ccs_comm *fuzz_hgx_h100(void)
 		struct ccs_diag d;
 		memset(&d, 0, sizeof d);
 		char err[256];
-		FUZZ_REQUIRE(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &topo, &d) == CCS_OK);
+		FUZZ_REQUIRE(ccs_topo_yaml_load("topologies/hgx-h100.yaml", NULL, 0, &topo, &d) == CCS_OK);
 		FUZZ_REQUIRE(ccs_comm_build(topo, 8, 0, &comm, err, sizeof err) == CCS_OK);
 	}
 	return &comm;

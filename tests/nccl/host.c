@@ -221,12 +221,12 @@ static void run_machine(void *lib, const char *sym, const struct machine *m, con
 	if (len > 4 && !strcmp(m->topo + len - 4, ".xml")) {
 		/* an NCCL topology dump, imported as the plugin imports it */
 		char *yaml = NULL, *warn = NULL;
-		ok = ccs_topo_import(m->topo, &yaml, &warn, &d) == CCS_OK &&
-		     ccs_topo_load_buf(m->topo, yaml, strlen(yaml), sets, ns, &t, &d) == CCS_OK;
+		ok = ccs_topo_yaml_import(m->topo, &yaml, &warn, &d) == CCS_OK &&
+		     ccs_topo_yaml_load_buf(m->topo, yaml, strlen(yaml), sets, ns, &t, &d) == CCS_OK;
 		ccs_free(yaml);
 		ccs_free(warn);
 	} else {
-		ok = ccs_topo_load(m->topo, sets, ns, &t, &d) == CCS_OK;
+		ok = ccs_topo_yaml_load(m->topo, sets, ns, &t, &d) == CCS_OK;
 	}
 	ok = ok && ccs_comm_build(t, m->ranks, m->ranks / m->nodes, &c, err, sizeof err) == CCS_OK;
 	CHECK(ok);

@@ -41,7 +41,7 @@ static inline struct ccs_topo *fx_load(const char *path, const char *const *sets
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	struct ccs_topo *t = NULL;
-	if (ccs_topo_load(path, sets, nsets, &t, &d)) {
+	if (ccs_topo_yaml_load(path, sets, nsets, &t, &d)) {
 		fprintf(stderr, "load %s: %s\n", path, d.msg);
 		return NULL;
 	}

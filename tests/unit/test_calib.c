@@ -469,8 +469,8 @@ static void test_calibration_file(void)
 	struct ccs_topo *t0 = NULL, *t1 = NULL;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	CHECK(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &t0, &d) == CCS_OK);
-	CHECK(ccs_topo_load(topo, NULL, 0, &t1, &d) == CCS_OK);
+	CHECK(ccs_topo_yaml_load("topologies/hgx-h100.yaml", NULL, 0, &t0, &d) == CCS_OK);
+	CHECK(ccs_topo_yaml_load(topo, NULL, 0, &t1, &d) == CCS_OK);
 	if (d.set)
 		fprintf(stderr, "%s\n", d.msg);
 	if (t0 && t1) {
@@ -498,7 +498,7 @@ static void test_calibration_file(void)
 		fclose(f);
 	}
 	memset(&d, 0, sizeof d);
-	CHECK(ccs_topo_load(topo, NULL, 0, &t1, &d) == CCS_EINPUT);
+	CHECK(ccs_topo_yaml_load(topo, NULL, 0, &t1, &d) == CCS_EINPUT);
 	CHECK(d.set && strstr(d.msg, "fitted.yaml:3:24: efficiency of 'nvlink' must be a fraction in (0, 1], got '1.7'"));
 	f = fopen(cal, "w");
 	if (f) {
@@ -506,7 +506,7 @@ static void test_calibration_file(void)
 		fclose(f);
 	}
 	memset(&d, 0, sizeof d);
-	CHECK(ccs_topo_load(topo, NULL, 0, &t1, &d) == CCS_EINPUT);
+	CHECK(ccs_topo_yaml_load(topo, NULL, 0, &t1, &d) == CCS_EINPUT);
 	CHECK(d.set && strstr(d.msg, "fitted.yaml:1:1: not a calibration file"));
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -523,7 +523,7 @@ static void test_alloc_failures(void)
 	memset(&d, 0, sizeof d);
 	CHECK(ccs_ingest_read_file("tests/data/calib/all_reduce_perf-h100x8-mooncake.log", &text, &len, &d) == CCS_OK);
 	struct ccs_topo *t = NULL;
-	CHECK(ccs_topo_load("topologies/hgx-h100.yaml", NULL, 0, &t, &d) == CCS_OK);
+	CHECK(ccs_topo_yaml_load("topologies/hgx-h100.yaml", NULL, 0, &t, &d) == CCS_OK);
 	int bad = 0, ok = 0;
 	for (long n = 1; n < 400 && text && t; n++) {
 		struct ccs_meas_set set;

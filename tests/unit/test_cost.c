@@ -19,7 +19,7 @@ static struct ccs_topo *load_str(const char *text)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	struct ccs_topo *t = NULL;
-	if (ccs_topo_load_buf("mem.yaml", text, strlen(text), NULL, 0, &t, &d))
+	if (ccs_topo_yaml_load_buf("mem.yaml", text, strlen(text), NULL, 0, &t, &d))
 		fprintf(stderr, "load: %s\n", d.msg);
 	return t;
 }

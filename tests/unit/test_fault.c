@@ -21,7 +21,7 @@ static void sweep(const char *path, const char *const *sets, int nsets)
 		memset(&d, 0, sizeof d);
 		struct ccs_topo *t = NULL;
 		ccs_alloc_fail_at(n);
-		int rc = ccs_topo_load(path, sets, nsets, &t, &d);
+		int rc = ccs_topo_yaml_load(path, sets, nsets, &t, &d);
 		if (rc == CCS_OK) {
 			struct ccs_topo_stats s;
 			rc = ccs_topo_stats(t, &s);
@@ -55,7 +55,7 @@ static void sweep_sim(void)
 	struct ccs_comm c;
 	char err[256];
 	const char *sets[] = { "nodes=2" };
-	CHECK(!ccs_topo_load("topologies/hgx-h100-cluster.yaml", sets, 1, &t, &d));
+	CHECK(!ccs_topo_yaml_load("topologies/hgx-h100-cluster.yaml", sets, 1, &t, &d));
 	CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
 	if (!t)
 		return;
@@ -66,7 +66,7 @@ static void sweep_sim(void)
 		struct ccs_sched s;
 		int ranks;
 		ccs_alloc_fail_at(n);
-		int rc = ccs_sched_load("scenarios/incast-2node.yaml", &c, 0, &s, &ranks, &d);
+		int rc = ccs_sched_file_load("scenarios/incast-2node.yaml", &c, 0, &s, &ranks, &d);
 		if (rc == CCS_ENOMEM && !strstr(d.msg, "out of memory")) {
 			fprintf(stderr, "sim fail at %ld: message '%s'\n", n, d.msg);
 			bad++;

@@ -62,7 +62,7 @@ int main(void)
 			struct ccs_diag d;
 			memset(&d, 0, sizeof d);
 			struct ccs_topo *t = NULL;
-			int rc = ccs_topo_load_buf("fuzz.yaml", buf, blen, NULL, 0, &t, &d);
+			int rc = ccs_topo_yaml_load_buf("fuzz.yaml", buf, blen, NULL, 0, &t, &d);
 			if (rc == CCS_OK) {
 				struct ccs_topo_stats st;
 				CHECK(ccs_topo_stats(t, &st) == CCS_OK);

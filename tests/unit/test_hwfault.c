@@ -102,7 +102,7 @@ static void test_errors(void)
 		struct ccs_diag d;
 		memset(&d, 0, sizeof d);
 		struct ccs_topo *t2 = NULL;
-		CHECK(ccs_topo_load("/tmp/ccsim-test-faults.yaml", NULL, 0, &t2, &d) == CCS_EINPUT);
+		CHECK(ccs_topo_yaml_load("/tmp/ccsim-test-faults.yaml", NULL, 0, &t2, &d) == CCS_EINPUT);
 		CHECK(d.set && strstr(d.msg, "ccsim-test-faults.yaml:5:5: fault 'nic:node1/nic9:down': no device 'node1/nic9'"));
 		remove("/tmp/ccsim-test-faults.yaml");
 	}

@@ -37,7 +37,7 @@ static int up_on(const char *path, struct ccs_topo **t, struct ccs_comm *c, int 
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	*t = NULL;
-	if (ccs_topo_load(path, sets, 1, t, &d)) {
+	if (ccs_topo_yaml_load(path, sets, 1, t, &d)) {
 		fprintf(stderr, "load: %s\n", d.msg);
 		return -1;
 	}
@@ -269,7 +269,7 @@ static void test_sim_agrees(void)
 				const char *why;
 				struct ccs_sim_stats st;
 				ccs_fabric_cap_copy(fab, p.copy_Bps);
-				CHECK(!ccs_sched_moe(&c, &p, &s, &why));
+				CHECK(!ccs_sched_expert(&c, &p, &s, &why));
 				CHECK(!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err));
 				ccs_sched_release(&s);
 				CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
@@ -317,7 +317,7 @@ static void test_families(void)
 	struct ccs_sched s;
 	const char *why;
 	struct ccs_sim_stats st;
-	CHECK(!ccs_sched_moe(&c, &p, &s, &why));
+	CHECK(!ccs_sched_expert(&c, &p, &s, &why));
 	CHECK(!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err));
 	CHECK_NEAR(st.time_s, narrow.time_s, 0.01);
 	ccs_sched_release(&s);
@@ -407,7 +407,7 @@ static void test_kv(void)
 		struct ccs_sched s;
 		const char *why = NULL;
 		struct ccs_sim_stats st;
-		CHECK(!ccs_sched_kv(&c, &cfg, &p, &s, &why));
+		CHECK(!ccs_sched_kvcache(&c, &cfg, &p, &s, &why));
 		CHECK(!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err));
 		ccs_sched_release(&s);
 		CHECK_NEAR(st.bytes_sent, sum * cfg.layers, 1e-9);

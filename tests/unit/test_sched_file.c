@@ -26,7 +26,7 @@ static int sched_text(const char *text, const struct ccs_comm *c, struct ccs_sch
 	fclose(f);
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
-	int rc = ccs_sched_load(path, c, 0, s, ranks, &d);
+	int rc = ccs_sched_file_load(path, c, 0, s, ranks, &d);
 	snprintf(msg, n, "%s", d.set ? d.msg : "");
 	unlink(path);
 	return rc;
@@ -124,7 +124,7 @@ static void test_sched_file_more(void)
 		memset(&dd, 0, sizeof dd);
 		struct ccs_sched is;
 		int ir;
-		CHECK(!ccs_sched_load("scenarios/incast-2node.yaml", &c, 0, &is, &ir, &dd));
+		CHECK(!ccs_sched_file_load("scenarios/incast-2node.yaml", &c, 0, &is, &ir, &dd));
 		struct ccs_trace *trc = NULL;
 		char tpath[] = "/tmp/ccsim-trace-XXXXXX";
 		int fd = mkstemp(tpath);
@@ -176,7 +176,7 @@ static void test_sched_bisection(void)
 	memset(&d, 0, sizeof d);
 	struct ccs_sched bs;
 	int br = 0;
-	CHECK(!ccs_sched_load("scenarios/bisection-2to1.yaml", &c, 0, &bs, &br, &d) && br == 64);
+	CHECK(!ccs_sched_file_load("scenarios/bisection-2to1.yaml", &c, 0, &bs, &br, &d) && br == 64);
 	struct ccs_sim_stats st;
 	struct ccs_flows *fl = NULL;
 	CHECK(!ccs_sim_run(fab, &bs, &st, &fl, err, sizeof err));
@@ -225,7 +225,7 @@ static void test_msccl(void)
 	int ranks = 0;
 	double S = 1073741824.0;
 	char msg[512];
-	CHECK(!ccs_sched_load("tests/data/sched/msccl-ring-allreduce-8.xml", &c, S, &s, &ranks, &d) && ranks == 8);
+	CHECK(!ccs_sched_file_load("tests/data/sched/msccl-ring-allreduce-8.xml", &c, S, &s, &ranks, &d) && ranks == 8);
 	CHECK(!ccs_sim_run(fab, &s, &st, NULL, msg, sizeof msg));
 	CHECK_NEAR(st.bytes_sent, 14.0 * 8 * S / 8, 1e-9);
 	double hop = ccs_nccl_latency(&c.nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 0) -

@@ -16,7 +16,7 @@ static struct ccs_topo *load_str(const char *text, char *err, size_t errn)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	struct ccs_topo *t = NULL;
-	if (ccs_topo_load_buf("mem.yaml", text, strlen(text), NULL, 0, &t, &d)) {
+	if (ccs_topo_yaml_load_buf("mem.yaml", text, strlen(text), NULL, 0, &t, &d)) {
 		snprintf(err, errn, "%s", d.msg);
 		return NULL;
 	}

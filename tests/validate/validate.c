@@ -304,7 +304,7 @@ int score_row(char **f, struct result *r, const char *const *extra, int nextra)
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
 	struct ccs_topo *t = NULL;
-	if (ccs_topo_load(path, sets, nsets, &t, &d)) {
+	if (ccs_topo_yaml_load(path, sets, nsets, &t, &d)) {
 		fprintf(stderr, "validate: %s: %s\n", r->id, d.msg);
 		return 1;
 	}

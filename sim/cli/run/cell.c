@@ -49,7 +49,7 @@ static int kv_cell(const struct ccs_comm *c, const struct work *w, int engine, s
 	if (!rc && engine) {
 		struct ccs_sched s;
 		const char *why = NULL;
-		rc = ccs_sched_kv(c, &cfg, &p, &s, &why);
+		rc = ccs_sched_kvcache(c, &cfg, &p, &s, &why);
 		if (rc && rc != CCS_ENOMEM)
 			snprintf(err, errn, "%s", why);
 		if (!rc)
@@ -180,7 +180,7 @@ static int moe_cell(const struct ccs_comm *c, const struct work *w, int engine, 
 			const char *why;
 			rc = ccs_moe_plan(c, &w->cfg, &r, NULL, w->op, best, &p, err, errn);
 			if (!rc) {
-				rc = ccs_sched_moe(c, &p, &s, &why);
+				rc = ccs_sched_expert(c, &p, &s, &why);
 				ccs_moe_plan_release(&p);
 				if (rc)
 					snprintf(err, errn, "%s", why);
