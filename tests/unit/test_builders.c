@@ -1,6 +1,6 @@
 /*
-** tests/unit/test_builders.c: the ops three schedule builders emit for 4
-** ranks of one HGX H100 node, one channel, Simple, 4 MiB AllReduce, checked
+** tests/unit/test_builders.c: the ops five schedule builders emit for 4
+** ranks of one HGX H100 node, one channel, Simple, 4 MiB, checked
 ** op by op against the algorithm as drawn by hand:
 **   ring  2 (n - 1) = 6 steps, step k of rank r its op k n + r: r sends
 **         S / n to r + 1 once its own step k - 1 and its predecessor's have
@@ -14,6 +14,12 @@
 **         plus the step's synchronisation as bytes at the chain's port share
 **   nvls  one op per rank through its scale-up ports: S + S / p bytes (its
 **         share up and the whole result back), no dependency
+**   a2a   (AllToAll, direct) every rank sends S / n to each of the 3 others
+**         in NCCL's rounds, all 3 within one 8-round batch so none waits;
+**         the first ops of a rank carry the base latency
+**   rd    (AllReduce, recursive doubling) 2 rounds; in round k rank r sends
+**         S to r xor 2^k; round 1 of r waits for r's own send of round 0 and
+**         for the one that reached r; the base latency in round 0
 ** (test_sched.c and test_engine.c hold them against the closed form.)
 */
 #include "../check.h"
@@ -127,6 +133,63 @@ static void test_nvls(const struct ccs_comm *c)
 	ccs_sched_release(&s);
 }
 
+static void test_a2a(const struct ccs_comm *c)
+{
+	struct ccs_sched s;
+	const char *why = NULL;
+	CHECK(!ccs_sched_build(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, S_BYTES, &s, &why));
+	int n = c->n;
+	CHECK(s.nops == (uint64_t)n * (uint64_t)(n - 1));
+	double base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+	double hop = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 1, 0) - base;
+	int bad = 0;
+	unsigned to[4] = { 0 };
+	for (uint64_t id = 0; id < s.nops; id++) {
+		struct ccs_op o;
+		ccs_sched_get(&s, id, &o);
+		bad += o.kind != CCS_OP_XFER || o.src < 0 || o.src >= n || o.dst < 0 || o.dst >= n || o.src == o.dst;
+		if (o.src >= 0 && o.src < n && o.dst >= 0 && o.dst < n)
+			to[o.src] |= 1u << o.dst;
+		bad += fabs(o.bytes - (double)S_BYTES / n) > 1e-6;
+		bad += fabs(o.delay_s - base - hop) > 1e-12;
+		bad += ccs_sched_ndeps(&s, id) != 0 || !succ_is(&s, id, UINT64_MAX, UINT64_MAX);
+	}
+	/* each rank to every other once */
+	for (int r = 0; r < n; r++)
+		bad += to[r] != (((1u << n) - 1) & ~(1u << r));
+	CHECK(bad == 0);
+	ccs_sched_release(&s);
+}
+
+static void test_rd(const struct ccs_comm *c)
+{
+	struct ccs_sched s;
+	const char *why = NULL;
+	CHECK(!ccs_sched_build(c, CCS_COLL_ALLREDUCE, CCS_ALGO_RD, CCS_PROTO_SIMPLE, 0, S_BYTES, &s, &why));
+	int n = c->n;
+	CHECK(s.nops == 2 * (uint64_t)n);
+	int bad = 0;
+	for (int k = 0; k < 2; k++)
+		for (int r = 0; r < n; r++) {
+			uint64_t id = (uint64_t)(k * n + r);
+			struct ccs_op o;
+			ccs_sched_get(&s, id, &o);
+			int peer = r ^ (1 << k);
+			bad += o.kind != CCS_OP_XFER || o.src != r || o.dst != peer;
+			bad += fabs(o.bytes - (double)S_BYTES) > 1e-6;
+			bad += ccs_sched_ndeps(&s, id) != (k ? 2u : 0u);
+			bad += k ? !succ_is(&s, id, UINT64_MAX, UINT64_MAX)
+			         : !succ_is(&s, id, (uint64_t)(n + r), (uint64_t)(n + peer));
+		}
+	/* round 0 pays the base latency on top of round 1's delay */
+	struct ccs_op o0, o1;
+	ccs_sched_get(&s, 0, &o0);
+	ccs_sched_get(&s, (uint64_t)n, &o1);
+	CHECK_NEAR(o0.delay_s - o1.delay_s, ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0), 1e-9);
+	CHECK(bad == 0);
+	ccs_sched_release(&s);
+}
+
 int main(void)
 {
 	struct ccs_topo *t;
@@ -143,6 +206,8 @@ int main(void)
 	test_ring(&c);
 	test_tree(&c);
 	test_nvls(&c);
+	test_a2a(&c);
+	test_rd(&c);
 	ccs_comm_release(&c);
 	fx_down(t, &c0, fab);
 	return CHECK_DONE("test_builders");
