@@ -93,15 +93,13 @@ static int c_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, c
 	struct ccs_simrun *r = ctx;
 	if (ev->kind == EV_FAULT)
 		return c_strike(r, e, now);
-	int ended;
-	CCS_TRY(ccs_simrun_flow_ended(r, e, ev, now, &ended));
-	if (!ended)
+	uint64_t opid;
+	double bytes;
+	CCS_TRY(ccs_simrun_flow_end(r, e, ev, now, &opid, &bytes));
+	if (opid == UINT64_MAX)
 		return CCS_OK;
-	uint32_t f = (uint32_t)ev->id;
-	uint64_t opid = ccs_flows_tag(r->fl, f);
 	uint32_t m = ccs_classes_members(r->cls, (uint32_t)(opid % ccs_classes_count(r->cls)));
-	r->st->bytes_received += ccs_flows_bytes(r->fl, f) * m;
-	ccs_flows_remove(r->fl, f, now);
+	r->st->bytes_received += bytes * m;
 	ccs_classes_done(r->cls, opid, now);
 	*done = opid;
 	return CCS_OK;

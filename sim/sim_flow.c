@@ -195,14 +195,12 @@ static int m_fire(void *ctx, struct ccs_engine *e, const struct ccs_event *ev, c
 	struct ccs_simrun *r = ctx;
 	if (ev->kind == EV_FAULT)
 		return strike(r, e, now, err, errn);
-	int ended;
-	CCS_TRY(ccs_simrun_flow_ended(r, e, ev, now, &ended));
-	if (!ended)
+	uint64_t opid;
+	double bytes;
+	CCS_TRY(ccs_simrun_flow_end(r, e, ev, now, &opid, &bytes));
+	if (opid == UINT64_MAX)
 		return CCS_OK;
-	uint32_t f = (uint32_t)ev->id;
-	uint64_t opid = ccs_flows_tag(r->fl, f);
-	r->st->bytes_received += ccs_flows_bytes(r->fl, f);
-	ccs_flows_remove(r->fl, f, now);
+	r->st->bytes_received += bytes;
 	/* other parts of a sprayed transfer may still move */
 	if (part_done(r, opid))
 		*done = opid;

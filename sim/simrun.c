@@ -50,19 +50,19 @@ double ccs_simrun_late_s(void *ctx, const struct ccs_op *op)
 	return op->src >= 0 ? ccs_fabric_start_s(r->fab, op->src) : 0;
 }
 
-/* A flow's finish event at now: *ended 1 when flow ev->id is done (else
- * the event was replaced by an earlier one, or is queued again for the
- * flow's later end). */
-int ccs_simrun_flow_ended(struct ccs_simrun *r, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, int *ended)
+int ccs_simrun_flow_end(struct ccs_simrun *r, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now,
+                        uint64_t *op, double *bytes)
 {
 	uint32_t f = (uint32_t)ev->id;
-	*ended = 0;
+	*op = UINT64_MAX;
 	if (ccs_flows_version(r->fl, f) != ev->ver)
 		return CCS_OK;          /* replaced by an earlier one */
 	ccs_time again;
 	if (!ccs_flows_due(r->fl, f, now, &again))
 		return ccs_engine_push(e, again, EV_DONE, f, ev->ver);   /* its end moved later */
-	*ended = 1;
+	*op = ccs_flows_tag(r->fl, f);
+	*bytes = ccs_flows_bytes(r->fl, f);
+	ccs_flows_remove(r->fl, f, now);
 	return CCS_OK;
 }
 

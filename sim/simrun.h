@@ -74,10 +74,12 @@ int ccs_simrun_route(struct ccs_fabric *fab, const struct ccs_sched *s, uint64_t
 int    ccs_simrun_begin(void *ctx, struct ccs_engine *e);
 double ccs_simrun_late_s(void *ctx, const struct ccs_op *op);
 int    ccs_simrun_advance(void *ctx, struct ccs_engine *e, ccs_time now);
-/* A flow's finish event at now: *ended 1 when flow ev->id is done (else
- * the event was replaced by an earlier one, or is queued again for the
- * flow's later end). */
-int ccs_simrun_flow_ended(struct ccs_simrun *r, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now, int *ended);
+/* A flow's finish event at now: when flow ev->id is done, it leaves the
+ * solver and *op gets the op it moved (its tag) and *bytes its bytes; else
+ * *op is UINT64_MAX (the event was replaced by an earlier one, or is
+ * queued again for the flow's later end). */
+int ccs_simrun_flow_end(struct ccs_simrun *r, struct ccs_engine *e, const struct ccs_event *ev, ccs_time now,
+                        uint64_t *op, double *bytes);
 /* The solver's capacities: the fabric's, a slow GPU's memory in bytes sent. */
 void ccs_simrun_caps(const struct ccs_simrun *r, double *caps);
 
