@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -337,6 +338,93 @@ static int bind_text(sqlite3_stmt *st, int i, const char *x)
 	return x && *x ? sqlite3_bind_text(st, i, x, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 
+/* A struct's fields as a statement's parameters or columns, in their
+ * order, and how each binds and reads back:
+ *   TEXT   char[]: bound as it is; NULL reads ""
+ *   TEXT0  char[]: "" binds NULL; NULL reads ""
+ *   I64    int64_t or uint64_t
+ *   U64_0  uint64_t: 0 binds NULL; NULL reads 0
+ *   INT    int;  INT0: 0 binds NULL, NULL reads 0
+ *   REAL   double, bound as it is
+ *   REALN  double: a value not finite binds NULL; NULL reads NaN
+ *   ORD    int64_t: below 0 binds NULL; NULL reads -1
+ * One table per struct serves its INSERT and its SELECT. */
+enum { F_TEXT, F_TEXT0, F_I64, F_U64_0, F_INT, F_INT0, F_REAL, F_REALN, F_ORD };
+struct field {
+	int kind;
+	size_t off, size;
+};
+#define FIELD(k, T, f) { k, offsetof(T, f), sizeof(((T *)0)->f) }
+
+/* Fields f[0..n) of the struct at p into parameters first, first + 1, ... */
+static int bind_fields(sqlite3_stmt *st, int first, const struct field *f, int n, const void *p)
+{
+	int e = 0;
+	for (int i = 0; i < n; i++) {
+		const char *x = (const char *)p + f[i].off;
+		int k = first + i;
+		int64_t v64;
+		int vi;
+		double vd;
+		switch (f[i].kind) {
+		case F_TEXT: e |= sqlite3_bind_text(st, k, x, -1, SQLITE_TRANSIENT); break;
+		case F_TEXT0: e |= bind_text(st, k, x); break;
+		case F_I64:
+		case F_U64_0:
+		case F_ORD:
+			memcpy(&v64, x, sizeof v64);
+			e |= (f[i].kind == F_U64_0 && !v64) || (f[i].kind == F_ORD && v64 < 0) ? sqlite3_bind_null(st, k)
+			                                                                       : sqlite3_bind_int64(st, k, v64);
+			break;
+		case F_INT:
+		case F_INT0:
+			memcpy(&vi, x, sizeof vi);
+			e |= f[i].kind == F_INT0 && !vi ? sqlite3_bind_null(st, k) : sqlite3_bind_int(st, k, vi);
+			break;
+		default:
+			memcpy(&vd, x, sizeof vd);
+			e |= f[i].kind == F_REALN ? bind_real(st, k, vd) : sqlite3_bind_double(st, k, vd);
+			break;
+		}
+	}
+	return e;
+}
+
+/* A text column into dst; SQLITE_NOMEM when SQLite could not make the text
+ * of a value that is not NULL (the row must not be read as empty). */
+static int col_text(sqlite3_stmt *st, int i, char *dst, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	if (!t && sqlite3_column_type(st, i) != SQLITE_NULL)
+		return SQLITE_NOMEM;
+	snprintf(dst, n, "%s", t ? (const char *)t : "");
+	return SQLITE_OK;
+}
+
+/* Columns first, first + 1, ... into fields f[0..n) of the struct at p. */
+static int fill_fields(sqlite3_stmt *st, int first, const struct field *f, int n, void *p)
+{
+	int e = 0;
+	for (int i = 0; i < n; i++) {
+		char *x = (char *)p + f[i].off;
+		int k = first + i, null = sqlite3_column_type(st, k) == SQLITE_NULL;
+		int64_t v64 = f[i].kind == F_ORD && null ? -1 : sqlite3_column_int64(st, k);
+		int vi = sqlite3_column_int(st, k);
+		double vd = f[i].kind == F_REALN && null ? (double)NAN : sqlite3_column_double(st, k);
+		switch (f[i].kind) {
+		case F_TEXT:
+		case F_TEXT0: e |= col_text(st, k, x, f[i].size); break;
+		case F_I64:
+		case F_U64_0:
+		case F_ORD: memcpy(x, &v64, sizeof v64); break;
+		case F_INT:
+		case F_INT0: memcpy(x, &vi, sizeof vi); break;
+		default: memcpy(x, &vd, sizeof vd); break;
+		}
+	}
+	return e;
+}
+
 static int host_id(struct ccs_store *s, const char *host, const char *created, int64_t *id, struct ccs_diag *d)
 {
 	const char *add[] = { host, created };
@@ -380,40 +468,30 @@ struct meas_rows {
 	const struct ccs_meas *m;
 };
 
-/* A measurement's columns but its flag (?1..?15). */
+/* A measurement's fields, as stored (schema 5: its flag last). */
+static const struct field meas_fields[] = {
+	FIELD(F_TEXT, struct ccs_meas, source),     FIELD(F_TEXT, struct ccs_meas, name),
+	FIELD(F_TEXT, struct ccs_meas, cls),        FIELD(F_TEXT, struct ccs_meas, variant),
+	FIELD(F_TEXT0, struct ccs_meas, devices),   FIELD(F_I64, struct ccs_meas, size),
+	FIELD(F_U64_0, struct ccs_meas, iters),     FIELD(F_INT0, struct ccs_meas, ranks),
+	FIELD(F_REAL, struct ccs_meas, median_s),   FIELD(F_REALN, struct ccs_meas, min_s),
+	FIELD(F_REALN, struct ccs_meas, max_s),     FIELD(F_REALN, struct ccs_meas, busbw_Bps),
+	FIELD(F_TEXT0, struct ccs_meas, file),      FIELD(F_INT, struct ccs_meas, line),
+	FIELD(F_TEXT, struct ccs_meas, flag),
+};
+#define MEAS_FIELDS ((int)(sizeof meas_fields / sizeof meas_fields[0]))
+
+/* A schema 4 database has no flag column. */
 static int bind_meas_v4(sqlite3_stmt *st, size_t i, void *ctx)
 {
-	int e = 0;
 	const struct meas_rows *w = ctx;
-	const struct ccs_meas *x = &w->m[i];
-	e |= sqlite3_bind_int64(st, 1, w->run);
-	e |= sqlite3_bind_text(st, 2, x->source, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 3, x->name, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 4, x->cls, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 5, x->variant, -1, SQLITE_TRANSIENT);
-	e |= bind_text(st, 6, x->devices);
-	e |= sqlite3_bind_int64(st, 7, (sqlite3_int64)x->size);
-	if (x->iters)
-		e |= sqlite3_bind_int64(st, 8, (sqlite3_int64)x->iters);
-	else
-		e |= sqlite3_bind_null(st, 8);
-	if (x->ranks)
-		e |= sqlite3_bind_int(st, 9, x->ranks);
-	else
-		e |= sqlite3_bind_null(st, 9);
-	e |= sqlite3_bind_double(st, 10, x->median_s);
-	e |= bind_real(st, 11, x->min_s);
-	e |= bind_real(st, 12, x->max_s);
-	e |= bind_real(st, 13, x->busbw_Bps);
-	e |= bind_text(st, 14, x->file);
-	e |= sqlite3_bind_int(st, 15, x->line);
-	return e;
+	return sqlite3_bind_int64(st, 1, w->run) | bind_fields(st, 2, meas_fields, MEAS_FIELDS - 1, &w->m[i]);
 }
 
 static int bind_meas(sqlite3_stmt *st, size_t i, void *ctx)
 {
 	const struct meas_rows *w = ctx;
-	return bind_meas_v4(st, i, ctx) | sqlite3_bind_text(st, 16, w->m[i].flag, -1, SQLITE_TRANSIENT);
+	return sqlite3_bind_int64(st, 1, w->run) | bind_fields(st, 2, meas_fields, MEAS_FIELDS, &w->m[i]);
 }
 
 int ccs_store_add_run(struct ccs_store *s, struct ccs_run_info *r, const struct ccs_meas *m, size_t n,
@@ -475,22 +553,6 @@ fail:
 	return rc;
 }
 
-/* A text column into dst; SQLITE_NOMEM when SQLite could not make the text
- * of a value that is not NULL (the row must not be read as empty). */
-static int col_text(sqlite3_stmt *st, int i, char *dst, size_t n)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	if (!t && sqlite3_column_type(st, i) != SQLITE_NULL)
-		return SQLITE_NOMEM;
-	snprintf(dst, n, "%s", t ? (const char *)t : "");
-	return SQLITE_OK;
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? (double)NAN : sqlite3_column_double(st, i);
-}
-
 /* Rows of sql (with ?1 bound to arg when arg >= 0) into a growing array of
  * elements of size sz, each filled by fill; the caller frees *out.  On
  * failure nothing is left to free. */
@@ -528,20 +590,17 @@ static int read_rows(struct ccs_store *s, const char *sql, int64_t arg, void **o
 	return rc;
 }
 
+static const struct field run_fields[] = {
+	FIELD(F_I64, struct ccs_run_info, id),              FIELD(F_TEXT, struct ccs_run_info, host),
+	FIELD(F_TEXT, struct ccs_run_info, created),        FIELD(F_TEXT, struct ccs_run_info, kind),
+	FIELD(F_TEXT, struct ccs_run_info, topology),       FIELD(F_TEXT, struct ccs_run_info, sources),
+	FIELD(F_TEXT, struct ccs_run_info, versions),       FIELD(F_TEXT, struct ccs_run_info, ccsim_version),
+	FIELD(F_I64, struct ccs_run_info, nmeas),
+};
+
 static int fill_run(sqlite3_stmt *st, void *p)
 {
-	int e = 0;
-	struct ccs_run_info *x = p;
-	x->id = sqlite3_column_int64(st, 0);
-	e |= col_text(st, 1, x->host, sizeof x->host);
-	e |= col_text(st, 2, x->created, sizeof x->created);
-	e |= col_text(st, 3, x->kind, sizeof x->kind);
-	e |= col_text(st, 4, x->topology, sizeof x->topology);
-	e |= col_text(st, 5, x->sources, sizeof x->sources);
-	e |= col_text(st, 6, x->versions, sizeof x->versions);
-	e |= col_text(st, 7, x->ccsim_version, sizeof x->ccsim_version);
-	x->nmeas = sqlite3_column_int64(st, 8);
-	return e;
+	return fill_fields(st, 0, run_fields, (int)(sizeof run_fields / sizeof run_fields[0]), p);
 }
 
 int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, struct ccs_diag *d)
@@ -555,24 +614,7 @@ int ccs_store_runs(struct ccs_store *s, struct ccs_run_info **out, size_t *n, st
 
 static int fill_meas(sqlite3_stmt *st, void *p)
 {
-	int e = 0;
-	struct ccs_meas *x = p;
-	e |= col_text(st, 0, x->source, sizeof x->source);
-	e |= col_text(st, 1, x->name, sizeof x->name);
-	e |= col_text(st, 2, x->cls, sizeof x->cls);
-	e |= col_text(st, 3, x->variant, sizeof x->variant);
-	e |= col_text(st, 4, x->devices, sizeof x->devices);
-	x->size = (uint64_t)sqlite3_column_int64(st, 5);
-	x->iters = (uint64_t)sqlite3_column_int64(st, 6);
-	x->ranks = sqlite3_column_int(st, 7);
-	x->median_s = sqlite3_column_double(st, 8);
-	x->min_s = col_real(st, 9);
-	x->max_s = col_real(st, 10);
-	x->busbw_Bps = col_real(st, 11);
-	e |= col_text(st, 12, x->file, sizeof x->file);
-	x->line = sqlite3_column_int(st, 13);
-	e |= col_text(st, 14, x->flag, sizeof x->flag);
-	return e;
+	return fill_fields(st, 0, meas_fields, MEAS_FIELDS, p);
 }
 
 int ccs_store_meas(struct ccs_store *s, int64_t run, int flagged, struct ccs_meas **out, size_t *n,
@@ -593,28 +635,24 @@ struct fit_rows {
 	const struct ccs_fit *f;
 };
 
+static const struct field fit_fields[] = {
+	FIELD(F_TEXT, struct ccs_fit, cls),         FIELD(F_TEXT, struct ccs_fit, name),
+	FIELD(F_I64, struct ccs_fit, lo),           FIELD(F_I64, struct ccs_fit, hi),
+	FIELD(F_REAL, struct ccs_fit, alpha_s),     FIELD(F_REALN, struct ccs_fit, alpha_lo),
+	FIELD(F_REALN, struct ccs_fit, alpha_hi),   FIELD(F_REAL, struct ccs_fit, beta_spB),
+	FIELD(F_REALN, struct ccs_fit, beta_lo),    FIELD(F_REALN, struct ccs_fit, beta_hi),
+	FIELD(F_REALN, struct ccs_fit, r2),         FIELD(F_REALN, struct ccs_fit, rms),
+	FIELD(F_INT, struct ccs_fit, n),
+};
+#define FIT_FIELDS ((int)(sizeof fit_fields / sizeof fit_fields[0]))
+
 static int bind_fit(sqlite3_stmt *st, size_t i, void *ctx)
 {
-	int e = 0;
 	const struct fit_rows *w = ctx;
-	const struct ccs_fit *f = &w->f[i];
-	e |= sqlite3_bind_int64(st, 1, w->run);
+	int e = sqlite3_bind_int64(st, 1, w->run);
 	e |= sqlite3_bind_text(st, 2, w->created, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 3, f->cls, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 4, f->name, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_int64(st, 5, (sqlite3_int64)f->lo);
-	e |= sqlite3_bind_int64(st, 6, (sqlite3_int64)f->hi);
-	e |= sqlite3_bind_double(st, 7, f->alpha_s);
-	e |= bind_real(st, 8, f->alpha_lo);
-	e |= bind_real(st, 9, f->alpha_hi);
-	e |= sqlite3_bind_double(st, 10, f->beta_spB);
-	e |= bind_real(st, 11, f->beta_lo);
-	e |= bind_real(st, 12, f->beta_hi);
-	e |= bind_real(st, 13, f->r2);
-	e |= bind_real(st, 14, f->rms);
-	e |= sqlite3_bind_int(st, 15, f->n);
-	e |= sqlite3_bind_int64(st, 16, w->batch);
-	return e;
+	e |= bind_fields(st, 3, fit_fields, FIT_FIELDS, &w->f[i]);
+	return e | sqlite3_bind_int64(st, 16, w->batch);
 }
 
 int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f, size_t n, struct ccs_diag *d)
@@ -634,22 +672,7 @@ int ccs_store_add_fits(struct ccs_store *s, int64_t run, const struct ccs_fit *f
 
 static int fill_fit(sqlite3_stmt *st, void *p)
 {
-	int e = 0;
-	struct ccs_fit *x = p;
-	e |= col_text(st, 0, x->cls, sizeof x->cls);
-	e |= col_text(st, 1, x->name, sizeof x->name);
-	x->lo = (uint64_t)sqlite3_column_int64(st, 2);
-	x->hi = (uint64_t)sqlite3_column_int64(st, 3);
-	x->alpha_s = sqlite3_column_double(st, 4);
-	x->alpha_lo = col_real(st, 5);
-	x->alpha_hi = col_real(st, 6);
-	x->beta_spB = sqlite3_column_double(st, 7);
-	x->beta_lo = col_real(st, 8);
-	x->beta_hi = col_real(st, 9);
-	x->r2 = col_real(st, 10);
-	x->rms = col_real(st, 11);
-	x->n = sqlite3_column_int(st, 12);
-	return e;
+	return fill_fields(st, 0, fit_fields, FIT_FIELDS, p);
 }
 
 int ccs_store_fits(struct ccs_store *s, int64_t run, struct ccs_fit **out, size_t *n, struct ccs_diag *d)
@@ -696,32 +719,29 @@ struct result_rows {
 	const struct ccs_result *r;
 };
 
+/* A result's fields as stored, its place in the points (ord) apart: the
+ * INSERT binds the time it was made between them. */
+static const struct field result_fields[] = {
+	FIELD(F_TEXT, struct ccs_result, point),          FIELD(F_TEXT, struct ccs_result, topo_hash),
+	FIELD(F_TEXT, struct ccs_result, design),         FIELD(F_TEXT, struct ccs_result, workload),
+	FIELD(F_TEXT, struct ccs_result, axes),           FIELD(F_INT, struct ccs_result, ranks),
+	FIELD(F_TEXT0, struct ccs_result, collective),    FIELD(F_TEXT0, struct ccs_result, algo),
+	FIELD(F_I64, struct ccs_result, size),            FIELD(F_REALN, struct ccs_result, t_model_s),
+	FIELD(F_REALN, struct ccs_result, t_sim_s),       FIELD(F_REALN, struct ccs_result, bw_model_Bps),
+	FIELD(F_REALN, struct ccs_result, bw_sim_Bps),    FIELD(F_REALN, struct ccs_result, lat_s),
+	FIELD(F_REALN, struct ccs_result, bwterm_s),      FIELD(F_REALN, struct ccs_result, step_s),
+	FIELD(F_TEXT0, struct ccs_result, bound),
+};
+#define RESULT_FIELDS ((int)(sizeof result_fields / sizeof result_fields[0]))
+static const struct field result_ord = FIELD(F_ORD, struct ccs_result, ord);
+
 static int bind_result(sqlite3_stmt *st, size_t i, void *ctx)
 {
-	int e = 0;
 	const struct result_rows *w = ctx;
-	const struct ccs_result *x = &w->r[i];
-	e |= sqlite3_bind_int64(st, 1, w->scenario);
-	e |= sqlite3_bind_text(st, 2, x->point, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 3, x->topo_hash, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 4, x->design, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 5, x->workload, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_text(st, 6, x->axes, -1, SQLITE_TRANSIENT);
-	e |= sqlite3_bind_int(st, 7, x->ranks);
-	e |= bind_text(st, 8, x->collective);
-	e |= bind_text(st, 9, x->algo);
-	e |= sqlite3_bind_int64(st, 10, (sqlite3_int64)x->size);
-	e |= bind_real(st, 11, x->t_model_s);
-	e |= bind_real(st, 12, x->t_sim_s);
-	e |= bind_real(st, 13, x->bw_model_Bps);
-	e |= bind_real(st, 14, x->bw_sim_Bps);
-	e |= bind_real(st, 15, x->lat_s);
-	e |= bind_real(st, 16, x->bwterm_s);
-	e |= bind_real(st, 17, x->step_s);
-	e |= bind_text(st, 18, x->bound);
-	e |= sqlite3_bind_text(st, 19, w->created, -1, SQLITE_TRANSIENT);
-	e |= x->ord >= 0 ? sqlite3_bind_int64(st, 20, x->ord) : sqlite3_bind_null(st, 20);
-	return e;
+	int e = sqlite3_bind_int64(st, 1, w->scenario);
+	e |= bind_fields(st, 2, result_fields, RESULT_FIELDS, &w->r[i]);
+	e |= sqlite3_bind_text(st, 2 + RESULT_FIELDS, w->created, -1, SQLITE_TRANSIENT);
+	return e | bind_fields(st, 3 + RESULT_FIELDS, &result_ord, 1, &w->r[i]);
 }
 
 int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct ccs_result *r, size_t n,
@@ -743,27 +763,7 @@ int ccs_store_add_results(struct ccs_store *s, int64_t scenario, const struct cc
 
 static int fill_result(sqlite3_stmt *st, void *p)
 {
-	int e = 0;
-	struct ccs_result *x = p;
-	e |= col_text(st, 0, x->point, sizeof x->point);
-	e |= col_text(st, 1, x->topo_hash, sizeof x->topo_hash);
-	e |= col_text(st, 2, x->design, sizeof x->design);
-	e |= col_text(st, 3, x->workload, sizeof x->workload);
-	e |= col_text(st, 4, x->axes, sizeof x->axes);
-	x->ranks = sqlite3_column_int(st, 5);
-	e |= col_text(st, 6, x->collective, sizeof x->collective);
-	e |= col_text(st, 7, x->algo, sizeof x->algo);
-	x->size = (uint64_t)sqlite3_column_int64(st, 8);
-	x->t_model_s = col_real(st, 9);
-	x->t_sim_s = col_real(st, 10);
-	x->bw_model_Bps = col_real(st, 11);
-	x->bw_sim_Bps = col_real(st, 12);
-	x->lat_s = col_real(st, 13);
-	x->bwterm_s = col_real(st, 14);
-	x->step_s = col_real(st, 15);
-	e |= col_text(st, 16, x->bound, sizeof x->bound);
-	x->ord = sqlite3_column_type(st, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 17);
-	return e;
+	return fill_fields(st, 0, result_fields, RESULT_FIELDS, p) | fill_fields(st, RESULT_FIELDS, &result_ord, 1, p);
 }
 
 int ccs_store_results(struct ccs_store *s, int64_t scenario, struct ccs_result **out, size_t *n, struct ccs_diag *d)
@@ -775,18 +775,16 @@ int ccs_store_results(struct ccs_store *s, int64_t scenario, struct ccs_result *
 	                 scenario, (void **)out, n, sizeof **out, fill_result, "cannot read results", d);
 }
 
+static const struct field scen_fields[] = {
+	FIELD(F_I64, struct ccs_scenario_info, id),               FIELD(F_TEXT, struct ccs_scenario_info, name),
+	FIELD(F_TEXT, struct ccs_scenario_info, path),            FIELD(F_TEXT, struct ccs_scenario_info, hash),
+	FIELD(F_TEXT, struct ccs_scenario_info, ccsim_version),   FIELD(F_TEXT, struct ccs_scenario_info, created),
+	FIELD(F_I64, struct ccs_scenario_info, nresults),
+};
+
 static int fill_scen(sqlite3_stmt *st, void *p)
 {
-	int e = 0;
-	struct ccs_scenario_info *x = p;
-	x->id = sqlite3_column_int64(st, 0);
-	e |= col_text(st, 1, x->name, sizeof x->name);
-	e |= col_text(st, 2, x->path, sizeof x->path);
-	e |= col_text(st, 3, x->hash, sizeof x->hash);
-	e |= col_text(st, 4, x->ccsim_version, sizeof x->ccsim_version);
-	e |= col_text(st, 5, x->created, sizeof x->created);
-	x->nresults = sqlite3_column_int64(st, 6);
-	return e;
+	return fill_fields(st, 0, scen_fields, (int)(sizeof scen_fields / sizeof scen_fields[0]), p);
 }
 
 int ccs_store_scenarios(struct ccs_store *s, struct ccs_scenario_info **out, size_t *n, struct ccs_diag *d)
