@@ -2,6 +2,7 @@
  * (the event simulator), one command line and nccl-tests' format for both. */
 #include "cli.h"
 #include "../../model/escape.h"
+#include "predict.h"
 #include "simrow.h"
 
 #include "../../model/bound.h"
@@ -57,17 +58,6 @@ static void usage(FILE *f)
 	        "--links prints the busiest links of the last size; equivalent transfers (same route shape,\n"
 	        "same timing) are simulated once as a class unless --per-flow asks for every flow (the same\n"
 	        "results, the reference; docs/simulator.md).");
-}
-
-/* nccl-tests' getFloatStr: fit v into width with %.2f, %.1f, %.0f, else %e. */
-static void fit(char *buf, size_t n, double v, int width)
-{
-	for (int prec = 2; prec >= 0; prec--) {
-		int k = snprintf(buf, n, "%.*f", prec, v);
-		if (k <= width)
-			return;
-	}
-	snprintf(buf, n, "%.*e", width >= 7 ? 1 : 0, v);
 }
 
 static int env_int(const char *name, int *out)
@@ -201,34 +191,9 @@ static int take_granularity(const char *me_, const struct ccs_args_opt *o, const
 	return 0;
 }
 
-/* A predict or simulate request: the options, what they resolve to, and
- * the rows (one per size) being timed. */
-struct req {
-	int sim;
-	const char *topo, *coll_s, *algo_s, *proto_s, *format, *dtype_s, *op_s, *trace_path;
-	uint64_t minb, maxb, stepb;
-	double factor;
-	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow, verbose, trace_level;
-	struct ccs_cut cut1;        /* the cut bound of one byte */
-	const char *sched_path[8];
-	int nsched;
-	struct ccs_args_sets sets;
-	/* resolved */
-	int coll, op, fixed_algo, sched_flags, minch, maxch, n;
-	const struct ccs_dtype *dt;
-	unsigned all_algo, all_proto, amask, pmask;
-	struct ccs_topo *t;
-	struct ccs_comm comm;
-	struct ccs_selector sel;    /* comm's selection, precomputed (time_rows) */
-	struct ccs_fabric *fab;
-	struct ccs_flows *last_flows;
-	struct ccs_simrow_row *rows;
-	size_t nrows;
-	double avg_bus;
-};
 
 /* The options into rq: 0, 1 after --help, -1 after a message. */
-static int parse_req(struct req *rq, int argc, char **argv)
+static int parse_req(struct predict_req *rq, int argc, char **argv)
 {
 	struct sched_list sl = { rq->sched_path, &rq->nsched };
 	const struct ccs_args_opt opts[] = {
@@ -279,7 +244,7 @@ static int parse_req(struct req *rq, int argc, char **argv)
 }
 
 /* --schedule files instead of a collective: the exit status. */
-static int schedules(struct req *rq)
+static int schedules(struct predict_req *rq)
 {
 		if (!rq->topo) {
 		fprintf(stderr, "%s: missing -t TOPO\n", me);
@@ -294,7 +259,7 @@ static int schedules(struct req *rq)
 
 /* Names, format and sizes, checked before anything loads: 0, or -1 after a
  * message (usage errors). */
-static int check_req(struct req *rq)
+static int check_req(struct predict_req *rq)
 {
 	if (!rq->topo || !rq->coll_s) {
 		fprintf(stderr, "%s: %s\n", me, !rq->topo ? "missing -t TOPO" : "missing -c COLL");
@@ -336,7 +301,7 @@ static int check_req(struct req *rq)
  * NVLS-tree away from NCCL's choice and refuses them asked for by -a.
  * NCCL_COLLNET_ENABLE is read with the topology (args.c).  0, or -1 after
  * a message. */
-static int nvls_env(struct req *rq)
+static int nvls_env(struct predict_req *rq)
 {
 	const char *nv = getenv("NCCL_NVLS_ENABLE");
 	if (!nv || !*nv)
@@ -362,7 +327,7 @@ static int nvls_env(struct req *rq)
 
 /* Algorithm and protocol masks: flags, then NCCL's environment
  * (NCCL_ALGO, NCCL_PROTO, NCCL_PXN_DISABLE, NCCL_MIN/MAX_NCHANNELS). */
-static int masks_of(struct req *rq)
+static int masks_of(struct predict_req *rq)
 {
 	/* Algorithm and protocol masks: flags, then NCCL's environment. */
 	rq->all_algo = (1u << CCS_ALGO_N) - 1;
@@ -423,7 +388,7 @@ static int masks_of(struct req *rq)
 
 /* The topology and communicator, channels from NCCL's environment, and a
  * fixed algorithm that must apply: 0, or -1 after a message. */
-static int setup(struct req *rq)
+static int setup(struct predict_req *rq)
 {
 	if (ccs_args_topo(NULL, rq->topo, &rq->sets, &rq->t) || ccs_args_comm(me, rq->t, rq->nranks, rq->ppn, &rq->comm))
 		return -1;
@@ -467,7 +432,7 @@ static int setup(struct req *rq)
 }
 
 /* One row per size from -b to -e by -f or -i. */
-static int size_rows(struct req *rq)
+static int size_rows(struct predict_req *rq)
 {
 	/* Sizes. */
 	size_t cap = 0;
@@ -496,7 +461,7 @@ static int size_rows(struct req *rq)
 
 /* Each row's algorithm and protocol (NCCL's choice, or ours with --best) and
  * its time (closed form, or simulated), with the other choice beside it. */
-static int time_rows(struct req *rq)
+static int time_rows(struct predict_req *rq)
 {
 	double sum_bus = 0;
 	/* the other choice (ours beside NCCL's, or NCCL's beside ours) for the
@@ -578,153 +543,6 @@ static int time_rows(struct req *rq)
 	return 0;
 }
 
-/* -v: each row's cut bound, the least time the hardware allows whatever
- * the algorithm (model/bound.h), and how far the row is above it. */
-static void print_cuts(const struct req *rq)
-{
-	printf("# cut bound: bytes that must cross the busiest cut over its line rate (docs/model.md)\n");
-	printf("# %12s %12s %-10s %8s\n", "size (B)", "bound (us)", "cut", "time/cut");
-	for (size_t i = 0; i < rq->nrows; i++) {
-		const struct ccs_simrow_row *rw = &rq->rows[i];
-		printf("# %12llu %12.2f %-10s %8.2f\n", (unsigned long long)rw->bytes, rw->cut_s * 1e6,
-		       ccs_cut_name[rw->cut_by], rw->cut_s > 0 ? rw->time_s / rw->cut_s : 0.0);
-	}
-}
-
-/* -v with simulate: each row's run, as the simulator counts it: events,
- * flows (a class's members counted), the most in the solver at once, and
- * the classes it lumped them into with restarts, or why it ran per flow. */
-static void print_runs(const struct req *rq)
-{
-	printf("# simulator runs\n# %12s %12s %14s %10s %8s %12s %8s  %s\n", "size (B)", "events", "flows", "max active",
-	       "classes", "class flows", "restarts", "per flow because");
-	for (size_t i = 0; i < rq->nrows; i++) {
-		const struct ccs_simrow_row *rw = &rq->rows[i];
-		if (!rw->events)
-			continue;
-		printf("# %12llu %12llu %14llu %10u %8u %12llu %8u  %s\n", (unsigned long long)rw->bytes,
-		       (unsigned long long)rw->events, (unsigned long long)rw->flows, rw->max_active, rw->classes,
-		       (unsigned long long)rw->class_flows, rw->restarts, rw->per_flow_why ? rw->per_flow_why : "-");
-	}
-}
-
-/* The rows as CSV, one line a size. */
-static void print_csv(const struct req *rq)
-{
-	printf("collective,algo,proto,channels,ranks,bytes,time_us,algbw_GBps,busbw_GBps,bound\n");
-	for (size_t i = 0; i < rq->nrows; i++) {
-		const struct ccs_simrow_row *rw = &rq->rows[i];
-		char ab[2][32] = { "", "" };   /* no bandwidth (nothing moves): empty fields */
-		if (rw->time_s > 0 && rq->n > 1) {
-			snprintf(ab[0], sizeof ab[0], "%.6g", rw->algbw);
-			snprintf(ab[1], sizeof ab[1], "%.6g", rw->busbw);
-		}
-		printf("%s,%s,%s,%d,%d,%llu,%.6g,%s,%s,%s\n", ccs_coll_cli[rq->coll], ccs_algo_desc[rw->algo].name,
-		       ccs_proto_name[rw->proto], rw->channels, rq->n, (unsigned long long)rw->bytes, rw->time_s * 1e6,
-		       ab[0], ab[1], ccs_bound_name[rw->bound]);
-	}
-}
-
-/* The rows as one JSON object. */
-static void print_json(const struct req *rq)
-{
-	const char *type_name = rq->dt->name;
-	const char *op_name = ccs_coll_reduces(rq->coll) ? ccs_redop_name[rq->op] : "none";
-	char jn[1024];
-	printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
-	       "  \"ranks_per_group\": %d,\n  \"type\": \"%s\",\n  \"redop\": \"%s\",\n  \"selection\": \"%s\",\n"
-	       "  \"rows\": [", ccs_coll_name[rq->coll], ccs_escape_json(rq->t->name, jn, sizeof jn), rq->n, rq->comm.G, rq->comm.p, type_name, op_name,
-	       rq->best ? "ccsim" : "nccl");
-	for (size_t i = 0; i < rq->nrows; i++) {
-		const struct ccs_simrow_row *rw = &rq->rows[i];
-		char ab[2][32] = { "null", "null" };   /* no bandwidth (nothing moves) */
-		if (rw->time_s > 0 && rq->n > 1) {
-			snprintf(ab[0], sizeof ab[0], "%.6g", rw->algbw);
-			snprintf(ab[1], sizeof ab[1], "%.6g", rw->busbw);
-		}
-		printf("%s\n    {\"bytes\": %llu, \"count\": %llu, \"time_us\": %.6g, \"algbw_GBps\": %s, "
-		       "\"busbw_GBps\": %s, \"algo\": \"%s\", \"proto\": \"%s\", \"channels\": %d, \"bound\": \"%s\"",
-		       i ? "," : "", (unsigned long long)rw->bytes, (unsigned long long)rw->count, rw->time_s * 1e6, ab[0],
-		       ab[1], ccs_algo_desc[rw->algo].name, ccs_proto_name[rw->proto], rw->channels, ccs_bound_name[rw->bound]);
-		if (!rq->sim && !rq->t->ntimed)
-			printf(", \"terms_us\": {\"latency\": %.6g, \"sync\": %.6g, \"bandwidth\": %.6g}",
-			       rw->lat_s * 1e6, rw->sync_s * 1e6, rw->bw_s * 1e6);
-		printf(", \"cut_bound_us\": %.6g, \"cut\": \"%s\"", rw->cut_s * 1e6, ccs_cut_name[rw->cut_by]);
-		if (rw->alt_algo >= 0)
-			printf(", \"%s\": {\"algo\": \"%s\", \"proto\": \"%s\", \"time_us\": %.6g}", rq->best ? "nccl" : "best",
-			       ccs_algo_desc[rw->alt_algo].name, ccs_proto_name[rw->alt_proto], rw->alt_time * 1e6);
-		printf("}");
-	}
-	printf("\n  ],\n  \"avg_busbw_GBps\": %.6g\n}\n", rq->avg_bus);
-}
-
-/* The rows as nccl-tests prints them, with ccsim's columns after. */
-static void print_table(const struct req *rq)
-{
-	const char *type_name = rq->dt->name;
-	const char *op_name = ccs_coll_reduces(rq->coll) ? ccs_redop_name[rq->op] : "none";
-	int root_col = ccs_coll_rooted(rq->coll) ? rq->root : -1;
-	printf("# %s: %s on %s: %d ranks in %d group%s of %d (%s), %s's choice", me, ccs_coll_name[rq->coll],
-	       rq->t->name, rq->n, rq->comm.G, rq->comm.G == 1 ? "" : "s", rq->comm.p,
-	       rq->comm.intra_nvl ? "scale-up domains" : "nodes", rq->best ? "ccsim" : "NCCL");
-	if (rq->concurrent > 1)
-		printf("; %d copies at once (time: all done)", rq->concurrent);
-	printf("\n");
-	if (rq->t->nfault) {
-		printf("# faults: ");
-		for (uint32_t i = 0; i < rq->t->nfault; i++)
-			printf("%s%s", i ? ", " : "", rq->t->fault[i]);
-		if (rq->t->ntimed)
-			printf(rq->sim ? " ('@': struck during each run; flows on dead links rerouted)"
-			           : " ('@': the work done by then at the healthy rate, the rest at the struck one's)");
-		printf("\n");
-	}
-	if (rq->n < 2)
-		printf("# one rank: nothing moves between GPUs, so the time is 0 (NCCL returns after its launch, "
-		       "which is not modelled) and there is no bandwidth (N/A)\n");
-	printf("#\n");
-	printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %-14s %-6s %3s  %-8s %s\n", "size", "count", "type",
-	       "redop", "root", "time", "algbw", "busbw", "algo", "proto", "ch", "bound", rq->best ? "nccl" : "best");
-	printf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
-	       "(GB/s)");
-	for (size_t i = 0; i < rq->nrows; i++) {
-		const struct ccs_simrow_row *rw = &rq->rows[i];
-		char ts[32], as[32], bs[32], alt[96] = "-";
-		fit(ts, sizeof ts, rw->time_s * 1e6, 7);
-		fit(as, sizeof as, rw->algbw, 6);
-		fit(bs, sizeof bs, rw->busbw, 6);
-		if (!(rw->time_s > 0) || rq->n < 2) {
-			snprintf(as, sizeof as, "N/A");
-			snprintf(bs, sizeof bs, "N/A");
-		}
-		if (rw->alt_algo >= 0)
-			snprintf(alt, sizeof alt, "%s/%s@%.4gus", ccs_algo_desc[rw->alt_algo].name, ccs_proto_name[rw->alt_proto],
-			         rw->alt_time * 1e6);
-		printf("%12llu  %12llu  %8s  %6s  %6d  %7s  %6s  %6s  %-14s %-6s %3d  %-8s %s\n",
-		       (unsigned long long)rw->bytes, (unsigned long long)rw->count, type_name, op_name, root_col, ts,
-		       as, bs, ccs_algo_desc[rw->algo].name, ccs_proto_name[rw->proto], rw->channels,
-		       ccs_bound_name[rw->bound], alt);
-	}
-	printf("# Avg bus bandwidth    : %g \n", rq->avg_bus);
-	printf("#\n");
-	if (rq->verbose)
-		print_cuts(rq);
-	if (rq->verbose && rq->sim)
-		print_runs(rq);
-}
-
-static void print_rows(const struct req *rq)
-{
-	static const struct { const char *name; void (*print)(const struct req *); } fmts[] = {
-		{ "csv", print_csv }, { "json", print_json }, { "table", print_table },
-	};
-	for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
-		if (!strcmp(rq->format, fmts[i].name)) {   /* checked against these when parsed */
-			fmts[i].print(rq);
-			return;
-		}
-}
-
 static int run_coll(int argc, char **argv, int sim)
 {
 	me = sim ? "ccsim simulate" : "ccsim predict";
@@ -739,7 +557,7 @@ static int run_coll(int argc, char **argv, int sim)
 		if (!strcmp(c, "kvcache"))
 			return ccs_cmd_kv(argc, argv, sim);
 	}
-	struct req *rq = ccs_calloc(1, sizeof *rq);
+	struct predict_req *rq = ccs_calloc(1, sizeof *rq);
 	if (!rq) {
 		fprintf(stderr, "ccsim: out of memory\n");
 		return 1;
@@ -762,7 +580,7 @@ static int run_coll(int argc, char **argv, int sim)
 	else if (setup(rq) || size_rows(rq) || time_rows(rq))
 		rc = 1;
 	else {
-		print_rows(rq);
+		ccs_predict_out_rows(rq);
 		if (!strcmp(rq->format, "table") &&
 		    ccs_simrow_faults_idle(rq->t, rq->topo, &rq->sets, &rq->comm, rq->ppn, rq->coll, rq->rows, rq->nrows))
 			printf("# note: the fault%s change%s no row of the closed form: what failed is off these ranks' paths, "
