@@ -13,7 +13,8 @@
 ** take --set overrides ("key.path=value", positioned in their own source).
 ** Nesting is at most 64 levels deep (aliases included), and aliases expand
 ** to at most 100,000 nodes in one document (nested anchors, "billion
-** laughs", are refused at the alias that passes it).  Nodes and strings
+** laughs", are refused at the anchored node whose copy passes the limit:
+** libyaml's documents keep no position for the alias itself).  Nodes and strings
 ** live in the document's arena (d->a) until it is released.
 */
 #ifndef CCS_YTREE_H
