@@ -43,8 +43,9 @@ int ccs_diag_candidates(const struct ccs_topo *t, int ranks, int ppn, double exc
 			node_in[t->gpu[cm.rank_gpu[r]].node] = 1;
 	int multi = cm.G > 1, socket = cm.transport == CCS_TR_SOCKET;
 	ccs_comm_release(&cm);
-#define ADD(...) do { if (ccs_grow(&sp->spec, &sp->cap, sp->n + 1, sizeof *sp->spec)) { ccs_free(node_in); return -2; } \
-	snprintf(sp->spec[sp->n++], sizeof sp->spec[0], __VA_ARGS__); } while (0)
+#define ADD(k, a, ...) do { if (ccs_grow(&sp->c, &sp->cap, sp->n + 1, sizeof *sp->c)) { ccs_free(node_in); return -2; } \
+	sp->c[sp->n].kind = (k); sp->c[sp->n].all = (a); \
+	snprintf(sp->c[sp->n++].spec, sizeof sp->c[0].spec, __VA_ARGS__); } while (0)
 	uint32_t rail[3];
 	int nrail = 0;
 	for (uint32_t dv = 0; dv < t->ndev; dv++) {
@@ -55,33 +56,33 @@ int ccs_diag_candidates(const struct ccs_topo *t, int ranks, int ppn, double exc
 				for (uint32_t k = t->adj_off[dv]; k < t->adj_off[dv + 1]; k++) {
 					uint32_t o = t->adj_nbr[k];
 					if (t->dev[o].kind == CCS_DEV_NETSW && t->dev[o].tier > x->tier)
-						ADD("link:%s-%s:50%%", x->name, t->dev[o].name);
+						ADD(CCS_CAND_LINK, 0, "link:%s-%s:50%%", x->name, t->dev[o].name);
 				}
 			continue;
 		}
 		if (x->kind == CCS_DEV_NIC) {
-			ADD("nic:%s:down", x->name);
-			ADD("nic:%s:75%%", x->name);
-			ADD("nic:%s:50%%", x->name);
-			ADD("nic:%s:25%%", x->name);
+			ADD(CCS_CAND_NIC, 0, "nic:%s:down", x->name);
+			ADD(CCS_CAND_NIC, 0, "nic:%s:75%%", x->name);
+			ADD(CCS_CAND_NIC, 0, "nic:%s:50%%", x->name);
+			ADD(CCS_CAND_NIC, 0, "nic:%s:25%%", x->name);
 		} else if (x->kind == CCS_DEV_GPU) {
-			ADD("pcie:%s:x8", x->name);
-			ADD("pcie:%s:x4", x->name);
-			ADD("pcie:%s:gen4", x->name);
-			ADD("pcie:%s:gen3", x->name);
-			ADD("gdr:%s:off", x->name);
+			ADD(CCS_CAND_PCIE, 0, "pcie:%s:x8", x->name);
+			ADD(CCS_CAND_PCIE, 0, "pcie:%s:x4", x->name);
+			ADD(CCS_CAND_PCIE, 0, "pcie:%s:gen4", x->name);
+			ADD(CCS_CAND_PCIE, 0, "pcie:%s:gen3", x->name);
+			ADD(CCS_CAND_GDR, 0, "gdr:%s:off", x->name);
 			add_rails(t, dv, rail, &nrail);
 			for (int k = 0; k < nrail; k++)
-				ADD("rail:%s:%s", x->name, t->dev[rail[k]].name);
+				ADD(CCS_CAND_RAIL, 0, "rail:%s:%s", x->name, t->dev[rail[k]].name);
 			if (excess > 0)
-				ADD("straggler:%s:%.4gus", x->name, excess * 1e6);
+				ADD(CCS_CAND_STRAGGLER, 0, "straggler:%s:%.4gus", x->name, excess * 1e6);
 		}
 	}
-	ADD("gdr:all:off");
-	ADD("acs:all:on");
-	ADD("p2p:all:off");
+	ADD(CCS_CAND_GDR, 1, "gdr:all:off");
+	ADD(CCS_CAND_ACS, 1, "acs:all:on");
+	ADD(CCS_CAND_P2P, 1, "p2p:all:off");
 	if (multi && !socket)
-		ADD("transport:socket");
+		ADD(CCS_CAND_SOCKET, 0, "transport:socket");
 #undef ADD
 	ccs_free(node_in);
 	return 0;

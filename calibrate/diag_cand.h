@@ -19,12 +19,23 @@
 
 #include <stddef.h>
 
+/* A hypothesis, typed: its kind, whether it strikes every GPU ("all"),
+ * and the fault string that applies it (calibrate/diagnose.h,
+ * ccs_diagnose_apply). */
+enum ccs_diag_cand_kind { CCS_CAND_NIC, CCS_CAND_PCIE, CCS_CAND_GDR, CCS_CAND_RAIL, CCS_CAND_ACS, CCS_CAND_P2P,
+                          CCS_CAND_LINK, CCS_CAND_STRAGGLER, CCS_CAND_SOCKET, CCS_CAND_KIND_N };
+struct ccs_diag_cand {
+	int kind;                   /* enum ccs_diag_cand_kind */
+	int all;                    /* its target is every GPU */
+	char spec[160];
+};
+
 struct ccs_diag_specs {
-	char (*spec)[160];
+	struct ccs_diag_cand *c;
 	size_t n, cap;
 };
 
-/* The candidates into sp (ccs_free(sp->spec) after).  0; -1 with err set
+/* The candidates into sp (ccs_free(sp->c) after).  0; -1 with err set
  * when the job does not fit t; -2 out of memory. */
 int ccs_diag_candidates(const struct ccs_topo *t, int ranks, int ppn, double excess, struct ccs_diag_specs *sp,
                         char *err, size_t errn);

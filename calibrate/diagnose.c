@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --- kinds and the evidence rules ------------------------------------ */
+/* --- the evidence rules, one per kind -------------------------------- */
 
 /* What the evidence says of a hypothesis of one kind; all: its target is
  * every GPU ("gdr:all:off"). */
@@ -45,44 +45,16 @@ static int ev_p2p(unsigned ev, int all)
 	return ev & CCS_EV_SHM ? 1 : ev & CCS_EV_P2P ? -1 : 0;
 }
 
-static const struct {
-	const char *prefix;
-	int kind;
-	ev_rule rule;               /* NULL: no line speaks of it */
-} kinds[] = {
-	{ "nic:", CCS_DIAGNOSE_NIC, NULL },
-	{ "pcie:", CCS_DIAGNOSE_PCIE, NULL },
-	{ "gdr:", CCS_DIAGNOSE_GDR, ev_gdr },
-	{ "rail:", CCS_DIAGNOSE_RAIL, NULL },
-	{ "acs:", CCS_DIAGNOSE_ACS, NULL },
-	{ "p2p:", CCS_DIAGNOSE_P2P, ev_p2p },
-	{ "link:", CCS_DIAGNOSE_LINK, NULL },
-	{ "straggler:", CCS_DIAGNOSE_STRAGGLER, NULL },
-	{ "transport:socket", CCS_DIAGNOSE_TRANSPORT, ev_socket },
-	{ "transport:", CCS_DIAGNOSE_TRANSPORT, NULL },
+/* NULL: no line speaks of the kind */
+static const ev_rule rules[CCS_CAND_KIND_N] = {
+	[CCS_CAND_GDR] = ev_gdr,
+	[CCS_CAND_P2P] = ev_p2p,
+	[CCS_CAND_SOCKET] = ev_socket,
 };
 
-static int kind_row(const char *spec)
+int ccs_diagnose_evidence(int kind, int all, unsigned ev)
 {
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-		if (!strncmp(spec, kinds[i].prefix, strlen(kinds[i].prefix)))
-			return (int)i;
-	return -1;
-}
-
-int ccs_diagnose_kind(const char *spec)
-{
-	int i = kind_row(spec);
-	return i < 0 ? CCS_DIAGNOSE_OTHER : kinds[i].kind;
-}
-
-int ccs_diagnose_evidence(const char *spec, unsigned ev)
-{
-	int i = kind_row(spec);
-	if (i < 0 || !kinds[i].rule)
-		return 0;
-	const char *target = strchr(spec, ':') + 1;
-	return kinds[i].rule(ev, !strncmp(target, "all:", 4));
+	return kind >= 0 && kind < CCS_CAND_KIND_N && rules[kind] ? rules[kind](ev, all) : 0;
 }
 
 /* --- scores ----------------------------------------------------------- */
@@ -229,7 +201,7 @@ static int add_member(struct ccs_diagnose_hyp *x, const char *spec)
 
 /* spec into the kept hypothesis with the same predictions: 1 merged, 0
  * none alike, -2 out of memory. */
-static int merge_same(struct ccs_diagnose *D, const char *spec, const double *pred, int ev)
+static int merge_same(struct ccs_diagnose *D, const struct ccs_diag_cand *h, const double *pred, int ev)
 {
 	size_t j = 0;
 	for (; j < D->nh; j++) {
@@ -243,42 +215,41 @@ static int merge_same(struct ccs_diagnose *D, const char *spec, const double *pr
 		return 0;
 	struct ccs_diagnose_hyp *x = &D->h[j];
 	if (x->members == 1)
-		snprintf(x->second, sizeof x->second, "%s", spec);
+		snprintf(x->second, sizeof x->second, "%s", h->spec);
 	if (!x->stated && ev > 0) {
 		/* the group is named by the member the logs state */
 		x->stated = 1;
 		snprintf(x->second, sizeof x->second, "%s", x->spec);
-		snprintf(x->spec, sizeof x->spec, "%s", spec);
-		x->kind = ccs_diagnose_kind(spec);
+		snprintf(x->spec, sizeof x->spec, "%s", h->spec);
+		x->kind = h->kind;
 	}
 	x->members++;
-	return add_member(x, spec) ? -2 : 1;
+	return add_member(x, h->spec) ? -2 : 1;
 }
 
-int ccs_diagnose_add(struct ccs_diagnose *D, const char *spec, const double *pred, int ev)
+int ccs_diagnose_add(struct ccs_diagnose *D, const struct ccs_diag_cand *h, const double *pred, int ev)
 {
 	double s, w;
 	ccs_diagnose_score(D->rw, D->nrw, pred, &s, &w);
-	int kind = ccs_diagnose_kind(spec);
-	if (!ev && kind == CCS_DIAGNOSE_STRAGGLER && s >= D->b_rms) {
+	if (!ev && h->kind == CCS_CAND_STRAGGLER && s >= D->b_rms) {
 		D->nbiased++;   /* a share of every row fits better than a fixed delay */
 		return 0;
 	}
-	int m = merge_same(D, spec, pred, ev);
+	int m = merge_same(D, h, pred, ev);
 	if (m)
 		return m < 0 ? -2 : 0;
 	if (ccs_grow(&D->h, &D->caph, D->nh + 1, sizeof *D->h))
 		return -2;
 	struct ccs_diagnose_hyp *x = &D->h[D->nh];
 	memset(x, 0, sizeof *x);
-	snprintf(x->spec, sizeof x->spec, "%s", spec);
-	x->kind = kind;
+	snprintf(x->spec, sizeof x->spec, "%s", h->spec);
+	x->kind = h->kind;
 	x->rms = s;
 	x->worst = w;
 	x->stated = ev > 0;
 	x->members = 1;
 	x->pred = ccs_malloc((D->nrw ? D->nrw : 1) * sizeof *x->pred);
-	if (!x->pred || add_member(x, spec)) {
+	if (!x->pred || add_member(x, h->spec)) {
 		ccs_free(x->pred);
 		ccs_free(x->all);
 		return -2;
@@ -288,7 +259,7 @@ int ccs_diagnose_add(struct ccs_diagnose *D, const char *spec, const double *pre
 	return 0;
 }
 
-int ccs_diagnose_try(struct ccs_diagnose *D, struct ccs_topo *t, int ppn, int nodes, const char (*specs)[160],
+int ccs_diagnose_try(struct ccs_diagnose *D, struct ccs_topo *t, int ppn, int nodes, const struct ccs_diag_cand *h,
                      size_t n, unsigned ev)
 {
 	double *pred = ccs_malloc((D->nrw ? D->nrw : 1) * sizeof *pred);
@@ -297,16 +268,16 @@ int ccs_diagnose_try(struct ccs_diagnose *D, struct ccs_topo *t, int ppn, int no
 	int rc = 0;
 	char err[600];
 	for (size_t i = 0; i < n && !rc; i++) {
-		int e = ccs_diagnose_evidence(specs[i], ev);
+		int e = ccs_diagnose_evidence(h[i].kind, h[i].all, ev);
 		if (e < 0) {
 			D->ncontra++;   /* the logs say otherwise */
 			continue;
 		}
-		int prc = ccs_diagnose_predict(t, ppn, nodes, specs[i], D->rw, D->nrw, pred, NULL, err, sizeof err);
+		int prc = ccs_diagnose_predict(t, ppn, nodes, h[i].spec, D->rw, D->nrw, pred, NULL, err, sizeof err);
 		if (prc == -2)
 			rc = -2;
 		else if (!prc)
-			rc = ccs_diagnose_add(D, specs[i], pred, e);
+			rc = ccs_diagnose_add(D, &h[i], pred, e);
 		/* else: cannot complete, or not applicable here */
 	}
 	ccs_free(pred);

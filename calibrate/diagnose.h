@@ -12,9 +12,10 @@
 ** these units, log k = sum(r_i / s_i^2) / sum(1 / s_i^2), r_i = log(m_i /
 ** h_i); b_rms = rms(k h).  The straggler's delay: the median of m_i - h_i.
 **
-** Hypotheses are fault strings (model/fault.h) or transport:T, tried on
-** one loaded topology in turn (model/topo_state.h puts it back), each of a
-** kind.  Evidence: the logs' NCCL INFO lines (calibrate/ingest.h,
+** Hypotheses are typed (calibrate/diag_cand.h: a kind, whether every GPU
+** is struck, and the fault string, model/fault.h, or transport:T that
+** applies it), tried on one loaded topology in turn (model/topo_state.h
+** puts it back).  Evidence: the logs' NCCL INFO lines (calibrate/ntinfo.h,
 ** CCS_EV_*) state a kind, contradict it or say nothing, by a table of
 ** rules, one per kind (ccs_diagnose_evidence):
 **   gdr        contradicted by a GDRDMA channel unless a line also says
@@ -41,6 +42,8 @@
 #ifndef CCS_DIAGNOSE_H
 #define CCS_DIAGNOSE_H
 
+#include "diag_cand.h"
+
 #include "../model/topo.h"
 
 #include <stddef.h>
@@ -55,15 +58,11 @@ struct ccs_diagnose_row {
 	double sig;                 /* log(1 + the model's own error at this row) */
 };
 
-enum ccs_diagnose_kind { CCS_DIAGNOSE_NIC, CCS_DIAGNOSE_PCIE, CCS_DIAGNOSE_GDR, CCS_DIAGNOSE_RAIL,
-                         CCS_DIAGNOSE_ACS, CCS_DIAGNOSE_P2P, CCS_DIAGNOSE_LINK, CCS_DIAGNOSE_STRAGGLER,
-                         CCS_DIAGNOSE_TRANSPORT, CCS_DIAGNOSE_OTHER, CCS_DIAGNOSE_KIND_N };
-
 enum ccs_diagnose_verdict { CCS_DIAGNOSE_NONE, CCS_DIAGNOSE_FAULT, CCS_DIAGNOSE_NO_SINGLE };
 
 struct ccs_diagnose_hyp {
 	char spec[160];
-	int kind;                   /* enum ccs_diagnose_kind */
+	int kind;                   /* enum ccs_diag_cand_kind (diag_cand.h) */
 	double rms, worst;
 	double *pred;               /* per row */
 	int members;                /* equivalent hypotheses merged into this one */
@@ -87,12 +86,9 @@ struct ccs_diagnose {
 	int verdict;                /* enum ccs_diagnose_verdict */
 };
 
-/* The kind of a hypothesis from its prefix. */
-int ccs_diagnose_kind(const char *spec);
-
-/* What evidence ev (CCS_EV_* flags) says of spec: 1 states it, -1
- * contradicts it, 0 nothing. */
-int ccs_diagnose_evidence(const char *spec, unsigned ev);
+/* What evidence ev (CCS_EV_* flags) says of a hypothesis of kind (all: it
+ * strikes every GPU): 1 states it, -1 contradicts it, 0 nothing. */
+int ccs_diagnose_evidence(int kind, int all, unsigned ev);
 
 /* rms and worst of pred against the rows (the top of this file). */
 void ccs_diagnose_score(const struct ccs_diagnose_row *rw, size_t n, const double *pred, double *rms, double *worst);
@@ -122,14 +118,14 @@ int ccs_diagnose_predict(struct ccs_topo *t, int ppn, int nodes, const char *fau
 int ccs_diagnose_init(struct ccs_diagnose *D, const struct ccs_diagnose_row *rw, size_t n, double *healthy,
                       double tol);
 
-/* Hypothesis spec with predictions pred and evidence ev (ccs_diagnose_evidence,
+/* Hypothesis h with predictions pred and evidence ev (ccs_diagnose_evidence,
  * not -1) into D: dropped (a straggler the bias fits better), merged into
  * an equivalent one, or added.  0; -2 out of memory. */
-int ccs_diagnose_add(struct ccs_diagnose *D, const char *spec, const double *pred, int ev);
+int ccs_diagnose_add(struct ccs_diagnose *D, const struct ccs_diag_cand *h, const double *pred, int ev);
 
-/* Every spec of specs (n) tried on t (ccs_diagnose_predict) and added;
+/* Every hypothesis of h (n) tried on t (ccs_diagnose_predict) and added;
  * those the evidence ev contradicts counted, not tried.  0; -2. */
-int ccs_diagnose_try(struct ccs_diagnose *D, struct ccs_topo *t, int ppn, int nodes, const char (*specs)[160],
+int ccs_diagnose_try(struct ccs_diagnose *D, struct ccs_topo *t, int ppn, int nodes, const struct ccs_diag_cand *h,
                      size_t n, unsigned ev);
 
 /* Rank D's hypotheses and decide its verdict (the top of this file). */

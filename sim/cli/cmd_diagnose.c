@@ -365,8 +365,8 @@ static int dg_try(struct diag_run *D)
 	if (rc == -1)
 		fprintf(stderr, "%s: %s\n", me, cerr);
 	if (!rc)
-		rc = ccs_diagnose_try(&D->dx, D->t, D->ppn, D->nodes, (const char (*)[160])sp.spec, sp.n, D->set.nt.ev);
-	ccs_free(sp.spec);
+		rc = ccs_diagnose_try(&D->dx, D->t, D->ppn, D->nodes, sp.c, sp.n, D->set.nt.ev);
+	ccs_free(sp.c);
 	if (!rc)
 		ccs_diagnose_rank(&D->dx);
 	return rc;

@@ -62,40 +62,58 @@ static void start_alt(struct ccs_diagnose *D, double h)
 	CHECK(ccs_diagnose_init(D, rows, NR, healthy, TOL) == 0);
 }
 
+/* A hypothesis of its kind from its fault string's prefix. */
+static struct ccs_diag_cand cand(const char *spec)
+{
+	static const struct { const char *p; int kind; } k[] = {
+		{ "nic:", CCS_CAND_NIC }, { "pcie:", CCS_CAND_PCIE }, { "gdr:", CCS_CAND_GDR },
+		{ "rail:", CCS_CAND_RAIL }, { "acs:", CCS_CAND_ACS }, { "p2p:", CCS_CAND_P2P },
+		{ "link:", CCS_CAND_LINK }, { "straggler:", CCS_CAND_STRAGGLER }, { "transport:", CCS_CAND_SOCKET },
+	};
+	struct ccs_diag_cand c;
+	memset(&c, 0, sizeof c);
+	c.kind = -1;
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+		if (!strncmp(spec, k[i].p, strlen(k[i].p)))
+			c.kind = k[i].kind;
+	c.all = strstr(spec, ":all:") != NULL;
+	snprintf(c.spec, sizeof c.spec, "%s", spec);
+	return c;
+}
+
 static void add_off(struct ccs_diagnose *D, const char *spec, double x, int ev)
 {
 	double p[NR];
 	off_by(x, p);
-	CHECK(ccs_diagnose_add(D, spec, p, ev) == 0);
+	struct ccs_diag_cand c = cand(spec);
+	CHECK(ccs_diagnose_add(D, &c, p, ev) == 0);
 }
 
 static void test_evidence(void)
 {
-	CHECK(ccs_diagnose_kind("nic:node0/nic1:down") == CCS_DIAGNOSE_NIC);
-	CHECK(ccs_diagnose_kind("gdr:all:off") == CCS_DIAGNOSE_GDR);
-	CHECK(ccs_diagnose_kind("transport:socket") == CCS_DIAGNOSE_TRANSPORT);
-	CHECK(ccs_diagnose_kind("straggler:node0/gpu1:20us") == CCS_DIAGNOSE_STRAGGLER);
-	CHECK(ccs_diagnose_kind("bogus") == CCS_DIAGNOSE_OTHER);
 	/* GPUDirect: a GDRDMA channel contradicts it, unless a line says it is off */
-	CHECK(ccs_diagnose_evidence("gdr:all:off", CCS_EV_GDR) == -1);
-	CHECK(ccs_diagnose_evidence("gdr:node0/gpu3:off", CCS_EV_GDR) == -1);
-	CHECK(ccs_diagnose_evidence("gdr:all:off", CCS_EV_GDR | CCS_EV_NO_GDR) == 0);
-	CHECK(ccs_diagnose_evidence("gdr:all:off", CCS_EV_NO_GDR) == 1);
-	CHECK(ccs_diagnose_evidence("gdr:node0/gpu3:off", CCS_EV_NO_GDR) == 0);   /* one GPU's is not stated */
-	CHECK(ccs_diagnose_evidence("gdr:all:off", 0) == 0);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_GDR, 1, CCS_EV_GDR) == -1);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_GDR, 0, CCS_EV_GDR) == -1);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_GDR, 1, CCS_EV_GDR | CCS_EV_NO_GDR) == 0);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_GDR, 1, CCS_EV_NO_GDR) == 1);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_GDR, 0, CCS_EV_NO_GDR) == 0);   /* one GPU's is not stated */
+	CHECK(ccs_diagnose_evidence(CCS_CAND_GDR, 1, 0) == 0);
 	/* sockets: NET/Socket states them, NET/IB rules them out */
-	CHECK(ccs_diagnose_evidence("transport:socket", CCS_EV_SOCKET) == 1);
-	CHECK(ccs_diagnose_evidence("transport:socket", CCS_EV_RDMA) == -1);
-	CHECK(ccs_diagnose_evidence("transport:socket", CCS_EV_SOCKET | CCS_EV_RDMA) == 1);
-	CHECK(ccs_diagnose_evidence("transport:socket", 0) == 0);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_SOCKET, 1, CCS_EV_SOCKET) == 1);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_SOCKET, 1, CCS_EV_RDMA) == -1);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_SOCKET, 1, CCS_EV_SOCKET | CCS_EV_RDMA) == 1);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_SOCKET, 1, 0) == 0);
 	/* P2P off: SHM channels state it, P2P channels rule it out */
-	CHECK(ccs_diagnose_evidence("p2p:all:off", CCS_EV_SHM) == 1);
-	CHECK(ccs_diagnose_evidence("p2p:all:off", CCS_EV_P2P) == -1);
-	/* no line speaks of a NIC, a PCIe link or a straggler */
+	CHECK(ccs_diagnose_evidence(CCS_CAND_P2P, 1, CCS_EV_SHM) == 1);
+	CHECK(ccs_diagnose_evidence(CCS_CAND_P2P, 1, CCS_EV_P2P) == -1);
+	/* no line speaks of a NIC, a PCIe link, a rail, ACS, a link or a straggler */
 	unsigned all = CCS_EV_SOCKET | CCS_EV_RDMA | CCS_EV_NO_GDR | CCS_EV_GDR | CCS_EV_SHM | CCS_EV_P2P;
-	CHECK(ccs_diagnose_evidence("nic:node0/nic1:50%", all) == 0);
-	CHECK(ccs_diagnose_evidence("pcie:node0/gpu1:x4", all) == 0);
-	CHECK(ccs_diagnose_evidence("straggler:node0/gpu1:20us", all) == 0);
+	static const int silent[] = { CCS_CAND_NIC, CCS_CAND_PCIE, CCS_CAND_RAIL, CCS_CAND_ACS, CCS_CAND_LINK,
+		                      CCS_CAND_STRAGGLER };
+	for (size_t k = 0; k < sizeof silent / sizeof silent[0]; k++)
+		for (unsigned ev = 0; ev <= all; ev++)
+			CHECK(ccs_diagnose_evidence(silent[k], 0, ev) == 0);
+	CHECK(ccs_diagnose_evidence(-1, 0, all) == 0 && ccs_diagnose_evidence(CCS_CAND_KIND_N, 0, all) == 0);
 }
 
 static void test_score_bias(void)
@@ -136,7 +154,7 @@ static void test_equivalence(void)
 	/* a member the logs state names the group */
 	add_off(&D, "gdr:all:off", 0.3, 1);
 	CHECK(D.nh == 2 && D.h[0].members == 3 && D.h[0].stated);
-	CHECK(!strcmp(D.h[0].spec, "gdr:all:off") && D.h[0].kind == CCS_DIAGNOSE_GDR);
+	CHECK(!strcmp(D.h[0].spec, "gdr:all:off") && D.h[0].kind == CCS_CAND_GDR);
 	ccs_diagnose_release(&D);
 }
 
@@ -320,12 +338,19 @@ static void test_planted(void)
 	CHECK(ccs_diag_candidates(t, 16, 0, D.excess, &sp, err, sizeof err) == 0);
 	CHECK(sp.n > 20);
 	/* GDRDMA in the logs: GPUDirect-off hypotheses are not tried */
-	CHECK(ccs_diagnose_try(&D, t, 0, 0, (const char (*)[160])sp.spec, sp.n, CCS_EV_GDR | CCS_EV_RDMA) == 0);
+	CHECK(ccs_diagnose_try(&D, t, 0, 0, sp.c, sp.n, CCS_EV_GDR | CCS_EV_RDMA) == 0);
 	ccs_diagnose_rank(&D);
 	CHECK(D.ncontra > 0);
 	CHECK(D.verdict == CCS_DIAGNOSE_FAULT);
 	CHECK(D.nh > 0 && D.h[0].rms < 1e-9 && strstr(D.h[0].all, "nic:node1/nic6:25%") != NULL);
-	ccs_free(sp.spec);
+	/* the candidates are typed: kind and "all" as their strings say */
+	int typed = 1;
+	for (size_t i = 0; i < sp.n; i++) {
+		struct ccs_diag_cand c = cand(sp.c[i].spec);
+		typed &= c.kind == sp.c[i].kind && c.all == sp.c[i].all;
+	}
+	CHECK(typed);
+	ccs_free(sp.c);
 	ccs_diagnose_release(&D);
 	ccs_topo_free(t);
 }
