@@ -314,7 +314,7 @@ struct xbuf {
 	size_t n, cap;
 };
 
-static int push(struct xbuf *b, int src, int dst, int parent, uint32_t tokens, int sm)
+static int push(struct xbuf *b, int src, int dst, int parent, double tokens, int sm)
 {
 	if (ccs_grow(&b->x, &b->cap, b->n + 1, sizeof *b->x))
 		return CCS_ENOMEM;
@@ -351,7 +351,7 @@ static int plan_matrix(const struct ccs_comm *c, const double *matrix, struct cc
 			/* one transfer per pair, split into whole units of 2^31 bytes at most */
 			while (v > 0 && s != d) {
 				double part = v > 2147483648.0 ? 2147483648.0 : v;
-				if (push(&w->b, s, d, -1, (uint32_t)part, 0))
+				if (push(&w->b, s, d, -1, part, 0))
 					return CCS_ENOMEM;
 				v -= part;
 			}
@@ -359,44 +359,69 @@ static int plan_matrix(const struct ccs_comm *c, const double *matrix, struct cc
 	return CCS_OK;
 }
 
-/* Per (source, destination): picks (LL) or tokens (once per rank), SM
- * copies for DeepEP's kernels inside a group. */
-static int plan_pairs(const struct ccs_comm *c, const struct ccs_moe_routing *r, int algo, struct ccs_moe_plan *out,
-                      struct plan_work *w)
+/* Source s's tokens (once per rank) or picks (per_pick) to each rank, into
+ * w->cnt. */
+static void count_pairs(const struct ccs_moe_routing *r, int s, int per_pick, struct plan_work *w)
 {
-	int n = c->n, T = r->tokens, k = r->topk;
-	double tb = out->tok_bytes;
-	/* per (source, destination): picks (LL) or tokens (once per rank) */
+	int n = r->n, T = r->tokens, k = r->topk;
+	memset(w->cnt, 0, (size_t)n * sizeof *w->cnt);
+	for (int t = 0; t < T; t++) {
+		const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
+		for (int j = 0; j < k; j++) {
+			if (!per_pick && w->mark[rk[j]] == t)
+				continue;
+			w->mark[rk[j]] = t;
+			w->cnt[rk[j]]++;
+		}
+	}
+	for (int x = 0; x < n; x++)
+		w->mark[x] = -1;
+}
+
+/* The transfer s -> d of tokens (or picks), and its logical bytes: LL
+ * counts the sender's picks, the others what the receiver gets (local
+ * included); a rank's own share stays put unless SM channels copy it. */
+static int pair_out(const struct ccs_comm *c, int s, int d, double tokens, int per_pick, int sm,
+                    struct ccs_moe_plan *out, struct plan_work *w)
+{
+	out->logical[per_pick ? s : d] += tokens * out->tok_bytes;
+	if (d == s && !sm)
+		return CCS_OK;
+	return push(&w->b, s, d, -1, tokens, sm && c->rank_group[s] == c->rank_group[d]);
+}
+
+/* Per (source, destination): picks (LL) or tokens (once per rank), SM
+ * copies for DeepEP's kernels inside a group.  Expected routing (P the EP
+ * group's size): every source of an EP group sends each rank the mean of
+ * what the group's sources send it. */
+static int plan_pairs(const struct ccs_comm *c, const struct ccs_moe_routing *r, int algo, int P, int expected,
+                      struct ccs_moe_plan *out, struct plan_work *w)
+{
+	int n = c->n;
 	const struct ccs_moe_family *fam = ccs_moe_family_of(algo);
 	int per_pick = fam->pattern == CCS_MOE_LL;
 	int sm = fam->sm_copy;
-	for (int s = 0; s < n; s++) {
-		memset(w->cnt, 0, (size_t)n * sizeof *w->cnt);
-		for (int t = 0; t < T; t++) {
-			const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
-			for (int j = 0; j < k; j++) {
-				if (!per_pick && w->mark[rk[j]] == t)
-					continue;
-				w->mark[rk[j]] = t;
-				w->cnt[rk[j]]++;
-			}
-		}
-		for (int x = 0; x < n; x++)
-			w->mark[x] = -1;
-		for (int d = 0; d < n; d++) {
+	double *acc = NULL;
+	if (expected && !(acc = ccs_calloc((size_t)n + 1, sizeof *acc)))
+		return CCS_ENOMEM;
+	int rc = CCS_OK;
+	for (int s = 0; s < n && !rc; s++) {
+		count_pairs(r, s, per_pick, w);
+		for (int d = 0; d < n && !rc; d++) {
 			if (!w->cnt[d])
 				continue;
-			/* logical: LL counts the sender's picks, the others what the
-			 * receiver gets (local included) */
-			out->logical[per_pick ? s : d] += w->cnt[d] * tb;
-			int same = c->rank_group[s] == c->rank_group[d];
-			if (d == s && !sm)
-				continue;   /* stays put */
-			if (push(&w->b, s, d, -1, w->cnt[d], sm && same))
-				return CCS_ENOMEM;
+			if (acc)
+				acc[d] += w->cnt[d];
+			else
+				rc = pair_out(c, s, d, w->cnt[d], per_pick, sm, out, w);
 		}
 	}
-	return CCS_OK;
+	for (int s = 0; acc && s < n && !rc; s++)
+		for (int d = s / P * P; d < s / P * P + P && d < n && !rc; d++)
+			if (acc[d] > 0)
+				rc = pair_out(c, s, d, acc[d] / P, per_pick, sm, out, w);
+	ccs_free(acc);
+	return rc;
 }
 
 /* DeepEP normal across groups: per (token, remote group) one RDMA message
@@ -405,68 +430,99 @@ static int plan_pairs(const struct ccs_comm *c, const struct ccs_moe_routing *r,
  * groups are DeepEP's nodes: a scale-up group's ranks within one EP group
  * (DeepEP runs on the EP communicator, so its forwarders are EP ranks; an
  * EP group across two racks, 8 ranks in one, forwards through those 8). */
-static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r, struct ccs_moe_plan *out,
+/* Source s's tokens to each group (once per token and group) and to each
+ * rank (once per token and rank), into gc and fc. */
+static void count_normal(const struct ccs_moe_routing *r, int s, struct plan_work *w, double *gc, double *fc)
+{
+	int n = r->n, T = r->tokens, k = r->topk;
+	memset(gc, 0, (size_t)w->ng * sizeof *gc);
+	memset(fc, 0, (size_t)n * sizeof *fc);
+	for (int t = 0; t < T; t++) {
+		const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
+		for (int j = 0; j < k; j++) {
+			int d = rk[j], gd = w->grp[d];
+			if (w->gmark[gd] != t) {
+				w->gmark[gd] = t;
+				gc[gd]++;
+			}
+			if (w->mark[d] != t) {
+				w->mark[d] = t;
+				fc[d]++;
+			}
+		}
+	}
+	for (int x = 0; x < n; x++)
+		w->mark[x] = -1;
+	for (int g = 0; g < w->ng; g++)
+		w->gmark[g] = -1;
+}
+
+/* Source s's transfers from its counts gc (per group) and fc (per rank):
+ * an RDMA message to its index's member of each other group, then the
+ * forwards (ridx: scratch, one per group). */
+static int emit_normal(int n, int s, const double *gc, const double *fc, int32_t *ridx, struct ccs_moe_plan *out,
                        struct plan_work *w)
 {
-	int n = c->n, T = r->tokens, k = r->topk;
-	double tb = out->tok_bytes;
-	int32_t *ridx = ccs_malloc(((size_t)w->ng + 1) * sizeof *ridx);
-	uint32_t *fwd = ccs_calloc((size_t)n + 1, sizeof *fwd);
-	if (!ridx || !fwd) {
-		ccs_free(fwd);
-		ccs_free(ridx);
-		return CCS_ENOMEM;
+	int gs = w->grp[s];
+	for (int g = 0; g < w->ng; g++) {
+		out->logical[s] += gc[g] * out->tok_bytes;
+		ridx[g] = -1;
+		if (g == gs || !(gc[g] > 0))
+			continue;
+		int size = w->gstart[g + 1] - w->gstart[g];
+		int fw = w->members[w->gstart[g] + w->pos[s] % size];
+		ridx[g] = (int32_t)w->b.n;
+		CCS_TRY(push(&w->b, s, fw, -1, gc[g], 0));
 	}
-	for (int s = 0; s < n; s++) {
-		int gs = w->grp[s];
-		memset(w->gcnt, 0, (size_t)w->ng * sizeof *w->gcnt);
-		memset(fwd, 0, (size_t)n * sizeof *fwd);
-		for (int t = 0; t < T; t++) {
-			const int32_t *rk = r->rank + ((size_t)s * (size_t)T + (size_t)t) * (size_t)k;
-			for (int j = 0; j < k; j++) {
-				int d = rk[j], gd = w->grp[d];
-				if (w->gmark[gd] != t) {
-					w->gmark[gd] = t;
-					w->gcnt[gd]++;
-				}
-				if (w->mark[d] != t) {
-					w->mark[d] = t;
-					fwd[d]++;
-				}
-			}
-		}
-		for (int x = 0; x < n; x++)
-			w->mark[x] = -1;
-		for (int g = 0; g < w->ng; g++) {
-			w->gmark[g] = -1;
-			out->logical[s] += w->gcnt[g] * tb;
-			ridx[g] = -1;
-			if (g == gs || !w->gcnt[g])
-				continue;
-			int size = w->gstart[g + 1] - w->gstart[g];
-			int fw = w->members[w->gstart[g] + w->pos[s] % size];
-			ridx[g] = (int32_t)w->b.n;
-			if (push(&w->b, s, fw, -1, w->gcnt[g], 0)) {
-				ccs_free(fwd);
-				ccs_free(ridx);
-				return CCS_ENOMEM;
-			}
-		}
-		for (int d = 0; d < n; d++) {
-			if (!fwd[d])
-				continue;
-			int gd = w->grp[d];
-			int from = gd == gs ? s : w->b.x[ridx[gd]].dst;
-			if (push(&w->b, from, d, gd == gs ? -1 : ridx[gd], fwd[d], 1)) {
-				ccs_free(fwd);
-				ccs_free(ridx);
-				return CCS_ENOMEM;
-			}
-		}
+	for (int d = 0; d < n; d++) {
+		if (!(fc[d] > 0))
+			continue;
+		int gd = w->grp[d];
+		int from = gd == gs ? s : w->b.x[ridx[gd]].dst;
+		CCS_TRY(push(&w->b, from, d, gd == gs ? -1 : ridx[gd], fc[d], 1));
 	}
-	ccs_free(fwd);
-	ccs_free(ridx);
 	return CCS_OK;
+}
+
+/* DeepEP normal (above).  Expected routing (P the EP group's size): every
+ * source of an EP group sends each group and each rank the mean of what
+ * the group's sources send them. */
+static int plan_normal(const struct ccs_comm *c, const struct ccs_moe_routing *r, int P, int expected,
+                       struct ccs_moe_plan *out, struct plan_work *w)
+{
+	int n = c->n, ng = w->ng;
+	int32_t *ridx = ccs_malloc(((size_t)ng + 1) * sizeof *ridx);
+	double *gc = ccs_calloc((size_t)ng + 1, sizeof *gc), *fc = ccs_calloc((size_t)n + 1, sizeof *fc);
+	double *ag = expected ? ccs_calloc((size_t)ng + 1, sizeof *ag) : NULL;
+	double *af = expected ? ccs_calloc((size_t)n + 1, sizeof *af) : NULL;
+	int rc = !ridx || !gc || !fc || (expected && (!ag || !af)) ? CCS_ENOMEM : CCS_OK;
+	for (int s = 0; s < n && !rc; s++) {
+		count_normal(r, s, w, gc, fc);
+		if (!expected) {
+			rc = emit_normal(n, s, gc, fc, ridx, out, w);
+			continue;
+		}
+		for (int g = 0; g < ng; g++)
+			ag[g] += gc[g];
+		for (int d = 0; d < n; d++)
+			af[d] += fc[d];
+	}
+	for (int s = 0; expected && s < n && !rc; s++) {
+		int lo = s / P * P, hi = lo + P < n ? lo + P : n;
+		memset(gc, 0, (size_t)ng * sizeof *gc);
+		memset(fc, 0, (size_t)n * sizeof *fc);
+		for (int d = lo; d < hi; d++) {
+			fc[d] = af[d] / P;
+			gc[w->grp[d]] = ag[w->grp[d]] / P;
+		}
+		rc = emit_normal(n, s, gc, fc, ridx, out, w);
+	}
+	ccs_free(ag);
+	ccs_free(af);
+	ccs_free(gc);
+	ccs_free(fc);
+	ccs_free(ridx);
+	return rc;
 }
 
 /* w's groups: each scale-up group cut by the EP groups (P consecutive
@@ -543,8 +599,9 @@ int ccs_moe_plan(const struct ccs_comm *c, const struct ccs_moe_cfg *cfg, const 
 			rc = plan_matrix(c, matrix, out, &w);
 		} else {
 			out->tok_bytes = ccs_moe_tok_bytes(cfg->hidden, cfg->fp8);
-			rc = fam->pattern == CCS_MOE_NORMAL && c->G > 1 ? plan_normal(c, r, out, &w)
-			                                               : plan_pairs(c, r, algo, out, &w);
+			int P = cfg->ep > 0 && cfg->ep < n ? cfg->ep : n;
+			rc = fam->pattern == CCS_MOE_NORMAL && c->G > 1 ? plan_normal(c, r, P, cfg->expected, out, &w)
+			                                               : plan_pairs(c, r, algo, P, cfg->expected, out, &w);
 		}
 	}
 	if (!rc) {

@@ -19,6 +19,14 @@
 ** round-robin (e mod P); with R replicas the H hottest experts get R more
 ** copies, spread P/(R+1) ranks apart, and a pick goes to copy
 ** (rank + token) mod (R+1).
+** Drawn or expected.  The routing above is one draw: each source's tokens
+** land unevenly, as a real batch's do.  Expected routing (cfg->expected)
+** keeps the draw's skew across experts and removes its imbalance across
+** sources: every source of an EP group sends each rank (deepep_normal: each
+** group, and each forward) the mean over the group's P sources of what the
+** draw has them send, N(s, d) = sum_s' N_drawn(s', d) / P, so every source
+** of a group loads the fabric alike.  The time under the draw over the time
+** under the expectation is the cost of imbalance.
 **
 ** Bytes per token: bf16 2h; fp8 h + 4 ceil(h/128) (an fp32 scale per 128).
 **
@@ -74,6 +82,7 @@ struct ccs_moe_cfg {
 	uint64_t seed;
 	int sms;                    /* SMs given to the kernel; 0: the family's default (moe_family.h) */
 	int ep;                     /* EP group size P; 0: every rank */
+	int expected;               /* expected routing (above): each pair its mean over the EP group's sources */
 };
 
 /* Bytes of one token of hidden values: bf16, or fp8 with an fp32 scale per
@@ -105,7 +114,7 @@ void ccs_moe_routing_release(struct ccs_moe_routing *r);
  * it forwards what transfer `parent` brought (deepep_normal's second hop). */
 struct ccs_moe_xfer {
 	int32_t src, dst, parent;
-	uint32_t tokens;
+	double tokens;              /* a mean under expected routing: not whole */
 	uint8_t sm;                 /* moved by SM channels (copy ports) */
 };
 

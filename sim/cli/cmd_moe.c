@@ -38,6 +38,9 @@ static void usage(FILE *f)
 	        "  --expert-groups G, --topk-groups g   group-limited routing (G: nodes by default)\n"
 	        "  --placement contiguous|round-robin   --replicas R (copies of the --hot hottest experts)\n"
 	        "  --seed S            routing seed (1)\n"
+	        "  --expected          expected routing: every source of an EP group sends each rank the mean of\n"
+	        "                      what the draw has the group's sources send it (the draw's imbalance\n"
+	        "                      removed, its skew kept); predict also prints the draw's time beside it\n"
 	        "  --sms S             SMs given to the EP kernel (default: the family's; deepep_normal 20, hybridep 24)\n"
 	        "  --ep P              EP group size: N / P groups of P consecutive ranks run at once, each with\n"
 	        "                      its own experts (default: every rank; at most the expert count)\n"
@@ -52,6 +55,7 @@ struct mrow {
 	struct ccs_moe_cost mc;
 	double sim_s;
 	int sim_bound;
+	double drawn_s;             /* --expected: the closed form under the draw itself; 0 not computed */
 };
 
 static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const struct ccs_moe_plan *p, struct mrow *rw,
@@ -163,6 +167,7 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		{ "--sms", CCS_ARGS_INT, &q->cfg.sms, 2, 1024, NULL, 0, NULL, NULL },
 		{ "--ep", CCS_ARGS_INT, &q->cfg.ep, 1, 1 << 20, NULL, 0, NULL, NULL },
 		{ "--seed", CCS_ARGS_FN, &q->cfg.seed, 0, 0, NULL, 0, NULL, take_seed },
+		{ "--expected", CCS_ARGS_FLAG, &q->cfg.expected, 0, 0, NULL, 0, NULL, NULL },
 		{ "--matrix", CCS_ARGS_STR, &q->matrix_path, 0, 0, NULL, 0, NULL, NULL },
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
 		{ "--trace", CCS_ARGS_STR, &q->trace_path, 0, 0, NULL, 0, NULL, NULL },
@@ -283,6 +288,24 @@ static int moe_setup(struct moe_req *q)
 	return 0;
 }
 
+/* --expected: algorithm a's closed form under the draw the expectation
+ * was taken from (the cost of its imbalance beside it). */
+static int drawn_time(const struct moe_req *q, int a, double *t)
+{
+	struct ccs_moe_cfg cfg = q->cfg;
+	cfg.expected = 0;
+	struct ccs_moe_plan p;
+	struct ccs_moe_cost mc;
+	char why[256];
+	int rc = ccs_moe_plan(&q->comm, &cfg, &q->route, NULL, q->op, a, &p, why, sizeof why);
+	if (rc)
+		return rc;
+	rc = ccs_moe_eval(&q->comm, &p, &mc);
+	ccs_moe_plan_release(&p);
+	*t = rc ? 0 : mc.time_s;
+	return rc;
+}
+
 /* Each algorithm that applies, planned and timed (closed form, or
  * simulated); --best keeps the fastest. */
 static int moe_time(struct moe_req *q)
@@ -309,6 +332,8 @@ static int moe_time(struct moe_req *q)
 		memset(rw, 0, sizeof *rw);
 		rw->algo = a;
 		int erc = ccs_moe_eval(&q->comm, &p, &rw->mc);
+		if (!erc && q->cfg.expected && q->op != CCS_MOE_ALLTOALLV)
+			erc = drawn_time(q, a, &rw->drawn_s);
 		if (!erc && q->sim)
 			erc = sim_plan(&q->comm, &q->fab, &p, rw, &q->last, q->trace_path, q->trace_level) ? CCS_EINPUT : 0;
 		ccs_moe_plan_release(&p);
@@ -351,7 +376,7 @@ static int moe_print(struct moe_req *q)
 		if (q->op != CCS_MOE_ALLTOALLV || !q->matrix_path)
 			printf("# %d tokens/rank, hidden %d, %s (%.0f B/token), top-%d of %d experts, %s routing%s, %s placement, "
 			       "seed %llu\n", q->cfg.tokens, q->cfg.hidden, q->cfg.fp8 ? "fp8" : "bf16", tb, q->cfg.topk, q->cfg.experts,
-			       ccs_moe_dist_name[q->cfg.dist], q->cfg.topk_groups ? " (group-limited)" : "",
+			       ccs_moe_dist_name[q->cfg.dist], q->cfg.topk_groups ? " (group-limited)" : q->cfg.expected ? " (expected)" : "",
 			       ccs_moe_place_name[q->cfg.place], (unsigned long long)q->cfg.seed);
 		else
 			printf("# byte matrix %s\n", q->matrix_path);
@@ -387,8 +412,15 @@ static int moe_print(struct moe_req *q)
 	}
 	if (!strcmp(q->format, "json"))
 		printf("\n  ]\n}\n");
-	else if (!strcmp(q->format, "table"))
+	else if (!strcmp(q->format, "table")) {
 		printf("#\n");
+		for (int i = 0; i < q->nrows && q->cfg.expected; i++)
+			if (q->rows[i].drawn_s > 0 && q->rows[i].mc.time_s > 0)
+				printf("# %s under the draw (seed %llu): %.2f us (closed form), %+.1f%% against the expectation's "
+				       "%.2f: what this draw's imbalance across sources costs\n", ccs_moe_algo_name[q->rows[i].algo],
+				       (unsigned long long)q->cfg.seed, q->rows[i].drawn_s * 1e6,
+				       100 * (q->rows[i].drawn_s / q->rows[i].mc.time_s - 1), q->rows[i].mc.time_s * 1e6);
+	}
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include "../../model/moe.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -287,7 +288,10 @@ int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, str
 			int lone = moe_lanes(&m0, x);
 			if (lone > 1 && c->p * (c->G - 1) >= 8 * lone)
 				lone = 1;
-			K[i] = (uint8_t)(nch[i] ? (x->tokens < (uint32_t)k ? (x->tokens ? (int)x->tokens : 1) : k) : lone);
+			/* chunks: as many as its tokens, at most k (a mean's fraction
+			 * of a token rounds up) */
+			int whole = x->tokens < 1 ? 1 : (int)ceil(x->tokens);
+			K[i] = (uint8_t)(nch[i] ? (whole < k ? whole : k) : lone);
 		}
 		if (comb && nch[i] > 250) {
 			rc = CCS_EINPUT;

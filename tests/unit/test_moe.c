@@ -429,9 +429,82 @@ static void test_kv(void)
 	down(t, &c);
 }
 
+/* Expected routing (moe.h): the same logical bytes in all as the draw, per
+ * receiver for direct (local shares included); every source of an EP
+ * group sending each other rank alike (direct, LL), each group alike
+ * (deepep_normal's first hops); nothing leaving its EP group; priced by
+ * both engines (a draw may land faster or slower than its mean: which
+ * sources a hot rank's tokens come from moves its network share). */
+static void test_expected(void)
+{
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	int ok = !up(&t, &c, 4);
+	CHECK(ok);
+	if (!ok)
+		return;
+	struct ccs_moe_cfg cfg;
+	ccs_moe_cfg_default(&cfg);
+	cfg.tokens = 128;
+	cfg.dist = CCS_MOE_ZIPF;
+	cfg.skew = 0.6;
+	cfg.ep = 16;
+	struct ccs_moe_routing r;
+	CHECK(!ccs_moe_route(&cfg, &c, NULL, &r));
+	int n = c.n;
+	static const int algos[] = { CCS_MOE_DIRECT, CCS_MOE_NORMAL, CCS_MOE_LL };
+	for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+		struct ccs_moe_plan dp, ep;
+		char why[160];
+		struct ccs_moe_cfg ec = cfg;
+		ec.expected = 1;
+		CHECK(!ccs_moe_plan(&c, &cfg, &r, NULL, CCS_MOE_DISPATCH, algos[a], &dp, why, sizeof why));
+		CHECK(!ccs_moe_plan(&c, &ec, &r, NULL, CCS_MOE_DISPATCH, algos[a], &ep, why, sizeof why));
+		double ld = 0, le = 0;
+		int per_recv = 1;
+		for (int d = 0; d < n; d++) {
+			ld += dp.logical[d];
+			le += ep.logical[d];
+			per_recv &= algos[a] != CCS_MOE_DIRECT || fabs(dp.logical[d] - ep.logical[d]) <= 1e-9 * dp.logical[d];
+		}
+		CHECK(fabs(ld - le) <= 1e-9 * ld && per_recv);
+		/* alike: a first hop's tokens depend on the EP group and the
+		 * destination (its group for deepep_normal), not on the source */
+		double *seen = ccs_malloc((size_t)n * sizeof *seen);
+		int alike = seen != NULL, across = 0;
+		for (int d = 0; seen && d < n; d++)
+			seen[d] = -1;
+		for (size_t i = 0; seen && i < ep.nx; i++) {
+			const struct ccs_moe_xfer *x = &ep.x[i];
+			across += x->src / 16 != x->dst / 16;
+			/* deepep_normal's RDMA messages: a first hop to another node
+			 * (its own node's tokens the source forwards itself) */
+			if (x->parent >= 0 || (algos[a] == CCS_MOE_NORMAL && x->src / 8 == x->dst / 8))
+				continue;
+			int key = algos[a] == CCS_MOE_NORMAL ? x->dst / 8 : x->dst;
+			if (seen[key] < 0)
+				seen[key] = x->tokens;
+			else
+				alike &= fabs(seen[key] - x->tokens) <= 1e-9 * x->tokens;
+		}
+		ccs_free(seen);
+		if (!alike || across)
+			fprintf(stderr, "expected %s: alike %d, %d across\n", ccs_moe_algo_name[algos[a]], alike, across);
+		CHECK(alike && across == 0);
+		struct ccs_moe_cost md, me;
+		CHECK(!ccs_moe_eval(&c, &dp, &md) && !ccs_moe_eval(&c, &ep, &me));
+		CHECK(me.time_s > 0 && md.time_s > 0 && me.time_s < 2 * md.time_s && md.time_s < 2 * me.time_s);
+		ccs_moe_plan_release(&dp);
+		ccs_moe_plan_release(&ep);
+	}
+	ccs_moe_routing_release(&r);
+	down(t, &c);
+}
+
 int main(void)
 {
 	test_conservation();
+	test_expected();
 	test_skew();
 	test_seed_and_checks();
 	test_sim_agrees();

@@ -96,7 +96,7 @@ static int load_kv(struct ccs_ydoc *d, const struct ccs_ynode *m, struct work *w
 {
 	static const char *const not_kv[] = { "algo", "proto", "bytes", "hidden", "topk", "experts", "routing", "skew", "hot",
 	                                      "hot_share", "expert_groups", "topk_groups", "placement", "replicas",
-	                                      "seed", "ep" };
+	                                      "seed", "ep", "expected" };
 	for (size_t k = 0; k < sizeof not_kv / sizeof not_kv[0]; k++)
 		if (ccs_ytree_get(m, not_kv[k]))
 			return ccs_scenario_error(d, ccs_ytree_get(m, not_kv[k]), "'%s' is not a kvcache key", not_kv[k]);
@@ -129,7 +129,7 @@ static int load_coll(struct ccs_ydoc *d, const struct ccs_ynode *m, const struct
 	int rc;
 	static const char *const moe_keys[] = { "tokens", "hidden", "dtype", "topk", "experts", "routing", "skew",
 	                                        "hot", "hot_share", "expert_groups", "topk_groups", "placement",
-	                                        "replicas", "seed", "ep" };
+	                                        "replicas", "seed", "ep", "expected" };
 	for (size_t k = 0; k < sizeof moe_keys / sizeof moe_keys[0]; k++)
 		if (ccs_ytree_get(m, moe_keys[k]))
 			return ccs_scenario_error(d, ccs_ytree_get(m, moe_keys[k]), "'%s' is for dispatch and combine, not %s", moe_keys[k],
@@ -173,6 +173,7 @@ static int load_moe(struct ccs_ydoc *d, const struct ccs_ynode *m, const struct 
 	w->cfg.seed = (uint64_t)v;
 	static const char *const dt[] = { "bf16", "fp8" };
 	if ((rc = name_of(d, m, "dtype", dt, 2, &w->cfg.fp8)) ||
+	    (rc = ccs_ytree_bool(d, m, "expected", &w->cfg.expected, NULL)) ||
 	    (rc = name_of(d, m, "routing", ccs_moe_dist_name, CCS_MOE_TRACE, &w->cfg.dist)) ||
 	    (rc = name_of(d, m, "placement", ccs_moe_place_name, CCS_MOE_PLACE_N, &w->cfg.place)))
 		return rc;
@@ -197,7 +198,7 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 {
 	static const char *const keys[] = { "name", "collective", "algo", "proto", "bytes", "tokens", "hidden", "dtype", "topk",
 	                                    "experts", "routing", "skew", "hot", "hot_share", "expert_groups",
-	                                    "topk_groups", "placement", "replicas", "seed", "ep", "ranks", "prefill", "decode",
+	                                    "topk_groups", "placement", "replicas", "seed", "ep", "expected", "ranks", "prefill", "decode",
 	                                    "layers", "kv_dim", "kv_replicated", "page_tokens", "layer_time" };
 	int rc;
 	w->node = m;
