@@ -35,7 +35,8 @@
 **              and switches on the path between two groups' NICs [s]
 **
 ** Units: B/s and seconds throughout struct ccs_comm; NCCL's model takes
-** its inputs in its own units (GB/s) in struct ccs_comm_nccl.
+** its own input (struct ccs_nccl_in, nccl_tables.h: its view of this
+** communicator, its graph in GB/s), filled last (comm_nccl.c).
 */
 #ifndef CCS_COMM_H
 #define CCS_COMM_H
