@@ -21,7 +21,7 @@
 
 /* A hypothesis, typed: its kind, whether it strikes every GPU ("all"),
  * and the fault string that applies it (calibrate/diagnose.h,
- * ccs_diagnose_apply). */
+ * ccs_diagnose_under). */
 enum ccs_diag_cand_kind { CCS_CAND_NIC, CCS_CAND_PCIE, CCS_CAND_GDR, CCS_CAND_RAIL, CCS_CAND_ACS, CCS_CAND_P2P,
                           CCS_CAND_LINK, CCS_CAND_STRAGGLER, CCS_CAND_SOCKET, CCS_CAND_KIND_N };
 struct ccs_diag_cand {

@@ -6,7 +6,6 @@
 #include "../model/ccs.h"
 #include "../model/comm.h"
 #include "../model/cost.h"
-#include "../model/topo_state.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,36 +93,39 @@ static int width(const struct parts *p, int k)
 	return p->n[k] * (k == SPLIT_NODE ? 2 : 1);
 }
 
-/* Member fault's outcome vectors (o[k] has p->n[k] entries), on t with
- * the fault applied (NULL: healthy); t is put back. */
+/* A member's outcome vectors (o[k] has p->n[k] entries), as
+ * ccs_diagnose_under's work. */
+struct outcome_req {
+	const struct ccs_split_in *in;
+	const struct parts *p;
+	double **o;
+};
+
+static int outcome_work(const struct ccs_topo *t, void *ctx)
+{
+	const struct outcome_req *q = ctx;
+	const struct parts *p = q->p;
+	for (int k = 0; k < SPLIT_NKINDS; k++)
+		for (int i = 0; i < p->n[k]; i++) {
+			if (k != SPLIT_NODE) {
+				q->o[k][i] = link_sum(t, p->dev[k][i], k);
+				continue;
+			}
+			q->o[k][2 * i] = node_alone(t, q->in, (int)p->dev[k][i], q->in->size_lo);
+			q->o[k][2 * i + 1] = node_alone(t, q->in, (int)p->dev[k][i], q->in->size_hi);
+			if (q->o[k][2 * i] == -2 || q->o[k][2 * i + 1] == -2)
+				return -2;
+		}
+	return 0;
+}
+
+/* Member fault's outcome vectors on t with the fault applied (NULL:
+ * healthy); t is put back. */
 static int outcomes(struct ccs_topo *t, const struct ccs_split_in *in, const char *fault, const struct parts *p,
                     double *o[SPLIT_NKINDS], char *err, size_t errn)
 {
-	struct ccs_topo_state *st = NULL;
-	int rc = 0;
-	if (fault) {
-		if (ccs_topo_state_save(t, &st))
-			return -2;
-		rc = ccs_diagnose_apply(t, fault, err, errn);
-		rc = rc == CCS_ENOMEM ? -2 : rc ? -1 : 0;
-	}
-	for (int k = 0; k < SPLIT_NKINDS && !rc; k++)
-		for (int i = 0; i < p->n[k] && !rc; i++) {
-			if (k != SPLIT_NODE) {
-				o[k][i] = link_sum(t, p->dev[k][i], k);
-				continue;
-			}
-			o[k][2 * i] = node_alone(t, in, (int)p->dev[k][i], in->size_lo);
-			o[k][2 * i + 1] = node_alone(t, in, (int)p->dev[k][i], in->size_hi);
-			if (o[k][2 * i] == -2 || o[k][2 * i + 1] == -2)
-				rc = -2;
-		}
-	if (st) {
-		if (ccs_topo_state_restore(t, st))
-			rc = -2;
-		ccs_topo_state_free(st);
-	}
-	return rc;
+	struct outcome_req q = { in, p, o };
+	return ccs_diagnose_under(t, fault, outcome_work, &q, err, errn);
 }
 
 static int same(const double *a, const double *b, int n)

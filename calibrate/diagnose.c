@@ -119,7 +119,9 @@ int ccs_diagnose_ppn(int ppn, int nodes, int logged, int ranks)
 	return ppn ? ppn : nodes ? (ranks + nodes - 1) / nodes : 0;
 }
 
-int ccs_diagnose_apply(struct ccs_topo *t, const char *fault, char *err, size_t errn)
+/* Hypothesis fault onto t: transport:T sets the transport, anything else
+ * is a fault string (ccs_fault_apply). */
+static int apply(struct ccs_topo *t, const char *fault, char *err, size_t errn)
 {
 	if (strncmp(fault, "transport:", 10))
 		return ccs_fault_apply(t, fault, err, errn);
@@ -167,21 +169,45 @@ static int predict_rows(const struct ccs_topo *t, int ppn, int nodes, const stru
 	return rc;
 }
 
-int ccs_diagnose_predict(struct ccs_topo *t, int ppn, int nodes, const char *fault,
-                         const struct ccs_diagnose_row *rw, size_t n, double *out, int *groups, char *err,
-                         size_t errn)
+int ccs_diagnose_under(struct ccs_topo *t, const char *fault, int (*work)(const struct ccs_topo *t, void *ctx),
+                       void *ctx, char *err, size_t errn)
 {
 	if (!fault)
-		return predict_rows(t, ppn, nodes, rw, n, out, groups, err, errn);
+		return work(t, ctx);
 	struct ccs_topo_state *st;
 	if (ccs_topo_state_save(t, &st))
 		return -2;
-	int arc = ccs_diagnose_apply(t, fault, err, errn);
-	int rc = arc == CCS_ENOMEM ? -2 : arc ? -1 : predict_rows(t, ppn, nodes, rw, n, out, groups, err, errn);
+	int arc = apply(t, fault, err, errn);
+	int rc = arc == CCS_ENOMEM ? -2 : arc ? -1 : work(t, ctx);
 	if (ccs_topo_state_restore(t, st))
 		rc = -2;
 	ccs_topo_state_free(st);
 	return rc;
+}
+
+/* ccs_diagnose_predict's request, as ccs_diagnose_under's work. */
+struct predict_req {
+	int ppn, nodes;
+	const struct ccs_diagnose_row *rw;
+	size_t n;
+	double *out;
+	int *groups;
+	char *err;
+	size_t errn;
+};
+
+static int predict_work(const struct ccs_topo *t, void *ctx)
+{
+	const struct predict_req *q = ctx;
+	return predict_rows(t, q->ppn, q->nodes, q->rw, q->n, q->out, q->groups, q->err, q->errn);
+}
+
+int ccs_diagnose_predict(struct ccs_topo *t, int ppn, int nodes, const char *fault,
+                         const struct ccs_diagnose_row *rw, size_t n, double *out, int *groups, char *err,
+                         size_t errn)
+{
+	struct predict_req q = { ppn, nodes, rw, n, out, groups, err, errn };
+	return ccs_diagnose_under(t, fault, predict_work, &q, err, errn);
 }
 
 /* --- hypotheses ------------------------------------------------------- */

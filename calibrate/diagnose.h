@@ -97,10 +97,12 @@ void ccs_diagnose_score(const struct ccs_diagnose_row *rw, size_t n, const doubl
  * the nodes its log names (logged), else 0 (nodes filled in order). */
 int ccs_diagnose_ppn(int ppn, int nodes, int logged, int ranks);
 
-/* Hypothesis fault onto t: transport:T sets the transport, anything else
- * is a fault string (ccs_fault_apply).  CCS_EINPUT with err; CCS_ENOMEM.
- * Put t back with model/topo_state.h. */
-int ccs_diagnose_apply(struct ccs_topo *t, const char *fault, char *err, size_t errn);
+/* work(t, ctx) with hypothesis fault applied to t (transport:T sets the
+ * transport, anything else is a fault string, ccs_fault_apply; NULL: as
+ * t is), then t put back as it was (model/topo_state.h).  work's return;
+ * -1 with err when the fault does not apply; -2 out of memory. */
+int ccs_diagnose_under(struct ccs_topo *t, const char *fault, int (*work)(const struct ccs_topo *t, void *ctx),
+                       void *ctx, char *err, size_t errn);
 
 /* The rows' predictions on t under fault (NULL: as t is), each row's
  * ranks placed ppn a node (0: --nodes spread evenly, else the row's logged
