@@ -407,19 +407,31 @@ static int fill_fields(sqlite3_stmt *st, int first, const struct field *f, int n
 	int e = 0;
 	for (int i = 0; i < n; i++) {
 		char *x = (char *)p + f[i].off;
-		int k = first + i, null = sqlite3_column_type(st, k) == SQLITE_NULL;
-		int64_t v64 = f[i].kind == F_ORD && null ? -1 : sqlite3_column_int64(st, k);
-		int vi = sqlite3_column_int(st, k);
-		double vd = f[i].kind == F_REALN && null ? (double)NAN : sqlite3_column_double(st, k);
+		int k = first + i;
+		int64_t v64;
+		int vi;
+		double vd;
 		switch (f[i].kind) {
 		case F_TEXT:
-		case F_TEXT0: e |= col_text(st, k, x, f[i].size); break;
+		case F_TEXT0:
+			e |= col_text(st, k, x, f[i].size);
+			break;
 		case F_I64:
 		case F_U64_0:
-		case F_ORD: memcpy(x, &v64, sizeof v64); break;
+		case F_ORD:
+			v64 = f[i].kind == F_ORD && sqlite3_column_type(st, k) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, k);
+			memcpy(x, &v64, sizeof v64);
+			break;
 		case F_INT:
-		case F_INT0: memcpy(x, &vi, sizeof vi); break;
-		default: memcpy(x, &vd, sizeof vd); break;
+		case F_INT0:
+			vi = sqlite3_column_int(st, k);
+			memcpy(x, &vi, sizeof vi);
+			break;
+		default:
+			vd = f[i].kind == F_REALN && sqlite3_column_type(st, k) == SQLITE_NULL ? (double)NAN
+			                                                                       : sqlite3_column_double(st, k);
+			memcpy(x, &vd, sizeof vd);
+			break;
 		}
 	}
 	return e;
