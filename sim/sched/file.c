@@ -25,6 +25,7 @@
 #include "../../model/ytree.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* What the loader keeps of each op until the schedule is built. */
@@ -51,6 +52,7 @@ struct ld {
 	struct ccs_dag *dag;
 	char msg[512];
 	char src[1100];             /* the source name of an MSCCL file's YAML */
+	uint32_t *by_name, nnamed;  /* the named ops sorted by (name, position) */
 };
 
 /* A send's peer, bytes and default latency (the model's hop for the route),
@@ -152,65 +154,137 @@ static int read_op(struct ld *L, uint32_t i)
 	return CCS_OK;
 }
 
-/* Op names are unique. */
-static int unique_names(struct ld *L)
+/* The ops with names, sorted by (name, position): names are looked up by
+ * bisection and duplicates sit side by side (qsort's comparator reads the
+ * file's ops through this, one load at a time). */
+static const struct fop *sort_fo;
+
+static int by_name(const void *a, const void *b)
 {
-	int rc = CCS_OK;
-	/* names unique */
-	for (uint32_t i = 0; i < L->nops; i++) {
-		if (!L->fo[i].name)
-			continue;
-		for (uint32_t j = 0; j < i; j++)
-			if (L->fo[j].name && !strcmp(L->fo[i].name, L->fo[j].name)) {
-				snprintf(L->msg, sizeof L->msg, "duplicate op name '%s' (first at line %d)", L->fo[i].name,
-				         L->fo[j].mark.line);
-				rc = ccs_ytree_error(&L->d, ccs_ytree_get(L->ops->v[i], "name"), L->msg);
-				return rc;
-			}
-	}
-	return rc;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	int c = strcmp(sort_fo[i].name, sort_fo[j].name);
+	return c ? c : (i > j) - (i < j);
 }
 
-/* Sends and receives pair in order per (sender, receiver, channel). */
-static int pair_ops(struct ld *L)
+/* Op names are unique: of the names given twice, the one whose second use
+ * comes first is reported there, with the line of its first. */
+static int unique_names(struct ld *L)
 {
-	int rc = CCS_OK;
-	/* pair sends and receives in order per (sender, receiver, channel) */
-	for (uint32_t i = 0; i < L->nops; i++) {
-		struct fop *o = &L->fo[i];
-		if (o->kind != K_SEND || o->pair >= 0)
-			continue;
-		/* the k-th send of this triple pairs with the k-th recv */
-		uint32_t k = 0;
-		for (uint32_t j = 0; j < i; j++)
-			k += L->fo[j].kind == K_SEND && L->fo[j].op.src == o->op.src && L->fo[j].op.dst == o->op.dst &&
-			     L->fo[j].op.channel == o->op.channel;
-		uint32_t seen = 0;
-		for (uint32_t j = 0; j < L->nops; j++) {
-			struct fop *r = &L->fo[j];
-			if (r->kind != K_RECV || r->op.src != o->op.src || r->op.dst != o->op.dst || r->op.channel != o->op.channel)
-				continue;
-			if (seen++ == k) {
-				o->pair = (int)j;
-				r->pair = (int)i;
-				break;
-			}
-		}
-		if (o->pair < 0) {
-			snprintf(L->msg, sizeof L->msg, "send from rank %d to rank %d on channel %u has no matching recv",
-			         o->op.src, o->op.dst, o->op.channel);
-			rc = ccs_ytree_error(&L->d, L->ops->v[i], L->msg);
-			return rc;
+	uint32_t n = 0;
+	L->by_name = ccs_malloc(((size_t)L->nops + 1) * sizeof *L->by_name);
+	if (!L->by_name)
+		return CCS_ENOMEM;
+	for (uint32_t i = 0; i < L->nops; i++)
+		if (L->fo[i].name)
+			L->by_name[n++] = i;
+	L->nnamed = n;
+	sort_fo = L->fo;
+	qsort(L->by_name, n, sizeof *L->by_name, by_name);
+	uint32_t bad = UINT32_MAX, first = 0;
+	for (uint32_t k = 1; k < n; k++) {
+		uint32_t i = L->by_name[k], j = L->by_name[k - 1];
+		if (!strcmp(L->fo[i].name, L->fo[j].name) && (k < 2 || strcmp(L->fo[L->by_name[k - 2]].name, L->fo[j].name)) &&
+		    i < bad) {
+			bad = i;
+			first = j;
 		}
 	}
-	for (uint32_t i = 0; i < L->nops; i++)
-		if (L->fo[i].kind == K_RECV && L->fo[i].pair < 0) {
-			snprintf(L->msg, sizeof L->msg, "recv on rank %d from rank %d on channel %u has no matching send",
-			         L->fo[i].op.dst, L->fo[i].op.src, L->fo[i].op.channel);
-			rc = ccs_ytree_error(&L->d, L->ops->v[i], L->msg);
-			return rc;
+	if (bad == UINT32_MAX)
+		return CCS_OK;
+	snprintf(L->msg, sizeof L->msg, "duplicate op name '%s' (first at line %d)", L->fo[bad].name, L->fo[first].mark.line);
+	return ccs_ytree_error(&L->d, ccs_ytree_get(L->ops->v[bad], "name"), L->msg);
+}
+
+/* The op named s, or -1. */
+static int find_name(const struct ld *L, const char *s)
+{
+	uint32_t lo = 0, hi = L->nnamed;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(L->fo[L->by_name[mid]].name, s);
+		if (c == 0) {
+			/* the first of equal names (there are none after unique_names) */
+			return (int)L->by_name[mid];
 		}
-	return rc;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* (sender, receiver, channel) of two ops compared. */
+static int cmp_triple(const struct fop *x, const struct fop *y)
+{
+	if (x->op.src != y->op.src)
+		return x->op.src < y->op.src ? -1 : 1;
+	if (x->op.dst != y->op.dst)
+		return x->op.dst < y->op.dst ? -1 : 1;
+	if (x->op.channel != y->op.channel)
+		return x->op.channel < y->op.channel ? -1 : 1;
+	return 0;
+}
+
+/* Sends (or receives) sorted by (sender, receiver, channel, position). */
+static int by_triple(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	int c = cmp_triple(&sort_fo[i], &sort_fo[j]);
+	return c ? c : (i > j) - (i < j);
+}
+
+/* Sends and receives pair in order per (sender, receiver, channel): the
+ * k-th send of a triple with its k-th recv.  Of those left over, the
+ * first send in the file is reported, else the first recv. */
+static int pair_ops(struct ld *L)
+{
+	uint32_t *sd = ccs_malloc(((size_t)L->nops + 1) * sizeof *sd), *rv = ccs_malloc(((size_t)L->nops + 1) * sizeof *rv);
+	uint32_t ns = 0, nr = 0, bad_s = UINT32_MAX, bad_r = UINT32_MAX;
+	if (!sd || !rv) {
+		ccs_free(sd);
+		ccs_free(rv);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t i = 0; i < L->nops; i++) {
+		if (L->fo[i].kind == K_SEND)
+			sd[ns++] = i;
+		else if (L->fo[i].kind == K_RECV)
+			rv[nr++] = i;
+	}
+	sort_fo = L->fo;
+	qsort(sd, ns, sizeof *sd, by_triple);
+	qsort(rv, nr, sizeof *rv, by_triple);
+	uint32_t a = 0, b = 0;
+	while (a < ns || b < nr) {
+		int c = a == ns ? 1 : b == nr ? -1 : cmp_triple(&L->fo[sd[a]], &L->fo[rv[b]]);
+		if (c == 0) {
+			L->fo[sd[a]].pair = (int)rv[b];
+			L->fo[rv[b]].pair = (int)sd[a];
+			a++, b++;
+		} else if (c < 0) {
+			bad_s = sd[a] < bad_s ? sd[a] : bad_s;
+			a++;
+		} else {
+			bad_r = rv[b] < bad_r ? rv[b] : bad_r;
+			b++;
+		}
+	}
+	ccs_free(sd);
+	ccs_free(rv);
+	if (bad_s != UINT32_MAX) {
+		const struct fop *o = &L->fo[bad_s];
+		snprintf(L->msg, sizeof L->msg, "send from rank %d to rank %d on channel %u has no matching recv", o->op.src,
+		         o->op.dst, o->op.channel);
+		return ccs_ytree_error(&L->d, L->ops->v[bad_s], L->msg);
+	}
+	if (bad_r != UINT32_MAX) {
+		const struct fop *o = &L->fo[bad_r];
+		snprintf(L->msg, sizeof L->msg, "recv on rank %d from rank %d on channel %u has no matching send", o->op.dst,
+		         o->op.src, o->op.channel);
+		return ccs_ytree_error(&L->d, L->ops->v[bad_r], L->msg);
+	}
+	return CCS_OK;
 }
 
 /* The ops, numbered as in the file; edges: send -> its recv, each `after`
@@ -218,8 +292,6 @@ static int pair_ops(struct ld *L)
 static int make_dag(struct ld *L)
 {
 	int rc = CCS_OK;
-	/* the ops, numbered as in the file; edges: send -> its recv; each
-	 * `after` -> op */
 	for (uint32_t i = 0; i < L->nops; i++) {
 		uint32_t id;
 		if (L->fo[i].kind == K_RECV) {
@@ -240,10 +312,7 @@ static int make_dag(struct ld *L)
 		for (uint32_t a = 0; a < after->n; a++) {
 			if ((rc = ccs_ytree_kind(&L->d, after->v[a], CCS_Y_SCALAR, "an op name")))
 				return rc;
-			int found = -1;
-			for (uint32_t j = 0; j < L->nops && found < 0; j++)
-				if (L->fo[j].name && !strcmp(L->fo[j].name, after->v[a]->str))
-					found = (int)j;
+			int found = find_name(L, after->v[a]->str);
 			if (found < 0) {
 				snprintf(L->msg, sizeof L->msg, "unknown op '%s' in 'after'", after->v[a]->str);
 				rc = ccs_ytree_error(&L->d, after->v[a], L->msg);
@@ -387,6 +456,7 @@ out:
 	if (rc == CCS_ENOMEM && !diag->set)
 		ccs_diag_msg(diag, "%s: out of memory", path);
 	ccs_dag_free(L->dag);
+	ccs_free(L->by_name);
 	ccs_free(L->fo);
 	ccs_ytree_release(&L->d);
 	return rc;
