@@ -23,13 +23,13 @@ CPPFLAGS := -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS)
 OPT_CFLAGS  := -O2 -g $(WARN)
 TEST_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined -DCCS_TEST_HOOKS $(WARN)
-LDLIBS := $(PKG_LIBS) -lm -ldl
+LDLIBS := $(PKG_LIBS) -lglpk -lm -ldl
 
 # Sources are found by wildcard: a new file in one of these folders is built
 # into the library (model/, sim/, sim/sched/, calibrate/) or the command line
 # (sim/cli/, sim/cli/run/); a new tests/unit/test_<module>.c is a unit test
 # and a new tests/prop/prop_<name>.c a seeded property test.
-LIB_SRC := $(wildcard model/*.c sim/*.c sim/sched/*.c) \
+LIB_SRC := $(wildcard model/*.c sim/*.c sim/sched/*.c sim/synth/*.c) \
            $(filter-out calibrate/bench_%,$(wildcard calibrate/*.c))
 CLI_SRC := $(wildcard sim/cli/*.c sim/cli/run/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))

@@ -130,6 +130,7 @@ int ccs_cmd_kv(int argc, char **argv, int sim);
 int ccs_cmd_merge(int argc, char **argv);
 /* ccsim params [-t TOPO]: the parameter table (sim/cli/cmd_params.c) */
 int ccs_cmd_params(int argc, char **argv);
+int ccs_cmd_synth(int argc, char **argv);
 /* ccsim run SCENARIO (sim/cli/cmd_run.c) */
 int ccs_cmd_run(int argc, char **argv);
 

@@ -51,6 +51,8 @@ static const struct command {
 	{ "report", ccs_cmd_report, "SCENARIO", "one Markdown or HTML file with a stored study's tables and plots", NULL },
 	{ "calibrate", ccs_cmd_calibrate, "run|ingest|fit|show|diff|check", NULL,
 	  "measure, store (SQLite), fit and gate the hardware's alpha-beta" },
+	{ "synth", ccs_cmd_synth, "-t TOPO -c COLL", "a schedule made for the topology (LP tree packing), beside NCCL's;",
+	  "exported as MSCCL XML, MSCCL++ JSON or schedule YAML" },
 	{ "params", ccs_cmd_params, "[-t TOPO]", "the model's physical constants, their sources, what a topology resolves",
 	  NULL },
 	{ "version", cmd_version, "", "print the version", NULL },

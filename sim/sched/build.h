@@ -43,6 +43,10 @@ int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, uns
 struct ccs_diag;
 int ccs_sched_file_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
                         struct ccs_diag *diag);
+/* The same for a file's text held in memory (YAML, MSCCL XML or an
+ * MSCCL++ plan), its messages naming it `name`. */
+int ccs_sched_text_load(const char *name, const char *text, size_t len, const struct ccs_comm *c, double bytes,
+                        struct ccs_sched *s, int *ranks, struct ccs_diag *diag);
 /* An MSCCL algorithm's XML (sim/sched/msccl.c) as schedule YAML for a run
  * of bytes (its chunks: bytes / nchunksperloop); ccs_sched_file_load takes a
  * path to one as it takes YAML.  *yaml is the caller's to ccs_free. */

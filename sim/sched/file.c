@@ -9,7 +9,9 @@
 **     - {rank: 1, op: send, peer: 2, bytes: 1MiB, after: [r0]}
 **
 ** send/recv pair up in order per (sender, receiver, channel); a recv
-** completes when its send's bytes arrive.  compute waits `time`; reduce and
+** completes when its send's bytes arrive; a send to another group on
+** channel c leaves through the sender's (c mod k)-th best NIC and enters
+** the receiver's (NCCL's channels spread over a GPU's NICs).  compute waits `time`; reduce and
 ** copy take `bytes` at the GPU's memory bandwidth (memory.reduce_traffic and
 ** memory.copy_traffic bytes of traffic per byte, model/params.c).  Every op may name the ops it waits for (`after`) and a
 ** `latency` (default: the model's hop latency for the route).  Checked
@@ -81,6 +83,15 @@ static int op_transfer(struct ld *L, const struct ccs_ynode *m, struct fop *o, i
 		o->op.delay_s = !L->c ? 0
 		              : ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
 		                ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+		/* across groups, channel c leaves through the sender's (c mod k)-th
+		 * best NIC and enters the receiver's, as NCCL spreads its channels
+		 * over a GPU's NICs */
+		int ka = L->c && !same && rank < L->c->n && peer < L->c->n ? ccs_comm_best_nics(L->c, (int)rank) : 0;
+		int kb = ka ? ccs_comm_best_nics(L->c, (int)peer) : 0;
+		if (ka > 0 && kb > 0) {
+			o->op.nic_src = ccs_comm_nic(L->c, (int)rank, (int)(o->op.channel % (uint32_t)ka));
+			o->op.nic_dst = ccs_comm_nic(L->c, (int)peer, (int)(o->op.channel % (uint32_t)kb));
+		}
 	} else {
 		o->op.src = (int32_t)peer;     /* resolved below */
 		o->op.dst = (int32_t)rank;
@@ -352,7 +363,8 @@ static int install(struct ld *L, struct ccs_sched *s)
 
 /* The file's tree: its YAML, or its MSCCL XML as YAML (msccl.c), named so
  * that a message about the YAML is not taken for one about the XML's lines. */
-static int load_root(struct ld *L, const char *path, double bytes, struct ccs_diag *diag, struct ccs_ynode **root)
+static int load_root(struct ld *L, const char *path, const char *text, size_t tlen, double bytes, struct ccs_diag *diag,
+                     struct ccs_ynode **root)
 {
 	memset(&L->d, 0, sizeof L->d);
 	ccs_arena_init(&L->d.own);
@@ -360,7 +372,15 @@ static int load_root(struct ld *L, const char *path, double bytes, struct ccs_di
 	L->d.diag = diag;
 	char *buf;
 	size_t len;
-	CCS_TRY(ccs_ytree_read_file(&L->d, path, NULL, &buf, &len));
+	if (text) {
+		/* a copy, as the file's text would be: the readers may change it */
+		if (!(buf = ccs_malloc(tlen + 1)))
+			return CCS_ENOMEM;
+		memcpy(buf, text, tlen);
+		buf[tlen] = 0;
+		len = tlen;
+	} else
+		CCS_TRY(ccs_ytree_read_file(&L->d, path, NULL, &buf, &len));
 	const char *name = path;
 	if (ccs_xml_is(buf, len)) {
 		char *yaml;
@@ -420,8 +440,8 @@ static int read_coll(struct ld *L, const struct ccs_ynode *root)
 	return CCS_OK;
 }
 
-int ccs_sched_file_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
-                        struct ccs_diag *diag)
+static int load(const char *path, const char *text, size_t tlen, const struct ccs_comm *c, double bytes, struct ccs_sched *s,
+                int *ranks, struct ccs_diag *diag)
 {
 	static const char *const top_keys[] = { "name", "description", "ranks", "ops", "collective", "size" };
 	struct ld ld, *L = &ld;
@@ -429,7 +449,7 @@ int ccs_sched_file_load(const char *path, const struct ccs_comm *c, double bytes
 	L->c = c;
 	memset(s, 0, sizeof *s);
 	struct ccs_ynode *root = NULL;
-	int rc = load_root(L, path, bytes, diag, &root);
+	int rc = load_root(L, path, text, tlen, bytes, diag, &root);
 	if (rc)
 		goto out;
 	if ((rc = ccs_ytree_keys(&L->d, root, top_keys, 6, "the schedule")) ||
@@ -460,4 +480,16 @@ out:
 	ccs_free(L->fo);
 	ccs_ytree_release(&L->d);
 	return rc;
+}
+
+int ccs_sched_file_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
+                        struct ccs_diag *diag)
+{
+	return load(path, NULL, 0, c, bytes, s, ranks, diag);
+}
+
+int ccs_sched_text_load(const char *name, const char *text, size_t len, const struct ccs_comm *c, double bytes,
+                        struct ccs_sched *s, int *ranks, struct ccs_diag *diag)
+{
+	return load(name, text, len, c, bytes, s, ranks, diag);
 }

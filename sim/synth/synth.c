@@ -1,0 +1,611 @@
+/*
+** sim/synth/synth.c: the tree packing by column generation (synth.h).
+**
+** The routes of all n (n - 1) ordered pairs are read from the fabric once
+** (a pair's shares of its resources, 1/K on each of K sprayed paths), the
+** resources any route crosses become the program's capacity rows, and each
+** round prices every root's cheapest tree under the duals (all roots up to
+** 128 ranks; beyond, the one cheapest over all roots found in one search
+** from a super-root, plus a rotating batch), adding each that improves.
+*/
+#include "synth.h"
+
+#include "synth_arbo.h"
+#include "synth_lp.h"
+
+#include "../../model/coll.h"
+#include "../../model/nccl_tables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A route's shares in compressed rows: pair p = u n + v has the entries
+ * [start[p], start[p + 1]) of row (the program's capacity row) and sh. */
+struct routes {
+	uint32_t *start;
+	int *row;
+	double *sh;
+};
+
+struct pk {
+	struct ccs_fabric *f;
+	const struct ccs_comm *c;
+	struct ccs_synth *out;
+	int n, nph;                 /* phases: 1 (AllGather or ReduceScatter) or 2 (AllReduce) */
+	int ph0;                    /* the first phase's kind: 0 in-trees, 1 out-trees */
+	struct routes r;
+	int nrow;
+	uint32_t *row_res;          /* a row's fabric resource */
+	double *cap;                /* a row's capacity over the largest */
+	double capmax;
+	struct ccs_synth_lp *lp;
+	/* columns: root and phase, parent per rank (ncol x n) */
+	int ncol, colcap;
+	int *col_root, *col_ph;
+	int32_t *col_par;
+	/* pricing scratch */
+	int m;
+	int32_t *eu, *ev, *sel;
+	double *ew, *k, *y, *p, *a;
+	int *arow;
+	double *acc;
+};
+
+/* Channels a lowered schedule spreads a pair's chunks over (synth_plan.c):
+ * routes that hash the channel (ECMP) are averaged over this many. */
+#define SALTS 8
+
+/* Pair u -> v's shares of the rows it crosses, appended at P->r (nz
+ * entries so far, cap allocated), averaged over the channels and sprayed
+ * ways; rowof maps fabric resources to rows (-1: none yet). */
+static int one_pair(struct pk *P, int u, int v, int32_t *rowof, size_t *nz, size_t *cap, char *err, size_t errn)
+{
+	const double *caps = ccs_fabric_caps(P->f);
+	double sB = 0;
+	int cross = ccs_fabric_crosses(P->f, u, v);
+	uint32_t K = ccs_fabric_spray(P->f), ways = cross && K > 1 ? K : 1;
+	int ka = cross ? ccs_comm_best_nics(P->c, u) : 0, kb = cross ? ccs_comm_best_nics(P->c, v) : 0;
+	size_t z0 = *nz;
+	double sB_way = 0;
+	for (uint32_t salt = 0; salt < SALTS; salt++)
+		for (uint32_t w = 0; w < ways; w++) {
+			uint32_t res[CCS_FLOW_MAXPATH];
+			int nr = 0;
+			/* channel salt's NICs, as a schedule file's sends take them */
+			uint32_t na = ka > 0 && kb > 0 ? ccs_comm_nic(P->c, u, (int)(salt % (uint32_t)ka)) : UINT32_MAX;
+			uint32_t nb = ka > 0 && kb > 0 ? ccs_comm_nic(P->c, v, (int)(salt % (uint32_t)kb)) : UINT32_MAX;
+			if (ccs_fabric_route_way(P->f, u, v, na, nb, salt, w, res, &nr)) {
+				snprintf(err, errn, "no route from rank %d to rank %d", u, v);
+				return CCS_EINPUT;
+			}
+			if (*nz + (size_t)nr > *cap) {
+				*cap = *cap * 2 + (size_t)nr;
+				int *r2 = ccs_realloc(P->r.row, *cap * sizeof *r2);
+				if (!r2)
+					return CCS_ENOMEM;
+				P->r.row = r2;
+				double *s2 = ccs_realloc(P->r.sh, *cap * sizeof *s2);
+				if (!s2)
+					return CCS_ENOMEM;
+				P->r.sh = s2;
+			}
+			double worst = 0;
+			for (int i = 0; i < nr; i++)
+				worst = 1.0 / caps[res[i]] > worst ? 1.0 / caps[res[i]] : worst;
+			worst /= ways;
+			if (w == 0 || worst > sB_way)
+				sB_way = worst;
+			if (w + 1 == ways)
+				sB += sB_way / SALTS;
+			for (int i = 0; i < nr; i++) {
+				if (rowof[res[i]] < 0) {
+					rowof[res[i]] = P->nrow;
+					P->row_res[P->nrow++] = res[i];
+				}
+				int e = rowof[res[i]];
+				size_t k = z0;
+				while (k < *nz && P->r.row[k] != e)
+					k++;
+				if (k == *nz) {
+					P->r.row[k] = e;
+					P->r.sh[k] = 0;
+					(*nz)++;
+				}
+				P->r.sh[k] += 1.0 / ways / SALTS;
+			}
+		}
+	P->out->hop_sB[(size_t)u * (size_t)P->n + (size_t)v] = sB;
+	/* a schedule file's send pays the model's hop for the route */
+	int same = !cross;
+	P->out->hop_lat[(size_t)u * (size_t)P->n + (size_t)v] =
+	        ccs_nccl_latency(&P->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
+	        ccs_nccl_latency(&P->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+	return CCS_OK;
+}
+
+/* The routes of every ordered pair, and the rows they use. */
+static int read_routes(struct pk *P, char *err, size_t errn)
+{
+	int n = P->n;
+	uint32_t nres = ccs_fabric_nres(P->f);
+	const double *caps = ccs_fabric_caps(P->f);
+	int32_t *rowof = ccs_malloc(((size_t)nres + 1) * sizeof *rowof);
+	size_t np = (size_t)n * (size_t)n, cap = np * 4 + 16, nz = 0;
+	P->r.start = ccs_malloc((np + 1) * sizeof *P->r.start);
+	P->r.row = ccs_malloc(cap * sizeof *P->r.row);
+	P->r.sh = ccs_malloc(cap * sizeof *P->r.sh);
+	P->row_res = ccs_malloc(((size_t)nres + 1) * sizeof *P->row_res);
+	if (!rowof || !P->r.start || !P->r.row || !P->r.sh || !P->row_res) {
+		ccs_free(rowof);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t e = 0; e < nres; e++)
+		rowof[e] = -1;
+	int rc = CCS_OK;
+	for (int u = 0; u < n && !rc; u++)
+		for (int v = 0; v < n && !rc; v++) {
+			P->r.start[(size_t)u * (size_t)n + (size_t)v] = (uint32_t)nz;
+			if (u != v)
+				rc = one_pair(P, u, v, rowof, &nz, &cap, err, errn);
+		}
+	P->r.start[np] = (uint32_t)nz;
+	ccs_free(rowof);
+	if (rc)
+		return rc;
+	P->cap = ccs_malloc(((size_t)P->nrow + 1) * sizeof *P->cap);
+	if (!P->cap)
+		return CCS_ENOMEM;
+	P->capmax = 0;
+	for (int e = 0; e < P->nrow; e++)
+		if (caps[P->row_res[e]] > P->capmax)
+			P->capmax = caps[P->row_res[e]];
+	for (int e = 0; e < P->nrow; e++) {
+		P->cap[e] = caps[P->row_res[e]] / P->capmax;
+		if (!(P->cap[e] > 0)) {
+			char name[128];
+			ccs_fabric_res_name(P->f, P->row_res[e], name, sizeof name);
+			snprintf(err, errn, "'%s' has no capacity", name);
+			return CCS_EINPUT;
+		}
+	}
+	return CCS_OK;
+}
+
+/* The kind of tree of phase index ph: 0 in-tree, 1 out-tree. */
+static int kind_of(const struct pk *P, int ph)
+{
+	return P->nph == 2 ? ph : P->ph0;
+}
+
+/* The pair a tree edge (parent q of v) moves data over. */
+static size_t edge_pair(const struct pk *P, int kind, int q, int v)
+{
+	return kind ? (size_t)q * (size_t)P->n + (size_t)v : (size_t)v * (size_t)P->n + (size_t)q;
+}
+
+/* Add a tree (parent per rank) of root r and phase index ph as a column. */
+static int add_col(struct pk *P, int r, int ph, const int32_t *par)
+{
+	int n = P->n, nz = 0, kind = kind_of(P, ph);
+	for (int v = 0; v < n; v++) {
+		if (v == r)
+			continue;
+		size_t pi = edge_pair(P, kind, par[v], v);
+		for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++) {
+			int e = P->r.row[i];
+			if (P->acc[e] == 0)
+				P->arow[nz++] = e;
+			P->acc[e] += P->r.sh[i];
+		}
+	}
+	for (int i = 0; i < nz; i++) {
+		P->a[i] = P->acc[P->arow[i]];
+		P->acc[P->arow[i]] = 0;
+	}
+	if (P->ncol == P->colcap) {
+		int nc = P->colcap ? P->colcap * 2 : 64;
+		int *cr = ccs_realloc(P->col_root, (size_t)nc * sizeof *cr);
+		if (cr)
+			P->col_root = cr;
+		int *cp = cr ? ccs_realloc(P->col_ph, (size_t)nc * sizeof *cp) : NULL;
+		if (cp)
+			P->col_ph = cp;
+		int32_t *pp = cp ? ccs_realloc(P->col_par, (size_t)nc * (size_t)n * sizeof *pp) : NULL;
+		if (!pp)
+			return CCS_ENOMEM;
+		P->col_par = pp;
+		P->colcap = nc;
+	}
+	int j;
+	CCS_TRY(ccs_synth_lp_add(P->lp, ph * n + r, nz, P->arow, P->a, &j));
+	P->col_root[P->ncol] = r;
+	P->col_ph[P->ncol] = ph;
+	memcpy(P->col_par + (size_t)P->ncol * (size_t)n, par, (size_t)n * sizeof *par);
+	P->ncol++;
+	return CCS_OK;
+}
+
+/* The pricing graph of phase index ph under the costs k (per pair): edge
+ * q -> v for every pair, costing what the pair it moves over costs; with
+ * super 1 also node n and its edges n -> r costing big - y(ph, r). */
+static void pricing_edges(struct pk *P, int ph, int super, double big)
+{
+	int n = P->n, kind = kind_of(P, ph);
+	P->m = 0;
+	for (int q = 0; q < n; q++)
+		for (int v = 0; v < n; v++)
+			if (q != v) {
+				P->eu[P->m] = q;
+				P->ev[P->m] = v;
+				P->ew[P->m++] = P->k[edge_pair(P, kind, q, v)];
+			}
+	if (super)
+		for (int r = 0; r < n; r++) {
+			P->eu[P->m] = n;
+			P->ev[P->m] = r;
+			P->ew[P->m++] = big - P->y[ph * n + r];
+		}
+}
+
+/* One tree per root tried (or the best over all roots and a batch);
+ * *added the columns that improve. */
+static int price(struct pk *P, int round, int *added)
+{
+	int n = P->n;
+	*added = 0;
+	for (size_t pi = 0; pi < (size_t)n * (size_t)n; pi++) {
+		double s = 0;
+		for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++)
+			s += P->p[P->r.row[i]] * P->r.sh[i];
+		P->k[pi] = s;
+	}
+	for (int ph = 0; ph < P->nph; ph++) {
+		int all = n <= 128, batch = all ? n : 8;
+		if (!all) {
+			double big = 1, ymax = 0;
+			for (size_t pi = 0; pi < (size_t)n * (size_t)n; pi++)
+				big += P->k[pi];
+			for (int r = 0; r < n; r++)
+				ymax = fabs(P->y[ph * n + r]) > ymax ? fabs(P->y[ph * n + r]) : ymax;
+			big += 2 * ymax;
+			pricing_edges(P, ph, 1, big);
+			double cost;
+			CCS_TRY(ccs_synth_arbo(n + 1, n, P->m, P->eu, P->ev, P->ew, P->sel, &cost));
+			int r = -1;
+			for (int v = 0; v < n; v++)
+				if (P->eu[P->sel[v]] == n)
+					r = v;
+			if (r >= 0 && cost - big < -1e-9 * (1 + fabs(P->y[ph * n + r]))) {
+				int32_t *par = P->sel;   /* parents in place */
+				for (int v = 0; v < n; v++)
+					par[v] = v == r ? -1 : P->eu[P->sel[v]];
+				CCS_TRY(add_col(P, r, ph, par));
+				(*added)++;
+			}
+		}
+		pricing_edges(P, ph, 0, 0);
+		for (int b = 0; b < batch; b++) {
+			int r = all ? b : (int)(((long)round * batch + b) % n);
+			double cost;
+			CCS_TRY(ccs_synth_arbo(n, r, P->m, P->eu, P->ev, P->ew, P->sel, &cost));
+			double y = P->y[ph * n + r];
+			if (cost - y < -1e-9 * (1 + fabs(y))) {
+				int32_t *par = P->sel;
+				for (int v = 0; v < n; v++)
+					par[v] = v == r ? -1 : P->eu[P->sel[v]];
+				CCS_TRY(add_col(P, r, ph, par));
+				(*added)++;
+			}
+		}
+	}
+	return CCS_OK;
+}
+
+static int setup(struct pk *P, char *err, size_t errn)
+{
+	int n = P->n;
+	CCS_TRY(read_routes(P, err, errn));
+	size_t m = (size_t)n * (size_t)n + 1;
+	P->eu = ccs_malloc(m * sizeof *P->eu);
+	P->ev = ccs_malloc(m * sizeof *P->ev);
+	P->ew = ccs_malloc(m * sizeof *P->ew);
+	P->sel = ccs_malloc(((size_t)n + 2) * sizeof *P->sel);
+	P->k = ccs_malloc(m * sizeof *P->k);
+	P->y = ccs_calloc((size_t)(2 * n + 1), sizeof *P->y);
+	P->p = ccs_calloc((size_t)P->nrow + 1, sizeof *P->p);
+	P->a = ccs_malloc(((size_t)P->nrow + 1) * sizeof *P->a);
+	P->arow = ccs_malloc(((size_t)P->nrow + 1) * sizeof *P->arow);
+	P->acc = ccs_calloc((size_t)P->nrow + 1, sizeof *P->acc);
+	if (!P->eu || !P->ev || !P->ew || !P->sel || !P->k || !P->y || !P->p || !P->a || !P->arow || !P->acc)
+		return CCS_ENOMEM;
+	CCS_TRY(ccs_synth_lp_new(P->nph * n, P->nrow, P->cap, &P->lp));
+	/* a first tree per root and phase, two levels deep: the root to the
+	 * ranks of its group and to one rank of each other group (the one at
+	 * its own place in the group, as a rail would pair them), each of
+	 * which to the rest of its group */
+	int32_t *par = ccs_malloc((size_t)n * sizeof *par), *gstart = NULL, *members = NULL;
+	int32_t *pos = ccs_malloc((size_t)n * sizeof *pos);
+	if (!par || !pos || ccs_comm_members(P->c, &gstart, &members)) {
+		ccs_free(par);
+		ccs_free(pos);
+		return CCS_ENOMEM;
+	}
+	for (int g = 0; g < P->c->G; g++)
+		for (int i = gstart[g]; i < gstart[g + 1]; i++)
+			pos[members[i]] = i - gstart[g];
+	int rc = CCS_OK;
+	for (int ph = 0; ph < P->nph && !rc; ph++)
+		for (int r = 0; r < n && !rc; r++) {
+			int gr = P->c->rank_group[r];
+			for (int v = 0; v < n; v++) {
+				int g = P->c->rank_group[v], size = gstart[g + 1] - gstart[g];
+				int head = members[gstart[g] + pos[r] % size];
+				par[v] = v == r ? -1 : g == gr || v == head ? r : head;
+			}
+			rc = add_col(P, r, ph, par);
+		}
+	ccs_free(par);
+	ccs_free(pos);
+	ccs_free(gstart);
+	ccs_free(members);
+	return rc;
+}
+
+static void pk_release(struct pk *P)
+{
+	ccs_synth_lp_free(P->lp);
+	ccs_free(P->r.start);
+	ccs_free(P->r.row);
+	ccs_free(P->r.sh);
+	ccs_free(P->row_res);
+	ccs_free(P->cap);
+	ccs_free(P->col_root);
+	ccs_free(P->col_ph);
+	ccs_free(P->col_par);
+	ccs_free(P->eu);
+	ccs_free(P->ev);
+	ccs_free(P->ew);
+	ccs_free(P->sel);
+	ccs_free(P->k);
+	ccs_free(P->y);
+	ccs_free(P->p);
+	ccs_free(P->a);
+	ccs_free(P->arow);
+	ccs_free(P->acc);
+}
+
+/* The load per row of shares w per column (over the shard) and the
+ * busiest row's time for a shard of `shard` bytes; *busy that row. */
+static double bound_of(struct pk *P, const double *w, double shard, int *busy)
+{
+	double *load = ccs_calloc((size_t)P->nrow + 1, sizeof *load);
+	if (!load)
+		return HUGE_VAL;
+	int n = P->n;
+	for (int j = 0; j < P->ncol; j++) {
+		if (!(w[j] > 0))
+			continue;
+		int r = P->col_root[j], kind = kind_of(P, P->col_ph[j]);
+		const int32_t *par = P->col_par + (size_t)j * (size_t)n;
+		for (int v = 0; v < n; v++) {
+			if (v == r)
+				continue;
+			size_t pi = edge_pair(P, kind, par[v], v);
+			for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++)
+				load[P->r.row[i]] += w[j] * P->r.sh[i];
+		}
+	}
+	double t = 0;
+	*busy = 0;
+	for (int e = 0; e < P->nrow; e++) {
+		double te = load[e] * shard / (P->cap[e] * P->capmax);
+		if (te > t) {
+			t = te;
+			*busy = e;
+		}
+	}
+	ccs_free(load);
+	return t;
+}
+
+/* The trees with a share into out, each with its load per fabric resource. */
+static int keep_trees(struct pk *P, const double *x, struct ccs_synth *out)
+{
+	int n = P->n, nt = 0;
+	for (int j = 0; j < P->ncol; j++)
+		nt += x[j] > 1e-9;
+	out->tree = ccs_calloc((size_t)nt + 1, sizeof *out->tree);
+	if (!out->tree)
+		return CCS_ENOMEM;
+	for (int j = 0; j < P->ncol; j++) {
+		if (!(x[j] > 1e-9))
+			continue;
+		struct ccs_synth_tree *t = &out->tree[out->ntree++];
+		int r = P->col_root[j], kind = kind_of(P, P->col_ph[j]), nz = 0;
+		const int32_t *par = P->col_par + (size_t)j * (size_t)n;
+		t->root = r;
+		t->phase = kind;
+		t->w = x[j];
+		for (int v = 0; v < n; v++) {
+			if (v == r)
+				continue;
+			size_t pi = edge_pair(P, kind, par[v], v);
+			for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++) {
+				int e = P->r.row[i];
+				if (P->acc[e] == 0)
+					P->arow[nz++] = e;
+				P->acc[e] += P->r.sh[i];
+			}
+		}
+		t->parent = ccs_malloc((size_t)n * sizeof *t->parent);
+		t->res = ccs_malloc(((size_t)nz + 1) * sizeof *t->res);
+		t->load = ccs_malloc(((size_t)nz + 1) * sizeof *t->load);
+		for (int i = 0; i < nz; i++) {
+			if (t->res && t->load) {
+				t->res[i] = P->row_res[P->arow[i]];
+				t->load[i] = P->acc[P->arow[i]];
+			}
+			P->acc[P->arow[i]] = 0;
+		}
+		if (!t->parent || !t->res || !t->load)
+			return CCS_ENOMEM;
+		t->nl = nz;
+		memcpy(t->parent, par, (size_t)n * sizeof *t->parent);
+	}
+	return CCS_OK;
+}
+
+/* Column generation to the optimum (or the round limit). */
+static int generate(struct pk *P, int max_iter, struct ccs_synth *out, double *tau, char *err, size_t errn)
+{
+	for (out->iters = 0;; out->iters++) {
+		CCS_TRY(ccs_synth_lp_solve(P->lp, tau, P->y, P->p, err, errn));
+		if (out->iters >= max_iter)
+			break;
+		int added;
+		CCS_TRY(price(P, out->iters, &added));
+		if (!added) {
+			out->converged = 1;
+			break;
+		}
+	}
+	return CCS_OK;
+}
+
+int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, struct ccs_synth *out,
+                   char *err, size_t errn)
+{
+	memset(out, 0, sizeof *out);
+	struct pk P;
+	memset(&P, 0, sizeof P);
+	P.f = f;
+	P.c = c;
+	P.out = out;
+	P.n = c->n;
+	if (cfg->coll != CCS_COLL_ALLGATHER && cfg->coll != CCS_COLL_REDUCESCATTER && cfg->coll != CCS_COLL_ALLREDUCE) {
+		snprintf(err, errn, "synthesis makes allgather, reducescatter and allreduce");
+		return CCS_EINPUT;
+	}
+	if (c->n < 2) {
+		snprintf(err, errn, "synthesis needs two ranks or more");
+		return CCS_EINPUT;
+	}
+	P.nph = cfg->coll == CCS_COLL_ALLREDUCE ? 2 : 1;
+	P.ph0 = cfg->coll == CCS_COLL_ALLGATHER;
+	out->n = c->n;
+	out->coll = cfg->coll;
+	out->bytes = cfg->bytes;
+	out->group = ccs_malloc((size_t)c->n * sizeof *out->group);
+	out->nics = ccs_malloc((size_t)c->n * sizeof *out->nics);
+	out->hop_lat = ccs_calloc((size_t)c->n * (size_t)c->n, sizeof *out->hop_lat);
+	out->hop_sB = ccs_calloc((size_t)c->n * (size_t)c->n, sizeof *out->hop_sB);
+	if (!out->group || !out->nics || !out->hop_lat || !out->hop_sB) {
+		ccs_synth_release(out);
+		snprintf(err, errn, "out of memory");
+		return CCS_ENOMEM;
+	}
+	for (int r = 0; r < c->n; r++) {
+		out->group[r] = c->rank_group[r];
+		out->nics[r] = ccs_comm_best_nics(c, r);
+	}
+	double tau, *x = NULL;
+	int busy = 0;
+	int rc = setup(&P, err, errn);
+	if (!rc)
+		rc = generate(&P, cfg->max_iter > 0 ? cfg->max_iter : 400, out, &tau, err, errn);
+	if (rc)
+		goto out;
+	rc = CCS_ENOMEM;
+	if (!(x = ccs_malloc(((size_t)P.ncol + 1) * sizeof *x)))
+		goto out;
+	for (int j = 0; j < P.ncol; j++)
+		x[j] = ccs_synth_lp_x(P.lp, j);
+	out->lp_s = bound_of(&P, x, cfg->bytes / c->n, &busy);
+	out->bottleneck = P.row_res[busy];
+	out->cols = P.ncol;
+	rc = keep_trees(&P, x, out);
+out:
+	if (rc == CCS_ENOMEM)
+		snprintf(err, errn, "out of memory");
+	ccs_free(x);
+	pk_release(&P);
+	if (rc)
+		ccs_synth_release(out);
+	return rc;
+}
+
+void ccs_synth_release(struct ccs_synth *s)
+{
+	for (int i = 0; i < s->ntree; i++) {
+		ccs_free(s->tree[i].parent);
+		ccs_free(s->tree[i].res);
+		ccs_free(s->tree[i].load);
+	}
+	ccs_free(s->tree);
+	ccs_free(s->group);
+	ccs_free(s->nics);
+	ccs_free(s->hop_lat);
+	ccs_free(s->hop_sB);
+	s->group = s->nics = NULL;
+	s->hop_lat = s->hop_sB = NULL;
+	s->tree = NULL;
+	s->ntree = 0;
+}
+
+/* The largest remainders' rounding of one (root, phase) group's shares. */
+static void round_group(struct ccs_synth *s, int root, int phase, int K)
+{
+	int left = K;
+	for (int j = 0; j < s->ntree; j++)
+		if (s->tree[j].root == root && s->tree[j].phase == phase) {
+			s->tree[j].chunks = (int)floor(s->tree[j].w * K + 1e-9);
+			left -= s->tree[j].chunks;
+		}
+	for (; left > 0; left--) {
+		int best = -1;
+		double bx = -1;
+		for (int j = 0; j < s->ntree; j++) {
+			const struct ccs_synth_tree *t = &s->tree[j];
+			double rem = t->w * K - t->chunks;
+			if (t->root == root && t->phase == phase && rem > bx) {
+				bx = rem;
+				best = j;
+			}
+		}
+		if (best < 0)
+			break;
+		s->tree[best].chunks++;
+	}
+}
+
+void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, double bytes, int K, int C)
+{
+	double shard = bytes / s->n;
+	if (K <= 0) {
+		K = (int)floor(shard / (64.0 * 1024.0));
+		K = K < 1 ? 1 : K > 16 ? 16 : K;
+	}
+	if (C <= 0)
+		C = K;
+	s->K = K;
+	s->C = C;
+	s->bytes_lowered = bytes;
+	for (int r = 0; r < s->n; r++)
+		for (int ph = 0; ph < 2; ph++)
+			round_group(s, r, ph, K);
+	/* the rounded shares' busiest resource */
+	s->round_s = HUGE_VAL;
+	double *load = ccs_calloc((size_t)nres + 1, sizeof *load);
+	if (!load)
+		return;
+	for (int j = 0; j < s->ntree; j++)
+		for (int i = 0; i < s->tree[j].nl; i++)
+			load[s->tree[j].res[i]] += (double)s->tree[j].chunks / K * s->tree[j].load[i];
+	s->round_s = 0;
+	for (uint32_t e = 0; e < nres; e++)
+		if (load[e] > 0 && load[e] * shard / caps[e] > s->round_s)
+			s->round_s = load[e] * shard / caps[e];
+	ccs_free(load);
+}

@@ -1,0 +1,135 @@
+/*
+** sim/synth/synth.h: schedules synthesized for a topology (docs/synthesis.md).
+**
+** The fabric as the simulator routes it: a transfer from rank u to rank v
+** crosses the resources R(u, v) (sim/fabric.h; a sprayed transfer 1/K of
+** its bytes on each of K paths), resource e of capacity c_e [B/s].
+**
+** AllGather of N bytes on n ranks: rank r's shard (N / n bytes) reaches
+** every rank along spanning out-trees T rooted at r, a share w(r, T) of it
+** along each, sum_T w(r, T) = 1.  ReduceScatter: the same over in-trees
+** (each rank sends its partial of shard r toward r, reduced on the way).
+** The trees' loads bound the time:
+**   a(e, T) = sum over tree edges (u, v) of T of the share of R(u, v) on e
+**   tau >= (N / n) sum_{r,T} w(r, T) a(e, T) / c_e      for every e
+** and the linear program
+**   minimize tau  over w >= 0, tau
+**   subject to  sum_T w(r, T) = 1                         (dual y_r)
+**               sum_{r,T} w(r, T) a(e, T) <= tau c_e / (N / n)   (dual -p_e <= 0)
+** gives the throughput-optimal packing of such trees: its tau is the LP
+** bound, the time no schedule of trees over these routes can beat when
+** latency, chunking and the solver's sharing are left out.  There are
+** exponentially many trees, so the program is solved by column generation:
+** a tree T rooted at r improves it when its reduced cost
+**   sum_{(u,v) in T} k(u, v) - y_r < 0,   k(u, v) = sum_e p_e share(R(u, v), e),
+** and the cheapest tree for each root is a minimum-cost arborescence
+** (Chu-Liu/Edmonds, synth_arbo.c) under the costs k; when no root has one,
+** the packing is optimal.  AllReduce is a ReduceScatter then an AllGather
+** of each shard, both trees' loads in one program (their phases overlap
+** when pipelined), so its bound is that program's tau.
+**
+** Lowering: each shard in K chunks, a tree given round(K w) of them
+** (largest remainders), each chunk pipelined down its tree; a rank's
+** sends to one peer in one thread block, its receives from one peer in
+** another, all in one global order of (chunk, phase, root) so that no
+** block waits on one that waits on it.  That is an MSCCL algorithm (its
+** XML, sim/sched/msccl.c) and an MSCCL++ execution plan (JSON, put /
+** signal / wait, sim/sched/mscclpp.c); ccs_synth_dag builds the same ops
+** directly, so that each export, read back, is checked to the picosecond.
+*/
+#ifndef CCS_SYNTH_H
+#define CCS_SYNTH_H
+
+#include "../fabric.h"
+
+/* A tree of a packing: parent[v] (-1 for the root) of every rank, its
+ * share w of its root's shard and the chunks it was given. */
+struct ccs_synth_tree {
+	int root;
+	int phase;                  /* 0: in-tree (ReduceScatter's), 1: out-tree (AllGather's) */
+	int32_t *parent;
+	double w;
+	int chunks;
+	int nl;                     /* its load: load[i] bytes on fabric resource res[i] per byte of its share */
+	uint32_t *res;
+	double *load;
+};
+
+struct ccs_synth_cfg {
+	int coll;                   /* CCS_COLL_ALLGATHER, _REDUCESCATTER or _ALLREDUCE */
+	double bytes;               /* N, nccl-tests' size */
+	int max_iter;               /* column generation rounds (0: 400) */
+};
+
+struct ccs_synth {
+	int n, coll;
+	double bytes;
+	double lp_s;                /* the LP bound for bytes [s] */
+	int converged;              /* no improving tree left (else the round limit was hit) */
+	int iters, cols;            /* rounds and trees generated */
+	int ntree;
+	struct ccs_synth_tree *tree;   /* the trees with a share */
+	uint32_t bottleneck;        /* the busiest resource at the optimum */
+	int32_t *group, *nics;      /* per rank: its group, its best NICs (a channel c across groups takes NIC c mod nics) */
+	double *hop_lat, *hop_sB;   /* per pair (u n + v): a transfer's latency [s] and time per byte at its
+	                               narrowest resource [s/B], averaged over the channels' routes */
+	/* the lowering (ccs_synth_chunk) */
+	int K, C;                   /* chunks per shard, channels */
+	double bytes_lowered;       /* the run's size they were chosen for */
+	double round_s;             /* the bound of the rounded shares (chunks / K) for bytes [s] */
+};
+
+/* Pack trees for cfg on fabric f (communicator c).  CCS_EINPUT with err (a
+ * collective it does not synthesize, one rank, no route between two
+ * ranks), CCS_ENOMEM, CCS_EFIT (the solver failed, err says how). */
+int  ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg,
+                    struct ccs_synth *out, char *err, size_t errn);
+void ccs_synth_release(struct ccs_synth *s);
+/* Round the shares into K chunks a shard (largest remainders per root and
+ * phase) over C channels (chunk slot s on channel s mod C), for a run of
+ * bytes; round_s from caps (the fabric's nres capacities; HUGE_VAL when
+ * memory ran out).  K 0: one chunk per 64 KiB of shard, from 1 to 16; C
+ * 0: K (a channel per slot: a block's steps each pay a hop's latency one
+ * after another, so the fewer a block has, the less latency adds). */
+void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, double bytes, int K, int C);
+
+/* The lowered schedule (synth_plan.c): per rank its thread blocks, each a
+ * list of steps, as MSCCL writes them. */
+enum { CCS_SYNTH_SEND, CCS_SYNTH_RECV, CCS_SYNTH_RRC };
+struct ccs_synth_step {
+	uint8_t type;
+	uint8_t buf;                /* 'i' or 'o': where the chunks are */
+	int32_t off, cnt;           /* chunks [off, off + cnt) */
+	int32_t dep_tb, dep_step;   /* a step of another block of the rank to wait for (-1: none) */
+	double key;                 /* its place in its block (synth_plan.c): when its chunk is expected ready */
+	uint32_t tie;
+};
+struct ccs_synth_tb {
+	int32_t send, recv;         /* peers (-1 none): a block sends to one or receives from one */
+	int32_t chan;
+	uint32_t n, cap;
+	struct ccs_synth_step *st;
+};
+struct ccs_synth_plan {
+	int n, coll, C;
+	long nchunks;               /* per loop: n K */
+	long i_chunks, o_chunks;
+	uint32_t *tb0;              /* rank g's blocks are tb[tb0[g] .. tb0[g + 1]) */
+	uint32_t ntb;
+	struct ccs_synth_tb *tb;
+};
+
+int  ccs_synth_plan_build(const struct ccs_synth *s, struct ccs_synth_plan *p);
+void ccs_synth_plan_release(struct ccs_synth_plan *p);
+
+/* The plan as text appended to o (o->oom set when memory ran out): an
+ * MSCCL algorithm (XML); ccsim's schedule YAML for a run of bytes with the
+ * ops msccl.c makes of that XML (each step's receive, reduce and copy,
+ * send), written independently of it so that the XML read back can be
+ * checked against it; an MSCCL++ execution plan (JSON, synth_json.c) and
+ * the schedule YAML of the ops mscclpp.c makes of it. */
+struct ccs_text;
+void ccs_synth_xml(const struct ccs_synth_plan *p, const char *name, struct ccs_text *o);
+void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double bytes, struct ccs_text *o);
+
+#endif

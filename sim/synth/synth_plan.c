@@ -1,0 +1,468 @@
+/*
+** sim/synth/synth_plan.c: the packing lowered into thread blocks and steps
+** (synth.h).  Items are (chunk slot s, phase, root): a root's shard of K
+** chunks has its trees' chunks in consecutive slots, and every item moves
+** one chunk down its tree (out-trees: each rank receives from its parent,
+** then sends to each child; in-trees: each rank receives and reduces
+** from each child in turn, then sends to its parent).  Items go in the
+** order (s + phase, phase, root), so that AllReduce's second phase of a
+** chunk follows the first phase of the next; each rank appends a step
+** to the block for that peer, so that a pair's sends and receives are in
+** the same order at both ends and no block waits for one that waits for
+** it.
+*/
+#include "synth.h"
+
+#include "../../model/coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pb {
+	struct ccs_synth_plan *p;
+	int n, K, C;
+	const struct ccs_synth *S;
+	int slot;                   /* the item's chunk slot */
+	uint32_t *pair_next;        /* per ordered pair (a n + b): transfers lowered so far */
+	uint32_t *nic_out, *nic_in; /* per rank and NIC (r 8 + i): chunks through it so far */
+	int32_t *ch_of;             /* per rank: the channel of its transfer with its parent in the item */
+	int32_t *stb, *rtb;         /* rank g's block sending to (receiving from) peer v on channel ch:
+	                               (g n + v) C + ch, -1 none */
+	uint32_t ntb, tbcap;
+	int32_t *tb_rank;           /* per block its rank, while building */
+	int32_t *have_st;           /* scratch per rank */
+	int32_t *depth;             /* per rank: its depth in the tree being lowered */
+	double *est;                /* per rank: when its chunk of the item is expected ready there [s] */
+	double base;                /* the item's: its slot's start (slot x T) and phase's offset [s] */
+	double chunk;               /* bytes a chunk */
+	int32_t *kids, *kid0, *order;
+};
+
+/* The channel of the next transfer from a to b.  Inside a group, the
+ * item's slot's (an item keeps its channel down the tree).  Across
+ * groups a channel c leaves through NIC c mod k, so the transfer takes
+ * the NIC i that a's sends and b's receives have used least (the program
+ * spread each pair evenly over them), on the pair's next channel of the
+ * form i + k m. */
+static int edge_ch(struct pb *B, int a, int b)
+{
+	const struct ccs_synth *S = B->S;
+	if (S->group[a] == S->group[b] || S->nics[a] < 1 || S->nics[b] < 1)
+		return B->slot % B->C;
+	int k = S->nics[a] > S->nics[b] ? S->nics[a] : S->nics[b];
+	k = k > 8 ? 8 : k;
+	int best = 0;
+	uint32_t bl = UINT32_MAX;
+	for (int i = 0; i < k; i++) {
+		uint32_t o = B->nic_out[(size_t)a * 8 + (size_t)(i % S->nics[a])], n = B->nic_in[(size_t)b * 8 + (size_t)(i % S->nics[b])];
+		uint32_t l = (o > n ? o : n) * 2 + o + n;
+		if (l < bl) {
+			bl = l;
+			best = i;
+		}
+	}
+	B->nic_out[(size_t)a * 8 + (size_t)(best % S->nics[a])]++;
+	B->nic_in[(size_t)b * 8 + (size_t)(best % S->nics[b])]++;
+	int m = B->C / k > 0 ? B->C / k : 1;
+	uint32_t j = B->pair_next[(size_t)a * (size_t)B->n + (size_t)b]++;
+	return (best + k * (int)(j % (uint32_t)m)) % B->C;
+}
+
+/* Rank g's block for peer v (send or receive) on channel ch, made on
+ * first use. */
+static int tb_for(struct pb *B, int g, int v, int send, int ch, int32_t *tb)
+{
+	int32_t *slot = (send ? B->stb : B->rtb) + ((size_t)g * (size_t)B->n + (size_t)v) * (size_t)B->C + (size_t)ch;
+	if (*slot >= 0) {
+		*tb = *slot;
+		return CCS_OK;
+	}
+	if (B->ntb == B->tbcap) {
+		uint32_t nc = B->tbcap ? B->tbcap * 2 : 64;
+		struct ccs_synth_tb *t = ccs_realloc(B->p->tb, (size_t)nc * sizeof *t);
+		if (t)
+			B->p->tb = t;
+		int32_t *r = t ? ccs_realloc(B->tb_rank, (size_t)nc * sizeof *r) : NULL;
+		if (!r)
+			return CCS_ENOMEM;
+		B->tb_rank = r;
+		B->tbcap = nc;
+	}
+	struct ccs_synth_tb *t = &B->p->tb[B->ntb];
+	memset(t, 0, sizeof *t);
+	t->send = send ? v : -1;
+	t->recv = send ? -1 : v;
+	t->chan = ch;
+	B->tb_rank[B->ntb] = g;
+	*slot = *tb = (int32_t)B->ntb++;
+	return CCS_OK;
+}
+
+/* Append a step to block tb; *at its index. */
+static int add_step(struct pb *B, int32_t tb, const struct ccs_synth_step *st, int32_t *at)
+{
+	struct ccs_synth_tb *t = &B->p->tb[tb];
+	if (t->n == t->cap) {
+		uint32_t nc = t->cap ? t->cap * 2 : 16;
+		struct ccs_synth_step *s = ccs_realloc(t->st, (size_t)nc * sizeof *s);
+		if (!s)
+			return CCS_ENOMEM;
+		t->st = s;
+		t->cap = nc;
+	}
+	t->st[t->n] = *st;
+	*at = (int32_t)t->n++;
+	return CCS_OK;
+}
+
+/* Children lists of a tree and its ranks from the root down. */
+static void tree_order(struct pb *B, const struct ccs_synth_tree *t)
+{
+	int n = B->n;
+	for (int v = 0; v <= n; v++)
+		B->kid0[v] = 0;
+	for (int v = 0; v < n; v++)
+		if (t->parent[v] >= 0)
+			B->kid0[t->parent[v] + 1]++;
+	for (int v = 0; v < n; v++)
+		B->kid0[v + 1] += B->kid0[v];
+	int32_t *fill = B->have_st;   /* scratch: reset by the caller */
+	for (int v = 0; v < n; v++)
+		fill[v] = B->kid0[v];
+	for (int v = 0; v < n; v++)
+		if (t->parent[v] >= 0)
+			B->kids[fill[t->parent[v]]++] = v;
+	int h = 0, q = 0;
+	B->order[q++] = t->root;
+	B->depth[t->root] = 0;
+	while (h < q) {
+		int u = B->order[h++];
+		for (int i = B->kid0[u]; i < B->kid0[u + 1]; i++) {
+			B->depth[B->kids[i]] = B->depth[u] + 1;
+			B->order[q++] = B->kids[i];
+		}
+	}
+}
+
+/* A transfer's place in its blocks (both ends): when the sender is
+ * expected to hold the chunk, that is the item's base (its slot's share of
+ * the bound, and AllReduce's second phase after every first-phase path)
+ * plus the hops from where the chunk starts, each a latency and the chunk
+ * over the pair's narrowest resource (out-trees down from the root, in-
+ * trees up from the leaves, the latest child).  Each hop adds to it, so a
+ * block never waits on a chunk ordered before one that arrives earlier
+ * along the same path, and no block waits on one that waits on it. */
+static double hop(const struct pb *B, int a, int b)
+{
+	size_t i = (size_t)a * (size_t)B->n + (size_t)b;
+	return B->S->hop_lat[i] + B->chunk * B->S->hop_sB[i] + 1e-12;
+}
+
+static void estimate(struct pb *B, const struct ccs_synth_tree *t)
+{
+	if (t->phase) {
+		for (int i = 0; i < B->n; i++) {
+			int u = B->order[i];
+			B->est[u] = u == t->root ? 0 : B->est[t->parent[u]] + hop(B, t->parent[u], u);
+		}
+		return;
+	}
+	for (int i = B->n - 1; i >= 0; i--) {
+		int u = B->order[i];
+		double e = 0;
+		for (int k = B->kid0[u]; k < B->kid0[u + 1]; k++) {
+			int c = B->kids[k];
+			double x = B->est[c] + hop(B, c, u);
+			e = x > e ? x : e;
+		}
+		B->est[u] = e;
+	}
+}
+
+/* One chunk (slot s) of tree t: out-tree, received then forwarded
+ * (*root_dep: the step after which the root holds it, -1 tb: its input). */
+static int item_out(struct pb *B, const struct ccs_synth_tree *t, int s, int ar, const int32_t *root_dep)
+{
+	int r = t->root;
+	int32_t off = r * B->K + s;
+	for (int i = 0; i < B->n; i++) {
+		int u = B->order[i];
+		int32_t dtb = -1, dst = -1;
+		if (u != r) {
+			int32_t tb, at;
+			CCS_TRY(tb_for(B, u, t->parent[u], 0, B->ch_of[u], &tb));
+			struct ccs_synth_step st = { CCS_SYNTH_RECV, 'o', off, 1, -1, -1, B->base + B->est[t->parent[u]],
+			                             (uint32_t)(s * B->n + r) };
+			CCS_TRY(add_step(B, tb, &st, &at));
+			dtb = tb;
+			dst = at;
+		} else if (root_dep) {
+			dtb = root_dep[0];
+			dst = root_dep[1];
+		}
+		for (int k = B->kid0[u]; k < B->kid0[u + 1]; k++) {
+			int32_t tb, at;
+			int v = B->kids[k];
+			B->ch_of[v] = edge_ch(B, u, v);
+			CCS_TRY(tb_for(B, u, v, 1, B->ch_of[v], &tb));
+			int own = u == r && !ar;
+			struct ccs_synth_step st = { CCS_SYNTH_SEND, own ? 'i' : 'o', own ? s : off, 1, dtb, dst,
+			                             B->base + B->est[u], (uint32_t)(s * B->n + r) };
+			CCS_TRY(add_step(B, tb, &st, &at));
+		}
+	}
+	return CCS_OK;
+}
+
+/* One chunk of in-tree t: each rank reduces what its children send, in
+ * turn, then sends to its parent; root_dep gets the root's last step. */
+static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t *root_dep)
+{
+	int r = t->root;
+	int32_t off = r * B->K + s;
+	for (int i = B->n - 1; i >= 0; i--) {
+		int u = B->order[i];
+		int32_t dtb = -1, dst = -1;
+		for (int k = B->kid0[u]; k < B->kid0[u + 1]; k++) {
+			int32_t tb, at;
+			CCS_TRY(tb_for(B, u, B->kids[k], 0, B->ch_of[B->kids[k]], &tb));
+			int last = k + 1 == B->kid0[u + 1] && u == r;
+			struct ccs_synth_step st = { CCS_SYNTH_RRC, last ? 'o' : 'i', last ? s : off, 1, dtb, dst,
+			                             B->base + B->est[B->kids[k]], (uint32_t)(s * B->n + r) };
+			if (last && B->p->coll == CCS_COLL_ALLREDUCE)
+				st.off = off;
+			CCS_TRY(add_step(B, tb, &st, &at));
+			dtb = tb;
+			dst = at;
+		}
+		if (u == r) {
+			root_dep[0] = dtb;
+			root_dep[1] = dst;
+			continue;
+		}
+		int32_t tb, at;
+		B->ch_of[u] = edge_ch(B, u, t->parent[u]);
+		CCS_TRY(tb_for(B, u, t->parent[u], 1, B->ch_of[u], &tb));
+		struct ccs_synth_step st = { CCS_SYNTH_SEND, 'i', off, 1, dtb, dst, B->base + B->est[u],
+		                             (uint32_t)(s * B->n + r) };
+		CCS_TRY(add_step(B, tb, &st, &at));
+	}
+	return CCS_OK;
+}
+
+/* Items in order: per slot s, the first phase's trees then the second's
+ * of slot s - 1, by root. */
+static int items(struct pb *B, const struct ccs_synth *S)
+{
+	int n = B->n, K = B->K, ar = S->coll == CCS_COLL_ALLREDUCE;
+	int nph = ar ? 2 : 1;
+	/* slot of each tree's first chunk: trees of a (root, phase) in turn */
+	int *first = ccs_malloc(((size_t)S->ntree + 1) * sizeof *first), *next = ccs_calloc((size_t)(2 * n), sizeof *next);
+	int32_t *dep = ccs_malloc(((size_t)n * (size_t)K * 2 + 2) * sizeof *dep);
+	if (!first || !next || !dep) {
+		ccs_free(first);
+		ccs_free(next);
+		ccs_free(dep);
+		return CCS_ENOMEM;
+	}
+	for (int j = 0; j < S->ntree; j++) {
+		int g = (ar ? S->tree[j].phase : 0) * n + S->tree[j].root;
+		first[j] = next[g];
+		next[g] += S->tree[j].chunks;
+	}
+	/* a slot's share of the bound; the second phase after the longest path */
+	double slot_s = S->round_s / K, after = 0;
+	for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
+		after = S->hop_lat[i] + B->chunk * S->hop_sB[i] > after ? S->hop_lat[i] + B->chunk * S->hop_sB[i] : after;
+	after *= n;
+	int rc = CCS_OK;
+	for (int step = 0; step < K + nph - 1 && !rc; step++)
+		for (int ph = 0; ph < nph && !rc; ph++) {
+			int s = step - ph;
+			if (s < 0 || s >= K)
+				continue;
+			for (int j = 0; j < S->ntree && !rc; j++) {
+				const struct ccs_synth_tree *t = &S->tree[j];
+				if ((ar && t->phase != ph) || s < first[j] || s >= first[j] + t->chunks)
+					continue;
+				for (int v = 0; v < n; v++)
+					B->have_st[v] = 0;
+				tree_order(B, t);
+				B->slot = s;
+				B->base = s * slot_s + ph * after;
+				estimate(B, t);
+				int32_t *rd = dep + ((size_t)t->root * (size_t)K + (size_t)s) * 2;
+				if (t->phase == 0)
+					rc = item_in(B, t, s, rd);
+				else
+					rc = item_out(B, t, s, ar, ar ? rd : NULL);
+			}
+		}
+	ccs_free(first);
+	ccs_free(next);
+	ccs_free(dep);
+	return rc;
+}
+
+/* Each block's steps in key order, the steps' references renumbered. */
+static const struct ccs_synth_step *sort_st;
+
+static int by_key(const void *a, const void *b)
+{
+	const struct ccs_synth_step *x = &sort_st[*(const uint32_t *)a], *y = &sort_st[*(const uint32_t *)b];
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->tie > y->tie) - (x->tie < y->tie);
+}
+
+static int sort_blocks(struct pb *B)
+{
+	struct ccs_synth_plan *p = B->p;
+	uint32_t **pos = ccs_calloc((size_t)B->ntb + 1, sizeof *pos);
+	int rc = pos ? CCS_OK : CCS_ENOMEM;
+	for (uint32_t i = 0; i < B->ntb && !rc; i++) {
+		struct ccs_synth_tb *t = &p->tb[i];
+		uint32_t *idx = ccs_malloc(((size_t)t->n + 1) * sizeof *idx);
+		struct ccs_synth_step *st = ccs_malloc(((size_t)t->n + 1) * sizeof *st);
+		pos[i] = ccs_malloc(((size_t)t->n + 1) * sizeof *pos[i]);
+		if (!idx || !st || !pos[i]) {
+			ccs_free(idx);
+			ccs_free(st);
+			rc = CCS_ENOMEM;
+			break;
+		}
+		for (uint32_t k = 0; k < t->n; k++)
+			idx[k] = k;
+		sort_st = t->st;
+		qsort(idx, t->n, sizeof *idx, by_key);
+		for (uint32_t k = 0; k < t->n; k++) {
+			st[k] = t->st[idx[k]];
+			pos[i][idx[k]] = k;
+		}
+		ccs_free(t->st);
+		t->st = st;
+		t->cap = t->n;
+		ccs_free(idx);
+	}
+	for (uint32_t i = 0; i < B->ntb && !rc; i++)
+		for (uint32_t k = 0; k < p->tb[i].n; k++) {
+			struct ccs_synth_step *st = &p->tb[i].st[k];
+			if (st->dep_tb >= 0)
+				st->dep_step = (int32_t)pos[st->dep_tb][st->dep_step];
+		}
+	for (uint32_t i = 0; pos && i < B->ntb; i++)
+		ccs_free(pos[i]);
+	ccs_free(pos);
+	return rc;
+}
+
+/* Blocks grouped by rank (as XML and JSON list them), steps' block
+ * references renumbered. */
+static int group_by_rank(struct pb *B)
+{
+	struct ccs_synth_plan *p = B->p;
+	uint32_t *newid = ccs_malloc(((size_t)B->ntb + 1) * sizeof *newid);
+	struct ccs_synth_tb *tb = ccs_malloc(((size_t)B->ntb + 1) * sizeof *tb);
+	p->tb0 = ccs_calloc((size_t)B->n + 1, sizeof *p->tb0);
+	if (!newid || !tb || !p->tb0) {
+		ccs_free(newid);
+		ccs_free(tb);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t i = 0; i < B->ntb; i++)
+		p->tb0[B->tb_rank[i] + 1]++;
+	for (int g = 0; g < B->n; g++)
+		p->tb0[g + 1] += p->tb0[g];
+	uint32_t *fill = ccs_malloc(((size_t)B->n + 1) * sizeof *fill);
+	if (!fill) {
+		ccs_free(newid);
+		ccs_free(tb);
+		return CCS_ENOMEM;
+	}
+	memcpy(fill, p->tb0, (size_t)B->n * sizeof *fill);
+	for (uint32_t i = 0; i < B->ntb; i++)
+		newid[i] = fill[B->tb_rank[i]]++;
+	for (uint32_t i = 0; i < B->ntb; i++) {
+		tb[newid[i]] = p->tb[i];
+		for (uint32_t k = 0; k < p->tb[i].n; k++) {
+			struct ccs_synth_step *st = &tb[newid[i]].st[k];
+			if (st->dep_tb >= 0)
+				st->dep_tb = (int32_t)(newid[st->dep_tb] - p->tb0[B->tb_rank[i]]);
+		}
+	}
+	ccs_free(p->tb);
+	p->tb = tb;
+	p->ntb = B->ntb;
+	ccs_free(fill);
+	ccs_free(newid);
+	return CCS_OK;
+}
+
+int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	int n = S->n;
+	p->n = n;
+	p->coll = S->coll;
+	p->C = S->C;
+	p->nchunks = (long)n * S->K;
+	p->i_chunks = S->coll == CCS_COLL_ALLGATHER ? S->K : p->nchunks;
+	p->o_chunks = S->coll == CCS_COLL_REDUCESCATTER ? S->K : p->nchunks;
+	struct pb B;
+	memset(&B, 0, sizeof B);
+	B.p = p;
+	B.n = n;
+	B.K = S->K;
+	B.C = S->C;
+	size_t nn = (size_t)n * (size_t)n * (size_t)S->C;
+	B.stb = ccs_malloc(nn * sizeof *B.stb);
+	B.rtb = ccs_malloc(nn * sizeof *B.rtb);
+	B.have_st = ccs_malloc(((size_t)n + 1) * sizeof *B.have_st);
+	B.depth = ccs_malloc(((size_t)n + 1) * sizeof *B.depth);
+	B.est = ccs_malloc(((size_t)n + 1) * sizeof *B.est);
+	B.chunk = S->bytes_lowered / (double)p->nchunks;
+	B.ch_of = ccs_malloc(((size_t)n + 1) * sizeof *B.ch_of);
+	B.pair_next = ccs_calloc((size_t)n * (size_t)n + 1, sizeof *B.pair_next);
+	B.nic_out = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_out);
+	B.nic_in = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_in);
+	B.S = S;
+	B.kids = ccs_malloc(((size_t)n + 1) * sizeof *B.kids);
+	B.kid0 = ccs_malloc(((size_t)n + 2) * sizeof *B.kid0);
+	B.order = ccs_malloc(((size_t)n + 1) * sizeof *B.order);
+	int rc = CCS_ENOMEM;
+	if (B.stb && B.rtb && B.have_st && B.depth && B.est && B.ch_of && B.pair_next && B.nic_out && B.nic_in && B.kids && B.kid0 && B.order) {
+		for (size_t i = 0; i < nn; i++)
+			B.stb[i] = B.rtb[i] = -1;
+		rc = items(&B, S);
+		p->ntb = B.ntb;
+		if (!rc)
+			rc = sort_blocks(&B);
+		if (!rc)
+			rc = group_by_rank(&B);
+	}
+	ccs_free(B.stb);
+	ccs_free(B.rtb);
+	ccs_free(B.have_st);
+	ccs_free(B.depth);
+	ccs_free(B.est);
+	ccs_free(B.ch_of);
+	ccs_free(B.pair_next);
+	ccs_free(B.nic_out);
+	ccs_free(B.nic_in);
+	ccs_free(B.kids);
+	ccs_free(B.kid0);
+	ccs_free(B.order);
+	ccs_free(B.tb_rank);
+	if (rc)
+		ccs_synth_plan_release(p);
+	return rc;
+}
+
+void ccs_synth_plan_release(struct ccs_synth_plan *p)
+{
+	for (uint32_t i = 0; p->tb && i < p->ntb; i++)
+		ccs_free(p->tb[i].st);
+	ccs_free(p->tb);
+	ccs_free(p->tb0);
+	memset(p, 0, sizeof *p);
+}
