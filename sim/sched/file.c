@@ -137,7 +137,7 @@ static int read_op(struct ld *L, uint32_t i)
 	long rank = 0, ch = 0;
 	const char *kind_s = NULL;
 	if ((rc = ccs_ytree_long(&L->d, m, "rank", 0, 1000000, &rank, NULL)) || (rc = ccs_ytree_str(&L->d, m, "op", &kind_s)) ||
-	    (rc = ccs_ytree_long(&L->d, m, "channel", 0, 63, &ch, NULL)) || (rc = ccs_ytree_str(&L->d, m, "name", &o->name)))
+	    (rc = ccs_ytree_long(&L->d, m, "channel", 0, 65535, &ch, NULL)) || (rc = ccs_ytree_str(&L->d, m, "name", &o->name)))
 		return rc;
 	if (rank >= L->nr) {
 		snprintf(L->msg, sizeof L->msg, "rank %ld is not in a %ld-rank schedule", rank, L->nr);

@@ -131,5 +131,11 @@ void ccs_synth_plan_release(struct ccs_synth_plan *p);
 struct ccs_text;
 void ccs_synth_xml(const struct ccs_synth_plan *p, const char *name, struct ccs_text *o);
 void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double bytes, struct ccs_text *o);
+/* The MSCCL++ plan into json and the YAML of its ops for a run of bytes
+ * into yaml (either may be NULL).  CCS_EINPUT for AllReduce (its second
+ * phase's root sends would wait on another block's reduction, which a plan
+ * cannot say), CCS_ENOMEM. */
+int  ccs_synth_json(const struct ccs_synth_plan *p, const char *name, double bytes, struct ccs_text *json,
+                    struct ccs_text *yaml);
 
 #endif

@@ -35,6 +35,7 @@ struct pb {
 	double *est;                /* per rank: when its chunk of the item is expected ready there [s] */
 	double base;                /* the item's: its slot's start (slot x T) and phase's offset [s] */
 	double chunk;               /* bytes a chunk */
+	double delta;               /* the longest hop [s] */
 	int32_t *kids, *kid0, *order;
 };
 
@@ -148,8 +149,8 @@ static void tree_order(struct pb *B, const struct ccs_synth_tree *t)
  * expected to hold the chunk, that is the item's base (its slot's share of
  * the bound, and AllReduce's second phase after every first-phase path)
  * plus the hops from where the chunk starts, each a latency and the chunk
- * over the pair's narrowest resource (out-trees down from the root, in-
- * trees up from the leaves, the latest child).  Each hop adds to it, so a
+ * over the pair's narrowest resource (out-trees down from the root; in-
+ * trees by depth, a longest hop a level).  Each hop adds to it, so a
  * block never waits on a chunk ordered before one that arrives earlier
  * along the same path, and no block waits on one that waits on it. */
 static double hop(const struct pb *B, int a, int b)
@@ -167,16 +168,11 @@ static void estimate(struct pb *B, const struct ccs_synth_tree *t)
 		}
 		return;
 	}
-	for (int i = B->n - 1; i >= 0; i--) {
-		int u = B->order[i];
-		double e = 0;
-		for (int k = B->kid0[u]; k < B->kid0[u + 1]; k++) {
-			int c = B->kids[k];
-			double x = B->est[c] + hop(B, c, u);
-			e = x > e ? x : e;
-		}
-		B->est[u] = e;
-	}
+	/* in-trees: by depth, one longest hop a level, so that a child's
+	 * transfers are ordered at its parent as at itself (an MSCCL++
+	 * plan's signals pair with its waits in order) */
+	for (int i = 0; i < B->n; i++)
+		B->est[B->order[i]] = (B->n - B->depth[B->order[i]]) * B->delta;
 }
 
 /* One chunk (slot s) of tree t: out-tree, received then forwarded
@@ -274,6 +270,7 @@ static int items(struct pb *B, const struct ccs_synth *S)
 	double slot_s = S->round_s / K, after = 0;
 	for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
 		after = S->hop_lat[i] + B->chunk * S->hop_sB[i] > after ? S->hop_lat[i] + B->chunk * S->hop_sB[i] : after;
+	B->delta = after;
 	after *= n;
 	int rc = CCS_OK;
 	for (int step = 0; step < K + nph - 1 && !rc; step++)
