@@ -35,13 +35,15 @@ static void usage(FILE *f)
 	        "  --yaml FILE       write ccsim's schedule YAML\n"
 	        "  --no-compare      only the synthesized schedule, not NCCL's algorithms\n"
 	        "  --trees           list the trees: root, share, chunks at SIZE, each rank's parent\n"
+	        "  --pick fastest|optimum|rails|first   the packing kept: the one that simulates fastest (default),\n"
+	        "                    the LP's optimum, its optimum crossing groups on rails only, or the first trees\n"
 	        "  --format table|csv   --set key.path=value\n",
 	        me);
 }
 
 struct sreq {
 	const char *topo, *coll_s, *format, *xml, *json, *yaml, *sizes_s;
-	int nranks, ppn, chunks, channels, rounds, no_compare, trees;
+	int nranks, ppn, chunks, channels, rounds, no_compare, trees, pick;
 	double bytes;
 	double sizes[16];
 	int nsizes;
@@ -64,6 +66,10 @@ static int take_size(const char *me_, const struct ccs_args_opt *o, const char *
 	return 0;
 }
 
+/* --pick: which candidate packing to keep ("fastest": whichever
+ * simulates fastest; index - 1 is ccs_synth_make's force) */
+static const char *const pick_name[4] = { "fastest", "optimum", "rails", "first" };
+
 static int parse(struct sreq *q, int argc, char **argv)
 {
 	const struct ccs_args_opt opts[] = {
@@ -81,6 +87,7 @@ static int parse(struct sreq *q, int argc, char **argv)
 		{ "--yaml", CCS_ARGS_STR, &q->yaml, 0, 0, NULL, 0, NULL, NULL },
 		{ "--no-compare", CCS_ARGS_FLAG, &q->no_compare, 0, 0, NULL, 0, NULL, NULL },
 		{ "--trees", CCS_ARGS_FLAG, &q->trees, 0, 0, NULL, 0, NULL, NULL },
+		{ "--pick", CCS_ARGS_NAME, &q->pick, 0, 0, pick_name, 4, "candidate", NULL },
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
 	};
 	for (int i = 1; i < argc; i++) {
@@ -156,10 +163,10 @@ static int make(struct sreq *q)
 		fprintf(stderr, "%s: out of memory\n", me);
 		return -1;
 	}
-	struct ccs_synth_cfg cfg = { ccs_coll_parse(q->coll_s), q->bytes, q->rounds };
+	struct ccs_synth_cfg cfg = { ccs_coll_parse(q->coll_s), q->bytes, q->rounds, 0, 0 };
 	char err[256];
 	double t0 = now_s();
-	int rc = ccs_synth_pack(q->fab, &q->comm, &cfg, &q->syn, err, sizeof err);
+	int rc = ccs_synth_make(q->fab, &q->comm, &cfg, q->chunks, q->channels, q->pick - 1, &q->syn, err, sizeof err);
 	q->solve_s = now_s() - t0;
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, err);
@@ -204,21 +211,15 @@ static double sim_text(struct sreq *q, const char *name, const char *text, size_
 	return st.time_s;
 }
 
-/* The synthesized schedule lowered for bytes and simulated (its YAML). */
+/* The synthesized schedule lowered for bytes and simulated. */
 static double sim_synth(struct sreq *q, double bytes)
 {
-	if (lower(q, bytes))
-		return -1;
-	struct ccs_text o;
-	memset(&o, 0, sizeof o);
-	ccs_synth_yaml(&q->plan, "synth", bytes, &o);
-	if (o.oom) {
-		ccs_free(o.s);
-		fprintf(stderr, "%s: out of memory\n", me);
+	char err[256];
+	double t;
+	if (ccs_synth_sim(&q->syn, q->fab, &q->comm, bytes, q->chunks, q->channels, &q->plan, &t, err, sizeof err)) {
+		fprintf(stderr, "%s: %s\n", me, err);
 		return -1;
 	}
-	double t = sim_text(q, "the synthesized schedule", o.s, o.n, bytes);
-	ccs_free(o.s);
 	return t;
 }
 
@@ -299,9 +300,21 @@ static void head(struct sreq *q)
 		nt[q->syn.tree[i].phase]++;
 	printf("# ccsim synth: %s on %s: %d ranks in %d group%s\n", ccs_coll_name[q->syn.coll], q->t->name, q->comm.n, q->comm.G,
 	       q->comm.G == 1 ? "" : "s");
+	char conv[96];
+	if (q->syn.converged == 1)
+		snprintf(conv, sizeof conv, "optimal");
+	else
+		snprintf(conv, sizeof conv, "%s; within %.2f%% of the optimum", q->syn.converged ? "stopped" : "round limit",
+		         100 * q->syn.gap);
 	printf("# packing: %d trees kept (%d in, %d out) of %d generated in %d rounds (%s), %.3f s\n", q->syn.ntree, nt[0], nt[1],
-	       q->syn.cols, q->syn.iters, q->syn.converged ? "optimal" : "round limit: not proven optimal", q->solve_s);
+	       q->syn.cols, q->syn.iters, conv, q->solve_s);
 	printf("# LP bound at %s: %.3f us, busiest %s\n", sz, q->syn.lp_s * 1e6, res);
+	static const char *const what[3] = { "the LP's optimum", "the optimum on rails", "the first trees" };
+	printf("# candidates simulated at %s:", sz);
+	for (int i = 0; i < 3; i++)
+		if (isfinite(q->syn.cand_sim_s[i]))
+			printf("%s %s %.3f us (LP %.3f)", i ? ";" : "", what[i], q->syn.cand_sim_s[i] * 1e6, q->syn.cand_lp_s[i] * 1e6);
+	printf("; kept %s\n", what[q->syn.kept]);
 }
 
 /* --trees: each tree's root, kind, share, chunks (as lowered for -b) and
@@ -366,6 +379,11 @@ static int export_one(struct sreq *q, const char *path, const char *what, struct
 	}
 	if (ccs_args_write_atomic(me, path, fill_text, o))
 		return -1;
+	if (!(q->comm.mem_bw > 0) && q->syn.coll != CCS_COLL_ALLGATHER && strcmp(what, "schedule YAML")) {
+		printf("# %s: %s written, not read back: its reductions need the GPUs' memory_bandwidth, which the "
+		       "topology does not give\n", what, path);
+		return 0;
+	}
 	struct ccs_sched s;
 	struct ccs_diag d;
 	memset(&d, 0, sizeof d);
@@ -397,7 +415,7 @@ static int exports(struct sreq *q, double syn_s)
 	struct ccs_text o;
 	if (q->yaml) {
 		memset(&o, 0, sizeof o);
-		ccs_synth_yaml(&q->plan, "synth", q->bytes, &o);
+		ccs_synth_yaml(&q->plan, "synth", q->bytes, q->comm.mem_bw > 0, &o);
 		bad |= export_one(q, q->yaml, "schedule YAML", &o, syn_s);
 		ccs_free(o.s);
 	}
@@ -420,6 +438,8 @@ static int exports(struct sreq *q, double syn_s)
 			                "would wait on another block's reduction); allgather and reducescatter are\n", me);
 		else if (rc || y.oom)
 			fprintf(stderr, "%s: out of memory\n", me);
+		else if (!(q->comm.mem_bw > 0) && q->syn.coll != CCS_COLL_ALLGATHER)
+			pp = 1;   /* not timed: written only (export_one says so) */
 		else if ((pp = sim_text(q, "the MSCCL++ plan's ops", y.s, y.n, q->bytes)) >= 0)
 			printf("# MSCCL++ plan as it runs (put, signal, wait): %.6f us, %+.2f%% against the MSCCL algorithm\n", pp * 1e6,
 			       100 * (pp / syn_s - 1));

@@ -35,6 +35,11 @@ struct pk {
 	struct ccs_synth *out;
 	int n, nph;                 /* phases: 1 (AllGather or ReduceScatter) or 2 (AllReduce) */
 	int ph0;                    /* the first phase's kind: 0 in-trees, 1 out-trees */
+	double gap;                 /* stop within this share of the optimum */
+	int second;                 /* the second program runs: columns cost their load over capacity */
+	int rails;                  /* across groups, only ranks at the same place in their groups (a rail) */
+	int32_t *pos;               /* per rank: its place in its group */
+	double *col_cost;           /* per column: sum_e a(e) / cap_e */
 	struct routes r;
 	int nrow;
 	uint32_t *row_res;          /* a row's fabric resource */
@@ -200,9 +205,11 @@ static int add_col(struct pk *P, int r, int ph, const int32_t *par)
 			P->acc[e] += P->r.sh[i];
 		}
 	}
+	double cost = 0;
 	for (int i = 0; i < nz; i++) {
 		P->a[i] = P->acc[P->arow[i]];
 		P->acc[P->arow[i]] = 0;
+		cost += P->a[i] / P->cap[P->arow[i]];
 	}
 	if (P->ncol == P->colcap) {
 		int nc = P->colcap ? P->colcap * 2 : 64;
@@ -213,13 +220,17 @@ static int add_col(struct pk *P, int r, int ph, const int32_t *par)
 		if (cp)
 			P->col_ph = cp;
 		int32_t *pp = cp ? ccs_realloc(P->col_par, (size_t)nc * (size_t)n * sizeof *pp) : NULL;
-		if (!pp)
+		if (pp)
+			P->col_par = pp;
+		double *cc = pp ? ccs_realloc(P->col_cost, (size_t)nc * sizeof *cc) : NULL;
+		if (!cc)
 			return CCS_ENOMEM;
-		P->col_par = pp;
+		P->col_cost = cc;
 		P->colcap = nc;
 	}
 	int j;
-	CCS_TRY(ccs_synth_lp_add(P->lp, ph * n + r, nz, P->arow, P->a, &j));
+	CCS_TRY(ccs_synth_lp_add(P->lp, ph * n + r, nz, P->arow, P->a, P->second ? cost : 0, &j));
+	P->col_cost[P->ncol] = cost;
 	P->col_root[P->ncol] = r;
 	P->col_ph[P->ncol] = ph;
 	memcpy(P->col_par + (size_t)P->ncol * (size_t)n, par, (size_t)n * sizeof *par);
@@ -233,10 +244,11 @@ static int add_col(struct pk *P, int r, int ph, const int32_t *par)
 static void pricing_edges(struct pk *P, int ph, int super, double big)
 {
 	int n = P->n, kind = kind_of(P, ph);
+	const int32_t *grp = P->c->rank_group;
 	P->m = 0;
 	for (int q = 0; q < n; q++)
 		for (int v = 0; v < n; v++)
-			if (q != v) {
+			if (q != v && (!P->rails || grp[q] == grp[v] || P->pos[q] == P->pos[v])) {
 				P->eu[P->m] = q;
 				P->ev[P->m] = v;
 				P->ew[P->m++] = P->k[edge_pair(P, kind, q, v)];
@@ -250,15 +262,20 @@ static void pricing_edges(struct pk *P, int ph, int super, double big)
 }
 
 /* One tree per root tried (or the best over all roots and a batch);
- * *added the columns that improve. */
-static int price(struct pk *P, int round, int *added)
+ * *added the columns that improve; *lb what the most negative reduced
+ * costs take from the program's value at most (the Lagrangian bound: each
+ * root's shares sum to one, so tau + sum_r min(0, min_T rc(r, T)) is a
+ * lower bound on the optimum; with a batch, n times the best over all
+ * roots). */
+static int price(struct pk *P, int round, int *added, double *lb)
 {
 	int n = P->n;
 	*added = 0;
+	*lb = 0;
 	for (size_t pi = 0; pi < (size_t)n * (size_t)n; pi++) {
 		double s = 0;
 		for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++)
-			s += P->p[P->r.row[i]] * P->r.sh[i];
+			s += (P->p[P->r.row[i]] + (P->second ? 1 / P->cap[P->r.row[i]] : 0)) * P->r.sh[i];
 		P->k[pi] = s;
 	}
 	for (int ph = 0; ph < P->nph; ph++) {
@@ -277,6 +294,8 @@ static int price(struct pk *P, int round, int *added)
 			for (int v = 0; v < n; v++)
 				if (P->eu[P->sel[v]] == n)
 					r = v;
+			if (r >= 0 && cost - big < 0)
+				*lb += n * (cost - big);
 			if (r >= 0 && cost - big < -1e-9 * (1 + fabs(P->y[ph * n + r]))) {
 				int32_t *par = P->sel;   /* parents in place */
 				for (int v = 0; v < n; v++)
@@ -291,6 +310,8 @@ static int price(struct pk *P, int round, int *added)
 			double cost;
 			CCS_TRY(ccs_synth_arbo(n, r, P->m, P->eu, P->ev, P->ew, P->sel, &cost));
 			double y = P->y[ph * n + r];
+			if (all && cost - y < 0)
+				*lb += cost - y;
 			if (cost - y < -1e-9 * (1 + fabs(y))) {
 				int32_t *par = P->sel;
 				for (int v = 0; v < n; v++)
@@ -326,10 +347,9 @@ static int setup(struct pk *P, char *err, size_t errn)
 	 * its own place in the group, as a rail would pair them), each of
 	 * which to the rest of its group */
 	int32_t *par = ccs_malloc((size_t)n * sizeof *par), *gstart = NULL, *members = NULL;
-	int32_t *pos = ccs_malloc((size_t)n * sizeof *pos);
+	int32_t *pos = P->pos = ccs_malloc((size_t)n * sizeof *pos);
 	if (!par || !pos || ccs_comm_members(P->c, &gstart, &members)) {
 		ccs_free(par);
-		ccs_free(pos);
 		return CCS_ENOMEM;
 	}
 	for (int g = 0; g < P->c->G; g++)
@@ -347,7 +367,6 @@ static int setup(struct pk *P, char *err, size_t errn)
 			rc = add_col(P, r, ph, par);
 		}
 	ccs_free(par);
-	ccs_free(pos);
 	ccs_free(gstart);
 	ccs_free(members);
 	return rc;
@@ -364,6 +383,8 @@ static void pk_release(struct pk *P)
 	ccs_free(P->col_root);
 	ccs_free(P->col_ph);
 	ccs_free(P->col_par);
+	ccs_free(P->col_cost);
+	ccs_free(P->pos);
 	ccs_free(P->eu);
 	ccs_free(P->ev);
 	ccs_free(P->ew);
@@ -457,19 +478,53 @@ static int keep_trees(struct pk *P, const double *x, struct ccs_synth *out)
 	return CCS_OK;
 }
 
-/* Column generation to the optimum (or the round limit). */
-static int generate(struct pk *P, int max_iter, struct ccs_synth *out, double *tau, char *err, size_t errn)
+/* Column generation to the optimum (or the round limit), from the LP's
+ * current columns; *obj its value at the end. */
+static int rounds(struct pk *P, int max_iter, struct ccs_synth *out, double *obj, int *iters, char *err, size_t errn)
 {
-	for (out->iters = 0;; out->iters++) {
-		CCS_TRY(ccs_synth_lp_solve(P->lp, tau, P->y, P->p, err, errn));
-		if (out->iters >= max_iter)
+	double tau;
+	for (*iters = 0;; (*iters)++) {
+		CCS_TRY(ccs_synth_lp_solve(P->lp, &tau, P->y, P->p, err, errn));
+		*obj = P->second ? ccs_synth_lp_obj(P->lp) : tau;
+		if (*iters >= max_iter)
 			break;
 		int added;
-		CCS_TRY(price(P, out->iters, &added));
+		double lb;
+		CCS_TRY(price(P, *iters, &added, &lb));
+		out->gap = *obj > 0 ? -lb / *obj : 0;
 		if (!added) {
 			out->converged = 1;
+			out->gap = 0;
 			break;
 		}
+		if (out->gap <= P->gap) {
+			out->converged = 2;
+			break;
+		}
+	}
+	return CCS_OK;
+}
+
+/* The first program (the least tau), then among its optimal packings the
+ * one that moves the least in all, counted as time on each resource:
+ * the trees that cross the fewest and fastest resources (a tree that
+ * crosses the network once where another crosses it three times for the
+ * same bound), which the simulator then realises best. */
+static int generate(struct pk *P, int max_iter, struct ccs_synth *out, double *tau, char *err, size_t errn)
+{
+	int it1, it2 = 0;
+	double obj;
+	CCS_TRY(rounds(P, max_iter, out, tau, &it1, err, errn));
+	out->iters = it1;
+	if (max_iter > 0 && out->converged) {
+		int conv = out->converged;
+		double gap = out->gap;
+		P->second = 1;
+		ccs_synth_lp_second(P->lp, *tau * (1 + 1e-6), P->col_cost);
+		CCS_TRY(rounds(P, max_iter, out, &obj, &it2, err, errn));
+		out->iters += it2;
+		out->converged = conv;
+		out->gap = gap;
 	}
 	return CCS_OK;
 }
@@ -483,6 +538,8 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	P.f = f;
 	P.c = c;
 	P.out = out;
+	P.gap = cfg->gap > 0 ? cfg->gap : 0.005;
+	P.rails = cfg->rails;
 	P.n = c->n;
 	if (cfg->coll != CCS_COLL_ALLGATHER && cfg->coll != CCS_COLL_REDUCESCATTER && cfg->coll != CCS_COLL_ALLREDUCE) {
 		snprintf(err, errn, "synthesis makes allgather, reducescatter and allreduce");
@@ -514,7 +571,7 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	int busy = 0;
 	int rc = setup(&P, err, errn);
 	if (!rc)
-		rc = generate(&P, cfg->max_iter > 0 ? cfg->max_iter : 400, out, &tau, err, errn);
+		rc = generate(&P, cfg->max_iter > 0 ? cfg->max_iter : cfg->max_iter < 0 ? 0 : 400, out, &tau, err, errn);
 	if (rc)
 		goto out;
 	rc = CCS_ENOMEM;
@@ -584,11 +641,15 @@ void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, dou
 {
 	double shard = bytes / s->n;
 	if (K <= 0) {
+		/* a chunk per 64 KiB of shard, at most 16, and at most 2^19
+		 * transfers in all (n (n - 1) K a phase) */
 		K = (int)floor(shard / (64.0 * 1024.0));
+		int most = (int)((1 << 19) / ((double)s->n * s->n));
+		K = K > most ? most : K;
 		K = K < 1 ? 1 : K > 16 ? 16 : K;
 	}
 	if (C <= 0)
-		C = K;
+		C = s->cin > 0 && s->cin < K ? s->cin : K;
 	s->K = K;
 	s->C = C;
 	s->bytes_lowered = bytes;

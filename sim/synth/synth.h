@@ -58,14 +58,23 @@ struct ccs_synth_tree {
 struct ccs_synth_cfg {
 	int coll;                   /* CCS_COLL_ALLGATHER, _REDUCESCATTER or _ALLREDUCE */
 	double bytes;               /* N, nccl-tests' size */
-	int max_iter;               /* column generation rounds (0: 400) */
+	int max_iter;               /* column generation rounds (0: 400; -1: none, the first trees only) */
+	double gap;                 /* stop once the Lagrangian bound is within this share (0: 0.5%) */
+	int rails;                  /* trees cross groups only between ranks at the same place (a rail) */
 };
 
 struct ccs_synth {
 	int n, coll;
 	double bytes;
-	double lp_s;                /* the LP bound for bytes [s] */
-	int converged;              /* no improving tree left (else the round limit was hit) */
+	double lp_s;                /* the LP bound of its trees for bytes [s] */
+	double opt_lp_s;            /* the program's optimum over all trees (ccs_synth_make) [s] */
+	/* ccs_synth_make's candidates (the optimum, the optimum on the rails,
+	 * the first trees): each one's bound and simulated time, and which it
+	 * kept */
+	double cand_lp_s[3], cand_sim_s[3];
+	int kept;
+	int converged;              /* 1: no improving tree left; 2: within gap of the optimum; 0: the round limit */
+	double gap;                 /* how far above the optimum its bound may be, at most (a share) */
 	int iters, cols;            /* rounds and trees generated */
 	int ntree;
 	struct ccs_synth_tree *tree;   /* the trees with a share */
@@ -74,7 +83,8 @@ struct ccs_synth {
 	double *hop_lat, *hop_sB;   /* per pair (u n + v): a transfer's latency [s] and time per byte at its
 	                               narrowest resource [s/B], averaged over the channels' routes */
 	/* the lowering (ccs_synth_chunk) */
-	int K, C;                   /* chunks per shard, channels */
+	int K, C;                   /* chunks per shard, channels inside a group (across: one per NIC) */
+	int cin;                    /* C chosen by ccs_synth_make (0: K) */
 	double bytes_lowered;       /* the run's size they were chosen for */
 	double round_s;             /* the bound of the rounded shares (chunks / K) for bytes [s] */
 };
@@ -85,12 +95,34 @@ struct ccs_synth {
 int  ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg,
                     struct ccs_synth *out, char *err, size_t errn);
 void ccs_synth_release(struct ccs_synth *s);
+/* Lower s for a run of bytes (K, C as ccs_synth_chunk) into p (released
+ * first) and simulate it on f for communicator c: *time_s.  CCS_EINPUT
+ * (err: why the run failed), CCS_ENOMEM. */
+struct ccs_synth_plan;
+int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
+                  struct ccs_synth_plan *p, double *time_s, char *err, size_t errn);
+/* Pack three candidates: the program's optimum, its optimum with trees
+ * that cross groups only on rails, and its first trees alone (two levels:
+ * the root to its group and to one rank of each other group, on its
+ * rail); simulate each lowered for cfg->bytes and keep the fastest in out,
+ * (force >= 0: candidate force, whatever the times), then, when C is 0,
+ * the fastest of C = K, 4 and 1 channels (out->cin)
+ * (an optimum's bound may not survive the sharing the LP leaves out: on two
+ * aws-p5 nodes the unrestricted optimum sends chunks across the network
+ * twice to spare NVLink, and simulates at twice its bound).  With one
+ * group the three are one.  Errors as ccs_synth_pack. */
+int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, int K, int C, int force,
+                   struct ccs_synth *out, char *err, size_t errn);
+
 /* Round the shares into K chunks a shard (largest remainders per root and
  * phase) over C channels (chunk slot s on channel s mod C), for a run of
  * bytes; round_s from caps (the fabric's nres capacities; HUGE_VAL when
- * memory ran out).  K 0: one chunk per 64 KiB of shard, from 1 to 16; C
- * 0: K (a channel per slot: a block's steps each pay a hop's latency one
- * after another, so the fewer a block has, the less latency adds). */
+ * memory ran out).  K 0: one chunk per 64 KiB of shard, from 1 to 16,
+ * and no more than keeps n (n - 1) K under 2^19 transfers a phase; C
+ * 0: s->cin, else K.  More channels: a block's steps each pay a hop's
+ * latency one after another, so the fewer a block has, the less latency
+ * adds; fewer: a pair's chunks that share a link at once all arrive at
+ * the end, so the fewer at once, the sooner the first is forwarded. */
 void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, double bytes, int K, int C);
 
 /* The lowered schedule (synth_plan.c): per rank its thread blocks, each a
@@ -125,12 +157,13 @@ void ccs_synth_plan_release(struct ccs_synth_plan *p);
 /* The plan as text appended to o (o->oom set when memory ran out): an
  * MSCCL algorithm (XML); ccsim's schedule YAML for a run of bytes with the
  * ops msccl.c makes of that XML (each step's receive, reduce and copy,
- * send), written independently of it so that the XML read back can be
- * checked against it; an MSCCL++ execution plan (JSON, synth_json.c) and
+ * send; reduce 0: no reduce and copy, for a GPU whose memory bandwidth is
+ * not known), written independently of it so that the XML read back can
+ * be checked against it; an MSCCL++ execution plan (JSON, synth_json.c) and
  * the schedule YAML of the ops mscclpp.c makes of it. */
 struct ccs_text;
 void ccs_synth_xml(const struct ccs_synth_plan *p, const char *name, struct ccs_text *o);
-void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double bytes, struct ccs_text *o);
+void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double bytes, int reduce, struct ccs_text *o);
 /* The MSCCL++ plan into json and the YAML of its ops for a run of bytes
  * into yaml (either may be NULL).  CCS_EINPUT for AllReduce (its second
  * phase's root sends would wait on another block's reduction, which a plan

@@ -100,15 +100,16 @@ static int contract_ids(struct level *l, int32_t *seen, int *ncyc)
  * costs of those entering a cycle lowered by the cycle edge they replace. */
 static int next_level(const struct level *l, int nv, struct level *nx)
 {
+	/* edges into the root are never chosen: left out */
 	int m = 0;
 	for (int k = 0; k < l->m; k++)
-		m += l->id[l->u[k]] != l->id[l->v[k]];
+		m += l->id[l->u[k]] != l->id[l->v[k]] && l->v[k] != l->root;
 	CCS_TRY(level_alloc(nx, nv, m));
 	nx->root = l->id[l->root];
 	m = 0;
 	for (int k = 0; k < l->m; k++) {
 		int a = l->id[l->u[k]], b = l->id[l->v[k]];
-		if (a == b)
+		if (a == b || l->v[k] == l->root)
 			continue;
 		nx->u[m] = a;
 		nx->v[m] = b;

@@ -76,7 +76,7 @@ static void yname(char *b, size_t n, int g, uint32_t tb, uint32_t k, const char 
 	snprintf(b, n, "g%dt%uk%u%s", g, tb, k, part);
 }
 
-void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double bytes, struct ccs_text *o)
+void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double bytes, int reduce, struct ccs_text *o)
 {
 	double chunk = bytes / (double)p->nchunks;
 	if (chunk < 1)
@@ -101,10 +101,10 @@ void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double byt
 					                after[0] ? ", after: [" : "", after, after[0] ? "]" : "");
 					continue;
 				}
-				yname(me, sizeof me, g, tl, k, st->type == CCS_SYNTH_RECV ? "" : "r");
+				yname(me, sizeof me, g, tl, k, st->type == CCS_SYNTH_RECV || !reduce ? "" : "r");
 				ccs_text_printf(o, "  - {name: %s, rank: %d, op: recv, peer: %d, channel: %d%s%s%s}\n", me, g, t->recv, t->chan,
 				                after[0] ? ", after: [" : "", after, after[0] ? "]" : "");
-				if (st->type == CCS_SYNTH_RRC) {
+				if (st->type == CCS_SYNTH_RRC && reduce) {
 					char x[48], endn[48];
 					yname(x, sizeof x, g, tl, k, "x");
 					yname(endn, sizeof endn, g, tl, k, "");

@@ -390,7 +390,8 @@ static int jplan_build(const struct ccs_synth_plan *p, struct jplan *J)
 			for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1] && !J->oom; i++)
 				if (p->tb[i].send >= 0)
 					one_sender(&X, g, i);
-		qsort(X.rc, X.nrc, sizeof *X.rc, by_chain);
+		if (X.nrc)
+			qsort(X.rc, X.nrc, sizeof *X.rc, by_chain);
 		for (uint32_t i = 0; i < X.nrc && !J->oom; i++) {
 			int g = 0;
 			while (X.rc[i].blk >= p->tb0[g + 1])

@@ -64,12 +64,13 @@ void ccs_synth_lp_free(struct ccs_synth_lp *lp)
 	ccs_free(lp);
 }
 
-int ccs_synth_lp_add(struct ccs_synth_lp *lp, int g, int nz, const int *row, const double *a, int *j)
+int ccs_synth_lp_add(struct ccs_synth_lp *lp, int g, int nz, const int *row, const double *a, double cost, int *j)
 {
 	if (nz + 2 > lp->scratch)
 		return CCS_EINTERNAL;
 	int c = glp_add_cols(lp->p, 1);
 	glp_set_col_bnds(lp->p, c, GLP_LO, 0.0, 0.0);
+	glp_set_obj_coef(lp->p, c, cost);
 	lp->ind[1] = g + 1;
 	lp->val[1] = 1.0;
 	for (int k = 0; k < nz; k++) {
@@ -104,6 +105,19 @@ int ccs_synth_lp_solve(struct ccs_synth_lp *lp, double *tau, double *y, double *
 	for (int e = 0; e < lp->R; e++)
 		p[e] = -glp_get_row_dual(lp->p, lp->G + e + 1);
 	return CCS_OK;
+}
+
+void ccs_synth_lp_second(struct ccs_synth_lp *lp, double tau_max, const double *cost)
+{
+	glp_set_col_bnds(lp->p, 1, GLP_DB, 0.0, tau_max);
+	glp_set_obj_coef(lp->p, 1, 0.0);
+	for (int j = 0; j < lp->ncol; j++)
+		glp_set_obj_coef(lp->p, j + 2, cost[j]);
+}
+
+double ccs_synth_lp_obj(const struct ccs_synth_lp *lp)
+{
+	return glp_get_obj_val(lp->p);
 }
 
 double ccs_synth_lp_x(const struct ccs_synth_lp *lp, int j)

@@ -20,10 +20,9 @@
 
 struct pb {
 	struct ccs_synth_plan *p;
-	int n, K, C;
+	int n, K, C, CH;            /* CH: the block maps' channels per pair */
 	const struct ccs_synth *S;
 	int slot;                   /* the item's chunk slot */
-	uint32_t *pair_next;        /* per ordered pair (a n + b): transfers lowered so far */
 	uint32_t *nic_out, *nic_in; /* per rank and NIC (r 8 + i): chunks through it so far */
 	int32_t *ch_of;             /* per rank: the channel of its transfer with its parent in the item */
 	int32_t *stb, *rtb;         /* rank g's block sending to (receiving from) peer v on channel ch:
@@ -43,8 +42,11 @@ struct pb {
  * item's slot's (an item keeps its channel down the tree).  Across
  * groups a channel c leaves through NIC c mod k, so the transfer takes
  * the NIC i that a's sends and b's receives have used least (the program
- * spread each pair evenly over them), on the pair's next channel of the
- * form i + k m. */
+ * spread each pair evenly over them), on channel i (the blocks of another
+ * peer are other blocks, whatever their channel): a pair's chunks over
+ * one NIC go one after another in one block, so that they arrive one by
+ * one and are forwarded as they come, not all at the end as chunks that
+ * share the NIC at once would. */
 static int edge_ch(struct pb *B, int a, int b)
 {
 	const struct ccs_synth *S = B->S;
@@ -64,16 +66,14 @@ static int edge_ch(struct pb *B, int a, int b)
 	}
 	B->nic_out[(size_t)a * 8 + (size_t)(best % S->nics[a])]++;
 	B->nic_in[(size_t)b * 8 + (size_t)(best % S->nics[b])]++;
-	int m = B->C / k > 0 ? B->C / k : 1;
-	uint32_t j = B->pair_next[(size_t)a * (size_t)B->n + (size_t)b]++;
-	return (best + k * (int)(j % (uint32_t)m)) % B->C;
+	return best;
 }
 
 /* Rank g's block for peer v (send or receive) on channel ch, made on
  * first use. */
 static int tb_for(struct pb *B, int g, int v, int send, int ch, int32_t *tb)
 {
-	int32_t *slot = (send ? B->stb : B->rtb) + ((size_t)g * (size_t)B->n + (size_t)v) * (size_t)B->C + (size_t)ch;
+	int32_t *slot = (send ? B->stb : B->rtb) + ((size_t)g * (size_t)B->n + (size_t)v) * (size_t)B->CH + (size_t)ch;
 	if (*slot >= 0) {
 		*tb = *slot;
 		return CCS_OK;
@@ -94,6 +94,8 @@ static int tb_for(struct pb *B, int g, int v, int send, int ch, int32_t *tb)
 	t->send = send ? v : -1;
 	t->recv = send ? -1 : v;
 	t->chan = ch;
+	if (ch + 1 > B->p->C)
+		B->p->C = ch + 1;   /* MSCCL's nchannels: the most any block uses */
 	B->tb_rank[B->ntb] = g;
 	*slot = *tb = (int32_t)B->ntb++;
 	return CCS_OK;
@@ -401,7 +403,7 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	int n = S->n;
 	p->n = n;
 	p->coll = S->coll;
-	p->C = S->C;
+	p->C = 1;
 	p->nchunks = (long)n * S->K;
 	p->i_chunks = S->coll == CCS_COLL_ALLGATHER ? S->K : p->nchunks;
 	p->o_chunks = S->coll == CCS_COLL_REDUCESCATTER ? S->K : p->nchunks;
@@ -411,7 +413,8 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	B.n = n;
 	B.K = S->K;
 	B.C = S->C;
-	size_t nn = (size_t)n * (size_t)n * (size_t)S->C;
+	B.CH = S->C > 8 ? S->C : 8;   /* channels inside groups, or a NIC's (at most 8) */
+	size_t nn = (size_t)n * (size_t)n * (size_t)B.CH;
 	B.stb = ccs_malloc(nn * sizeof *B.stb);
 	B.rtb = ccs_malloc(nn * sizeof *B.rtb);
 	B.have_st = ccs_malloc(((size_t)n + 1) * sizeof *B.have_st);
@@ -419,7 +422,6 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	B.est = ccs_malloc(((size_t)n + 1) * sizeof *B.est);
 	B.chunk = S->bytes_lowered / (double)p->nchunks;
 	B.ch_of = ccs_malloc(((size_t)n + 1) * sizeof *B.ch_of);
-	B.pair_next = ccs_calloc((size_t)n * (size_t)n + 1, sizeof *B.pair_next);
 	B.nic_out = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_out);
 	B.nic_in = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_in);
 	B.S = S;
@@ -427,7 +429,7 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	B.kid0 = ccs_malloc(((size_t)n + 2) * sizeof *B.kid0);
 	B.order = ccs_malloc(((size_t)n + 1) * sizeof *B.order);
 	int rc = CCS_ENOMEM;
-	if (B.stb && B.rtb && B.have_st && B.depth && B.est && B.ch_of && B.pair_next && B.nic_out && B.nic_in && B.kids && B.kid0 && B.order) {
+	if (B.stb && B.rtb && B.have_st && B.depth && B.est && B.ch_of && B.nic_out && B.nic_in && B.kids && B.kid0 && B.order) {
 		for (size_t i = 0; i < nn; i++)
 			B.stb[i] = B.rtb[i] = -1;
 		rc = items(&B, S);
@@ -443,7 +445,6 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	ccs_free(B.depth);
 	ccs_free(B.est);
 	ccs_free(B.ch_of);
-	ccs_free(B.pair_next);
 	ccs_free(B.nic_out);
 	ccs_free(B.nic_in);
 	ccs_free(B.kids);

@@ -1,0 +1,116 @@
+/*
+** sim/synth/synth_run.c: a packing lowered and simulated, and the choice
+** among the candidate packings by simulation (synth.h).
+*/
+#include "synth.h"
+
+#include "../../model/ccs.h"
+#include "../sched/build.h"
+#include "../sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
+                  struct ccs_synth_plan *p, double *time_s, char *err, size_t errn)
+{
+	ccs_synth_plan_release(p);
+	ccs_synth_chunk(s, ccs_fabric_caps(f), ccs_fabric_nres(f), bytes, K, C);
+	if (!isfinite(s->round_s) || ccs_synth_plan_build(s, p)) {
+		snprintf(err, errn, "out of memory");
+		return CCS_ENOMEM;
+	}
+	struct ccs_text o;
+	memset(&o, 0, sizeof o);
+	ccs_synth_yaml(p, "synth", bytes, c->mem_bw > 0, &o);
+	if (o.oom) {
+		ccs_free(o.s);
+		snprintf(err, errn, "out of memory");
+		return CCS_ENOMEM;
+	}
+	struct ccs_sched sc;
+	struct ccs_diag d;
+	memset(&d, 0, sizeof d);
+	int ranks;
+	int rc = ccs_sched_text_load("the synthesized schedule", o.s, o.n, c, bytes, &sc, &ranks, &d);
+	ccs_free(o.s);
+	if (rc) {
+		snprintf(err, errn, "%s", d.set ? d.msg : "out of memory");
+		return rc;
+	}
+	struct ccs_sim_stats st;
+	ccs_fabric_rewind(f);
+	rc = ccs_sim_run(f, &sc, &st, NULL, err, errn);
+	ccs_sched_release(&sc);
+	*time_s = st.time_s;
+	return rc;
+}
+
+int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, int K, int C, int force,
+                   struct ccs_synth *out, char *err, size_t errn)
+{
+	struct ccs_synth cand[3];
+	struct ccs_synth_plan p;
+	memset(&p, 0, sizeof p);
+	memset(cand, 0, sizeof cand);
+	double t[3] = { HUGE_VAL, HUGE_VAL, HUGE_VAL };
+	int nc = c->G > 1 ? 3 : 1, rc = CCS_OK;
+	for (int i = 0; i < nc && !rc; i++) {
+		struct ccs_synth_cfg one = *cfg;
+		one.rails = i == 1;
+		one.max_iter = i == 2 ? -1 : cfg->max_iter;
+		rc = ccs_synth_pack(f, c, &one, &cand[i], err, errn);
+		if (!rc)
+			rc = ccs_synth_sim(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], err, errn);
+	}
+	ccs_synth_plan_release(&p);
+	int best = 0;
+	for (int i = 1; i < nc && !rc; i++)
+		if (t[i] < t[best])
+			best = i;
+	if (force >= 0 && force < nc)
+		best = force;
+	if (rc) {
+		for (int i = 0; i < 3; i++)
+			ccs_synth_release(&cand[i]);
+		return rc;
+	}
+	for (int i = 0; i < 3; i++) {
+		cand[best].cand_lp_s[i] = i < nc ? cand[i].lp_s : HUGE_VAL;
+		cand[best].cand_sim_s[i] = t[i];
+	}
+	cand[best].opt_lp_s = cand[0].lp_s;
+	cand[best].kept = best;
+	if (best == 2) {
+		/* the first trees with what the search found */
+		cand[2].iters = cand[0].iters;
+		cand[2].cols = cand[0].cols;
+		cand[2].converged = cand[0].converged;
+		cand[2].gap = cand[0].gap;
+	}
+	*out = cand[best];
+	for (int i = 0; i < 3; i++)
+		if (i != best)
+			ccs_synth_release(&cand[i]);
+	/* the channels inside groups: fewer at once, or less latency */
+	double tbest = t[best];
+	int cin = 0;
+	for (int i = 0; i < 2 && !C; i++) {
+		static const int try_c[2] = { 4, 1 };
+		double tc;
+		out->cin = try_c[i];
+		if ((rc = ccs_synth_sim(out, f, c, cfg->bytes, K, 0, &p, &tc, err, errn)))
+			break;
+		if (tc < tbest) {
+			tbest = tc;
+			cin = try_c[i];
+		}
+	}
+	ccs_synth_plan_release(&p);
+	out->cin = cin;
+	out->cand_sim_s[best] = tbest;
+	if (rc)
+		ccs_synth_release(out);
+	return rc;
+}

@@ -1,0 +1,308 @@
+/*
+** tests/unit/test_synth.c: the synthesizer (sim/synth/synth.h): the
+** minimum arborescence against brute force, the LP bound against the
+** closed-form cut where one is known, the lowered plan's invariants
+** (every chunk reaches every rank once, sends pair with receives, the
+** rounding keeps K chunks a shard), and the exports read back: the MSCCL
+** XML and the MSCCL++ JSON through sim/sched's readers give the times of
+** the schedules written directly from the plan, to the picosecond.
+*/
+#include "../check.h"
+#include "fixture.h"
+
+#include "../../model/coll.h"
+#include "../../sim/synth/synth.h"
+#include "../../sim/synth/synth_arbo.h"
+
+/* Every parent array of nv nodes rooted at root that is an arborescence
+ * over the complete graph with costs w[u nv + v]: the least total. */
+static double brute(int nv, int root, const double *w, int32_t *par, int v)
+{
+	if (v == nv) {
+		for (int x = 0; x < nv; x++) {
+			int y = x, steps = 0;
+			while (y != root && steps <= nv) {
+				y = par[y];
+				steps++;
+			}
+			if (y != root)
+				return HUGE_VAL;
+		}
+		double s = 0;
+		for (int x = 0; x < nv; x++)
+			if (x != root)
+				s += w[par[x] * nv + x];
+		return s;
+	}
+	if (v == root) {
+		par[v] = -1;
+		return brute(nv, root, w, par, v + 1);
+	}
+	double best = HUGE_VAL;
+	for (int u = 0; u < nv; u++)
+		if (u != v) {
+			par[v] = u;
+			double s = brute(nv, root, w, par, v + 1);
+			best = s < best ? s : best;
+		}
+	return best;
+}
+
+static void test_arbo(void)
+{
+	fx_rng = 20261205;
+	for (int trial = 0; trial < 200; trial++) {
+		int nv = 2 + (int)(fx_next() % 5), root = (int)(fx_next() % (uint64_t)nv), m = 0;
+		double w[49];
+		int32_t eu[49], ev[49], sel[8], par[8];
+		double ew[49];
+		for (int u = 0; u < nv; u++)
+			for (int v = 0; v < nv; v++) {
+				/* few distinct costs, so that cycles of cheapest edges are common */
+				w[u * nv + v] = (double)(fx_next() % 4) + 1;
+				if (u != v) {
+					eu[m] = u;
+					ev[m] = v;
+					ew[m++] = w[u * nv + v];
+				}
+			}
+		double cost;
+		CHECK(ccs_synth_arbo(nv, root, m, eu, ev, ew, sel, &cost) == CCS_OK);
+		double want = brute(nv, root, w, par, 0);
+		CHECK_NEAR(cost, want, 1e-12);
+		/* the edges it names are an arborescence of that cost */
+		double s = 0;
+		int ok = sel[root] == -1;
+		for (int v = 0; v < nv; v++)
+			if (v != root) {
+				ok &= ev[sel[v]] == v;
+				s += ew[sel[v]];
+				par[v] = eu[sel[v]];
+			}
+		par[root] = -1;
+		CHECK(ok);
+		CHECK_NEAR(s, cost, 1e-12);
+		for (int v = 0; v < nv; v++) {
+			int y = v, steps = 0;
+			while (y != root && steps <= nv) {
+				y = par[y];
+				steps++;
+			}
+			CHECK(y == root);
+		}
+		if (check_fail) {
+			fprintf(stderr, "seed 20261205, trial %d\n", trial);
+			return;
+		}
+	}
+	/* a node nothing enters: refused */
+	int32_t eu[1] = { 0 }, ev[1] = { 1 }, sel[3];
+	double ew[1] = { 1 }, cost;
+	CHECK(ccs_synth_arbo(3, 0, 1, eu, ev, ew, sel, &cost) == CCS_EINPUT);
+}
+
+/* A packing lowered for bytes: the plan's invariants. */
+static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p)
+{
+	int n = p->n, K = s->K;
+	/* rounding: K chunks per root and phase */
+	for (int r = 0; r < n; r++)
+		for (int ph = 0; ph < 2; ph++) {
+			int sum = 0, any = 0;
+			for (int j = 0; j < s->ntree; j++)
+				if (s->tree[j].root == r && s->tree[j].phase == ph) {
+					sum += s->tree[j].chunks;
+					any = 1;
+				}
+			CHECK(!any || sum == K);
+		}
+	/* receives per rank: out-trees, each other root's K chunks once;
+	 * in-trees, a rank's receipts are its children's */
+	long *got = calloc((size_t)n * (size_t)n, sizeof *got);
+	long sends = 0, recvs = 0;
+	for (int g = 0; g < n; g++)
+		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
+			const struct ccs_synth_tb *t = &p->tb[i];
+			CHECK((t->send >= 0) != (t->recv >= 0));
+			for (uint32_t k = 0; k < t->n; k++) {
+				const struct ccs_synth_step *st = &t->st[k];
+				if (st->type == CCS_SYNTH_SEND)
+					sends++;
+				else
+					recvs++;
+				if (st->type == CCS_SYNTH_RECV)
+					got[(size_t)g * (size_t)n + (size_t)(st->off / K)]++;
+				/* steps in order of expected readiness */
+				if (k)
+					CHECK(t->st[k - 1].key < st->key || (t->st[k - 1].key == st->key && t->st[k - 1].tie < st->tie));
+			}
+		}
+	CHECK(sends == recvs);
+	if (p->coll == CCS_COLL_ALLGATHER)
+		for (int g = 0; g < n; g++)
+			for (int r = 0; r < n; r++)
+				CHECK(got[(size_t)g * (size_t)n + (size_t)r] == (g == r ? 0 : K));
+	if (p->coll == CCS_COLL_REDUCESCATTER)
+		CHECK(sends == (long)(n - 1) * n * K);
+	free(got);
+}
+
+/* XML and JSON written, read back and simulated, against the schedules
+ * written directly from the plan. */
+static void check_exports(struct fx_world *w, struct ccs_synth *s, double bytes)
+{
+	struct ccs_synth_plan p;
+	memset(&p, 0, sizeof p);
+	char err[256];
+	double t;
+	CHECK(ccs_synth_sim(s, w->fab, &w->c, bytes, 0, 0, &p, &t, err, sizeof err) == CCS_OK);
+	check_plan(s, &p);
+	CHECK(t >= s->round_s * (1 - 1e-9));
+	struct ccs_text x, j, y;
+	memset(&x, 0, sizeof x);
+	memset(&j, 0, sizeof j);
+	memset(&y, 0, sizeof y);
+	ccs_synth_xml(&p, "t", &x);
+	CHECK(!x.oom);
+	struct ccs_sched sc;
+	struct ccs_diag d;
+	struct ccs_sim_stats st;
+	int ranks;
+	memset(&d, 0, sizeof d);
+	CHECK(ccs_sched_text_load("t.xml", x.s, x.n, &w->c, bytes, &sc, &ranks, &d) == CCS_OK);
+	CHECK(ranks == w->c.n);
+	ccs_fabric_rewind(w->fab);
+	CHECK(ccs_sim_run(w->fab, &sc, &st, NULL, err, sizeof err) == CCS_OK);
+	ccs_sched_release(&sc);
+	CHECK_NEAR(st.time_s, t, 1e-9);
+	if (p.coll != CCS_COLL_ALLREDUCE) {
+		CHECK(ccs_synth_json(&p, "t", bytes, &j, &y) == CCS_OK);
+		double want = -1, got = -2;
+		memset(&d, 0, sizeof d);
+		if (ccs_sched_text_load("t.yaml", y.s, y.n, &w->c, bytes, &sc, &ranks, &d) == CCS_OK) {
+			ccs_fabric_rewind(w->fab);
+			if (!ccs_sim_run(w->fab, &sc, &st, NULL, err, sizeof err))
+				want = st.time_s;
+			ccs_sched_release(&sc);
+		}
+		memset(&d, 0, sizeof d);
+		if (ccs_sched_text_load("t.json", j.s, j.n, &w->c, bytes, &sc, &ranks, &d) == CCS_OK) {
+			ccs_fabric_rewind(w->fab);
+			if (!ccs_sim_run(w->fab, &sc, &st, NULL, err, sizeof err))
+				got = st.time_s;
+			ccs_sched_release(&sc);
+		} else
+			fprintf(stderr, "json: %s\n", d.msg);
+		CHECK(want > 0);
+		CHECK_NEAR(got, want, 1e-9);
+		/* the flags add to the MSCCL algorithm's time, never take from it */
+		CHECK(want >= t * (1 - 1e-9));
+	} else
+		CHECK(ccs_synth_json(&p, "t", bytes, &j, &y) == CCS_EINPUT);
+	ccs_free(x.s);
+	ccs_free(j.s);
+	ccs_free(y.s);
+	ccs_synth_plan_release(&p);
+}
+
+/* One scale-up domain: the bound is the out-port cut, (n - 1)/n N over a
+ * GPU's port, and the schedule comes within 2% of it at 1 GiB. */
+static void test_switch(void)
+{
+	struct fx_world w;
+	if (fx_world_up(&w, "topologies/hgx-h100.yaml", NULL, 0, 0)) {
+		CHECK(0);
+		return;
+	}
+	double N = 1024.0 * 1024 * 1024, port = 0;
+	uint32_t nres = ccs_fabric_nres(w.fab);
+	char name[128];
+	for (uint32_t e = 0; e < nres; e++) {
+		ccs_fabric_res_name(w.fab, e, name, sizeof name);
+		if (strstr(name, "gpu0 scale-up out"))
+			port = ccs_fabric_caps(w.fab)[e];
+	}
+	CHECK(port > 0);
+	int colls[3] = { CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER, CCS_COLL_ALLREDUCE };
+	for (int i = 0; i < 3; i++) {
+		struct ccs_synth s;
+		struct ccs_synth_cfg cfg = { colls[i], N, 0, 0, 0 };
+		char err[256];
+		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, 0, 0, -1, &s, err, sizeof err) == CCS_OK);
+		double cut = (w.c.n - 1.0) / w.c.n * N / port * (colls[i] == CCS_COLL_ALLREDUCE ? 2 : 1);
+		CHECK_NEAR(s.lp_s, cut, 1e-6);
+		CHECK(s.converged == 1);
+		check_exports(&w, &s, N);
+		double t;
+		struct ccs_synth_plan p;
+		memset(&p, 0, sizeof p);
+		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, 0, 0, &p, &t, err, sizeof err) == CCS_OK);
+		CHECK(t <= 1.05 * s.lp_s);
+		ccs_synth_plan_release(&p);
+		ccs_synth_release(&s);
+	}
+	fx_down(w.t, &w.c, w.fab);
+}
+
+/* Bridged pairs on PCIe: the packing uses the bridges both ways, and beats
+ * the ring (which crosses PCIe on half its hops) by more than 25%. */
+static void test_bridged(void)
+{
+	struct fx_world w;
+	if (fx_world_up(&w, "topologies/pcie-4gpu-nvbridge.yaml", NULL, 0, 0)) {
+		CHECK(0);
+		return;
+	}
+	double N = 256.0 * 1024 * 1024;
+	int colls[2] = { CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER };
+	for (int i = 0; i < 2; i++) {
+		struct ccs_synth s;
+		struct ccs_synth_cfg cfg = { colls[i], N, 0, 0, 0 };
+		char err[256];
+		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, 0, 0, -1, &s, err, sizeof err) == CCS_OK);
+		struct ccs_sim_stats st;
+		double ring = fx_sim_time(&w.c, w.fab, colls[i], CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, (uint64_t)N, &st);
+		struct ccs_synth_plan p;
+		memset(&p, 0, sizeof p);
+		double t;
+		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, 0, 0, &p, &t, err, sizeof err) == CCS_OK);
+		CHECK(ring > 1.25 * t);
+		CHECK(t <= 1.2 * s.lp_s);
+		check_exports(&w, &s, N);
+		ccs_synth_plan_release(&p);
+		ccs_synth_release(&s);
+	}
+	fx_down(w.t, &w.c, w.fab);
+}
+
+/* Two nodes on EFA: the chosen packing (optimum or first trees) and the
+ * exports across the network, NICs picked by channel. */
+static void test_nodes(void)
+{
+	struct fx_world w;
+	if (fx_world_up(&w, "topologies/aws-p4de.yaml", NULL, 0, 0)) {
+		CHECK(0);
+		return;
+	}
+	double N = 64.0 * 1024 * 1024;
+	struct ccs_synth s;
+	struct ccs_synth_cfg cfg = { CCS_COLL_ALLGATHER, N, 0, 0, 0 };
+	char err[256];
+	CHECK(ccs_synth_make(w.fab, &w.c, &cfg, 0, 0, -1, &s, err, sizeof err) == CCS_OK);
+	CHECK(s.lp_s >= s.opt_lp_s * (1 - 1e-9));
+	check_exports(&w, &s, N);
+	ccs_synth_release(&s);
+	/* refused: what it does not make */
+	struct ccs_synth_cfg bad = { CCS_COLL_ALLTOALL, N, 0, 0, 0 };
+	CHECK(ccs_synth_pack(w.fab, &w.c, &bad, &s, err, sizeof err) == CCS_EINPUT);
+	fx_down(w.t, &w.c, w.fab);
+}
+
+int main(void)
+{
+	test_arbo();
+	test_switch();
+	test_bridged();
+	test_nodes();
+	return CHECK_DONE("test_synth");
+}
