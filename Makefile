@@ -34,7 +34,7 @@ LIB_SRC := $(wildcard model/*.c sim/*.c sim/sched/*.c sim/synth/*.c) \
 CLI_SRC := $(wildcard sim/cli/*.c sim/cli/run/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 PROP_TESTS := $(patsubst tests/prop/%.c,%,$(wildcard tests/prop/prop_*.c))
-BENCH_SRC := tests/bench/bench_topo.c tests/bench/bench_classes.c tests/bench/bench_a2a.c
+BENCH_SRC := tests/bench/bench_topo.c tests/bench/bench_classes.c tests/bench/bench_a2a.c tests/bench/bench_synth.c
 # tests/fuzz/fuzz_<reader>.c: one harness per reader; make test replays their
 # corpus and crash inputs (tests/fuzz/replay.c), make fuzz runs libFuzzer
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_util.c,$(wildcard tests/fuzz/fuzz_*.c)))
@@ -133,6 +133,8 @@ $(REL)/bench_classes: $(REL)/tests/bench/bench_classes.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
 $(REL)/bench_a2a: $(REL)/tests/bench/bench_a2a.o libccsim.a
 	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
+$(REL)/bench_synth: $(REL)/tests/bench/bench_synth.o libccsim.a
+	$(CC) $(OPT_CFLAGS) -o $@ $< libccsim.a $(LDLIBS)
 
 $(TST)/validate: $(TST)/tests/validate/validate.o $(TST)/tests/validate/logo.o $(TST)/libccsim.a
 	$(CC) $(TEST_CFLAGS) -o $@ $(filter %.o,$^) $(TST)/libccsim.a $(LDLIBS)
@@ -217,12 +219,13 @@ $(FUZZ_LIB_OBJ) $(FUZZ_CLI_OBJ): | fuzz-cc
 fuzz: fuzz-cc $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 	@sh tests/fuzz/run.sh $(FUZZ)/bin $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-bench: bin/ccsim $(MPI_PLUGIN) $(REL)/bench_topo $(REL)/bench_classes $(REL)/bench_a2a $(REL)/nccl_host $(REL)/nccl_prof_host plugins
+bench: bin/ccsim $(MPI_PLUGIN) $(REL)/bench_topo $(REL)/bench_classes $(REL)/bench_a2a $(REL)/bench_synth $(REL)/nccl_host $(REL)/nccl_prof_host plugins
 	@$(REL)/bench_topo; a=$$?; echo; $(REL)/bench_classes; b=$$?; echo; $(REL)/bench_a2a; c=$$?; echo; \
+	$(REL)/bench_synth; e=$$?; echo; \
 	sh tests/bench/shards.sh bin/ccsim; echo; sh tests/bench/predict.sh bin/ccsim; echo; \
 	$(REL)/nccl_host build/plugins/libnccl-tuner-ccsim.so | grep -E '^(tuner|nccl_host)'; \
 	d=$$(mktemp -d) && $(REL)/nccl_prof_host build/plugins/libnccl-profiler-ccsim.so $$d --bench; rm -rf "$$d"; \
-	[ $$a -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ]
+	[ $$a -eq 0 ] && [ $$b -eq 0 ] && [ $$c -eq 0 ] && [ $$e -eq 0 ]
 
 check-deps: bin/ccsim $(PLUGINS:%=$(REL)/pic/calibrate/nccl/%.o)
 	@sh tests/tools/check_deps.sh $(REL)

@@ -35,8 +35,9 @@ static void usage(FILE *f)
 	        "  --yaml FILE       write ccsim's schedule YAML\n"
 	        "  --no-compare      only the synthesized schedule, not NCCL's algorithms\n"
 	        "  --trees           list the trees: root, share, chunks at SIZE, each rank's parent\n"
-	        "  --pick fastest|optimum|rails|first   the packing kept: the one that simulates fastest (default),\n"
-	        "                    the LP's optimum, its optimum crossing groups on rails only, or the first trees\n"
+	        "  --pick fastest|optimum|rails|first|chains   the packing kept: the one that simulates fastest\n"
+	        "                    (default), the LP's optimum, its optimum crossing groups on rails only, the\n"
+	        "                    first trees (two levels, on the rails) or chains in rank order\n"
 	        "  --format table|csv   --set key.path=value\n",
 	        me);
 }
@@ -68,7 +69,7 @@ static int take_size(const char *me_, const struct ccs_args_opt *o, const char *
 
 /* --pick: which candidate packing to keep ("fastest": whichever
  * simulates fastest; index - 1 is ccs_synth_make's force) */
-static const char *const pick_name[4] = { "fastest", "optimum", "rails", "first" };
+static const char *const pick_name[5] = { "fastest", "optimum", "rails", "first", "chains" };
 
 static int parse(struct sreq *q, int argc, char **argv)
 {
@@ -87,7 +88,7 @@ static int parse(struct sreq *q, int argc, char **argv)
 		{ "--yaml", CCS_ARGS_STR, &q->yaml, 0, 0, NULL, 0, NULL, NULL },
 		{ "--no-compare", CCS_ARGS_FLAG, &q->no_compare, 0, 0, NULL, 0, NULL, NULL },
 		{ "--trees", CCS_ARGS_FLAG, &q->trees, 0, 0, NULL, 0, NULL, NULL },
-		{ "--pick", CCS_ARGS_NAME, &q->pick, 0, 0, pick_name, 4, "candidate", NULL },
+		{ "--pick", CCS_ARGS_NAME, &q->pick, 0, 0, pick_name, 5, "candidate", NULL },
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
 	};
 	for (int i = 1; i < argc; i++) {
@@ -163,7 +164,7 @@ static int make(struct sreq *q)
 		fprintf(stderr, "%s: out of memory\n", me);
 		return -1;
 	}
-	struct ccs_synth_cfg cfg = { ccs_coll_parse(q->coll_s), q->bytes, q->rounds, 0, 0 };
+	struct ccs_synth_cfg cfg = { ccs_coll_parse(q->coll_s), q->bytes, q->rounds, 0, 0, 0 };
 	char err[256];
 	double t0 = now_s();
 	int rc = ccs_synth_make(q->fab, &q->comm, &cfg, q->chunks, q->channels, q->pick - 1, &q->syn, err, sizeof err);
@@ -309,11 +310,12 @@ static void head(struct sreq *q)
 	printf("# packing: %d trees kept (%d in, %d out) of %d generated in %d rounds (%s), %.3f s\n", q->syn.ntree, nt[0], nt[1],
 	       q->syn.cols, q->syn.iters, conv, q->solve_s);
 	printf("# LP bound at %s: %.3f us, busiest %s\n", sz, q->syn.lp_s * 1e6, res);
-	static const char *const what[3] = { "the LP's optimum", "the optimum on rails", "the first trees" };
+	static const char *const what[CCS_SYNTH_NCAND] = { "the LP's optimum", "its optimum on rails", "the first trees",
+		                                             "chains" };
 	printf("# candidates simulated at %s:", sz);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0, k = 0; i < CCS_SYNTH_NCAND; i++)
 		if (isfinite(q->syn.cand_sim_s[i]))
-			printf("%s %s %.3f us (LP %.3f)", i ? ";" : "", what[i], q->syn.cand_sim_s[i] * 1e6, q->syn.cand_lp_s[i] * 1e6);
+			printf("%s %s %.3f us (LP %.3f)", k++ ? ";" : "", what[i], q->syn.cand_sim_s[i] * 1e6, q->syn.cand_lp_s[i] * 1e6);
 	printf("; kept %s\n", what[q->syn.kept]);
 }
 

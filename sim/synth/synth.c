@@ -38,6 +38,7 @@ struct pk {
 	double gap;                 /* stop within this share of the optimum */
 	int second;                 /* the second program runs: columns cost their load over capacity */
 	int rails;                  /* across groups, only ranks at the same place in their groups (a rail) */
+	int chains;                 /* the first trees are chains in rank order */
 	int32_t *pos;               /* per rank: its place in its group */
 	double *col_cost;           /* per column: sum_e a(e) / cap_e */
 	struct routes r;
@@ -345,7 +346,8 @@ static int setup(struct pk *P, char *err, size_t errn)
 	/* a first tree per root and phase, two levels deep: the root to the
 	 * ranks of its group and to one rank of each other group (the one at
 	 * its own place in the group, as a rail would pair them), each of
-	 * which to the rest of its group */
+	 * which to the rest of its group; or (chains) the chain r, r + 1, ...
+	 * in rank order, a ring's pipeline from each root */
 	int32_t *par = ccs_malloc((size_t)n * sizeof *par), *gstart = NULL, *members = NULL;
 	int32_t *pos = P->pos = ccs_malloc((size_t)n * sizeof *pos);
 	if (!par || !pos || ccs_comm_members(P->c, &gstart, &members)) {
@@ -364,6 +366,9 @@ static int setup(struct pk *P, char *err, size_t errn)
 				int head = members[gstart[g] + pos[r] % size];
 				par[v] = v == r ? -1 : g == gr || v == head ? r : head;
 			}
+			if (P->chains)
+				for (int i = 0; i < n; i++)
+					par[(r + i) % n] = i ? (r + i - 1) % n : -1;
 			rc = add_col(P, r, ph, par);
 		}
 	ccs_free(par);
@@ -540,6 +545,7 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	P.out = out;
 	P.gap = cfg->gap > 0 ? cfg->gap : 0.005;
 	P.rails = cfg->rails;
+	P.chains = cfg->chains;
 	P.n = c->n;
 	if (cfg->coll != CCS_COLL_ALLGATHER && cfg->coll != CCS_COLL_REDUCESCATTER && cfg->coll != CCS_COLL_ALLREDUCE) {
 		snprintf(err, errn, "synthesis makes allgather, reducescatter and allreduce");

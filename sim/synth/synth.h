@@ -42,6 +42,10 @@
 
 #include "../fabric.h"
 
+/* ccs_synth_make's candidates: the LP's optimum, its optimum crossing
+ * groups on rails only, the first trees alone (two levels), chains alone. */
+enum { CCS_SYNTH_OPT, CCS_SYNTH_RAILS, CCS_SYNTH_FIRST, CCS_SYNTH_CHAINS, CCS_SYNTH_NCAND };
+
 /* A tree of a packing: parent[v] (-1 for the root) of every rank, its
  * share w of its root's shard and the chunks it was given. */
 struct ccs_synth_tree {
@@ -61,6 +65,7 @@ struct ccs_synth_cfg {
 	int max_iter;               /* column generation rounds (0: 400; -1: none, the first trees only) */
 	double gap;                 /* stop once the Lagrangian bound is within this share (0: 0.5%) */
 	int rails;                  /* trees cross groups only between ranks at the same place (a rail) */
+	int chains;                 /* first trees: chains in rank order (else two levels, on the rails) */
 };
 
 struct ccs_synth {
@@ -71,7 +76,7 @@ struct ccs_synth {
 	/* ccs_synth_make's candidates (the optimum, the optimum on the rails,
 	 * the first trees): each one's bound and simulated time, and which it
 	 * kept */
-	double cand_lp_s[3], cand_sim_s[3];
+	double cand_lp_s[CCS_SYNTH_NCAND], cand_sim_s[CCS_SYNTH_NCAND];
 	int kept;
 	int converged;              /* 1: no improving tree left; 2: within gap of the optimum; 0: the round limit */
 	double gap;                 /* how far above the optimum its bound may be, at most (a share) */
@@ -101,16 +106,19 @@ void ccs_synth_release(struct ccs_synth *s);
 struct ccs_synth_plan;
 int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
                   struct ccs_synth_plan *p, double *time_s, char *err, size_t errn);
-/* Pack three candidates: the program's optimum, its optimum with trees
- * that cross groups only on rails, and its first trees alone (two levels:
- * the root to its group and to one rank of each other group, on its
- * rail); simulate each lowered for cfg->bytes and keep the fastest in out,
+/* Pack the candidates: the program's optimum, its optimum with trees that
+ * cross groups only on rails, its first trees alone (two levels: the root
+ * to its group and to one rank of each other group, on its rail), and
+ * chains in rank order alone (a ring's pipeline from every root);
+ * simulate each lowered for cfg->bytes and keep the fastest in out,
  * (force >= 0: candidate force, whatever the times), then, when C is 0,
  * the fastest of C = K, 4 and 1 channels (out->cin)
  * (an optimum's bound may not survive the sharing the LP leaves out: on two
  * aws-p5 nodes the unrestricted optimum sends chunks across the network
- * twice to spare NVLink, and simulates at twice its bound).  With one
- * group the three are one.  Errors as ccs_synth_pack. */
+ * twice to spare NVLink, and simulates at twice its bound; on eight PCIe
+ * GPUs the optimum's stars simulate 50% above the bound that chains
+ * reach).  With one group the rails are the optimum, not tried again.
+ * Errors as ccs_synth_pack. */
 int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, int K, int C, int force,
                    struct ccs_synth *out, char *err, size_t errn);
 

@@ -50,47 +50,46 @@ int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_co
 int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, int K, int C, int force,
                    struct ccs_synth *out, char *err, size_t errn)
 {
-	struct ccs_synth cand[3];
+	enum { N = CCS_SYNTH_NCAND };
+	struct ccs_synth cand[N];
 	struct ccs_synth_plan p;
 	memset(&p, 0, sizeof p);
 	memset(cand, 0, sizeof cand);
-	double t[3] = { HUGE_VAL, HUGE_VAL, HUGE_VAL };
-	int nc = c->G > 1 ? 3 : 1, rc = CCS_OK;
-	for (int i = 0; i < nc && !rc; i++) {
+	double t[N];
+	int rc = CCS_OK, tried[N];
+	for (int i = 0; i < N && !rc; i++) {
+		t[i] = HUGE_VAL;
+		tried[i] = (i != CCS_SYNTH_RAILS || c->G > 1) && (force < 0 || force == i);
+		if (!tried[i])
+			continue;
 		struct ccs_synth_cfg one = *cfg;
-		one.rails = i == 1;
-		one.max_iter = i == 2 ? -1 : cfg->max_iter;
+		one.rails = i == CCS_SYNTH_RAILS;
+		one.chains = i == CCS_SYNTH_CHAINS;
+		one.max_iter = i >= CCS_SYNTH_FIRST ? -1 : cfg->max_iter;
 		rc = ccs_synth_pack(f, c, &one, &cand[i], err, errn);
 		if (!rc)
 			rc = ccs_synth_sim(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], err, errn);
 	}
 	ccs_synth_plan_release(&p);
-	int best = 0;
-	for (int i = 1; i < nc && !rc; i++)
-		if (t[i] < t[best])
+	int best = -1;
+	for (int i = 0; i < N && !rc; i++)
+		if (tried[i] && (best < 0 || t[i] < t[best]))
 			best = i;
-	if (force >= 0 && force < nc)
-		best = force;
-	if (rc) {
-		for (int i = 0; i < 3; i++)
+	if (rc || best < 0) {
+		for (int i = 0; i < N; i++)
 			ccs_synth_release(&cand[i]);
-		return rc;
+		if (!rc)
+			snprintf(err, errn, "no candidate packing");
+		return rc ? rc : CCS_EINPUT;
 	}
-	for (int i = 0; i < 3; i++) {
-		cand[best].cand_lp_s[i] = i < nc ? cand[i].lp_s : HUGE_VAL;
+	for (int i = 0; i < N; i++) {
+		cand[best].cand_lp_s[i] = tried[i] ? cand[i].lp_s : HUGE_VAL;
 		cand[best].cand_sim_s[i] = t[i];
 	}
-	cand[best].opt_lp_s = cand[0].lp_s;
+	cand[best].opt_lp_s = tried[CCS_SYNTH_OPT] ? cand[CCS_SYNTH_OPT].lp_s : HUGE_VAL;
 	cand[best].kept = best;
-	if (best == 2) {
-		/* the first trees with what the search found */
-		cand[2].iters = cand[0].iters;
-		cand[2].cols = cand[0].cols;
-		cand[2].converged = cand[0].converged;
-		cand[2].gap = cand[0].gap;
-	}
 	*out = cand[best];
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < N; i++)
 		if (i != best)
 			ccs_synth_release(&cand[i]);
 	/* the channels inside groups: fewer at once, or less latency */

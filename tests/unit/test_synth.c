@@ -226,7 +226,7 @@ static void test_switch(void)
 	int colls[3] = { CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER, CCS_COLL_ALLREDUCE };
 	for (int i = 0; i < 3; i++) {
 		struct ccs_synth s;
-		struct ccs_synth_cfg cfg = { colls[i], N, 0, 0, 0 };
+		struct ccs_synth_cfg cfg = { colls[i], N, 0, 0, 0, 0 };
 		char err[256];
 		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, 0, 0, -1, &s, err, sizeof err) == CCS_OK);
 		double cut = (w.c.n - 1.0) / w.c.n * N / port * (colls[i] == CCS_COLL_ALLREDUCE ? 2 : 1);
@@ -257,7 +257,7 @@ static void test_bridged(void)
 	int colls[2] = { CCS_COLL_ALLGATHER, CCS_COLL_REDUCESCATTER };
 	for (int i = 0; i < 2; i++) {
 		struct ccs_synth s;
-		struct ccs_synth_cfg cfg = { colls[i], N, 0, 0, 0 };
+		struct ccs_synth_cfg cfg = { colls[i], N, 0, 0, 0, 0 };
 		char err[256];
 		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, 0, 0, -1, &s, err, sizeof err) == CCS_OK);
 		struct ccs_sim_stats st;
@@ -286,14 +286,14 @@ static void test_nodes(void)
 	}
 	double N = 64.0 * 1024 * 1024;
 	struct ccs_synth s;
-	struct ccs_synth_cfg cfg = { CCS_COLL_ALLGATHER, N, 0, 0, 0 };
+	struct ccs_synth_cfg cfg = { CCS_COLL_ALLGATHER, N, 0, 0, 0, 0 };
 	char err[256];
 	CHECK(ccs_synth_make(w.fab, &w.c, &cfg, 0, 0, -1, &s, err, sizeof err) == CCS_OK);
 	CHECK(s.lp_s >= s.opt_lp_s * (1 - 1e-9));
 	check_exports(&w, &s, N);
 	ccs_synth_release(&s);
 	/* refused: what it does not make */
-	struct ccs_synth_cfg bad = { CCS_COLL_ALLTOALL, N, 0, 0, 0 };
+	struct ccs_synth_cfg bad = { CCS_COLL_ALLTOALL, N, 0, 0, 0, 0 };
 	CHECK(ccs_synth_pack(w.fab, &w.c, &bad, &s, err, sizeof err) == CCS_EINPUT);
 	fx_down(w.t, &w.c, w.fab);
 }
