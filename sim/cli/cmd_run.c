@@ -549,7 +549,12 @@ static int make_points(struct run *R)
 					int a, q;
 					struct ccs_cost cc;
 					const char *why = NULL;
-					if (ccs_select(cp, w->coll, w->bytes, am, pm, w->algo < 0, &a, &q) ||
+					if (w->synth && w->proto >= 0 && w->proto != CCS_PROTO_SIMPLE) {
+						snprintf(err, sizeof err, "a synthesized schedule runs Simple only");
+						bad = 1;
+					} else if (w->synth)
+						bad = cp->n < 2 ? (snprintf(err, sizeof err, "synth needs two ranks or more"), 1) : 0;
+					else if (ccs_select(cp, w->coll, w->bytes, am, pm, w->algo < 0, &a, &q) ||
 					    ccs_cost_eval(cp, w->coll, a, q, 0, w->bytes, &cc, &why)) {
 						if (w->algo >= 0)
 							ccs_cost_eval(cp, w->coll, w->algo, w->proto >= 0 ? w->proto : CCS_PROTO_SIMPLE, 0,

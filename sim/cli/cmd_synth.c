@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *me = "ccsim synth";
 
@@ -54,7 +53,6 @@ struct sreq {
 	struct ccs_fabric *fab;
 	struct ccs_synth syn;
 	struct ccs_synth_plan plan;
-	double solve_s;
 };
 
 static int take_size(const char *me_, const struct ccs_args_opt *o, const char *v)
@@ -148,13 +146,6 @@ static int check(struct sreq *q)
 	return read_sizes(q);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Topology, communicator, fabric, the packing and its plan. */
 static int make(struct sreq *q)
 {
@@ -166,9 +157,7 @@ static int make(struct sreq *q)
 	}
 	struct ccs_synth_cfg cfg = { ccs_coll_parse(q->coll_s), q->bytes, q->rounds, 0, 0, 0 };
 	char err[256];
-	double t0 = now_s();
 	int rc = ccs_synth_make(q->fab, &q->comm, &cfg, q->chunks, q->channels, q->pick - 1, &q->syn, err, sizeof err);
-	q->solve_s = now_s() - t0;
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", me, err);
 		return -1;
@@ -307,8 +296,8 @@ static void head(struct sreq *q)
 	else
 		snprintf(conv, sizeof conv, "%s; within %.2f%% of the optimum", q->syn.converged ? "stopped" : "round limit",
 		         100 * q->syn.gap);
-	printf("# packing: %d trees kept (%d in, %d out) of %d generated in %d rounds (%s), %.3f s\n", q->syn.ntree, nt[0], nt[1],
-	       q->syn.cols, q->syn.iters, conv, q->solve_s);
+	printf("# packing: %d trees kept (%d in, %d out) of %d generated in %d rounds (%s)\n", q->syn.ntree, nt[0], nt[1],
+	       q->syn.cols, q->syn.iters, conv);
 	printf("# LP bound at %s: %.3f us, busiest %s\n", sz, q->syn.lp_s * 1e6, res);
 	static const char *const what[CCS_SYNTH_NCAND] = { "the LP's optimum", "its optimum on rails", "the first trees",
 		                                             "chains" };

@@ -1,5 +1,6 @@
 /* sim/cli/run/cell.c: one point: a design's communicator against one workload, closed form and simulator (run.h). */
 #include "../../sched/build.h"
+#include "../../synth/synth.h"
 #include "run.h"
 
 #include <errno.h>
@@ -127,6 +128,30 @@ static int coll_cell(const struct ccs_comm *c, const struct work *w, int engine,
 	return CCS_OK;
 }
 
+/* A schedule synthesized for the design (sim/synth/synth.h): the kept
+ * packing's LP bound as the closed form, its schedule simulated where
+ * asked (the candidates simulated to choose it: ccs_synth_make). */
+static int synth_cell(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
+                      size_t errn)
+{
+	struct ccs_fabric *fab = NULL;
+	struct ccs_synth s;
+	struct ccs_synth_cfg cfg = { w->coll, (double)w->bytes, 0, 0, 0, 0 };
+	int rc = ccs_fabric_new(c, &fab);
+	if (!rc)
+		rc = engine ? ccs_synth_make(fab, c, &cfg, 0, 0, -1, &s, err, errn) : ccs_synth_pack(fab, c, &cfg, &s, err, errn);
+	ccs_fabric_free(fab);
+	if (rc)
+		return rc;
+	snprintf(out->algo, sizeof out->algo, "synth/Simple");
+	out->t_model = s.lp_s;
+	out->bw = (double)w->bytes / s.lp_s * ccs_busbw_factor(w->coll, c->n);
+	if (engine)
+		out->t_sim = s.cand_sim_s[s.kept];
+	ccs_synth_release(&s);
+	return CCS_OK;
+}
+
 /* MoE traffic: the fastest algorithm that applies (or the workload's) by
  * the closed form, and simulated where asked. */
 static int moe_cell(const struct ccs_comm *c, const struct work *w, int engine, struct cell *out, char *err,
@@ -204,6 +229,8 @@ static int on_comm(const struct ccs_comm *c, const struct work *w, int engine, s
 	out->bound = -1;
 	if (w->kv)
 		return kv_cell(c, w, engine, out, err, errn);
+	if (w->synth)
+		return synth_cell(c, w, engine, out, err, errn);
 	return w->moe ? moe_cell(c, w, engine, out, err, errn) : coll_cell(c, w, engine, out, err, errn);
 }
 

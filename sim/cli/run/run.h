@@ -63,6 +63,7 @@ struct work {
 	const struct ccs_ynode *node;
 	const char *name;
 	int moe, kv, op, coll, algo, proto; /* algo, proto -1: auto */
+	int synth;                   /* algo: synth (a schedule made for the design, sim/synth/synth.h) */
 	long ranks;                  /* 0: the design's */
 	uint64_t bytes;
 	struct ccs_moe_cfg cfg;

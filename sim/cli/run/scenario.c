@@ -241,7 +241,14 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 	const struct ccs_ynode *ay = ccs_ytree_get(m, "algo");
 	if (ay && (rc = ccs_ytree_kind(d, ay, CCS_Y_SCALAR, "algo")))
 		return rc;
-	if (ay && strcmp(ay->str, "auto")) {
+	w->synth = 0;
+	if (ay && !w->moe && !strcmp(ay->str, "synth")) {
+		/* a schedule synthesized for the design: the LP bound as its
+		 * closed form, its simulated time (docs/synthesis.md) */
+		if (w->coll != CCS_COLL_ALLGATHER && w->coll != CCS_COLL_REDUCESCATTER && w->coll != CCS_COLL_ALLREDUCE)
+			return ccs_scenario_error(d, ay, "'synth' makes allgather, reducescatter and allreduce, not %s", cy->str);
+		w->synth = 1;
+	} else if (ay && strcmp(ay->str, "auto")) {
 		w->algo = w->moe ? ccs_moe_parse(ccs_moe_algo_name, CCS_MOE_ALGO_N, ay->str) : ccs_algo_parse(ay->str);
 		if (w->algo < 0)
 			return ccs_scenario_error(d, ay, "unknown algorithm '%s' for %s", ay->str, cy->str);

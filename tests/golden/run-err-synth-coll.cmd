@@ -1,0 +1,1 @@
+run tests/data/scenarios/bad-synth-coll.yaml --db :memory: --no-plots
