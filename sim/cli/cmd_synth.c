@@ -22,7 +22,7 @@ static const char *me = "ccsim synth";
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: %s -t TOPO -c allgather|reducescatter|allreduce [options]\n"
+	        "usage: %s -t TOPO -c allgather|reducescatter|allreduce|alltoall [options]\n"
 	        "  -n N, --ppn P     ranks (default: every GPU), at most P per node\n"
 	        "  -b SIZE           the size the schedule is made and exported for (1GiB; nccl-tests' size)\n"
 	        "  --sizes LIST      sizes of the comparison table (default: SIZE/64, SIZE/8, SIZE), e.g. 16MiB,1GiB\n"
@@ -135,8 +135,8 @@ static int check(struct sreq *q)
 		return -1;
 	}
 	int coll = ccs_coll_parse(q->coll_s);
-	if (coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER && coll != CCS_COLL_ALLREDUCE) {
-		fprintf(stderr, "%s: cannot synthesize '%s'; one of: allgather, reducescatter, allreduce\n", me, q->coll_s);
+	if (coll != CCS_COLL_ALLGATHER && coll != CCS_COLL_REDUCESCATTER && coll != CCS_COLL_ALLREDUCE && coll != CCS_COLL_ALLTOALL) {
+		fprintf(stderr, "%s: cannot synthesize '%s'; one of: allgather, reducescatter, allreduce, alltoall\n", me, q->coll_s);
 		return -1;
 	}
 	if (strcmp(q->format, "table") && strcmp(q->format, "csv")) {

@@ -39,6 +39,8 @@ struct pk {
 	int second;                 /* the second program runs: columns cost their load over capacity */
 	int rails;                  /* across groups, only ranks at the same place in their groups (a rail) */
 	int chains;                 /* the first trees are chains in rank order */
+	int a2a;                    /* AllToAll: columns are paths of one commodity (s, d), direct or by one relay */
+	int *col_dst;               /* per column: its commodity's destination (AllToAll), -1 for a tree */
 	int32_t *pos;               /* per rank: its place in its group */
 	double *col_cost;           /* per column: sum_e a(e) / cap_e */
 	struct routes r;
@@ -191,12 +193,20 @@ static size_t edge_pair(const struct pk *P, int kind, int q, int v)
 	return kind ? (size_t)q * (size_t)P->n + (size_t)v : (size_t)v * (size_t)P->n + (size_t)q;
 }
 
-/* Add a tree (parent per rank) of root r and phase index ph as a column. */
-static int add_col(struct pk *P, int r, int ph, const int32_t *par)
+/* The program's row of a column's group: a root and phase, or an
+ * AllToAll commodity (s, d). */
+static int group_of(const struct pk *P, int r, int ph, int dst)
+{
+	return P->a2a ? r * (P->n - 1) + (dst < r ? dst : dst - 1) : ph * P->n + r;
+}
+
+/* Add a tree (parent per rank, -2 for a rank it leaves out: an AllToAll
+ * path) of root r and phase index ph (AllToAll: to dst) as a column. */
+static int add_col(struct pk *P, int r, int ph, int dst, const int32_t *par)
 {
 	int n = P->n, nz = 0, kind = kind_of(P, ph);
 	for (int v = 0; v < n; v++) {
-		if (v == r)
+		if (v == r || par[v] < 0)
 			continue;
 		size_t pi = edge_pair(P, kind, par[v], v);
 		for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++) {
@@ -224,14 +234,18 @@ static int add_col(struct pk *P, int r, int ph, const int32_t *par)
 		if (pp)
 			P->col_par = pp;
 		double *cc = pp ? ccs_realloc(P->col_cost, (size_t)nc * sizeof *cc) : NULL;
-		if (!cc)
+		if (cc)
+			P->col_cost = cc;
+		int *cd = cc ? ccs_realloc(P->col_dst, (size_t)nc * sizeof *cd) : NULL;
+		if (!cd)
 			return CCS_ENOMEM;
-		P->col_cost = cc;
+		P->col_dst = cd;
 		P->colcap = nc;
 	}
 	int j;
-	CCS_TRY(ccs_synth_lp_add(P->lp, ph * n + r, nz, P->arow, P->a, P->second ? cost : 0, &j));
+	CCS_TRY(ccs_synth_lp_add(P->lp, group_of(P, r, ph, dst), nz, P->arow, P->a, P->second ? cost : 0, &j));
 	P->col_cost[P->ncol] = cost;
+	P->col_dst[P->ncol] = dst;
 	P->col_root[P->ncol] = r;
 	P->col_ph[P->ncol] = ph;
 	memcpy(P->col_par + (size_t)P->ncol * (size_t)n, par, (size_t)n * sizeof *par);
@@ -268,6 +282,44 @@ static void pricing_edges(struct pk *P, int ph, int super, double big)
  * root's shares sum to one, so tau + sum_r min(0, min_T rc(r, T)) is a
  * lower bound on the optimum; with a batch, n times the best over all
  * roots). */
+/* AllToAll's pricing: commodity (s, d)'s cheapest path, direct or by one
+ * relay m (cost k(s, m) + k(m, d)), against its dual; *lb the sum of the
+ * negative reduced costs (its Lagrangian bound, as for trees). */
+static int price_paths(struct pk *P, int *added, double *lb)
+{
+	int n = P->n;
+	for (int a = 0; a < n; a++)
+		for (int d = 0; d < n; d++) {
+			if (a == d)
+				continue;
+			double best = P->k[(size_t)a * (size_t)n + (size_t)d];
+			int via = -1;
+			for (int m = 0; m < n; m++) {
+				if (m == a || m == d)
+					continue;
+				double c = P->k[(size_t)a * (size_t)n + (size_t)m] + P->k[(size_t)m * (size_t)n + (size_t)d];
+				if (c < best) {
+					best = c;
+					via = m;
+				}
+			}
+			double y = P->y[group_of(P, a, 0, d)];
+			if (best - y < 0)
+				*lb += best - y;
+			if (best - y < -1e-9 * (1 + fabs(y))) {
+				for (int v = 0; v < n; v++)
+					P->sel[v] = -2;
+				P->sel[a] = -1;
+				P->sel[d] = via >= 0 ? via : a;
+				if (via >= 0)
+					P->sel[via] = a;
+				CCS_TRY(add_col(P, a, 0, d, P->sel));
+				(*added)++;
+			}
+		}
+	return CCS_OK;
+}
+
 static int price(struct pk *P, int round, int *added, double *lb)
 {
 	int n = P->n;
@@ -279,6 +331,8 @@ static int price(struct pk *P, int round, int *added, double *lb)
 			s += (P->p[P->r.row[i]] + (P->second ? 1 / P->cap[P->r.row[i]] : 0)) * P->r.sh[i];
 		P->k[pi] = s;
 	}
+	if (P->a2a)
+		return price_paths(P, added, lb);
 	for (int ph = 0; ph < P->nph; ph++) {
 		int all = n <= 128, batch = all ? n : 8;
 		if (!all) {
@@ -301,7 +355,7 @@ static int price(struct pk *P, int round, int *added, double *lb)
 				int32_t *par = P->sel;   /* parents in place */
 				for (int v = 0; v < n; v++)
 					par[v] = v == r ? -1 : P->eu[P->sel[v]];
-				CCS_TRY(add_col(P, r, ph, par));
+				CCS_TRY(add_col(P, r, ph, -1, par));
 				(*added)++;
 			}
 		}
@@ -317,7 +371,7 @@ static int price(struct pk *P, int round, int *added, double *lb)
 				int32_t *par = P->sel;
 				for (int v = 0; v < n; v++)
 					par[v] = v == r ? -1 : P->eu[P->sel[v]];
-				CCS_TRY(add_col(P, r, ph, par));
+				CCS_TRY(add_col(P, r, ph, -1, par));
 				(*added)++;
 			}
 		}
@@ -342,7 +396,26 @@ static int setup(struct pk *P, char *err, size_t errn)
 	P->acc = ccs_calloc((size_t)P->nrow + 1, sizeof *P->acc);
 	if (!P->eu || !P->ev || !P->ew || !P->sel || !P->k || !P->y || !P->p || !P->a || !P->arow || !P->acc)
 		return CCS_ENOMEM;
-	CCS_TRY(ccs_synth_lp_new(P->nph * n, P->nrow, P->cap, &P->lp));
+	int ngroups = P->a2a ? n * (n - 1) : P->nph * n;
+	ccs_free(P->y);
+	if (!(P->y = ccs_calloc((size_t)ngroups + 1, sizeof *P->y)))
+		return CCS_ENOMEM;
+	CCS_TRY(ccs_synth_lp_new(ngroups, P->nrow, P->cap, &P->lp));
+	if (P->a2a) {
+		/* the first path of every commodity: direct */
+		int rc = CCS_OK;
+		for (int a = 0; a < n && !rc; a++)
+			for (int d = 0; d < n && !rc; d++) {
+				if (a == d)
+					continue;
+				for (int v = 0; v < n; v++)
+					P->sel[v] = -2;
+				P->sel[a] = -1;
+				P->sel[d] = a;
+				rc = add_col(P, a, 0, d, P->sel);
+			}
+		return rc;
+	}
 	/* a first tree per root and phase, two levels deep: the root to the
 	 * ranks of its group and to one rank of each other group (the one at
 	 * its own place in the group, as a rail would pair them), each of
@@ -369,7 +442,7 @@ static int setup(struct pk *P, char *err, size_t errn)
 			if (P->chains)
 				for (int i = 0; i < n; i++)
 					par[(r + i) % n] = i ? (r + i - 1) % n : -1;
-			rc = add_col(P, r, ph, par);
+			rc = add_col(P, r, ph, -1, par);
 		}
 	ccs_free(par);
 	ccs_free(gstart);
@@ -389,6 +462,7 @@ static void pk_release(struct pk *P)
 	ccs_free(P->col_ph);
 	ccs_free(P->col_par);
 	ccs_free(P->col_cost);
+	ccs_free(P->col_dst);
 	ccs_free(P->pos);
 	ccs_free(P->eu);
 	ccs_free(P->ev);
@@ -416,7 +490,7 @@ static double bound_of(struct pk *P, const double *w, double shard, int *busy)
 		int r = P->col_root[j], kind = kind_of(P, P->col_ph[j]);
 		const int32_t *par = P->col_par + (size_t)j * (size_t)n;
 		for (int v = 0; v < n; v++) {
-			if (v == r)
+			if (v == r || par[v] < 0)
 				continue;
 			size_t pi = edge_pair(P, kind, par[v], v);
 			for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++)
@@ -453,9 +527,10 @@ static int keep_trees(struct pk *P, const double *x, struct ccs_synth *out)
 		const int32_t *par = P->col_par + (size_t)j * (size_t)n;
 		t->root = r;
 		t->phase = kind;
+		t->dst = P->col_dst[j];
 		t->w = x[j];
 		for (int v = 0; v < n; v++) {
-			if (v == r)
+			if (v == r || par[v] < 0)
 				continue;
 			size_t pi = edge_pair(P, kind, par[v], v);
 			for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++) {
@@ -547,8 +622,9 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	P.rails = cfg->rails;
 	P.chains = cfg->chains;
 	P.n = c->n;
-	if (cfg->coll != CCS_COLL_ALLGATHER && cfg->coll != CCS_COLL_REDUCESCATTER && cfg->coll != CCS_COLL_ALLREDUCE) {
-		snprintf(err, errn, "synthesis makes allgather, reducescatter and allreduce");
+	if (cfg->coll != CCS_COLL_ALLGATHER && cfg->coll != CCS_COLL_REDUCESCATTER && cfg->coll != CCS_COLL_ALLREDUCE &&
+	    cfg->coll != CCS_COLL_ALLTOALL) {
+		snprintf(err, errn, "synthesis makes allgather, reducescatter, allreduce and alltoall");
 		return CCS_EINPUT;
 	}
 	if (c->n < 2) {
@@ -556,7 +632,8 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		return CCS_EINPUT;
 	}
 	P.nph = cfg->coll == CCS_COLL_ALLREDUCE ? 2 : 1;
-	P.ph0 = cfg->coll == CCS_COLL_ALLGATHER;
+	P.a2a = cfg->coll == CCS_COLL_ALLTOALL;
+	P.ph0 = cfg->coll == CCS_COLL_ALLGATHER || P.a2a;
 	out->n = c->n;
 	out->coll = cfg->coll;
 	out->bytes = cfg->bytes;
@@ -617,12 +694,13 @@ void ccs_synth_release(struct ccs_synth *s)
 	s->ntree = 0;
 }
 
-/* The largest remainders' rounding of one (root, phase) group's shares. */
-static void round_group(struct ccs_synth *s, int root, int phase, int K)
+/* The largest remainders' rounding of one (root, phase, destination)
+ * group's shares. */
+static void round_group(struct ccs_synth *s, int root, int phase, int dst, int K)
 {
 	int left = K;
 	for (int j = 0; j < s->ntree; j++)
-		if (s->tree[j].root == root && s->tree[j].phase == phase) {
+		if (s->tree[j].root == root && s->tree[j].phase == phase && s->tree[j].dst == dst) {
 			s->tree[j].chunks = (int)floor(s->tree[j].w * K + 1e-9);
 			left -= s->tree[j].chunks;
 		}
@@ -632,7 +710,7 @@ static void round_group(struct ccs_synth *s, int root, int phase, int K)
 		for (int j = 0; j < s->ntree; j++) {
 			const struct ccs_synth_tree *t = &s->tree[j];
 			double rem = t->w * K - t->chunks;
-			if (t->root == root && t->phase == phase && rem > bx) {
+			if (t->root == root && t->phase == phase && t->dst == dst && rem > bx) {
 				bx = rem;
 				best = j;
 			}
@@ -660,8 +738,12 @@ void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, dou
 	s->C = C;
 	s->bytes_lowered = bytes;
 	for (int r = 0; r < s->n; r++)
-		for (int ph = 0; ph < 2; ph++)
-			round_group(s, r, ph, K);
+		if (s->coll == CCS_COLL_ALLTOALL)
+			for (int d = 0; d < s->n; d++)
+				round_group(s, r, 1, d, K);
+		else
+			for (int ph = 0; ph < 2; ph++)
+				round_group(s, r, ph, -1, K);
 	/* the rounded shares' busiest resource */
 	s->round_s = HUGE_VAL;
 	double *load = ccs_calloc((size_t)nres + 1, sizeof *load);

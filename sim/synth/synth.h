@@ -50,7 +50,8 @@ enum { CCS_SYNTH_OPT, CCS_SYNTH_RAILS, CCS_SYNTH_FIRST, CCS_SYNTH_CHAINS, CCS_SY
  * share w of its root's shard and the chunks it was given. */
 struct ccs_synth_tree {
 	int root;
-	int phase;                  /* 0: in-tree (ReduceScatter's), 1: out-tree (AllGather's) */
+	int phase;                  /* 0: in-tree (ReduceScatter's), 1: out-tree (AllGather's, AllToAll's) */
+	int dst;                    /* AllToAll: the path's destination (parent -2 for the ranks it leaves out); else -1 */
 	int32_t *parent;
 	double w;
 	int chunks;
@@ -60,7 +61,7 @@ struct ccs_synth_tree {
 };
 
 struct ccs_synth_cfg {
-	int coll;                   /* CCS_COLL_ALLGATHER, _REDUCESCATTER or _ALLREDUCE */
+	int coll;                   /* CCS_COLL_ALLGATHER, _REDUCESCATTER, _ALLREDUCE or _ALLTOALL */
 	double bytes;               /* N, nccl-tests' size */
 	int max_iter;               /* column generation rounds (0: 400; -1: none, the first trees only) */
 	double gap;                 /* stop once the Lagrangian bound is within this share (0: 0.5%) */
@@ -142,7 +143,7 @@ struct ccs_synth_step {
 	int32_t off, cnt;           /* chunks [off, off + cnt) */
 	int32_t dep_tb, dep_step;   /* a step of another block of the rank to wait for (-1: none) */
 	double key;                 /* its place in its block (synth_plan.c): when its chunk is expected ready */
-	uint32_t tie;
+	uint64_t tie;
 };
 struct ccs_synth_tb {
 	int32_t send, recv;         /* peers (-1 none): a block sends to one or receives from one */
@@ -153,7 +154,7 @@ struct ccs_synth_tb {
 struct ccs_synth_plan {
 	int n, coll, C;
 	long nchunks;               /* per loop: n K */
-	long i_chunks, o_chunks;
+	long i_chunks, o_chunks, s_chunks;
 	uint32_t *tb0;              /* rank g's blocks are tb[tb0[g] .. tb0[g + 1]) */
 	uint32_t ntb;
 	struct ccs_synth_tb *tb;

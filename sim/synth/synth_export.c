@@ -15,7 +15,7 @@
 
 static const char *const xml_coll[CCS_COLL_N] = {
 	[CCS_COLL_ALLREDUCE] = "allreduce", [CCS_COLL_ALLGATHER] = "allgather",
-	[CCS_COLL_REDUCESCATTER] = "reduce_scatter",
+	[CCS_COLL_REDUCESCATTER] = "reduce_scatter", [CCS_COLL_ALLTOALL] = "alltoall",
 };
 
 /* Which steps other steps wait for (MSCCL's hasdep), per block. */
@@ -46,7 +46,8 @@ void ccs_synth_xml(const struct ccs_synth_plan *p, const char *name, struct ccs_
 	ccs_text_printf(o, "<algo name=\"%s\" proto=\"Simple\" nchannels=\"%d\" nchunksperloop=\"%ld\" ngpus=\"%d\" coll=\"%s\" "
 	                   "inplace=\"0\">\n", name, p->C, p->nchunks, p->n, xml_coll[p->coll]);
 	for (int g = 0; g < p->n; g++) {
-		ccs_text_printf(o, "  <gpu id=\"%d\" i_chunks=\"%ld\" o_chunks=\"%ld\" s_chunks=\"0\">\n", g, p->i_chunks, p->o_chunks);
+		ccs_text_printf(o, "  <gpu id=\"%d\" i_chunks=\"%ld\" o_chunks=\"%ld\" s_chunks=\"%ld\">\n", g, p->i_chunks, p->o_chunks,
+		                p->s_chunks);
 		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
 			const struct ccs_synth_tb *t = &p->tb[i];
 			ccs_text_printf(o, "    <tb id=\"%u\" send=\"%d\" recv=\"%d\" chan=\"%d\">\n", i - p->tb0[g], t->send, t->recv,

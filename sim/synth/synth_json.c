@@ -506,7 +506,7 @@ static void json_block(const struct jplan *J, int g, const struct jtb *t, int32_
 
 static const char *const json_coll[CCS_COLL_N] = {
 	[CCS_COLL_ALLREDUCE] = "allreduce", [CCS_COLL_ALLGATHER] = "allgather",
-	[CCS_COLL_REDUCESCATTER] = "reducescatter",
+	[CCS_COLL_REDUCESCATTER] = "reducescatter", [CCS_COLL_ALLTOALL] = "alltoall",
 };
 
 static void json_write(const struct jplan *J, const struct gconn *G, const char *name, struct ccs_text *o)
@@ -526,8 +526,8 @@ static void json_write(const struct jplan *J, const struct gconn *G, const char 
 			for (uint32_t k = 0; J->tb[i].gpu == g && k < J->tb[i].n; k++)
 				if (J->tb[i].op[k].kind == J_PUT)
 					slot_of(rbuf, &nrb, J->tb[i].op[k].peer);
-		ccs_text_printf(o, "    {\"id\": %d, \"input_chunks\": %ld, \"output_chunks\": %ld, \"scratch_chunks\": 0,\n"
-		                   "      \"threadblocks\": [\n", g, p->i_chunks, p->o_chunks);
+		ccs_text_printf(o, "    {\"id\": %d, \"input_chunks\": %ld, \"output_chunks\": %ld, \"scratch_chunks\": %ld,\n"
+		                   "      \"threadblocks\": [\n", g, p->i_chunks, p->o_chunks, p->s_chunks);
 		int32_t id = 0;
 		for (uint32_t i = 0; i < J->ntb; i++)
 			if (J->tb[i].gpu == g) {

@@ -31,6 +31,7 @@ struct pb {
 	int32_t *tb_rank;           /* per block its rank, while building */
 	int32_t *have_st;           /* scratch per rank */
 	int32_t *depth;             /* per rank: its depth in the tree being lowered */
+	int norder;                 /* ranks in order[] (the tree's) */
 	double *est;                /* per rank: when its chunk of the item is expected ready there [s] */
 	double base;                /* the item's: its slot's start (slot x T) and phase's offset [s] */
 	double chunk;               /* bytes a chunk */
@@ -145,6 +146,7 @@ static void tree_order(struct pb *B, const struct ccs_synth_tree *t)
 			B->order[q++] = B->kids[i];
 		}
 	}
+	B->norder = q;   /* a path (AllToAll) has fewer than n */
 }
 
 /* A transfer's place in its blocks (both ends): when the sender is
@@ -164,7 +166,7 @@ static double hop(const struct pb *B, int a, int b)
 static void estimate(struct pb *B, const struct ccs_synth_tree *t)
 {
 	if (t->phase) {
-		for (int i = 0; i < B->n; i++) {
+		for (int i = 0; i < B->norder; i++) {
 			int u = B->order[i];
 			B->est[u] = u == t->root ? 0 : B->est[t->parent[u]] + hop(B, t->parent[u], u);
 		}
@@ -173,24 +175,46 @@ static void estimate(struct pb *B, const struct ccs_synth_tree *t)
 	/* in-trees: by depth, one longest hop a level, so that a child's
 	 * transfers are ordered at its parent as at itself (an MSCCL++
 	 * plan's signals pair with its waits in order) */
-	for (int i = 0; i < B->n; i++)
+	for (int i = 0; i < B->norder; i++)
 		B->est[B->order[i]] = (B->n - B->depth[B->order[i]]) * B->delta;
 }
 
-/* One chunk (slot s) of tree t: out-tree, received then forwarded
- * (*root_dep: the step after which the root holds it, -1 tb: its input). */
+/* Where rank u keeps chunk s of tree t: a root's own in its input (an
+ * AllToAll path's at its destination's place), a relay's in scratch,
+ * everything else in the output at the root's place. */
+static void where(const struct pb *B, const struct ccs_synth_tree *t, int s, int u, int ar, struct ccs_synth_step *st)
+{
+	int K = B->K;
+	if (t->dst >= 0) {
+		st->buf = u == t->root ? 'i' : u == t->dst ? 'o' : 's';
+		st->off = u == t->root ? t->dst * K + s : u == t->dst ? t->root * K + s : (t->root * B->n + t->dst) * K + s;
+	} else {
+		st->buf = u == t->root && !ar ? 'i' : 'o';
+		st->off = u == t->root && !ar ? s : t->root * K + s;
+	}
+}
+
+/* Steps in one block with the same expected time go by slot, root and
+ * destination. */
+static uint64_t tie(const struct pb *B, const struct ccs_synth_tree *t, int s)
+{
+	return ((uint64_t)s * (uint64_t)B->n + (uint64_t)t->root) * ((uint64_t)B->n + 1) + (uint64_t)(t->dst + 1);
+}
+
+/* One chunk (slot s) of tree t: out-tree (or an AllToAll path), received
+ * then forwarded (*root_dep: the step after which the root holds it, -1
+ * tb: its input). */
 static int item_out(struct pb *B, const struct ccs_synth_tree *t, int s, int ar, const int32_t *root_dep)
 {
 	int r = t->root;
-	int32_t off = r * B->K + s;
-	for (int i = 0; i < B->n; i++) {
+	for (int i = 0; i < B->norder; i++) {
 		int u = B->order[i];
 		int32_t dtb = -1, dst = -1;
 		if (u != r) {
 			int32_t tb, at;
 			CCS_TRY(tb_for(B, u, t->parent[u], 0, B->ch_of[u], &tb));
-			struct ccs_synth_step st = { CCS_SYNTH_RECV, 'o', off, 1, -1, -1, B->base + B->est[t->parent[u]],
-			                             (uint32_t)(s * B->n + r) };
+			struct ccs_synth_step st = { CCS_SYNTH_RECV, 'o', 0, 1, -1, -1, B->base + B->est[t->parent[u]], tie(B, t, s) };
+			where(B, t, s, u, ar, &st);
 			CCS_TRY(add_step(B, tb, &st, &at));
 			dtb = tb;
 			dst = at;
@@ -203,9 +227,8 @@ static int item_out(struct pb *B, const struct ccs_synth_tree *t, int s, int ar,
 			int v = B->kids[k];
 			B->ch_of[v] = edge_ch(B, u, v);
 			CCS_TRY(tb_for(B, u, v, 1, B->ch_of[v], &tb));
-			int own = u == r && !ar;
-			struct ccs_synth_step st = { CCS_SYNTH_SEND, own ? 'i' : 'o', own ? s : off, 1, dtb, dst,
-			                             B->base + B->est[u], (uint32_t)(s * B->n + r) };
+			struct ccs_synth_step st = { CCS_SYNTH_SEND, 'o', 0, 1, dtb, dst, B->base + B->est[u], tie(B, t, s) };
+			where(B, t, s, u, ar, &st);
 			CCS_TRY(add_step(B, tb, &st, &at));
 		}
 	}
@@ -218,7 +241,7 @@ static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t 
 {
 	int r = t->root;
 	int32_t off = r * B->K + s;
-	for (int i = B->n - 1; i >= 0; i--) {
+	for (int i = B->norder - 1; i >= 0; i--) {
 		int u = B->order[i];
 		int32_t dtb = -1, dst = -1;
 		for (int k = B->kid0[u]; k < B->kid0[u + 1]; k++) {
@@ -226,7 +249,7 @@ static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t 
 			CCS_TRY(tb_for(B, u, B->kids[k], 0, B->ch_of[B->kids[k]], &tb));
 			int last = k + 1 == B->kid0[u + 1] && u == r;
 			struct ccs_synth_step st = { CCS_SYNTH_RRC, last ? 'o' : 'i', last ? s : off, 1, dtb, dst,
-			                             B->base + B->est[B->kids[k]], (uint32_t)(s * B->n + r) };
+			                             B->base + B->est[B->kids[k]], tie(B, t, s) };
 			if (last && B->p->coll == CCS_COLL_ALLREDUCE)
 				st.off = off;
 			CCS_TRY(add_step(B, tb, &st, &at));
@@ -241,8 +264,7 @@ static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t 
 		int32_t tb, at;
 		B->ch_of[u] = edge_ch(B, u, t->parent[u]);
 		CCS_TRY(tb_for(B, u, t->parent[u], 1, B->ch_of[u], &tb));
-		struct ccs_synth_step st = { CCS_SYNTH_SEND, 'i', off, 1, dtb, dst, B->base + B->est[u],
-		                             (uint32_t)(s * B->n + r) };
+		struct ccs_synth_step st = { CCS_SYNTH_SEND, 'i', off, 1, dtb, dst, B->base + B->est[u], tie(B, t, s) };
 		CCS_TRY(add_step(B, tb, &st, &at));
 	}
 	return CCS_OK;
@@ -255,7 +277,8 @@ static int items(struct pb *B, const struct ccs_synth *S)
 	int n = B->n, K = B->K, ar = S->coll == CCS_COLL_ALLREDUCE;
 	int nph = ar ? 2 : 1;
 	/* slot of each tree's first chunk: trees of a (root, phase) in turn */
-	int *first = ccs_malloc(((size_t)S->ntree + 1) * sizeof *first), *next = ccs_calloc((size_t)(2 * n), sizeof *next);
+	int *first = ccs_malloc(((size_t)S->ntree + 1) * sizeof *first);
+	int *next = ccs_calloc((size_t)(2 * n) * (size_t)(n + 1), sizeof *next);
 	int32_t *dep = ccs_malloc(((size_t)n * (size_t)K * 2 + 2) * sizeof *dep);
 	if (!first || !next || !dep) {
 		ccs_free(first);
@@ -264,7 +287,7 @@ static int items(struct pb *B, const struct ccs_synth *S)
 		return CCS_ENOMEM;
 	}
 	for (int j = 0; j < S->ntree; j++) {
-		int g = (ar ? S->tree[j].phase : 0) * n + S->tree[j].root;
+		int g = ((ar ? S->tree[j].phase : 0) * n + S->tree[j].root) * (n + 1) + S->tree[j].dst + 1;
 		first[j] = next[g];
 		next[g] += S->tree[j].chunks;
 	}
@@ -407,6 +430,7 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	p->nchunks = (long)n * S->K;
 	p->i_chunks = S->coll == CCS_COLL_ALLGATHER ? S->K : p->nchunks;
 	p->o_chunks = S->coll == CCS_COLL_REDUCESCATTER ? S->K : p->nchunks;
+	p->s_chunks = S->coll == CCS_COLL_ALLTOALL ? p->nchunks * n : 0;   /* relays' */
 	struct pb B;
 	memset(&B, 0, sizeof B);
 	B.p = p;

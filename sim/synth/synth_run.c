@@ -5,6 +5,7 @@
 #include "synth.h"
 
 #include "../../model/ccs.h"
+#include "../../model/coll.h"
 #include "../sched/build.h"
 #include "../sim.h"
 
@@ -59,7 +60,10 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	int rc = CCS_OK, tried[N];
 	for (int i = 0; i < N && !rc; i++) {
 		t[i] = HUGE_VAL;
-		tried[i] = (i != CCS_SYNTH_RAILS || c->G > 1) && (force < 0 || force == i);
+		/* AllToAll's paths have no rails or chains to try */
+		int applies = cfg->coll == CCS_COLL_ALLTOALL ? i == CCS_SYNTH_OPT || i == CCS_SYNTH_FIRST
+		                                             : i != CCS_SYNTH_RAILS || c->G > 1;
+		tried[i] = applies && (force < 0 || force == i);
 		if (!tried[i])
 			continue;
 		struct ccs_synth_cfg one = *cfg;

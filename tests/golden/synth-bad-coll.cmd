@@ -1,1 +1,1 @@
-synth -t topologies/hgx-h100.yaml -c alltoall
+synth -t topologies/hgx-h100.yaml -c broadcast

@@ -105,17 +105,18 @@ static void test_arbo(void)
 static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p)
 {
 	int n = p->n, K = s->K;
-	/* rounding: K chunks per root and phase */
+	/* rounding: K chunks per root and phase (AllToAll: per commodity) */
 	for (int r = 0; r < n; r++)
-		for (int ph = 0; ph < 2; ph++) {
-			int sum = 0, any = 0;
-			for (int j = 0; j < s->ntree; j++)
-				if (s->tree[j].root == r && s->tree[j].phase == ph) {
-					sum += s->tree[j].chunks;
-					any = 1;
-				}
-			CHECK(!any || sum == K);
-		}
+		for (int ph = 0; ph < 2; ph++)
+			for (int d = -1; d < n; d++) {
+				int sum = 0, any = 0;
+				for (int j = 0; j < s->ntree; j++)
+					if (s->tree[j].root == r && s->tree[j].phase == ph && s->tree[j].dst == d) {
+						sum += s->tree[j].chunks;
+						any = 1;
+					}
+				CHECK(!any || sum == K);
+			}
 	/* receives per rank: out-trees, each other root's K chunks once;
 	 * in-trees, a rank's receipts are its children's */
 	long *got = calloc((size_t)n * (size_t)n, sizeof *got);
@@ -130,7 +131,7 @@ static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p
 					sends++;
 				else
 					recvs++;
-				if (st->type == CCS_SYNTH_RECV)
+				if (st->type == CCS_SYNTH_RECV && st->buf == 'o')
 					got[(size_t)g * (size_t)n + (size_t)(st->off / K)]++;
 				/* steps in order of expected readiness */
 				if (k)
@@ -138,7 +139,7 @@ static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p
 			}
 		}
 	CHECK(sends == recvs);
-	if (p->coll == CCS_COLL_ALLGATHER)
+	if (p->coll == CCS_COLL_ALLGATHER || p->coll == CCS_COLL_ALLTOALL)
 		for (int g = 0; g < n; g++)
 			for (int r = 0; r < n; r++)
 				CHECK(got[(size_t)g * (size_t)n + (size_t)r] == (g == r ? 0 : K));
@@ -292,8 +293,16 @@ static void test_nodes(void)
 	CHECK(s.lp_s >= s.opt_lp_s * (1 - 1e-9));
 	check_exports(&w, &s, N);
 	ccs_synth_release(&s);
+	/* AllToAll: a path per commodity, each chunk delivered once; its
+	 * bound no lower than the busiest NIC's share of the cross traffic */
+	struct ccs_synth_cfg a2a = { CCS_COLL_ALLTOALL, N, 0, 0, 0, 0 };
+	CHECK(ccs_synth_make(w.fab, &w.c, &a2a, 0, 0, -1, &s, err, sizeof err) == CCS_OK);
+	for (int j = 0; j < s.ntree; j++)
+		CHECK(s.tree[j].dst >= 0 && s.tree[j].dst != s.tree[j].root && s.tree[j].parent[s.tree[j].dst] >= 0);
+	check_exports(&w, &s, N);
+	ccs_synth_release(&s);
 	/* refused: what it does not make */
-	struct ccs_synth_cfg bad = { CCS_COLL_ALLTOALL, N, 0, 0, 0, 0 };
+	struct ccs_synth_cfg bad = { CCS_COLL_BROADCAST, N, 0, 0, 0, 0 };
 	CHECK(ccs_synth_pack(w.fab, &w.c, &bad, &s, err, sizeof err) == CCS_EINPUT);
 	fx_down(w.t, &w.c, w.fab);
 }

@@ -245,8 +245,10 @@ int ccs_scenario_load_work(struct ccs_ydoc *d, const struct ccs_ynode *m, struct
 	if (ay && !w->moe && !strcmp(ay->str, "synth")) {
 		/* a schedule synthesized for the design: the LP bound as its
 		 * closed form, its simulated time (docs/synthesis.md) */
-		if (w->coll != CCS_COLL_ALLGATHER && w->coll != CCS_COLL_REDUCESCATTER && w->coll != CCS_COLL_ALLREDUCE)
-			return ccs_scenario_error(d, ay, "'synth' makes allgather, reducescatter and allreduce, not %s", cy->str);
+		if (w->coll != CCS_COLL_ALLGATHER && w->coll != CCS_COLL_REDUCESCATTER && w->coll != CCS_COLL_ALLREDUCE &&
+		    w->coll != CCS_COLL_ALLTOALL)
+			return ccs_scenario_error(d, ay, "'synth' makes allgather, reducescatter, allreduce and alltoall, not %s",
+			                          cy->str);
 		w->synth = 1;
 	} else if (ay && strcmp(ay->str, "auto")) {
 		w->algo = w->moe ? ccs_moe_parse(ccs_moe_algo_name, CCS_MOE_ALGO_N, ay->str) : ccs_algo_parse(ay->str);
