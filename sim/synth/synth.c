@@ -589,7 +589,8 @@ static int rounds(struct pk *P, int max_iter, struct ccs_synth *out, double *obj
 	return CCS_OK;
 }
 
-/* The first program (the least tau), then among its optimal packings the
+/* The first program (the least tau), then (up to 128 ranks: beyond, each
+ * simplex solve is what the time goes to) among its optimal packings the
  * one that moves the least in all, counted as time on each resource:
  * the trees that cross the fewest and fastest resources (a tree that
  * crosses the network once where another crosses it three times for the
@@ -600,7 +601,7 @@ static int generate(struct pk *P, int max_iter, struct ccs_synth *out, double *t
 	double obj;
 	CCS_TRY(rounds(P, max_iter, out, tau, &it1, err, errn));
 	out->iters = it1;
-	if (max_iter > 0 && out->converged) {
+	if (max_iter > 0 && out->converged && P->n <= 128) {
 		int conv = out->converged;
 		double gap = out->gap;
 		P->second = 1;
@@ -658,7 +659,8 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	int busy = 0;
 	int rc = setup(&P, err, errn);
 	if (!rc)
-		rc = generate(&P, cfg->max_iter > 0 ? cfg->max_iter : cfg->max_iter < 0 ? 0 : 400, out, &tau, err, errn);
+		rc = generate(&P, cfg->max_iter > 0 ? cfg->max_iter : cfg->max_iter < 0 ? 0 : c->n > 128 ? 60 : 400, out, &tau, err,
+		              errn);
 	if (rc)
 		goto out;
 	rc = CCS_ENOMEM;

@@ -63,7 +63,7 @@ struct ccs_synth_tree {
 struct ccs_synth_cfg {
 	int coll;                   /* CCS_COLL_ALLGATHER, _REDUCESCATTER, _ALLREDUCE or _ALLTOALL */
 	double bytes;               /* N, nccl-tests' size */
-	int max_iter;               /* column generation rounds (0: 400; -1: none, the first trees only) */
+	int max_iter;               /* column generation rounds (0: 400, 60 beyond 128 ranks; -1: none, the first trees only) */
 	double gap;                 /* stop once the Lagrangian bound is within this share (0: 0.5%) */
 	int rails;                  /* trees cross groups only between ranks at the same place (a rail) */
 	int chains;                 /* first trees: chains in rank order (else two levels, on the rails) */
