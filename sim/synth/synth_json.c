@@ -50,6 +50,8 @@ struct jplan {
 	int32_t *root_tb;           /* per GPU: its block that reduces the last partials (-1 none) */
 	uint32_t nconn, conncap;
 	struct conn *conn;
+	int32_t *hash;              /* open addressing over (a, b): a connection's index, -1 empty */
+	uint32_t hcap;              /* a power of two, at least twice nconn */
 	int32_t *conn_at;           /* per connection: its index among its GPU's (a's, then b's) */
 	int32_t *conn_bt;
 	int oom;
@@ -86,23 +88,56 @@ static void add_op(struct jplan *J, int32_t tb, struct jop o)
 	t->op[t->n++] = o;
 }
 
-/* The connection from block a to block b (made on first use). */
-static int32_t conn_of(struct jplan *J, int32_t a, int32_t b)
+static uint32_t conn_slot(const struct jplan *J, int32_t a, int32_t b)
 {
-	for (uint32_t i = J->nconn; i-- > 0;)
-		if (J->conn[i].a == a && J->conn[i].b == b)
-			return (int32_t)i;
+	uint64_t k = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9e3779b97f4a7c15ull;
+	uint32_t i = (uint32_t)(k >> 32) & (J->hcap - 1);
+	while (J->hash[i] >= 0 && (J->conn[J->hash[i]].a != a || J->conn[J->hash[i]].b != b))
+		i = (i + 1) & (J->hcap - 1);
+	return i;
+}
+
+/* Room for one more connection: the array and the table (rehashed). */
+static int conn_room(struct jplan *J)
+{
 	if (J->nconn == J->conncap) {
 		uint32_t nc = J->conncap ? J->conncap * 2 : 64;
 		struct conn *c = ccs_realloc(J->conn, (size_t)nc * sizeof *c);
-		if (!c) {
-			J->oom = 1;
-			return 0;
-		}
+		if (!c)
+			return CCS_ENOMEM;
 		J->conn = c;
 		J->conncap = nc;
 	}
+	if (2 * (J->nconn + 1) > J->hcap) {
+		uint32_t hc = J->hcap ? J->hcap * 2 : 128;
+		int32_t *h = ccs_malloc((size_t)hc * sizeof *h);
+		if (!h)
+			return CCS_ENOMEM;
+		ccs_free(J->hash);
+		J->hash = h;
+		J->hcap = hc;
+		for (uint32_t i = 0; i < hc; i++)
+			h[i] = -1;
+		for (uint32_t c = 0; c < J->nconn; c++)
+			h[conn_slot(J, J->conn[c].a, J->conn[c].b)] = (int32_t)c;
+	}
+	return CCS_OK;
+}
+
+/* The connection from block a to block b (made on first use). */
+static int32_t conn_of(struct jplan *J, int32_t a, int32_t b)
+{
+	if (J->hcap) {
+		uint32_t i = conn_slot(J, a, b);
+		if (J->hash[i] >= 0)
+			return J->hash[i];
+	}
+	if (conn_room(J)) {
+		J->oom = 1;
+		return 0;
+	}
 	J->conn[J->nconn] = (struct conn){ a, b, J->tb[a].gpu, J->tb[b].gpu };
+	J->hash[conn_slot(J, a, b)] = (int32_t)J->nconn;
 	return (int32_t)J->nconn++;
 }
 
@@ -363,6 +398,7 @@ static void jplan_release(struct jplan *J)
 	ccs_free(J->of_xml);
 	ccs_free(J->root_tb);
 	ccs_free(J->conn);
+	ccs_free(J->hash);
 	ccs_free(J->conn_at);
 	ccs_free(J->conn_bt);
 }
