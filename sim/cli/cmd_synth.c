@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	        "  --pick fastest|optimum|rails|first|chains   the packing kept: the one that simulates fastest\n"
 	        "                    (default), the LP's optimum, its optimum crossing groups on rails only, the\n"
 	        "                    first trees (two levels, on the rails) or chains in rank order\n"
-	        "  --format table|csv   --set key.path=value\n",
+	        "  --format table|csv   (csv: the table alone, the exports' checks on stderr)   --set key.path=value\n",
 	        me);
 }
 
@@ -124,6 +124,10 @@ static int read_sizes(struct sreq *q)
 			return -1;
 		}
 		q->nsizes++;
+	}
+	if (!q->nsizes) {
+		fprintf(stderr, "%s: '--sizes': no size in '%s'\n", me, q->sizes_s);
+		return -1;
 	}
 	return 0;
 }
@@ -354,6 +358,13 @@ static void print_rows(struct sreq *q, const struct row *rows, int n)
 	}
 }
 
+/* Where the exports' checks go: stdout beside the table, stderr beside CSV
+ * (which has no comment lines). */
+static FILE *note(const struct sreq *q)
+{
+	return strcmp(q->format, "csv") ? stdout : stderr;
+}
+
 static int fill_text(FILE *f, void *ctx)
 {
 	const struct ccs_text *o = ctx;
@@ -371,7 +382,7 @@ static int export_one(struct sreq *q, const char *path, const char *what, struct
 	if (ccs_args_write_atomic(me, path, fill_text, o))
 		return -1;
 	if (!(q->comm.mem_bw > 0) && q->syn.coll != CCS_COLL_ALLGATHER && strcmp(what, "schedule YAML")) {
-		printf("# %s: %s written, not read back: its reductions need the GPUs' memory_bandwidth, which the "
+		fprintf(note(q), "# %s: %s written, not read back: its reductions need the GPUs' memory_bandwidth, which the "
 		       "topology does not give\n", what, path);
 		return 0;
 	}
@@ -393,7 +404,7 @@ static int export_one(struct sreq *q, const char *path, const char *what, struct
 		return -1;
 	}
 	double rel = fabs(st.time_s - want) / want;
-	printf("# %s: %s, read back and simulated: %.6f us (%s %.1e)\n", what, path, st.time_s * 1e6,
+	fprintf(note(q), "# %s: %s, read back and simulated: %.6f us (%s %.1e)\n", what, path, st.time_s * 1e6,
 	       rel <= 1e-9 ? "the synthesized schedule's time within" : "DIFFERS from the synthesized schedule's time by", rel);
 	return rel <= 1e-9 ? 0 : -1;
 }
@@ -432,7 +443,7 @@ static int exports(struct sreq *q, double syn_s)
 		else if (!(q->comm.mem_bw > 0) && q->syn.coll != CCS_COLL_ALLGATHER)
 			pp = 1;   /* not timed: written only (export_one says so) */
 		else if ((pp = sim_text(q, "the MSCCL++ plan's ops", y.s, y.n, q->bytes)) >= 0)
-			printf("# MSCCL++ plan as it runs (put, signal, wait): %.6f us, %+.2f%% against the MSCCL algorithm\n", pp * 1e6,
+			fprintf(note(q), "# MSCCL++ plan as it runs (put, signal, wait): %.6f us, %+.2f%% against the MSCCL algorithm\n", pp * 1e6,
 			       100 * (pp / syn_s - 1));
 		bad |= pp < 0 || export_one(q, q->json, "MSCCL++ JSON", &o, pp);
 		ccs_free(o.s);
@@ -455,7 +466,8 @@ int ccs_cmd_synth(int argc, char **argv)
 	struct row rows[16];
 	double syn_at_b = -1;
 	if (!rc) {
-		head(&q);
+		if (strcmp(q.format, "csv"))
+			head(&q);
 		for (int i = 0; i < q.nsizes && !rc; i++) {
 			rc = one_row(&q, q.sizes[i], &rows[i]);
 			if (q.sizes[i] == q.bytes)
@@ -463,7 +475,7 @@ int ccs_cmd_synth(int argc, char **argv)
 		}
 		if (!rc)
 			print_rows(&q, rows, q.nsizes);
-		if (!rc && q.trees && !lower(&q, q.bytes))
+		if (!rc && q.trees && strcmp(q.format, "csv") && !lower(&q, q.bytes))
 			print_trees(&q);
 	}
 	if (!rc && (q.xml || q.yaml || q.json) && syn_at_b < 0 && (syn_at_b = sim_synth(&q, q.bytes)) < 0)
