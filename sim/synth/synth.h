@@ -24,18 +24,24 @@
 **   sum_{(u,v) in T} k(u, v) - y_r < 0,   k(u, v) = sum_e p_e share(R(u, v), e),
 ** and the cheapest tree for each root is a minimum-cost arborescence
 ** (Chu-Liu/Edmonds, synth_arbo.c) under the costs k; when no root has one,
-** the packing is optimal.  AllReduce is a ReduceScatter then an AllGather
-** of each shard, both trees' loads in one program (their phases overlap
-** when pipelined), so its bound is that program's tau.
+** the packing is optimal (or, stopped early, within the Lagrangian gap
+** tau + sum_r min(0, min_T rc(r, T)) of it).  AllReduce is a ReduceScatter
+** then an AllGather of each shard, both trees' loads in one program (their
+** phases overlap when pipelined), so its bound is that program's tau.
+** AllToAll is a multi-commodity flow: pair (s, d)'s N / n bytes along
+** paths, direct or through one relay m, priced per pair as
+** min(k(s, d), min_m k(s, m) + k(m, d)) - y_(s,d).
 **
-** Lowering: each shard in K chunks, a tree given round(K w) of them
-** (largest remainders), each chunk pipelined down its tree; a rank's
-** sends to one peer in one thread block, its receives from one peer in
-** another, all in one global order of (chunk, phase, root) so that no
-** block waits on one that waits on it.  That is an MSCCL algorithm (its
-** XML, sim/sched/msccl.c) and an MSCCL++ execution plan (JSON, put /
-** signal / wait, sim/sched/mscclpp.c); ccs_synth_dag builds the same ops
-** directly, so that each export, read back, is checked to the picosecond.
+** Lowering (synth_plan.c): each shard in K chunks, a tree given round(K w)
+** of them (largest remainders), each chunk pipelined down its tree; a
+** rank's sends to one peer on one channel in one thread block, its
+** receives from one peer in another, each block's steps in the order its
+** chunks are expected ready (a key that grows along every path, so that no
+** block waits on one that waits on it and both ends of a pair agree).
+** That is an MSCCL algorithm (its XML, read by sim/sched/msccl.c) and an
+** MSCCL++ execution plan (JSON, put / signal / wait, sim/sched/mscclpp.c);
+** the schedule YAML of the same ops is written from the plan directly, so
+** that each export, read back, is checked to the picosecond.
 */
 #ifndef CCS_SYNTH_H
 #define CCS_SYNTH_H
