@@ -183,6 +183,8 @@ static int lower(struct sreq *q, double bytes)
 
 /* Simulate the schedule in text (named name) at bytes: its time, or -1
  * after a message. */
+static double sim_loaded(struct sreq *q, struct ccs_sched *s, const char *what);
+
 static double sim_text(struct sreq *q, const char *name, const char *text, size_t len, double bytes)
 {
 	struct ccs_sched s;
@@ -193,13 +195,20 @@ static double sim_text(struct sreq *q, const char *name, const char *text, size_
 		fprintf(stderr, "%s: %s\n", me, d.set ? d.msg : "out of memory");
 		return -1;
 	}
+	return sim_loaded(q, &s, name);
+}
+
+/* Run a loaded schedule (released here) on the fabric: its time, or -1
+ * after a message naming what it was. */
+static double sim_loaded(struct sreq *q, struct ccs_sched *s, const char *what)
+{
 	struct ccs_sim_stats st;
 	char err[256];
 	ccs_fabric_rewind(q->fab);
-	int rc = ccs_sim_run(q->fab, &s, &st, NULL, err, sizeof err);
-	ccs_sched_release(&s);
+	int rc = ccs_sim_run(q->fab, s, &st, NULL, err, sizeof err);
+	ccs_sched_release(s);
 	if (rc) {
-		fprintf(stderr, "%s: %s\n", me, err);
+		fprintf(stderr, "%s: %s: %s\n", me, what, err);
 		return -1;
 	}
 	return st.time_s;
@@ -225,16 +234,9 @@ static double sim_algo(struct sreq *q, int coll, int algo, int proto, double byt
 	const char *why = NULL;
 	if (ccs_sched_build(&q->comm, coll, algo, proto, 0, (uint64_t)bytes, &s, &why))
 		return HUGE_VAL;
-	struct ccs_sim_stats st;
-	char err[256];
-	ccs_fabric_rewind(q->fab);
-	int rc = ccs_sim_run(q->fab, &s, &st, NULL, err, sizeof err);
-	ccs_sched_release(&s);
-	if (rc) {
-		fprintf(stderr, "%s: %s %s: %s\n", me, ccs_algo_desc[algo].name, ccs_coll_name[coll], err);
-		return -1;
-	}
-	return st.time_s;
+	char what[96];
+	snprintf(what, sizeof what, "%s %s", ccs_algo_desc[algo].name, ccs_coll_name[coll]);
+	return sim_loaded(q, &s, what);
 }
 
 struct row {
@@ -394,17 +396,11 @@ static int export_one(struct sreq *q, const char *path, const char *what, struct
 		fprintf(stderr, "%s: %s read back: %s\n", me, what, d.set ? d.msg : "out of memory");
 		return -1;
 	}
-	struct ccs_sim_stats st;
-	char err[256];
-	ccs_fabric_rewind(q->fab);
-	int rc = ccs_sim_run(q->fab, &s, &st, NULL, err, sizeof err);
-	ccs_sched_release(&s);
-	if (rc) {
-		fprintf(stderr, "%s: %s: %s\n", me, path, err);
+	double t = sim_loaded(q, &s, path);
+	if (t < 0)
 		return -1;
-	}
-	double rel = fabs(st.time_s - want) / want;
-	fprintf(note(q), "# %s: %s, read back and simulated: %.6f us (%s %.1e)\n", what, path, st.time_s * 1e6,
+	double rel = fabs(t - want) / want;
+	fprintf(note(q), "# %s: %s, read back and simulated: %.6f us (%s %.1e)\n", what, path, t * 1e6,
 	       rel <= 1e-9 ? "the synthesized schedule's time within" : "DIFFERS from the synthesized schedule's time by", rel);
 	return rel <= 1e-9 ? 0 : -1;
 }

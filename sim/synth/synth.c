@@ -200,12 +200,13 @@ static int group_of(const struct pk *P, int r, int ph, int dst)
 	return P->a2a ? r * (P->n - 1) + (dst < r ? dst : dst - 1) : ph * P->n + r;
 }
 
-/* Add a tree (parent per rank, -2 for a rank it leaves out: an AllToAll
- * path) of root r and phase index ph (AllToAll: to dst) as a column. */
-static int add_col(struct pk *P, int r, int ph, int dst, const int32_t *par)
+/* A tree's load (parent per rank, -2 for a rank it leaves out): per row
+ * it crosses, the share of its bytes there, gathered in P->acc with the
+ * rows in P->arow; returns how many rows (the caller clears P->acc). */
+static int tree_load(struct pk *P, int r, int kind, const int32_t *par)
 {
-	int n = P->n, nz = 0, kind = kind_of(P, ph);
-	for (int v = 0; v < n; v++) {
+	int nz = 0;
+	for (int v = 0; v < P->n; v++) {
 		if (v == r || par[v] < 0)
 			continue;
 		size_t pi = edge_pair(P, kind, par[v], v);
@@ -216,6 +217,14 @@ static int add_col(struct pk *P, int r, int ph, int dst, const int32_t *par)
 			P->acc[e] += P->r.sh[i];
 		}
 	}
+	return nz;
+}
+
+/* Add a tree (parent per rank, -2 for a rank it leaves out: an AllToAll
+ * path) of root r and phase index ph (AllToAll: to dst) as a column. */
+static int add_col(struct pk *P, int r, int ph, int dst, const int32_t *par)
+{
+	int n = P->n, nz = tree_load(P, r, kind_of(P, ph), par);
 	double cost = 0;
 	for (int i = 0; i < nz; i++) {
 		P->a[i] = P->acc[P->arow[i]];
@@ -527,23 +536,13 @@ static int keep_trees(struct pk *P, const double *x, struct ccs_synth *out)
 		if (!(x[j] > 1e-9))
 			continue;
 		struct ccs_synth_tree *t = &out->tree[out->ntree++];
-		int r = P->col_root[j], kind = kind_of(P, P->col_ph[j]), nz = 0;
+		int r = P->col_root[j], kind = kind_of(P, P->col_ph[j]);
 		const int32_t *par = P->col_par + (size_t)j * (size_t)n;
 		t->root = r;
 		t->phase = kind;
 		t->dst = P->col_dst[j];
 		t->w = x[j];
-		for (int v = 0; v < n; v++) {
-			if (v == r || par[v] < 0)
-				continue;
-			size_t pi = edge_pair(P, kind, par[v], v);
-			for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++) {
-				int e = P->r.row[i];
-				if (P->acc[e] == 0)
-					P->arow[nz++] = e;
-				P->acc[e] += P->r.sh[i];
-			}
-		}
+		int nz = tree_load(P, r, kind, par);
 		t->parent = ccs_malloc((size_t)n * sizeof *t->parent);
 		t->res = ccs_malloc(((size_t)nz + 1) * sizeof *t->res);
 		t->load = ccs_malloc(((size_t)nz + 1) * sizeof *t->load);
