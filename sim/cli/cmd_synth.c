@@ -34,9 +34,9 @@ static void usage(FILE *f)
 	        "  --yaml FILE       write ccsim's schedule YAML\n"
 	        "  --no-compare      only the synthesized schedule, not NCCL's algorithms\n"
 	        "  --trees           list the trees: root, share, chunks at SIZE, each rank's parent\n"
-	        "  --pick fastest|optimum|rails|first|chains   the packing kept: the one that simulates fastest\n"
+	        "  --pick fastest|optimum|rails|first|rings   the packing kept: the one that simulates fastest\n"
 	        "                    (default), the LP's optimum, its optimum crossing groups on rails only, the\n"
-	        "                    first trees (two levels, on the rails) or chains in rank order\n"
+	        "                    first trees (two levels, on the rails) or chains along rings (crossing on rails)\n"
 	        "  --format table|csv   (csv: the table alone, the exports' checks on stderr)   --set key.path=value\n",
 	        me);
 }
@@ -67,7 +67,7 @@ static int take_size(const char *me_, const struct ccs_args_opt *o, const char *
 
 /* --pick: which candidate packing to keep ("fastest": whichever
  * simulates fastest; index - 1 is ccs_synth_make's force) */
-static const char *const pick_name[5] = { "fastest", "optimum", "rails", "first", "chains" };
+static const char *const pick_name[5] = { "fastest", "optimum", "rails", "first", "rings" };
 
 static int parse(struct sreq *q, int argc, char **argv)
 {
@@ -306,7 +306,7 @@ static void head(struct sreq *q)
 	       q->syn.cols, q->syn.iters, conv);
 	printf("# LP bound at %s: %.3f us, busiest %s\n", sz, q->syn.lp_s * 1e6, res);
 	static const char *const what[CCS_SYNTH_NCAND] = { "the LP's optimum", "its optimum on rails", "the first trees",
-		                                             "chains" };
+		                                             "rings" };
 	printf("# candidates simulated at %s:", sz);
 	for (int i = 0, k = 0; i < CCS_SYNTH_NCAND; i++)
 		if (isfinite(q->syn.cand_sim_s[i]))

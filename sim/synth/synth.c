@@ -38,7 +38,7 @@ struct pk {
 	double gap;                 /* stop within this share of the optimum */
 	int second;                 /* the second program runs: columns cost their load over capacity */
 	int rails;                  /* across groups, only ranks at the same place in their groups (a rail) */
-	int chains;                 /* the first trees are chains in rank order */
+	int chains;                 /* the first trees are chains along rings (rings()) */
 	int a2a;                    /* AllToAll: columns are paths of one commodity (s, d), direct or by one relay */
 	int *col_dst;               /* per column: its commodity's destination (AllToAll), -1 for a tree */
 	int32_t *pos;               /* per rank: its place in its group */
@@ -392,6 +392,41 @@ static int price(struct pk *P, int round, int *added, double *lb)
 	return CCS_OK;
 }
 
+/* The rings candidate's trees: ring c visits the groups in order, group i
+ * from its member at place (c - i) mod size on, so that it leaves group i
+ * and enters group i + 1 at ranks of the same place (one rail); one
+ * ring per place of the largest group, at most 8; each root's chain along
+ * each ring a column (the program weighs them). */
+static int rings(struct pk *P, const int32_t *gstart, const int32_t *members, int32_t *par)
+{
+	int n = P->n, L = 0, rc = CCS_OK;
+	for (int g = 0; g < P->c->G; g++)
+		L = gstart[g + 1] - gstart[g] > L ? gstart[g + 1] - gstart[g] : L;
+	L = L > 8 ? 8 : L;
+	int32_t *cyc = ccs_malloc((size_t)n * sizeof *cyc), *at = ccs_malloc((size_t)n * sizeof *at);
+	if (!cyc || !at)
+		rc = CCS_ENOMEM;
+	for (int c = 0; c < L && !rc; c++) {
+		int k = 0;
+		for (int g = 0; g < P->c->G; g++) {
+			int size = gstart[g + 1] - gstart[g], first = ((c - g) % size + size) % size;
+			for (int j = 0; j < size; j++)
+				cyc[k++] = members[gstart[g] + (first + j) % size];
+		}
+		for (int i = 0; i < n; i++)
+			at[cyc[i]] = i;
+		for (int ph = 0; ph < P->nph && !rc; ph++)
+			for (int r = 0; r < n && !rc; r++) {
+				for (int i = 0; i < n; i++)
+					par[cyc[(at[r] + i) % n]] = i ? cyc[(at[r] + i - 1) % n] : -1;
+				rc = add_col(P, r, ph, -1, par);
+			}
+	}
+	ccs_free(cyc);
+	ccs_free(at);
+	return rc;
+}
+
 static int setup(struct pk *P, char *err, size_t errn)
 {
 	int n = P->n;
@@ -432,8 +467,8 @@ static int setup(struct pk *P, char *err, size_t errn)
 	/* a first tree per root and phase, two levels deep: the root to the
 	 * ranks of its group and to one rank of each other group (the one at
 	 * its own place in the group, as a rail would pair them), each of
-	 * which to the rest of its group; or (chains) the chain r, r + 1, ...
-	 * in rank order, a ring's pipeline from each root */
+	 * which to the rest of its group; or (chains) each root's chain along
+	 * rings that cross groups on rails (rings()) */
 	int32_t *par = ccs_malloc((size_t)n * sizeof *par), *gstart = NULL, *members = NULL;
 	int32_t *pos = P->pos = ccs_malloc((size_t)n * sizeof *pos);
 	if (!par || !pos || ccs_comm_members(P->c, &gstart, &members)) {
@@ -443,8 +478,8 @@ static int setup(struct pk *P, char *err, size_t errn)
 	for (int g = 0; g < P->c->G; g++)
 		for (int i = gstart[g]; i < gstart[g + 1]; i++)
 			pos[members[i]] = i - gstart[g];
-	int rc = CCS_OK;
-	for (int ph = 0; ph < P->nph && !rc; ph++)
+	int rc = P->chains ? rings(P, gstart, members, par) : CCS_OK;
+	for (int ph = 0; ph < P->nph && !rc && !P->chains; ph++)
 		for (int r = 0; r < n && !rc; r++) {
 			int gr = P->c->rank_group[r];
 			for (int v = 0; v < n; v++) {
@@ -452,9 +487,6 @@ static int setup(struct pk *P, char *err, size_t errn)
 				int head = members[gstart[g] + pos[r] % size];
 				par[v] = v == r ? -1 : g == gr || v == head ? r : head;
 			}
-			if (P->chains)
-				for (int i = 0; i < n; i++)
-					par[(r + i) % n] = i ? (r + i - 1) % n : -1;
 			rc = add_col(P, r, ph, -1, par);
 		}
 	ccs_free(par);

@@ -49,7 +49,8 @@
 #include "../fabric.h"
 
 /* ccs_synth_make's candidates: the LP's optimum, its optimum crossing
- * groups on rails only, the first trees alone (two levels), chains alone. */
+ * groups on rails only, the first trees alone (two levels), chains along
+ * rings alone (NCCL's rings' pipelines, weighed by the program). */
 enum { CCS_SYNTH_OPT, CCS_SYNTH_RAILS, CCS_SYNTH_FIRST, CCS_SYNTH_CHAINS, CCS_SYNTH_NCAND };
 
 /* A tree of a packing: parent[v] (-1 for the root) of every rank, its
@@ -72,7 +73,7 @@ struct ccs_synth_cfg {
 	int max_iter;               /* column generation rounds (0: 400, 60 beyond 128 ranks; -1: none, the first trees only) */
 	double gap;                 /* stop once the Lagrangian bound is within this share (0: 0.5%) */
 	int rails;                  /* trees cross groups only between ranks at the same place (a rail) */
-	int chains;                 /* first trees: chains in rank order (else two levels, on the rails) */
+	int chains;                 /* first trees: chains along rings that cross groups on rails (else two levels) */
 };
 
 struct ccs_synth {
@@ -116,7 +117,9 @@ int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_co
 /* Pack the candidates: the program's optimum, its optimum with trees that
  * cross groups only on rails, its first trees alone (two levels: the root
  * to its group and to one rank of each other group, on its rail), and
- * chains in rank order alone (a ring's pipeline from every root);
+ * chains along rings alone (a ring per place in a group, each leaving a
+ * group and entering the next on one rail; every root's pipeline along
+ * each, weighed by the program);
  * simulate each lowered for cfg->bytes and keep the fastest in out,
  * (force >= 0: candidate force, whatever the times), then, when C is 0,
  * the fastest of C = K, 4 and 1 channels (out->cin)
