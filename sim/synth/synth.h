@@ -98,6 +98,7 @@ struct ccs_synth {
 	/* the lowering (ccs_synth_chunk) */
 	int K, C;                   /* chunks per shard, channels inside a group (across: one per NIC) */
 	int cin;                    /* C chosen by ccs_synth_make (0: K) */
+	int spread;                 /* across groups, a pair's chunks over one NIC take C / k channels (else one) */
 	double bytes_lowered;       /* the run's size they were chosen for */
 	double round_s;             /* the bound of the rounded shares (chunks / K) for bytes [s] */
 };
@@ -122,7 +123,8 @@ int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_co
  * each, weighed by the program);
  * simulate each lowered for cfg->bytes and keep the fastest in out,
  * (force >= 0: candidate force, whatever the times), then, when C is 0,
- * the fastest of C = K, 4 and 1 channels (out->cin)
+ * the fastest of C = K, 4 and 1 channels (out->cin) with a pair's chunks
+ * across groups in one block per NIC or spread over C / k (out->spread)
  * (an optimum's bound may not survive the sharing the LP leaves out: on two
  * aws-p5 nodes the unrestricted optimum sends chunks across the network
  * twice to spare NVLink, and simulates at twice its bound; on eight PCIe

@@ -47,7 +47,9 @@ struct pb {
  * peer are other blocks, whatever their channel): a pair's chunks over
  * one NIC go one after another in one block, so that they arrive one by
  * one and are forwarded as they come, not all at the end as chunks that
- * share the NIC at once would. */
+ * share the NIC at once would; or (spread) on channel i + k (slot mod
+ * C / k), several at once, so that one's latency overlaps another's
+ * transfer. */
 static int edge_ch(struct pb *B, int a, int b)
 {
 	const struct ccs_synth *S = B->S;
@@ -67,7 +69,8 @@ static int edge_ch(struct pb *B, int a, int b)
 	}
 	B->nic_out[(size_t)a * 8 + (size_t)(best % S->nics[a])]++;
 	B->nic_in[(size_t)b * 8 + (size_t)(best % S->nics[b])]++;
-	return best;
+	int m = B->S->spread && B->C / k > 1 ? B->C / k : 1;
+	return best + k * (B->slot % m);
 }
 
 /* Rank g's block for peer v (send or receive) on channel ch, made on

@@ -96,22 +96,27 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	for (int i = 0; i < N; i++)
 		if (i != best)
 			ccs_synth_release(&cand[i]);
-	/* the channels inside groups: fewer at once, or less latency */
+	/* the lowering's channels: inside groups fewer at once, or less
+	 * latency; across groups a pair's chunks over one NIC in one block, or
+	 * spread over that NIC's channels (more at once, latency overlapped) */
 	double tbest = t[best];
-	int cin = 0;
-	for (int i = 0; i < 2 && !C; i++) {
-		static const int try_c[2] = { 4, 1 };
+	int cin = 0, spread = 0;
+	for (int i = 0; i < 6 && !rc; i++) {
+		static const int try_c[3] = { 0, 4, 1 };
 		double tc;
-		out->cin = try_c[i];
-		if ((rc = ccs_synth_sim(out, f, c, cfg->bytes, K, 0, &p, &tc, err, errn)))
-			break;
-		if (tc < tbest) {
+		if ((i > 0 && C) || (i % 2 && c->G < 2))
+			continue;
+		out->cin = try_c[i / 2];
+		out->spread = i % 2;
+		if (i && !(rc = ccs_synth_sim(out, f, c, cfg->bytes, K, C, &p, &tc, err, errn)) && tc < tbest) {
 			tbest = tc;
-			cin = try_c[i];
+			cin = out->cin;
+			spread = out->spread;
 		}
 	}
-	ccs_synth_plan_release(&p);
 	out->cin = cin;
+	out->spread = spread;
+	ccs_synth_plan_release(&p);
 	out->cand_sim_s[best] = tbest;
 	if (rc)
 		ccs_synth_release(out);
