@@ -120,17 +120,17 @@ int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_co
  * to its group and to one rank of each other group, on its rail), and
  * chains along rings alone (a ring per place in a group, each leaving a
  * group and entering the next on one rail; every root's pipeline along
- * each, weighed by the program);
- * simulate each lowered for cfg->bytes and keep the fastest in out,
- * (force >= 0: candidate force, whatever the times), then, when C is 0,
- * the fastest of C = K, 4 and 1 channels (out->cin) with a pair's chunks
- * across groups in one block per NIC or spread over C / k (out->spread)
- * (an optimum's bound may not survive the sharing the LP leaves out: on two
- * aws-p5 nodes the unrestricted optimum sends chunks across the network
- * twice to spare NVLink, and simulates at twice its bound; on eight PCIe
- * GPUs the optimum's stars simulate 50% above the bound that chains
- * reach).  With one group the rails are the optimum, not tried again.
- * Errors as ccs_synth_pack. */
+ * each, weighed by the program); AllToAll: the optimum and the direct
+ * paths.  Each is simulated lowered for cfg->bytes; when C is 0, each
+ * within twice the fastest is tried again with C = 4 and 1 channels
+ * (out->cin) and, across groups, a pair's chunks over one NIC spread over
+ * C / k channels (out->spread); the fastest is kept in out (force >= 0:
+ * candidate force, whatever the times).  An optimum's bound may not
+ * survive the sharing the LP leaves out: on two aws-p5 nodes the
+ * unrestricted optimum sends chunks across the network twice to spare
+ * NVLink and simulates at twice its bound; on eight PCIe GPUs its stars
+ * simulate 50% above the bound that rings reach.  With one group the
+ * rails are the optimum, not tried again.  Errors as ccs_synth_pack. */
 int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, int K, int C, int force,
                    struct ccs_synth *out, char *err, size_t errn);
 
