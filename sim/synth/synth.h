@@ -159,7 +159,8 @@ struct ccs_synth_step {
 struct ccs_synth_tb {
 	int32_t send, recv;         /* peers (-1 none): a block sends to one or receives from one */
 	int32_t chan;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	struct ccs_synth_step *st;
 };
 struct ccs_synth_plan {

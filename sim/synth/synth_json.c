@@ -35,7 +35,8 @@ struct jop {
 };
 struct jtb {
 	int32_t gpu;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	struct jop *op;
 };
 struct conn {
@@ -48,7 +49,8 @@ struct jplan {
 	struct jtb *tb;
 	int32_t *of_xml;            /* XML block -> its JSON block (-1: none yet) */
 	int32_t *root_tb;           /* per GPU: its block that reduces the last partials (-1 none) */
-	uint32_t nconn, conncap;
+	uint32_t nconn;
+	size_t conncap, tbcap;
 	struct conn *conn;
 	int32_t *hash;              /* open addressing over (a, b): a connection's index, -1 empty */
 	uint32_t hcap;              /* a power of two, at least twice nconn */
@@ -59,13 +61,9 @@ struct jplan {
 
 static int32_t new_tb(struct jplan *J, int g)
 {
-	if (J->ntb % 64 == 0) {
-		struct jtb *t = ccs_realloc(J->tb, ((size_t)J->ntb + 64) * sizeof *t);
-		if (!t) {
-			J->oom = 1;
-			return -1;
-		}
-		J->tb = t;
+	if (ccs_grow(&J->tb, &J->tbcap, (size_t)J->ntb + 1, sizeof *J->tb)) {
+		J->oom = 1;
+		return -1;
 	}
 	memset(&J->tb[J->ntb], 0, sizeof J->tb[J->ntb]);
 	J->tb[J->ntb].gpu = g;
@@ -75,15 +73,9 @@ static int32_t new_tb(struct jplan *J, int g)
 static void add_op(struct jplan *J, int32_t tb, struct jop o)
 {
 	struct jtb *t = &J->tb[tb];
-	if (t->n == t->cap) {
-		uint32_t nc = t->cap ? t->cap * 2 : 16;
-		struct jop *x = ccs_realloc(t->op, (size_t)nc * sizeof *x);
-		if (!x) {
-			J->oom = 1;
-			return;
-		}
-		t->op = x;
-		t->cap = nc;
+	if (ccs_grow(&t->op, &t->cap, (size_t)t->n + 1, sizeof *t->op)) {
+		J->oom = 1;
+		return;
 	}
 	t->op[t->n++] = o;
 }
@@ -100,14 +92,8 @@ static uint32_t conn_slot(const struct jplan *J, int32_t a, int32_t b)
 /* Room for one more connection: the array and the table (rehashed). */
 static int conn_room(struct jplan *J)
 {
-	if (J->nconn == J->conncap) {
-		uint32_t nc = J->conncap ? J->conncap * 2 : 64;
-		struct conn *c = ccs_realloc(J->conn, (size_t)nc * sizeof *c);
-		if (!c)
-			return CCS_ENOMEM;
-		J->conn = c;
-		J->conncap = nc;
-	}
+	if (ccs_grow(&J->conn, &J->conncap, (size_t)J->nconn + 1, sizeof *J->conn))
+		return CCS_ENOMEM;
 	if (2 * (J->nconn + 1) > J->hcap) {
 		uint32_t hc = J->hcap ? J->hcap * 2 : 128;
 		int32_t *h = ccs_malloc((size_t)hc * sizeof *h);
@@ -245,7 +231,8 @@ struct jctx {
 	struct jplan *J;
 	struct deps D;
 	struct rchain *rc;
-	uint32_t nrc, rccap;
+	uint32_t nrc;
+	size_t rccap;
 };
 
 /* Waits (and reductions) of an RRC chain ending at (blk, stp) of GPU g,
@@ -302,15 +289,9 @@ static void signal_users(struct jctx *X, int v, uint32_t rb, uint32_t k, int32_t
 	int32_t c = conn_of(J, jb, root);
 	add_op(J, jb, (struct jop){ J_SIGNAL, c, -1, 0, 0, 0 });
 	if (rb == blk && k == stp) {
-		if (X->nrc == X->rccap) {
-			uint32_t nc = X->rccap ? X->rccap * 2 : 64;
-			struct rchain *r = ccs_realloc(X->rc, (size_t)nc * sizeof *r);
-			if (!r) {
-				J->oom = 1;
-				return;
-			}
-			X->rc = r;
-			X->rccap = nc;
+		if (ccs_grow(&X->rc, &X->rccap, (size_t)X->nrc + 1, sizeof *X->rc)) {
+			J->oom = 1;
+			return;
 		}
 		X->rc[X->nrc++] = (struct rchain){ st->key, st->tie, blk, stp };
 	}

@@ -27,7 +27,8 @@ struct pb {
 	int32_t *ch_of;             /* per rank: the channel of its transfer with its parent in the item */
 	int32_t *stb, *rtb;         /* rank g's block sending to (receiving from) peer v on channel ch:
 	                               (g n + v) C + ch, -1 none */
-	uint32_t ntb, tbcap;
+	uint32_t ntb;
+	size_t tbcap, rankcap;
 	int32_t *tb_rank;           /* per block its rank, while building */
 	int32_t *have_st;           /* scratch per rank */
 	int32_t *depth;             /* per rank: its depth in the tree being lowered */
@@ -82,17 +83,9 @@ static int tb_for(struct pb *B, int g, int v, int send, int ch, int32_t *tb)
 		*tb = *slot;
 		return CCS_OK;
 	}
-	if (B->ntb == B->tbcap) {
-		uint32_t nc = B->tbcap ? B->tbcap * 2 : 64;
-		struct ccs_synth_tb *t = ccs_realloc(B->p->tb, (size_t)nc * sizeof *t);
-		if (t)
-			B->p->tb = t;
-		int32_t *r = t ? ccs_realloc(B->tb_rank, (size_t)nc * sizeof *r) : NULL;
-		if (!r)
-			return CCS_ENOMEM;
-		B->tb_rank = r;
-		B->tbcap = nc;
-	}
+	if (ccs_grow(&B->p->tb, &B->tbcap, B->ntb + 1, sizeof *B->p->tb) ||
+	    ccs_grow(&B->tb_rank, &B->rankcap, B->ntb + 1, sizeof *B->tb_rank))
+		return CCS_ENOMEM;
 	struct ccs_synth_tb *t = &B->p->tb[B->ntb];
 	memset(t, 0, sizeof *t);
 	t->send = send ? v : -1;
@@ -109,14 +102,8 @@ static int tb_for(struct pb *B, int g, int v, int send, int ch, int32_t *tb)
 static int add_step(struct pb *B, int32_t tb, const struct ccs_synth_step *st, int32_t *at)
 {
 	struct ccs_synth_tb *t = &B->p->tb[tb];
-	if (t->n == t->cap) {
-		uint32_t nc = t->cap ? t->cap * 2 : 16;
-		struct ccs_synth_step *s = ccs_realloc(t->st, (size_t)nc * sizeof *s);
-		if (!s)
-			return CCS_ENOMEM;
-		t->st = s;
-		t->cap = nc;
-	}
+	if (ccs_grow(&t->st, &t->cap, (size_t)t->n + 1, sizeof *t->st))
+		return CCS_ENOMEM;
 	t->st[t->n] = *st;
 	*at = (int32_t)t->n++;
 	return CCS_OK;
