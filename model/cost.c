@@ -818,6 +818,11 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	}
 	if (term_of[algo](&env, &x, why))
 		return -1;
+	/* the collectives its row covers (model/coll.h), as the simulator */
+	if (!(ccs_algo_desc[algo].colls >> coll & 1)) {
+		*why = ccs_algo_desc[algo].only;
+		return -1;
+	}
 
 	double ti, tn;
 	int bi_bound;

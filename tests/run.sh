@@ -19,6 +19,8 @@
 #   kill     tests/kill.sh: SIGKILL of run and calibrate ingest at seeded moments loses and doubles nothing
 #   determinism tests/determinism.sh: the same command twice, and run with -j 1 and -j 2, give the same bytes
 #   readme   tests/readme.sh: every bin/ccsim command in README.md and docs/features.md runs as written
+#   toyalgo  tests/toyalgo.sh: a copy of the sources with a toy algorithm added at its table row,
+#            cost term and builder alone builds, and both engines know it
 #   shards   tests/shards.sh: run -j 2, --shard K/N + merge, --mpi under mpirun and the --slurm scripts store
 #            the same rows; kills of a shard, the MPI job and merge lose and double nothing
 #   nccl     BUILD_DIR/nccl_host and nccl_prof_host load the tuner and profiler plugins as
@@ -172,7 +174,7 @@ fi
 
 # stateful end-to-end scripts (scratch databases and folders): calibrate
 # (tests/calib.sh) and scenarios (tests/scenarios.sh)
-for script in calib scenarios diagnose roundtrip alloc kill determinism shards readme; do
+for script in calib scenarios diagnose roundtrip alloc kill determinism shards readme toyalgo; do
 	sh "tests/$script.sh" "$B" >"$tmp/$script.out" 2>&1
 	crc=$?
 	cat "$tmp/$script.out"

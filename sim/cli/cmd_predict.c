@@ -24,23 +24,37 @@
 /* "ccsim predict" or "ccsim simulate", for messages. */
 static const char *me = "ccsim predict";
 
+/* The ALGO lines of the usage: every row of ccs_algo_desc (model/coll.h) by
+ * name, wrapped at 84 columns, then auto and a word on the kernels. */
+static void algo_names(FILE *f)
+{
+	char buf[1024];
+	size_t len = 0;
+	for (int a = 0; a < CCS_ALGO_N; a++)
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", a ? " " : "", ccs_algo_desc[a].name);
+	snprintf(buf + len, sizeof buf - len, ", or auto (NCCL's choice by its own tuning model); oneshot and "
+	         "twoshot are inference engines' AllReduce kernels");
+	const char *w = buf;
+	int col = fprintf(f, "  ALGO  ");
+	while (*w) {
+		int n = (int)strcspn(w, " ");
+		if (col + 1 + n > 84) {
+			fputs("\n        ", f);
+			col = 8;
+		}
+		col += fprintf(f, " %.*s", n, w);
+		w += n + (w[n] == ' ');
+	}
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: %s -t TOPO -c COLL [-a ALGO|auto] [-p PROTO|auto] [-n RANKS] [--ppn N]\n"
 	        "         [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--channels N] [-d TYPE]\n"
 	        "         [-o OP] [-r ROOT] [--best] [-v] [--format table|csv|json] [--set k=v]...%s\n"
-	        "  COLL   allreduce allgather reducescatter broadcast reduce alltoall sendrecv\n"
-	        "  ALGO   ring tree nvls nvls_tree collnet_direct collnet_chain pat rhd rd bruck\n"
-	        "         direct pairwise hier oneshot twoshot, or auto (NCCL's choice by its own\n"
-	        "         tuning model); oneshot and twoshot are inference engines' AllReduce kernels\n"
-	        "  COLL   also dispatch, combine, alltoallv (MoE) and kvcache, with their own options (-c X --help)\n"
-	        "  PROTO  LL LL128 Simple, or auto\n"
-	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
-	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
-	        "  -v     also prints each size's cut bound, the least time the hardware allows (JSON: cut_bound_us)\n"
-	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults;\n"
-	        "NCCL_NVLS_ENABLE=0 takes NVLS away, NCCL_COLLNET_ENABLE=1 lets NCCL choose CollNet.\n", me,
+	        "  COLL   allreduce allgather reducescatter broadcast reduce alltoall sendrecv\n", me,
 	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json [--trace-level collective|step|chunk]] [--granularity step|chunk]\n"
 	        "         [--concurrent N] [--spray K] [--per-flow]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
@@ -58,6 +72,15 @@ static void usage(FILE *f)
 	        "--links prints the busiest links of the last size; equivalent transfers (same route shape,\n"
 	        "same timing) are simulated once as a class unless --per-flow asks for every flow (the same\n"
 	        "results, the reference; docs/simulator.md).");
+	algo_names(f);
+	fprintf(f,
+	        "  COLL   also dispatch, combine, alltoallv (MoE) and kvcache, with their own options (-c X --help)\n"
+	        "  PROTO  LL LL128 Simple, or auto\n"
+	        "  sizes  8, 64K, 1M, 8G (powers of 1024, as nccl-tests) or 16MiB; default -b 32M -e 32M\n"
+	        "  --best picks the fastest by ccsim's model instead of NCCL's choice\n"
+	        "  -v     also prints each size's cut bound, the least time the hardware allows (JSON: cut_bound_us)\n"
+	        "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS act as defaults;\n"
+	        "NCCL_NVLS_ENABLE=0 takes NVLS away, NCCL_COLLNET_ENABLE=1 lets NCCL choose CollNet.\n");
 }
 
 static int env_int(const char *name, int *out)
