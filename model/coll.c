@@ -17,6 +17,7 @@ const char *const ccs_coll_cli[CCS_COLL_N] = {
 #define ANY ((1u << CCS_COLL_N) - 1)
 #define AR (1u << CCS_COLL_ALLREDUCE)
 #define COLLNET_ONLY "collnet applies to AllReduce"
+#define SHOT_ONLY "oneshot and twoshot apply to AllReduce"
 
 /* One row per algorithm (coll.h).  NCCL's ids: src/include/device.h
  * NCCL_ALGO_TREE 0, RING 1, COLLNET_DIRECT 2, COLLNET_CHAIN 3, NVLS 4,
@@ -36,8 +37,8 @@ const struct ccs_algo_desc ccs_algo_desc[CCS_ALGO_N] = {
 	                      "the direct schedule covers AllToAll and SendRecv", CCS_ALGO_MEM_BYTES, 0 },
 	[CCS_ALGO_PAIRWISE] = { "pairwise", { NULL }, -1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
 	[CCS_ALGO_HIER] = { "hier", { "hierarchical", "twolevel", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_BYTES, 0 },
-	[CCS_ALGO_ONESHOT] = { "oneshot", { "one_shot", "1shot", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_KERNEL, 0 },
-	[CCS_ALGO_TWOSHOT] = { "twoshot", { "two_shot", "2shot", NULL }, -1, ANY, NULL, CCS_ALGO_MEM_KERNEL, 0 },
+	[CCS_ALGO_ONESHOT] = { "oneshot", { "one_shot", "1shot", NULL }, -1, AR, SHOT_ONLY, CCS_ALGO_MEM_KERNEL, 0 },
+	[CCS_ALGO_TWOSHOT] = { "twoshot", { "two_shot", "2shot", NULL }, -1, AR, SHOT_ONLY, CCS_ALGO_MEM_KERNEL, 0 },
 };
 
 int ccs_algo_of_nccl(int id)

@@ -86,7 +86,7 @@ static int b_direct(const struct req *r)
 /* pairwise SendRecv is the direct send; other collectives go in rounds */
 static int b_pairwise(const struct req *r) { return r->coll == CCS_COLL_SENDRECV ? b_direct(r) : b_steps(r); }
 
-static int b_shot(const struct req *r) { return ccs_sched_shot(r->c, r->algo, r->bytes, r->s, r->why); }
+static int b_shot(const struct req *r) { return ccs_sched_shot(r->c, r->algo, r->proto, r->bytes, r->s, r->why); }
 
 /* Each algorithm's builder; what it is built for, and whether GPU memory
  * bounds it per byte, are its row of ccs_algo_desc (model/coll.h). */

@@ -112,7 +112,8 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 
 /* One-shot and two-shot AllReduce in one scale-up domain (sim/sched/shot.c):
  * barriers as DELAY ops, every peer's transfer of a phase at once. */
-int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct ccs_sched *s, const char **why);
+int ccs_sched_shot(const struct ccs_comm *c, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
+                   const char **why);
 
 /* A KV-cache transfer (model/kv.h, sim/sched/kvcache.c): each pair's bytes per
  * layer, released layer by layer as prefill computes them. */

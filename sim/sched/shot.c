@@ -65,10 +65,11 @@ static int phase(struct ccs_dag *d, int n, double bytes, const uint32_t *first, 
 	return CCS_OK;
 }
 
-int ccs_sched_shot(const struct ccs_comm *c, int algo, uint64_t bytes, struct ccs_sched *s, const char **why)
+int ccs_sched_shot(const struct ccs_comm *c, int algo, int proto, uint64_t bytes, struct ccs_sched *s,
+                   const char **why)
 {
 	struct ccs_cost cc;
-	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, algo, CCS_PROTO_SIMPLE, 0, bytes, &cc, why))
+	if (ccs_cost_eval(c, CCS_COLL_ALLREDUCE, algo, proto, 0, bytes, &cc, why))
 		return CCS_EINPUT;
 	int n = c->n;
 	double start, stage;
