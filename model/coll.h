@@ -44,7 +44,7 @@ extern const char *const ccs_proto_name[CCS_PROTO_N];    /* LL, LL128, Simple */
 extern const char *const ccs_redop_name[CCS_OP_N];
 
 /* What an algorithm is, one row each (adding one: a row here, its cost
- * term in model/cost.c's term_of[], its builder in sim/sched/build.c's
+ * term in model/cost_term.c's term_of[], its builder in sim/sched/build.c's
  * builders[]):
  *   name, alias    how it is written (parsers, NCCL_ALGO, reports)
  *   nccl           NCCL's own id for it (NCCL_ALGO_*: the tuner's mapping and

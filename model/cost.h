@@ -19,33 +19,7 @@
 **   K o_q  the pipeline: each channel moves its share in chunks c (NCCL's
 **          chunk sizes, which shrink for small NVLS operations); every chunk
 **          step costs o_q of synchronisation (Simple 1.5 us, LL128 0.5, LL 0.2)
-** Bytes W and rate B per algorithm (f = nccl-tests busbw factor):
-**   ring        W = f S (Broadcast, Reduce: S);  B = min(b_su, B_net if G > 1);
-**               Broadcast and Reduce with Simple are a chain that stores and
-**               forwards each chunk: + (n - G) a + (G - 1) b - max(a, b), one
-**               full chunk's hop, a = ti fc + o, b = tn fc, fc = min(1, C c/W)
-**   tree        AllReduce: W = S;  B = min(b_su / 2, B_net / (G > 2 ? 2 : 1))
-**   nvls        one group: W = S, B = b_su p / (p + 1) (AllReduce: each rank
-**               sends S + S/p and receives as much); AllGather and
-**               ReduceScatter W = f S, B = b_su
-**   nvls_tree   W = S, B = min(b_su p/(p+1), B_net / (G > 2 ? 2 : 1))
-**   collnet     W = S, B = min(b_su p/(p+1) (direct) or b_su/2 (chain),
-**               B_net): the switches reduce, each group sends S once
-**   pat         as ring, latency log2(G) network steps
-**   rhd, rd, bruck, pairwise  sums over their steps of bytes / rate of the
-**               step's peer (b_su inside a group, b_nic across)
-**   direct      AllToAll: max(intra bytes / b_su, inter bytes x p / min(B_net,
-**               R_fab)); SendRecv: S / (b_su or b_nic1)
-**   hier        intra ring ReduceScatter + inter ring AllReduce of S/p per
-**               rank on b_nic + intra AllGather, one after another
-**   oneshot     AllReduce in one scale-up domain (vLLM / TensorRT-LLM custom
-**               AllReduce): W = (p-1) S, B = b_su; no chunk steps;
-**               L = o_1 + 2h: launch and start barrier, end barrier, with o_1
-**               model.oneshot_overhead and h one flag across NVLink
-**   twoshot     reduce-scatter then all-gather by peer loads:
-**               W = 2 (p-1)/p S, B = e_2 b_su (e_2 model.twoshot_efficiency:
-**               measured two-shot kernels reach less of the link than
-**               one-shot ones), L = o_2 + 3h (a barrier between)
+** Bytes W and rate B per algorithm: model/cost_term.h.
 ** 'bound' names the largest of the three terms: the resource that sets B
 ** when W/B is, 'latency' when L is, 'sync' when the chunk steps K o_q are.
 */
@@ -85,21 +59,11 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 /* Pieces of the model that the simulator's schedules share, so that both
  * count the same bytes.  ccs_cost_proto_cap: NCCL's cap on the GPU-side
  * throughput of algo with proto [B/s] (HUGE_VAL: none).
- * ccs_cost_tree_share: the busiest rank's intra-group bytes per byte of the
- * operation in a tree AllReduce whose C channels start their chains at
- * member c mod p: S (2C - m) / C, m the fewest head-or-tail roles any member
- * has (2 with one channel per member, 2 - 2/p when C is a multiple of p). */
+ */
 double ccs_cost_proto_cap(const struct ccs_comm *c, int algo, int proto);
 /* Bytes each channel moves per pipeline step (NCCL's chunk) for an
  * operation of 'bytes' on 'channels' channels. */
 double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes);
-double ccs_cost_tree_share(int p, int C);
-/* One-shot / two-shot latency pieces: the kernel's start (fixed cost and
- * start barrier) and one barrier between or after phases [s]. */
-void ccs_cost_shot_lat(const struct ccs_comm *c, int algo, double *start, double *stage);
-/* Blocks j in [0, n) with bit k set: what a Bruck AllToAll rank sends in
- * round k, in units of S / n. */
-double ccs_cost_bruck_blocks(int n, int k);
 
 /* Selection among algorithms and protocols whose bit is set in the masks.
  * nccl: NCCL's choice (its model's minimum, for the five tuned collectives;
@@ -124,10 +88,5 @@ struct ccs_selector {
 void ccs_selector_init(struct ccs_selector *s, const struct ccs_comm *c);
 int  ccs_selector_pick(const struct ccs_selector *s, int coll, uint64_t bytes, unsigned algo_mask,
                        unsigned proto_mask, int nccl, int *algo, int *proto);
-
-/* NVLS-tree's heads: the GPUs (with their NICs) through which it crosses
- * domains, the same count in every domain: at most NCCL_MAX_NVLS_ARITY
- * (32) and the fewest ranks of any group; at least 1. */
-int ccs_cost_nvls_heads(const struct ccs_comm *c);
 
 #endif

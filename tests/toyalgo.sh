@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/toyalgo.sh BUILD_DIR: what adding an algorithm takes.  An algorithm
 # is one row of the algorithm table (model/coll.c, its name closing
-# model/coll.h's enum), its cost term (model/cost.c, in term_of[]) and its
+# model/coll.h's enum), its cost term (model/cost_term.c, in term_of[]) and its
 # schedule builder (sim/sched/build.c, in builders[]).  A copy of the
 # sources gets a toy, "star" AllReduce (tests/toyalgo/*.frag: every rank to
 # rank 0 and back), at exactly those places and nowhere else; the copy must
@@ -41,8 +41,8 @@ printf '\t[CCS_ALGO_STAR] = term_star,\n' >"$tmp/term_row.frag"
 printf '\t[CCS_ALGO_STAR] = b_star,\n' >"$tmp/build_row.frag"
 if put model/coll.h '^ *CCS_ALGO_N *};' "$tmp/enum.frag" &&
    put model/coll.c '^};' "$F/row.frag" 'ccs_algo_desc\[CCS_ALGO_N\] = \{' &&
-   put model/cost.c 'term_of\[CCS_ALGO_N\]\)' "$F/term.frag" &&
-   put model/cost.c '^};' "$tmp/term_row.frag" 'term_of\[CCS_ALGO_N\]\)' &&
+   put model/cost_term.c 'term_of\[CCS_ALGO_N\]\)' "$F/term.frag" &&
+   put model/cost_term.c '^};' "$tmp/term_row.frag" 'term_of\[CCS_ALGO_N\]\)' &&
    put sim/sched/build.c 'builders\[CCS_ALGO_N\]\)' "$F/builder.frag" &&
    put sim/sched/build.c '^};' "$tmp/build_row.frag" 'builders\[CCS_ALGO_N\]\)'; then
 	ok
@@ -53,7 +53,7 @@ sed -i 's/^ *CCS_ALGO_N *};/                CCS_ALGO_N };/' "$tmp/model/coll.h"
 
 # every file but those three differs from the sources in nothing
 n=0
-for f in model/coll.h model/coll.c model/cost.c sim/sched/build.c; do
+for f in model/coll.h model/coll.c model/cost_term.c sim/sched/build.c; do
 	n=$((n + $(diff "$f" "$tmp/$f" | grep -c '^>')))
 done
 want=$(( 1 + $(wc -l <"$F/row.frag") + $(wc -l <"$F/term.frag") + 1 + $(wc -l <"$F/builder.frag") + 1 ))

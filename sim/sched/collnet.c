@@ -28,6 +28,8 @@
 */
 #include "build.h"
 
+#include "../../model/cost_term.h"
+
 #include "../../model/nccl_tables.h"
 
 #include <math.h>
@@ -356,7 +358,7 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 	double real_k = Kd < 1 ? 1 : Kd;
 	double per = S / ((double)C * K);
 	double sync = c->prm.step_s[proto] * real_k / K;
-	double share = ccs_cost_tree_share(p, C);
+	double share = ccs_cost_term_tree_share(p, C);
 	double intra = per + (share > 0 ? sync * c->b_su / (share * C) : 0);
 	/* ops of the previous chunk, per (channel, group, slot): slots 0..p-2
 	 * the u(j), p-1 up, p down, p+1.. the d(j) */

@@ -9,11 +9,13 @@
 ** reduce-scatter) -> mid_j (barrier) -> XFER j -> k of S/p (the all-gather
 ** of j's reduced share) -> end_k.  A barrier that releases more than
 ** CCS_SCHED_MAXSUCC transfers is split into equal DELAY ops that each
-** release up to that many.  Latencies come from ccs_cost_shot_lat, bytes
+** release up to that many.  Latencies come from ccs_cost_term_shot_lat, bytes
 ** from the closed form's W (two-shot's: divided by model.twoshot_efficiency,
 ** the share of the link its kernels reach), so both engines count the same.
 */
 #include "build.h"
+
+#include "../../model/cost_term.h"
 
 #include <string.h>
 
@@ -73,7 +75,7 @@ int ccs_sched_shot(const struct ccs_comm *c, int algo, int proto, uint64_t bytes
 		return CCS_EINPUT;
 	int n = c->n;
 	double start, stage;
-	ccs_cost_shot_lat(c, algo, &start, &stage);
+	ccs_cost_term_shot_lat(c, algo, &start, &stage);
 	int kb = (n - 1 + CCS_SCHED_MAXSUCC - 1) / CCS_SCHED_MAXSUCC;
 	struct ccs_dag *d = NULL;
 	uint32_t *b0 = ccs_malloc((size_t)n * kb * sizeof *b0), *b1 = ccs_malloc((size_t)n * kb * sizeof *b1);

@@ -32,6 +32,8 @@
 */
 #include "build.h"
 
+#include "../../model/cost_term.h"
+
 #include "../../model/nccl_tables.h"
 
 #include <math.h>
@@ -199,7 +201,7 @@ static void round_of(int coll, int algo, int n, int p, int G, int L, int L2, int
 			x->bytes = (d < n - d ? d : n - d) * S / n;
 		} else {
 			x->how = PEER_UP;
-			x->bytes = ccs_cost_bruck_blocks(n, k) * S / n;
+			x->bytes = ccs_cost_term_bruck_blocks(n, k) * S / n;
 		}
 	} else if (algo == CCS_ALGO_RD) {
 		x->how = PEER_XOR;

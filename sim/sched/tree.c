@@ -34,6 +34,8 @@
 */
 #include "build.h"
 
+#include "../../model/cost_term.h"
+
 #include "../../model/nccl_tables.h"
 #include "../../model/ring_nic.h"
 
@@ -325,12 +327,12 @@ static int tree_alloc(struct tree_sched *ts, int n)
 	return CCS_OK;
 }
 
-/* NVLS-tree's network part: one tree per NVLS head h (ccs_cost_nvls_heads:
+/* NVLS-tree's network part: one tree per NVLS head h (ccs_cost_term_nvls_heads:
  * NCCL's NVLS graph has at most 32, the same count in every domain) over
  * the groups' h-th heads, each carrying its own slice S/H. */
 static void rail_trees(const struct ccs_comm *c, struct tree_sched *ts, const int32_t *gstart, const int32_t *members)
 {
-	int G = c->G, H = ccs_cost_nvls_heads(c);
+	int G = c->G, H = ccs_cost_term_nvls_heads(c);
 	/* head h of group g: its member h p_g / H (groups may differ in size) */
 #define HEAD(g, h) members[gstart[g] + (int)((long)(h) * (gstart[(g) + 1] - gstart[g]) / H)]
 	for (int v = 0; v < ts->V; v++) {
@@ -384,7 +386,7 @@ static void rail_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	/* each head's tree moves S/H in NVLS chunks; the network streams
 	 * from its own buffers (no step work), and the first chunk pays
 	 * NVLS-tree's network latency per hop */
-	double Sr = S / ccs_cost_nvls_heads(c);
+	double Sr = S / ccs_cost_term_nvls_heads(c);
 	double chunk = ccs_cost_chunk(c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, proto, ts->C, S);
 	double K = ceil(Sr / ((double)ts->C * chunk));
 	K = K < 1 ? 1 : K > CCS_TREE_MAXCHUNKS ? CCS_TREE_MAXCHUNKS : K;
@@ -415,7 +417,7 @@ static void tree_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	 * form's Bi = min(b_su / share x e, cap) */
 	ts->bytes_intra = ts->bytes;
 	{
-		double share = ccs_cost_tree_share(c->p, ts->C);
+		double share = ccs_cost_term_tree_share(c->p, ts->C);
 		double cap = ccs_cost_proto_cap(c, CCS_ALGO_TREE, proto);
 		double bi = share > 0 ? c->b_su / share * e : HUGE_VAL;
 		if (cap < bi)
@@ -438,7 +440,7 @@ static void tree_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	 * at the channel's share of its port (the closed form adds the steps
 	 * to the GPU side); the network streams from its own buffers. */
 	{
-		double share = ccs_cost_tree_share(c->p, ts->C);
+		double share = ccs_cost_term_tree_share(c->p, ts->C);
 		if (share > 0)
 			ts->bytes_intra += sync * c->b_su / (share * ts->C);
 	}

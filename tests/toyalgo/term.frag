@@ -1,7 +1,7 @@
 /* star, the toy of tests/toyalgo.sh: every rank sends its S to rank 0,
  * which reduces them in one kernel and sends the sum back to each, so
  * rank 0's port carries (p - 1) S in, then (p - 1) S out. */
-static int term_star(const struct env *e, struct term *x, const char **why)
+static int term_star(const struct ccs_cost_env *e, struct ccs_cost_term *x, const char **why)
 {
 	if (e->G > 1) {
 		*why = "star needs every rank on one scale-up domain";

@@ -24,6 +24,7 @@
 */
 #include "../check.h"
 #include "fixture.h"
+#include "../../model/cost_term.h"
 #include "../../model/nccl_tables.h"
 
 #include <stdlib.h>
@@ -93,7 +94,7 @@ static void test_tree(const struct ccs_comm *c)
 	double lat = ccs_nccl_latency(&c->nccl, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, 2 * (c->p - 1), 0);
 	/* a chunk step's synchronisation rides each hop as bytes at the chain's
 	 * share of the port (one step per chunk here: K below the cap) */
-	double sync = c->prm.step_s[CCS_PROTO_SIMPLE] * c->b_su / ccs_cost_tree_share(c->p, 1);
+	double sync = c->prm.step_s[CCS_PROTO_SIMPLE] * c->b_su / ccs_cost_term_tree_share(c->p, 1);
 	int bad = 0;
 	for (uint64_t k = 0; k < K; k++)
 		for (int j = 0; j < 8; j++) {

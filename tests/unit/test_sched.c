@@ -5,6 +5,7 @@
 */
 #include "../check.h"
 #include "fixture.h"
+#include "../../model/cost_term.h"
 #include "../../sim/sim.h"
 #include "../../sim/sched/build.h"
 
@@ -81,7 +82,7 @@ static void test_rounds(void)
 	const char *why = NULL;
 	CHECK(ccs_sched_build(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_RD, CCS_PROTO_SIMPLE, 0, 1u << 20, &s, &why) == CCS_EINPUT);
 	CHECK(why && strstr(why, "power-of-two"));
-	CHECK(ccs_cost_bruck_blocks(12, 3) == 4 && ccs_cost_bruck_blocks(8, 2) == 4 && ccs_cost_bruck_blocks(5, 0) == 2);
+	CHECK(ccs_cost_term_bruck_blocks(12, 3) == 4 && ccs_cost_term_bruck_blocks(8, 2) == 4 && ccs_cost_term_bruck_blocks(5, 0) == 2);
 	fx_down(t, &c, fab);
 }
 

@@ -3,7 +3,7 @@
 ** schedules (sim/sched/shot.c) on 4 ranks of one HGX H100 node, 4 MiB, op
 ** by op against the kernels as drawn by hand:
 **   one-shot  ops 0-3 rank r's start (DELAY: the kernel's fixed cost and
-**             the start barrier, ccs_cost_shot_lat's start); ops 4-7 rank
+**             the start barrier, ccs_cost_term_shot_lat's start); ops 4-7 rank
 **             j's end barrier (DELAY of one stage), waiting for the three
 **             transfers into j; ops 8-19 XFER r -> j of S for every r and
 **             j != r in that order (the peers' loads of r's buffer), each
@@ -18,6 +18,7 @@
 */
 #include "../check.h"
 #include "fixture.h"
+#include "../../model/cost_term.h"
 
 #define S_BYTES (4u << 20)
 
@@ -80,7 +81,7 @@ static void test_oneshot(const struct ccs_comm *c)
 	CHECK(!ccs_sched_build(c, CCS_COLL_ALLREDUCE, CCS_ALGO_ONESHOT, CCS_PROTO_SIMPLE, 0, S_BYTES, &s, &why));
 	CHECK(s.nops == 20);
 	double start, stage;
-	ccs_cost_shot_lat(c, CCS_ALGO_ONESHOT, &start, &stage);
+	ccs_cost_term_shot_lat(c, CCS_ALGO_ONESHOT, &start, &stage);
 	CHECK(start > 0 && stage > 0);
 	int bad = 0;
 	for (int r = 0; r < 4; r++) {
@@ -99,7 +100,7 @@ static void test_twoshot(const struct ccs_comm *c)
 	CHECK(!ccs_sched_build(c, CCS_COLL_ALLREDUCE, CCS_ALGO_TWOSHOT, CCS_PROTO_SIMPLE, 0, S_BYTES, &s, &why));
 	CHECK(s.nops == 36);
 	double start, stage;
-	ccs_cost_shot_lat(c, CCS_ALGO_TWOSHOT, &start, &stage);
+	ccs_cost_term_shot_lat(c, CCS_ALGO_TWOSHOT, &start, &stage);
 	double w = (double)S_BYTES / 4 / c->prm.twoshot_eff;
 	CHECK(c->prm.twoshot_eff > 0 && c->prm.twoshot_eff < 1);
 	int bad = 0;
