@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define XML_MAX_NODES 200000
+#define XML_MAX_NODES 4000000
 #define XML_MAX_DEPTH 64
 
 struct build {

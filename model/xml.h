@@ -6,7 +6,7 @@
 ** Elements are nodes 0..n-1 in document order, node 0 the root; each knows
 ** its parent, first and last child and next sibling (-1: none), its name, its
 ** attributes as key, value pairs ending in NULL, and the 1-based line and
-** column of its start tag.  Text and comments are dropped.  Limits: 200,000
+** column of its start tag.  Text and comments are dropped.  Limits: 4,000,000
 ** elements, 64 levels (a bigger or deeper file is refused, positioned).
 */
 #ifndef CCS_XML_H

@@ -405,6 +405,24 @@ static int export_one(struct sreq *q, const char *path, const char *what, struct
 	return rel <= 1e-9 ? 0 : -1;
 }
 
+/* What the plan asks of MSCCL's runtime, against its limits (synth.h):
+ * a note, and a warning when the runtime would refuse the XML. */
+static void msccl_fit(struct sreq *q)
+{
+	struct ccs_synth_fit f;
+	char why[200];
+	if (ccs_synth_fit_of(&q->plan, &f)) {
+		fprintf(stderr, "%s: out of memory\n", me);
+		return;
+	}
+	fprintf(note(q), "# MSCCL runtime: %u thread blocks a rank (at most %d), %u steps a block (%d), %u blocks a channel "
+	                 "each way (%d), %u channels (%d)\n", f.tbs, CCS_SYNTH_MSCCL_TBS, f.steps, CCS_SYNTH_MSCCL_STEPS,
+	        f.per_chan, CCS_SYNTH_MSCCL_PER_CHAN, f.chans, CCS_SYNTH_MSCCL_CHANS);
+	if (ccs_synth_fit_check(&f, why, sizeof why))
+		fprintf(stderr, "%s: warning: MSCCL's runtime would refuse this algorithm: %s; no lowering tried fits "
+		                "(fewer chunks, --chunks, may)\n", me, why);
+}
+
 static int exports(struct sreq *q, double syn_s)
 {
 	int bad = 0;
@@ -418,6 +436,7 @@ static int exports(struct sreq *q, double syn_s)
 		ccs_free(o.s);
 	}
 	if (q->xml) {
+		msccl_fit(q);
 		memset(&o, 0, sizeof o);
 		ccs_synth_xml(&q->plan, "synth", &o);
 		bad |= export_one(q, q->xml, "MSCCL XML", &o, syn_s);

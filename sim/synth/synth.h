@@ -173,6 +173,31 @@ struct ccs_synth_plan {
 };
 
 int  ccs_synth_plan_build(const struct ccs_synth *s, struct ccs_synth_plan *p);
+
+/* What a plan asks of MSCCL's runtime, the most over its ranks: thread
+ * blocks, steps in a block, chunks in a step, channels, blocks on one
+ * channel in one direction, the highest block a step waits on.  The
+ * runtime's limits (Azure/msccl-executor-nccl: src/include/msccl/
+ * msccl_struct.h at 206e0c49, src/include/device.h at 8959f0e5, the checks
+ * of src/misc/msccl/msccl_parser.cc at 3b40a2a8): MSCCL_MAX_NUM_STEPS 64
+ * steps a block, MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL 32 blocks sending
+ * (and 32 receiving) on a channel, MAXCHANNELS 32 channels, so 32 x 32 =
+ * 1024 blocks a rank, a step's count below MSCCL_MAX_COUNT 72, and a
+ * dependency's block in an int8_t (dependentBid: at most 127). */
+#define CCS_SYNTH_MSCCL_STEPS 64
+#define CCS_SYNTH_MSCCL_PER_CHAN 32
+#define CCS_SYNTH_MSCCL_CHANS 32
+#define CCS_SYNTH_MSCCL_TBS (CCS_SYNTH_MSCCL_PER_CHAN * CCS_SYNTH_MSCCL_CHANS)
+#define CCS_SYNTH_MSCCL_CNT 71
+#define CCS_SYNTH_MSCCL_DEP_TB 127
+struct ccs_synth_fit {
+	uint32_t tbs, steps, cnt, chans, per_chan, dep_tb;
+};
+/* *f of plan p (zero for an empty plan); CCS_ENOMEM. */
+int ccs_synth_fit_of(const struct ccs_synth_plan *p, struct ccs_synth_fit *f);
+/* 0 when f is within the runtime's limits, else 1 with the first it passes
+ * in why ("64 steps in a block (MSCCL's MSCCL_MAX_NUM_STEPS)"). */
+int ccs_synth_fit_check(const struct ccs_synth_fit *f, char *why, size_t n);
 void ccs_synth_plan_release(struct ccs_synth_plan *p);
 
 /* The plan as text appended to o (o->oom set when memory ran out): an

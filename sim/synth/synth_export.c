@@ -4,14 +4,17 @@
 ** and as ccsim's own schedule YAML (sim/sched/file.c) with the same ops
 ** msccl.c makes of the XML: each step's receive, reduce and copy (RRC),
 ** send, in that order, the first after the block's previous step and the
-** step it depends on.
+** step it depends on.  And what a plan asks of MSCCL's runtime, against
+** the limits its source sets (synth.h).
 */
 #include "synth.h"
 
 #include "../../model/coll.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const xml_coll[CCS_COLL_N] = {
 	[CCS_COLL_ALLREDUCE] = "allreduce", [CCS_COLL_ALLGATHER] = "allgather",
@@ -114,4 +117,65 @@ void ccs_synth_yaml(const struct ccs_synth_plan *p, const char *name, double byt
 				}
 			}
 		}
+}
+
+int ccs_synth_fit_of(const struct ccs_synth_plan *p, struct ccs_synth_fit *f)
+{
+	memset(f, 0, sizeof *f);
+	f->chans = (uint32_t)p->C;
+	/* per rank and channel, its sending and its receiving blocks */
+	uint32_t *use = ccs_calloc(2 * (size_t)(p->C > 0 ? p->C : 1), sizeof *use);
+	if (!use)
+		return CCS_ENOMEM;
+	for (int g = 0; g < p->n; g++) {
+		uint32_t nt = p->tb0[g + 1] - p->tb0[g];
+		if (nt > f->tbs)
+			f->tbs = nt;
+		memset(use, 0, 2 * (size_t)(p->C > 0 ? p->C : 1) * sizeof *use);
+		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
+			const struct ccs_synth_tb *t = &p->tb[i];
+			if (t->n > f->steps)
+				f->steps = t->n;
+			for (int d = 0; d < 2; d++) {
+				uint32_t *u = &use[2 * (size_t)t->chan + (size_t)d];
+				if ((d ? t->recv : t->send) >= 0 && ++*u > f->per_chan)
+					f->per_chan = *u;
+			}
+			for (uint32_t k = 0; k < t->n; k++) {
+				const struct ccs_synth_step *st = &t->st[k];
+				if ((uint32_t)st->cnt > f->cnt)
+					f->cnt = (uint32_t)st->cnt;
+				if (st->dep_tb >= 0 && (uint32_t)st->dep_tb > f->dep_tb)
+					f->dep_tb = (uint32_t)st->dep_tb;
+			}
+		}
+	}
+	ccs_free(use);
+	return CCS_OK;
+}
+
+int ccs_synth_fit_check(const struct ccs_synth_fit *f, char *why, size_t n)
+{
+	static const struct {
+		size_t at;
+		uint32_t max;
+		const char *what;
+	} lim[] = {
+		{ offsetof(struct ccs_synth_fit, tbs), CCS_SYNTH_MSCCL_TBS, "thread blocks a rank (32 a channel x MAXCHANNELS)" },
+		{ offsetof(struct ccs_synth_fit, steps), CCS_SYNTH_MSCCL_STEPS, "steps in a block (MSCCL_MAX_NUM_STEPS)" },
+		{ offsetof(struct ccs_synth_fit, cnt), CCS_SYNTH_MSCCL_CNT, "chunks in a step (below MSCCL_MAX_COUNT)" },
+		{ offsetof(struct ccs_synth_fit, chans), CCS_SYNTH_MSCCL_CHANS, "channels (MAXCHANNELS)" },
+		{ offsetof(struct ccs_synth_fit, per_chan), CCS_SYNTH_MSCCL_PER_CHAN,
+		  "blocks sending (or receiving) on one channel (MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL)" },
+		{ offsetof(struct ccs_synth_fit, dep_tb), CCS_SYNTH_MSCCL_DEP_TB, "as the block a step waits on (an int8_t)" },
+	};
+	for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+		uint32_t v;
+		memcpy(&v, (const char *)f + lim[i].at, sizeof v);
+		if (v > lim[i].max) {
+			snprintf(why, n, "%u %s where MSCCL's runtime holds %u", v, lim[i].what, lim[i].max);
+			return 1;
+		}
+	}
+	return 0;
 }

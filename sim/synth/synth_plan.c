@@ -21,6 +21,7 @@
 struct pb {
 	struct ccs_synth_plan *p;
 	int n, K, C, CH;            /* CH: the block maps' channels per pair */
+	int sets;                   /* inside groups, pair (a, b) takes channels C ((a + b) mod sets) + c */
 	const struct ccs_synth *S;
 	int slot;                   /* the item's chunk slot */
 	uint32_t *nic_out, *nic_in; /* per rank and NIC (r 8 + i): chunks through it so far */
@@ -90,9 +91,17 @@ static int tb_for(struct pb *B, int g, int v, int send, int ch, int32_t *tb)
 	memset(t, 0, sizeof *t);
 	t->send = send ? v : -1;
 	t->recv = send ? -1 : v;
-	t->chan = ch;
-	if (ch + 1 > B->p->C)
-		B->p->C = ch + 1;   /* MSCCL's nchannels: the most any block uses */
+	/* MSCCL's runtime holds at most 32 blocks of a rank in one direction
+	 * on one channel (synth.h): inside a group the pairs take their C
+	 * channels from one of `sets` sets, so that a rank's peers share each
+	 * channel about evenly (the label changes no time: a block is one
+	 * peer's, whatever its channel) */
+	int label = ch;
+	if (B->S->group[g] == B->S->group[v])
+		label = ch + B->C * ((g + v) % B->sets);
+	t->chan = label;
+	if (label + 1 > B->p->C)
+		B->p->C = label + 1;   /* MSCCL's nchannels: the most any block uses */
 	B->tb_rank[B->ntb] = g;
 	*slot = *tb = (int32_t)B->ntb++;
 	return CCS_OK;
@@ -369,7 +378,9 @@ static int sort_blocks(struct pb *B)
 }
 
 /* Blocks grouped by rank (as XML and JSON list them), steps' block
- * references renumbered. */
+ * references renumbered: a rank's blocks that some step waits on first
+ * (MSCCL keeps the block a step waits on in an int8_t: synth.h), then the
+ * others, each in the order they were made. */
 static int group_by_rank(struct pb *B)
 {
 	struct ccs_synth_plan *p = B->p;
@@ -392,8 +403,20 @@ static int group_by_rank(struct pb *B)
 		return CCS_ENOMEM;
 	}
 	memcpy(fill, p->tb0, (size_t)B->n * sizeof *fill);
+	/* newid first marks the blocks waited on (UINT32_MAX), then holds the
+	 * new ids with the top bit set until all are given */
 	for (uint32_t i = 0; i < B->ntb; i++)
-		newid[i] = fill[B->tb_rank[i]]++;
+		newid[i] = 0;
+	for (uint32_t i = 0; i < B->ntb; i++)
+		for (uint32_t k = 0; k < p->tb[i].n; k++)
+			if (p->tb[i].st[k].dep_tb >= 0)
+				newid[p->tb[i].st[k].dep_tb] = UINT32_MAX;
+	for (int waited = 1; waited >= 0; waited--)
+		for (uint32_t i = 0; i < B->ntb; i++)
+			if (waited ? newid[i] == UINT32_MAX : newid[i] == 0)
+				newid[i] = fill[B->tb_rank[i]]++ | 0x80000000u;
+	for (uint32_t i = 0; i < B->ntb; i++)
+		newid[i] &= 0x7fffffffu;
 	for (uint32_t i = 0; i < B->ntb; i++) {
 		tb[newid[i]] = p->tb[i];
 		for (uint32_t k = 0; k < p->tb[i].n; k++) {
@@ -428,6 +451,18 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	B.K = S->K;
 	B.C = S->C;
 	B.CH = S->C > 8 ? S->C : 8;   /* channels inside groups, or a NIC's (at most 8) */
+	{
+		int32_t *gs = ccs_calloc((size_t)n + 1, sizeof *gs), big = 1;
+		if (!gs)
+			return CCS_ENOMEM;
+		for (int v = 0; v < n; v++)
+			if (++gs[S->group[v]] > big)
+				big = gs[S->group[v]];
+		ccs_free(gs);
+		B.sets = (big - 1 + CCS_SYNTH_MSCCL_PER_CHAN - 1) / CCS_SYNTH_MSCCL_PER_CHAN;
+		if (B.sets < 1)
+			B.sets = 1;
+	}
 	size_t nn = (size_t)n * (size_t)n * (size_t)B.CH;
 	B.stb = ccs_malloc(nn * sizeof *B.stb);
 	B.rtb = ccs_malloc(nn * sizeof *B.rtb);

@@ -48,13 +48,32 @@ int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_co
 	return rc;
 }
 
+/* Whether MSCCL's runtime holds plan p (synth.h): 1, 0, or -1 out of
+ * memory. */
+static int fits(const struct ccs_synth_plan *p)
+{
+	struct ccs_synth_fit ft;
+	char why[160];
+	if (ccs_synth_fit_of(p, &ft))
+		return -1;
+	return !ccs_synth_fit_check(&ft, why, sizeof why);
+}
+
+/* Of two lowerings, whether (fit, t) beats (bfit, bt): one MSCCL's
+ * runtime holds first, then the faster. */
+static int better(int fit, double t, int bfit, double bt)
+{
+	return fit != bfit ? fit > bfit : t < bt;
+}
+
 /* The lowering's channels for packing s, its baseline (C = K, no
- * spread) simulated at *t: inside groups fewer at once, or less latency;
- * across groups a pair's chunks over one NIC in one block, or spread over
- * that NIC's channels (more at once, latency overlapped).  s keeps the
- * fastest and *t its time. */
+ * spread) simulated at *t (*fit: whether MSCCL's runtime holds it): inside
+ * groups fewer at once, or less latency; across groups a pair's chunks
+ * over one NIC in one block, or spread over that NIC's channels (more at
+ * once, latency overlapped).  s keeps the best (one the runtime holds
+ * first, then the fastest), *t its time and *fit its fit. */
 static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
-                       struct ccs_synth_plan *p, double *t, char *err, size_t errn)
+                       struct ccs_synth_plan *p, double *t, int *fit, char *err, size_t errn)
 {
 	static const int try_c[3] = { 0, 4, 1 };
 	int cin = 0, spread = 0, rc = CCS_OK;
@@ -64,8 +83,15 @@ static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct c
 			continue;
 		s->cin = try_c[i / 2];
 		s->spread = i % 2;
-		if (!(rc = ccs_synth_sim(s, f, c, bytes, K, C, p, &tc, err, errn)) && tc < *t) {
+		if ((rc = ccs_synth_sim(s, f, c, bytes, K, C, p, &tc, err, errn)))
+			break;
+		int ft = fits(p);
+		if (ft < 0) {
+			snprintf(err, errn, "out of memory");
+			rc = CCS_ENOMEM;
+		} else if (better(ft, tc, *fit, *t)) {
 			*t = tc;
+			*fit = ft;
 			cin = s->cin;
 			spread = s->spread;
 		}
@@ -84,9 +110,10 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	memset(&p, 0, sizeof p);
 	memset(cand, 0, sizeof cand);
 	double t[N];
-	int rc = CCS_OK, tried[N];
+	int rc = CCS_OK, tried[N], fit[N];
 	for (int i = 0; i < N && !rc; i++) {
 		t[i] = HUGE_VAL;
+		fit[i] = 0;
 		/* AllToAll's paths have no rails or chains to try */
 		int applies = cfg->coll == CCS_COLL_ALLTOALL ? i == CCS_SYNTH_OPT || i == CCS_SYNTH_FIRST
 		                                             : i != CCS_SYNTH_RAILS || c->G > 1;
@@ -100,6 +127,10 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		rc = ccs_synth_pack(f, c, &one, &cand[i], err, errn);
 		if (!rc)
 			rc = ccs_synth_sim(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], err, errn);
+		if (!rc && (fit[i] = fits(&p)) < 0) {
+			snprintf(err, errn, "out of memory");
+			rc = CCS_ENOMEM;
+		}
 	}
 	/* each candidate within 2x of the fastest with its best channels */
 	double first = HUGE_VAL;
@@ -107,11 +138,11 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		first = tried[i] && t[i] < first ? t[i] : first;
 	for (int i = 0; i < N && !rc; i++)
 		if (tried[i] && t[i] <= 2 * first)
-			rc = lower_trial(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], err, errn);
+			rc = lower_trial(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], &fit[i], err, errn);
 	ccs_synth_plan_release(&p);
 	int best = -1;
 	for (int i = 0; i < N && !rc; i++)
-		if (tried[i] && (best < 0 || t[i] < t[best]))
+		if (tried[i] && (best < 0 || better(fit[i], t[i], fit[best], t[best])))
 			best = i;
 	if (rc || best < 0) {
 		for (int i = 0; i < N; i++)

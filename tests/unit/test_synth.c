@@ -139,6 +139,39 @@ static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p
 			}
 		}
 	CHECK(sends == recvs);
+	/* what it asks of MSCCL's runtime, counted again here, within its
+	 * limits; the blocks steps wait on come first in their rank */
+	struct ccs_synth_fit f;
+	CHECK(ccs_synth_fit_of(p, &f) == CCS_OK);
+	uint32_t tbs = 0, steps = 0, per = 0, dep = 0, firstfree = 0;
+	for (int g = 0; g < n; g++) {
+		uint32_t m = p->tb0[g + 1] - p->tb0[g];
+		tbs = m > tbs ? m : tbs;
+		for (int ch = 0; ch < p->C; ch++)
+			for (int d = 0; d < 2; d++) {
+				uint32_t c = 0;
+				for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++)
+					c += p->tb[i].chan == ch && (d ? p->tb[i].recv : p->tb[i].send) >= 0;
+				per = c > per ? c : per;
+			}
+		uint8_t *waited = calloc((size_t)m + 1, 1);
+		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
+			steps = p->tb[i].n > steps ? p->tb[i].n : steps;
+			for (uint32_t k = 0; k < p->tb[i].n; k++)
+				if (p->tb[i].st[k].dep_tb >= 0) {
+					waited[p->tb[i].st[k].dep_tb] = 1;
+					dep = (uint32_t)p->tb[i].st[k].dep_tb > dep ? (uint32_t)p->tb[i].st[k].dep_tb : dep;
+				}
+		}
+		for (uint32_t i = 1; i < m; i++)
+			firstfree += waited[i] && !waited[i - 1];
+		free(waited);
+	}
+	CHECK(f.tbs == tbs && f.steps == steps && f.per_chan == per && f.dep_tb == dep && f.chans == (uint32_t)p->C);
+	CHECK(f.cnt == 1 || p->coll == CCS_COLL_ALLTOALL);
+	CHECK(firstfree == 0);
+	char why[200];
+	CHECK(ccs_synth_fit_check(&f, why, sizeof why) == 0);
 	if (p->coll == CCS_COLL_ALLGATHER || p->coll == CCS_COLL_ALLTOALL)
 		for (int g = 0; g < n; g++)
 			for (int r = 0; r < n; r++)
@@ -307,9 +340,65 @@ static void test_nodes(void)
 	fx_down(w.t, &w.c, w.fab);
 }
 
+/* MSCCL's runtime limits: each passed is named; at the limits, none. */
+static void test_fit_limits(void)
+{
+	struct ccs_synth_fit at = { CCS_SYNTH_MSCCL_TBS, CCS_SYNTH_MSCCL_STEPS, CCS_SYNTH_MSCCL_CNT, CCS_SYNTH_MSCCL_CHANS,
+		                    CCS_SYNTH_MSCCL_PER_CHAN, CCS_SYNTH_MSCCL_DEP_TB };
+	char why[200] = "";
+	CHECK(ccs_synth_fit_check(&at, why, sizeof why) == 0);
+	CHECK(at.tbs == 1024 && at.steps == 64 && at.cnt == 71 && at.chans == 32 && at.per_chan == 32 && at.dep_tb == 127);
+	static const char *const word[6] = { "thread blocks", "steps", "chunks in a step", "channels (MAXCHANNELS)",
+		                             "blocks sending", "waits on" };
+	for (int i = 0; i < 6; i++) {
+		struct ccs_synth_fit f = at;
+		uint32_t *v[6] = { &f.tbs, &f.steps, &f.cnt, &f.chans, &f.per_chan, &f.dep_tb };
+		(*v[i])++;
+		CHECK(ccs_synth_fit_check(&f, why, sizeof why) == 1 && strstr(why, word[i]));
+	}
+}
+
+/* A scale-up domain of 40 ranks: more peers than MSCCL holds blocks on a
+ * channel, so the pairs' channels come from two sets; the plan fits. */
+static void test_wide(void)
+{
+	struct fx_world w;
+	if (fx_world_up(&w, "topologies/gb200-nvl72.yaml", NULL, 0, 0)) {
+		CHECK(0);
+		return;
+	}
+	struct ccs_comm c40;
+	memset(&c40, 0, sizeof c40);
+	char err[256];
+	CHECK(!ccs_comm_build(w.t, 40, 0, &c40, err, sizeof err));
+	CHECK(c40.G == 1 && c40.n == 40);
+	struct ccs_fabric *fab = NULL;
+	CHECK(!ccs_fabric_new(&c40, &fab));
+	struct ccs_synth s;
+	struct ccs_synth_cfg cfg = { CCS_COLL_ALLGATHER, 64.0 * 1024 * 1024, 0, 0, 0, 0 };
+	CHECK(ccs_synth_make(fab, &c40, &cfg, 1, 0, CCS_SYNTH_FIRST, &s, err, sizeof err) == CCS_OK);
+	struct ccs_synth_plan p;
+	memset(&p, 0, sizeof p);
+	double t;
+	CHECK(ccs_synth_sim(&s, fab, &c40, cfg.bytes, 1, 0, &p, &t, err, sizeof err) == CCS_OK);
+	check_plan(&s, &p);
+	/* 39 peers: more than 32 would share a channel of one set */
+	int hi = 0;
+	for (uint32_t i = 0; i < p.ntb; i++)
+		hi = p.tb[i].chan >= s.C ? 1 : hi;
+	CHECK(hi);
+	ccs_synth_plan_release(&p);
+	ccs_synth_release(&s);
+	ccs_fabric_free(fab);
+	ccs_comm_release(&c40);
+	fx_down(w.t, &w.c, w.fab);
+}
+
 int main(void)
 {
 	test_arbo();
+	test_fit_limits();
+	test_wide();
 	test_switch();
 	test_bridged();
 	test_nodes();
