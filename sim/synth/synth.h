@@ -193,6 +193,13 @@ int  ccs_synth_plan_build(const struct ccs_synth *s, struct ccs_synth_plan *p);
 struct ccs_synth_fit {
 	uint32_t tbs, steps, cnt, chans, per_chan, dep_tb;
 };
+/* Packing s lowered again, the lowerings tried by ccs_synth_make ranked
+ * by whether MSCCL's runtime holds them, then by time: s keeps the best
+ * (its cin and spread), *time_s its simulated time at bytes and *fit
+ * whether the runtime holds it.  For the MSCCL export of a schedule whose
+ * fastest lowering the runtime refuses. */
+int ccs_synth_lower_fit(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
+                        double *time_s, int *fit, char *err, size_t errn);
 /* *f of plan p (zero for an empty plan); CCS_ENOMEM. */
 int ccs_synth_fit_of(const struct ccs_synth_plan *p, struct ccs_synth_fit *f);
 /* 0 when f is within the runtime's limits, else 1 with the first it passes

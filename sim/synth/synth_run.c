@@ -70,10 +70,11 @@ static int better(int fit, double t, int bfit, double bt)
  * spread) simulated at *t (*fit: whether MSCCL's runtime holds it): inside
  * groups fewer at once, or less latency; across groups a pair's chunks
  * over one NIC in one block, or spread over that NIC's channels (more at
- * once, latency overlapped).  s keeps the best (one the runtime holds
- * first, then the fastest), *t its time and *fit its fit. */
+ * once, latency overlapped).  s keeps the best, *t its time and *fit its
+ * fit: with by_fit one the runtime holds first, then the fastest; else
+ * the fastest. */
 static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
-                       struct ccs_synth_plan *p, double *t, int *fit, char *err, size_t errn)
+                       struct ccs_synth_plan *p, double *t, int *fit, int by_fit, char *err, size_t errn)
 {
 	static const int try_c[3] = { 0, 4, 1 };
 	int cin = 0, spread = 0, rc = CCS_OK;
@@ -85,7 +86,7 @@ static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct c
 		s->spread = i % 2;
 		if ((rc = ccs_synth_sim(s, f, c, bytes, K, C, p, &tc, err, errn)))
 			break;
-		int ft = fits(p);
+		int ft = by_fit ? fits(p) : 1;
 		if (ft < 0) {
 			snprintf(err, errn, "out of memory");
 			rc = CCS_ENOMEM;
@@ -110,10 +111,9 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	memset(&p, 0, sizeof p);
 	memset(cand, 0, sizeof cand);
 	double t[N];
-	int rc = CCS_OK, tried[N], fit[N];
+	int rc = CCS_OK, tried[N];
 	for (int i = 0; i < N && !rc; i++) {
 		t[i] = HUGE_VAL;
-		fit[i] = 0;
 		/* AllToAll's paths have no rails or chains to try */
 		int applies = cfg->coll == CCS_COLL_ALLTOALL ? i == CCS_SYNTH_OPT || i == CCS_SYNTH_FIRST
 		                                             : i != CCS_SYNTH_RAILS || c->G > 1;
@@ -127,10 +127,6 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		rc = ccs_synth_pack(f, c, &one, &cand[i], err, errn);
 		if (!rc)
 			rc = ccs_synth_sim(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], err, errn);
-		if (!rc && (fit[i] = fits(&p)) < 0) {
-			snprintf(err, errn, "out of memory");
-			rc = CCS_ENOMEM;
-		}
 	}
 	/* each candidate within 2x of the fastest with its best channels */
 	double first = HUGE_VAL;
@@ -138,11 +134,14 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		first = tried[i] && t[i] < first ? t[i] : first;
 	for (int i = 0; i < N && !rc; i++)
 		if (tried[i] && t[i] <= 2 * first)
-			rc = lower_trial(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], &fit[i], err, errn);
+		{
+			int any = 1;   /* by time alone: every lowering counts as fitting */
+			rc = lower_trial(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], &any, 0, err, errn);
+		}
 	ccs_synth_plan_release(&p);
 	int best = -1;
 	for (int i = 0; i < N && !rc; i++)
-		if (tried[i] && (best < 0 || better(fit[i], t[i], fit[best], t[best])))
+		if (tried[i] && (best < 0 || t[i] < t[best]))
 			best = i;
 	if (rc || best < 0) {
 		for (int i = 0; i < N; i++)
@@ -162,4 +161,22 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		if (i != best)
 			ccs_synth_release(&cand[i]);
 	return CCS_OK;
+}
+
+int ccs_synth_lower_fit(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
+                        double *time_s, int *fit, char *err, size_t errn)
+{
+	struct ccs_synth_plan p;
+	memset(&p, 0, sizeof p);
+	s->cin = 0;
+	s->spread = 0;
+	int rc = ccs_synth_sim(s, f, c, bytes, K, C, &p, time_s, err, errn);
+	if (!rc && (*fit = fits(&p)) < 0) {
+		snprintf(err, errn, "out of memory");
+		rc = CCS_ENOMEM;
+	}
+	if (!rc)
+		rc = lower_trial(s, f, c, bytes, K, C, &p, time_s, fit, 1, err, errn);
+	ccs_synth_plan_release(&p);
+	return rc;
 }
