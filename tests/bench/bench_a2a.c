@@ -8,7 +8,9 @@
 ** 4,096 tokens per rank) at EP 256 inside one CloudMatrix384-class UB domain
 ** (direct) and on 1,024 ranks of HGX H800 nodes, 4 EP groups of 256 at once
 ** (deepep_normal; EP 1,024 would leave ranks without an expert); the large
-** ones again with a leaf-spine link down at 1 ms.  The fabric routes as
+** ones again with a leaf-spine link down at 1 ms; the 4,096-token H800
+** dispatch also under expected routing (each pair the mean over its EP
+** group's sources: symmetric, the draw's imbalance removed).  The fabric routes as
 ** InfiniBand's subnet manager does (dmodk, model/topo.h), which keeps a
 ** uniform exchange symmetric; the 1,024-rank AllToAll runs once more under
 ** hashed ECMP, the baseline (docs/simulator.md, "Routes").
@@ -46,22 +48,24 @@ struct acase {
 	int nsets, ranks;           /* ranks 0: every GPU */
 	int moe_algo;               /* -1: AllToAll of bytes; else dispatch with this algorithm */
 	int tokens;
+	int expected;               /* dispatch: expected routing (each pair the mean of its group's sources) */
 	uint64_t bytes;
 	double max_s;               /* target; 0: none */
 };
 
 static const struct acase cases[] = {
-	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 64ull << 20, 0 },
-	{ "alltoall, ecmp", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 64ull << 20, 0 },
-	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 64ull << 20, 60 },
+	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 0 },
+	{ "alltoall, ecmp", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0, 64ull << 20, 0 },
+	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60 },
 	{ "alltoall, down @1ms", C3, { "nodes=1024", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3, 0,
-	  -1, 0, 64ull << 20, 0 },
-	{ "dispatch 128 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 128, 0, 0 },
-	{ "dispatch 4096 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 4096, 0, 0 },
-	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 60 },
-	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 60 },
+	  -1, 0, 0, 64ull << 20, 0 },
+	{ "dispatch 128 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 128, 0, 0, 0 },
+	{ "dispatch 4096 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 4096, 0, 0, 0 },
+	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 0, 60 },
+	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60 },
+	{ "dispatch, expected", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 1, 0, 60 },
 	{ "dispatch, down @1ms", "topologies/hgx-h800.yaml", { "nodes=128", "faults+=link:leaf0-spine0:down@1ms" }, 2,
-	  0, CCS_MOE_NORMAL, 4096, 0, 0 },
+	  0, CCS_MOE_NORMAL, 4096, 0, 0, 0 },
 };
 
 /* what a child sends back: at the end, or when its time is up */
@@ -121,6 +125,7 @@ static int build(const struct acase *b, const struct ccs_comm *c, struct ccs_moe
 	ccs_moe_cfg_default(&cfg);
 	cfg.tokens = b->tokens;
 	cfg.fp8 = 1;
+	cfg.expected = b->expected;
 	/* more ranks than experts: EP groups of one expert a rank (model/moe.h) */
 	if (c->n > cfg.experts)
 		cfg.ep = cfg.experts;
