@@ -165,6 +165,7 @@ struct ccs_synth_tb {
 };
 struct ccs_synth_plan {
 	int n, coll, C;
+	int nic_mod;                /* across groups channel c leaves by NIC c mod k, k at most this (1: no group crossed) */
 	long nchunks;               /* per loop: n K */
 	long i_chunks, o_chunks, s_chunks;
 	uint32_t *tb0;              /* rank g's blocks are tb[tb0[g] .. tb0[g + 1]) */
@@ -200,7 +201,9 @@ struct ccs_synth_fit {
  * fastest lowering the runtime refuses. */
 int ccs_synth_lower_fit(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
                         double *time_s, int *fit, char *err, size_t errn);
-/* *f of plan p (zero for an empty plan); CCS_ENOMEM. */
+/* *f of plan p as ccs_synth_xml writes it (a block of more than 64 steps
+ * in pieces of at most 64, synth_export.c); zero for an empty plan;
+ * CCS_ENOMEM. */
 int ccs_synth_fit_of(const struct ccs_synth_plan *p, struct ccs_synth_fit *f);
 /* 0 when f is within the runtime's limits, else 1 with the first it passes
  * in why ("64 steps in a block (MSCCL's MSCCL_MAX_NUM_STEPS)"). */

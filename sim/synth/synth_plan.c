@@ -462,6 +462,10 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 		B.sets = (big - 1 + CCS_SYNTH_MSCCL_PER_CHAN - 1) / CCS_SYNTH_MSCCL_PER_CHAN;
 		if (B.sets < 1)
 			B.sets = 1;
+		p->nic_mod = 1;
+		for (int v = 0; big < n && v < n; v++)
+			if (S->nics[v] > p->nic_mod)
+				p->nic_mod = S->nics[v] > 8 ? 8 : S->nics[v];
 	}
 	size_t nn = (size_t)n * (size_t)n * (size_t)B.CH;
 	B.stb = ccs_malloc(nn * sizeof *B.stb);

@@ -9,6 +9,7 @@
 */
 #include "../check.h"
 #include "fixture.h"
+#include "../../model/xml.h"
 
 #include "../../model/coll.h"
 #include "../../sim/synth/synth.h"
@@ -309,6 +310,91 @@ static void test_bridged(void)
 	fx_down(w.t, &w.c, w.fab);
 }
 
+/* Blocks past MSCCL's 64 steps (the bridged node at 96 chunks a shard,
+ * one channel): the XML cuts them into pieces, each of at most 64 steps,
+ * a later piece's first step waiting on the piece before it (through a
+ * nop where that step waits on another block already, the nop's
+ * dependency then followed by the step's own, as MSCCL's executor reads a
+ * chain); the XML read back is the same schedule (time within 1e-9), and
+ * what ccs_synth_fit_of counts is what the XML holds. */
+static void test_split(void)
+{
+	struct fx_world w;
+	if (fx_world_up(&w, "topologies/pcie-4gpu-nvbridge.yaml", NULL, 0, 0)) {
+		CHECK(0);
+		return;
+	}
+	double N = 256.0 * 1024 * 1024;
+	for (int coll = CCS_COLL_ALLGATHER; coll <= CCS_COLL_REDUCESCATTER; coll++) {
+		struct ccs_synth s;
+		struct ccs_synth_cfg cfg = { coll, N, 0, 0, 0, 0 };
+		char err[256];
+		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, 96, 1, CCS_SYNTH_OPT, &s, err, sizeof err) == CCS_OK);
+		struct ccs_synth_plan p;
+		memset(&p, 0, sizeof p);
+		double t;
+		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, 96, 1, &p, &t, err, sizeof err) == CCS_OK);
+		uint32_t longest = 0;
+		for (uint32_t i = 0; i < p.ntb; i++)
+			longest = p.tb[i].n > longest ? p.tb[i].n : longest;
+		CHECK(longest > CCS_SYNTH_MSCCL_STEPS);
+		struct ccs_synth_fit f;
+		CHECK(ccs_synth_fit_of(&p, &f) == CCS_OK);
+		CHECK(f.steps <= CCS_SYNTH_MSCCL_STEPS && f.tbs > p.ntb / (uint32_t)p.n);
+		struct ccs_text x;
+		memset(&x, 0, sizeof x);
+		ccs_synth_xml(&p, "t", &x);
+		CHECK(!x.oom);
+		/* the XML as MSCCL's parser reads it */
+		struct ccs_xml xml;
+		struct ccs_diag d;
+		memset(&d, 0, sizeof d);
+		CHECK(ccs_xml_parse("t.xml", x.s, x.n, &xml, &d) == CCS_OK);
+		uint32_t most = 0, nops = 0, chain_bad = 0, tbs = 0, maxchan = 0;
+		for (size_t e = 0; e < xml.nn; e++) {
+			if (strcmp(xml.n[e].name, "tb"))
+				continue;
+			if (!strcmp(ccs_xml_attr(&xml.n[xml.n[e].parent], "id"), "0"))
+				tbs++;
+			uint32_t ch = (uint32_t)atoi(ccs_xml_attr(&xml.n[e], "chan"));
+			maxchan = ch > maxchan ? ch : maxchan;
+			uint32_t steps = 0, deps = 0, used = 0;
+			for (int c = xml.n[e].child; c >= 0; c = xml.n[c].next) {
+				steps++;
+				int dep = atoi(ccs_xml_attr(&xml.n[c], "depid"));
+				deps += dep >= 0;
+				if (!strcmp(ccs_xml_attr(&xml.n[c], "type"), "nop")) {
+					nops++;
+					continue;
+				}
+				chain_bad += deps > used && dep < 0;
+				used = deps;
+			}
+			most = steps > most ? steps : most;
+		}
+		CHECK(most <= CCS_SYNTH_MSCCL_STEPS && most == f.steps);
+		if (!(tbs == f.tbs && maxchan + 1 == f.chans))
+			printf("split: rank 0 %u blocks, fit %u; channels %u, fit %u\n", tbs, f.tbs, maxchan + 1, f.chans);
+		CHECK(tbs == f.tbs && maxchan + 1 == f.chans && f.chans <= CCS_SYNTH_MSCCL_CHANS);
+		CHECK(chain_bad == 0);
+		CHECK(coll == CCS_COLL_ALLGATHER || nops > 0);   /* in-trees' sends wait on receipts */
+		ccs_xml_release(&xml);
+		struct ccs_sched sc;
+		struct ccs_sim_stats st;
+		int ranks;
+		memset(&d, 0, sizeof d);
+		CHECK(ccs_sched_text_load("t.xml", x.s, x.n, &w.c, N, &sc, &ranks, &d) == CCS_OK);
+		ccs_fabric_rewind(w.fab);
+		CHECK(ccs_sim_run(w.fab, &sc, &st, NULL, err, sizeof err) == CCS_OK);
+		ccs_sched_release(&sc);
+		CHECK_NEAR(st.time_s, t, 1e-9);
+		ccs_free(x.s);
+		ccs_synth_plan_release(&p);
+		ccs_synth_release(&s);
+	}
+	fx_down(w.t, &w.c, w.fab);
+}
+
 /* Two nodes on EFA: the chosen packing (optimum or first trees) and the
  * exports across the network, NICs picked by channel. */
 static void test_nodes(void)
@@ -401,6 +487,7 @@ int main(void)
 	test_wide();
 	test_switch();
 	test_bridged();
+	test_split();
 	test_nodes();
 	return CHECK_DONE("test_synth");
 }
