@@ -174,6 +174,32 @@ struct plots {
 	size_t n, cap;
 };
 
+/* A step's outcome (cmd_run.c runs them in turn): go on, or stop with the
+ * scenario's positioned message (CCS_STEP_DIAG: in the document's diag),
+ * out of memory, a message already printed (the exit status kept), or done
+ * early. */
+enum { CCS_STEP_OK, CCS_STEP_DIAG, CCS_STEP_OOM, CCS_STEP_FAIL, CCS_STEP_DONE };
+
+/* points.c: the study's points, made and checked before anything runs.
+ * count: designs x topology combinations x workload instances against
+ * CCS_RUN_MAX_POINTS, before any topology is built; designs: each design on
+ * each combination of the topology axes (--set overrides, a 'faults' value
+ * split into faults+= ones), loaded and its communicator built; workloads:
+ * each workload on each combination of the global and its own axes; make:
+ * their cross product, each point checked (one whose algorithm or protocol
+ * came from a list and does not apply is left out, another is an error at
+ * its workload).  Each returns a CCS_STEP_ outcome. */
+struct ccs_points {
+	struct scen *S;
+	struct ccs_ydoc *doc;
+	const struct ccs_ynode *root;
+	uint32_t *idx;              /* the axes' value indices being combined */
+};
+int ccs_points_count(struct ccs_points *P);
+int ccs_points_designs(struct ccs_points *P);
+int ccs_points_workloads(struct ccs_points *P);
+int ccs_points_make(struct ccs_points *P);
+
 /* scenario.c */
 int ccs_scenario_error(struct ccs_ydoc *d, const struct ccs_ynode *y, const char *fmt, ...) CCS_PRINTF(3, 4);
 int ccs_scenario_load_design(struct ccs_ydoc *d, const struct ccs_ynode *m, const char *dir, int quick, struct design *g);
