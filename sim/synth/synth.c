@@ -2,8 +2,7 @@
 ** sim/synth/synth.c: the tree packing by column generation (synth.h).
 **
 ** The routes of all n (n - 1) ordered pairs are read from the fabric once
-** (a pair's shares of its resources, 1/K on each of K sprayed paths), the
-** resources any route crosses become the program's capacity rows, and each
+** (synth_routes.h: the program's capacity rows), and each
 ** round prices every root's cheapest tree under the duals (all roots up to
 ** 128 ranks; beyond, the one cheapest over all roots found in one search
 ** from a super-root, plus a rotating batch), adding each that improves.
@@ -12,6 +11,7 @@
 
 #include "synth_arbo.h"
 #include "synth_lp.h"
+#include "synth_routes.h"
 
 #include "../../model/coll.h"
 #include "../../model/nccl_tables.h"
@@ -20,14 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A route's shares in compressed rows: pair p = u n + v has the entries
- * [start[p], start[p + 1]) of row (the program's capacity row) and sh. */
-struct routes {
-	uint32_t *start;
-	int *row;
-	double *sh;
-};
 
 struct pk {
 	struct ccs_fabric *f;
@@ -43,11 +35,7 @@ struct pk {
 	int *col_dst;               /* per column: its commodity's destination (AllToAll), -1 for a tree */
 	int32_t *pos;               /* per rank: its place in its group */
 	double *col_cost;           /* per column: sum_e a(e) / cap_e */
-	struct routes r;
-	int nrow;
-	uint32_t *row_res;          /* a row's fabric resource */
-	double *cap;                /* a row's capacity over the largest */
-	double capmax;
+	struct ccs_synth_routes r;  /* the program's rows (synth_routes.h) */
 	struct ccs_synth_lp *lp;
 	/* columns: root and phase, parent per rank (ncol x n) */
 	int ncol, colcap;
@@ -60,126 +48,6 @@ struct pk {
 	int *arow;
 	double *acc;
 };
-
-/* Channels a lowered schedule spreads a pair's chunks over (synth_plan.c):
- * routes that hash the channel (ECMP) are averaged over this many. */
-#define SALTS 8
-
-/* Pair u -> v's shares of the rows it crosses, appended at P->r (nz
- * entries so far, cap allocated), averaged over the channels and sprayed
- * ways; rowof maps fabric resources to rows (-1: none yet). */
-static int one_pair(struct pk *P, int u, int v, int32_t *rowof, size_t *nz, size_t *cap, char *err, size_t errn)
-{
-	const double *caps = ccs_fabric_caps(P->f);
-	double sB = 0;
-	int cross = ccs_fabric_crosses(P->f, u, v);
-	uint32_t K = ccs_fabric_spray(P->f), ways = cross && K > 1 ? K : 1;
-	int ka = cross ? ccs_comm_best_nics(P->c, u) : 0, kb = cross ? ccs_comm_best_nics(P->c, v) : 0;
-	size_t z0 = *nz;
-	double sB_way = 0;
-	for (uint32_t salt = 0; salt < SALTS; salt++)
-		for (uint32_t w = 0; w < ways; w++) {
-			uint32_t res[CCS_FLOW_MAXPATH];
-			int nr = 0;
-			/* channel salt's NICs, as a schedule file's sends take them */
-			uint32_t na = ka > 0 && kb > 0 ? ccs_comm_nic(P->c, u, (int)(salt % (uint32_t)ka)) : UINT32_MAX;
-			uint32_t nb = ka > 0 && kb > 0 ? ccs_comm_nic(P->c, v, (int)(salt % (uint32_t)kb)) : UINT32_MAX;
-			if (ccs_fabric_route_way(P->f, u, v, na, nb, salt, w, res, &nr)) {
-				snprintf(err, errn, "no route from rank %d to rank %d", u, v);
-				return CCS_EINPUT;
-			}
-			if (*nz + (size_t)nr > *cap) {
-				*cap = *cap * 2 + (size_t)nr;
-				int *r2 = ccs_realloc(P->r.row, *cap * sizeof *r2);
-				if (!r2)
-					return CCS_ENOMEM;
-				P->r.row = r2;
-				double *s2 = ccs_realloc(P->r.sh, *cap * sizeof *s2);
-				if (!s2)
-					return CCS_ENOMEM;
-				P->r.sh = s2;
-			}
-			double worst = 0;
-			for (int i = 0; i < nr; i++)
-				worst = 1.0 / caps[res[i]] > worst ? 1.0 / caps[res[i]] : worst;
-			worst /= ways;
-			if (w == 0 || worst > sB_way)
-				sB_way = worst;
-			if (w + 1 == ways)
-				sB += sB_way / SALTS;
-			for (int i = 0; i < nr; i++) {
-				if (rowof[res[i]] < 0) {
-					rowof[res[i]] = P->nrow;
-					P->row_res[P->nrow++] = res[i];
-				}
-				int e = rowof[res[i]];
-				size_t k = z0;
-				while (k < *nz && P->r.row[k] != e)
-					k++;
-				if (k == *nz) {
-					P->r.row[k] = e;
-					P->r.sh[k] = 0;
-					(*nz)++;
-				}
-				P->r.sh[k] += 1.0 / ways / SALTS;
-			}
-		}
-	P->out->hop_sB[(size_t)u * (size_t)P->n + (size_t)v] = sB;
-	/* a schedule file's send pays the model's hop for the route */
-	int same = !cross;
-	P->out->hop_lat[(size_t)u * (size_t)P->n + (size_t)v] =
-	        ccs_nccl_latency(&P->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
-	        ccs_nccl_latency(&P->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
-	return CCS_OK;
-}
-
-/* The routes of every ordered pair, and the rows they use. */
-static int read_routes(struct pk *P, char *err, size_t errn)
-{
-	int n = P->n;
-	uint32_t nres = ccs_fabric_nres(P->f);
-	const double *caps = ccs_fabric_caps(P->f);
-	int32_t *rowof = ccs_malloc(((size_t)nres + 1) * sizeof *rowof);
-	size_t np = (size_t)n * (size_t)n, cap = np * 4 + 16, nz = 0;
-	P->r.start = ccs_malloc((np + 1) * sizeof *P->r.start);
-	P->r.row = ccs_malloc(cap * sizeof *P->r.row);
-	P->r.sh = ccs_malloc(cap * sizeof *P->r.sh);
-	P->row_res = ccs_malloc(((size_t)nres + 1) * sizeof *P->row_res);
-	if (!rowof || !P->r.start || !P->r.row || !P->r.sh || !P->row_res) {
-		ccs_free(rowof);
-		return CCS_ENOMEM;
-	}
-	for (uint32_t e = 0; e < nres; e++)
-		rowof[e] = -1;
-	int rc = CCS_OK;
-	for (int u = 0; u < n && !rc; u++)
-		for (int v = 0; v < n && !rc; v++) {
-			P->r.start[(size_t)u * (size_t)n + (size_t)v] = (uint32_t)nz;
-			if (u != v)
-				rc = one_pair(P, u, v, rowof, &nz, &cap, err, errn);
-		}
-	P->r.start[np] = (uint32_t)nz;
-	ccs_free(rowof);
-	if (rc)
-		return rc;
-	P->cap = ccs_malloc(((size_t)P->nrow + 1) * sizeof *P->cap);
-	if (!P->cap)
-		return CCS_ENOMEM;
-	P->capmax = 0;
-	for (int e = 0; e < P->nrow; e++)
-		if (caps[P->row_res[e]] > P->capmax)
-			P->capmax = caps[P->row_res[e]];
-	for (int e = 0; e < P->nrow; e++) {
-		P->cap[e] = caps[P->row_res[e]] / P->capmax;
-		if (!(P->cap[e] > 0)) {
-			char name[128];
-			ccs_fabric_res_name(P->f, P->row_res[e], name, sizeof name);
-			snprintf(err, errn, "'%s' has no capacity", name);
-			return CCS_EINPUT;
-		}
-	}
-	return CCS_OK;
-}
 
 /* The kind of tree of phase index ph: 0 in-tree, 1 out-tree. */
 static int kind_of(const struct pk *P, int ph)
@@ -229,7 +97,7 @@ static int add_col(struct pk *P, int r, int ph, int dst, const int32_t *par)
 	for (int i = 0; i < nz; i++) {
 		P->a[i] = P->acc[P->arow[i]];
 		P->acc[P->arow[i]] = 0;
-		cost += P->a[i] / P->cap[P->arow[i]];
+		cost += P->a[i] / P->r.cap[P->arow[i]];
 	}
 	if (P->ncol == P->colcap) {
 		int nc = P->colcap ? P->colcap * 2 : 64;
@@ -341,7 +209,7 @@ static int price(struct pk *P, int round, int *added, double *lb)
 	for (size_t pi = 0; pi < (size_t)n * (size_t)n; pi++) {
 		double s = 0;
 		for (uint32_t i = P->r.start[pi]; i < P->r.start[pi + 1]; i++)
-			s += (P->p[P->r.row[i]] + (P->second ? 1 / P->cap[P->r.row[i]] : 0)) * P->r.sh[i];
+			s += (P->p[P->r.row[i]] + (P->second ? 1 / P->r.cap[P->r.row[i]] : 0)) * P->r.sh[i];
 		P->k[pi] = s;
 	}
 	if (P->a2a)
@@ -430,7 +298,7 @@ static int rings(struct pk *P, const int32_t *gstart, const int32_t *members, in
 static int setup(struct pk *P, char *err, size_t errn)
 {
 	int n = P->n;
-	CCS_TRY(read_routes(P, err, errn));
+	CCS_TRY(ccs_synth_routes_read(P->f, P->c, &P->r, P->out->hop_sB, P->out->hop_lat, err, errn));
 	size_t m = (size_t)n * (size_t)n + 1;
 	P->eu = ccs_malloc(m * sizeof *P->eu);
 	P->ev = ccs_malloc(m * sizeof *P->ev);
@@ -438,17 +306,17 @@ static int setup(struct pk *P, char *err, size_t errn)
 	P->sel = ccs_malloc(((size_t)n + 2) * sizeof *P->sel);
 	P->k = ccs_malloc(m * sizeof *P->k);
 	P->y = ccs_calloc((size_t)(2 * n + 1), sizeof *P->y);
-	P->p = ccs_calloc((size_t)P->nrow + 1, sizeof *P->p);
-	P->a = ccs_malloc(((size_t)P->nrow + 1) * sizeof *P->a);
-	P->arow = ccs_malloc(((size_t)P->nrow + 1) * sizeof *P->arow);
-	P->acc = ccs_calloc((size_t)P->nrow + 1, sizeof *P->acc);
+	P->p = ccs_calloc((size_t)P->r.nrow + 1, sizeof *P->p);
+	P->a = ccs_malloc(((size_t)P->r.nrow + 1) * sizeof *P->a);
+	P->arow = ccs_malloc(((size_t)P->r.nrow + 1) * sizeof *P->arow);
+	P->acc = ccs_calloc((size_t)P->r.nrow + 1, sizeof *P->acc);
 	if (!P->eu || !P->ev || !P->ew || !P->sel || !P->k || !P->y || !P->p || !P->a || !P->arow || !P->acc)
 		return CCS_ENOMEM;
 	int ngroups = P->a2a ? n * (n - 1) : P->nph * n;
 	ccs_free(P->y);
 	if (!(P->y = ccs_calloc((size_t)ngroups + 1, sizeof *P->y)))
 		return CCS_ENOMEM;
-	CCS_TRY(ccs_synth_lp_new(ngroups, P->nrow, P->cap, &P->lp));
+	CCS_TRY(ccs_synth_lp_new(ngroups, P->r.nrow, P->r.cap, &P->lp));
 	if (P->a2a) {
 		/* the first path of every commodity: direct */
 		int rc = CCS_OK;
@@ -498,11 +366,7 @@ static int setup(struct pk *P, char *err, size_t errn)
 static void pk_release(struct pk *P)
 {
 	ccs_synth_lp_free(P->lp);
-	ccs_free(P->r.start);
-	ccs_free(P->r.row);
-	ccs_free(P->r.sh);
-	ccs_free(P->row_res);
-	ccs_free(P->cap);
+	ccs_synth_routes_release(&P->r);
 	ccs_free(P->col_root);
 	ccs_free(P->col_ph);
 	ccs_free(P->col_par);
@@ -525,7 +389,7 @@ static void pk_release(struct pk *P)
  * busiest row's time for a shard of `shard` bytes; *busy that row. */
 static double bound_of(struct pk *P, const double *w, double shard, int *busy)
 {
-	double *load = ccs_calloc((size_t)P->nrow + 1, sizeof *load);
+	double *load = ccs_calloc((size_t)P->r.nrow + 1, sizeof *load);
 	if (!load)
 		return HUGE_VAL;
 	int n = P->n;
@@ -544,8 +408,8 @@ static double bound_of(struct pk *P, const double *w, double shard, int *busy)
 	}
 	double t = 0;
 	*busy = 0;
-	for (int e = 0; e < P->nrow; e++) {
-		double te = load[e] * shard / (P->cap[e] * P->capmax);
+	for (int e = 0; e < P->r.nrow; e++) {
+		double te = load[e] * shard / (P->r.cap[e] * P->r.capmax);
 		if (te > t) {
 			t = te;
 			*busy = e;
@@ -580,7 +444,7 @@ static int keep_trees(struct pk *P, const double *x, struct ccs_synth *out)
 		t->load = ccs_malloc(((size_t)nz + 1) * sizeof *t->load);
 		for (int i = 0; i < nz; i++) {
 			if (t->res && t->load) {
-				t->res[i] = P->row_res[P->arow[i]];
+				t->res[i] = P->r.row_res[P->arow[i]];
 				t->load[i] = P->acc[P->arow[i]];
 			}
 			P->acc[P->arow[i]] = 0;
@@ -700,7 +564,7 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	for (int j = 0; j < P.ncol; j++)
 		x[j] = ccs_synth_lp_x(P.lp, j);
 	out->lp_s = bound_of(&P, x, cfg->bytes / c->n, &busy);
-	out->bottleneck = P.row_res[busy];
+	out->bottleneck = P.r.row_res[busy];
 	out->cols = P.ncol;
 	rc = keep_trees(&P, x, out);
 out:
