@@ -66,6 +66,17 @@ static int chan_stride(const struct ccs_synth_plan *p)
 	return (p->C + k - 1) / k * k;
 }
 
+/* The channels the XML names: the plan's, and each piece's (chan + j L). */
+static int written_chans(const struct ccs_synth_plan *p)
+{
+	int C = p->C, L = chan_stride(p);
+	for (uint32_t i = 0; i < p->ntb; i++) {
+		int last = p->tb[i].chan + (int)(npieces(p->tb[i].n) - 1) * L + 1;
+		C = last > C ? last : C;
+	}
+	return C;
+}
+
 /* Per block, the id in its rank of its second piece (the others follow);
  * NULL out of memory. */
 static uint32_t *later_ids(const struct ccs_synth_plan *p)
@@ -165,10 +176,7 @@ void ccs_synth_xml(const struct ccs_synth_plan *p, const char *name, struct ccs_
 {
 	uint8_t **hd = hasdep_marks(p);
 	uint32_t *x = later_ids(p);
-	int C = p->C;
-	for (uint32_t i = 0; i < p->ntb; i++)
-		if (npieces(p->tb[i].n) > 1 && p->tb[i].chan + (int)(npieces(p->tb[i].n) - 1) * chan_stride(p) + 1 > C)
-			C = p->tb[i].chan + (int)(npieces(p->tb[i].n) - 1) * chan_stride(p) + 1;
+	int C = written_chans(p);
 	ccs_text_printf(o, "<algo name=\"%s\" proto=\"Simple\" nchannels=\"%d\" nchunksperloop=\"%ld\" ngpus=\"%d\" coll=\"%s\" "
 	                   "inplace=\"0\">\n", name, C, p->nchunks, p->n, xml_coll[p->coll]);
 	for (int g = 0; x && g < p->n; g++) {
@@ -238,10 +246,7 @@ int ccs_synth_fit_of(const struct ccs_synth_plan *p, struct ccs_synth_fit *f)
 {
 	memset(f, 0, sizeof *f);
 	/* as ccs_synth_xml writes it: blocks cut into pieces */
-	int L = chan_stride(p), C = p->C;
-	for (uint32_t i = 0; i < p->ntb; i++)
-		if (p->tb[i].chan + (int)(npieces(p->tb[i].n) - 1) * L + 1 > C)
-			C = p->tb[i].chan + (int)(npieces(p->tb[i].n) - 1) * L + 1;
+	int L = chan_stride(p), C = written_chans(p);
 	f->chans = (uint32_t)C;
 	/* per rank and channel, its sending and its receiving blocks */
 	uint32_t *use = ccs_calloc(2 * (size_t)C + 2, sizeof *use), *x = later_ids(p);

@@ -70,12 +70,13 @@ static int better(int fit, double t, int bfit, double bt)
  * spread) simulated at *t (*fit: whether MSCCL's runtime holds it): inside
  * groups fewer at once, or less latency; across groups a pair's chunks
  * over one NIC in one block, or spread over that NIC's channels (more at
- * once, latency overlapped).  s keeps the best, *t its time and *fit its
- * fit: with by_fit one the runtime holds first, then the fastest; else
- * the fastest. */
+ * once, latency overlapped).  s keeps the best and *t its time: with fit
+ * one the runtime holds first (*fit: whether it does), then the fastest;
+ * with fit NULL the fastest. */
 static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_comm *c, double bytes, int K, int C,
-                       struct ccs_synth_plan *p, double *t, int *fit, int by_fit, char *err, size_t errn)
+                       struct ccs_synth_plan *p, double *t, int *fit, char *err, size_t errn)
 {
+	int any = 1, *bf = fit ? fit : &any;   /* by time alone: every lowering counts as held */
 	static const int try_c[3] = { 0, 4, 1 };
 	int cin = 0, spread = 0, rc = CCS_OK;
 	for (int i = 1; i < 6 && !C && !rc; i++) {
@@ -86,13 +87,13 @@ static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct c
 		s->spread = i % 2;
 		if ((rc = ccs_synth_sim(s, f, c, bytes, K, C, p, &tc, err, errn)))
 			break;
-		int ft = by_fit ? fits(p) : 1;
+		int ft = fit ? fits(p) : 1;
 		if (ft < 0) {
 			snprintf(err, errn, "out of memory");
 			rc = CCS_ENOMEM;
-		} else if (better(ft, tc, *fit, *t)) {
+		} else if (better(ft, tc, *bf, *t)) {
 			*t = tc;
-			*fit = ft;
+			*bf = ft;
 			cin = s->cin;
 			spread = s->spread;
 		}
@@ -134,10 +135,7 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		first = tried[i] && t[i] < first ? t[i] : first;
 	for (int i = 0; i < N && !rc; i++)
 		if (tried[i] && t[i] <= 2 * first)
-		{
-			int any = 1;   /* by time alone: every lowering counts as fitting */
-			rc = lower_trial(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], &any, 0, err, errn);
-		}
+			rc = lower_trial(&cand[i], f, c, cfg->bytes, K, C, &p, &t[i], NULL, err, errn);
 	ccs_synth_plan_release(&p);
 	int best = -1;
 	for (int i = 0; i < N && !rc; i++)
@@ -176,7 +174,7 @@ int ccs_synth_lower_fit(struct ccs_synth *s, struct ccs_fabric *f, const struct 
 		rc = CCS_ENOMEM;
 	}
 	if (!rc)
-		rc = lower_trial(s, f, c, bytes, K, C, &p, time_s, fit, 1, err, errn);
+		rc = lower_trial(s, f, c, bytes, K, C, &p, time_s, fit, err, errn);
 	ccs_synth_plan_release(&p);
 	return rc;
 }
