@@ -70,6 +70,7 @@ struct ccs_comm {
 	int ring_C;
 	double tree_tg;             /* the trees' busiest NIC with ring_C channels (ring_nic.h's tg) */
 	double tree_tg_k[7];        /* the same with 2^k channels (k < 7) */
+	double tree_tph, tree_tph_k[7]; /* a phase's busiest NIC, the same counts (ring_nic.h's tph) */
 	double R_fab;               /* per group, uniform all-to-all */
 	double a2a_K;               /* NCCL's AllToAll rounds: bandwidth time per byte of one send [s/B]
 	                             * (p2p.h: its waves' busiest NIC or scale-up port, summed) */

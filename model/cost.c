@@ -202,6 +202,24 @@ static void finish(const struct ccs_cost_env *en, const struct ccs_cost_term *xp
 	 * the two sets the pace. */
 	double gpu = ti + step;
 	double bw_s = gpu > tn ? gpu : tn;
+	/* A Simple tree whose network sets the pace stores and forwards each
+	 * chunk along its groups' chains (sim/sched/tree.c): before the first
+	 * chunk reaches the network it climbs p - 1 hops, the j-th shared with
+	 * the min(j, C/2, K) chunks that follow it on that port (the chunks of
+	 * its tree's C/2 channels, one chain order per tree), and after the
+	 * last chunk leaves the network it descends p - 1 hops alone; a hop
+	 * alone takes a1, one channel's share of a chunk step of the GPU side,
+	 * gpu / (K C share). */
+	if (algo == CCS_ALGO_TREE && G > 1 && proto == CCS_PROTO_SIMPLE && tn >= gpu && en->p > 1 &&
+	    x.W > (double)C * chunk) {
+		double a1 = gpu / (K * C * (x.mem_scale > 1 ? x.mem_scale : 1));
+		double h = C / 2 > 1 ? C / 2 : 1, m = en->p - 1;
+		if (K < h)
+			h = K;
+		/* sum over j < p of min(j, h), then the p - 1 hops down */
+		double up = m <= h ? m * (m + 1) / 2 : h * (h + 1) / 2 + (m - h) * h;
+		bw_s += a1 * (up + m);
+	}
 	/* Broadcast and Reduce with Simple: a chain of n - 1 hops that
 	 * stores and forwards each chunk (NCCL's Simple passes a step on once
 	 * it is whole; a channel moves full chunks and then what is left), so
@@ -223,14 +241,16 @@ static void finish(const struct ccs_cost_env *en, const struct ccs_cost_term *xp
 	 * the chunk's path is paid in series.  Each group's ports first do their
 	 * chains' up work (half the GPU side); the chunk climbs the tree to the
 	 * root, each edge taking X times its parent's children (their chunks
-	 * share the parent's NIC port), X = tn / (2 t_G) the time of one edge
-	 * (the network term counts both directions of the busiest group's t_G
-	 * edges); the root's group sends it down its chains (a quarter) while
+	 * share the parent's NIC port), X = tn x tph / tg the time of one edge
+	 * (the network term counts every edge of the busiest NIC, tg; a phase
+	 * moves its channels of one tree, tph: ring_nic.h); the root's group
+	 * sends it down its chains (a quarter) while
 	 * it descends the same way, and the last leaf's chains take it down last
 	 * (a quarter): gpu/2 + P + max(gpu/4, P) + gpu/4, P = X x the slowest
-	 * leaf-root path.  Two groups: P = tn/2. */
+	 * leaf-root path.  Two groups, a channel of each tree on every NIC:
+	 * P = tn/2; two channels of one tree sharing a NIC: P = tn. */
 	if (algo == CCS_ALGO_TREE && G > 1 && x.W <= (double)C * chunk && c->tree_path > 0) {
-		double P = c->tree_path * tn_raw / (2 * x.tree_tg);
+		double P = c->tree_path * tn_raw * x.tree_tph / x.tree_tg;
 		double serial = gpu / 2 + P + (gpu / 4 > P ? gpu / 4 : P) + gpu / 4;
 		if (serial > bw_s)
 			bw_s = serial;
@@ -259,7 +279,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	int n = c->n, G = c->G, p = c->p;
 	double f = ccs_busbw_factor(coll, n);
 	struct ccs_cost_term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING,
-		          0, 0, 0, 0, 0 };
+		          0, 0, 0, 0, 0, 0 };
 	const char *dummy;
 	if (!why)
 		why = &dummy;

@@ -25,21 +25,26 @@ static void set_net(struct ccs_cost_term *x, double B, int bound)
 /* Network bytes per byte of a tree AllReduce through the busiest NIC of
  * the busiest group, relative to all the channels' NICs sharing it evenly
  * (tg of ring_nic.h: the B_net x min(C, nics) / nics that the caller
- * divides by it): the communicator's figure for NCCL's channel count, else
- * placed again; -1 when out of memory. */
-static double tree_net_share(const struct ccs_comm *c, int C)
+ * divides by it), and *tph, a phase's busiest NIC on the same scale: the
+ * communicator's figures for NCCL's channel count, else placed again; -1
+ * when out of memory. */
+static double tree_net_share(const struct ccs_comm *c, int C, double *tph)
 {
 	if (C < 1)
 		C = 1;
-	if (C == c->ring_C)
+	if (C == c->ring_C) {
+		*tph = c->tree_tph;
 		return c->tree_tg;
+	}
 	for (int k = 0; k < 7; k++)
-		if (C == 1 << k && c->tree_tg_k[k] > 0)
+		if (C == 1 << k && c->tree_tg_k[k] > 0) {
+			*tph = c->tree_tph_k[k];
 			return c->tree_tg_k[k];   /* placed once at build */
+		}
 	int32_t *gstart = NULL, *members = NULL;
 	double tg = -1;
 	if (ccs_comm_members(c, &gstart, &members) ||
-	    ccs_ring_nic_tree(c->t, c->rank_gpu, gstart, members, c->G, C, c->nccl.nics, &tg))
+	    ccs_ring_nic_tree(c->t, c->rank_gpu, gstart, members, c->G, C, c->nccl.nics, &tg, tph))
 		tg = -1;
 	ccs_free(gstart);
 	ccs_free(members);
@@ -116,7 +121,8 @@ static int term_tree(const struct ccs_cost_env *e, struct ccs_cost_term *x, cons
 		return -1;
 	}
 	x->W = e->S;
-	x->tree_tg = tree_net_share(e->c, e->channels > 0 ? e->channels : ccs_nccl_channels(&e->c->nccl, CCS_ALGO_RING));
+	x->tree_tg = tree_net_share(e->c, e->channels > 0 ? e->channels : ccs_nccl_channels(&e->c->nccl, CCS_ALGO_RING),
+	                             &x->tree_tph);
 	if (x->tree_tg < 0) {
 		*why = "out of memory";
 		return -1;

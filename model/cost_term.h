@@ -56,6 +56,7 @@ struct ccs_cost_term {
 	 * chain share), for the memory bound; 0: 1 */
 	double mem_scale;
 	double tree_tg;             /* the tree's network bytes per byte (tree_net_share) */
+	double tree_tph;            /* a phase's busiest NIC on tree_tg's scale (tree_net_share) */
 };
 
 /* What a term is asked for: the call and the communicator's rates. */

@@ -157,19 +157,69 @@ out:
 	return rc;
 }
 
-uint32_t ccs_ring_nic_head(const struct ccs_topo *t, uint32_t gpu, int m, int v)
+/* NCCL's mirrorBits (src/graph/topo.h): v's low log2(pow2) bits reversed. */
+static uint32_t mirror_bits(uint32_t v, uint32_t pow2)
+{
+	uint32_t m = 0;
+	for (uint32_t b = 1, mb = pow2 >> 1; b < pow2; b <<= 1, mb >>= 1)
+		if (v & b)
+			m |= mb;
+	return m;
+}
+
+int ccs_ring_nic_peers(const struct ccs_topo *t, const uint32_t *rank_gpu, const int32_t *mem, int m, int k)
+{
+	const struct ccs_gpu *gp = &t->gpu[rank_gpu[mem[k]]];
+	if (!gp->nic_count)
+		return 0;
+	uint32_t x = t->gnic[gp->nic_first].nic;
+	int s = 0;
+	for (int i = 0; i < m; i++) {
+		const struct ccs_gpu *o = &t->gpu[rank_gpu[mem[i]]];
+		for (uint32_t j = 0, b = ccs_topo_best_nics(t, o); j < b; j++)
+			if (t->gnic[o->nic_first + j].nic == x) {
+				s++;
+				break;
+			}
+	}
+	return s;
+}
+
+uint32_t ccs_ring_nic_head(const struct ccs_topo *t, uint32_t gpu, int m, int v, int peers)
 {
 	const struct ccs_gpu *gp = &t->gpu[gpu];
 	uint32_t b = ccs_topo_best_nics(t, gp);
 	if (!b)
 		return UINT32_MAX;
-	return t->gnic[gp->nic_first + (uint32_t)(v / (m > 0 ? m : 1)) % b].nic;
+	uint32_t turn = (uint32_t)(v / (m > 0 ? m : 1));
+	uint32_t lgc = peers > 0 ? (uint32_t)peers : 1;
+	if (lgc <= 1)
+		return t->gnic[gp->nic_first + turn % b].nic;
+	/* GPUs sharing their nearest NICs take disjoint runs of them, as
+	 * NCCL's ncclTopoGetLocalNetType (src/graph/topo.cc): GPU dev mod
+	 * sharers in the communicator, bit-mirrored over a power-of-two NIC
+	 * count, is the first of ceil(nics / sharers), in device order */
+	uint32_t first = (uint32_t)gp->local % lgc;
+	if ((b & (b - 1)) == 0)
+		first = mirror_bits(first, b);
+	uint32_t k = (first + turn % ((b + lgc - 1) / lgc)) % b;
+	/* the k-th smallest device index among the b nearest */
+	for (uint32_t i = 0; i < b; i++) {
+		uint32_t x = t->gnic[gp->nic_first + i].nic, below = 0;
+		for (uint32_t j = 0; j < b; j++)
+			below += t->gnic[gp->nic_first + j].nic < x;
+		if (below == k)
+			return x;
+	}
+	return t->gnic[gp->nic_first].nic;
 }
 
 int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const int32_t *gstart,
-                      const int32_t *members, int G, int C, int nics, double *tg)
+                      const int32_t *members, int G, int C, int nics, double *tg, double *tph)
 {
 	*tg = 0;
+	if (tph)
+		*tph = 0;
 	if (G < 2)
 		return CCS_OK;
 	if (C < 1)
@@ -177,17 +227,26 @@ int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const 
 	int32_t *deg = ccs_calloc((size_t)G + 1, sizeof *deg);
 	int32_t *ka = ccs_calloc((size_t)t->ndev + 1, sizeof *ka);
 	int32_t *kb = ccs_calloc((size_t)t->ndev + 1, sizeof *kb);
+	int32_t *peers = NULL;
+	int most = 1;
+	for (int g = 0; g < G; g++)
+		if (gstart[g + 1] - gstart[g] > most)
+			most = gstart[g + 1] - gstart[g];
+	peers = ccs_calloc((size_t)(most < C ? most : C), sizeof *peers);
 	int rc = CCS_ENOMEM;
-	if (!deg || !ka || !kb)
+	if (!deg || !ka || !kb || !peers)
 		goto out;
 	ccs_btree_degrees(G, deg);
 	double worst = 0;
+	int32_t same = 0;
 	for (int g = 0; g < G; g++) {
 		const int32_t *mem = members + gstart[g];
 		int m = gstart[g + 1] - gstart[g];
 		double d0 = deg[g] & 0xffff, d1 = deg[g] >> 16;
+		for (int k = 0; k < m && k < C; k++)
+			peers[k] = ccs_ring_nic_peers(t, rank_gpu, mem, m, k);
 		for (int v = 0; v < C; v++) {
-			uint32_t x = ccs_ring_nic_head(t, rank_gpu[mem[v % m]], m, v);
+			uint32_t x = ccs_ring_nic_head(t, rank_gpu[mem[v % m]], m, v, peers[v % m]);
 			if (x == UINT32_MAX)
 				continue;
 			if (2 * v >= C && C > 1)
@@ -196,21 +255,28 @@ int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const 
 				ka[x]++;
 		}
 		for (int v = 0; v < C; v++) {
-			uint32_t x = ccs_ring_nic_head(t, rank_gpu[mem[v % m]], m, v);
+			uint32_t x = ccs_ring_nic_head(t, rank_gpu[mem[v % m]], m, v, peers[v % m]);
 			if (x == UINT32_MAX || (!ka[x] && !kb[x]))
 				continue;
 			double l = ka[x] * d0 + kb[x] * d1;
 			if (l > worst)
 				worst = l;
+			if (ka[x] > same)
+				same = ka[x];
+			if (kb[x] > same)
+				same = kb[x];
 			ka[x] = kb[x] = 0;
 		}
 	}
 	int slots = nics > 0 && nics < C ? nics : C;
 	*tg = worst * slots / C;
+	if (tph)
+		*tph = (double)same * slots / C;
 	rc = CCS_OK;
 out:
 	ccs_free(deg);
 	ccs_free(ka);
 	ccs_free(kb);
+	ccs_free(peers);
 	return rc;
 }

@@ -27,13 +27,25 @@
 ** 1 when 2v >= C (C > 1), else tree 0; its chain in a group of m members
 ** starts at member v mod m, the group's head, which reaches the network by
 ** the ((v / m) mod b)-th of its b best NICs (NCCL spreads the channels over
-** the NICs, and with several NICs per GPU, AWS p5, over those of one GPU).
+** the NICs, and with several NICs per GPU, AWS p5, over those of one GPU);
+** where s GPUs of the group share their best NICs, GPU local index i takes the run of
+** ceil(b / s) NICs (in device order) that starts at i mod s, bit-mirrored
+** when b is a power of two, as NCCL's ncclTopoGetLocalNetType (GPUs 0 and 1
+** sharing 8 NICs: NICs 0-3 and 4-7).
 ** A group with d_t edges in tree t moves S/C once per edge and direction
 ** for each of its channels, so NIC x carries (a_x d0 + b_x d1) S / C, a_x
 ** and b_x its channels on each tree; the busiest such NIC, relative to the
 ** even spread over min(nics, C) NICs that B_net counts, is
 **   tg = max over groups and NICs (a_x d0 + b_x d1) x min(nics, C) / C
 ** ((d0 + d1) / 2 of the busiest group when the channels spread evenly).
+** A lone chunk per channel crosses an edge while the tree's other
+** channels cross theirs: in one phase (up, then down) the channels of one
+** tree on a NIC move in the same direction, those of the other tree in the
+** opposite one, so an edge takes max(a_x, b_x) chunks of the NIC's time:
+**   tph = max over groups and NICs max(a_x, b_x) x min(nics, C) / C
+** (one half when each NIC carries one channel of each tree; one when two
+** channels of a tree share it), and an edge of that phase lasts the
+** network time x tph / tg (model/cost.c, the lone chunk).
 */
 #ifndef CCS_RING_NIC_H
 #define CCS_RING_NIC_H
@@ -72,13 +84,19 @@ void ccs_ring_nic_place(const struct ccs_topo *t, const uint32_t *rank_gpu, cons
 int ccs_ring_nic_rate(const struct ccs_topo *t, const uint32_t *rank_gpu, int n, const int32_t *gstart,
                       const int32_t *members, int G, int C, const double *eff, double *B_ring);
 
-/* The NIC by which channel v's head, GPU gpu in a group of m members,
- * reaches the network (above); UINT32_MAX when it has none. */
-uint32_t ccs_ring_nic_head(const struct ccs_topo *t, uint32_t gpu, int m, int v);
+/* How many of a group's m members (mem) count member k's nearest NIC among
+ * their own nearest (NCCL's localGpuCount: the communicator's GPUs only);
+ * 0 when it has no NIC. */
+int ccs_ring_nic_peers(const struct ccs_topo *t, const uint32_t *rank_gpu, const int32_t *mem, int m, int k);
 
-/* tg above for C channels, nics the NICs B_net spreads over; 0 when G < 2.
- * CCS_ENOMEM. */
+/* The NIC by which channel v's head, GPU gpu in a group of m members
+ * sharing its nearest NICs with peers of them (ccs_ring_nic_peers), reaches
+ * the network (above); UINT32_MAX when it has none. */
+uint32_t ccs_ring_nic_head(const struct ccs_topo *t, uint32_t gpu, int m, int v, int peers);
+
+/* tg and tph above for C channels, nics the NICs B_net spreads over; 0
+ * when G < 2; tph may be NULL.  CCS_ENOMEM. */
 int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const int32_t *gstart,
-                      const int32_t *members, int G, int C, int nics, double *tg);
+                      const int32_t *members, int G, int C, int nics, double *tg, double *tph);
 
 #endif

@@ -58,6 +58,7 @@ struct tree_sched {
 	const int32_t *group;       /* the communicator's rank_group */
 	const struct ccs_comm *c;
 	int32_t *gsize;             /* chain trees: members of each group, for the heads' NICs; NULL (rails) */
+	int32_t *peers;             /* and each rank's NIC sharers in its group (ring_nic.h) */
 	double bytes, bytes_intra;   /* per op on the wire: network hops, chains (whole chunks) */
 	double d_intra, d_inter, d_base, sync;
 	double floor_net;           /* a network hop's least time: the transport's handling
@@ -130,8 +131,10 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	if (inter && ts->gsize) {
 		/* each channel's heads leave by the NIC ring_nic.h gives them */
 		const struct ccs_topo *tp = ts->c->t;
-		op->nic_src = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->src], ts->gsize[ts->group[op->src]], c);
-		op->nic_dst = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->dst], ts->gsize[ts->group[op->dst]], c);
+		op->nic_src = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->src], ts->gsize[ts->group[op->src]], c,
+		                                ts->peers[op->src]);
+		op->nic_dst = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->dst], ts->gsize[ts->group[op->dst]], c,
+		                                ts->peers[op->dst]);
 	} else if (inter) {
 		/* an NVLS head's channels spread over its NICs (a GPU with
 		 * several, as AWS p5's four, drives them all: the closed form's
@@ -234,6 +237,7 @@ static void ts_release(struct ccs_sched *s)
 		ccs_free(ts->child);
 		ccs_free(ts->nchild);
 		ccs_free(ts->gsize);
+		ccs_free(ts->peers);
 		ccs_free(ts);
 	}
 	memset(s, 0, sizeof *s);
@@ -485,10 +489,15 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 		goto out;
 	if (!rails && c->G > 1) {
 		rc = CCS_ENOMEM;
-		if (!(ts->gsize = ccs_malloc((size_t)c->G * sizeof *ts->gsize)))
+		if (!(ts->gsize = ccs_malloc((size_t)c->G * sizeof *ts->gsize)) ||
+		    !(ts->peers = ccs_malloc((size_t)n * sizeof *ts->peers)))
 			goto out;
-		for (int g = 0; g < c->G; g++)
-			ts->gsize[g] = gstart[g + 1] - gstart[g];
+		for (int g = 0; g < c->G; g++) {
+			int m = gstart[g + 1] - gstart[g];
+			ts->gsize[g] = m;
+			for (int k = 0; k < m; k++)
+				ts->peers[members[gstart[g] + k]] = ccs_ring_nic_peers(c->t, c->rank_gpu, members + gstart[g], m, k);
+		}
 	}
 	/* chunks, bytes and delays as the closed form counts them */
 	double S = (double)bytes;

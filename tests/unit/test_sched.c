@@ -6,9 +6,11 @@
 #include "../check.h"
 #include "fixture.h"
 #include "../../model/cost_term.h"
+#include "../../model/ring_nic.h"
 #include "../../sim/sim.h"
 #include "../../sim/sched/build.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,7 +97,10 @@ static void test_rounds(void)
  * form's serial path where a channel holds at most one chunk): up to
  * 512 KiB within 0.6% everywhere; from 1 MiB to 32 MiB (2 to 16 chunks)
  * Simple 0 to +5.0%, LL128 -2.4% to +3.5%, LL -5.4% to +11.7% (1 MiB, 3
- * nodes); the bounds below hold these with a little room. */
+ * nodes); the bounds below hold these with a little room.  Since
+ * 2026-12-05 the closed form adds a Simple chain's fill where the network
+ * sets the pace (fitted on two groups, model/cost.c): on 3-8 nodes it
+ * comes out up to 2.9% slow at 1-16 MiB. */
 static void test_tree_nodes(void)
 {
 	static const int nodes_list[] = { 2, 3, 4, 8 };
@@ -120,7 +125,7 @@ static void test_tree_nodes(void)
 				 * to store-and-forward ones, so they may come out a little
 				 * faster too */
 				double tol = k >= 26 ? 0.01 : q == CCS_PROTO_LL ? 0.13 : q == CCS_PROTO_LL128 ? 0.05 : 0.06;
-				double lo = k >= 26 ? -0.01 : q == CCS_PROTO_LL ? -0.06 : q == CCS_PROTO_LL128 ? -0.03 : -0.01;
+				double lo = k >= 26 ? -0.01 : q == CCS_PROTO_LL ? -0.06 : q == CCS_PROTO_LL128 ? -0.03 : -0.035;
 				/* at most one chunk per channel (up to 512 KiB here): the
 				 * closed form's serial path is the simulated one */
 				if (k <= 19)
@@ -147,6 +152,82 @@ static void test_tree_nodes(void)
 				CHECK(ok && fabs(ts / cc.time_s - 1) <= 0.025);
 			}
 		fx_world_down(&w);
+	}
+}
+
+/* GPUs that share their nearest NICs (AWS p5: two GPUs and eight EFA
+ * interfaces under each PCIe switch; p4de: two GPUs and one) take disjoint
+ * runs of them, as NCCL's ncclTopoGetLocalNetType: on p5 GPU 0's channels
+ * leave by NICs 0-3 of the switch, GPU 1's by 4-7; alone in the
+ * communicator (one rank a node) a GPU spreads over all eight.  Two nodes,
+ * every protocol the transport carries, 64 KiB to 64 MiB: the tree's
+ * simulation is within 5% of the closed form (its lone chunk crossing an
+ * edge with the channels of its tree on that NIC, ring_nic.h's tph; the
+ * Simple chains' fill where the network sets the pace, model/cost.c). */
+static void test_tree_shared_nics(void)
+{
+	for (int ppn = 0; ppn <= 1; ppn++) {
+		const char *sets[] = { "nodes=2" };
+		struct ccs_topo *t;
+		struct ccs_comm c;
+		struct ccs_fabric *fab;
+		CHECK(!fx_up("topologies/aws-p5.yaml", sets, 1, ppn, &t, &c, &fab));
+		if (!t)
+			return;
+		int32_t *gstart = NULL, *members = NULL;
+		CHECK(!ccs_comm_members(&c, &gstart, &members));
+		int m = gstart[1] - gstart[0];
+		int peers0 = ccs_ring_nic_peers(t, c.rank_gpu, members, m, 0);
+		CHECK(peers0 == (ppn ? 1 : 2));
+		uint64_t used[2] = { 0, 0 };
+		for (int v = 0; v < 64; v++)
+			for (int k = 0; k < 2 && k < m; k++) {
+				uint32_t gpu = c.rank_gpu[members[k]];
+				uint32_t x = ccs_ring_nic_head(t, gpu, m, k + v * m, ccs_ring_nic_peers(t, c.rank_gpu, members, m, k));
+				CHECK(x != UINT32_MAX);
+				/* the NIC's place among the GPU's eight, in device order */
+				uint32_t below = 0;
+				for (uint32_t j = 0; j < 8; j++)
+					below += t->gnic[t->gpu[gpu].nic_first + j].nic < x;
+				used[k] |= 1ull << below;
+			}
+		if (ppn)
+			CHECK(used[0] == 0xff);
+		else
+			CHECK(used[0] == 0x0f && used[1] == 0xf0);
+		ccs_free(gstart);
+		ccs_free(members);
+		fx_down(t, &c, fab);
+	}
+	static const char *const topos[] = { "topologies/aws-p5.yaml", "topologies/aws-p5en.yaml", "topologies/aws-p4de.yaml" };
+	for (size_t i = 0; i < sizeof topos / sizeof topos[0]; i++) {
+		const char *sets[] = { "nodes=2" };
+		struct ccs_topo *t;
+		struct ccs_comm c;
+		struct ccs_fabric *fab;
+		CHECK(!fx_up(topos[i], sets, 1, 0, &t, &c, &fab));
+		if (!t)
+			return;
+		for (int q = 0; q < CCS_PROTO_N; q++)
+			for (int k = 16; k <= 26; k++) {
+				struct ccs_cost cc;
+				if (ccs_cost_eval(&c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &cc, NULL))
+					continue;   /* EFA v1 carries Simple only */
+				/* LL with 2 to 8 chunks a channel on p5: the GPU side sets
+				 * the closed form's pace, and the simulation waits on the
+				 * network between the chains (up to 16% slower: not
+				 * modelled; NCCL runs LL128 there) */
+				if (q == CCS_PROTO_LL && k > 20)
+					continue;
+				struct ccs_sim_stats st;
+				double ts = fx_sim_time(&c, fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, q, 0, 1ull << k, &st);
+				double err = ts / cc.time_s - 1;
+				if (fabs(err) > 0.05)
+					fprintf(stderr, "tree: %s, proto %d, 2^%d B: sim %.2f us, closed form %.2f us (%+.1f%%)\n",
+					        topos[i], q, k, ts * 1e6, cc.time_s * 1e6, 100 * err);
+				CHECK(ts > 0 && fabs(err) <= 0.05);
+			}
+		fx_down(t, &c, fab);
 	}
 }
 
@@ -489,6 +570,7 @@ int main(void)
 {
 	test_rounds();
 	test_tree_nodes();
+	test_tree_shared_nics();
 	test_nvls_tree();
 	test_spray();
 	test_pat();

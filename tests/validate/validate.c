@@ -12,7 +12,7 @@
 ** per-row table and the summary.  --check exits 1 unless ccsim's median
 ** absolute error is <= 6% on rows of 64 MiB and above and <= 20% overall,
 ** and below NCCL's model in both, and the simulator, run on each scored
-** collective row, is within 15% of the closed form on every one.
+** collective row, is within 5% of the closed form on every one.
 */
 #include "../../model/coll.h"
 #include "../../model/cost.h"
@@ -737,11 +737,11 @@ int main(int argc, char **argv)
 	free(res);
 	for (int i = 0; i < nres; i++)
 		free(lines[i]);
-	/* the engines' agreement is fenced at 15% per row (the goal is 5%:
-	 * the rows beyond it are listed in the file) */
+	/* the engines agree within 5% on every row (each row runs alone on
+	 * its fabric: nothing contends; the rows beyond are listed in the file) */
 	int ok = mo_big <= 0.06 && mo_all <= 0.20 && mo_big < mn_big && mo_all < mn_all && !moe_bad && moe_rows > 0 && !stale &&
-	         sim_rows > 0 && sim_worst <= 0.15;
+	         sim_rows > 0 && sim_worst <= 0.05;
 	printf("validate: targets (<= 6%% at >= 64 MiB, <= 20%% overall, below NCCL's model in both; DeepEP "
-	       "EP8-EP32 <= 20%% per row; simulator within 15%% of the closed form per row): %s\n", ok ? "met" : "NOT MET");
+	       "EP8-EP32 <= 20%% per row; simulator within 5%% of the closed form per row): %s\n", ok ? "met" : "NOT MET");
 	return check && !ok ? 1 : 0;
 }
