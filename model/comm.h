@@ -51,6 +51,8 @@ enum ccs_bound { CCS_BOUND_LATENCY, CCS_BOUND_NVLINK, CCS_BOUND_PCIE, CCS_BOUND_
                  CCS_BOUND_SYNC, CCS_BOUND_SM, CCS_BOUND_PROXY, CCS_BOUND_XGMI, CCS_BOUND_N };
 extern const char *const ccs_bound_name[CCS_BOUND_N];
 
+#define CCS_COMM_CH_MAX 64   /* channel counts whose NIC placement a communicator keeps */
+
 struct ccs_comm {
 	const struct ccs_topo *t;
 	struct ccs_model_params prm;
@@ -64,13 +66,16 @@ struct ccs_comm {
 	double b_nic1;              /* per rank alone on its NICs (SendRecv) */
 	double B_net_nic, B_net_host; /* B_net's two parts: the NICs (their sum, at most their count x the
 	                             * slowest), the ranks' host paths (count x the slowest); HUGE_VAL for none */
-	double B_ring_k[7];         /* the same with 2^k channels (k < 7; 0: not computed, one group) */
 	double B_ring;              /* the rings' network rate from their NIC placement (ring_nic.h) with ring_C
 	                             * channels, NCCL's count; HUGE_VAL on one group */
 	int ring_C;
 	double tree_tg;             /* the trees' busiest NIC with ring_C channels (ring_nic.h's tg) */
-	double tree_tg_k[7];        /* the same with 2^k channels (k < 7) */
-	double tree_tph, tree_tph_k[7]; /* a phase's busiest NIC, the same counts (ring_nic.h's tph) */
+	double tree_tph;            /* a phase's busiest NIC with ring_C channels (ring_nic.h's tph) */
+	/* the same three for C channels, 1 <= C <= CCS_COMM_CH_MAX, placed on
+	 * first use (comm_ch.h; ch_done[C] set): NCCL's count for a small
+	 * operation, a tuner's or the user's */
+	struct ccs_comm_ch { double B_ring, tg, tph; } ch[CCS_COMM_CH_MAX + 1];
+	unsigned char ch_done[CCS_COMM_CH_MAX + 1];
 	double R_fab;               /* per group, uniform all-to-all */
 	double a2a_K;               /* NCCL's AllToAll rounds: bandwidth time per byte of one send [s/B]
 	                             * (p2p.h: its waves' busiest NIC or scale-up port, summed) */

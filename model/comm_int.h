@@ -21,10 +21,9 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);
 int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet);
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound);
 /* The communicator's ring and tree figures (comm.h) from ring_nic.h's placement: the rings' network
- * rate and the trees' busiest NIC on NCCL's count ring_C (B_ring, tree_tg)
- * and on every power of two up to 64 channels (B_ring_k, tree_tg_k), so
- * that a call with its own channel count (the tuner's) places nothing
- * again.  CCS_ENOMEM on failure. */
+ * rate and the trees' busiest NIC and phase on NCCL's count ring_C (B_ring,
+ * tree_tg, tree_tph); other counts are placed on first use
+ * (comm_ch.h).  CCS_ENOMEM on failure. */
 int ccs_comm_net_rings(struct ccs_comm *c, const int32_t *gstart, const int32_t *members);
 
 /* NCCL's own model's input, c->nccl (comm_nccl.c): its scalars from c and

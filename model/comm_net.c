@@ -596,13 +596,6 @@ int ccs_comm_net_rings(struct ccs_comm *c, const int32_t *gstart, const int32_t 
 	CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, c->ring_C, c->prm.eff, &c->B_ring));
 	CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, c->ring_C, c->nccl.nics, &c->tree_tg,
 	                          &c->tree_tph));
-	for (int k = 0; k < 7; k++) {
-		c->B_ring_k[k] = 0;
-		CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, 1 << k, c->nccl.nics, &c->tree_tg_k[k],
-		                          &c->tree_tph_k[k]));
-		if (c->G >= 2)
-			CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, 1 << k, c->prm.eff,
-			                          &c->B_ring_k[k]));
-	}
+	memset(c->ch_done, 0, sizeof c->ch_done);
 	return CCS_OK;
 }

@@ -150,6 +150,57 @@ static int side_times(const struct ccs_cost_env *en, const struct ccs_cost_term 
 	return 0;
 }
 
+/* A tree's bandwidth term across groups beyond max(gpu, tn): the fill of
+ * Simple chains across two groups and the serial path of a lone chunk
+ * (tn_raw the network time before the pipeline's fill). */
+static double tree_bw(const struct ccs_cost_env *en, const struct ccs_cost_term *x, double gpu, double tn,
+                      double tn_raw, double bw_s, double K, double C, double chunk)
+{
+	const struct ccs_comm *c = en->c;
+	/* A Simple tree across two groups whose network sets the pace stores
+	 * and forwards each chunk along their chains (sim/sched/tree.c; on more
+	 * groups the network's own fill above covers it): before the first
+	 * chunk reaches the network it climbs p - 1 hops, the j-th shared with
+	 * the min(j, C/2, K) chunks that follow it on that port (the chunks of
+	 * its tree's C/2 channels, one chain order per tree), and after the
+	 * last chunk leaves the network it descends p - 1 hops alone; a hop
+	 * alone takes a1, one channel's share of a chunk step of the GPU side,
+	 * gpu / (K C share). */
+	if (en->G == 2 && en->proto == CCS_PROTO_SIMPLE && tn >= gpu && en->p > 1 && x->W > C * chunk) {
+		double a1 = gpu / (K * C * (x->mem_scale > 1 ? x->mem_scale : 1));
+		double h = floor(C / 2) > 1 ? floor(C / 2) : 1, m = en->p - 1;
+		if (K < h)
+			h = K;
+		/* sum over j < p of min(j, h), then the p - 1 hops down */
+		double up = m <= h ? m * (m + 1) / 2 : h * (h + 1) / 2 + (m - h) * h;
+		bw_s += a1 * (up + m);
+	}
+	/* At most one chunk per channel across groups: nothing pipelines, so
+	 * the chunk's path is paid in series.  Each group's ports first do their
+	 * chains' up work (half the GPU side); the chunk climbs the tree to the
+	 * root, each edge taking X times its parent's children (their chunks
+	 * share the parent's NIC port), X = tn x tph / tg the time of one edge
+	 * (the network term counts every edge of the busiest NIC, tg; a phase
+	 * moves its channels of one tree, tph: ring_nic.h); the root's group
+	 * sends it down its chains (a quarter) while it descends the same way,
+	 * and the last leaf's chains take it down last (a quarter): gpu/2 + P + max(gpu/4, P) + gpu/4, P = X x the slowest
+	 * leaf-root path.  Two groups, a channel of each tree on every NIC:
+	 * P = tn/2; two channels of one tree sharing a NIC: P = tn.  From one
+	 * chunk a channel to two (Kc, the second one growing) the time passes
+	 * from that serial path to the pipeline's in proportion, so that it
+	 * does not fall where NCCL's chunk shrinks and Kc crosses 1. */
+	double Kc = x->W / (C * chunk);
+	if (Kc < 2 && c->tree_path > 0) {
+		double P = c->tree_path * tn_raw * x->tree_tph / x->tree_tg;
+		double serial = gpu / 2 + P + (gpu / 4 > P ? gpu / 4 : P) + gpu / 4;
+		if (Kc > 1)
+			serial = serial * (2 - Kc) + bw_s * (Kc - 1);
+		if (serial > bw_s)
+			bw_s = serial;
+	}
+	return bw_s;
+}
+
 /* The shared finish: channels, latency, the chunk pipeline and what fills
  * it (a tree's climb across groups, a Simple chain's store and forward, a
  * lone chunk's serial path), then *out.  One idea, the pipeline's time from
@@ -202,24 +253,6 @@ static void finish(const struct ccs_cost_env *en, const struct ccs_cost_term *xp
 	 * the two sets the pace. */
 	double gpu = ti + step;
 	double bw_s = gpu > tn ? gpu : tn;
-	/* A Simple tree whose network sets the pace stores and forwards each
-	 * chunk along its groups' chains (sim/sched/tree.c): before the first
-	 * chunk reaches the network it climbs p - 1 hops, the j-th shared with
-	 * the min(j, C/2, K) chunks that follow it on that port (the chunks of
-	 * its tree's C/2 channels, one chain order per tree), and after the
-	 * last chunk leaves the network it descends p - 1 hops alone; a hop
-	 * alone takes a1, one channel's share of a chunk step of the GPU side,
-	 * gpu / (K C share). */
-	if (algo == CCS_ALGO_TREE && G > 1 && proto == CCS_PROTO_SIMPLE && tn >= gpu && en->p > 1 &&
-	    x.W > (double)C * chunk) {
-		double a1 = gpu / (K * C * (x.mem_scale > 1 ? x.mem_scale : 1));
-		double h = C / 2 > 1 ? C / 2 : 1, m = en->p - 1;
-		if (K < h)
-			h = K;
-		/* sum over j < p of min(j, h), then the p - 1 hops down */
-		double up = m <= h ? m * (m + 1) / 2 : h * (h + 1) / 2 + (m - h) * h;
-		bw_s += a1 * (up + m);
-	}
 	/* Broadcast and Reduce with Simple: a chain of n - 1 hops that
 	 * stores and forwards each chunk (NCCL's Simple passes a step on once
 	 * it is whole; a channel moves full chunks and then what is left), so
@@ -237,24 +270,8 @@ static void finish(const struct ccs_cost_env *en, const struct ccs_cost_term *xp
 			top = b;
 		bw_s += (n - G) * a + (G - 1) * b - top;
 	}
-	/* At most one chunk per channel across groups: nothing pipelines, so
-	 * the chunk's path is paid in series.  Each group's ports first do their
-	 * chains' up work (half the GPU side); the chunk climbs the tree to the
-	 * root, each edge taking X times its parent's children (their chunks
-	 * share the parent's NIC port), X = tn x tph / tg the time of one edge
-	 * (the network term counts every edge of the busiest NIC, tg; a phase
-	 * moves its channels of one tree, tph: ring_nic.h); the root's group
-	 * sends it down its chains (a quarter) while
-	 * it descends the same way, and the last leaf's chains take it down last
-	 * (a quarter): gpu/2 + P + max(gpu/4, P) + gpu/4, P = X x the slowest
-	 * leaf-root path.  Two groups, a channel of each tree on every NIC:
-	 * P = tn/2; two channels of one tree sharing a NIC: P = tn. */
-	if (algo == CCS_ALGO_TREE && G > 1 && x.W <= (double)C * chunk && c->tree_path > 0) {
-		double P = c->tree_path * tn_raw * x.tree_tph / x.tree_tg;
-		double serial = gpu / 2 + P + (gpu / 4 > P ? gpu / 4 : P) + gpu / 4;
-		if (serial > bw_s)
-			bw_s = serial;
-	}
+	if (algo == CCS_ALGO_TREE && G > 1)
+		bw_s = tree_bw(en, &x, gpu, tn, tn_raw, bw_s, K, C, chunk);
 	int bound = gpu >= tn ? bi_bound : x.bn_bound;
 	double rate = bw_s > 0 ? x.W / (bw_s - (gpu >= tn ? step : 0)) : HUGE_VAL;
 
@@ -291,6 +308,10 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 		out->bound = CCS_BOUND_LATENCY;
 		return 0;
 	}
+	if (algo < 0 || algo >= CCS_ALGO_N) {
+		*why = "unknown algorithm";
+		return -1;
+	}
 	int intra_only = G == 1;
 	if (!intra_only && !(ccs_comm_tr(c)->protos & (1u << proto))) {
 		*why = "the transport across groups carries the Simple protocol only";
@@ -313,10 +334,6 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	int su_b = c->su_bound;
 
 	struct ccs_cost_env env = { c, coll, algo, proto, channels, S, n, G, p, f, intra_only, su, net, net_share, su_b };
-	if (algo < 0 || algo >= CCS_ALGO_N) {
-		*why = "unknown algorithm";
-		return -1;
-	}
 	if (ccs_cost_term_of(&env, &x, why))
 		return -1;
 	/* the collectives its row covers (model/coll.h), as the simulator */

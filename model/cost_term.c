@@ -1,5 +1,6 @@
 /* model/cost_term.c: what each algorithm moves (cost_term.h). */
 #include "cost_term.h"
+#include "comm_ch.h"
 #include "nccl_tables.h"
 #include "ring_nic.h"
 
@@ -25,30 +26,15 @@ static void set_net(struct ccs_cost_term *x, double B, int bound)
 /* Network bytes per byte of a tree AllReduce through the busiest NIC of
  * the busiest group, relative to all the channels' NICs sharing it evenly
  * (tg of ring_nic.h: the B_net x min(C, nics) / nics that the caller
- * divides by it), and *tph, a phase's busiest NIC on the same scale: the
- * communicator's figures for NCCL's channel count, else placed again; -1
- * when out of memory. */
+ * divides by it), and *tph, a phase's busiest NIC on the same scale, for
+ * C channels (comm_ch.h); -1 when out of memory. */
 static double tree_net_share(const struct ccs_comm *c, int C, double *tph)
 {
-	if (C < 1)
-		C = 1;
-	if (C == c->ring_C) {
-		*tph = c->tree_tph;
-		return c->tree_tg;
-	}
-	for (int k = 0; k < 7; k++)
-		if (C == 1 << k && c->tree_tg_k[k] > 0) {
-			*tph = c->tree_tph_k[k];
-			return c->tree_tg_k[k];   /* placed once at build */
-		}
-	int32_t *gstart = NULL, *members = NULL;
-	double tg = -1;
-	if (ccs_comm_members(c, &gstart, &members) ||
-	    ccs_ring_nic_tree(c->t, c->rank_gpu, gstart, members, c->G, C, c->nccl.nics, &tg, tph))
-		tg = -1;
-	ccs_free(gstart);
-	ccs_free(members);
-	return tg;
+	struct ccs_comm_ch f;
+	if (ccs_comm_ch_at(c, C, &f))
+		return -1;
+	*tph = f.tph;
+	return f.tg;
 }
 
 /* Time of moving 'bytes' between two ranks of the given relation. */
@@ -71,17 +57,12 @@ static double ring_net(const struct ccs_cost_env *e, int *oom)
 	int C = e->channels > 0 ? e->channels : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
 	if (C == c->ring_C || c->G < 2)
 		return c->B_ring;
-	for (int k = 0; k < 7; k++)
-		if (C == 1 << k && c->B_ring_k[k] > 0)
-			return c->B_ring_k[k];   /* placed once at build */
-	int32_t *gstart = NULL, *members = NULL;
-	double B = HUGE_VAL;
-	if (ccs_comm_members(c, &gstart, &members) ||
-	    ccs_ring_nic_rate(c->t, c->rank_gpu, c->n, gstart, members, c->G, C, c->prm.eff, &B))
+	struct ccs_comm_ch f;
+	if (ccs_comm_ch_at(c, C, &f)) {
 		*oom = 1;
-	ccs_free(gstart);
-	ccs_free(members);
-	return B;
+		return HUGE_VAL;
+	}
+	return f.B_ring;
 }
 
 /* ring: bytes, rates and hops (struct ccs_cost_term). */
