@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The NICs a GPU held to the wrong one (rail:GPU:NIC) may be on: another
- * at its own distance (the next rail on its PCIe switch), the nearest
- * beyond those, and the farthest of its node; into rail, *n of them. */
-static void add_rails(const struct ccs_topo *t, uint32_t dv, uint32_t rail[3], int *n)
+/* The NICs a GPU held to one NIC (rail:GPU:NIC) may be on: another at its
+ * own distance (the next rail on its PCIe switch), its own first of several
+ * at that distance (held to one where it would spread, AWS p5's four), the
+ * nearest beyond those, and the farthest of its node; into rail, *n of
+ * them. */
+static void add_rails(const struct ccs_topo *t, uint32_t dv, uint32_t rail[4], int *n)
 {
 	*n = 0;
 	int32_t g = t->gpu_of_dev[dv];
@@ -19,8 +21,10 @@ static void add_rails(const struct ccs_topo *t, uint32_t dv, uint32_t rail[3], i
 		return;
 	const struct ccs_gpu *gp = &t->gpu[g];
 	uint32_t best = ccs_topo_best_nics(t, gp), first = gp->nic_first;
-	if (best >= 2)
+	if (best >= 2) {
 		rail[(*n)++] = t->gnic[first + 1].nic;
+		rail[(*n)++] = t->gnic[first].nic;
+	}
 	if (gp->nic_count > best)
 		rail[(*n)++] = t->gnic[first + best].nic;
 	if (gp->nic_count > best + 1)
@@ -46,7 +50,7 @@ int ccs_diag_candidates(const struct ccs_topo *t, int ranks, int ppn, double exc
 #define ADD(k, a, ...) do { if (ccs_grow(&sp->c, &sp->cap, sp->n + 1, sizeof *sp->c)) { ccs_free(node_in); return -2; } \
 	sp->c[sp->n].kind = (k); sp->c[sp->n].all = (a); \
 	snprintf(sp->c[sp->n++].spec, sizeof sp->c[0].spec, __VA_ARGS__); } while (0)
-	uint32_t rail[3];
+	uint32_t rail[4];
 	int nrail = 0;
 	for (uint32_t dv = 0; dv < t->ndev; dv++) {
 		const struct ccs_dev *x = &t->dev[dv];

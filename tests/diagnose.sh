@@ -98,7 +98,7 @@ grep -q "^# no single fault explains the log: the closest hypothesis below still
 	             printf "%12s %12s %8s %6s %6s %9.1f %7.2f %7.2f %5s %9.1f %7.2f %7.2f %5s\n", $1, $2, $3, $4, $5, $6 * k, $7 / k, $8 / k, 0,
 	                    $6 * k, $7 / k, $8 / k, 0 }' >"$w/all_reduce_perf.log"
 "$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" >"$w/out" 2>&1
-grep -q "^no fault found: .*15% to 62% by the rows' scope and size" "$w/out" && pass=$((pass + 1)) ||
+grep -q "^no fault found: .*15% to 55% by the rows' scope and size" "$w/out" && pass=$((pass + 1)) ||
 	{ fail=$((fail + 1)); echo "FAIL: diagnose: per-row tolerance"; cat "$w/out"; }
 "$C" diagnose -t "$T" --set nodes=2 --tolerance 15% "$w/all_reduce_perf.log" >"$w/out" 2>&1
 grep -q '^# rank' "$w/out" && pass=$((pass + 1)) ||
@@ -267,7 +267,10 @@ hrc=$?
 mk allreduce --fault nic:node1/nic2:50% >"$w/all_reduce_perf.log"
 "$C" diagnose -t "$T" --set nodes=2 "$w/all_reduce_perf.log" --junit "$w/f.xml" --list >"$w/out" 2>&1
 frc=$?
-if [ "$hrc" -eq 0 ] && [ "$frc" -eq 3 ] && grep -q 'failures="0"' "$w/h.xml" && grep -q '<failure type="fault" message="fault: nic:' "$w/f.xml"; then
+# (a NIC at 50% predicts as a GPU held to its neighbour's NIC, which now
+# shares it: the failure names the group, which must hold the NIC)
+if [ "$hrc" -eq 0 ] && [ "$frc" -eq 3 ] && grep -q 'failures="0"' "$w/h.xml" && grep -q '<failure type="fault" message="fault: ' "$w/f.xml" &&
+	grep -q "^        all: .*nic:node1/nic2:50%" "$w/out"; then
 	pass=$((pass + 1))
 else
 	fail=$((fail + 1))
