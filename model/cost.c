@@ -227,9 +227,12 @@ static void finish(const struct ccs_cost_env *en, const struct ccs_cost_term *xp
 	 * network (model/transport.h): the proxy posts the next chunk while the
 	 * NIC sends this one, so it paces the network side only where it takes
 	 * longer than the chunks' wire time; the first chunk's handling is in
-	 * the message latency */
+	 * the message latency.  Each proxy carries its own GPU's channels: an
+	 * NVLS-tree head moves S / heads over its tree (sim/sched/tree.c) */
 	if (G > 1 && !x.kernel && tn > 0) {
-		double proxy = (K - 1) * ccs_comm_tr(c)->chunk_s;
+		/* NVLS-tree: each head's proxy carries its own tree, S / heads */
+		double Kn = algo == CCS_ALGO_NVLS_TREE ? ceil(x.W / ccs_cost_term_nvls_heads(c) / ((double)C * chunk)) : K;
+		double proxy = (Kn > 1 ? Kn - 1 : 0) * ccs_comm_tr(c)->chunk_s;
 		if (proxy > tn)
 			tn = proxy;
 	}
