@@ -10,7 +10,8 @@
 ** - every shipped topology (small node counts), ring AllReduce, AllGather
 **   and ReduceScatter in both granularities and tree AllReduce, seeded sizes and channels,
 **   with and without a static fault (a NIC at 50%, a spine link down) or a
-**   straggler: the class run's time
+**   straggler, and under each routing named (dmodk, InfiniBand's default;
+**   ecmp on an InfiniBand cluster; dmodk on a RoCE one): the class run's time
 **   and every resource's bytes and busy time equal the per-flow run's
 **   within 1e-9 relative; and on the symmetric clusters the class run did
 **   run as classes (far fewer classes than lanes).
@@ -189,6 +190,9 @@ static const struct cmp_case cases[] = {
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=4", "faults+=straggler:node1/gpu3:20us" }, 2 },
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=4", "faults+=straggler:node0/gpu5:50%" }, 2 },
 	{ "topologies/cluster-16k-3tier.yaml", { "nodes=34" }, 1 },
+	/* each routing named (InfiniBand defaults to dmodk, RoCE to ecmp) */
+	{ "topologies/hgx-h100-cluster.yaml", { "nodes=8", "scaleout.routing=ecmp" }, 2 },
+	{ "topologies/pcie-8gpu.yaml", { "nodes=4", "scaleout.routing=dmodk" }, 2 },
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=36", "faults+=link:leaf0-spine0:down" }, 2 },
 	/* timed faults: epochs with their own capacities and routes */
 	{ "topologies/hgx-h100-cluster.yaml", { "nodes=36", "faults+=link:leaf0-spine0:down@30us" }, 2 },
