@@ -52,6 +52,8 @@ struct ccs_flows {
 	uint32_t ndirty;
 	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
 	int beyond;                 /* a flow's end fell past CCS_TIME_MAX */
+	uint32_t reg_max;           /* the updates' regions: largest, sum and count (ccs_flows_regions) */
+	uint64_t reg_sum, reg_n;
 };
 
 /* A flow's weight on slot q of its path, kept beside the resource's list
@@ -691,6 +693,11 @@ static void open_component(struct ccs_flows *f, uint32_t nfast, uint32_t *ncr, u
 static int finish(struct ccs_flows *f, uint32_t ncr, uint32_t ncf, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
 {
 	f->ntouched = ncr;
+	if (ncf) {
+		f->reg_max = ncf > f->reg_max ? ncf : f->reg_max;
+		f->reg_sum += ncf;
+		f->reg_n++;
+	}
 	for (uint32_t i = 0; i < ncr; i++) {
 		struct res *r = &f->r[f->cres[i]];
 		double u = r->cap > 0 ? r->load / r->cap : 0;
@@ -782,6 +789,11 @@ double ccs_flows_rate(const struct ccs_flows *f, uint32_t id) { return f->f[id].
 double ccs_flows_bytes(const struct ccs_flows *f, uint32_t id) { return f->f[id].bytes; }
 uint32_t ccs_flows_active(const struct ccs_flows *f) { return f->nactive; }
 int ccs_flows_beyond(const struct ccs_flows *f) { return f->beyond; }
+void ccs_flows_regions(const struct ccs_flows *f, uint32_t *largest, double *mean)
+{
+	*largest = f->reg_max;
+	*mean = f->reg_n ? (double)f->reg_sum / (double)f->reg_n : 0;
+}
 double ccs_flows_cap(const struct ccs_flows *f, uint32_t res) { return f->r[res].cap; }
 const struct ccs_res_stats *ccs_flows_stats(const struct ccs_flows *f, uint32_t res) { return &f->r[res].st; }
 

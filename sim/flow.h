@@ -109,6 +109,10 @@ uint32_t ccs_flows_active(const struct ccs_flows *f);
 /* Whether some flow's end fell past the horizon (CCS_TIME_MAX): it never
  * ends, and a run that waits for it must say so rather than "deadlock". */
 int      ccs_flows_beyond(const struct ccs_flows *f);
+/* The rate updates' regions (the flows each recomputed, at most a
+ * connected component of the max-min system): the largest, and the mean
+ * over the updates that recomputed any (0 when none did). */
+void     ccs_flows_regions(const struct ccs_flows *f, uint32_t *largest, double *mean);
 /* Sum of rates on a resource (for checks), its capacity, its statistics. */
 double   ccs_flows_load(const struct ccs_flows *f, uint32_t res);
 double   ccs_flows_cap(const struct ccs_flows *f, uint32_t res);

@@ -79,6 +79,8 @@ int ccs_sim_run_hooked(struct ccs_fabric *fab, const struct ccs_sched *s, struct
 	if (rc != CCS_ENOMEM || es.events) {
 		st->time_s = es.time_s;
 		st->events = es.events;
+		if (r.fl)
+			ccs_flows_regions(r.fl, &st->region_max, &st->region_mean);
 		/* a class run counts the ops its class ops stand for */
 		st->ops = !r.cls ? es.ops : rc ? 0 : s->nops;
 	}

@@ -17,6 +17,8 @@ struct ccs_sim_stats {
 	double time_s;
 	uint64_t events, ops, flows;   /* flows: single transfers, a class's members counted */
 	uint32_t max_active;           /* flows in the solver at once (a class counts once) */
+	uint32_t region_max;           /* the most flows one rate update recomputed (flow.h's regions) */
+	double region_mean;            /* and the mean over the updates */
 	double bytes_sent, bytes_received;
 	uint32_t classes;              /* lane classes of a class run (classes.h); 0: per flow */
 	uint64_t class_flows;          /* class flows of a class run */

@@ -36,19 +36,22 @@ static void print_cuts(const struct predict_req *rq)
 }
 
 /* -v with simulate: each row's run, as the simulator counts it: events,
- * flows (a class's members counted), the most in the solver at once, and
- * the classes it lumped them into with restarts, or why it ran per flow. */
+ * flows (a class's members counted), the most in the solver at once, the
+ * largest and mean region a rate update recomputed (the max-min components
+ * it touched), and the classes it lumped them into with restarts, or why it
+ * ran per flow. */
 static void print_runs(const struct predict_req *rq)
 {
-	printf("# simulator runs\n# %12s %12s %14s %10s %8s %12s %8s  %s\n", "size (B)", "events", "flows", "max active",
-	       "classes", "class flows", "restarts", "per flow because");
+	printf("# simulator runs\n# %12s %12s %14s %10s %10s %8s %8s %12s %8s  %s\n", "size (B)", "events", "flows",
+	       "max active", "region max", "mean", "classes", "class flows", "restarts", "per flow because");
 	for (size_t i = 0; i < rq->nrows; i++) {
 		const struct ccs_simrow_row *rw = &rq->rows[i];
 		if (!rw->events)
 			continue;
-		printf("# %12llu %12llu %14llu %10u %8u %12llu %8u  %s\n", (unsigned long long)rw->bytes,
-		       (unsigned long long)rw->events, (unsigned long long)rw->flows, rw->max_active, rw->classes,
-		       (unsigned long long)rw->class_flows, rw->restarts, rw->per_flow_why ? rw->per_flow_why : "-");
+		printf("# %12llu %12llu %14llu %10u %10u %8.1f %8u %12llu %8u  %s\n", (unsigned long long)rw->bytes,
+		       (unsigned long long)rw->events, (unsigned long long)rw->flows, rw->max_active, rw->region_max,
+		       rw->region_mean, rw->classes, (unsigned long long)rw->class_flows, rw->restarts,
+		       rw->per_flow_why ? rw->per_flow_why : "-");
 	}
 }
 

@@ -84,6 +84,8 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	rw->flows = st.flows;
 	rw->class_flows = st.class_flows;
 	rw->max_active = st.max_active;
+	rw->region_max = st.region_max;
+	rw->region_mean = st.region_mean;
 	rw->classes = st.classes;
 	rw->restarts = st.restarts;
 	rw->per_flow_why = st.per_flow_why;

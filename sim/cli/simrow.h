@@ -31,6 +31,8 @@ struct ccs_simrow_row {
 	/* the simulator's run (simulate only; events 0: not simulated) */
 	uint64_t events, flows, class_flows;
 	uint32_t max_active, classes, restarts;
+	uint32_t region_max;         /* the largest rate update's flows, and the mean (simrun.h) */
+	double region_mean;
 	const char *per_flow_why;       /* why it ran per flow; NULL: as classes */
 };
 

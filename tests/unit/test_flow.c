@@ -13,6 +13,8 @@
 #include "fixture.h"
 #include "../../sim/sim.h"
 
+#include <math.h>
+
 #define S_PS 1000000000000ll   /* one second in picoseconds */
 
 /* Flow ids' rates against the expected ones (B/s), and max-min checked. */
@@ -236,8 +238,38 @@ static void test_edges(void)
 	ccs_flows_free(f);
 }
 
+/* The regions the updates recompute (ccs_flows_regions, simulate -v):
+ * two flows on disjoint resources, each added and updated in turn, are
+ * regions of one; a third that joins both ties them into one region of
+ * three; a solver never updated reports none. */
+static void test_regions(void)
+{
+	double cap[2] = { 10e9, 10e9 };
+	struct ccs_flows *f;
+	CHECK(!ccs_flows_new(&f, 2, cap));
+	uint32_t largest = 7;
+	double mean = 7;
+	ccs_flows_regions(f, &largest, &mean);
+	CHECK(largest == 0 && mean == 0);
+	uint32_t a, b, c, pa[1] = { 0 }, pb[1] = { 1 }, pc[2] = { 0, 1 };
+	struct fx_ends p;
+	p.n = 0;
+	CHECK(!ccs_flows_add(f, pa, 1, 1e9, 0, 0, &a));
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	CHECK(!ccs_flows_add(f, pb, 1, 1e9, 1, 0, &b));
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	ccs_flows_regions(f, &largest, &mean);
+	CHECK(largest == 1 && mean == 1);
+	CHECK(!ccs_flows_add(f, pc, 2, 1e9, 2, 0, &c));
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	ccs_flows_regions(f, &largest, &mean);
+	CHECK(largest == 3 && fabs(mean - 5.0 / 3) < 1e-12);
+	ccs_flows_free(f);
+}
+
 int main(void)
 {
+	test_regions();
 	test_two();
 	test_bottlenecks();
 	test_parking_lot();
