@@ -157,7 +157,8 @@ out:
 	return rc;
 }
 
-/* NCCL's mirrorBits (src/graph/topo.h): v's low log2(pow2) bits reversed. */
+/* NCCL's mirrorBits (NVIDIA/nccl src/graph/topo.h @5067397c): v's low
+ * log2(pow2) bits reversed. */
 static uint32_t mirror_bits(uint32_t v, uint32_t pow2)
 {
 	uint32_t m = 0;
@@ -196,7 +197,7 @@ uint32_t ccs_ring_nic_head(const struct ccs_topo *t, uint32_t gpu, int m, int v,
 	if (lgc <= 1)
 		return t->gnic[gp->nic_first + turn % b].nic;
 	/* GPUs sharing their nearest NICs take disjoint runs of them, as
-	 * NCCL's ncclTopoGetLocalNetType (src/graph/topo.cc): GPU dev mod
+	 * NCCL's ncclTopoGetLocalNetType (src/graph/topo.cc @5067397c): GPU dev mod
 	 * sharers in the communicator, bit-mirrored over a power-of-two NIC
 	 * count, is the first of ceil(nics / sharers), in device order */
 	uint32_t first = (uint32_t)gp->local % lgc;
@@ -227,12 +228,11 @@ int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const 
 	int32_t *deg = ccs_calloc((size_t)G + 1, sizeof *deg);
 	int32_t *ka = ccs_calloc((size_t)t->ndev + 1, sizeof *ka);
 	int32_t *kb = ccs_calloc((size_t)t->ndev + 1, sizeof *kb);
-	int32_t *peers = NULL;
 	int most = 1;
 	for (int g = 0; g < G; g++)
 		if (gstart[g + 1] - gstart[g] > most)
 			most = gstart[g + 1] - gstart[g];
-	peers = ccs_calloc((size_t)(most < C ? most : C), sizeof *peers);
+	int32_t *peers = ccs_calloc((size_t)(most < C ? most : C), sizeof *peers);
 	int rc = CCS_ENOMEM;
 	if (!deg || !ka || !kb || !peers)
 		goto out;
