@@ -196,7 +196,8 @@ static void test_tree_shared_nics(void)
 		ccs_free(members);
 		fx_down(t, &c, fab);
 	}
-	static const char *const topos[] = { "topologies/aws-p5.yaml", "topologies/aws-p5en.yaml", "topologies/aws-p4de.yaml" };
+	static const char *const topos[] = { "topologies/aws-p5.yaml", "topologies/aws-p5en.yaml",
+		                                     "topologies/aws-p4de.yaml" };
 	for (size_t i = 0; i < sizeof topos / sizeof topos[0]; i++) {
 		const char *sets[] = { "nodes=2" };
 		struct ccs_topo *t;
