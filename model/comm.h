@@ -18,7 +18,7 @@
 **              x the slowest of them and the ranks x the slowest rank's PCIe
 **              link (NCCL spreads channels evenly over NICs and ranks, so one
 **              slow NIC or x8 link slows every channel); min over groups
-**   B_ring     the rate NCCL's rings reach across groups where they enter
+**   B_ring     (ch[C]) the rate NCCL's rings reach across groups where they enter
 **              and leave by the NICs ring_nic.h places them on: below B_net
 **              where some NIC carries more channels than others (a rail
 **              fault), else B_net or more
@@ -66,14 +66,12 @@ struct ccs_comm {
 	double b_nic1;              /* per rank alone on its NICs (SendRecv) */
 	double B_net_nic, B_net_host; /* B_net's two parts: the NICs (their sum, at most their count x the
 	                             * slowest), the ranks' host paths (count x the slowest); HUGE_VAL for none */
-	double B_ring;              /* the rings' network rate from their NIC placement (ring_nic.h) with ring_C
-	                             * channels, NCCL's count; HUGE_VAL on one group */
-	int ring_C;
-	double tree_tg;             /* the trees' busiest NIC with ring_C channels (ring_nic.h's tg) */
-	double tree_tph;            /* a phase's busiest NIC with ring_C channels (ring_nic.h's tph) */
-	/* the same three for C channels, 1 <= C <= CCS_COMM_CH_MAX, placed on
-	 * first use (comm_ch.h; ch_done[C] set): NCCL's count for a small
-	 * operation, a tuner's or the user's */
+	int ring_C;                 /* NCCL's channel count */
+	/* With C channels, 1 <= C <= CCS_COMM_CH_MAX: the rings' network rate
+	 * from their NIC placement (B_ring above; HUGE_VAL on one group) and the
+	 * trees' busiest NIC and phase (ring_nic.h's tg, tph); ch_done[C] when
+	 * placed: ring_C at build, other counts (a tuner's, the user's) on first
+	 * use (comm_ch.h) */
 	struct ccs_comm_ch { double B_ring, tg, tph; } ch[CCS_COMM_CH_MAX + 1];
 	unsigned char ch_done[CCS_COMM_CH_MAX + 1];
 	double R_fab;               /* per group, uniform all-to-all */

@@ -3,26 +3,17 @@
 #include "comm_ch.h"
 #include "ring_nic.h"
 
-#include <math.h>
-
 int ccs_comm_ch_at(const struct ccs_comm *c, int C, struct ccs_comm_ch *out)
 {
 	if (C < 1)
 		C = 1;
-	if (C == c->ring_C) {
-		out->B_ring = c->B_ring;
-		out->tg = c->tree_tg;
-		out->tph = c->tree_tph;
-		return CCS_OK;
-	}
 	if (C <= CCS_COMM_CH_MAX && c->ch_done[C]) {
 		*out = c->ch[C];
 		return CCS_OK;
 	}
 	int32_t *gstart = NULL, *members = NULL;
 	int rc = ccs_comm_members(c, &gstart, &members);
-	out->B_ring = HUGE_VAL;
-	if (!rc && c->G >= 2)
+	if (!rc)
 		rc = ccs_ring_nic_rate(c->t, c->rank_gpu, c->n, gstart, members, c->G, C, c->prm.eff, &out->B_ring);
 	if (!rc)
 		rc = ccs_ring_nic_tree(c->t, c->rank_gpu, gstart, members, c->G, C, c->nccl.nics, &out->tg, &out->tph);

@@ -20,10 +20,10 @@ int ccs_comm_net_share(struct ccs_comm *c, const uint32_t *nic_of_rank);
  * from each group's network rate gnet [B/s]. */
 int ccs_comm_net_p2p(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, const double *gnet);
 int ccs_comm_net_cut(struct ccs_comm *c, const int32_t *gstart, const int32_t *members, double *R, int *bound);
-/* The communicator's ring and tree figures (comm.h) from ring_nic.h's placement: the rings' network
- * rate and the trees' busiest NIC and phase on NCCL's count ring_C (B_ring,
- * tree_tg, tree_tph); other counts are placed on first use
- * (comm_ch.h).  CCS_ENOMEM on failure. */
+/* The communicator's ring and tree figures (comm.h's ch) from ring_nic.h's placement: the rings'
+ * network rate and the trees' busiest NIC and phase on NCCL's count
+ * ring_C; other counts are placed on first use (comm_ch.h).  CCS_ENOMEM
+ * on failure. */
 int ccs_comm_net_rings(struct ccs_comm *c, const int32_t *gstart, const int32_t *members);
 
 /* NCCL's own model's input, c->nccl (comm_nccl.c): its scalars from c and

@@ -593,9 +593,10 @@ out:
 int ccs_comm_net_rings(struct ccs_comm *c, const int32_t *gstart, const int32_t *members)
 {
 	const struct ccs_topo *t = c->t;
-	CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, c->ring_C, c->prm.eff, &c->B_ring));
-	CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, c->ring_C, c->nccl.nics, &c->tree_tg,
-	                          &c->tree_tph));
+	struct ccs_comm_ch *x = &c->ch[c->ring_C];   /* ring_C <= 64: params_yaml.c, nccl_tune.c */
 	memset(c->ch_done, 0, sizeof c->ch_done);
+	CCS_TRY(ccs_ring_nic_rate(t, c->rank_gpu, c->n, gstart, members, c->G, c->ring_C, c->prm.eff, &x->B_ring));
+	CCS_TRY(ccs_ring_nic_tree(t, c->rank_gpu, gstart, members, c->G, c->ring_C, c->nccl.nics, &x->tg, &x->tph));
+	c->ch_done[c->ring_C] = 1;
 	return CCS_OK;
 }

@@ -48,15 +48,12 @@ static double rate_of(const struct ccs_comm *c, int same_group)
  * share net_share of B_net). */
 
 /* The rings' network rate where they enter and leave the groups by the
- * NICs ring_nic.h places them on, for the call's channels (the
- * communicator's figure for NCCL's count, else placed again); HUGE_VAL
- * when out of memory (*oom set). */
+ * NICs ring_nic.h places them on, for the call's channels (comm_ch.h);
+ * HUGE_VAL when out of memory (*oom set). */
 static double ring_net(const struct ccs_cost_env *e, int *oom)
 {
 	const struct ccs_comm *c = e->c;
 	int C = e->channels > 0 ? e->channels : ccs_nccl_channels(&c->nccl, CCS_ALGO_RING);
-	if (C == c->ring_C || c->G < 2)
-		return c->B_ring;
 	struct ccs_comm_ch f;
 	if (ccs_comm_ch_at(c, C, &f)) {
 		*oom = 1;

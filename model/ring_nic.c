@@ -228,11 +228,7 @@ int ccs_ring_nic_tree(const struct ccs_topo *t, const uint32_t *rank_gpu, const 
 	int32_t *deg = ccs_calloc((size_t)G + 1, sizeof *deg);
 	int32_t *ka = ccs_calloc((size_t)t->ndev + 1, sizeof *ka);
 	int32_t *kb = ccs_calloc((size_t)t->ndev + 1, sizeof *kb);
-	int most = 1;
-	for (int g = 0; g < G; g++)
-		if (gstart[g + 1] - gstart[g] > most)
-			most = gstart[g + 1] - gstart[g];
-	int32_t *peers = ccs_calloc((size_t)(most < C ? most : C), sizeof *peers);
+	int32_t *peers = ccs_calloc((size_t)C, sizeof *peers);   /* the heads' sharers, by member (v mod m < C) */
 	int rc = CCS_ENOMEM;
 	if (!deg || !ka || !kb || !peers)
 		goto out;
