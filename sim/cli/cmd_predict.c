@@ -56,7 +56,7 @@ static void usage(FILE *f)
 	        "         [-o OP] [-r ROOT] [--best] [-v] [--format table|csv|json] [--set k=v]...%s\n"
 	        "  COLL   allreduce allgather reducescatter broadcast reduce alltoall sendrecv\n", me,
 	        strcmp(me, "ccsim simulate") ? "" : "\n         [--links] [--trace FILE.json [--trace-level collective|step|chunk]] [--granularity step|chunk]\n"
-	        "         [--concurrent N] [--spray K] [--per-flow]\n"
+	        "         [--concurrent N] [--spray K] [--per-flow] [--fidelity exact|aggregate]\n"
 	        "       ccsim simulate -t TOPO --schedule FILE.yaml... [-n RANKS] [--ppn N] [--links] [--trace FILE.json]\n"
 	        "       ccsim simulate -t TOPO --job name=A,gpus=0-7|nodes=0-3|rails=0-3|size=N,coll=C,bytes=B[,algo=,proto=]...\n"
 	        "                [--isolation packed|domains|rails|planes] (jobs at once on one fabric; docs/faults.md)\n"
@@ -65,6 +65,8 @@ static void usage(FILE *f)
 	        "waits apart (step, the default), or every op and a counter per link at every change (chunk);\n"
 	        "--spray K moves each transfer between groups as K parts over K equal-cost paths (packet\n"
 	        "spraying, adaptive routing; default 1: per-flow ECMP by hash);\n"
+	        "--fidelity aggregate merges each rank's AllToAll sends to the ranks behind one leaf switch into\n"
+	        "one transfer (a declared approximation for large exchanges; its error: docs/simulator.md);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
 	        "simulate lowers every algorithm above (ring also AllGather and ReduceScatter; pat, rd, rhd,\n"
 	        "bruck AllGather/ReduceScatter; direct, pairwise, bruck AllToAll) into per-rank schedules of\n"
@@ -204,6 +206,16 @@ static int take_concurrent(const char *me_, const struct ccs_args_opt *o, const 
 	return 0;
 }
 
+static int take_fidelity(const char *me_, const struct ccs_args_opt *o, const char *v)
+{
+	if (!v || (strcmp(v, "exact") && strcmp(v, "aggregate"))) {
+		fprintf(stderr, "%s: '--fidelity' takes 'exact' or 'aggregate'\n", me_);
+		return -1;
+	}
+	*(int *)o->dest = !strcmp(v, "aggregate");
+	return 0;
+}
+
 static int take_granularity(const char *me_, const struct ccs_args_opt *o, const char *v)
 {
 	if (!v || (strcmp(v, "step") && strcmp(v, "chunk"))) {
@@ -247,6 +259,7 @@ static int parse_req(struct predict_req *rq, int argc, char **argv)
 		{ "--concurrent", CCS_ARGS_FN, &rq->concurrent, 1, 64, NULL, 0, "own", take_concurrent },
 		{ "--granularity", CCS_ARGS_FN, &rq->stepwise, 0, 0, NULL, 0, "own", take_granularity },
 		{ "--per-flow", CCS_ARGS_FLAG, &rq->per_flow, 0, 0, NULL, 0, NULL, NULL },
+		{ "--fidelity", CCS_ARGS_FN, &rq->aggregate, 0, 0, NULL, 0, "own", take_fidelity },
 		{ "--trace-level", CCS_ARGS_NAME, &rq->trace_level, 0, 0, ccs_trace_level_name, CCS_TRACE_LEVEL_N, "level",
 		  NULL },
 	};
@@ -257,8 +270,8 @@ static int parse_req(struct predict_req *rq, int argc, char **argv)
 			continue;
 		if (r)
 			return r < 0 ? -1 : 1;   /* an error, or help printed */
-		/* the last eight are simulate's */
-		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 8), argc, argv, &i))
+		/* the last nine are simulate's */
+		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 9), argc, argv, &i))
 			return -1;
 	}
 	ccs_simrow_set_per_flow(rq->per_flow);
@@ -393,6 +406,13 @@ static int masks_of(struct predict_req *rq)
 		rq->pmask = (unsigned)m;
 	}
 	rq->sched_flags = rq->stepwise ? CCS_SCHED_STEP : 0;
+	if (rq->aggregate && rq->coll != CCS_COLL_ALLTOALL) {
+		fprintf(stderr, "%s: '--fidelity aggregate' merges AllToAll's sends (-c alltoall only); %s has no "
+		        "aggregate and is simulated exactly without it\n", me, ccs_coll_cli[rq->coll]);
+		return -1;
+	}
+	if (rq->aggregate)
+		rq->sched_flags |= CCS_SCHED_AGGREGATE;
 	if (ccs_coll_rooted(rq->coll))
 		rq->sched_flags |= rq->root << CCS_SCHED_ROOT_SHIFT;
 	{

@@ -21,6 +21,7 @@ struct predict_req {
 	uint64_t minb, maxb, stepb;
 	double factor;
 	int nranks, ppn, channels, best, root, links, concurrent, stepwise, per_flow, verbose, trace_level;
+	int aggregate;               /* simulate --fidelity aggregate (CCS_SCHED_AGGREGATE) */
 	struct ccs_cut cut1;        /* the cut bound of one byte */
 	const char *sched_path[8];
 	int nsched;

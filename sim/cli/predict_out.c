@@ -117,6 +117,9 @@ static void print_table(const struct predict_req *rq)
 	if (rq->concurrent > 1)
 		printf("; %d copies at once (time: all done)", rq->concurrent);
 	printf("\n");
+	if (rq->aggregate)
+		printf("# fidelity aggregate: each rank's sends to the ranks behind one leaf switch merged into one transfer "
+		       "(an approximation; its error against every flow: docs/simulator.md)\n");
 	if (rq->t->nfault) {
 		printf("# faults: ");
 		for (uint32_t i = 0; i < rq->t->nfault; i++)

@@ -18,6 +18,7 @@
 ** SendRecv (nccl-tests' sendrecv) is one send: rank r sends S to r + 1
 ** (op id r L + w, one part per NIC).
 */
+#include "a2a_agg.h"
 #include "build.h"
 
 #include "../../model/nccl_tables.h"
@@ -36,6 +37,8 @@ struct a2a {
 	double bytes, d_intra, d_inter, d_base;
 	double bytes_inter;         /* SendRecv: bytes of a send to another group */
 	int L;                      /* SendRecv: parts per send, one per NIC; 0: AllToAll */
+	int agg;                    /* AllToAll merged by destination leaf (a2a_agg.h): ops from g */
+	struct ccs_a2a_agg g;
 	const struct ccs_comm *c;
 };
 
@@ -69,16 +72,29 @@ static int peer_of(const struct a2a *a, int r, int k, int dir)
 	return a->rank_at[ccs_p2p_peer(&a->o, a->pos[r], k, dir)];
 }
 
-static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+static int peer_fn(const void *ctx, int r, int k)
 {
-	const struct a2a *a = s->ctx;
-	if (a->L) {
-		sr_get(a, id, op);
-		return;
+	return peer_of(ctx, r, k, 1);
+}
+
+/* The position whose ops hold op id of the merged schedule. */
+static int agg_pos(const struct a2a *a, uint64_t id)
+{
+	int lo = 0, hi = a->n - 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (a->g.off[mid] <= id)
+			lo = mid;
+		else
+			hi = mid - 1;
 	}
-	uint64_t m = (uint64_t)a->m;
-	int r = a->rank_at[id / m], k = (int)(id % m);
-	int peer = peer_of(a, r, k, 1);
+	return lo;
+}
+
+/* A send of rank r to peer in round k, standing for cnt sends of the
+ * share, the last of them in round kl; j: its place among r's sends. */
+static void send_op(const struct a2a *a, int r, int peer, int k, int kl, uint64_t j, uint32_t cnt, struct ccs_op *op)
+{
 	memset(op, 0, sizeof *op);
 	op->kind = CCS_OP_XFER;
 	op->src = r;
@@ -89,15 +105,38 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		op->nic_src = a->pxn ? CCS_NIC_PXN : ccs_comm_nic(a->c, r, k % ccs_comm_best_nics(a->c, r));
 		op->nic_dst = ccs_comm_nic(a->c, peer, k % ccs_comm_best_nics(a->c, peer));
 	}
-	op->bytes = a->bytes;
-	op->delay_s = a->group[r] == a->group[peer] ? a->d_intra : a->d_inter;
-	if (k < a->lanes)
+	op->bytes = a->bytes * cnt;
+	op->delay_s = (a->group[r] == a->group[peer] ? a->d_intra : a->d_inter) * (1 + (kl - k) / a->lanes);
+	if (j < (uint64_t)a->lanes)
 		op->delay_s += a->d_base;
+}
+
+static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	const struct a2a *a = s->ctx;
+	if (a->L) {
+		sr_get(a, id, op);
+		return;
+	}
+	if (a->agg) {
+		int i = agg_pos(a, id);
+		send_op(a, a->rank_at[i], a->g.dst[id], (int)a->g.k[id], (int)a->g.klast[id], id - a->g.off[i], a->g.cnt[id], op);
+		return;
+	}
+	uint64_t m = (uint64_t)a->m;
+	int r = a->rank_at[id / m], k = (int)(id % m);
+	send_op(a, r, peer_of(a, r, k, 1), k, k, (uint64_t)k, 1, op);
 }
 
 static int a_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct a2a *a = s->ctx;
+	if (a->agg) {
+		if (id + (uint64_t)a->lanes >= a->g.off[agg_pos(a, id) + 1])
+			return 0;
+		out[0] = id + (uint64_t)a->lanes;
+		return 1;
+	}
 	uint64_t m = (uint64_t)a->m;
 	if (id % m + (uint64_t)a->lanes >= m)
 		return 0;
@@ -108,6 +147,8 @@ static int a_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 static uint32_t a_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct a2a *a = s->ctx;
+	if (a->agg)
+		return id - a->g.off[agg_pos(a, id)] >= (uint64_t)a->lanes;
 	return id % (uint64_t)a->m >= (uint64_t)a->lanes;
 }
 
@@ -118,6 +159,7 @@ static void a_release(struct ccs_sched *s)
 		ccs_p2p_order_release(&a->o);
 		ccs_free(a->rank_at);
 		ccs_free(a->pos);
+		ccs_a2a_agg_release(&a->g);
 	}
 	ccs_free(s->ctx);
 	memset(s, 0, sizeof *s);
@@ -162,7 +204,7 @@ out:
 	return rc;
 }
 
-int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
+int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int flags, struct ccs_sched *s,
                   const char **why)
 {
 	memset(s, 0, sizeof *s);
@@ -179,7 +221,7 @@ int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes,
 	a->n = c->n;
 	a->m = coll == CCS_COLL_SENDRECV ? 1 : c->n - 1;
 	a->lanes = CCS_P2P_BATCH * (c->a2a_wave > 0 ? c->a2a_wave : 1);
-	a->pxn = pxn;
+	a->pxn = !(flags & CCS_SCHED_NO_PXN);
 	a->group = c->rank_group;
 	a->bytes = (double)bytes / (coll == CCS_COLL_SENDRECV ? 1 : c->n) / e;
 	a->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 0, 0);
@@ -212,15 +254,17 @@ int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes,
 	a->c = c;
 	if (coll == CCS_COLL_ALLTOALL) {
 		int rc = p2p_order(a, c);
-		if (rc) {
+		if (rc || ((flags & CCS_SCHED_AGGREGATE) && (rc = ccs_a2a_agg_build(c, a->rank_at, a->m, peer_fn, a, &a->g)))) {
 			struct ccs_sched tmp = { .ctx = a };
 			a_release(&tmp);
 			*why = "out of memory";
 			return rc;
 		}
+		a->agg = (flags & CCS_SCHED_AGGREGATE) != 0;
+
 	}
 	s->ctx = a;
-	s->nops = (uint64_t)c->n * (uint64_t)(a->L ? a->L : a->m);
+	s->nops = a->agg ? a->g.nops : (uint64_t)c->n * (uint64_t)(a->L ? a->L : a->m);
 	s->ops = &a_ops;
 	return CCS_OK;
 }

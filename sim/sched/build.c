@@ -80,7 +80,7 @@ static int b_steps(const struct req *r) { return ccs_sched_steps(r->c, r->coll, 
 
 static int b_direct(const struct req *r)
 {
-	return ccs_sched_a2a(r->c, r->coll, r->proto, r->bytes, !(r->flags & CCS_SCHED_NO_PXN), r->s, r->why);
+	return ccs_sched_a2a(r->c, r->coll, r->proto, r->bytes, r->flags, r->s, r->why);
 }
 
 /* pairwise SendRecv is the direct send; other collectives go in rounds */

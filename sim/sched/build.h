@@ -22,8 +22,10 @@ int ccs_sched_build(const struct ccs_comm *c, int coll, int algo, int proto, int
  * through the peer on that rail (NCCL's PXN, on by default as in NCCL).
  * The root of Broadcast and Reduce rides in the bits from
  * CCS_SCHED_ROOT_SHIFT up (flags | root << CCS_SCHED_ROOT_SHIFT; 0 when
- * absent). */
-enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2, CCS_SCHED_ROOT_SHIFT = 8 };
+ * absent).  CCS_SCHED_AGGREGATE asks for the declared approximation
+ * `--fidelity aggregate` where a builder has one (AllToAll: a2a_agg.h) and
+ * is ignored elsewhere (exact there). */
+enum { CCS_SCHED_STEP = 1, CCS_SCHED_NO_PXN = 2, CCS_SCHED_AGGREGATE = 4, CCS_SCHED_ROOT_SHIFT = 8 };
 int ccs_sched_build_flags(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes,
                           int flags, struct ccs_sched *s, const char **why);
 /* The schedule of (*algo, *proto), or, when that pair has none (NVLS
@@ -100,8 +102,10 @@ int ccs_sched_collnet_chain(const struct ccs_comm *c, int proto, int channels, u
 
 /* AllToAll, NCCL's direct algorithm (sim/sched/a2a.c): every pair, 8 peers
  * in flight per rank; coll CCS_COLL_SENDRECV: nccl-tests' sendrecv, each
- * rank sending S to the next. */
-int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int pxn, struct ccs_sched *s,
+ * rank sending S to the next.  flags: CCS_SCHED_NO_PXN, and
+ * CCS_SCHED_AGGREGATE (AllToAll's sends merged by destination leaf,
+ * a2a_agg.h; the others ignore it). */
+int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes, int flags, struct ccs_sched *s,
                   const char **why);
 
 /* Round-by-round schedules (sim/sched/steps.c): recursive doubling,
