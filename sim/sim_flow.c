@@ -104,6 +104,19 @@ static void hang_msg(struct ccs_fabric *fab, const struct ccs_op *op, const char
 /* A timed fault strikes at now: new capacities, and every flow crossing a
  * dead resource moves to a live route with what it has left (or the run
  * hangs). */
+/* The parts op moves in: the fabric's spray, or the op's own ways, for a
+ * transfer between groups; else 1. */
+static uint32_t parts_of(const struct ccs_simrun *r, const struct ccs_op *op)
+{
+	if (op->kind != CCS_OP_XFER || !(op->bytes > 0) || !ccs_fabric_crosses(r->fab, op->src, op->dst))
+		return 1;
+	uint32_t K = r->spray > 1 ? r->spray : 1;
+	return op->ways > K ? op->ways : K;
+}
+
+
+
+
 static int strike(struct ccs_simrun *r, struct ccs_engine *e, ccs_time now, char *err, size_t errn)
 {
 	struct ccs_fabric *fab = r->fab;
@@ -133,7 +146,7 @@ static int strike(struct ccs_simrun *r, struct ccs_engine *e, ccs_time now, char
 		uint32_t res[CCS_FLOW_MAXPATH];
 		int m;
 		ccs_sched_get(s, ccs_flows_tag(r->fl, id), &op);
-		uint32_t way = r->spray > 1 && op.kind == CCS_OP_XFER && ccs_fabric_crosses(fab, op.src, op.dst) ? id % r->spray : 0;
+		uint32_t K = parts_of(r, &op), way = K > 1 ? id % K : 0;
 		if (ccs_simrun_route(fab, s, ccs_flows_tag(r->fl, id), &op, way, res, &m)) {
 			hang_msg(fab, &op, spec, now, err, errn);
 			return CCS_EINPUT;
@@ -145,9 +158,6 @@ static int strike(struct ccs_simrun *r, struct ccs_engine *e, ccs_time now, char
 }
 
 /* ---- the engine's callbacks ---- */
-
-
-
 
 static int m_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct ccs_op *op, ccs_time now, int *busy,
                    char *err, size_t errn)
@@ -164,9 +174,8 @@ static int m_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct cc
 	if (op->kind == CCS_OP_DELAY)
 		return CCS_OK;
 	uint32_t fid;
-	/* sprayed: K parts over K of the equal paths, done when all are */
-	uint32_t K = r->spray > 1 && op->kind == CCS_OP_XFER && op->bytes > 0 &&
-	             ccs_fabric_crosses(r->fab, op->src, op->dst) ? r->spray : 1;
+	/* sprayed (or spread): K parts over K of the equal paths, done when all are */
+	uint32_t K = parts_of(r, op);
 	for (uint32_t w = 1; w < K; w++) {
 		uint32_t pr[CCS_FLOW_MAXPATH];
 		int pn = 0;

@@ -38,6 +38,7 @@ struct a2a {
 	double bytes_inter;         /* SendRecv: bytes of a send to another group */
 	int L;                      /* SendRecv: parts per send, one per NIC; 0: AllToAll */
 	int agg;                    /* AllToAll merged by destination leaf (a2a_agg.h): ops from g */
+	int hashed;                 /* the network hashes flows onto paths (ECMP) */
 	struct ccs_a2a_agg g;
 	const struct ccs_comm *c;
 };
@@ -106,6 +107,8 @@ static void send_op(const struct a2a *a, int r, int peer, int k, int kl, uint64_
 		op->nic_dst = ccs_comm_nic(a->c, peer, k % ccs_comm_best_nics(a->c, peer));
 	}
 	op->bytes = a->bytes * cnt;
+	if (cnt > 1 && a->hashed)
+		op->ways = (uint8_t)(cnt < CCS_A2A_AGG_WAYS ? cnt : CCS_A2A_AGG_WAYS);
 	op->delay_s = (a->group[r] == a->group[peer] ? a->d_intra : a->d_inter) * (1 + (kl - k) / a->lanes);
 	if (j < (uint64_t)a->lanes)
 		op->delay_s += a->d_base;
@@ -261,6 +264,7 @@ int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes,
 			return rc;
 		}
 		a->agg = (flags & CCS_SCHED_AGGREGATE) != 0;
+		a->hashed = ccs_topo_routing(c->t) == CCS_ROUTE_ECMP;
 
 	}
 	s->ctx = a;

@@ -14,7 +14,11 @@
 ** after the pool's last pick among equals, so the senders of one leaf,
 ** which come one after another in group order, spread over the pool and
 ** every pool member ends with the bytes it would get from every flow,
-** give or take one merged op.
+** give or take one merged op.  Under D-mod-k a leaf's up port depends on
+** the destination alone, and the destinations a leaf's senders pick are
+** spread as their sends' were, so each uplink carries what it would.
+** A merged op's transfer starts after the latency chain of the lane that
+** holds its last send (a2a.c): its bytes cannot all have arrived sooner.
 */
 #include "a2a_agg.h"
 

@@ -50,6 +50,9 @@ struct ccs_op {
 	uint8_t kind;
 	uint8_t sm;                 /* XFER moved by SM copy loops (DeepEP's kernels):
 	                               it also crosses both ranks' copy ports */
+	uint8_t ways;               /* XFER across groups: moved as this many equal parts over as many
+	                               of the equal-cost paths, as the hashed flows it stands for would
+	                               spread (a2a_agg.h); 0, 1: one path (or the fabric's spray) */
 	int32_t src, dst;
 	uint32_t channel;
 	uint32_t nic_src, nic_dst;  /* for XFER across groups; UINT32_MAX: best; nic_src CCS_NIC_PXN */

@@ -13,7 +13,10 @@
 ** group's sources: symmetric, the draw's imbalance removed).  The fabric routes as
 ** InfiniBand's subnet manager does (dmodk, model/topo.h), which keeps a
 ** uniform exchange symmetric; the 1,024-rank AllToAll runs once more under
-** hashed ECMP, the baseline (docs/simulator.md, "Routes").
+** hashed ECMP, the baseline (docs/simulator.md, "Routes"), and the
+** declared approximation `--fidelity aggregate` (sends merged by
+** destination leaf, sim/sched/a2a_agg.h) runs at 1,024 ranks under ECMP and
+** at 8,192 under both routings.
 **
 ** Each case runs in a child with a wall-time limit of LIMIT_S: a case that
 ** finishes shows its simulated time beside the closed form; one that does
@@ -51,21 +54,28 @@ struct acase {
 	int expected;               /* dispatch: expected routing (each pair the mean of its group's sources) */
 	uint64_t bytes;
 	double max_s;               /* target; 0: none */
+	int aggregate;              /* AllToAll: --fidelity aggregate (sends merged by destination leaf) */
 };
 
 static const struct acase cases[] = {
-	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 0 },
-	{ "alltoall, ecmp", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0, 64ull << 20, 0 },
-	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60 },
+	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 0, 0 },
+	{ "alltoall, ecmp", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0,
+	  64ull << 20, 0, 0 },
+	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60, 0 },
+	{ "alltoall, ecmp, aggr.", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0,
+	  64ull << 20, 0, 1 },
+	{ "alltoall, aggregate", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60, 1 },
+	{ "alltoall, ecmp, aggr.", C3, { "nodes=1024", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0,
+	  64ull << 20, 60, 1 },
 	{ "alltoall, down @1ms", C3, { "nodes=1024", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3, 0,
-	  -1, 0, 0, 64ull << 20, 0 },
-	{ "dispatch 128 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 128, 0, 0, 0 },
-	{ "dispatch 4096 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 4096, 0, 0, 0 },
-	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 0, 60 },
-	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60 },
-	{ "dispatch, expected", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 1, 0, 60 },
+	  -1, 0, 0, 64ull << 20, 0, 0 },
+	{ "dispatch 128 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 128, 0, 0, 0, 0 },
+	{ "dispatch 4096 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 4096, 0, 0, 0, 0 },
+	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 0, 60, 0 },
+	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 0 },
+	{ "dispatch, expected", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 1, 0, 60, 0 },
 	{ "dispatch, down @1ms", "topologies/hgx-h800.yaml", { "nodes=128", "faults+=link:leaf0-spine0:down@1ms" }, 2,
-	  0, CCS_MOE_NORMAL, 4096, 0, 0, 0 },
+	  0, CCS_MOE_NORMAL, 4096, 0, 0, 0, 0 },
 };
 
 /* what a child sends back: at the end, or when its time is up */
@@ -112,7 +122,8 @@ static int build(const struct acase *b, const struct ccs_comm *c, struct ccs_moe
 		struct ccs_cost cc;
 		ccs_cost_eval(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, b->bytes, &cc, NULL);
 		g_res.closed = cc.time_s;
-		if (ccs_sched_build(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, b->bytes, s, &why)) {
+		if (ccs_sched_build_flags(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, b->bytes,
+		                          b->aggregate ? CCS_SCHED_AGGREGATE : 0, s, &why)) {
 			fprintf(stderr, "%s: %s\n", b->label, why ? why : "no schedule");
 			return -1;
 		}
