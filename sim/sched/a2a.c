@@ -103,7 +103,8 @@ static void send_op(const struct a2a *a, int r, int peer, int k, int kl, uint64_
 	op->channel = (uint32_t)(k % a->lanes);
 	op->nic_src = op->nic_dst = UINT32_MAX;
 	if (a->group[r] != a->group[peer]) {
-		op->nic_src = a->pxn ? CCS_NIC_PXN : ccs_comm_nic(a->c, r, k % ccs_comm_best_nics(a->c, r));
+		/* a merged op leaves from the rank that forwards it (a2a_agg.h) */
+		op->nic_src = a->pxn && !a->agg ? CCS_NIC_PXN : ccs_comm_nic(a->c, r, k % ccs_comm_best_nics(a->c, r));
 		op->nic_dst = ccs_comm_nic(a->c, peer, k % ccs_comm_best_nics(a->c, peer));
 	}
 	op->bytes = a->bytes * cnt;
@@ -257,7 +258,7 @@ int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes,
 	a->c = c;
 	if (coll == CCS_COLL_ALLTOALL) {
 		int rc = p2p_order(a, c);
-		if (rc || ((flags & CCS_SCHED_AGGREGATE) && (rc = ccs_a2a_agg_build(c, a->rank_at, a->m, peer_fn, a, &a->g)))) {
+		if (rc || ((flags & CCS_SCHED_AGGREGATE) && (rc = ccs_a2a_agg_build(c, a->rank_at, a->m, a->pxn && c->intra_nvl && c->p > 1, peer_fn, a, &a->g)))) {
 			struct ccs_sched tmp = { .ctx = a };
 			a_release(&tmp);
 			*why = "out of memory";

@@ -5,9 +5,12 @@
 ** A send of round k to rank p arrives through p's (k mod nb(p))-th best
 ** NIC and leaves through the (k mod nb)-th of the sender's (or its PXN
 ** proxy's), nb a GPU's count of best NICs (the schedule's lanes, a2a.c).
-** So sends merge by (k mod Q, the leaf of the NIC they arrive by), Q the
-** least common multiple of the best-NIC counts: every send of a merged op
-** leaves and arrives by the NICs its first one uses.  The representative
+** So sends merge by (the GPU they leave from, k mod Q, the leaf of the NIC
+** they arrive by), Q the least common multiple of the best-NIC counts:
+** every send of a merged op leaves and arrives by the NICs its first one
+** uses.  The ops are built group by group (entries, then each rank's in
+** round order: its group's sends, its hops, the merged ops it forwards).
+** The representative
 ** of a merged op is taken from the ranks its key reaches (a pool: the
 ** ranks whose (q mod nb)-th NIC hangs off that leaf), outside the sender's
 ** group: the one that has received the fewest bytes so far, the first
@@ -22,6 +25,7 @@
 */
 #include "a2a_agg.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -59,6 +63,13 @@ void ccs_a2a_agg_release(struct ccs_a2a_agg *g)
 	memset(g, 0, sizeof *g);
 }
 
+/* A merged op, a hop to a proxy or a send of a group being built. */
+struct ent {
+	uint32_t owner;             /* the sender's place in its group */
+	int32_t dst;                /* NONE (as int): a merged op's, chosen at the end */
+	uint32_t k, kl, cnt, pool;  /* pool: a merged op's, else NONE */
+};
+
 struct agg_tmp {
 	uint32_t Q, nl;
 	uint32_t *key_lid;          /* device -> leaf id */
@@ -67,8 +78,13 @@ struct agg_tmp {
 	double *got;                /* pool member (index into pmem) -> sends received so far */
 	uint32_t *cursor;           /* pool -> the member after its last pick */
 	uint32_t *gbeg, *gend;      /* group -> its positions [gbeg, gend) */
-	uint32_t *slot;             /* pool -> this rank's merged op, NONE */
-	uint32_t *pool_of_op;       /* this rank's ops: the pool of a merged one, NONE */
+	uint32_t *pos;              /* rank -> its position */
+	int pxn, L;                 /* PXN on; local indices per node */
+	int32_t *at_local;          /* node x L + local index -> the rank there, -1 */
+	uint32_t *mslot;            /* a group's (forwarding place x pools + pool) -> its merged entry, NONE */
+	uint32_t *hslot;            /* a group's (place x group size + proxy place) -> its hop entry, NONE */
+	struct ent *ent;            /* the group's entries */
+	size_t nent, ent_cap;
 };
 
 static void tmp_free(struct agg_tmp *w)
@@ -81,8 +97,11 @@ static void tmp_free(struct agg_tmp *w)
 	ccs_free(w->cursor);
 	ccs_free(w->gbeg);
 	ccs_free(w->gend);
-	ccs_free(w->slot);
-	ccs_free(w->pool_of_op);
+	ccs_free(w->pos);
+	ccs_free(w->at_local);
+	ccs_free(w->mslot);
+	ccs_free(w->hslot);
+	ccs_free(w->ent);
 }
 
 /* The rank's sends of round class q arrive by the leaf of its (q mod nb)-th
@@ -96,7 +115,7 @@ static uint32_t arrival_dev(const struct ccs_comm *c, int r, uint32_t q)
 }
 
 /* Q, the pools and their members in position order, each group's positions. */
-static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at, int m)
+static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at)
 {
 	uint32_t nkey = c->t->ndev + (uint32_t)c->G, n = (uint32_t)c->n;
 	w->Q = 1;
@@ -112,9 +131,22 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 	w->got = ccs_calloc(nm, sizeof *w->got);
 	w->gbeg = ccs_calloc((size_t)c->G, sizeof *w->gbeg);
 	w->gend = ccs_calloc((size_t)c->G, sizeof *w->gend);
-	w->pool_of_op = ccs_malloc(((size_t)m + 1) * sizeof *w->pool_of_op);
-	if (!w->key_lid || !w->pool_of || !w->pmem || !w->got || !w->gbeg || !w->gend || !w->pool_of_op)
+	w->pos = ccs_malloc(n * sizeof *w->pos);
+	w->L = 1;
+	for (int r = 0; r < c->n; r++)
+		if (c->t->gpu[c->rank_gpu[r]].local + 1 > w->L)
+			w->L = c->t->gpu[c->rank_gpu[r]].local + 1;
+	size_t nloc = (size_t)(c->t->nnodes > 0 ? c->t->nnodes : 1) * (size_t)w->L;
+	w->at_local = ccs_malloc(nloc * sizeof *w->at_local);
+	if (!w->key_lid || !w->pool_of || !w->pmem || !w->got || !w->gbeg || !w->gend || !w->pos || !w->at_local)
 		return CCS_ENOMEM;
+	for (size_t x = 0; x < nloc; x++)
+		w->at_local[x] = -1;
+	for (int r = 0; r < c->n; r++) {
+		const struct ccs_gpu *gp = &c->t->gpu[c->rank_gpu[r]];
+		if (gp->node >= 0 && gp->node < c->t->nnodes && gp->local >= 0)
+			w->at_local[(size_t)gp->node * (size_t)w->L + (size_t)gp->local] = r;
+	}
 	for (uint32_t x = 0; x < nkey; x++)
 		w->key_lid[x] = NONE;
 	for (uint32_t i = 0; i < n; i++) {
@@ -127,13 +159,22 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 		if (i == 0 || c->rank_group[rank_at[i - 1]] != g)
 			w->gbeg[g] = i;
 		w->gend[g] = i + 1;
+		w->pos[r] = i;
 	}
-	size_t np = (size_t)w->Q * w->nl;
+	size_t np = (size_t)w->Q * w->nl, gmax = 1;
+	for (int g = 0; g < c->G; g++)
+		if (w->gend[g] - w->gbeg[g] > gmax)
+			gmax = w->gend[g] - w->gbeg[g];
 	w->poff = ccs_calloc(np + 1, sizeof *w->poff);
 	w->cursor = ccs_calloc(np, sizeof *w->cursor);
-	w->slot = ccs_malloc(np * sizeof *w->slot);
-	if (!w->poff || !w->cursor || !w->slot)
+	w->mslot = ccs_malloc(gmax * np * sizeof *w->mslot);
+	w->hslot = ccs_malloc(gmax * gmax * sizeof *w->hslot);
+	if (!w->poff || !w->cursor || !w->mslot || !w->hslot)
 		return CCS_ENOMEM;
+	for (size_t x = 0; x < gmax * np; x++)
+		w->mslot[x] = NONE;
+	for (size_t x = 0; x < gmax * gmax; x++)
+		w->hslot[x] = NONE;
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t q = 0; q < w->Q; q++) {
 			int r = rank_at[i];
@@ -143,13 +184,13 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 		}
 	for (size_t p = 0; p < np; p++) {
 		w->poff[p + 1] += w->poff[p];
-		w->slot[p] = w->poff[p];   /* a fill cursor first */
+		w->cursor[p] = w->poff[p];   /* a fill cursor first */
 	}
 	for (uint32_t i = 0; i < n; i++)
 		for (uint32_t q = 0; q < w->Q; q++)
-			w->pmem[w->slot[w->pool_of[(size_t)rank_at[i] * w->Q + q]]++] = i;
+			w->pmem[w->cursor[w->pool_of[(size_t)rank_at[i] * w->Q + q]]++] = i;
 	for (size_t p = 0; p < np; p++)
-		w->slot[p] = NONE;
+		w->cursor[p] = 0;
 	return CCS_OK;
 }
 
@@ -197,48 +238,121 @@ static int32_t representative(struct agg_tmp *w, const int32_t *rank_at, uint32_
 	return rank_at[w->pmem[b + best]];
 }
 
-int ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, ccs_a2a_peer_fn *peer,
+static int ent_cmp(const void *x, const void *y)
+{
+	const struct ent *a = x, *b = y;
+	if (a->owner != b->owner)
+		return a->owner < b->owner ? -1 : 1;
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	return (a->pool == NONE) - (b->pool == NONE);
+}
+
+/* The rank that forwards r's send to p under PXN: the GPU of r's node on
+ * p's rail (its local index), where that is another GPU of r's group with
+ * a NIC (the fabric's rule, fabric.c); else r. */
+static int proxy_of(const struct agg_tmp *w, const struct ccs_comm *c, int r, int p)
+{
+	const struct ccs_topo *t = c->t;
+	const struct ccs_gpu *ga = &t->gpu[c->rank_gpu[r]], *gb = &t->gpu[c->rank_gpu[p]];
+	if (!w->pxn || ga->node < 0 || ga->node >= t->nnodes || gb->local < 0 || gb->local >= w->L)
+		return r;
+	int x = w->at_local[(size_t)ga->node * (size_t)w->L + (size_t)gb->local];
+	if (x < 0 || x == r || c->rank_group[x] != c->rank_group[r] || t->gpu[c->rank_gpu[x]].domain != ga->domain ||
+	    !t->gpu[c->rank_gpu[x]].nic_count)
+		return r;
+	return x;
+}
+
+/* Add a send of round k to the group's entries: into the merged op or hop
+ * whose slot is *slot, or a new one. */
+static int ent_add(struct agg_tmp *w, uint32_t *slot, uint32_t owner, int32_t dst, uint32_t k, uint32_t pool)
+{
+	if (slot && *slot != NONE) {
+		struct ent *e = &w->ent[*slot];
+		e->cnt++;
+		e->k = k < e->k ? k : e->k;
+		e->kl = k > e->kl ? k : e->kl;
+		return CCS_OK;
+	}
+	if (w->nent == w->ent_cap) {
+		size_t nc = w->ent_cap ? w->ent_cap * 2 : 1024;
+		struct ent *v = ccs_realloc(w->ent, nc * sizeof *v);
+		if (!v)
+			return CCS_ENOMEM;
+		w->ent = v;
+		w->ent_cap = nc;
+	}
+	if (slot)
+		*slot = (uint32_t)w->nent;
+	w->ent[w->nent++] = (struct ent){ owner, dst, k, k, 1, pool };
+	return CCS_OK;
+}
+
+/* Group grp's ranks (positions [b, e)): their sends in NCCL's rounds
+ * as entries (a send in its group as it is; one to another group merged by
+ * (forwarding rank, pool), with a hop from the sender to its proxy under
+ * PXN), then as ops position by position in round order. */
+static int group_ops(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at, int m, ccs_a2a_peer_fn *peer,
+                     const void *ctx, int grp, struct ccs_a2a_agg *g, uint64_t *cap)
+{
+	uint32_t b = w->gbeg[grp], gs = w->gend[grp] - b;
+	size_t np = (size_t)w->Q * w->nl;
+	w->nent = 0;
+	for (uint32_t i = b; i < b + gs; i++) {
+		int r = rank_at[i];
+		for (int k = 0; k < m; k++) {
+			int p = peer(ctx, r, k);
+			if (c->rank_group[p] == grp) {
+				CCS_TRY(ent_add(w, NULL, i - b, p, (uint32_t)k, NONE));
+				continue;
+			}
+			int x = proxy_of(w, c, r, p);
+			uint32_t xo = w->pos[x] - b, pool = w->pool_of[(size_t)p * w->Q + (uint32_t)k % w->Q];
+			CCS_TRY(ent_add(w, &w->mslot[xo * np + pool], xo, -1, (uint32_t)k, pool));
+			if (x != r)
+				CCS_TRY(ent_add(w, &w->hslot[(i - b) * gs + xo], i - b, x, (uint32_t)k, NONE));
+		}
+	}
+	for (size_t x = 0; x < w->nent; x++) {
+		const struct ent *e = &w->ent[x];
+		if (e->pool != NONE)
+			w->mslot[e->owner * np + e->pool] = NONE;
+		else if (e->dst >= 0 && c->rank_group[e->dst] == grp)
+			w->hslot[e->owner * gs + (w->pos[e->dst] - b)] = NONE;
+	}
+	qsort(w->ent, w->nent, sizeof *w->ent, ent_cmp);
+	CCS_TRY(grow(g, cap, g->nops + w->nent));
+	size_t x = 0;
+	for (uint32_t o = 0; o < gs; o++) {
+		g->off[b + o] = g->nops;
+		for (; x < w->nent && w->ent[x].owner == o; x++) {
+			const struct ent *e = &w->ent[x];
+			g->dst[g->nops] = e->pool == NONE ? e->dst : representative(w, rank_at, e->pool, grp, e->cnt);
+			g->k[g->nops] = e->k;
+			/* a hop runs beside the network part it feeds: no lane chain of its own */
+			g->klast[g->nops] = e->pool == NONE ? e->k : e->kl;
+			g->cnt[g->nops] = e->cnt;
+			g->nops++;
+		}
+	}
+	return CCS_OK;
+}
+
+int ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, int pxn, ccs_a2a_peer_fn *peer,
                       const void *ctx, struct ccs_a2a_agg *g)
 {
 	struct agg_tmp w = { 0 };
 	uint64_t cap = 0;
 	memset(g, 0, sizeof *g);
+	w.pxn = pxn;
 	int rc = CCS_ENOMEM;
 	g->off = ccs_malloc(((size_t)c->n + 1) * sizeof *g->off);
-	if (!g->off || (rc = tmp_init(&w, c, rank_at, m)))
+	if (!g->off || (rc = tmp_init(&w, c, rank_at)))
 		goto fail;
-	for (uint32_t i = 0; i < (uint32_t)c->n; i++) {
-		int r = rank_at[i], grp = c->rank_group[r];
-		uint64_t o0 = g->nops;
-		g->off[i] = o0;
-		if ((rc = grow(g, &cap, o0 + (uint64_t)m)))
+	for (int grp = 0; grp < c->G; grp++)
+		if ((rc = group_ops(&w, c, rank_at, m, peer, ctx, grp, g, &cap)))
 			goto fail;
-		for (int k = 0; k < m; k++) {
-			int p = peer(ctx, r, k);
-			uint32_t pool = NONE;
-			if (c->rank_group[p] != grp) {
-				pool = w.pool_of[(size_t)p * w.Q + (uint32_t)k % w.Q];
-				if (w.slot[pool] != NONE) {
-					g->cnt[o0 + w.slot[pool]]++;
-					g->klast[o0 + w.slot[pool]] = (uint32_t)k;
-					continue;
-				}
-				w.slot[pool] = (uint32_t)(g->nops - o0);
-			}
-			w.pool_of_op[g->nops - o0] = pool;
-			g->dst[g->nops] = p;
-			g->k[g->nops] = g->klast[g->nops] = (uint32_t)k;
-			g->cnt[g->nops] = 1;
-			g->nops++;
-		}
-		for (uint64_t x = o0; x < g->nops; x++) {
-			uint32_t pool = w.pool_of_op[x - o0];
-			if (pool == NONE)
-				continue;
-			g->dst[x] = representative(&w, rank_at, pool, grp, g->cnt[x]);
-			w.slot[pool] = NONE;
-		}
-	}
 	g->off[c->n] = g->nops;
 	tmp_free(&w);
 	return CCS_OK;

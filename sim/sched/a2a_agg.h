@@ -1,35 +1,37 @@
 /*
 ** sim/sched/a2a_agg.h: NCCL's AllToAll with its sends merged by
 ** destination leaf, the declared approximation `--fidelity aggregate`
-** asks for (docs/simulator.md measures its error against every flow).
+** (docs/simulator.md measures its error against every flow).
 **
 ** A rank's sends to the ranks of its own group stay as they are.  Its sends
-** to the ranks behind one leaf switch (the switch their best NIC hangs
-** off; a rail group on a rail-optimized fabric), outside its group, become
-** one transfer of their bytes, placed where the first of them is in NCCL's
-** rounds, to one representative receiver: the ((sender's position) mod
-** cnt)-th of those cnt ranks in group order.  Every receiver behind a leaf
-** then gets its share of the bytes within one send, as in the exchange;
-** what is lost is the order of the rounds inside a leaf's sends and how the
-** network spreads one leaf's destinations over its paths (a representative
-** takes one path where D-mod-k or a hash would spread the cnt sends).
-** Ops: (group size - 1) + the leaves a rank reaches, instead of n - 1.
+** to other groups leave by some NIC of its group (its own, or under PXN the
+** one of the GPU on the receiver's rail, reached over the scale-up fabric)
+** and arrive by a NIC behind some leaf switch.  All the group's sends that
+** leave by one forwarding GPU and arrive through one leaf (a pool of
+** receivers: a rail group on a rail-optimized fabric) become one transfer
+** of their bytes from that GPU to one representative of the pool, and
+** under PXN each sender moves its share to the forwarding GPU in one hop
+** beside it.  Every receiver gets the bytes it would (a2a_agg.c); what is
+** lost is the order of the rounds inside the merged sends and how a
+** network would spread their destinations over its paths.
+** Ops: per rank its group's sends, its hops and about one merged op per
+** pool it forwards to, instead of n - 1 (1,024 ranks of cluster-16k-3tier:
+** 18,432 against 1,047,552; 8,192: 376,832 against 67 million).
 ** Where the network hashes flows onto paths (ECMP), the cnt sends of a
 ** merged op would take about as many different paths: it moves as
 ** min(cnt, CCS_A2A_AGG_WAYS) equal parts over as many of the equal-cost
-** paths (ccs_op.ways).  One path puts a leaf's merged ops on a few uplinks
-** (1,024 ranks of cluster-16k-3tier, 64 MiB: 18% slower than every flow);
-** 4, 8, 16 ways: 0.47%, 0.30%, 0.18% slower, the run 7.8, 17.5, 37.6 s
-** (every flow: 294 s).  Destination-based routing needs no parts: a
-** representative's path carries what the sends' paths would, uplink by
-** uplink (a2a_agg.c).
+** paths (ccs_op.ways).  Measured at 1,024 ranks, 64 MiB, against every
+** flow (1,572.41 us, 294 s): 2, 4, 8, 16, 32 parts 47%, 12%, 0.74%,
+** 0.52%, 0.24% slower, the run 0.11, 0.24, 0.54, 1.19, 2.56 s.
+** Destination-based routing needs no parts: a representative's path
+** carries what the sends' paths would, uplink by uplink (a2a_agg.c).
 */
 #ifndef CCS_SCHED_A2A_AGG_H
 #define CCS_SCHED_A2A_AGG_H
 
 #include "../../model/comm.h"
 
-#define CCS_A2A_AGG_WAYS 4
+#define CCS_A2A_AGG_WAYS 8
 
 struct ccs_a2a_agg {
 	uint64_t nops;
@@ -43,7 +45,7 @@ struct ccs_a2a_agg {
 /* peer(ctx, r, k): the rank r sends to in NCCL's round k (m rounds).
  * rank_at[i] the rank at position i (group order).  CCS_ENOMEM. */
 typedef int ccs_a2a_peer_fn(const void *ctx, int r, int k);
-int  ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, ccs_a2a_peer_fn *peer,
+int  ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, int pxn, ccs_a2a_peer_fn *peer,
                        const void *ctx, struct ccs_a2a_agg *g);
 void ccs_a2a_agg_release(struct ccs_a2a_agg *g);
 
