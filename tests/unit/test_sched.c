@@ -380,8 +380,8 @@ static void test_spray(void)
  * takes one hop's latency instead of its last send's lane chain is 24%
  * fast at 1 MiB on 256 ranks and 6.7% at 64 MiB on 1,024; one that ignores
  * which of its two NICs a send arrives by puts half again on every other
- * NIC (40% slow); one path per merged op under ECMP 134% slow, 4 parts
- * 12%. */
+ * NIC (40% slow); under ECMP a merged op in 2 or 4 parts instead of 8 is
+ * 47% or 12% slow. */
 static double a2a_run(const struct ccs_comm *c, struct ccs_fabric *fab, int flags, uint64_t bytes, uint64_t *nops,
                       double *net, double *recv_min, double *recv_max)
 {
