@@ -93,8 +93,8 @@ static int agg_pos(const struct a2a *a, uint64_t id)
 }
 
 /* A send of rank r to peer in round k, standing for cnt sends of the
- * share, the last of them in round kl; j: its place among r's sends. */
-static void send_op(const struct a2a *a, int r, int peer, int k, int kl, uint64_t j, uint32_t cnt, struct ccs_op *op)
+ * share; its hop's latency in *d (the delay is the caller's). */
+static void send_op(const struct a2a *a, int r, int peer, int k, uint32_t cnt, struct ccs_op *op, double *d)
 {
 	memset(op, 0, sizeof *op);
 	op->kind = CCS_OP_XFER;
@@ -110,9 +110,7 @@ static void send_op(const struct a2a *a, int r, int peer, int k, int kl, uint64_
 	op->bytes = a->bytes * cnt;
 	if (cnt > 1 && a->hashed)
 		op->ways = (uint8_t)(cnt < CCS_A2A_AGG_WAYS ? cnt : CCS_A2A_AGG_WAYS);
-	op->delay_s = (a->group[r] == a->group[peer] ? a->d_intra : a->d_inter) * (1 + (kl - k) / a->lanes);
-	if (j < (uint64_t)a->lanes)
-		op->delay_s += a->d_base;
+	*d = a->group[r] == a->group[peer] ? a->d_intra : a->d_inter;
 }
 
 static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
@@ -122,26 +120,41 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		sr_get(a, id, op);
 		return;
 	}
+	double d;
 	if (a->agg) {
-		int i = agg_pos(a, id);
-		send_op(a, a->rank_at[i], a->g.dst[id], (int)a->g.k[id], (int)a->g.klast[id], id - a->g.off[i], a->g.cnt[id], op);
+		/* A merged op or hop waits for nothing and starts after the
+		 * latency chain of the lane of its last send, (kl / lanes) sends
+		 * before it.  A send within the group waits for the one before it
+		 * in its lane, if any, and the latency of the merged sends between
+		 * them (before it, where it is the first) */
+		const struct ccs_a2a_agg *g = &a->g;
+		int i = agg_pos(a, id), k = (int)g->k[id];
+		send_op(a, a->rank_at[i], g->dst[id], k, g->cnt[id], op, &d);
+		if (!g->send[id]) {
+			op->delay_s = d * (1 + (int)g->klast[id] / a->lanes) + a->d_base;
+			return;
+		}
+		int kp = g->prev[id] != CCS_A2A_NONE ? (int)g->k[g->off[i] + g->prev[id]] : k % a->lanes - a->lanes;
+		op->delay_s = d + a->d_inter * ((k - kp) / a->lanes - 1) + (g->prev[id] == CCS_A2A_NONE ? a->d_base : 0);
 		return;
 	}
 	uint64_t m = (uint64_t)a->m;
 	int r = a->rank_at[id / m], k = (int)(id % m);
-	send_op(a, r, peer_of(a, r, k, 1), k, k, (uint64_t)k, 1, op);
+	send_op(a, r, peer_of(a, r, k, 1), k, 1, op, &d);
+	op->delay_s = d + (k < a->lanes ? a->d_base : 0);
 }
 
 static int a_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 {
 	const struct a2a *a = s->ctx;
+	uint64_t m = (uint64_t)a->m;
 	if (a->agg) {
-		if (id + (uint64_t)a->lanes >= a->g.off[agg_pos(a, id) + 1])
+		uint64_t i = a->g.off[agg_pos(a, id)];
+		if (a->g.next[id] == CCS_A2A_NONE)
 			return 0;
-		out[0] = id + (uint64_t)a->lanes;
+		out[0] = i + a->g.next[id];
 		return 1;
 	}
-	uint64_t m = (uint64_t)a->m;
 	if (id % m + (uint64_t)a->lanes >= m)
 		return 0;
 	out[0] = id + (uint64_t)a->lanes;
@@ -152,7 +165,7 @@ static uint32_t a_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct a2a *a = s->ctx;
 	if (a->agg)
-		return id - a->g.off[agg_pos(a, id)] >= (uint64_t)a->lanes;
+		return a->g.prev[id] != CCS_A2A_NONE;
 	return id % (uint64_t)a->m >= (uint64_t)a->lanes;
 }
 
@@ -258,7 +271,7 @@ int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes,
 	a->c = c;
 	if (coll == CCS_COLL_ALLTOALL) {
 		int rc = p2p_order(a, c);
-		if (rc || ((flags & CCS_SCHED_AGGREGATE) && (rc = ccs_a2a_agg_build(c, a->rank_at, a->m, a->pxn && c->intra_nvl && c->p > 1, peer_fn, a, &a->g)))) {
+		if (rc || ((flags & CCS_SCHED_AGGREGATE) && (rc = ccs_a2a_agg_build(c, a->rank_at, a->m, a->lanes, a->pxn && c->intra_nvl && c->p > 1, peer_fn, a, &a->g)))) {
 			struct ccs_sched tmp = { .ctx = a };
 			a_release(&tmp);
 			*why = "out of memory";

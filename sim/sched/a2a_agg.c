@@ -10,25 +10,28 @@
 ** every send of a merged op leaves and arrives by the NICs its first one
 ** uses.  The ops are built group by group (entries, then each rank's in
 ** round order: its group's sends, its hops, the merged ops it forwards).
-** The representative
-** of a merged op is taken from the ranks its key reaches (a pool: the
-** ranks whose (q mod nb)-th NIC hangs off that leaf), outside the sender's
-** group: the one that has received the fewest bytes so far, the first
-** after the pool's last pick among equals, so the senders of one leaf,
-** which come one after another in group order, spread over the pool and
-** every pool member ends with the bytes it would get from every flow,
-** give or take one merged op.  Under D-mod-k a leaf's up port depends on
-** the destination alone, and the destinations a leaf's senders pick are
-** spread as their sends' were, so each uplink carries what it would.
-** A merged op's transfer starts after the latency chain of the lane that
-** holds its last send (a2a.c): its bytes cannot all have arrived sooner.
+** The representative of a merged op is taken from the ranks its key
+** reaches (a pool: the ranks whose (q mod nb)-th NIC hangs off that leaf),
+** outside the sender's group: the member still owed the most sends (at
+** first what every flow brings it through that pool), the first after the
+** source leaf's last pick among equals, so that one leaf's merged ops
+** spread over the pool as its sends would (under D-mod-k a leaf's up port
+** depends on the destination alone, so its uplinks then carry what they
+** would).  An op larger than what that member is owed gives it its due and
+** passes the rest to the next, so every receiver gets exactly its bytes
+** unless the last groups find only their own members owed (the fallback
+** gives the whole op to the member owed most).  Sends within a group keep
+** their lanes: each waits for the one before it in its lane, after the
+** latency of the merged sends between them; merged ops and hops wait for
+** nothing and start after the latency chain of their last send's lane
+** (a2a.c): their bytes cannot all have arrived sooner.
 */
 #include "a2a_agg.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#define NONE CCS_A2A_NONE
 
 /* The lowest-numbered network switch NIC nic is linked to, or the NIC
  * itself where it joins none. */
@@ -59,6 +62,9 @@ void ccs_a2a_agg_release(struct ccs_a2a_agg *g)
 	ccs_free(g->dst);
 	ccs_free(g->k);
 	ccs_free(g->klast);
+	ccs_free(g->send);
+	ccs_free(g->prev);
+	ccs_free(g->next);
 	ccs_free(g->cnt);
 	memset(g, 0, sizeof *g);
 }
@@ -66,8 +72,9 @@ void ccs_a2a_agg_release(struct ccs_a2a_agg *g)
 /* A merged op, a hop to a proxy or a send of a group being built. */
 struct ent {
 	uint32_t owner;             /* the sender's place in its group */
-	int32_t dst;                /* NONE (as int): a merged op's, chosen at the end */
+	int32_t dst;                /* -1: a merged op's, chosen at the end */
 	uint32_t k, kl, cnt, pool;  /* pool: a merged op's, else NONE */
+	uint32_t hop;               /* a hop to the forwarding GPU */
 };
 
 struct agg_tmp {
@@ -75,8 +82,10 @@ struct agg_tmp {
 	uint32_t *key_lid;          /* device -> leaf id */
 	uint32_t *pool_of;          /* rank x Q + q -> the pool its sends of round class q arrive in */
 	uint32_t *poff, *pmem;      /* pool -> its ranks' positions, ascending (CSR, Q nl + 1) */
-	double *got;                /* pool member (index into pmem) -> sends received so far */
-	uint32_t *cursor;           /* pool -> the member after its last pick */
+	int64_t *left;              /* pool member (index into pmem) -> sends it is still owed: at first
+	                             * what every flow brings it through that pool */
+	uint32_t *memidx;           /* rank x Q + q -> its index into pmem */
+	uint32_t *cursor;           /* (source leaf, pool) -> the member after that leaf's last pick */
 	uint32_t *gbeg, *gend;      /* group -> its positions [gbeg, gend) */
 	uint32_t *pos;              /* rank -> its position */
 	int pxn, L;                 /* PXN on; local indices per node */
@@ -84,6 +93,7 @@ struct agg_tmp {
 	uint32_t *mslot;            /* a group's (forwarding place x pools + pool) -> its merged entry, NONE */
 	uint32_t *hslot;            /* a group's (place x group size + proxy place) -> its hop entry, NONE */
 	struct ent *ent;            /* the group's entries */
+	uint32_t *lane_last;        /* a rank's last send within its group in each lane, NONE */
 	size_t nent, ent_cap;
 };
 
@@ -93,7 +103,8 @@ static void tmp_free(struct agg_tmp *w)
 	ccs_free(w->pool_of);
 	ccs_free(w->poff);
 	ccs_free(w->pmem);
-	ccs_free(w->got);
+	ccs_free(w->left);
+	ccs_free(w->memidx);
 	ccs_free(w->cursor);
 	ccs_free(w->gbeg);
 	ccs_free(w->gend);
@@ -102,6 +113,7 @@ static void tmp_free(struct agg_tmp *w)
 	ccs_free(w->mslot);
 	ccs_free(w->hslot);
 	ccs_free(w->ent);
+	ccs_free(w->lane_last);
 }
 
 /* The rank's sends of round class q arrive by the leaf of its (q mod nb)-th
@@ -128,7 +140,8 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 	w->key_lid = ccs_malloc(nkey * sizeof *w->key_lid);
 	w->pool_of = ccs_malloc(nm * sizeof *w->pool_of);
 	w->pmem = ccs_malloc(nm * sizeof *w->pmem);
-	w->got = ccs_calloc(nm, sizeof *w->got);
+	w->left = ccs_calloc(nm, sizeof *w->left);
+	w->memidx = ccs_malloc(nm * sizeof *w->memidx);
 	w->gbeg = ccs_calloc((size_t)c->G, sizeof *w->gbeg);
 	w->gend = ccs_calloc((size_t)c->G, sizeof *w->gend);
 	w->pos = ccs_malloc(n * sizeof *w->pos);
@@ -138,7 +151,7 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 			w->L = c->t->gpu[c->rank_gpu[r]].local + 1;
 	size_t nloc = (size_t)(c->t->nnodes > 0 ? c->t->nnodes : 1) * (size_t)w->L;
 	w->at_local = ccs_malloc(nloc * sizeof *w->at_local);
-	if (!w->key_lid || !w->pool_of || !w->pmem || !w->got || !w->gbeg || !w->gend || !w->pos || !w->at_local)
+	if (!w->key_lid || !w->pool_of || !w->pmem || !w->left || !w->memidx || !w->gbeg || !w->gend || !w->pos || !w->at_local)
 		return CCS_ENOMEM;
 	for (size_t x = 0; x < nloc; x++)
 		w->at_local[x] = -1;
@@ -166,7 +179,7 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 		if (w->gend[g] - w->gbeg[g] > gmax)
 			gmax = w->gend[g] - w->gbeg[g];
 	w->poff = ccs_calloc(np + 1, sizeof *w->poff);
-	w->cursor = ccs_calloc(np, sizeof *w->cursor);
+	w->cursor = ccs_calloc(np * w->nl, sizeof *w->cursor);
 	w->mslot = ccs_malloc(gmax * np * sizeof *w->mslot);
 	w->hslot = ccs_malloc(gmax * gmax * sizeof *w->hslot);
 	if (!w->poff || !w->cursor || !w->mslot || !w->hslot)
@@ -187,9 +200,12 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 		w->cursor[p] = w->poff[p];   /* a fill cursor first */
 	}
 	for (uint32_t i = 0; i < n; i++)
-		for (uint32_t q = 0; q < w->Q; q++)
-			w->pmem[w->cursor[w->pool_of[(size_t)rank_at[i] * w->Q + q]]++] = i;
-	for (size_t p = 0; p < np; p++)
+		for (uint32_t q = 0; q < w->Q; q++) {
+			size_t rq = (size_t)rank_at[i] * w->Q + q;
+			w->memidx[rq] = w->cursor[w->pool_of[rq]];
+			w->pmem[w->cursor[w->pool_of[rq]]++] = i;
+		}
+	for (size_t p = 0; p < np * w->nl; p++)
 		w->cursor[p] = 0;
 	return CCS_OK;
 }
@@ -214,27 +230,43 @@ static int grow(struct ccs_a2a_agg *g, uint64_t *cap, uint64_t want)
 	uint32_t *kl = ccs_realloc(g->klast, nc * sizeof *kl);
 	if (kl)
 		g->klast = kl;
-	if (!d || !k || !q || !kl)
+	uint32_t *pv = ccs_realloc(g->prev, nc * sizeof *pv);
+	if (pv)
+		g->prev = pv;
+	uint32_t *nx = ccs_realloc(g->next, nc * sizeof *nx);
+	if (nx)
+		g->next = nx;
+	uint8_t *sd = ccs_realloc(g->send, nc * sizeof *sd);
+	if (sd)
+		g->send = sd;
+	if (!d || !k || !q || !kl || !pv || !nx || !sd)
 		return CCS_ENOMEM;
 	*cap = nc;
 	return CCS_OK;
 }
 
-/* The representative of cnt merged sends into pool p from a rank of group
- * grp: the member outside grp with the fewest sends received, the first
- * from the pool's cursor among equals; it is charged cnt. */
-static int32_t representative(struct agg_tmp *w, const int32_t *rank_at, uint32_t p, int grp, uint32_t cnt)
+/* A receiver for (some of) cnt merged sends into pool p from a rank of
+ * group grp leaving through source leaf `from`: the member outside grp
+ * that is owed the most, the first from that leaf's cursor among equals
+ * (so that one leaf's merged sends spread over the pool as its sends
+ * would, and over its uplinks under D-mod-k); *take gets how many it takes:
+ * all, or what it is owed where that is less (the rest goes to the next). */
+static int32_t representative(struct agg_tmp *w, const int32_t *rank_at, uint32_t p, int grp, uint32_t cnt,
+                              uint32_t from, uint32_t *take)
 {
 	uint32_t b = w->poff[p], nm = w->poff[p + 1] - b, best = NONE;
+	uint32_t *cur = &w->cursor[(size_t)from * w->Q * w->nl + p];
 	for (uint32_t x = 0; x < nm; x++) {
-		uint32_t y = (w->cursor[p] + x) % nm, pos = w->pmem[b + y];
+		uint32_t y = (*cur + x) % nm, pos = w->pmem[b + y];
 		if (pos >= w->gbeg[grp] && pos < w->gend[grp])
 			continue;
-		if (best == NONE || w->got[b + y] < w->got[b + best])
+		if (best == NONE || w->left[b + y] > w->left[b + best])
 			best = y;
 	}
-	w->got[b + best] += cnt;
-	w->cursor[p] = (best + 1) % nm;
+	int64_t owed = w->left[b + best];
+	*take = owed > 0 && owed < (int64_t)cnt ? (uint32_t)owed : cnt;
+	w->left[b + best] -= *take;
+	*cur = (best + 1) % nm;
 	return rank_at[w->pmem[b + best]];
 }
 
@@ -245,7 +277,9 @@ static int ent_cmp(const void *x, const void *y)
 		return a->owner < b->owner ? -1 : 1;
 	if (a->k != b->k)
 		return a->k < b->k ? -1 : 1;
-	return (a->pool == NONE) - (b->pool == NONE);
+	if ((a->pool == NONE) != (b->pool == NONE))
+		return (a->pool == NONE) - (b->pool == NONE);
+	return (int)a->hop - (int)b->hop;
 }
 
 /* The rank that forwards r's send to p under PXN: the GPU of r's node on
@@ -266,7 +300,8 @@ static int proxy_of(const struct agg_tmp *w, const struct ccs_comm *c, int r, in
 
 /* Add a send of round k to the group's entries: into the merged op or hop
  * whose slot is *slot, or a new one. */
-static int ent_add(struct agg_tmp *w, uint32_t *slot, uint32_t owner, int32_t dst, uint32_t k, uint32_t pool)
+static int ent_add(struct agg_tmp *w, uint32_t *slot, uint32_t owner, int32_t dst, uint32_t k, uint32_t pool,
+                   uint32_t hop)
 {
 	if (slot && *slot != NONE) {
 		struct ent *e = &w->ent[*slot];
@@ -285,16 +320,31 @@ static int ent_add(struct agg_tmp *w, uint32_t *slot, uint32_t owner, int32_t ds
 	}
 	if (slot)
 		*slot = (uint32_t)w->nent;
-	w->ent[w->nent++] = (struct ent){ owner, dst, k, k, 1, pool };
+	w->ent[w->nent++] = (struct ent){ owner, dst, k, k, 1, pool, hop };
 	return CCS_OK;
+}
+
+/* What every flow brings each pool member: one send from each rank of
+ * another group, through the pool of that send's round class. */
+static void owed(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at, int m, ccs_a2a_peer_fn *peer,
+                 const void *ctx)
+{
+	for (int i = 0; i < c->n; i++) {
+		int r = rank_at[i];
+		for (int k = 0; k < m; k++) {
+			int p = peer(ctx, r, k);
+			if (c->rank_group[p] != c->rank_group[r])
+				w->left[w->memidx[(size_t)p * w->Q + (uint32_t)k % w->Q]]++;
+		}
+	}
 }
 
 /* Group grp's ranks (positions [b, e)): their sends in NCCL's rounds
  * as entries (a send in its group as it is; one to another group merged by
  * (forwarding rank, pool), with a hop from the sender to its proxy under
  * PXN), then as ops position by position in round order. */
-static int group_ops(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at, int m, ccs_a2a_peer_fn *peer,
-                     const void *ctx, int grp, struct ccs_a2a_agg *g, uint64_t *cap)
+static int group_ops(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at, int m, int lanes,
+                     ccs_a2a_peer_fn *peer, const void *ctx, int grp, struct ccs_a2a_agg *g, uint64_t *cap)
 {
 	uint32_t b = w->gbeg[grp], gs = w->gend[grp] - b;
 	size_t np = (size_t)w->Q * w->nl;
@@ -304,43 +354,64 @@ static int group_ops(struct agg_tmp *w, const struct ccs_comm *c, const int32_t 
 		for (int k = 0; k < m; k++) {
 			int p = peer(ctx, r, k);
 			if (c->rank_group[p] == grp) {
-				CCS_TRY(ent_add(w, NULL, i - b, p, (uint32_t)k, NONE));
+				CCS_TRY(ent_add(w, NULL, i - b, p, (uint32_t)k, NONE, 0));
 				continue;
 			}
 			int x = proxy_of(w, c, r, p);
 			uint32_t xo = w->pos[x] - b, pool = w->pool_of[(size_t)p * w->Q + (uint32_t)k % w->Q];
-			CCS_TRY(ent_add(w, &w->mslot[xo * np + pool], xo, -1, (uint32_t)k, pool));
+			CCS_TRY(ent_add(w, &w->mslot[xo * np + pool], xo, -1, (uint32_t)k, pool, 0));
 			if (x != r)
-				CCS_TRY(ent_add(w, &w->hslot[(i - b) * gs + xo], i - b, x, (uint32_t)k, NONE));
+				CCS_TRY(ent_add(w, &w->hslot[(i - b) * gs + xo], i - b, x, (uint32_t)k, NONE, 1));
 		}
 	}
 	for (size_t x = 0; x < w->nent; x++) {
 		const struct ent *e = &w->ent[x];
 		if (e->pool != NONE)
 			w->mslot[e->owner * np + e->pool] = NONE;
-		else if (e->dst >= 0 && c->rank_group[e->dst] == grp)
+		else if (e->hop)
 			w->hslot[e->owner * gs + (w->pos[e->dst] - b)] = NONE;
 	}
 	qsort(w->ent, w->nent, sizeof *w->ent, ent_cmp);
-	CCS_TRY(grow(g, cap, g->nops + w->nent));
 	size_t x = 0;
 	for (uint32_t o = 0; o < gs; o++) {
-		g->off[b + o] = g->nops;
+		uint64_t o0 = g->nops;
+		g->off[b + o] = o0;
+		for (int l = 0; l < lanes; l++)
+			w->lane_last[l] = NONE;
 		for (; x < w->nent && w->ent[x].owner == o; x++) {
 			const struct ent *e = &w->ent[x];
-			g->dst[g->nops] = e->pool == NONE ? e->dst : representative(w, rank_at, e->pool, grp, e->cnt);
-			g->k[g->nops] = e->k;
-			/* a hop runs beside the network part it feeds: no lane chain of its own */
-			g->klast[g->nops] = e->pool == NONE ? e->k : e->kl;
-			g->cnt[g->nops] = e->cnt;
-			g->nops++;
+			/* the leaf it leaves by: its sender's NIC of that round class */
+			uint32_t from = e->pool == NONE ? 0 : w->pool_of[(size_t)rank_at[b + o] * w->Q + e->pool / w->nl] % w->nl;
+			for (uint32_t rest = e->cnt; rest > 0;) {
+				uint32_t take = rest;
+				CCS_TRY(grow(g, cap, g->nops + 1));
+				uint64_t y = g->nops++;
+				g->dst[y] = e->pool == NONE ? e->dst : representative(w, rank_at, e->pool, grp, rest, from, &take);
+				rest -= take;
+				g->k[y] = e->k;
+				/* a hop runs beside the network part it feeds: no lane chain of its own */
+				g->klast[y] = e->pool == NONE ? e->k : e->kl;
+				g->cnt[y] = take;
+				g->prev[y] = g->next[y] = NONE;
+				g->send[y] = e->pool == NONE && !e->hop;
+				if (!g->send[y])
+					continue;
+				/* a send within the group keeps its lane: it waits for the
+				 * one before it there */
+				uint32_t *last = &w->lane_last[e->k % (uint32_t)lanes];
+				if (*last != NONE) {
+					g->prev[y] = *last;
+					g->next[o0 + *last] = (uint32_t)(y - o0);
+				}
+				*last = (uint32_t)(y - o0);
+			}
 		}
 	}
 	return CCS_OK;
 }
 
-int ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, int pxn, ccs_a2a_peer_fn *peer,
-                      const void *ctx, struct ccs_a2a_agg *g)
+int ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, int lanes, int pxn,
+                      ccs_a2a_peer_fn *peer, const void *ctx, struct ccs_a2a_agg *g)
 {
 	struct agg_tmp w = { 0 };
 	uint64_t cap = 0;
@@ -348,10 +419,12 @@ int ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, i
 	w.pxn = pxn;
 	int rc = CCS_ENOMEM;
 	g->off = ccs_malloc(((size_t)c->n + 1) * sizeof *g->off);
-	if (!g->off || (rc = tmp_init(&w, c, rank_at)))
+	w.lane_last = ccs_malloc(((size_t)lanes + 1) * sizeof *w.lane_last);
+	if (!g->off || !w.lane_last || (rc = tmp_init(&w, c, rank_at)))
 		goto fail;
+	owed(&w, c, rank_at, m, peer, ctx);
 	for (int grp = 0; grp < c->G; grp++)
-		if ((rc = group_ops(&w, c, rank_at, m, peer, ctx, grp, g, &cap)))
+		if ((rc = group_ops(&w, c, rank_at, m, lanes, peer, ctx, grp, g, &cap)))
 			goto fail;
 	g->off[c->n] = g->nops;
 	tmp_free(&w);

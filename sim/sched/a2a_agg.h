@@ -32,6 +32,7 @@
 #include "../../model/comm.h"
 
 #define CCS_A2A_AGG_WAYS 8
+#define CCS_A2A_NONE UINT32_MAX
 
 struct ccs_a2a_agg {
 	uint64_t nops;
@@ -40,12 +41,17 @@ struct ccs_a2a_agg {
 	uint32_t *k;                /* the NCCL round of its first send */
 	uint32_t *klast;            /* and of its last */
 	uint32_t *cnt;              /* the sends it stands for */
+	uint8_t *send;              /* 1: a send within the group (not merged, not a hop) */
+	uint32_t *prev, *next;      /* a send within the group: the one before and after it in its lane
+	                               (round mod lanes), as places among the rank's ops; CCS_A2A_NONE */
 };
 
-/* peer(ctx, r, k): the rank r sends to in NCCL's round k (m rounds).
- * rank_at[i] the rank at position i (group order).  CCS_ENOMEM. */
+/* peer(ctx, r, k): the rank r sends to in NCCL's round k (m rounds),
+ * lanes sends in flight per rank; pxn: sends to other groups forwarded as
+ * NCCL's PXN does.  rank_at[i] the rank at position i (group order).
+ * CCS_ENOMEM. */
 typedef int ccs_a2a_peer_fn(const void *ctx, int r, int k);
-int  ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, int pxn, ccs_a2a_peer_fn *peer,
+int  ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, int lanes, int pxn, ccs_a2a_peer_fn *peer,
                        const void *ctx, struct ccs_a2a_agg *g);
 void ccs_a2a_agg_release(struct ccs_a2a_agg *g);
 

@@ -415,9 +415,39 @@ static double a2a_run(const struct ccs_comm *c, struct ccs_fabric *fab, int flag
 	return rc ? -1 : st.time_s;
 }
 
+/* Where a group's sends stay in it (one NVL72 domain) the merged schedule
+ * is the exact one; on two p5 nodes (four EFA NICs a GPU, PXN hops) it is
+ * within 1% of every flow at 16 MiB.  (A hop taking a lane of its sender,
+ * or sends within the group that no longer wait for their lane, made these
+ * 15% slow and 33% fast.) */
+static void a2a_aggregate_small(void)
+{
+	static const char *const topo[] = { "topologies/gb200-nvl72.yaml", "topologies/aws-p5.yaml" };
+	for (int i = 0; i < 2; i++) {
+		struct ccs_topo *t = fx_load(topo[i], NULL, 0);
+		struct ccs_comm c;
+		char err[256];
+		struct ccs_fabric *fab = NULL;
+		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
+		if (!t)
+			return;
+		CHECK(!ccs_fabric_new(&c, &fab));
+		uint64_t n0, n1;
+		double s, lo, hi;
+		double agg = fab ? a2a_run(&c, fab, CCS_SCHED_AGGREGATE, 16u << 20, &n1, &s, &lo, &hi) : -1;
+		double exact = fab ? a2a_run(&c, fab, 0, 16u << 20, &n0, &s, &lo, &hi) : -1;
+		fprintf(stderr, "a2a aggregate, %s: %.2f us, per flow %.2f us\n", topo[i], agg * 1e6, exact * 1e6);
+		CHECK(exact > 0 && fabs(agg / exact - 1) < (i ? 0.01 : 1e-12));
+		ccs_fabric_free(fab);
+		ccs_comm_release(&c);
+		ccs_topo_free(t);
+	}
+}
+
 static void test_a2a_aggregate(void)
 {
 	static const char *const routing[] = { "scaleout.routing=dmodk", "scaleout.routing=ecmp" };
+	a2a_aggregate_small();
 	for (int big = 0; big < 2; big++)
 		for (int ro = 0; ro < 2; ro++) {
 			const char *sets[] = { big ? "nodes=128" : "nodes=32", "scaleout.radix=128", routing[ro] };
