@@ -126,32 +126,16 @@ static uint32_t arrival_dev(const struct ccs_comm *c, int r, uint32_t q)
 	return leaf_dev(c->t, ccs_comm_nic(c, r, (int)(q % (uint32_t)nb)));
 }
 
-/* Q, the pools and their members in position order, each group's positions. */
-static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at)
+/* PXN's table: the rank at each (node, local index), -1. */
+static int local_init(struct agg_tmp *w, const struct ccs_comm *c)
 {
-	uint32_t nkey = c->t->ndev + (uint32_t)c->G, n = (uint32_t)c->n;
-	w->Q = 1;
-	for (int r = 0; r < c->n; r++) {
-		uint32_t nb = (uint32_t)(ccs_comm_best_nics(c, r) > 0 ? ccs_comm_best_nics(c, r) : 1);
-		if (w->Q * nb / gcd(w->Q, nb) <= 64)
-			w->Q = w->Q * nb / gcd(w->Q, nb);
-	}
-	size_t nm = (size_t)n * w->Q;
-	w->key_lid = ccs_malloc(nkey * sizeof *w->key_lid);
-	w->pool_of = ccs_malloc(nm * sizeof *w->pool_of);
-	w->pmem = ccs_malloc(nm * sizeof *w->pmem);
-	w->left = ccs_calloc(nm, sizeof *w->left);
-	w->memidx = ccs_malloc(nm * sizeof *w->memidx);
-	w->gbeg = ccs_calloc((size_t)c->G, sizeof *w->gbeg);
-	w->gend = ccs_calloc((size_t)c->G, sizeof *w->gend);
-	w->pos = ccs_malloc(n * sizeof *w->pos);
 	w->L = 1;
 	for (int r = 0; r < c->n; r++)
 		if (c->t->gpu[c->rank_gpu[r]].local + 1 > w->L)
 			w->L = c->t->gpu[c->rank_gpu[r]].local + 1;
 	size_t nloc = (size_t)(c->t->nnodes > 0 ? c->t->nnodes : 1) * (size_t)w->L;
 	w->at_local = ccs_malloc(nloc * sizeof *w->at_local);
-	if (!w->key_lid || !w->pool_of || !w->pmem || !w->left || !w->memidx || !w->gbeg || !w->gend || !w->pos || !w->at_local)
+	if (!w->at_local)
 		return CCS_ENOMEM;
 	for (size_t x = 0; x < nloc; x++)
 		w->at_local[x] = -1;
@@ -160,20 +144,14 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 		if (gp->node >= 0 && gp->node < c->t->nnodes && gp->local >= 0)
 			w->at_local[(size_t)gp->node * (size_t)w->L + (size_t)gp->local] = r;
 	}
-	for (uint32_t x = 0; x < nkey; x++)
-		w->key_lid[x] = NONE;
-	for (uint32_t i = 0; i < n; i++) {
-		int r = rank_at[i], g = c->rank_group[r];
-		for (uint32_t q = 0; q < w->Q; q++) {
-			uint32_t key = arrival_dev(c, r, q);
-			if (w->key_lid[key] == NONE)
-				w->key_lid[key] = w->nl++;
-		}
-		if (i == 0 || c->rank_group[rank_at[i - 1]] != g)
-			w->gbeg[g] = i;
-		w->gend[g] = i + 1;
-		w->pos[r] = i;
-	}
+	return CCS_OK;
+}
+
+/* The pools' members (CSR, each rank's index in its pools) and the slot
+ * tables a group's build uses. */
+static int pools_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at)
+{
+	uint32_t n = (uint32_t)c->n;
 	size_t np = (size_t)w->Q * w->nl, gmax = 1;
 	for (int g = 0; g < c->G; g++)
 		if (w->gend[g] - w->gbeg[g] > gmax)
@@ -208,6 +186,45 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 	for (size_t p = 0; p < np * w->nl; p++)
 		w->cursor[p] = 0;
 	return CCS_OK;
+}
+
+/* Q, the pools and their members in position order, each group's positions. */
+static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at)
+{
+	uint32_t nkey = c->t->ndev + (uint32_t)c->G, n = (uint32_t)c->n;
+	w->Q = 1;
+	for (int r = 0; r < c->n; r++) {
+		uint32_t nb = (uint32_t)(ccs_comm_best_nics(c, r) > 0 ? ccs_comm_best_nics(c, r) : 1);
+		if (w->Q * nb / gcd(w->Q, nb) <= 64)
+			w->Q = w->Q * nb / gcd(w->Q, nb);
+	}
+	size_t nm = (size_t)n * w->Q;
+	w->key_lid = ccs_malloc(nkey * sizeof *w->key_lid);
+	w->pool_of = ccs_malloc(nm * sizeof *w->pool_of);
+	w->pmem = ccs_malloc(nm * sizeof *w->pmem);
+	w->left = ccs_calloc(nm, sizeof *w->left);
+	w->memidx = ccs_malloc(nm * sizeof *w->memidx);
+	w->gbeg = ccs_calloc((size_t)c->G, sizeof *w->gbeg);
+	w->gend = ccs_calloc((size_t)c->G, sizeof *w->gend);
+	w->pos = ccs_malloc(n * sizeof *w->pos);
+	if (!w->key_lid || !w->pool_of || !w->pmem || !w->left || !w->memidx || !w->gbeg || !w->gend || !w->pos ||
+	    local_init(w, c))
+		return CCS_ENOMEM;
+	for (uint32_t x = 0; x < nkey; x++)
+		w->key_lid[x] = NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		int r = rank_at[i], g = c->rank_group[r];
+		for (uint32_t q = 0; q < w->Q; q++) {
+			uint32_t key = arrival_dev(c, r, q);
+			if (w->key_lid[key] == NONE)
+				w->key_lid[key] = w->nl++;
+		}
+		if (i == 0 || c->rank_group[rank_at[i - 1]] != g)
+			w->gbeg[g] = i;
+		w->gend[g] = i + 1;
+		w->pos[r] = i;
+	}
+	return pools_init(w, c, rank_at);
 }
 
 /* Grow the op arrays to hold at least want ops. */
