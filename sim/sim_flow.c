@@ -101,9 +101,6 @@ static void hang_msg(struct ccs_fabric *fab, const struct ccs_op *op, const char
 	}
 }
 
-/* A timed fault strikes at now: new capacities, and every flow crossing a
- * dead resource moves to a live route with what it has left (or the run
- * hangs). */
 /* The parts op moves in: the fabric's spray, or the op's own ways, for a
  * transfer between groups; else 1. */
 static uint32_t parts_of(const struct ccs_simrun *r, const struct ccs_op *op)
@@ -114,9 +111,9 @@ static uint32_t parts_of(const struct ccs_simrun *r, const struct ccs_op *op)
 	return op->ways > K ? op->ways : K;
 }
 
-
-
-
+/* A timed fault strikes at now: new capacities, and every flow crossing a
+ * dead resource moves to a live route with what it has left (or the run
+ * hangs). */
 static int strike(struct ccs_simrun *r, struct ccs_engine *e, ccs_time now, char *err, size_t errn)
 {
 	struct ccs_fabric *fab = r->fab;

@@ -78,20 +78,6 @@ static int peer_fn(const void *ctx, int r, int k)
 	return peer_of(ctx, r, k, 1);
 }
 
-/* The position whose ops hold op id of the merged schedule. */
-static int agg_pos(const struct a2a *a, uint64_t id)
-{
-	int lo = 0, hi = a->n - 1;
-	while (lo < hi) {
-		int mid = lo + (hi - lo + 1) / 2;
-		if (a->g.off[mid] <= id)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
 /* A send of rank r to peer in round k, standing for cnt sends of the
  * share; its hop's latency in *d (the delay is the caller's). */
 static void send_op(const struct a2a *a, int r, int peer, int k, uint32_t cnt, struct ccs_op *op, double *d)
@@ -127,15 +113,15 @@ static void a_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 		 * before it.  A send within the group waits for the one before it
 		 * in its lane, if any, and the latency of the merged sends between
 		 * them (before it, where it is the first) */
-		const struct ccs_a2a_agg *g = &a->g;
-		int i = agg_pos(a, id), k = (int)g->k[id];
-		send_op(a, a->rank_at[i], g->dst[id], k, g->cnt[id], op, &d);
-		if (!g->send[id]) {
-			op->delay_s = d * (1 + (int)g->klast[id] / a->lanes) + a->d_base;
+		const struct ccs_a2a_op *g = &a->g.op[id];
+		int k = (int)g->k;
+		send_op(a, g->src, g->dst, k, g->cnt, op, &d);
+		if (!g->send) {
+			op->delay_s = d * (1 + (int)g->klast / a->lanes) + a->d_base;
 			return;
 		}
-		int kp = g->prev[id] != CCS_A2A_NONE ? (int)g->k[g->off[i] + g->prev[id]] : k % a->lanes - a->lanes;
-		op->delay_s = d + a->d_inter * ((k - kp) / a->lanes - 1) + (g->prev[id] == CCS_A2A_NONE ? a->d_base : 0);
+		int kp = g->kprev != CCS_A2A_NONE ? (int)g->kprev : k % a->lanes - a->lanes;
+		op->delay_s = d + a->d_inter * ((k - kp) / a->lanes - 1) + (g->kprev == CCS_A2A_NONE ? a->d_base : 0);
 		return;
 	}
 	uint64_t m = (uint64_t)a->m;
@@ -149,10 +135,10 @@ static int a_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
 	const struct a2a *a = s->ctx;
 	uint64_t m = (uint64_t)a->m;
 	if (a->agg) {
-		uint64_t i = a->g.off[agg_pos(a, id)];
-		if (a->g.next[id] == CCS_A2A_NONE)
+		const struct ccs_a2a_op *g = &a->g.op[id];
+		if (g->next == CCS_A2A_NONE)
 			return 0;
-		out[0] = i + a->g.next[id];
+		out[0] = a->g.off[a->pos[g->src]] + g->next;
 		return 1;
 	}
 	if (id % m + (uint64_t)a->lanes >= m)
@@ -165,7 +151,7 @@ static uint32_t a_ndeps(const struct ccs_sched *s, uint64_t id)
 {
 	const struct a2a *a = s->ctx;
 	if (a->agg)
-		return a->g.prev[id] != CCS_A2A_NONE;
+		return a->g.op[id].kprev != CCS_A2A_NONE;
 	return id % (uint64_t)a->m >= (uint64_t)a->lanes;
 }
 
@@ -279,7 +265,6 @@ int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes,
 		}
 		a->agg = (flags & CCS_SCHED_AGGREGATE) != 0;
 		a->hashed = ccs_topo_routing(c->t) == CCS_ROUTE_ECMP;
-
 	}
 	s->ctx = a;
 	s->nops = a->agg ? a->g.nops : (uint64_t)c->n * (uint64_t)(a->L ? a->L : a->m);

@@ -59,13 +59,7 @@ static uint32_t gcd(uint32_t a, uint32_t b)
 void ccs_a2a_agg_release(struct ccs_a2a_agg *g)
 {
 	ccs_free(g->off);
-	ccs_free(g->dst);
-	ccs_free(g->k);
-	ccs_free(g->klast);
-	ccs_free(g->send);
-	ccs_free(g->prev);
-	ccs_free(g->next);
-	ccs_free(g->cnt);
+	ccs_free(g->op);
 	memset(g, 0, sizeof *g);
 }
 
@@ -227,41 +221,6 @@ static int tmp_init(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *
 	return pools_init(w, c, rank_at);
 }
 
-/* Grow the op arrays to hold at least want ops. */
-static int grow(struct ccs_a2a_agg *g, uint64_t *cap, uint64_t want)
-{
-	if (want <= *cap)
-		return CCS_OK;
-	uint64_t nc = *cap ? *cap * 2 : 1024;
-	while (nc < want)
-		nc *= 2;
-	int32_t *d = ccs_realloc(g->dst, nc * sizeof *d);
-	if (d)
-		g->dst = d;
-	uint32_t *k = ccs_realloc(g->k, nc * sizeof *k);
-	if (k)
-		g->k = k;
-	uint32_t *q = ccs_realloc(g->cnt, nc * sizeof *q);
-	if (q)
-		g->cnt = q;
-	uint32_t *kl = ccs_realloc(g->klast, nc * sizeof *kl);
-	if (kl)
-		g->klast = kl;
-	uint32_t *pv = ccs_realloc(g->prev, nc * sizeof *pv);
-	if (pv)
-		g->prev = pv;
-	uint32_t *nx = ccs_realloc(g->next, nc * sizeof *nx);
-	if (nx)
-		g->next = nx;
-	uint8_t *sd = ccs_realloc(g->send, nc * sizeof *sd);
-	if (sd)
-		g->send = sd;
-	if (!d || !k || !q || !kl || !pv || !nx || !sd)
-		return CCS_ENOMEM;
-	*cap = nc;
-	return CCS_OK;
-}
-
 /* A receiver for (some of) cnt merged sends into pool p from a rank of
  * group grp leaving through source leaf `from`: the member outside grp
  * that is owed the most, the first from that leaf's cursor among equals
@@ -327,14 +286,8 @@ static int ent_add(struct agg_tmp *w, uint32_t *slot, uint32_t owner, int32_t ds
 		e->kl = k > e->kl ? k : e->kl;
 		return CCS_OK;
 	}
-	if (w->nent == w->ent_cap) {
-		size_t nc = w->ent_cap ? w->ent_cap * 2 : 1024;
-		struct ent *v = ccs_realloc(w->ent, nc * sizeof *v);
-		if (!v)
-			return CCS_ENOMEM;
-		w->ent = v;
-		w->ent_cap = nc;
-	}
+	if (ccs_grow(&w->ent, &w->ent_cap, w->nent + 1, sizeof *w->ent))
+		return CCS_ENOMEM;
 	if (slot)
 		*slot = (uint32_t)w->nent;
 	w->ent[w->nent++] = (struct ent){ owner, dst, k, k, 1, pool, hop };
@@ -361,7 +314,7 @@ static void owed(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *ran
  * (forwarding rank, pool), with a hop from the sender to its proxy under
  * PXN), then as ops position by position in round order. */
 static int group_ops(struct agg_tmp *w, const struct ccs_comm *c, const int32_t *rank_at, int m, int lanes,
-                     ccs_a2a_peer_fn *peer, const void *ctx, int grp, struct ccs_a2a_agg *g, uint64_t *cap)
+                     ccs_a2a_peer_fn *peer, const void *ctx, int grp, struct ccs_a2a_agg *g, size_t *cap)
 {
 	uint32_t b = w->gbeg[grp], gs = w->gend[grp] - b;
 	size_t np = (size_t)w->Q * w->nl;
@@ -401,26 +354,28 @@ static int group_ops(struct agg_tmp *w, const struct ccs_comm *c, const int32_t 
 			uint32_t from = e->pool == NONE ? 0 : w->pool_of[(size_t)rank_at[b + o] * w->Q + e->pool / w->nl] % w->nl;
 			for (uint32_t rest = e->cnt; rest > 0;) {
 				uint32_t take = rest;
-				CCS_TRY(grow(g, cap, g->nops + 1));
-				uint64_t y = g->nops++;
-				g->dst[y] = e->pool == NONE ? e->dst : representative(w, rank_at, e->pool, grp, rest, from, &take);
+				if (ccs_grow(&g->op, cap, g->nops + 1, sizeof *g->op))
+					return CCS_ENOMEM;
+				struct ccs_a2a_op *y = &g->op[g->nops++];
+				y->src = rank_at[b + o];
+				y->dst = e->pool == NONE ? e->dst : representative(w, rank_at, e->pool, grp, rest, from, &take);
 				rest -= take;
-				g->k[y] = e->k;
+				y->k = e->k;
 				/* a hop runs beside the network part it feeds: no lane chain of its own */
-				g->klast[y] = e->pool == NONE ? e->k : e->kl;
-				g->cnt[y] = take;
-				g->prev[y] = g->next[y] = NONE;
-				g->send[y] = e->pool == NONE && !e->hop;
-				if (!g->send[y])
+				y->klast = e->pool == NONE ? e->k : e->kl;
+				y->cnt = take;
+				y->kprev = y->next = NONE;
+				y->send = e->pool == NONE && !e->hop;
+				if (!y->send)
 					continue;
 				/* a send within the group keeps its lane: it waits for the
 				 * one before it there */
 				uint32_t *last = &w->lane_last[e->k % (uint32_t)lanes];
 				if (*last != NONE) {
-					g->prev[y] = *last;
-					g->next[o0 + *last] = (uint32_t)(y - o0);
+					y->kprev = g->op[o0 + *last].k;
+					g->op[o0 + *last].next = (uint32_t)(y - g->op - o0);
 				}
-				*last = (uint32_t)(y - o0);
+				*last = (uint32_t)(y - g->op - o0);
 			}
 		}
 	}
@@ -431,7 +386,7 @@ int ccs_a2a_agg_build(const struct ccs_comm *c, const int32_t *rank_at, int m, i
                       ccs_a2a_peer_fn *peer, const void *ctx, struct ccs_a2a_agg *g)
 {
 	struct agg_tmp w = { 0 };
-	uint64_t cap = 0;
+	size_t cap = 0;
 	memset(g, 0, sizeof *g);
 	w.pxn = pxn;
 	int rc = CCS_ENOMEM;

@@ -34,16 +34,21 @@
 #define CCS_A2A_AGG_WAYS 8
 #define CCS_A2A_NONE UINT32_MAX
 
+/* One op of the merged schedule. */
+struct ccs_a2a_op {
+	int32_t src, dst;           /* sender (a forwarding GPU for a merged op), receiver (a representative) */
+	uint32_t k, klast;          /* the NCCL rounds of its first and last send */
+	uint32_t cnt;               /* the sends it stands for */
+	uint32_t kprev;             /* a send within the group: the round of the one before it in its lane
+	                               (round mod lanes), CCS_A2A_NONE where it is the first */
+	uint32_t next;              /* and the one after it, as a place among the rank's ops; CCS_A2A_NONE */
+	uint8_t send;               /* 1: a send within the group (not merged, not a hop) */
+};
+
 struct ccs_a2a_agg {
 	uint64_t nops;
 	uint64_t *off;              /* n + 1: the ops of the rank at position i are [off[i], off[i + 1]) */
-	int32_t *dst;               /* each op's receiver (a representative for a merged one) */
-	uint32_t *k;                /* the NCCL round of its first send */
-	uint32_t *klast;            /* and of its last */
-	uint32_t *cnt;              /* the sends it stands for */
-	uint8_t *send;              /* 1: a send within the group (not merged, not a hop) */
-	uint32_t *prev, *next;      /* a send within the group: the one before and after it in its lane
-	                               (round mod lanes), as places among the rank's ops; CCS_A2A_NONE */
+	struct ccs_a2a_op *op;
 };
 
 /* peer(ctx, r, k): the rank r sends to in NCCL's round k (m rounds),

@@ -424,23 +424,17 @@ static void a2a_aggregate_small(void)
 {
 	static const char *const topo[] = { "topologies/gb200-nvl72.yaml", "topologies/aws-p5.yaml" };
 	for (int i = 0; i < 2; i++) {
-		struct ccs_topo *t = fx_load(topo[i], NULL, 0);
-		struct ccs_comm c;
-		char err[256];
-		struct ccs_fabric *fab = NULL;
-		CHECK(t && !ccs_comm_build(t, 0, 0, &c, err, sizeof err));
-		if (!t)
+		struct fx_world w;
+		CHECK(!fx_world_up(&w, topo[i], NULL, 0, 0));
+		if (!w.t)
 			return;
-		CHECK(!ccs_fabric_new(&c, &fab));
 		uint64_t n0, n1;
 		double s, lo, hi;
-		double agg = fab ? a2a_run(&c, fab, CCS_SCHED_AGGREGATE, 16u << 20, &n1, &s, &lo, &hi) : -1;
-		double exact = fab ? a2a_run(&c, fab, 0, 16u << 20, &n0, &s, &lo, &hi) : -1;
+		double agg = a2a_run(&w.c, w.fab, CCS_SCHED_AGGREGATE, 16u << 20, &n1, &s, &lo, &hi);
+		double exact = a2a_run(&w.c, w.fab, 0, 16u << 20, &n0, &s, &lo, &hi);
 		fprintf(stderr, "a2a aggregate, %s: %.2f us, per flow %.2f us\n", topo[i], agg * 1e6, exact * 1e6);
 		CHECK(exact > 0 && fabs(agg / exact - 1) < (i ? 0.01 : 1e-12));
-		ccs_fabric_free(fab);
-		ccs_comm_release(&c);
-		ccs_topo_free(t);
+		fx_world_down(&w);
 	}
 }
 
@@ -451,45 +445,40 @@ static void test_a2a_aggregate(void)
 	for (int big = 0; big < 2; big++)
 		for (int ro = 0; ro < 2; ro++) {
 			const char *sets[] = { big ? "nodes=128" : "nodes=32", "scaleout.radix=128", routing[ro] };
-			struct ccs_topo *t = fx_load("topologies/cluster-16k-3tier.yaml", sets, 3);
-			CHECK(t != NULL);
-			if (!t)
+			struct fx_world w;
+			CHECK(!fx_world_up(&w, "topologies/cluster-16k-3tier.yaml", sets, 3, 0));
+			if (!w.t)
 				return;
-			struct ccs_comm c;
-			char err[256];
-			struct ccs_fabric *fab = NULL;
-			CHECK(!ccs_comm_build(t, 0, 0, &c, err, sizeof err));
-			CHECK(!ccs_fabric_new(&c, &fab));
-			for (int sz = big; fab && sz < 2; sz++) {
+			const struct ccs_comm *c = &w.c;
+			struct ccs_fabric *fab = w.fab;
+			for (int sz = big; sz < 2; sz++) {
 				uint64_t S = sz ? 64u << 20 : 1u << 20, n0 = 0, n1 = 0;
 				/* every rank receives S / n from each rank of another group */
-				double s0, r0, x0, s1, r1, x1, share = (double)S / c.n * (c.n - c.p);
-				double agg = a2a_run(&c, fab, CCS_SCHED_AGGREGATE, S, &n1, &s1, &r1, &x1);
+				double s0, r0, x0, s1, r1, x1, share = (double)S / c->n * (c->n - c->p);
+				double agg = a2a_run(c, fab, CCS_SCHED_AGGREGATE, S, &n1, &s1, &r1, &x1);
 				fprintf(stderr, "a2a aggregate: network bytes into a rank %.6g to %.6g (every flow: %.6g)\n", r1, x1,
 				        share);
-				CHECK(agg > 0 && n1 * 8 < (uint64_t)c.n * (uint64_t)(c.n - 1));
-				CHECK_NEAR(s1, share * c.n, 1e-9);
+				CHECK(agg > 0 && n1 * 8 < (uint64_t)c->n * (uint64_t)(c->n - 1));
+				CHECK_NEAR(s1, share * c->n, 1e-9);
 				CHECK(r1 >= share * 0.98 && x1 <= share * 1.02);
 				if (!big) {
-					double exact = a2a_run(&c, fab, 0, S, &n0, &s0, &r0, &x0);
+					double exact = a2a_run(c, fab, 0, S, &n0, &s0, &r0, &x0);
 					fprintf(stderr, "a2a aggregate, %d ranks, %s, %llu B: %llu ops %.2f us, per flow %llu ops %.2f us\n",
-					        c.n, routing[ro], (unsigned long long)S, (unsigned long long)n1, agg * 1e6,
+					        c->n, routing[ro], (unsigned long long)S, (unsigned long long)n1, agg * 1e6,
 					        (unsigned long long)n0, exact * 1e6);
-					CHECK(n0 == (uint64_t)c.n * (uint64_t)(c.n - 1));
-					CHECK_NEAR(s0, share * c.n, 1e-9);
+					CHECK(n0 == (uint64_t)c->n * (uint64_t)(c->n - 1));
+					CHECK_NEAR(s0, share * c->n, 1e-9);
 					CHECK(r0 >= share * (1 - 1e-9) && x0 <= share * (1 + 1e-9));
 					CHECK(exact > 0 && fabs(agg / exact - 1) < 0.01);
 				} else {
 					struct ccs_cost ca;
-					CHECK(!ccs_cost_eval(&c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, S, &ca, NULL));
-					fprintf(stderr, "a2a aggregate, %d ranks, %s: %llu ops %.2f us, closed form %.2f us\n", c.n,
+					CHECK(!ccs_cost_eval(c, CCS_COLL_ALLTOALL, CCS_ALGO_DIRECT, CCS_PROTO_SIMPLE, 0, S, &ca, NULL));
+					fprintf(stderr, "a2a aggregate, %d ranks, %s: %llu ops %.2f us, closed form %.2f us\n", c->n,
 					        routing[ro], (unsigned long long)n1, agg * 1e6, ca.time_s * 1e6);
 					CHECK(fabs(agg / ca.time_s - 1) < 0.02);
 				}
 			}
-			ccs_fabric_free(fab);
-			ccs_comm_release(&c);
-			ccs_topo_free(t);
+			fx_world_down(&w);
 		}
 }
 
