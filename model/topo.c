@@ -603,6 +603,17 @@ int ccs_topo_routing(const struct ccs_topo *t)
 	return CCS_ROUTE_DMODK;
 }
 
+uint32_t ccs_topo_nic_leaf(const struct ccs_topo *t, uint32_t nic)
+{
+	uint32_t best = UINT32_MAX;
+	for (uint32_t x = t->adj_off[nic]; x < t->adj_off[nic + 1]; x++) {
+		uint32_t d = t->adj_nbr[x];
+		if (t->dev[d].kind == CCS_DEV_NETSW && d < best)
+			best = d;
+	}
+	return best == UINT32_MAX ? nic : best;
+}
+
 int ccs_topo_transport_of_link(int link_type)
 {
 	return link_type == CCS_LINK_ROCE ? CCS_TR_ROCE : link_type == CCS_LINK_ETHERNET ? CCS_TR_SOCKET : CCS_TR_IB;

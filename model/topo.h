@@ -116,6 +116,9 @@ extern const char *const ccs_routing_name[CCS_ROUTE_N];
 struct ccs_topo;
 /* t's routing: the one its scaleout names, else by the rule above. */
 int ccs_topo_routing(const struct ccs_topo *t);
+/* The leaf of NIC nic: the lowest-numbered network switch it is linked to,
+ * or the NIC itself where it joins none. */
+uint32_t ccs_topo_nic_leaf(const struct ccs_topo *t, uint32_t nic);
 
 /* What a generator built, for reports (zeros for the explicit form). */
 struct ccs_fabric_info {

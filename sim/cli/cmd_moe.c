@@ -46,7 +46,9 @@ static void usage(FILE *f)
 	        "                      its own experts (default: every rank; at most the expert count)\n"
 	        "  --matrix FILE       alltoallv: N lines of N byte counts (row = sender)\n"
 	        "  --format table|csv|json   --set key.path=value\n"
-	        "  simulate only: --links, --trace FILE.json, --trace-level collective|step|chunk\n",
+	        "  simulate only: --links, --trace FILE.json, --trace-level collective|step|chunk,\n"
+	        "                      --fidelity exact|aggregate (aggregate: the transfers across groups merged\n"
+	        "                      by leaf pair, each NIC's and leaf's bytes kept; docs/simulator.md)\n",
 	        me);
 }
 
@@ -58,8 +60,8 @@ struct mrow {
 	double drawn_s;             /* --expected: the closed form under the draw itself; 0 not computed */
 };
 
-static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const struct ccs_moe_plan *p, struct mrow *rw,
-                    struct ccs_flows **keep, const char *trace_path, int trace_level)
+static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const struct ccs_moe_plan *p, int flags,
+                    struct mrow *rw, struct ccs_flows **keep, const char *trace_path, int trace_level)
 {
 	char err[256];
 	if (!*fab && ccs_fabric_new(c, fab)) {
@@ -70,7 +72,7 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 	ccs_fabric_cap_copy(*fab, p->copy_Bps);
 	struct ccs_sched s;
 	const char *why = NULL;
-	if (ccs_sched_expert(c, p, &s, &why)) {
+	if (ccs_sched_expert_flags(c, p, flags, &s, &why)) {
 		fprintf(stderr, "%s: %s: %s\n", me, ccs_moe_algo_name[p->algo], why);
 		return -1;
 	}
@@ -124,7 +126,7 @@ static int take_seed(const char *me_, const struct ccs_args_opt *o, const char *
 struct moe_req {
 	int sim;
 	const char *topo, *op_s, *algo_s, *format, *trace_in, *matrix_path, *trace_path;
-	int nranks, ppn, links, trace_level;
+	int nranks, ppn, links, trace_level, aggregate;
 	struct ccs_moe_cfg cfg;
 	struct ccs_args_sets sets;
 	int op, pick_best, n;
@@ -144,6 +146,7 @@ struct moe_req {
 static int moe_parse(struct moe_req *q, int argc, char **argv)
 {
 	static const char *const dtypes[] = { "bf16", "fp8" };
+	static const char *const fidelities[] = { "exact", "aggregate" };
 	const struct ccs_args_opt opts[] = {
 		{ "-t", CCS_ARGS_STR, &q->topo, 0, 0, NULL, 0, NULL, NULL },
 		{ "-c", CCS_ARGS_STR, &q->op_s, 0, 0, NULL, 0, NULL, NULL },
@@ -170,6 +173,7 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		{ "--expected", CCS_ARGS_FLAG, &q->cfg.expected, 0, 0, NULL, 0, NULL, NULL },
 		{ "--matrix", CCS_ARGS_STR, &q->matrix_path, 0, 0, NULL, 0, NULL, NULL },
 		{ "--format", CCS_ARGS_STR, &q->format, 0, 0, NULL, 0, NULL, NULL },
+		{ "--fidelity", CCS_ARGS_NAME, &q->aggregate, 0, 0, fidelities, 2, "fidelity", NULL },
 		{ "--trace", CCS_ARGS_STR, &q->trace_path, 0, 0, NULL, 0, NULL, NULL },
 		{ "--trace-level", CCS_ARGS_NAME, &q->trace_level, 0, 0, ccs_trace_level_name, CCS_TRACE_LEVEL_N, "level",
 		  NULL },
@@ -188,8 +192,8 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		}
 		char what[48];
 		snprintf(what, sizeof what, "-c %s", q->op_s ? q->op_s : "dispatch");
-		/* --trace and --trace-level (last) are simulate's */
-		if (ccs_args_take(me, what, opts, sizeof opts / sizeof opts[0] - (q->sim ? 0 : 2), argc, argv, &i))
+		/* --fidelity, --trace and --trace-level (last) are simulate's */
+		if (ccs_args_take(me, what, opts, sizeof opts / sizeof opts[0] - (q->sim ? 0 : 3), argc, argv, &i))
 			return -1;
 	}
 	return 0;
@@ -335,7 +339,8 @@ static int moe_time(struct moe_req *q)
 		if (!erc && q->cfg.expected && q->op != CCS_MOE_ALLTOALLV)
 			erc = drawn_time(q, a, &rw->drawn_s);
 		if (!erc && q->sim)
-			erc = sim_plan(&q->comm, &q->fab, &p, rw, &q->last, q->trace_path, q->trace_level) ? CCS_EINPUT : 0;
+			erc = sim_plan(&q->comm, &q->fab, &p, q->aggregate ? CCS_SCHED_AGGREGATE : 0, rw, &q->last, q->trace_path,
+			               q->trace_level) ? CCS_EINPUT : 0;
 		ccs_moe_plan_release(&p);
 		if (erc) {
 			if (erc == CCS_ENOMEM)
@@ -380,6 +385,9 @@ static int moe_print(struct moe_req *q)
 			       ccs_moe_place_name[q->cfg.place], (unsigned long long)q->cfg.seed);
 		else
 			printf("# byte matrix %s\n", q->matrix_path);
+		if (q->aggregate)
+			printf("# fidelity aggregate: the transfers across groups merged by (sender's leaf, receiver's leaf), "
+			       "each rank's and each leaf's network bytes kept, who pairs with whom not (docs/simulator.md)\n");
 		if (q->cfg.ep > 0 && q->cfg.ep < q->n && (q->op != CCS_MOE_ALLTOALLV || !q->matrix_path))
 			printf("# %d EP groups of %d ranks at once, each with its own %d experts\n", q->n / q->cfg.ep, q->cfg.ep,
 			       q->cfg.experts);

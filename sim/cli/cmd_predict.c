@@ -407,8 +407,8 @@ static int masks_of(struct predict_req *rq)
 	}
 	rq->sched_flags = rq->stepwise ? CCS_SCHED_STEP : 0;
 	if (rq->aggregate && rq->coll != CCS_COLL_ALLTOALL) {
-		fprintf(stderr, "%s: '--fidelity aggregate' merges AllToAll's sends (-c alltoall only); %s has no "
-		        "aggregate and is simulated exactly without it\n", me, ccs_coll_cli[rq->coll]);
+		fprintf(stderr, "%s: '--fidelity aggregate' merges AllToAll's sends (-c alltoall, and dispatch and combine); "
+		        "%s has no aggregate and is simulated exactly without it\n", me, ccs_coll_cli[rq->coll]);
 		return -1;
 	}
 	if (rq->aggregate)

@@ -33,19 +33,6 @@
 
 #define NONE CCS_A2A_NONE
 
-/* The lowest-numbered network switch NIC nic is linked to, or the NIC
- * itself where it joins none. */
-static uint32_t leaf_dev(const struct ccs_topo *t, uint32_t nic)
-{
-	uint32_t best = NONE;
-	for (uint32_t x = t->adj_off[nic]; x < t->adj_off[nic + 1]; x++) {
-		uint32_t d = t->adj_nbr[x];
-		if (t->dev[d].kind == CCS_DEV_NETSW && d < best)
-			best = d;
-	}
-	return best == NONE ? nic : best;
-}
-
 static uint32_t gcd(uint32_t a, uint32_t b)
 {
 	while (b) {
@@ -117,7 +104,7 @@ static uint32_t arrival_dev(const struct ccs_comm *c, int r, uint32_t q)
 	int nb = ccs_comm_best_nics(c, r);
 	if (nb < 1)
 		return c->t->ndev + (uint32_t)c->rank_group[r];
-	return leaf_dev(c->t, ccs_comm_nic(c, r, (int)(q % (uint32_t)nb)));
+	return ccs_topo_nic_leaf(c->t, ccs_comm_nic(c, r, (int)(q % (uint32_t)nb)));
 }
 
 /* PXN's table: the rank at each (node, local index), -1. */

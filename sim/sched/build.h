@@ -130,5 +130,10 @@ int ccs_sched_kvcache(const struct ccs_comm *c, const struct ccs_kv_cfg *cfg, co
  * forwards chunk-pipelined behind what they forward. */
 struct ccs_moe_plan;
 int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why);
+/* The same with flags: CCS_SCHED_AGGREGATE lowers the plan with its
+ * transfers across groups merged by leaf pair (expert_agg.h), the others
+ * are ignored. */
+int ccs_sched_expert_flags(const struct ccs_comm *c, const struct ccs_moe_plan *p, int flags, struct ccs_sched *s,
+                           const char **why);
 
 #endif

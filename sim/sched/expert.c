@@ -14,6 +14,7 @@
 ** through relay waits (an op releases at most CCS_SCHED_MAXSUCC).
 */
 #include "build.h"
+#include "expert_agg.h"
 
 #include "../../model/moe.h"
 
@@ -32,6 +33,7 @@ struct moe_ops {
 	const uint8_t *nl;              /* how many */
 	double *load_out, *load_in;     /* LANES per rank: bytes given to each lane so far */
 	const struct ccs_moe_plan *p;
+	const struct ccs_moe_agg *agg;  /* the merge p comes from (expert_agg.h); NULL: p as planned */
 	int comb;
 	uint32_t *first, *nch, *sib, *relay;
 	uint8_t *K;
@@ -177,6 +179,7 @@ static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
 			}
 			op.bytes = bytes;
 			op.sm = x->sm;
+			op.ways = m->agg ? m->agg->ways[i] : 0;
 			op.delay_s = starts && j < moe_lanes(m, x) ? L : 0;
 			uint32_t id;
 			if (ccs_dag_op(d, &op, &id))
@@ -247,7 +250,8 @@ static int moe_edges(struct ccs_dag *d, const struct moe_ops *m)
 	return CCS_OK;
 }
 
-int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why)
+static int expert_lower(const struct ccs_comm *c, const struct ccs_moe_plan *p, const struct ccs_moe_agg *agg,
+                        struct ccs_sched *s, const char **why)
 {
 	memset(s, 0, sizeof *s);
 	size_t nx = p->nx;
@@ -266,7 +270,7 @@ int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, str
 		goto out;
 	int comb = p->op == CCS_MOE_COMBINE;
 	double L = ccs_moe_latency(c, p->algo);
-	struct moe_ops m0 = { c, lane_nic, nl, NULL, NULL, p, comb, NULL, NULL, NULL, NULL, NULL };
+	struct moe_ops m0 = { c, lane_nic, nl, NULL, NULL, p, agg, comb, NULL, NULL, NULL, NULL, NULL };
 	for (size_t i = 0; i < nx; i++)
 		if (p->x[i].parent >= 0)
 			sib[i] = nch[p->x[i].parent]++;
@@ -292,6 +296,14 @@ int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, str
 			 * of a token rounds up) */
 			int whole = x->tokens < 1 ? 1 : (int)ceil(x->tokens);
 			K[i] = (uint8_t)(nch[i] ? (whole < k ? whole : k) : lone);
+			/* a merged dispatch piece standing for st of its bundle's
+			 * transfers (expert_agg.h) moves in chunks of the size
+			 * theirs would */
+			double st = agg ? agg->stand[i] : 0;
+			if (st > 1 && nch[i] && !comb) {
+				double tb = ceil(x->tokens / st), kb = tb < k ? tb : k, kk = ceil(kb * st);
+				K[i] = (uint8_t)(kk > 255 ? 255 : kk);
+			}
 		}
 		if (comb && nch[i] > 250) {
 			rc = CCS_EINPUT;
@@ -299,7 +311,7 @@ int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, str
 			goto out;
 		}
 	}
-	struct moe_ops m = { c, lane_nic, nl, load, load + (size_t)c->n * LANES, p, comb, first, nch, sib, relay, K };
+	struct moe_ops m = { c, lane_nic, nl, load, load + (size_t)c->n * LANES, p, agg, comb, first, nch, sib, relay, K };
 	if (moe_xfer_ops(d, &m, L) || moe_relays(d, &m) || moe_edges(d, &m))
 		goto out;
 	rc = ccs_dag_take(&d, s, why);
@@ -315,5 +327,27 @@ out:
 	ccs_free(lane_nic);
 	ccs_free(nl);
 	ccs_free(load);
+	return rc;
+}
+
+int ccs_sched_expert(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_sched *s, const char **why)
+{
+	return expert_lower(c, p, NULL, s, why);
+}
+
+int ccs_sched_expert_flags(const struct ccs_comm *c, const struct ccs_moe_plan *p, int flags, struct ccs_sched *s,
+                           const char **why)
+{
+	if (!(flags & CCS_SCHED_AGGREGATE))
+		return expert_lower(c, p, NULL, s, why);
+	struct ccs_moe_agg g;
+	int rc = ccs_moe_agg_build(c, p, &g);
+	if (rc) {
+		memset(s, 0, sizeof *s);
+		*why = rc == CCS_ENOMEM ? "out of memory" : "the plan has a forward of a forward: no aggregate for it";
+		return rc;
+	}
+	rc = expert_lower(c, &g.p, &g, s, why);
+	ccs_moe_agg_release(&g);
 	return rc;
 }

@@ -16,7 +16,8 @@
 ** hashed ECMP, the baseline (docs/simulator.md, "Routes"), and the
 ** declared approximation `--fidelity aggregate` (sends merged by
 ** destination leaf, sim/sched/a2a_agg.h) runs at 1,024 ranks under ECMP and
-** at 8,192 under both routings.
+** at 8,192 under both routings, and the 4,096-token H800 dispatch with its
+** transfers merged by leaf pair (sim/sched/expert_agg.h).
 **
 ** Each case runs in a child with a wall-time limit of LIMIT_S: a case that
 ** finishes shows its simulated time beside the closed form; one that does
@@ -54,7 +55,8 @@ struct acase {
 	int expected;               /* dispatch: expected routing (each pair the mean of its group's sources) */
 	uint64_t bytes;
 	double max_s;               /* target; 0: none */
-	int aggregate;              /* AllToAll: --fidelity aggregate (sends merged by destination leaf) */
+	int aggregate;              /* --fidelity aggregate: AllToAll's sends merged by destination leaf,
+	                               dispatch's transfers by leaf pair */
 };
 
 static const struct acase cases[] = {
@@ -74,6 +76,7 @@ static const struct acase cases[] = {
 	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 0, 60, 0 },
 	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 0 },
 	{ "dispatch, expected", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 1, 0, 60, 0 },
+	{ "dispatch, aggregate", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 1 },
 	{ "dispatch, down @1ms", "topologies/hgx-h800.yaml", { "nodes=128", "faults+=link:leaf0-spine0:down@1ms" }, 2,
 	  0, CCS_MOE_NORMAL, 4096, 0, 0, 0, 0 },
 };
@@ -146,7 +149,7 @@ static int build(const struct acase *b, const struct ccs_comm *c, struct ccs_moe
 	}
 	int rc = ccs_moe_plan(c, &cfg, &route, NULL, CCS_MOE_DISPATCH, b->moe_algo, p, err, sizeof err);
 	ccs_moe_routing_release(&route);
-	if (rc || ccs_moe_eval(c, p, &mc) || ccs_sched_expert(c, p, s, &why)) {
+	if (rc || ccs_moe_eval(c, p, &mc) || ccs_sched_expert_flags(c, p, b->aggregate ? CCS_SCHED_AGGREGATE : 0, s, &why)) {
 		fprintf(stderr, "%s: %s\n", b->label, rc ? err : why ? why : "no schedule");
 		return -1;
 	}

@@ -14,6 +14,12 @@
 **     here from the head ranges; TP 8 -> 4 and 4 -> 8 pair the right ranks;
 **     layer streaming hides the transfer behind compute when a layer's
 **     transfer is shorter than its compute; both engines agree
+**   - the aggregate (sim/sched/expert_agg.h): every rank sends to each leaf,
+**     and takes from each leaf, the network tokens the plan has it move; every
+**     forwarder forwards each rank what it would; no piece stays inside a
+**     group; a hot receiver the circulant cannot feed falls back to the
+**     north-west corner with the same sums; simulated within 2% of every
+**     flow on 8 HGX H800 nodes, uniform and skewed routing, both directions
 */
 #include "../check.h"
 
@@ -23,6 +29,8 @@
 #include "../../model/topo_yaml.h"
 #include "../../sim/sim.h"
 #include "../../sim/sched/build.h"
+#include "../../sim/sched/expert_agg.h"
+#include "../../model/topo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -501,8 +509,152 @@ static void test_expected(void)
 	down(t, &c);
 }
 
+/* Network tokens by (rank, the other end's leaf) and forwarded tokens by
+ * (forwarder, rank), added into sent, recv and fwd (n x nl, n x nl, n x n):
+ * plus for p, minus for the merge. */
+static void agg_sums(const struct ccs_comm *c, const struct ccs_moe_plan *p, const uint32_t *leaf_ix, int nl, double sign,
+                     double *sent, double *recv, double *fwd)
+{
+	for (size_t i = 0; i < p->nx; i++) {
+		const struct ccs_moe_xfer *x = &p->x[i];
+		if (x->parent >= 0) {
+			fwd[(size_t)x->src * (size_t)c->n + (size_t)x->dst] += sign * x->tokens;
+			continue;
+		}
+		if (c->rank_group[x->src] == c->rank_group[x->dst])
+			continue;
+		sent[(size_t)x->src * (size_t)nl + leaf_ix[x->dst]] += sign * x->tokens;
+		recv[(size_t)x->dst * (size_t)nl + leaf_ix[x->src]] += sign * x->tokens;
+	}
+}
+
+/* The merge of p keeps every sum agg_sums takes, within 1e-9 of all the
+ * plan's tokens, and no piece inside a group. */
+static void agg_conserves(const struct ccs_comm *c, const struct ccs_moe_plan *p, const struct ccs_moe_agg *g)
+{
+	int n = c->n, nl = 0;
+	uint32_t *leaf = ccs_malloc((size_t)n * sizeof *leaf), *ix = ccs_malloc((size_t)n * sizeof *ix);
+	double *sent = ccs_calloc((size_t)n * (size_t)n, sizeof *sent), *recv = ccs_calloc((size_t)n * (size_t)n, sizeof *recv);
+	double *fwd = ccs_calloc((size_t)n * (size_t)n, sizeof *fwd);
+	CHECK(leaf && ix && sent && recv && fwd);
+	if (!leaf || !ix || !sent || !recv || !fwd)
+		goto out;
+	for (int r = 0; r < n; r++) {
+		leaf[r] = ccs_topo_nic_leaf(c->t, ccs_comm_nic(c, r, 0));
+		int k = 0;
+		while (k < r && leaf[k] != leaf[r])
+			k++;
+		ix[r] = k < r ? ix[k] : (uint32_t)nl++;
+	}
+	agg_sums(c, p, ix, nl, 1, sent, recv, fwd);
+	agg_sums(c, &g->p, ix, nl, -1, sent, recv, fwd);
+	double big = 0, off = 0;
+	for (size_t i = 0; i < p->nx; i++)
+		big += p->x[i].tokens;
+	for (size_t i = 0; i < (size_t)n * (size_t)n; i++) {
+		off = fabs(sent[i]) > off ? fabs(sent[i]) : off;
+		off = fabs(recv[i]) > off ? fabs(recv[i]) : off;
+		off = fabs(fwd[i]) > off ? fabs(fwd[i]) : off;
+	}
+	if (off > 1e-9 * big)
+		fprintf(stderr, "aggregate: a sum off by %g tokens\n", off);
+	CHECK(off <= 1e-9 * big);
+	int inside = 0;
+	for (size_t i = 0; i < g->p.nx; i++)
+		inside += g->stand[i] > 0 && c->rank_group[g->p.x[i].src] == c->rank_group[g->p.x[i].dst];
+	CHECK(inside == 0);
+out:
+	ccs_free(leaf);
+	ccs_free(ix);
+	ccs_free(sent);
+	ccs_free(recv);
+	ccs_free(fwd);
+}
+
+/* A hot rank-0 receiver (every node's rail-0 GPU sends it 100 tokens)
+ * beside one token from it to each: eight senders, so the circulant of four
+ * misses rank 0 for some and the corner fills the bundle. */
+static void agg_hot(const struct ccs_comm *c)
+{
+	struct ccs_moe_plan p;
+	memset(&p, 0, sizeof p);
+	p.n = c->n;
+	p.op = CCS_MOE_DISPATCH;
+	p.algo = CCS_MOE_DIRECT;
+	p.tok_bytes = 7168;
+	p.x = ccs_calloc(16, sizeof *p.x);
+	CHECK(p.x != NULL);
+	if (!p.x)
+		return;
+	for (int g = 1; g < 8; g++) {
+		p.x[p.nx++] = (struct ccs_moe_xfer){ 8 * g, 0, -1, 100, 0 };
+		p.x[p.nx++] = (struct ccs_moe_xfer){ 0, 8 * g, -1, 1, 0 };
+	}
+	struct ccs_moe_agg g;
+	CHECK(!ccs_moe_agg_build(c, &p, &g));
+	CHECK(g.bundles == 1 && g.cornered == 1 && g.merged == 14);
+	agg_conserves(c, &p, &g);
+	ccs_moe_agg_release(&g);
+	ccs_free(p.x);
+}
+
+static void test_aggregate(void)
+{
+	struct ccs_topo *t;
+	struct ccs_comm c;
+	int ok = !up(&t, &c, 8);
+	CHECK(ok);
+	if (!ok)
+		return;
+	agg_hot(&c);
+	struct ccs_fabric *fab;
+	CHECK(!ccs_fabric_new(&c, &fab));
+	char err[256];
+	for (int skew = 0; skew < 2; skew++)
+		for (int a = 0; a < 2; a++)
+			for (int op = 0; op < 2; op++) {
+				struct ccs_moe_cfg cfg;
+				ccs_moe_cfg_default(&cfg);
+				cfg.tokens = 1024;
+				cfg.dist = skew ? CCS_MOE_ZIPF : CCS_MOE_UNIFORM;
+				int algo = a ? CCS_MOE_DIRECT : CCS_MOE_NORMAL;
+				struct ccs_moe_plan p;
+				struct ccs_moe_cost mc;
+				if (eval(&c, &cfg, op, algo, &mc, &p)) {
+					CHECK(0);
+					continue;
+				}
+				struct ccs_moe_agg g;
+				CHECK(!ccs_moe_agg_build(&c, &p, &g));
+				agg_conserves(&c, &p, &g);
+				/* deepep_normal: one bundle a rail; direct: a pair of rails */
+				CHECK(g.bundles == (a ? 64u : 8u) && g.p.nx < p.nx);
+				ccs_moe_agg_release(&g);
+				double T[2] = { 0, 0 };
+				for (int f = 0; f < 2; f++) {
+					struct ccs_sched s;
+					const char *why;
+					struct ccs_sim_stats st;
+					ccs_fabric_cap_copy(fab, p.copy_Bps);
+					CHECK(!ccs_sched_expert_flags(&c, &p, f ? CCS_SCHED_AGGREGATE : 0, &s, &why));
+					CHECK(!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err));
+					ccs_sched_release(&s);
+					CHECK_NEAR(st.bytes_received, st.bytes_sent, 1e-9);
+					T[f] = st.time_s;
+				}
+				if (!(fabs(T[1] / T[0] - 1) <= 0.02))
+					fprintf(stderr, "aggregate %s %s skew %d: %g against %g us\n", ccs_moe_algo_name[algo],
+					        ccs_moe_op_name[op], skew, T[1] * 1e6, T[0] * 1e6);
+				CHECK(fabs(T[1] / T[0] - 1) <= 0.02);
+				ccs_moe_plan_release(&p);
+			}
+	ccs_fabric_free(fab);
+	down(t, &c);
+}
+
 int main(void)
 {
+	test_aggregate();
 	test_conservation();
 	test_expected();
 	test_skew();

@@ -1,0 +1,1 @@
+simulate -t topologies/hgx-h800.yaml -c combine --fidelity approx

@@ -1,0 +1,1 @@
+predict -t topologies/hgx-h800.yaml -c dispatch --fidelity aggregate
