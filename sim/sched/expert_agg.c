@@ -339,6 +339,10 @@ static int emit_as_is(struct agg_w *w, const struct bent *e, size_t m, uint32_t 
 static int bundle(struct agg_w *w, const struct bent *e, size_t m, uint32_t b, const struct cent *ch, size_t nc)
 {
 	CCS_TRY(sides(w, e, m));
+	/* at most F receivers a sender on average: the pieces would be as many
+	 * as the transfers */
+	if (m <= CCS_MOE_AGG_FAN * w->nS)
+		return emit_as_is(w, e, m, b, ch, nc);
 	double A = 0;
 	for (size_t k = 0; k < w->nS; k++)
 		A += w->S[k].tot;

@@ -14,7 +14,9 @@
 ** receivers d (tokens b_d), sum a_s = sum b_d, the transfers become pieces
 ** x(s, d) >= 0 with
 **     sum_d x(s, d) = a_s,   sum_s x(s, d) = b_d,   x(s, d) = 0 within a group:
-** sender i of S sends to the F = CCS_MOE_AGG_FAN receivers from place
+** a bundle whose senders reach at most F = CCS_MOE_AGG_FAN receivers on
+** average stays as it is (its pieces would be as many as its transfers);
+** else sender i of S sends to the F receivers from place
 ** i R / S on, in rank order rotated by half the bundle and skipping its own
 ** group, x scaled by rows and columns in turn until both sums hold within
 ** 1e-9 of the bundle (Sinkhorn), so that a sender's pieces, and a

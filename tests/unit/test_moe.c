@@ -571,9 +571,10 @@ out:
 	ccs_free(fwd);
 }
 
-/* A hot rank-0 receiver (every node's rail-0 GPU sends it 100 tokens)
- * beside one token from it to each: eight senders, so the circulant of four
- * misses rank 0 for some and the corner fills the bundle. */
+/* Every node's rail-0 GPU sends each other one token and rank 0 a hundred:
+ * eight senders of seven receivers each, so the bundle is merged; rank 0 is
+ * owed 700 but the circulant of four reaches it from four senders holding
+ * 424, so the corner fills the bundle. */
 static void agg_hot(const struct ccs_comm *c)
 {
 	struct ccs_moe_plan p;
@@ -582,17 +583,17 @@ static void agg_hot(const struct ccs_comm *c)
 	p.op = CCS_MOE_DISPATCH;
 	p.algo = CCS_MOE_DIRECT;
 	p.tok_bytes = 7168;
-	p.x = ccs_calloc(16, sizeof *p.x);
+	p.x = ccs_calloc(64, sizeof *p.x);
 	CHECK(p.x != NULL);
 	if (!p.x)
 		return;
-	for (int g = 1; g < 8; g++) {
-		p.x[p.nx++] = (struct ccs_moe_xfer){ 8 * g, 0, -1, 100, 0 };
-		p.x[p.nx++] = (struct ccs_moe_xfer){ 0, 8 * g, -1, 1, 0 };
-	}
+	for (int a = 0; a < 8; a++)
+		for (int b = 0; b < 8; b++)
+			if (a != b)
+				p.x[p.nx++] = (struct ccs_moe_xfer){ 8 * a, 8 * b, -1, b ? 1 : 100, 0 };
 	struct ccs_moe_agg g;
 	CHECK(!ccs_moe_agg_build(c, &p, &g));
-	CHECK(g.bundles == 1 && g.cornered == 1 && g.merged == 14);
+	CHECK(g.bundles == 1 && g.cornered == 1 && g.merged == 56 && g.p.nx < 56);
 	agg_conserves(c, &p, &g);
 	ccs_moe_agg_release(&g);
 	ccs_free(p.x);
