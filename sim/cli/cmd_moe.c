@@ -46,7 +46,8 @@ static void usage(FILE *f)
 	        "                      its own experts (default: every rank; at most the expert count)\n"
 	        "  --matrix FILE       alltoallv: N lines of N byte counts (row = sender)\n"
 	        "  --format table|csv|json   --set key.path=value\n"
-	        "  simulate only: --links, --trace FILE.json, --trace-level collective|step|chunk,\n"
+	        "  simulate only: -v (the run: ops, events, flows, the largest and mean max-min region),\n"
+	        "                      --links, --trace FILE.json, --trace-level collective|step|chunk,\n"
 	        "                      --fidelity exact|aggregate (aggregate: the transfers across groups merged\n"
 	        "                      by leaf pair, each NIC's and leaf's bytes kept; docs/simulator.md)\n",
 	        me);
@@ -58,6 +59,7 @@ struct mrow {
 	double sim_s;
 	int sim_bound;
 	double drawn_s;             /* --expected: the closed form under the draw itself; 0 not computed */
+	struct ccs_sim_stats st;    /* simulate: the run (-v prints it) */
 };
 
 static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const struct ccs_moe_plan *p, int flags,
@@ -88,6 +90,7 @@ static int sim_plan(const struct ccs_comm *c, struct ccs_fabric **fab, const str
 		return -1;
 	}
 	rw->sim_s = st.time_s;
+	rw->st = st;
 	rw->sim_bound = ccs_report_bound(c, *fab, fl, st.time_s);
 	ccs_flows_free(*keep);
 	*keep = fl;
@@ -126,7 +129,7 @@ static int take_seed(const char *me_, const struct ccs_args_opt *o, const char *
 struct moe_req {
 	int sim;
 	const char *topo, *op_s, *algo_s, *format, *trace_in, *matrix_path, *trace_path;
-	int nranks, ppn, links, trace_level, aggregate;
+	int nranks, ppn, links, trace_level, aggregate, verbose;
 	struct ccs_moe_cfg cfg;
 	struct ccs_args_sets sets;
 	int op, pick_best, n;
@@ -188,6 +191,10 @@ static int moe_parse(struct moe_req *q, int argc, char **argv)
 		const char *a = argv[i];
 		if (q->sim && !strcmp(a, "--links")) {
 			q->links = 1;
+			continue;
+		}
+		if (q->sim && !strcmp(a, "-v")) {
+			q->verbose = 1;
 			continue;
 		}
 		char what[48];
@@ -364,6 +371,21 @@ static int moe_time(struct moe_req *q)
 	return 0;
 }
 
+/* -v: each simulated row's run (docs/simulator.md, "Flows"): its ops, the
+ * events, the flows, the most at once, the largest and the mean region a
+ * rate update recomputed. */
+static void print_runs(const struct moe_req *q)
+{
+	printf("# simulator runs%s\n# %-14s %12s %12s %12s %10s %10s %10s\n", q->aggregate ? " (aggregate)" : "", "algo",
+	       "ops", "events", "flows", "max active", "region max", "mean");
+	for (int i = 0; i < q->nrows; i++) {
+		const struct ccs_sim_stats *st = &q->rows[i].st;
+		printf("# %-14s %12llu %12llu %12llu %10u %10u %10.1f\n", ccs_moe_algo_name[q->rows[i].algo],
+		       (unsigned long long)st->ops, (unsigned long long)st->events, (unsigned long long)st->flows,
+		       st->max_active, st->region_max, st->region_mean);
+	}
+}
+
 /* The rows as a table, csv or json. */
 static int moe_print(struct moe_req *q)
 {
@@ -428,6 +450,8 @@ static int moe_print(struct moe_req *q)
 				       "%.2f: what this draw's imbalance across sources costs\n", ccs_moe_algo_name[q->rows[i].algo],
 				       (unsigned long long)q->cfg.seed, q->rows[i].drawn_s * 1e6,
 				       100 * (q->rows[i].drawn_s / q->rows[i].mc.time_s - 1), q->rows[i].mc.time_s * 1e6);
+		if (q->verbose && q->sim)
+			print_runs(q);
 	}
 	return 0;
 }
