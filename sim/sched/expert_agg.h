@@ -40,8 +40,10 @@
 ** waits for the reductions of all its transfers' first chunks, which per
 ** flow all start at once.
 ** Measured against every flow (docs/simulator.md): HGX H800 nodes,
-** DeepSeek-V3-like dispatch/combine, 4,096 tokens: -1.6% to +0.8% from 32 to
-** 1,024 ranks; 1,024 ranks (EP 256) 27 s / 8 s against 150 s.
+** DeepSeek-V3-like dispatch/combine, 4,096 tokens, uniform routing: -1.6% to
+** +0.8% from 64 to 1,024 ranks (1,024 ranks, EP 256: 24-29 s / 8 s against
+** 150 s); a zipf draw on 256 ranks -2.3% / -2.7%; direct dispatch on 8
+** aws-p5 nodes -2.1%.
 ** Transfers inside a group stay as they are.  Under hashed routing (ECMP)
 ** a piece standing for m transfers moves as min(m, CCS_A2A_AGG_WAYS) parts
 ** over as many equal-cost paths (ccs_op.ways), m the bundle's transfers
