@@ -298,7 +298,8 @@ static int expert_lower(const struct ccs_comm *c, const struct ccs_moe_plan *p, 
 			K[i] = (uint8_t)(nch[i] ? (whole < k ? whole : k) : lone);
 			/* a merged dispatch piece standing for st of its bundle's
 			 * transfers (expert_agg.h) moves in chunks of the size
-			 * theirs would */
+			 * theirs would, at most 255 (K's width; larger chunks
+			 * past that) */
 			double st = agg ? agg->stand[i] : 0;
 			if (st > 1 && nch[i] && !comb) {
 				double tb = ceil(x->tokens / st), kb = tb < k ? tb : k, kk = ceil(kb * st);
@@ -344,7 +345,7 @@ int ccs_sched_expert_flags(const struct ccs_comm *c, const struct ccs_moe_plan *
 	int rc = ccs_moe_agg_build(c, p, &g);
 	if (rc) {
 		memset(s, 0, sizeof *s);
-		*why = rc == CCS_ENOMEM ? "out of memory" : "the plan has a forward of a forward: no aggregate for it";
+		*why = rc == CCS_ENOMEM ? "out of memory" : "the plan's forwards are not as the planners make them: no aggregate for it";
 		return rc;
 	}
 	rc = expert_lower(c, &g.p, &g, s, why);

@@ -4,9 +4,10 @@
 **
 ** The plan's transfers across groups are sorted by bundle (sender's leaf,
 ** receiver's leaf, copy ports) and sender; the forwards behind them by
-** (bundle, forwarder, rank forwarded to).  Each bundle is filled
-** north-west-corner into pieces, a piece that would stay in a group is
-** exchanged against another, and each piece is emitted with its share of
+** (bundle, forwarder, rank forwarded to).  Each bundle worth merging gets
+** pieces on a circulant balanced by Sinkhorn, or else filled north-west
+** corner with a piece that would stay in a group exchanged against
+** another, or else stays as it is; each piece is emitted with its share of
 ** the forwards of its receiver.
 */
 #include "expert_agg.h"
@@ -193,8 +194,9 @@ static int corner(struct agg_w *w, double eps)
 /* Pieces on a circulant support: sender i (of nS) sends to the q receivers
  * from place i nR / nS on (rotated by half already), skipping its own
  * group; their tokens scaled row and column alternately (Sinkhorn) until
- * every sender sends a_s and every receiver takes b_d within 1e-9.  *ok 0
- * where they do not (a receiver owed more than its q senders have). */
+ * every sender sends a_s (exact after each row pass) and every receiver
+ * takes b_d within 1e-9 of it.  *ok 0 where they do not: a receiver the
+ * support misses, or one owed more than its q senders have. */
 static int circulant(struct agg_w *w, size_t q, double eps, int *ok)
 {
 	*ok = 0;
@@ -216,17 +218,23 @@ static int circulant(struct agg_w *w, size_t q, double eps, int *ok)
 		for (size_t k = w->npc - got; k < w->npc; k++)
 			w->pc[k].tok = w->S[i].tot / (double)got;
 	}
+	/* a receiver the support misses can never be fed */
+	for (size_t j = 0; j < w->nR; j++)
+		w->R[j].left = 0;
+	for (size_t k = 0; k < w->npc; k++)
+		w->R[w->pj[k]].left = 1;
+	for (size_t j = 0; j < w->nR; j++)
+		if (!(w->R[j].left > 0))
+			return CCS_OK;
 	for (int it = 0; it < 1000; it++) {
 		for (size_t j = 0; j < w->nR; j++)
 			w->R[j].left = 0;
 		for (size_t k = 0; k < w->npc; k++)
 			w->R[w->pj[k]].left += w->pc[k].tok;
-		double err = 0;
-		for (size_t j = 0; j < w->nR; j++) {
-			double d = fabs(w->R[j].left - w->R[j].tot);
-			err = d > err ? d : err;
-		}
-		if (err <= eps * 1e3) {
+		int off = 0;
+		for (size_t j = 0; j < w->nR && !off; j++)
+			off = fabs(w->R[j].left - w->R[j].tot) > 1e-9 * w->R[j].tot + eps;
+		if (!off) {
 			*ok = 1;
 			return CCS_OK;
 		}
@@ -251,12 +259,12 @@ static int exchange(struct agg_w *w, double eps, int *stuck)
 {
 	*stuck = 0;
 	for (size_t q = 0; q < w->npc; q++) {
+		if (!same_group(w, w->pc[q].s, w->pc[q].d))
+			continue;
 		for (size_t o = 0; w->pc[q].tok > eps && o < w->npc; o++) {
 			struct piece Q = w->pc[q], O = w->pc[o];
 			if (!(O.tok > eps) || same_group(w, O.s, O.d) || same_group(w, O.s, Q.d) || same_group(w, Q.s, O.d))
 				continue;
-			if (!same_group(w, Q.s, Q.d))
-				break;
 			double t = O.tok < Q.tok ? O.tok : Q.tok;
 			w->pc[o].tok -= t;
 			w->pc[q].tok -= t;
@@ -379,8 +387,13 @@ static int split(struct agg_w *w, struct bent **pe, size_t *pm, struct cent **pc
 		const struct ccs_moe_xfer *x = &p->x[i];
 		bun[i] = NONE;
 		w->newidx[i] = NONE;
-		if (x->parent >= 0 && bun[x->parent] == NONE && w->newidx[x->parent] == NONE) {
-			rc = CCS_EINPUT;    /* a forward of a forward: no plan has one */
+		/* what the planners promise (model/moe.h), checked: a parent before
+		 * its forwards, a forward leaving from where its parent lands and
+		 * no forward of a forward, finite tokens */
+		if (!(x->tokens >= 0 && isfinite(x->tokens)) || x->parent >= (int32_t)i ||
+		    (x->parent >= 0 && (p->x[x->parent].dst != x->src ||
+		                        (bun[x->parent] == NONE && w->newidx[x->parent] == NONE)))) {
+			rc = CCS_EINPUT;
 			break;
 		}
 		if (x->parent >= 0 && bun[x->parent] != NONE) {

@@ -33,8 +33,8 @@
 ** pieces into it in proportion to their tokens, each piece's share behind
 ** that piece as the exact plan's forwards are behind their message.
 ** Chunks (expert.c): a dispatch piece standing for st transfers of the
-** bundle's mean moves in st times their chunks (DeepEP's chunks are a
-** number of tokens): what is left to forward once its last chunk lands is
+** bundle's mean moves in st times their chunks, at most 255 (DeepEP's
+** chunks are a number of tokens): what is left to forward once its last chunk lands is
 ** one transfer's last chunk, as where a receiver's transfers end one after
 ** another.  A combine piece keeps a transfer's chunk count: its first chunk
 ** waits for the reductions of all its transfers' first chunks, which per
@@ -69,8 +69,10 @@ struct ccs_moe_agg {
 	size_t cornered;            /* of the bundles, those filled north-west corner */
 };
 
-/* The merge of plan p on c (above).  CCS_ENOMEM; CCS_EINPUT where p has a
- * forward of a forward (no plan has). */
+/* The merge of plan p on c (above).  CCS_ENOMEM; CCS_EINPUT where p breaks
+ * what the planners promise: a forward before its parent, leaving from
+ * another rank than the parent's receiver, a forward of a forward, tokens
+ * negative or not finite. */
 int  ccs_moe_agg_build(const struct ccs_comm *c, const struct ccs_moe_plan *p, struct ccs_moe_agg *out);
 void ccs_moe_agg_release(struct ccs_moe_agg *a);
 
