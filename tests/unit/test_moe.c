@@ -17,8 +17,9 @@
 **   - the aggregate (sim/sched/expert_agg.h): every rank sends to each leaf,
 **     and takes from each leaf, the network tokens the plan has it move; every
 **     forwarder forwards each rank what it would; no piece stays inside a
-**     group; a hot receiver the circulant cannot feed falls back to the
-**     north-west corner with the same sums; simulated within 2% of every
+**     group; a hot receiver the circulant cannot feed, or receivers it
+**     misses, fall back to the north-west corner with the same sums; a
+**     forward not leaving from its parent's receiver is refused; simulated within 2% of every
 **     flow on 8 HGX H800 nodes, uniform and skewed routing, both directions
 */
 #include "../check.h"
@@ -599,6 +600,42 @@ static void agg_hot(const struct ccs_comm *c)
 	ccs_free(p.x);
 }
 
+/* One sender (rank 0) to rail 0 of the seven other nodes, nodes 4-7 1e7
+ * tokens and 1-3 1e-3, each message forwarded on (one token to the next
+ * GPU of its node): the circulant of four covers nodes 4-7 only, so the
+ * corner must take the bundle with every receiver and forward kept (the
+ * small ones are within 1e-9 of the bundle, not of themselves);
+ * and a forward that does not leave from its parent's receiver is refused. */
+static void agg_tiny(const struct ccs_comm *c)
+{
+	struct ccs_moe_plan p;
+	memset(&p, 0, sizeof p);
+	p.n = c->n;
+	p.op = CCS_MOE_DISPATCH;
+	p.algo = CCS_MOE_NORMAL;
+	p.tok_bytes = 7168;
+	p.x = ccs_calloc(16, sizeof *p.x);
+	CHECK(p.x != NULL);
+	if (!p.x)
+		return;
+	for (int g = 1; g < 8; g++) {
+		int32_t par = (int32_t)p.nx;
+		p.x[p.nx++] = (struct ccs_moe_xfer){ 0, 8 * g, -1, g >= 4 ? 1e7 : 1e-3, 0 };
+		p.x[p.nx++] = (struct ccs_moe_xfer){ 8 * g, 8 * g + 1, par, 1, 1 };
+	}
+	struct ccs_moe_agg g;
+	CHECK(!ccs_moe_agg_build(c, &p, &g));
+	CHECK(g.bundles == 1 && g.cornered == 1);
+	agg_conserves(c, &p, &g);
+	ccs_moe_agg_release(&g);
+	p.x[1].src = 9;
+	int rc = ccs_moe_agg_build(c, &p, &g);
+	CHECK(rc == CCS_EINPUT);
+	if (!rc)
+		ccs_moe_agg_release(&g);
+	ccs_free(p.x);
+}
+
 static void test_aggregate(void)
 {
 	struct ccs_topo *t;
@@ -608,6 +645,7 @@ static void test_aggregate(void)
 	if (!ok)
 		return;
 	agg_hot(&c);
+	agg_tiny(&c);
 	struct ccs_fabric *fab;
 	CHECK(!ccs_fabric_new(&c, &fab));
 	char err[256];
