@@ -179,7 +179,7 @@ static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
 			}
 			op.bytes = bytes;
 			op.sm = x->sm;
-			op.ways = m->agg ? m->agg->ways[i] : 0;
+			op.ways = m->agg ? m->agg->tx[i].ways : 0;
 			op.delay_s = starts && j < moe_lanes(m, x) ? L : 0;
 			uint32_t id;
 			if (ccs_dag_op(d, &op, &id))
@@ -300,7 +300,7 @@ static int expert_lower(const struct ccs_comm *c, const struct ccs_moe_plan *p, 
 			 * transfers (expert_agg.h) moves in chunks of the size
 			 * theirs would, at most 255 (K's width; larger chunks
 			 * past that) */
-			double st = agg ? agg->stand[i] : 0;
+			double st = agg ? agg->tx[i].stand : 0;
 			if (st > 1 && nch[i] && !comb) {
 				double tb = ceil(x->tokens / st), kb = tb < k ? tb : k, kk = ceil(kb * st);
 				K[i] = (uint8_t)(kk > 255 ? 255 : kk);

@@ -52,7 +52,7 @@ struct agg_w {
 	const struct ccs_comm *c;
 	const struct ccs_moe_plan *p;
 	struct ccs_moe_agg *out;
-	size_t xcap, wcap, fcap, scap, rcap, pcap;
+	size_t xcap, tcap, scap, rcap, pcap;
 	struct side *S, *R;
 	struct piece *pc;
 	size_t nS, nR, npc;
@@ -100,11 +100,10 @@ static int emit(struct agg_w *w, int32_t src, int32_t dst, int32_t parent, doubl
                 double stand)
 {
 	struct ccs_moe_plan *o = &w->out->p;
-	if (ccs_grow(&o->x, &w->xcap, o->nx + 1, sizeof *o->x) || ccs_grow(&w->out->ways, &w->wcap, o->nx + 1, 1) ||
-	    ccs_grow(&w->out->stand, &w->fcap, o->nx + 1, sizeof *w->out->stand))
+	if (ccs_grow(&o->x, &w->xcap, o->nx + 1, sizeof *o->x) ||
+	    ccs_grow(&w->out->tx, &w->tcap, o->nx + 1, sizeof *w->out->tx))
 		return CCS_ENOMEM;
-	w->out->ways[o->nx] = ways;
-	w->out->stand[o->nx] = (float)stand;
+	w->out->tx[o->nx] = (struct ccs_moe_agg_tx){ (float)stand, ways };
 	o->x[o->nx++] = (struct ccs_moe_xfer){ src, dst, parent, tok, sm };
 	return CCS_OK;
 }
@@ -291,17 +290,15 @@ static size_t first_fwd(const struct cent *ch, size_t nc, uint32_t b, int32_t d)
 	return lo;
 }
 
-/* The pieces of bundle b, each with its share of its receiver's forwards
- * (summed per rank forwarded to): their tokens x piece / receiver's. */
-static int emit_pieces(struct agg_w *w, uint32_t b, uint8_t sm, size_t m, const struct cent *ch, size_t nc,
+/* The pieces of bundle b (m transfers of A tokens in all), each with its
+ * share of its receiver's forwards (summed per rank forwarded to): their
+ * tokens x piece / receiver's. */
+static int emit_pieces(struct agg_w *w, uint32_t b, uint8_t sm, size_t m, double A, const struct cent *ch, size_t nc,
                        double eps)
 {
 	size_t np = 0;
-	double A = 0;
-	for (size_t q = 0; q < w->npc; q++) {
+	for (size_t q = 0; q < w->npc; q++)
 		np += w->pc[q].tok > eps;
-		A += w->pc[q].tok;
-	}
 	double mean = A / (double)m;
 	int ways = 0;
 	if (w->hashed && np) {
@@ -366,7 +363,7 @@ static int bundle(struct agg_w *w, const struct bent *e, size_t m, uint32_t b, c
 	w->out->cornered += !ok;
 	w->out->bundles++;
 	w->out->merged += m;
-	return emit_pieces(w, b, e[0].sm, m, ch, nc, eps);
+	return emit_pieces(w, b, e[0].sm, m, A, ch, nc, eps);
 }
 
 /* Each rank's leaf (NONE: no NIC); the transfers across groups and the
@@ -462,7 +459,6 @@ int ccs_moe_agg_build(const struct ccs_comm *c, const struct ccs_moe_plan *p, st
 void ccs_moe_agg_release(struct ccs_moe_agg *a)
 {
 	ccs_free(a->p.x);
-	ccs_free(a->ways);
-	ccs_free(a->stand);
+	ccs_free(a->tx);
 	memset(a, 0, sizeof *a);
 }

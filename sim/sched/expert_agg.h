@@ -57,14 +57,20 @@
 
 #define CCS_MOE_AGG_FAN 4       /* receivers per sender (and senders per receiver) in a bundle */
 
+/* How the lowering moves a merged plan's transfer: ways, the parts it
+ * moves in (0: one path); stand, how many of its bundle's transfers (of
+ * their mean tokens) a piece stands for (0: not a piece; the lowering sizes
+ * a dispatch piece's chunks by it). */
+struct ccs_moe_agg_tx {
+	float stand;
+	uint8_t ways;
+};
+
 /* A merged plan: p's transfers (parents before their children, p.logical
- * NULL), ways[i] the parts transfer i moves in (0: one path), stand[i] how
- * many of its bundle's transfers (of their mean tokens) a piece stands for
- * (0: not a piece; the lowering sizes a dispatch piece's chunks by it). */
+ * NULL), tx[i] transfer i's as above. */
 struct ccs_moe_agg {
 	struct ccs_moe_plan p;
-	uint8_t *ways;
-	float *stand;
+	struct ccs_moe_agg_tx *tx;
 	size_t bundles, merged;     /* bundles merged; transfers across groups they stood for */
 	size_t cornered;            /* of the bundles, those filled north-west corner */
 };

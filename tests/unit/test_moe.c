@@ -562,7 +562,7 @@ static void agg_conserves(const struct ccs_comm *c, const struct ccs_moe_plan *p
 	CHECK(off <= 1e-9 * big);
 	int inside = 0;
 	for (size_t i = 0; i < g->p.nx; i++)
-		inside += g->stand[i] > 0 && c->rank_group[g->p.x[i].src] == c->rank_group[g->p.x[i].dst];
+		inside += g->tx[i].stand > 0 && c->rank_group[g->p.x[i].src] == c->rank_group[g->p.x[i].dst];
 	CHECK(inside == 0);
 out:
 	ccs_free(leaf);
@@ -572,6 +572,20 @@ out:
 	ccs_free(fwd);
 }
 
+/* An empty plan of algo on c with room for cap transfers: 0, or -1 (a
+ * failed check). */
+static int agg_plan(const struct ccs_comm *c, int algo, size_t cap, struct ccs_moe_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->n = c->n;
+	p->op = CCS_MOE_DISPATCH;
+	p->algo = algo;
+	p->tok_bytes = 7168;
+	p->x = ccs_calloc(cap, sizeof *p->x);
+	CHECK(p->x != NULL);
+	return p->x ? 0 : -1;
+}
+
 /* Every node's rail-0 GPU sends each other one token and rank 0 a hundred:
  * eight senders of seven receivers each, so the bundle is merged; rank 0 is
  * owed 700 but the circulant of four reaches it from four senders holding
@@ -579,14 +593,7 @@ out:
 static void agg_hot(const struct ccs_comm *c)
 {
 	struct ccs_moe_plan p;
-	memset(&p, 0, sizeof p);
-	p.n = c->n;
-	p.op = CCS_MOE_DISPATCH;
-	p.algo = CCS_MOE_DIRECT;
-	p.tok_bytes = 7168;
-	p.x = ccs_calloc(64, sizeof *p.x);
-	CHECK(p.x != NULL);
-	if (!p.x)
+	if (agg_plan(c, CCS_MOE_DIRECT, 64, &p))
 		return;
 	for (int a = 0; a < 8; a++)
 		for (int b = 0; b < 8; b++)
@@ -609,14 +616,7 @@ static void agg_hot(const struct ccs_comm *c)
 static void agg_tiny(const struct ccs_comm *c)
 {
 	struct ccs_moe_plan p;
-	memset(&p, 0, sizeof p);
-	p.n = c->n;
-	p.op = CCS_MOE_DISPATCH;
-	p.algo = CCS_MOE_NORMAL;
-	p.tok_bytes = 7168;
-	p.x = ccs_calloc(16, sizeof *p.x);
-	CHECK(p.x != NULL);
-	if (!p.x)
+	if (agg_plan(c, CCS_MOE_NORMAL, 16, &p))
 		return;
 	for (int g = 1; g < 8; g++) {
 		int32_t par = (int32_t)p.nx;
