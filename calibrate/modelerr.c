@@ -7,7 +7,7 @@ const double ccs_modelerr_edge[CCS_MODELERR_BANDS + 1] = { 0, 65536, 1048576, 67
 
 const double ccs_modelerr_med[2][CCS_MODELERR_BANDS] = {
 	{ 0.113, 0.361, 0.138, 0.014 },   /* one scale-up domain (110 rows) */
-	{ 0.234, 0.517, 0.553, 0.072 },   /* across the network (64 rows) */
+	{ 0.234, 0.272, 0.487, 0.072 },   /* across the network (64 rows) */
 };
 
 int ccs_modelerr_band(uint64_t bytes)

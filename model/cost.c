@@ -84,6 +84,12 @@ double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, i
 	return CCS_NCCL_STEP_SIMPLE;
 }
 
+double ccs_cost_rdv(const struct ccs_comm *c, int proto, int channels, double chunk, double msg)
+{
+	double m = channels > 0 && msg / channels < chunk ? msg / channels : chunk;
+	return ccs_transport_rdv(ccs_comm_tr(c), m / ccs_nccl_proto_data_share(proto));
+}
+
 /* NCCL's per-protocol throughput caps [B/s] for the algorithm's B. */
 double ccs_cost_proto_cap(const struct ccs_comm *c, int algo, int proto)
 {
@@ -219,6 +225,10 @@ static void finish(const struct ccs_cost_env *en, const struct ccs_cost_term *xp
 		C = 1;
 	double lat = x.kernel ? x.kernel_lat : ccs_nccl_latency(&c->nccl, x.lat_algo, proto, x.steps_intra, x.steps_inter);
 	double chunk = ccs_cost_chunk(c, coll, algo, proto, C, S);
+	/* a two-sided transport's rendezvous on each network hop of the
+	 * latency chain, for the message a channel puts on the wire */
+	double rdv = G > 1 && !x.kernel ? ccs_cost_rdv(c, proto, C, chunk, x.msg > 0 ? x.msg : x.W) : 0;
+	lat += x.steps_inter * rdv;
 	double K = ceil(x.W / ((double)C * chunk));
 	if (K < 1)
 		K = 1;
@@ -285,6 +295,7 @@ static void finish(const struct ccs_cost_env *en, const struct ccs_cost_term *xp
 	out->time_s = lat + bw_s;
 	out->rate_Bps = rate;
 	out->wire_bytes = x.W;
+	out->rdv_s = rdv;
 	out->channels = x.kernel ? 1 : C;
 	/* the largest of the three terms names the bound: the fixed latency,
 	 * the chunk steps' synchronisation (sync), or the bytes over a rate */
@@ -299,7 +310,7 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	int n = c->n, G = c->G, p = c->p;
 	double f = ccs_busbw_factor(coll, n);
 	struct ccs_cost_term x = { 0, HUGE_VAL, HUGE_VAL, CCS_BOUND_LATENCY, CCS_BOUND_NIC, -1, -1, 0, 0, CCS_ALGO_RING,
-		          0, 0, 0, 0, 0, 0 };
+		          0, 0, 0, 0, 0, 0, 0 };
 	const char *dummy;
 	if (!why)
 		why = &dummy;
@@ -357,3 +368,8 @@ int ccs_cost_eval(const struct ccs_comm *c, int coll, int algo, int proto, int c
 	return 0;
 }
 
+double ccs_cost_rdv_of(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes)
+{
+	struct ccs_cost cc;
+	return ccs_cost_eval(c, coll, algo, proto, channels, bytes, &cc, NULL) ? 0 : cc.rdv_s;
+}

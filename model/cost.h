@@ -15,7 +15,9 @@
 **          2.5 bytes of memory traffic per byte for reductions, 2 for copies
 **   L      NCCL's base latency plus per-hop latencies (NVLink, PCIe or
 **          network) times the algorithm's hop counts, plus the graph's
-**          latency of those hops
+**          latency of those hops, plus on each network hop the transport's
+**          rendezvous where a channel's message m = min(c, W/C) / e_q
+**          exceeds its eager size (model/transport.h)
 **   K o_q  the pipeline: each channel moves its share in chunks c (NCCL's
 **          chunk sizes, which shrink for small NVLS operations); every chunk
 **          step costs o_q of synchronisation (Simple 1.5 us, LL128 0.5, LL 0.2)
@@ -39,6 +41,7 @@ struct ccs_cost {
 	double step_s;              /* K o_q */
 	double rate_Bps;            /* B */
 	double wire_bytes;          /* W */
+	double rdv_s;               /* the transport's rendezvous on each network hop of L, in L */
 	int channels, bound;
 };
 
@@ -64,6 +67,13 @@ double ccs_cost_proto_cap(const struct ccs_comm *c, int algo, int proto);
 /* Bytes each channel moves per pipeline step (NCCL's chunk) for an
  * operation of 'bytes' on 'channels' channels. */
 double ccs_cost_chunk(const struct ccs_comm *c, int coll, int algo, int proto, int channels, double bytes);
+/* The transport's rendezvous on one network hop (model/transport.h) for a
+ * channel's message: min(chunk, msg / channels) data bytes on proto's wire,
+ * msg what one message of the hop carries over all channels. */
+double ccs_cost_rdv(const struct ccs_comm *c, int proto, int channels, double chunk, double msg);
+/* The same for an operation as ccs_cost_eval sees it (struct ccs_cost
+ * rdv_s; 0 where it has no cost), for the simulator's network hops. */
+double ccs_cost_rdv_of(const struct ccs_comm *c, int coll, int algo, int proto, int channels, uint64_t bytes);
 
 /* Selection among algorithms and protocols whose bit is set in the masks.
  * nccl: NCCL's choice (its model's minimum, for the five tuned collectives;

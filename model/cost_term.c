@@ -70,6 +70,8 @@ static int term_ring(const struct ccs_cost_env *e, struct ccs_cost_term *x, cons
 		return -1;
 	}
 	x->W = (e->coll == CCS_COLL_BROADCAST || e->coll == CCS_COLL_REDUCE) ? e->S : e->f * e->S;
+	/* a step of the ring moves one of n slices; a chain the whole buffer */
+	x->msg = (e->coll == CCS_COLL_BROADCAST || e->coll == CCS_COLL_REDUCE) ? e->S : e->S / e->n;
 	if (e->p > 1)
 		set_rate(x, e->su, e->su_b);
 	if (!e->intra_only) {
@@ -98,7 +100,7 @@ static int term_tree(const struct ccs_cost_env *e, struct ccs_cost_term *x, cons
 		*why = "tree applies to AllReduce";
 		return -1;
 	}
-	x->W = e->S;
+	x->W = x->msg = e->S;
 	x->tree_tg = tree_net_share(e->c, e->channels > 0 ? e->channels : ccs_nccl_channels(&e->c->nccl, CCS_ALGO_RING),
 	                             &x->tree_tph);
 	if (x->tree_tg < 0) {
@@ -185,6 +187,9 @@ static int term_nvls(const struct ccs_cost_env *e, struct ccs_cost_term *x, cons
 	}
 	x->steps_intra = 1;
 	x->steps_inter = e->G > 1 ? (e->algo == CCS_ALGO_NVLS_TREE ? 2 * ccs_cost_term_ilog2(e->G) : 1) : 0;
+	/* across groups each head carries its share over its own tree; NVLS
+	 * each rank its slice */
+	x->msg = e->algo == CCS_ALGO_NVLS_TREE ? e->S / ccs_cost_term_nvls_heads(e->c) : e->S / e->p;
 	x->lat_algo = e->algo;
 	return 0;
 }
@@ -214,6 +219,7 @@ static int term_collnet_direct(const struct ccs_cost_env *e, struct ccs_cost_ter
 		         e->su_b);
 	}
 	set_net(x, e->net, CCS_BOUND_NIC);
+	x->msg = e->S / e->p;   /* each rank's slice to the switch */
 	x->steps_intra = e->algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (e->p - 1);
 	x->steps_inter = 1;
 	x->lat_algo = e->algo;
@@ -239,6 +245,7 @@ static int term_pat(const struct ccs_cost_env *e, struct ccs_cost_term *x, const
 	x->steps_intra = ccs_cost_term_ilog2(e->p);
 	x->steps_inter = ccs_cost_term_ilog2(e->G);
 	x->lat_algo = CCS_ALGO_PAT;
+	x->msg = e->S / e->n;
 	return 0;
 }
 
@@ -291,6 +298,7 @@ static int term_rhd(const struct ccs_cost_env *e, struct ccs_cost_term *x, const
 			t += bytes / r;
 		} else {
 			tnet += bytes / r;
+			x->msg += bytes;   /* summed here, a network step's mean below */
 			inter++;
 		}
 	}
@@ -298,6 +306,7 @@ static int term_rhd(const struct ccs_cost_env *e, struct ccs_cost_term *x, const
 		t *= 2;
 		tnet *= 2;
 		inter *= 2;
+		x->msg *= 2;
 		L2 *= 2;
 	}
 	x->W = e->f * e->S;
@@ -306,6 +315,7 @@ static int term_rhd(const struct ccs_cost_env *e, struct ccs_cost_term *x, const
 	x->bi_bound = tnet > t ? CCS_BOUND_NIC : e->su_b;
 	x->steps_inter = inter;
 	x->steps_intra = L2 - inter;
+	x->msg = inter > 0 ? x->msg / inter : 0;
 	return 0;
 }
 
@@ -321,7 +331,7 @@ static int term_direct(const struct ccs_cost_env *e, struct ccs_cost_term *x, co
 		 * r-1; one rank a group crosses, alone on its NICs (NCCL
 		 * spreads a peer's channels over the GPU's nearest NICs) */
 		int cross = e->G > 1;
-		x->W = e->S;
+		x->W = x->msg = e->S;
 		if (cross)
 			set_net(x, e->c->b_nic1, CCS_BOUND_NIC);
 		else
@@ -330,6 +340,7 @@ static int term_direct(const struct ccs_cost_env *e, struct ccs_cost_term *x, co
 		x->steps_inter = cross ? 1 : 0;
 		return 0;
 	}
+	x->msg = e->S / e->n;   /* a peer's block */
 	{
 		double intra_b = e->S * (e->p - 1) / e->n, inter_b = e->S * (double)(e->n - e->p) / e->n;
 		double ti = e->p > 1 && e->su > 0 ? intra_b / e->su : 0;
@@ -407,6 +418,7 @@ static int term_hier(const struct ccs_cost_env *e, struct ccs_cost_term *x, cons
 		double t_ar = 2.0 * (e->G - 1) / e->G * (e->S / e->p) / e->c->b_nic;
 		/* phases run one after another */
 		x->W = e->f * e->S;
+		x->msg = e->S / e->n;   /* a step of the ring of S/p over G groups */
 		x->ti = 2 * t_rs + t_ar;
 		x->tn = 0;
 		x->bi_bound = t_ar > 2 * t_rs ? CCS_BOUND_NIC : e->su_b;

@@ -57,6 +57,11 @@ struct ccs_cost_term {
 	double mem_scale;
 	double tree_tg;             /* the tree's network bytes per byte (tree_net_share) */
 	double tree_tph;            /* a phase's busiest NIC on tree_tg's scale (tree_net_share) */
+	/* the data bytes one message of a network hop of the latency chain
+	 * carries, before the channels' split and the chunk cap (the ring's
+	 * S/n slice, the tree's S, a peer's S/n); 0: W.  The transport's
+	 * rendezvous (model/transport.h) prices it */
+	double msg;
 };
 
 /* What a term is asked for: the call and the communicator's rates. */

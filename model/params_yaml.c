@@ -12,7 +12,20 @@
 /* ---- model parameters ---- */
 
 /* model.transport_costs: the transport's row overridden (model/transport.h):
- * latencies and the chunk cost as times, the efficiency a fraction in (0, 1]. */
+ * latencies and the chunk cost as times, the efficiency a fraction in (0, 1],
+ * eager_max a size, rdv_trips a count of one-way trips in [0, 16]. */
+static int tr_scalar(struct ccs_ydoc *doc, const struct ccs_ynode *v, int k, double lo, double hi, int lo_open,
+                     const char *what, double *out)
+{
+	CCS_TRY(ccs_ytree_kind(doc, v, CCS_Y_SCALAR, ccs_tr_cost_name[k]));
+	char *end;
+	double x = strtod(v->str, &end);
+	if (end == v->str || *end || !(lo_open ? x > lo : x >= lo) || !(x <= hi))
+		return ccs_diag_at(doc->diag, v->mark, "'%s' must be %s, got '%s'", ccs_tr_cost_name[k], what, v->str);
+	*out = x;
+	return CCS_OK;
+}
+
 static int load_transport_costs(struct ccs_ydoc *doc, const struct ccs_ynode *m, struct ccs_model_params *p)
 {
 	CCS_TRY(ccs_ytree_kind(doc, m, CCS_Y_MAP, "transport_costs"));
@@ -21,15 +34,19 @@ static int load_transport_costs(struct ccs_ydoc *doc, const struct ccs_ynode *m,
 		const struct ccs_ynode *v = ccs_ytree_get(m, ccs_tr_cost_name[k]);
 		if (!v)
 			continue;
-		if (k == CCS_TR_EFF) {
-			CCS_TRY(ccs_ytree_kind(doc, v, CCS_Y_SCALAR, ccs_tr_cost_name[k]));
-			char *end;
-			double x = strtod(v->str, &end);
-			if (end == v->str || *end || !(x > 0) || x > 1)
-				return ccs_diag_at(doc->diag, v->mark, "'efficiency' must be a fraction in (0, 1], got '%s'", v->str);
-			p->tr_over[k] = x;
-		} else
+		switch (ccs_tr_cost_kind[k]) {
+		case CCS_TR_KIND_FRAC:
+			CCS_TRY(tr_scalar(doc, v, k, 0, 1, 1, "a fraction in (0, 1]", &p->tr_over[k]));
+			break;
+		case CCS_TR_KIND_COUNT:
+			CCS_TRY(tr_scalar(doc, v, k, 0, 16, 0, "a count of one-way trips from 0 to 16", &p->tr_over[k]));
+			break;
+		case CCS_TR_KIND_SIZE:
+			CCS_TRY(ccs_ytree_qty(doc, m, ccs_tr_cost_name[k], CCS_QTY_SIZE, &p->tr_over[k]));
+			break;
+		default:
 			CCS_TRY(ccs_ytree_qty(doc, m, ccs_tr_cost_name[k], CCS_QTY_TIME, &p->tr_over[k]));
+		}
 		p->tr_over_set |= 1u << k;
 	}
 	return CCS_OK;

@@ -28,11 +28,23 @@
 **           provider posts and reaps in about 1 us of CPU each, and the
 **           plugin's RDMA protocol sends the receiver's buffer address
 **           before each write) -> 4 us.
+**           No rendezvous on the latency chain: the plugin's RDMA protocol
+**           writes into the buffer the receiver announced in a control
+**           message, and NCCL's proxy posts its receives up to NCCL_STEPS
+**           ahead (src/transport/net.cc recvProxyProgress), so the
+**           announcement is there before the data is (rdv_trips 0).
 **   efa_sendrecv  EFA v1 without RDMA write (p3dn, p4d, p4de): the plugin's
 **           two-sided send/recv protocol, which aws-ofi-nccl runs with
 **           NCCL_PROTO=simple (platform-aws.c: LL and LL128 are not safe
 **           there); the receive is matched in software (one more operation
-**           per chunk: 6 us).
+**           per chunk: 6 us).  Under it libfabric's EFA provider sends GPU
+**           memory eagerly only when it fits one packet; a larger message is
+**           read by the receiver (long or runting read, prov/efa/src/
+**           efa_hmem.c: min_read_msg_size is one packet's payload + 1 for
+**           FI_HMEM_CUDA, the medium protocol off): the request reaches the
+**           receiver, the receiver's read request reaches the sender, the
+**           data comes back: two one-way trips more than an eager message
+**           (rdv_trips 2 above eager_max 8 KiB, one EFA packet).
 **   tcpx    GPUDirect-TCPX/TCPXO (GCP A3/A3 Mega): TCP through the kernel
 **           with device-memory receive.  Kernel TCP one-way latency on
 **           100-200 GbE about 20-25 us (netperf TCP_RR round trips of 40-50
@@ -58,7 +70,7 @@ static const unsigned protos[CCS_TR_N] = {
 	[CCS_TR_EFA_SENDRECV] = SIMPLE_ONLY, [CCS_TR_TCPX] = SIMPLE_ONLY, [CCS_TR_SOCKET] = ALL_PROTOS,
 };
 
-const struct ccs_transport_row ccs_transport_verbs = { 0, 0, 1.0, 0, ALL_PROTOS };
+const struct ccs_transport_row ccs_transport_verbs = { 0, 0, 1.0, 0, 0, 0, ALL_PROTOS };
 
 /* A row of the parameter table, or dflt where the transport has none. */
 static double row(const char *tr, const char *what, double dflt)
@@ -76,14 +88,21 @@ void ccs_transport_row_of(int tr, struct ccs_transport_row *out)
 	out->chunk_s = row(nm, "chunk_cost", 0) * 1e-6;
 	out->eff = row(nm, "efficiency", 1.0);
 	out->nccl_lat_s = row(nm, "nccl_latency", 0) * 1e-6;
+	out->eager_B = row(nm, "eager_max", 0);
+	out->trips = row(nm, "rdv_trips", 0);
 	out->protos = protos[tr];
 }
 
-const char *const ccs_tr_cost_name[CCS_TR_COSTS] = { "msg_latency", "chunk_cost", "efficiency", "nccl_latency" };
+const char *const ccs_tr_cost_name[CCS_TR_COSTS] = { "msg_latency", "chunk_cost", "efficiency", "nccl_latency",
+	                                               "eager_max", "rdv_trips" };
+const unsigned char ccs_tr_cost_kind[CCS_TR_COSTS] = {
+	[CCS_TR_MSG] = CCS_TR_KIND_TIME, [CCS_TR_CHUNK] = CCS_TR_KIND_TIME, [CCS_TR_EFF] = CCS_TR_KIND_FRAC,
+	[CCS_TR_NCCL] = CCS_TR_KIND_TIME, [CCS_TR_EAGER] = CCS_TR_KIND_SIZE, [CCS_TR_TRIPS] = CCS_TR_KIND_COUNT,
+};
 
 void ccs_transport_override(struct ccs_transport_row *r, const double *v, unsigned set)
 {
-	double *f[CCS_TR_COSTS] = { &r->msg_lat_s, &r->chunk_s, &r->eff, &r->nccl_lat_s };
+	double *f[CCS_TR_COSTS] = { &r->msg_lat_s, &r->chunk_s, &r->eff, &r->nccl_lat_s, &r->eager_B, &r->trips };
 	for (int k = 0; k < CCS_TR_COSTS; k++)
 		if (set >> k & 1)
 			*f[k] = v[k];

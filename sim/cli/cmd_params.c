@@ -86,13 +86,15 @@ static void transport(const struct ccs_topo *t)
 	ccs_transport_override(&r, m->tr_over, m->tr_over_set);
 	printf("  transport            %-6s %s\n", ccs_transport_name[tr],
 	       m->transport >= 0 ? "(named by the topology or --set)" : "(the NICs' link type)");
-	const double v[CCS_TR_COSTS] = { r.msg_lat_s * 1e6, r.chunk_s * 1e6, r.eff, r.nccl_lat_s * 1e6 };
+	const double v[CCS_TR_COSTS] = { r.msg_lat_s * 1e6, r.chunk_s * 1e6, r.eff, r.nccl_lat_s * 1e6, r.eager_B, r.trips };
+	static const char *const unit[] = { [CCS_TR_KIND_TIME] = "us", [CCS_TR_KIND_FRAC] = "  ",
+		                            [CCS_TR_KIND_SIZE] = "B ", [CCS_TR_KIND_COUNT] = "  " };
 	for (int k = 0; k < CCS_TR_COSTS; k++) {
 		char key[64];
 		snprintf(key, sizeof key, "transport.%s.%s", ccs_transport_name[tr], ccs_tr_cost_name[k]);
 		const char *from = m->tr_over_set >> k & 1 ? "the topology's model.transport_costs or --set"
 		                 : isnan(ccs_param(key)) ? "no row: nothing added to the link" : key;
-		printf("  %-20s %-6g %s (%s)\n", ccs_tr_cost_name[k], v[k], k == CCS_TR_EFF ? "  " : "us", from);
+		printf("  %-20s %-6g %s (%s)\n", ccs_tr_cost_name[k], v[k], unit[ccs_tr_cost_kind[k]], from);
 	}
 }
 

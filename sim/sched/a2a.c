@@ -229,7 +229,8 @@ int ccs_sched_a2a(const struct ccs_comm *c, int coll, int proto, uint64_t bytes,
 	a->bytes = (double)bytes / (coll == CCS_COLL_SENDRECV ? 1 : c->n) / e;
 	a->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 0, 0);
 	a->d_intra = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 1, 0) - a->d_base;
-	a->d_inter = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 0, 1) - a->d_base;
+	a->d_inter = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, 0, 1) - a->d_base +
+	             ccs_cost_rdv_of(c, coll, CCS_ALGO_DIRECT, proto, 0, bytes);
 	if (coll == CCS_COLL_SENDRECV) {
 		/* As the closed form counts them: a send inside a group moves S at
 		 * min(b_su e, protocol cap) (bytes scaled so that the flow at b_su

@@ -200,7 +200,7 @@ int ccs_sched_collnet(const struct ccs_comm *c, int algo, int proto, int channel
 	if (!up || !down || !tg || !scratch)
 		goto out;
 	double base = ccs_nccl_latency(&c->nccl, algo, proto, 0, 0);
-	double hop = ccs_nccl_latency(&c->nccl, algo, proto, 0, 1) - base;
+	double hop = ccs_nccl_latency(&c->nccl, algo, proto, 0, 1) - base + cc.rdv_s;
 	struct ccs_op o;
 	uint32_t id;
 	/* the intra op of every rank, over its own group (none in a group of

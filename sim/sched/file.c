@@ -82,7 +82,8 @@ static int op_transfer(struct ld *L, const struct ccs_ynode *m, struct fop *o, i
 		int same = L->c && rank < L->c->n && peer < L->c->n && L->c->rank_group[rank] == L->c->rank_group[peer];
 		o->op.delay_s = !L->c ? 0
 		              : ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
-		                ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+		                ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0) +
+		                (same ? 0 : ccs_transport_rdv(ccs_comm_tr(L->c), o->op.bytes));
 		/* across groups, channel c leaves through the sender's (c mod k)-th
 		 * best NIC and enters the receiver's, as NCCL spreads its channels
 		 * over a GPU's NICs */

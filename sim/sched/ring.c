@@ -352,7 +352,8 @@ static void ring_costs(const struct ccs_comm *c, int coll, int proto, int C, uin
 	 * pipeline's latency again */
 	{
 		int inter = c->G > 1 ? (coll == CCS_COLL_ALLREDUCE ? 2 * (c->G - 1) : c->G - 1) : 0;
-		r->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, r->steps - inter, inter);
+		r->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, r->steps - inter, inter) +
+		            inter * ccs_cost_rdv_of(c, coll, CCS_ALGO_RING, proto, C, bytes);
 	}
 	r->d_intra = r->d_inter = sync;
 	r->K = 1;
@@ -500,7 +501,8 @@ static int build_chain(const struct ccs_comm *c, int coll, int proto, int C, uin
 	rs->chain_sync_inter = r->inter_sync ? rs->chain_sync : 0;
 	rs->chain_floor = c->G > 1 ? ccs_comm_tr(c)->chunk_s / chunk : 0;
 	int inter = c->G > 1 ? c->G - 1 : 0;
-	r->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, n - 1 - inter, inter);
+	r->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_RING, proto, n - 1 - inter, inter) +
+	            inter * ccs_cost_rdv_of(c, coll, CCS_ALGO_RING, proto, C, bytes);
 	return CCS_OK;
 }
 

@@ -267,7 +267,7 @@ int ccs_sched_steps(const struct ccs_comm *c, int coll, int algo, int proto, uin
 	int lat_algo = algo == CCS_ALGO_PAT ? CCS_ALGO_PAT : CCS_ALGO_RING;
 	st->d_base = ccs_nccl_latency(&c->nccl, lat_algo, proto, 0, 0);
 	st->d_intra = ccs_nccl_latency(&c->nccl, lat_algo, proto, 1, 0) - st->d_base;
-	st->d_inter = ccs_nccl_latency(&c->nccl, lat_algo, proto, 0, 1) - st->d_base;
+	st->d_inter = ccs_nccl_latency(&c->nccl, lat_algo, proto, 0, 1) - st->d_base + cc.rdv_s;
 	s->ctx = st;
 	s->nops = (uint64_t)L * (uint64_t)n * (uint64_t)st->M;
 	s->ops = &st_ops;

@@ -398,7 +398,8 @@ static void rail_costs(const struct ccs_comm *c, int proto, double S, struct tre
 	ts->bytes = ts->bytes_intra = Sr / ((double)ts->C * K) / ccs_nccl_proto_data_share(proto);
 	ts->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_NVLS_TREE, proto, 0, 0);
 	ts->d_intra = 0;
-	ts->d_inter = ccs_nccl_latency(&c->nccl, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base;
+	ts->d_inter = ccs_nccl_latency(&c->nccl, CCS_ALGO_NVLS_TREE, proto, 0, 1) - ts->d_base +
+	              ccs_cost_rdv_of(c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, proto, ts->C, (uint64_t)S);
 	ts->sync = 0;
 	ts->floor_net = ccs_comm_tr(c)->chunk_s * Sr / ((double)ts->C * K * chunk);
 }
@@ -434,7 +435,8 @@ static void tree_costs(const struct ccs_comm *c, int proto, double S, struct tre
 		int lg = 0;
 		while ((1 << lg) < G)
 			lg++;
-		ts->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_TREE, proto, 2 * (c->p - 1), 2 * lg);
+		ts->d_base = ccs_nccl_latency(&c->nccl, CCS_ALGO_TREE, proto, 2 * (c->p - 1), 2 * lg) +
+		             2 * lg * ccs_cost_rdv_of(c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, proto, ts->C, (uint64_t)S);
 	}
 	ts->d_intra = ts->d_inter = 0;
 	ts->sync = sync;

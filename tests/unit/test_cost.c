@@ -307,6 +307,38 @@ static void test_leaf_cut(void)
 	}
 }
 
+/* EFA v1's read-based rendezvous (model/transport.h) against EFA's RDMA
+ * protocol on the same two p4de nodes: a tree's channel message above one
+ * packet pays two more one-way trips on each of its 2 network hops, in the
+ * closed form and in the simulator alike; at or below it, nothing. */
+static void test_rendezvous(struct fx_world *efa, struct fx_world *v1)
+{
+	struct ccs_cost a, b;
+	const int C = 8;
+	/* 8 channels of 8 KiB: each message exactly one packet */
+	CHECK(!ccs_cost_eval(&v1->c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, C, 8 * 8192, &b, NULL));
+	CHECK(b.rdv_s == 0);
+	CHECK(!ccs_cost_eval(&v1->c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, C, 8 * 8192 + 64, &b, NULL));
+	CHECK_NEAR(b.rdv_s, 2 * 15e-6, 1e-12);
+	uint64_t S = 1 << 20;
+	CHECK(!ccs_cost_eval(&efa->c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, C, S, &a, NULL));
+	CHECK(!ccs_cost_eval(&v1->c, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, C, S, &b, NULL));
+	CHECK(a.rdv_s == 0);
+	CHECK_NEAR(b.lat_s - a.lat_s, 2 * 2 * 15e-6, 1e-12);
+	/* a ring's step moves one of n slices: 1 MiB over 16 ranks and 8
+	 * channels is 8 KiB, under the eager size; 2 MiB is above */
+	CHECK(!ccs_cost_eval(&v1->c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, C, S, &b, NULL));
+	CHECK(b.rdv_s == 0);
+	CHECK(!ccs_cost_eval(&v1->c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, C, 2 * S, &b, NULL));
+	CHECK_NEAR(b.rdv_s, 2 * 15e-6, 1e-12);
+	/* the simulator pays the same on the tree's hops */
+	struct ccs_sim_stats st;
+	double ta = fx_sim_time(&efa->c, efa->fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, C, S, &st);
+	double tb = fx_sim_time(&v1->c, v1->fab, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, CCS_PROTO_SIMPLE, C, S, &st);
+	CHECK(ta > 0 && tb > 0);
+	CHECK_NEAR(tb - ta, 4 * 15e-6, 1e-3 * ta);
+}
+
 /* Transports (model/transport.h): the same two p4de nodes over each. */
 static void test_transports(void)
 {
@@ -338,6 +370,7 @@ static void test_transports(void)
 	CHECK(!ccs_cost_eval(&w[0].c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1 << 30, &s_ib, NULL));
 	CHECK(!ccs_cost_eval(&w[1].c, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 1 << 30, &s_efa, NULL));
 	CHECK_NEAR(s_efa.bw_s + s_efa.step_s, s_ib.bw_s + s_ib.step_s, 1e-9);
+	test_rendezvous(&w[1], &w[2]);
 	for (int i = 0; i < 4; i++)
 		fx_down(w[i].t, &w[i].c, w[i].fab);
 }

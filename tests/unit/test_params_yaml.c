@@ -54,7 +54,7 @@ static void test_values(void)
 	                   "  nccl_version: 2.21.5\n"
 	                   "  nccl_collnet: true\n"
 	                   "  transport: efa\n"
-	                   "  transport_costs: {chunk_cost: 2us, efficiency: 0.8}\n";
+	                   "  transport_costs: {chunk_cost: 2us, efficiency: 0.8, eager_max: 300KiB, rdv_trips: 0}\n";
 	int rc = read_model(text, &p, &g);
 	if (rc)
 		printf("%s\n", g.msg);
@@ -71,9 +71,12 @@ static void test_values(void)
 	CHECK(p.nccl_version == 221);
 	CHECK(p.nccl_collnet == 1);
 	CHECK(p.transport == CCS_TR_EFA);
-	CHECK(p.tr_over_set == ((1u << CCS_TR_CHUNK) | (1u << CCS_TR_EFF)));
+	CHECK(p.tr_over_set ==
+	      ((1u << CCS_TR_CHUNK) | (1u << CCS_TR_EFF) | (1u << CCS_TR_EAGER) | (1u << CCS_TR_TRIPS)));
 	CHECK_NEAR(p.tr_over[CCS_TR_CHUNK], 2e-6, 1e-12);
 	CHECK_NEAR(p.tr_over[CCS_TR_EFF], 0.8, 1e-15);
+	CHECK_NEAR(p.tr_over[CCS_TR_EAGER], 300.0 * 1024, 1e-9);
+	CHECK(p.tr_over[CCS_TR_TRIPS] == 0);
 }
 
 /* text is refused with a message that starts with at and holds what */
@@ -97,6 +100,9 @@ static void test_refusals(void)
 	refused("model:\n  transport: carrier-pigeon\n", "m.yaml:2:14:", "efa");
 	refused("model:\n  nccl_version: 2.5\n", "m.yaml:2:17:", "2.18");
 	refused("model:\n  transport_costs: {chunk_cost: 2}\n", "m.yaml:2:33:", "unit");
+	refused("model:\n  transport_costs: {rdv_trips: -1}\n", "m.yaml:2:32:", "count of one-way trips");
+	refused("model:\n  transport_costs: {rdv_trips: 2us}\n", "m.yaml:2:32:", "rdv_trips");
+	refused("model:\n  transport_costs: {eager_max: 8}\n", "m.yaml:2:32:", "unit");
 }
 
 int main(void)
