@@ -360,14 +360,20 @@ static void write_groups(FILE *out, const struct result *res, int nres)
 	}
 }
 
-/* By size range: each model's median error, and where ccsim's is the worse. */
-static void write_sizes(FILE *out, const struct result *res, int nres)
+const double val_band_edges[VAL_BANDS + 1] = { 0, 65536, 1048576, 67108864, 1e30 };
+
+/* By size range: each model's median error, ccsim's left one group out
+ * beside its own (lg), and where ccsim's is the worse; *behind: the bands
+ * where ccsim's leave-one-group-out figure is not below NCCL's model's. */
+static void write_sizes(FILE *out, const struct result *res, int nres, const struct logo_fig *lg, int *behind)
 {
-	fprintf(out, "## By size\n\n| sizes | rows | ccsim median abs | NCCL model median abs |\n|---|---|---|---|\n");
-	static const double edges[5] = { 0, 65536, 1048576, 67108864, 1e30 };
-	static const char *const names[4] = { "below 64 KiB", "64 KiB to 1 MiB", "1 MiB to 64 MiB", "64 MiB and above" };
-	int worse[4] = { 0 };
-	for (int k = 0; k < 4; k++) {
+	fprintf(out, "## By size\n\n| sizes | rows | ccsim median abs | ccsim leave-one-group-out | NCCL model median abs |\n"
+	             "|---|---|---|---|---|\n");
+	static const char *const names[VAL_BANDS] = { "below 64 KiB", "64 KiB to 1 MiB", "1 MiB to 64 MiB", "64 MiB and above" };
+	const double *edges = val_band_edges;
+	int worse[VAL_BANDS] = { 0 };
+	*behind = 0;
+	for (int k = 0; k < VAL_BANDS; k++) {
 		static double eo[1024], en[1024];
 		int ko = 0, kn = 0;
 		for (int i = 0; i < nres; i++) {
@@ -378,15 +384,15 @@ static void write_sizes(FILE *out, const struct result *res, int nres)
 				en[kn++] = fabs(res[i].nccl / res[i].meas - 1);
 		}
 		double mo = median(eo, ko), mn = median(en, kn);
-		fprintf(out, "| %s | %d | %.1f%% | %.1f%% |\n", names[k], ko, 100 * mo, 100 * mn);
-		worse[k] = mo > mn;
+		fprintf(out, "| %s | %d | %.1f%% | %.1f%% | %.1f%% |\n", names[k], ko, 100 * mo, 100 * lg->band[k], 100 * mn);
+		worse[k] = mo > mn || lg->band[k] > mn;
+		*behind += !(lg->band[k] < mn);
 	}
 	fprintf(out, "\n");
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < VAL_BANDS; k++)
 		if (worse[k])
 			fprintf(out, "ccsim's median error is above NCCL's model's in the %s range. There both models miss "
-			             "effects they do not model (docs/model.md section 7): the PyTorch call overhead in the H200 "
-			             "sweep, NVLS's extra fixed cost between 8 KiB and 1 MiB, EFA's per-message costs at mid sizes.\n\n",
+			             "effects they do not model (docs/model.md section 7).\n\n",
 			        names[k]);
 }
 
@@ -712,7 +718,8 @@ int main(int argc, char **argv)
 	double mo_all = sm.mo_all, mo_big = sm.mo_big, mn_all = sm.mn_all, mn_big = sm.mn_big;
 	int na_ = sm.na, nb_ = sm.nb;
 
-	write_sizes(out, res, nres);
+	int behind;
+	write_sizes(out, res, nres, &lg, &behind);
 	write_group_sizes(out, res, nres);
 	int stale;
 	write_scope(out, res, nres, &stale);
@@ -732,8 +739,9 @@ int main(int argc, char **argv)
 	       moe_rows, 100 * moe_med, 100 * moe_worst);
 	printf("validate: simulator vs closed form on %d rows: median %.1f%%, worst %.1f%%, %d beyond 5%%\n", sim_rows,
 	       100 * sim_med, 100 * sim_worst, sim_over);
-	printf("validate: leave one group out: %.1f%% (>= 64 MiB), %.1f%% (all sizes), %.1f%% (DeepEP)\n", 100 * lg.big,
-	       100 * lg.all, 100 * lg.moe);
+	printf("validate: leave one group out: %.1f%% (>= 64 MiB), %.1f%% (all sizes), %.1f%% (DeepEP); by size band "
+	       "%.1f%%, %.1f%%, %.1f%%, %.1f%% (%d behind NCCL's model)\n", 100 * lg.big, 100 * lg.all, 100 * lg.moe,
+	       100 * lg.band[0], 100 * lg.band[1], 100 * lg.band[2], 100 * lg.band[3], behind);
 	free(res);
 	for (int i = 0; i < nres; i++)
 		free(lines[i]);
@@ -743,5 +751,13 @@ int main(int argc, char **argv)
 	         sim_rows > 0 && sim_worst <= 0.05;
 	printf("validate: targets (<= 6%% at >= 64 MiB, <= 20%% overall, below NCCL's model in both; DeepEP "
 	       "EP8-EP32 <= 20%% per row; simulator within 5%% of the closed form per row): %s\n", ok ? "met" : "NOT MET");
+	/* the figures the project is judged on: left one group out, each
+	 * within 1.5x of its in-sample figure, ahead of NCCL's model in every
+	 * size band */
+	int logo_ok = lg.big <= 0.04 && lg.all <= 0.15 && lg.moe <= 0.20 && lg.big <= 1.5 * mo_big &&
+	              lg.all <= 1.5 * mo_all && lg.moe <= 1.5 * moe_med && !behind;
+	printf("validate: leave-one-group-out targets (<= 4%% at >= 64 MiB, <= 15%% overall, <= 20%% DeepEP, each within "
+	       "1.5x of in-sample, ahead of NCCL's model in every size band): %s\n", logo_ok ? "met" : "NOT MET");
+	ok = ok && logo_ok;
 	return check && !ok ? 1 : 0;
 }
