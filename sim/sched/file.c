@@ -9,7 +9,11 @@
 **     - {rank: 1, op: send, peer: 2, bytes: 1MiB, after: [r0]}
 **
 ** send/recv pair up in order per (sender, receiver, channel); a recv
-** completes when its send's bytes arrive; a send to another group on
+** completes when its send's bytes arrive, the send's latency after its last
+** byte leaves (an arrival op between them, numbered after the file's ops):
+** what waits on a send (its block's next step) goes on as its bytes leave,
+** as a kernel writing into a connection's FIFO of NCCL_STEPS slots does, and
+** one send's latency overlaps the next one's bytes; a send to another group on
 ** channel c leaves through the sender's (c mod k)-th best NIC and enters
 ** the receiver's (NCCL's channels spread over a GPU's NICs).  compute waits `time`; reduce and
 ** copy take `bytes` at the GPU's memory bandwidth (memory.reduce_traffic and
@@ -55,6 +59,8 @@ struct ld {
 	char msg[512];
 	char src[1100];             /* the source name of an MSCCL file's YAML */
 	uint32_t *by_name, nnamed;  /* the named ops sorted by (name, position) */
+	uint32_t *arr_of;           /* arrival op nops + k: the send it follows */
+	uint32_t narr;
 };
 
 /* A send's peer, bytes and default latency (the model's hop for the route),
@@ -299,23 +305,44 @@ static int pair_ops(struct ld *L)
 	return CCS_OK;
 }
 
-/* The ops, numbered as in the file; edges: send -> its recv, each `after`
- * -> the op. */
+/* The ops, numbered as in the file, then one arrival op per send (a delay
+ * of the send's latency, on the receiver); edges: send -> its arrival ->
+ * its recv, each `after` -> the op. */
 static int make_dag(struct ld *L)
 {
 	int rc = CCS_OK;
+	L->arr_of = ccs_malloc(((size_t)L->nops + 1) * sizeof *L->arr_of);
+	if (!L->arr_of)
+		return CCS_ENOMEM;
+	L->narr = 0;
 	for (uint32_t i = 0; i < L->nops; i++) {
 		uint32_t id;
 		if (L->fo[i].kind == K_RECV) {
 			L->fo[i].op.delay_s = 0;
 			L->fo[i].op.src = L->fo[i].op.dst;   /* the op is the receiver's */
 		}
-		if ((rc = ccs_dag_op(L->dag, &L->fo[i].op, &id)))
+		struct ccs_op op = L->fo[i].op;
+		if (L->fo[i].kind == K_SEND)
+			op.delay_s = 0;                      /* its latency is its arrival's */
+		if ((rc = ccs_dag_op(L->dag, &op, &id)))
 			return rc;
 	}
 	for (uint32_t i = 0; i < L->nops; i++) {
-		if (L->fo[i].kind == K_RECV && (rc = ccs_dag_edge(L->dag, (uint32_t)L->fo[i].pair, i)))
+		if (L->fo[i].kind != K_SEND)
+			continue;
+		struct ccs_op a = { 0 };
+		a.kind = CCS_OP_DELAY;
+		a.src = a.dst = L->fo[i].op.dst;
+		a.channel = L->fo[i].op.channel;
+		a.nic_src = a.nic_dst = UINT32_MAX;
+		a.delay_s = L->fo[i].op.delay_s;
+		uint32_t id;
+		if ((rc = ccs_dag_op(L->dag, &a, &id)) || (rc = ccs_dag_edge(L->dag, i, id)) ||
+		    (rc = ccs_dag_edge(L->dag, id, (uint32_t)L->fo[i].pair)))
 			return rc;
+		L->arr_of[L->narr++] = i;
+	}
+	for (uint32_t i = 0; i < L->nops; i++) {
 		const struct ccs_ynode *after = ccs_ytree_get(L->ops->v[i], "after");
 		if (!after)
 			continue;
@@ -345,6 +372,8 @@ static int install(struct ld *L, struct ccs_sched *s)
 	uint32_t bad = 0;
 	int cycle = 0;
 	rc = ccs_dag_install(L->dag, s, &bad, &cycle);
+	if (rc == CCS_EINPUT && bad >= L->nops)
+		bad = bad - L->nops < L->narr ? L->arr_of[bad - L->nops] : 0;   /* an arrival: its send */
 	if (rc == CCS_EINPUT) {
 		if (cycle)
 			snprintf(L->msg, sizeof L->msg, "op %s%s%s is in a dependency cycle", L->fo[bad].name ? "'" : "",
@@ -478,6 +507,7 @@ out:
 		ccs_diag_msg(diag, "%s: out of memory", path);
 	ccs_dag_free(L->dag);
 	ccs_free(L->by_name);
+	ccs_free(L->arr_of);
 	ccs_free(L->fo);
 	ccs_ytree_release(&L->d);
 	return rc;
