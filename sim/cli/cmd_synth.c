@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	        "  -n N, --ppn P     ranks (default: every GPU), at most P per node\n"
 	        "  -b SIZE           the size the schedule is made and exported for (1GiB; nccl-tests' size)\n"
 	        "  --sizes LIST      sizes of the comparison table (default: SIZE/64, SIZE/8, SIZE), e.g. 16MiB,1GiB\n"
-	        "  --chunks K        chunks per shard (default: one per 64KiB of shard, from 1 to 16)\n"
+	        "  --chunks K        chunks per shard (default: one per 64KiB of shard, from 1 to 64)\n"
 	        "  --channels C      channels the chunks take turns on (default: K)\n"
 	        "  --rounds R        column generation rounds at most (400)\n"
 	        "  --xml FILE        write the MSCCL algorithm (XML) within the limits of MSCCL's runtime\n"

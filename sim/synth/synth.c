@@ -626,15 +626,22 @@ void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, dou
 {
 	double shard = bytes / s->n;
 	if (K <= 0) {
-		/* a chunk per 64 KiB of shard, at most 16, and at most 2^19
-		 * transfers in all (n (n - 1) K a phase) */
+		/* a chunk per 64 KiB of shard, at most 64, and at most 2^19
+		 * ops in the schedule it is written as (n (n - 1) K transfers a
+		 * phase, each a send and a recv, an in-tree's a reduce and a copy
+		 * too: libyaml holds about 10 million nodes of a document, 17 an
+		 * op).  A chunk is forwarded once it has arrived, so what is left
+		 * after the busiest resource is done is about a chunk's
+		 * forwarding, 1/K of a shard's; with a send's latency after its
+		 * bytes (sim/sched/file.c) more chunks cost no serial latency */
 		K = (int)floor(shard / (64.0 * 1024.0));
-		int most = (int)((1 << 19) / ((double)s->n * s->n));
+		double per = s->coll == CCS_COLL_REDUCESCATTER ? 4 : s->coll == CCS_COLL_ALLREDUCE ? 6 : 2;
+		int most = (int)((1 << 19) / (per * s->n * s->n));
 		K = K > most ? most : K;
-		K = K < 1 ? 1 : K > 16 ? 16 : K;
+		K = K < 1 ? 1 : K > 64 ? 64 : K;
 	}
 	if (C <= 0)
-		C = s->cin > 0 && s->cin < K ? s->cin : K;
+		C = s->cin > 0 && s->cin < K ? s->cin : K > CCS_SYNTH_MSCCL_CHANS ? CCS_SYNTH_MSCCL_CHANS : K;
 	s->K = K;
 	s->C = C;
 	s->bytes_lowered = bytes;

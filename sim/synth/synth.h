@@ -137,12 +137,13 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 /* Round the shares into K chunks a shard (largest remainders per root and
  * phase) over C channels (chunk slot s on channel s mod C), for a run of
  * bytes; round_s from caps (the fabric's nres capacities; HUGE_VAL when
- * memory ran out).  K 0: one chunk per 64 KiB of shard, from 1 to 16,
- * and no more than keeps n (n - 1) K under 2^19 transfers a phase; C
- * 0: s->cin, else K.  More channels: a block's steps each pay a hop's
- * latency one after another, so the fewer a block has, the less latency
- * adds; fewer: a pair's chunks that share a link at once all arrive at
- * the end, so the fewer at once, the sooner the first is forwarded. */
+ * memory ran out).  K 0: one chunk per 64 KiB of shard, from 1 to 64,
+ * and no more than keeps the schedule under 2^19 ops (n (n - 1) K transfers
+ * a phase, 2 ops each out-trees, 4 in-trees, 6 AllReduce); C
+ * 0: s->cin, else K up to MSCCL's 32 (MAXCHANNELS).  More channels: a
+ * pair's chunks move at once and one's latency overlaps another's bytes;
+ * fewer: the chunks that share a link at once all arrive at the end, so
+ * the fewer at once, the sooner the first is forwarded. */
 void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, double bytes, int K, int C);
 
 /* The lowered schedule (synth_plan.c): per rank its thread blocks, each a
