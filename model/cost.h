@@ -16,7 +16,7 @@
 **   L      NCCL's base latency plus per-hop latencies (NVLink, PCIe or
 **          network) times the algorithm's hop counts, plus the graph's
 **          latency of those hops, plus on each network hop the transport's
-**          rendezvous where a channel's message m = min(c, W/C) / e_q
+**          rendezvous where a channel's message m = min(c, M/C) / e_q
 **          exceeds its eager size (model/transport.h)
 **   K o_q  the pipeline: each channel moves its share in chunks c (NCCL's
 **          chunk sizes, which shrink for small NVLS operations); every chunk

@@ -219,7 +219,8 @@ static int term_collnet_direct(const struct ccs_cost_env *e, struct ccs_cost_ter
 		         e->su_b);
 	}
 	set_net(x, e->net, CCS_BOUND_NIC);
-	x->msg = e->S / e->p;   /* each rank's slice to the switch */
+	/* direct: each rank's slice to the switch; chain: its head carries S */
+	x->msg = e->algo == CCS_ALGO_COLLNET_DIRECT ? e->S / e->p : e->S;
 	x->steps_intra = e->algo == CCS_ALGO_COLLNET_DIRECT ? 2 : 2 * (e->p - 1);
 	x->steps_inter = 1;
 	x->lat_algo = e->algo;

@@ -6,6 +6,7 @@
 #include "transport.h"
 #include "units.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,8 @@ static int tr_scalar(struct ccs_ydoc *doc, const struct ccs_ynode *v, int k, dou
 	CCS_TRY(ccs_ytree_kind(doc, v, CCS_Y_SCALAR, ccs_tr_cost_name[k]));
 	char *end;
 	double x = strtod(v->str, &end);
-	if (end == v->str || *end || !(lo_open ? x > lo : x >= lo) || !(x <= hi))
+	if (end == v->str || *end || !(lo_open ? x > lo : x >= lo) || !(x <= hi) ||
+	    (ccs_tr_cost_kind[k] == CCS_TR_KIND_COUNT && x != floor(x)))
 		return ccs_diag_at(doc->diag, v->mark, "'%s' must be %s, got '%s'", ccs_tr_cost_name[k], what, v->str);
 	*out = x;
 	return CCS_OK;

@@ -26,8 +26,9 @@
 **               it), on each network hop of the latency term:
 **                   L += hops_net x trips x msg_lat_s   when m > eager_B,
 **               m the bytes one channel puts on the wire per message,
-**               min(chunk, W / C) over the protocol's data share (LL 1/2,
-**               LL128 120/128).  Within a pipeline the next messages' fetches
+**               min(chunk, M / C) over the protocol's data share (LL 1/2,
+**               LL128 120/128), M what one message of the hop carries over
+**               all channels (model/cost_term.h msg).  Within a pipeline the next messages' fetches
 **               overlap the wire; only the latency chain pays it
 ** A topology names its transport in scaleout.transport or model.transport;
 ** without one it follows the NICs' link type (ib -> ib, roce -> roce,

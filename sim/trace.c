@@ -275,7 +275,13 @@ static void on_end(void *ctx, uint64_t op, ccs_time t)
 		return;
 	}
 	/* chunk: every op on its channel's thread, its latency and sync wait
-	 * on the channel's second thread */
+	 * on the channel's second thread; an op of no rank with a receiver (a
+	 * schedule file's arrival, sched/file.c) only its latency, there */
+	if (o.src < 0 || o.src >= tr->nranks) {
+		if (o.dst >= 0 && o.dst < tr->nranks && st > ws)
+			span_out(tr, "latency", "latency", ws, st, o.dst, 2 * o.channel + 1, 0, 0);
+		return;
+	}
 	char name[48];
 	snprintf(name, sizeof name, o.kind == CCS_OP_XFER ? "%s to %d" : "%s", op_what(&o), o.dst);
 	span_out(tr, name, op_what(&o), st, t, o.src, 2 * o.channel, 1, o.bytes);

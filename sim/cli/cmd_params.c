@@ -93,7 +93,9 @@ static void transport(const struct ccs_topo *t)
 		char key[64];
 		snprintf(key, sizeof key, "transport.%s.%s", ccs_transport_name[tr], ccs_tr_cost_name[k]);
 		const char *from = m->tr_over_set >> k & 1 ? "the topology's model.transport_costs or --set"
-		                 : isnan(ccs_param(key)) ? "no row: nothing added to the link" : key;
+		                 : !isnan(ccs_param(key)) ? key
+		                 : k == CCS_TR_EAGER || k == CCS_TR_TRIPS ? "no row: no rendezvous"
+		                 : "no row: nothing added to the link";
 		printf("  %-20s %-6g %s (%s)\n", ccs_tr_cost_name[k], v[k], unit[ccs_tr_cost_kind[k]], from);
 	}
 }

@@ -10,10 +10,15 @@
 **
 ** send/recv pair up in order per (sender, receiver, channel); a recv
 ** completes when its send's bytes arrive, the send's latency after its last
-** byte leaves (an arrival op between them, numbered after the file's ops):
-** what waits on a send (its block's next step) goes on as its bytes leave,
-** as a kernel writing into a connection's FIFO of NCCL_STEPS slots does, and
-** one send's latency overlaps the next one's bytes; a send to another group on
+** byte leaves (an arrival op between them, numbered after the file's ops and
+** of no rank, so traces number only the file's steps); what waits on a
+** send (its block's next step) goes on as its bytes leave, as a kernel
+** writing into a connection's FIFO of NCCL_STEPS slots does, and one send's
+** latency overlaps the next one's bytes.  Across groups a send longer than
+** the transport's eager size first waits its rendezvous (model/transport.h),
+** so a block's later send never lands before its earlier one (a message's
+** rendezvous overlapping the one before's bytes is left out).  A send to
+** another group on
 ** channel c leaves through the sender's (c mod k)-th best NIC and enters
 ** the receiver's (NCCL's channels spread over a GPU's NICs).  compute waits `time`; reduce and
 ** copy take `bytes` at the GPU's memory bandwidth (memory.reduce_traffic and
@@ -41,6 +46,7 @@ struct fop {
 	const char *name;
 	int kind;
 	int pair;                    /* send: its recv; recv: its send; else -1 */
+	double rdv_s;                /* send: the transport's rendezvous before its bytes (model/transport.h) */
 };
 
 enum { K_SEND, K_RECV, K_COMPUTE, K_REDUCE, K_COPY };
@@ -88,8 +94,10 @@ static int op_transfer(struct ld *L, const struct ccs_ynode *m, struct fop *o, i
 		int same = L->c && rank < L->c->n && peer < L->c->n && L->c->rank_group[rank] == L->c->rank_group[peer];
 		o->op.delay_s = !L->c ? 0
 		              : ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, same, !same) -
-		                ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0) +
-		                (same ? 0 : ccs_transport_rdv(ccs_comm_tr(L->c), o->op.bytes));
+		                ccs_nccl_latency(&L->c->nccl, CCS_ALGO_RING, CCS_PROTO_SIMPLE, 0, 0);
+		/* a rendezvous (the receiver learns of the message and asks for
+		 * it) comes before the bytes */
+		o->rdv_s = L->c && !same ? ccs_transport_rdv(ccs_comm_tr(L->c), o->op.bytes) : 0;
 		/* across groups, channel c leaves through the sender's (c mod k)-th
 		 * best NIC and enters the receiver's, as NCCL spreads its channels
 		 * over a GPU's NICs */
@@ -166,6 +174,9 @@ static int read_op(struct ld *L, uint32_t i)
 	o->op.kind = kind == K_SEND ? CCS_OP_XFER : CCS_OP_DELAY;
 	if ((rc = kind == K_SEND || kind == K_RECV ? op_transfer(L, m, o, kind, rank) : op_local(L, m, o, kind)))
 		return rc;
+	if (kind == K_RECV && ccs_ytree_get(m, "latency"))
+		return ccs_ytree_error(&L->d, ccs_ytree_get(m, "latency"),
+		                       "a recv completes when its send's bytes arrive: give 'latency' on the send");
 	if (ccs_ytree_get(m, "latency") && (rc = ccs_ytree_qty(&L->d, m, "latency", CCS_QTY_TIME, &o->op.delay_s)))
 		return rc;
 	o->kind = kind;
@@ -323,7 +334,7 @@ static int make_dag(struct ld *L)
 		}
 		struct ccs_op op = L->fo[i].op;
 		if (L->fo[i].kind == K_SEND)
-			op.delay_s = 0;                      /* its latency is its arrival's */
+			op.delay_s = L->fo[i].rdv_s;         /* its latency is its arrival's */
 		if ((rc = ccs_dag_op(L->dag, &op, &id)))
 			return rc;
 	}
@@ -332,7 +343,8 @@ static int make_dag(struct ld *L)
 			continue;
 		struct ccs_op a = { 0 };
 		a.kind = CCS_OP_DELAY;
-		a.src = a.dst = L->fo[i].op.dst;
+		a.src = -1;                          /* of no rank: not a step of the file's */
+		a.dst = L->fo[i].op.dst;             /* (a trace draws its latency on the receiver) */
 		a.channel = L->fo[i].op.channel;
 		a.nic_src = a.nic_dst = UINT32_MAX;
 		a.delay_s = L->fo[i].op.delay_s;

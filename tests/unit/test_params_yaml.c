@@ -102,6 +102,7 @@ static void test_refusals(void)
 	refused("model:\n  transport_costs: {chunk_cost: 2}\n", "m.yaml:2:33:", "unit");
 	refused("model:\n  transport_costs: {rdv_trips: -1}\n", "m.yaml:2:32:", "count of one-way trips");
 	refused("model:\n  transport_costs: {rdv_trips: 2us}\n", "m.yaml:2:32:", "rdv_trips");
+	refused("model:\n  transport_costs: {rdv_trips: 1.5}\n", "m.yaml:2:32:", "count of one-way trips");
 	refused("model:\n  transport_costs: {eager_max: 8}\n", "m.yaml:2:32:", "unit");
 }
 
