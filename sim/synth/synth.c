@@ -622,6 +622,12 @@ static void round_group(struct ccs_synth *s, int root, int phase, int dst, int K
 	}
 }
 
+double ccs_synth_ops(int coll, int n, int K)
+{
+	double per = coll == CCS_COLL_REDUCESCATTER ? 4 : coll == CCS_COLL_ALLREDUCE ? 6 : 2;
+	return per * n * (n - 1.0) * K;
+}
+
 void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, double bytes, int K, int C)
 {
 	double shard = bytes / s->n;
@@ -635,8 +641,7 @@ void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, dou
 		 * forwarding, 1/K of a shard's; with a send's latency after its
 		 * bytes (sim/sched/file.c) more chunks cost no serial latency */
 		K = (int)floor(shard / (64.0 * 1024.0));
-		double per = s->coll == CCS_COLL_REDUCESCATTER ? 4 : s->coll == CCS_COLL_ALLREDUCE ? 6 : 2;
-		int most = (int)((1 << 19) / (per * s->n * s->n));
+		int most = (int)((1 << 19) / ccs_synth_ops(s->coll, s->n, 1));
 		K = K > most ? most : K;
 		K = K < 1 ? 1 : K > 64 ? 64 : K;
 	}

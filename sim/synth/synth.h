@@ -131,6 +131,14 @@ int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_co
  * NVLink and simulates at twice its bound; on eight PCIe GPUs its stars
  * simulate 50% above the bound that rings reach.  With one group the
  * rails are the optimum, not tried again.  Errors as ccs_synth_pack. */
+/* About how many ops the schedule of a coll over n ranks at K chunks a
+ * shard is written as: n (n - 1) K transfers a phase, 2 ops each on
+ * out-trees and AllToAll's paths, 4 on in-trees, 6 for AllReduce. */
+double ccs_synth_ops(int coll, int n, int K);
+/* The most ops a synthesized schedule may have: what ccsim's schedule
+ * reader holds (libyaml keeps about 10 million nodes of a document, about
+ * 17 an op), refused before any packing beyond. */
+#define CCS_SYNTH_MAX_OPS (1 << 20)
 int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, int K, int C, int force,
                    struct ccs_synth *out, char *err, size_t errn);
 

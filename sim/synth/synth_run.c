@@ -113,6 +113,14 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 	memset(cand, 0, sizeof cand);
 	double t[N];
 	int rc = CCS_OK, tried[N];
+	double ops = ccs_synth_ops(cfg->coll, c->n, K > 0 ? K : 1);
+	if (ops > CCS_SYNTH_MAX_OPS) {
+		snprintf(err, errn,
+		         "a schedule for %d ranks would have about %.0f ops at %d chunk%s a shard, more than the %d "
+		         "ccsim's schedule reader holds: synthesize for fewer ranks (-n, --set nodes=N)",
+		         c->n, ops, K > 0 ? K : 1, K > 1 ? "s" : "", CCS_SYNTH_MAX_OPS);
+		return CCS_EINPUT;
+	}
 	for (int i = 0; i < N && !rc; i++) {
 		t[i] = HUGE_VAL;
 		/* AllToAll's paths have no rails or chains to try */

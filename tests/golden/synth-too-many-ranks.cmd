@@ -1,0 +1,1 @@
+synth -t topologies/hgx-h100-cluster.yaml -c allgather
