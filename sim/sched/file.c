@@ -334,7 +334,7 @@ static int make_dag(struct ld *L)
 		}
 		struct ccs_op op = L->fo[i].op;
 		if (L->fo[i].kind == K_SEND)
-			op.delay_s = L->fo[i].rdv_s;         /* its latency is its arrival's */
+			op.delay_s = L->fo[i].rdv_s;         /* its rendezvous; its latency is its arrival's */
 		if ((rc = ccs_dag_op(L->dag, &op, &id)))
 			return rc;
 	}
