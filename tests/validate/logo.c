@@ -215,8 +215,8 @@ void write_logo(FILE *out, const struct result *res, char *const *lines, int nre
  * over the DeepEP rows. */
 void logo_summary(const struct result *res, char *const *lines, int nres, struct logo_fig *out)
 {
-	static double big[1024], all[1024], moe[1024], band[VAL_BANDS][1024];
-	int nb = 0, na = 0, nm = 0, nband[VAL_BANDS] = { 0 };
+	static double big[1024], all[1024], moe[1024], band[CCS_MODELERR_BANDS][1024];
+	int nb = 0, na = 0, nm = 0, nband[CCS_MODELERR_BANDS] = { 0 };
 	const size_t nk = sizeof konsts / sizeof konsts[0];
 	for (int i = 0; i < nres; i++) {
 		const struct result *r = &res[i];
@@ -256,9 +256,8 @@ void logo_summary(const struct result *res, char *const *lines, int nres, struct
 			all[na++] = e;
 			if (r->bytes >= 64.0 * 1048576)
 				big[nb++] = e;
-			for (int k = 0; k < VAL_BANDS; k++)
-				if (r->bytes >= val_band_edges[k] && r->bytes < val_band_edges[k + 1])
-					band[k][nband[k]++] = e;
+			int k = ccs_modelerr_band((uint64_t)r->bytes);
+			band[k][nband[k]++] = e;
 		}
 	}
 	out->big = median(big, nb);
@@ -267,7 +266,7 @@ void logo_summary(const struct result *res, char *const *lines, int nres, struct
 	out->nbig = nb;
 	out->nall = na;
 	out->nmoe = nm;
-	for (int k = 0; k < VAL_BANDS; k++) {
+	for (int k = 0; k < CCS_MODELERR_BANDS; k++) {
 		out->band[k] = median(band[k], nband[k]);
 		out->nband[k] = nband[k];
 	}

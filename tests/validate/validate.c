@@ -360,20 +360,19 @@ static void write_groups(FILE *out, const struct result *res, int nres)
 	}
 }
 
-const double val_band_edges[VAL_BANDS + 1] = { 0, 65536, 1048576, 67108864, 1e30 };
-
-/* By size range: each model's median error, ccsim's left one group out
+/* By size range (calibrate/modelerr.h's bands): each model's median error, ccsim's left one group out
  * beside its own (lg), and where ccsim's is the worse; *behind: the bands
  * where ccsim's leave-one-group-out figure is not below NCCL's model's. */
 static void write_sizes(FILE *out, const struct result *res, int nres, const struct logo_fig *lg, int *behind)
 {
 	fprintf(out, "## By size\n\n| sizes | rows | ccsim median abs | ccsim leave-one-group-out | NCCL model median abs |\n"
 	             "|---|---|---|---|---|\n");
-	static const char *const names[VAL_BANDS] = { "below 64 KiB", "64 KiB to 1 MiB", "1 MiB to 64 MiB", "64 MiB and above" };
-	const double *edges = val_band_edges;
-	int worse[VAL_BANDS] = { 0 };
+	static const char *const names[CCS_MODELERR_BANDS] = { "below 64 KiB", "64 KiB to 1 MiB", "1 MiB to 64 MiB",
+		                                               "64 MiB and above" };
+	const double *edges = ccs_modelerr_edge;
+	int worse[CCS_MODELERR_BANDS] = { 0 };
 	*behind = 0;
-	for (int k = 0; k < VAL_BANDS; k++) {
+	for (int k = 0; k < CCS_MODELERR_BANDS; k++) {
 		static double eo[1024], en[1024];
 		int ko = 0, kn = 0;
 		for (int i = 0; i < nres; i++) {
@@ -389,7 +388,7 @@ static void write_sizes(FILE *out, const struct result *res, int nres, const str
 		*behind += !(lg->band[k] < mn);
 	}
 	fprintf(out, "\n");
-	for (int k = 0; k < VAL_BANDS; k++)
+	for (int k = 0; k < CCS_MODELERR_BANDS; k++)
 		if (worse[k])
 			fprintf(out, "ccsim's median error is above NCCL's model's in the %s range. There both models miss "
 			             "effects they do not model (docs/model.md section 7).\n\n",

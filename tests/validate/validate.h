@@ -5,6 +5,7 @@
 #ifndef CCS_VALIDATE_H
 #define CCS_VALIDATE_H
 
+#include "../../calibrate/modelerr.h"
 #include <stddef.h>
 #include <stdio.h>
 
@@ -54,15 +55,11 @@ void write_logo(FILE *out, const struct result *res, char *const *lines, int nre
 /* The medians of |error| with every constant set from rows refit without
  * the row's group (logo.c): >= 64 MiB and all sizes (collective rows), and
  * the DeepEP rows. */
-/* The size bands of the tables "By size" (bytes from edges[k] up to edges[k + 1]). */
-enum { VAL_BANDS = 4 };
-extern const double val_band_edges[VAL_BANDS + 1];
-
 struct logo_fig {
 	double big, all, moe;
 	int nbig, nall, nmoe;
-	double band[VAL_BANDS];     /* each size band's median over the collective rows */
-	int nband[VAL_BANDS];
+	double band[CCS_MODELERR_BANDS];   /* each size band's median over the collective rows */
+	int nband[CCS_MODELERR_BANDS];
 };
 void logo_summary(const struct result *res, char *const *lines, int nres, struct logo_fig *out);
 
