@@ -524,12 +524,15 @@ int ccs_classes_split(struct ccs_classes *k, uint64_t qid, const char **why)
 	return rc;
 }
 
-#define CCS_CLASSES_DEPS_GROWTH 2
-int ccs_classes_by_deps(struct ccs_classes *k, const char **why)
+int ccs_classes_by_deps(struct ccs_classes *k, int all, uint32_t growth, int *kept, const char **why)
 {
 	*why = NULL;
-	if (k->dep_refine)
-		return CCS_OK;
+	*kept = 0;
+	int want = all ? 2 : 1, dr0 = k->dep_refine, any = all;
+	for (int j = 0; j < k->ln.ndep; j++)
+		any |= k->ln.dt[j] == 0;
+	if (dr0 >= want || !any)
+		return CCS_OK;          /* nothing new to tell lanes apart by */
 	uint64_t *init = ccs_malloc(((size_t)k->L + 1) * sizeof *init);
 	uint32_t *rc0 = ccs_malloc(((size_t)k->nres + 1) * sizeof *rc0), R0 = k->R;
 	if (!init || !rc0) {
@@ -540,25 +543,27 @@ int ccs_classes_by_deps(struct ccs_classes *k, const char **why)
 	for (uint32_t l = 0; l < k->L; l++)
 		init[l] = k->lc[l];
 	memcpy(rc0, k->rc, (size_t)k->nres * sizeof *rc0);
-	/* from the classes the splits have reached; where the dependencies
-	 * do not settle or multiply the classes (a ring's positions all told
-	 * apart: 35 classes become 4,096 on a 4,096-rank ring with NCCL's
-	 * channels, where the trees of 8-20 NVL72 racks grow 3-13%), back to
-	 * those classes */
-	k->dep_refine = 1;
+	/* from the classes reached so far; where the dependencies do not
+	 * settle or grow the classes past the cap (all kinds: a ring's
+	 * positions all told apart, 35 classes become 4,096 on a 4,096-rank
+	 * ring with NCCL's channels, where the trees of 8-20 NVL72 racks grow
+	 * 3-13%), back to those classes */
+	k->dep_refine = want;
 	uint32_t q0 = k->Q, max_q = k->max_q;
-	if (k->max_q > CCS_CLASSES_DEPS_GROWTH * q0)
-		k->max_q = CCS_CLASSES_DEPS_GROWTH * q0;   /* stops the refinement as soon as it grows past */
+	if (growth && k->max_q > growth * q0)
+		k->max_q = growth * q0;     /* stops the refinement as soon as it grows past */
 	int rc = partition(k, init, 1, why);
+	uint32_t cap = k->max_q;
 	k->max_q = max_q;
-	if (!rc && (*why || k->Q > CCS_CLASSES_DEPS_GROWTH * q0)) {
+	if (!rc && (*why || k->Q > cap)) {
 		/* the lanes' and the resources' classes as they were */
 		*why = NULL;
-		k->dep_refine = 0;
+		k->dep_refine = dr0;
 		memcpy(k->rc, rc0, (size_t)k->nres * sizeof *rc0);
 		k->R = R0;
 		rc = partition(k, init, 1, why);
-	}
+	} else if (!rc)
+		*kept = 1;
 	ccs_free(init);
 	ccs_free(rc0);
 	return rc;

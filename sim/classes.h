@@ -88,14 +88,16 @@ int  ccs_classes_new(const struct ccs_sched *s, const struct ccs_classes_env *en
  * longer apply (then k is not to be run, only freed); CCS_ENOMEM. */
 int  ccs_classes_split(struct ccs_classes *k, uint64_t qid, const char **why);
 /* Refine the partition further by the lanes' dependencies: a lane's colour
- * also holds the classes of the lanes it waits for, so that members of a
- * class wait for members of one class (a tree's levels across groups, whose
- * lanes a run would otherwise split apart one restart at a time).  Where
- * that gives too many classes or does not settle (a difference that
- * travels round a ring) or more than doubles the classes, the partition
- * stays as it was.  *why only when
- * not even that could be rebuilt. */
-int  ccs_classes_by_deps(struct ccs_classes *k, const char **why);
+ * also holds the classes of the lanes it waits for, within its step
+ * (all 0: the kinds with dt 0, a tree's children and parent, whose ends
+ * decide when a lane of a step is ready) or of every kind (all 1), so that
+ * members of a class wait for members of one class.  Where that does not
+ * settle or grows the classes past growth times their number (growth 0:
+ * past the cap the classes were built with), the partition stays as it was
+ * (*kept 0; a ring's positions told apart by their predecessors' classes,
+ * a difference that travels round it).  *why only when not even that could
+ * be rebuilt. */
+int  ccs_classes_by_deps(struct ccs_classes *k, int all, uint32_t growth, int *kept, const char **why);
 void ccs_classes_free(struct ccs_classes *k);
 
 /* The class schedule: op t Q + q is class op (t, q), filled as lane

@@ -17,7 +17,8 @@ struct ccs_classes {
 	uint32_t L, nres, Q, R;
 	uint32_t E;                 /* epochs: 1 + the timed faults' strike times */
 	uint32_t max_q, max_rounds;
-	int dep_refine;             /* the lanes' dependencies' classes in their colours (classes.c lane_sig) */
+	int dep_refine;             /* the lanes' dependencies' classes in their colours (classes_refine.c
+	                             * lane_sig): 0 none, 1 those within a step (dt 0), 2 every kind */
 	const double *cap_of;       /* nres: the solver's capacities (epoch 0) */
 	double *ecap;               /* (E - 1) x nres: those of epochs 1 .. E - 1 */
 	uint32_t *route;            /* L x E x MP: each lane's resources, epoch by epoch */

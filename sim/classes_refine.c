@@ -44,15 +44,17 @@ static int renumber(const uint64_t *sig, const uint8_t *skip, uint32_t n, uint32
 }
 
 /* Lane l's colour from the last round's classes: its class, with
- * dep_refine the classes of the lanes it waits for (kind by kind: members
- * of one class then wait for members of one class, so a tree's levels are
- * told apart before a run has to find them by splitting), and, epoch by
- * epoch, the multiset of its route's resource classes. */
+ * dep_refine the classes of the lanes it waits for (kind by kind, those
+ * within its step or all: members of one class then wait for members of
+ * one class, so a tree's levels are told apart before a run has to find
+ * them by splitting), and, epoch by epoch, the multiset of its route's
+ * resource classes. */
 static uint64_t lane_sig(const struct ccs_classes *k, uint32_t l)
 {
 	uint64_t h = mix(k->lc[l], k->E);
 	for (int j = 0; k->dep_refine && j < k->ln.ndep; j++)
-		h = mix(h, k->pj[j][l] == NONE ? NONE : k->lc[k->pj[j][l]]);
+		if (k->dep_refine == 2 || !k->ln.dt[j])
+			h = mix(h, k->pj[j][l] == NONE ? NONE : k->lc[k->pj[j][l]]);
 	for (uint32_t e = 0; e < k->E; e++) {
 		uint32_t v[MP];
 		int n;

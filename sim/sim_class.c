@@ -176,7 +176,13 @@ static int cl_epoch(void *ctx, uint32_t e, double *cap)
 }
 
 /* As classes where they apply, splitting and starting again while a class
- * would not start whole (at most CCS_SIM_RESTARTS times); else per flow. */
+ * would not start whole (at most CCS_SIM_RESTARTS times); else per flow.
+ * The first time a class op would not start whole or would wait on too
+ * many classes, the lanes are first told apart by what they wait for
+ * within a step (ccs_classes_by_deps): a tree's lanes by their subtrees
+ * and their paths to the root, which a run would otherwise find one class
+ * a restart (a 16-channel tree on 512 ranks: 65 restarts, one class each,
+ * then per flow; 800 classes at once). */
 #define CCS_SIM_RESTARTS 64
 #define CCS_SIM_DEPS_AFTER 8
 int ccs_sim_class_try(struct ccs_simrun *r, struct ccs_engine_stats *es, int *ran, char *err, size_t errn)
@@ -195,19 +201,29 @@ int ccs_sim_class_try(struct ccs_simrun *r, struct ccs_engine_stats *es, int *ra
 	ccs_fabric_rewind(r->fab);
 	CCS_TRY(brc);
 	r->st->per_flow_why = why;
-	int rc = CCS_OK;
+	int rc = CCS_OK, step_deps = 0, kept = 0;
 	for (int k = 0; r->cls && !rc && k <= CCS_SIM_RESTARTS; k++) {
 		rc = run_classes(r, es, ran, err, errn);
-		if (rc || *ran || !r->split)
+		if (rc || *ran || (!r->split && step_deps))
 			break;
-		r->split = 0;
-		r->st->restarts++;
-		memset(es, 0, sizeof *es);
-		rc = ccs_classes_split(r->cls, r->split_op, &why);
-		/* still splitting after a few restarts: the dependencies tell the
-		 * rest apart at once, where they settle */
-		if (!rc && !why && r->st->restarts == CCS_SIM_DEPS_AFTER)
-			rc = ccs_classes_by_deps(r->cls, &why);
+		why = NULL;
+		if (r->split) {
+			r->split = 0;
+			r->st->restarts++;
+			memset(es, 0, sizeof *es);
+			rc = ccs_classes_split(r->cls, r->split_op, &why);
+			/* still splitting after a few restarts: the dependencies
+			 * of every kind tell the rest apart at once, where they
+			 * settle within twice the classes */
+			if (!rc && !why && r->st->restarts == CCS_SIM_DEPS_AFTER)
+				rc = ccs_classes_by_deps(r->cls, 1, 2, &kept, &why);
+		}
+		if (!rc && !why && !step_deps) {
+			step_deps = 1;
+			rc = ccs_classes_by_deps(r->cls, 0, 0, &kept, &why);
+			if (!rc && !why && !kept && !r->st->restarts)
+				break;  /* a class op waits on too many classes still */
+		}
 		if (!rc && why) {
 			r->st->per_flow_why = why;
 			break;

@@ -5,8 +5,9 @@
 **   resources, solved expanded and as one class per base flow (weight m on
 **   the shared resources, 1 on the copied ones): the class rates are the
 **   members' rates within 1e-12, and the max-min check holds on both;
-** - NVLS-tree across 8 GB200 NVL72 racks: split 8 times, then refined by
-**   the lanes' dependencies, it finishes as classes equal to per flow;
+** - NVLS-tree across 8 GB200 NVL72 racks and a 16-channel tree on 64 HGX
+**   nodes under D-mod-k: split once, then refined by the lanes'
+**   dependencies within a step, each finishes as classes equal to per flow;
 ** - every shipped topology (small node counts), ring AllReduce, AllGather
 **   and ReduceScatter in both granularities and tree AllReduce, seeded sizes and channels,
 **   with and without a static fault (a NIC at 50%, a spine link down) or a
@@ -312,27 +313,37 @@ static int timed_reroute_case(int algo, int ch)
 	return bad;
 }
 
-/* NVLS-tree across 8 GB200 NVL72 racks with NCCL's channels: the run
- * splits its classes 8 times, then refines them by the lanes' dependencies
- * (ccs_classes_by_deps) and finishes as classes with no more restarts; it
- * equals the per-flow run (time, bytes, every resource). */
-static int deps_case(void)
+/* Trees whose lanes differ in what they wait for within a step: after the
+ * first class op that would not start whole, the run tells the lanes apart
+ * by their dependencies within a step (ccs_classes_by_deps) and finishes as
+ * classes with no more restarts, equal to the per-flow run (time, bytes,
+ * every resource).  NVLS-tree across 8 GB200 NVL72 racks with NCCL's
+ * channels (before: 8 restarts, then every kind of dependency); the tree
+ * with 16 channels on 64 HGX nodes under D-mod-k (before: 65 restarts, one
+ * class each, then per flow). */
+static int deps_one(const char *topo, const char *const *sets, int nsets, int algo, int ch, uint64_t bytes)
 {
-	const char *sets[] = { "nodes=144" };
 	struct fx_world w;
-	if (fx_world_up(&w, "topologies/gb200-nvl72.yaml", sets, 1, 0))
+	if (fx_world_up(&w, topo, sets, nsets, 0))
 		return 1;
 	uint32_t q = 0;
-	int bad = compare(&w.c, w.fab, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 0, &q);
+	int bad = compare(&w.c, w.fab, CCS_COLL_ALLREDUCE, algo, ch, bytes, 0, &q);
 	struct ccs_sim_stats st;
 	struct ccs_flows *fl = NULL;
-	if (!run_one(w.fab, &w.c, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 0, 1, &st, &fl)) {
-		CHECK(st.classes > 0 && st.restarts == 8);
+	if (!run_one(w.fab, &w.c, CCS_COLL_ALLREDUCE, algo, ch, bytes, 0, 1, &st, &fl)) {
+		CHECK(st.classes > 0 && st.restarts == 1);
 		ccs_flows_free(fl);
 	}
 	CHECK(q > 0);
 	fx_world_down(&w);
 	return bad;
+}
+
+static int deps_case(void)
+{
+	const char *gb[] = { "nodes=144" }, *hgx[] = { "nodes=64", "scaleout.radix=128" };
+	int bad = deps_one("topologies/gb200-nvl72.yaml", gb, 1, CCS_ALGO_NVLS_TREE, 0, 1ull << 30);
+	return bad + deps_one("topologies/cluster-16k-3tier.yaml", hgx, 2, CCS_ALGO_TREE, 16, 256ull << 20);
 }
 
 int main(void)
