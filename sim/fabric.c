@@ -554,7 +554,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 			goto out;
 		}
 		uint32_t k = 0;
-		if (nc > 1 && net && f->routing == CCS_ROUTE_DMODK && f->spray <= 1) {
+		if (nc > 1 && net && (f->routing == CCS_ROUTE_DMODK || f->cur_by_dst) && f->spray <= 1) {
 			k = f->cur_dst / f->cur_div % nc;
 			f->cur_div = f->cur_div > UINT32_MAX / nc ? 1 : f->cur_div * nc;
 		} else if (nc > 1)
@@ -665,6 +665,9 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 	const struct ccs_comm *c = f->c;
 	const struct ccs_topo *t = f->t;
 	uint32_t ga = c->rank_gpu[a], gb = c->rank_gpu[b];
+	int by_dst = way == CCS_FABRIC_WAY_DST;
+	if (by_dst)
+		way = 0;
 	*n = 0;
 	if (a == b)
 		return CCS_OK;
@@ -699,6 +702,8 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 	               ((uint64_t)nic_b * 0xc2b2ae3d27d4eb4full) ^ ((uint64_t)salt << 7);
 	/* the cache tells the parts apart; the hash of the path does not */
 	uint64_t ckey = way ? key ^ mix((uint64_t)way * 0xd6e8feb86659fd93ull) : key;
+	if (by_dst && f->routing != CCS_ROUTE_DMODK)
+		ckey = mix(ckey ^ 0xb1d57u);   /* by destination: apart from the hashed route */
 	struct route_entry *e = cache_slot(f, ckey);
 	if (e->used) {
 		memcpy(res, e->res, e->n * sizeof *res);
@@ -721,10 +726,12 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 		}
 		rc = host_path(f, proxy != UINT32_MAX ? proxy : ga, da, nic_a, key, res, n);
 		net_search(f, way, nic_b);
+		f->cur_by_dst = by_dst;
 		if (!rc)
 			rc = path(f, nic_a, nic_b, 1, key, res, n);
 		f->cur_planes = 0;
 		f->cur_way = 0;
+		f->cur_by_dst = 0;
 		if (!rc)
 			rc = host_path(f, gb, nic_b, db, key, res, n);
 	}

@@ -77,7 +77,12 @@ int  ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32
                       uint32_t *res, int *n);
 /* The same for one part of a sprayed transfer: at every choice among equal
  * next hops, part 'way' takes the hashed pick shifted by way, so parts
- * 0..K-1 spread over K of the paths (way 0 is ccs_fabric_route's). */
+ * 0..K-1 spread over K of the paths (way 0 is ccs_fabric_route's).  Way
+ * CCS_FABRIC_WAY_DST: the network part picks as destination-based routing
+ * does (D-mod-k, by b's NIC's number) whatever the fabric's routing: a
+ * transfer standing for many hashed flows takes a share of the paths as
+ * even as theirs (sched.h, ccs_op.by_dst). */
+#define CCS_FABRIC_WAY_DST UINT32_MAX
 int  ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
                           uint32_t way, uint32_t *res, int *n);
 /* Sprayed routing (packet spraying, adaptive routing): each transfer

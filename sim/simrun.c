@@ -20,7 +20,8 @@ int ccs_simrun_route(struct ccs_fabric *fab, const struct ccs_sched *s, uint64_t
 	int rc = CCS_OK;
 	*n = 0;
 	if (op->kind == CCS_OP_XFER) {
-		rc = ccs_fabric_route_way(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel, way, res, n);
+		rc = ccs_fabric_route_way(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel,
+		                          op->by_dst ? CCS_FABRIC_WAY_DST : way, res, n);
 		if (!rc && op->sm && *n + 2 <= CCS_FLOW_MAXPATH)
 			ccs_fabric_copy(fab, op->src, op->dst, res, n);
 		uint32_t m = op->src >= 0 ? ccs_fabric_mem(fab, op->src) : UINT32_MAX;

@@ -94,8 +94,7 @@ static void send_op(const struct a2a *a, int r, int peer, int k, uint32_t cnt, s
 		op->nic_dst = ccs_comm_nic(a->c, peer, k % ccs_comm_best_nics(a->c, peer));
 	}
 	op->bytes = a->bytes * cnt;
-	if (cnt > 1 && a->hashed)
-		op->ways = (uint8_t)(cnt < CCS_A2A_AGG_WAYS ? cnt : CCS_A2A_AGG_WAYS);
+	op->by_dst = cnt > 1 && a->hashed;
 	*d = a->group[r] == a->group[peer] ? a->d_intra : a->d_inter;
 }
 

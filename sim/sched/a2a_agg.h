@@ -17,14 +17,19 @@
 ** Ops: per rank its group's sends, its hops and about one merged op per
 ** pool it forwards to, instead of n - 1 (1,024 ranks of cluster-16k-3tier:
 ** 18,432 against 1,047,552; 8,192: 376,832 against 67 million).
-** Where the network hashes flows onto paths (ECMP), the cnt sends of a
-** merged op would take about as many different paths: it moves as
-** min(cnt, CCS_A2A_AGG_WAYS) equal parts over as many of the equal-cost
-** paths (ccs_op.ways).  Measured at 1,024 ranks, 64 MiB, against every
-** flow (1,572.41 us, 294 s): 2, 4, 8, 16, 32 parts 47%, 12%, 0.74%,
-** 0.52%, 0.24% slower, the run 0.11, 0.24, 0.54, 1.19, 2.56 s.
-** Destination-based routing needs no parts: a representative's path
+** Destination-based routing needs nothing more: a representative's path
 ** carries what the sends' paths would, uplink by uplink (a2a_agg.c).
+** Where the network hashes flows onto paths (ECMP), the cnt sends of a
+** merged op would spread over the equal-cost paths about evenly, the
+** more evenly the more there are: a merged op (cnt > 1) takes the path
+** destination-based routing would give its representative (ccs_op.by_dst),
+** so the merged ops of a leaf spread over its uplinks as evenly as D-mod-k
+** spreads destinations; what a hash's collisions add is left out.
+** Measured at 1,024 ranks, 64 MiB, against every flow under ECMP
+** (1,572.41 us, 294 s): 1,572.69 us (+0.02%) in 0.02 s; the earlier
+** min(cnt, 8) hashed parts (ccs_op.ways, which MoE's merge still uses)
+** were 0.74% slower in 0.54 s, and 2, 4, 16, 32 parts 47%, 12%, 0.52%,
+** 0.24%: few hashed parts collide far more than the many sends do.
 */
 #ifndef CCS_SCHED_A2A_AGG_H
 #define CCS_SCHED_A2A_AGG_H

@@ -52,7 +52,11 @@ struct ccs_op {
 	                               it also crosses both ranks' copy ports */
 	uint8_t ways;               /* XFER across groups: moved as this many equal parts over as many
 	                               of the equal-cost paths, as the hashed flows it stands for would
-	                               spread (a2a_agg.h); 0, 1: one path (or the fabric's spray) */
+	                               spread (expert_agg.h); 0, 1: one path (or the fabric's spray) */
+	uint8_t by_dst;             /* XFER across groups: routed by its destination as D-mod-k does,
+	                               whatever the fabric's routing (fabric.h CCS_FABRIC_WAY_DST): a
+	                               merged transfer standing for many hashed flows takes a share of
+	                               the paths as even as theirs (a2a_agg.h) */
 	int32_t src, dst;
 	uint32_t channel;
 	uint32_t nic_src, nic_dst;  /* for XFER across groups; UINT32_MAX: best; nic_src CCS_NIC_PXN */

@@ -6,7 +6,9 @@
 ** nodes (PCIe up to the NIC, the NIC's port, the leaf, down again: every
 ** hop live, the NIC's port at 400 Gb/s x the verbs' efficiency, the first
 ** hop leaving a's GPU and the last entering b's), routes under dmodk equal
-** for equal destinations, and a link at 50% seen by its resources.
+** for equal destinations, a link at 50% seen by its resources, and under
+** ECMP a route by destination (CCS_FABRIC_WAY_DST) equal to the route
+** D-mod-k gives, whatever the salt, without changing the hashed routes.
 */
 #include "../check.h"
 #include "fixture.h"
@@ -124,9 +126,48 @@ static void test_fault(void)
 	fx_world_down(&s);
 }
 
+/* 1,024 ranks of cluster-16k-3tier (two leaves a rail, so routes between
+ * leaves choose among the spines): under ECMP, ccs_fabric_route_way with
+ * CCS_FABRIC_WAY_DST takes D-mod-k's path for every pair and salt, while
+ * the hashed routes (which differ from it for most pairs) stay as they
+ * were before it was asked. */
+static void test_by_dst(void)
+{
+	struct fx_world e, d;
+	const char *es[] = { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" };
+	const char *ds[] = { "nodes=128", "scaleout.radix=128", "scaleout.routing=dmodk" };
+	if (fx_world_up(&e, "topologies/cluster-16k-3tier.yaml", es, 3, 0) ||
+	    fx_world_up(&d, "topologies/cluster-16k-3tier.yaml", ds, 3, 0)) {
+		CHECK(0);
+		return;
+	}
+	CHECK(ccs_fabric_nres(e.fab) == ccs_fabric_nres(d.fab));
+	int pairs = 0, differ = 0;
+	for (int a = 0; a < 1024; a += 37)
+		for (int b = 1; b < 1024; b += 101) {
+			if (!ccs_fabric_crosses(e.fab, a, b))
+				continue;
+			uint32_t h0[CCS_FLOW_MAXPATH], h1[CCS_FLOW_MAXPATH], x[CCS_FLOW_MAXPATH], y[CCS_FLOW_MAXPATH];
+			int nh0 = 0, nh1 = 0, nx = 0, ny = 0;
+			uint32_t salt = (uint32_t)(a * 7 + b);
+			CHECK(!ccs_fabric_route(e.fab, a, b, UINT32_MAX, UINT32_MAX, salt, h0, &nh0));
+			CHECK(!ccs_fabric_route_way(e.fab, a, b, UINT32_MAX, UINT32_MAX, salt, CCS_FABRIC_WAY_DST, x, &nx));
+			CHECK(!ccs_fabric_route(d.fab, a, b, UINT32_MAX, UINT32_MAX, 0, y, &ny));
+			CHECK(!ccs_fabric_route(e.fab, a, b, UINT32_MAX, UINT32_MAX, salt, h1, &nh1));
+			CHECK(nx == ny && !memcmp(x, y, (size_t)nx * sizeof *x));
+			CHECK(nh0 == nh1 && !memcmp(h0, h1, (size_t)nh0 * sizeof *h0));
+			differ += nh0 != ny || memcmp(h0, y, (size_t)nh0 * sizeof *h0) != 0;
+			pairs++;
+		}
+	CHECK(pairs > 50 && differ > pairs / 2);
+	fx_world_down(&e);
+	fx_world_down(&d);
+}
+
 int main(void)
 {
 	test_layout();
 	test_fault();
+	test_by_dst();
 	return CHECK_DONE("test_fabric");
 }
