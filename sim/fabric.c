@@ -659,6 +659,27 @@ int ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_
 	return ccs_fabric_route_way(f, a, b, nic_a, nic_b, salt, 0, res, n);
 }
 
+/* PXN: the GPU of ga's node at gb's place (its rail), which sends for ga
+ * over the scale-up ports (UINT32_MAX: ga itself), and the NIC it sends
+ * by (*nic_a), chosen by *salt as a rank spreads its channels; *salt
+ * changes, so PXN routes cache apart from direct ones. */
+static uint32_t pxn_proxy(struct ccs_fabric *f, uint32_t ga, uint32_t gb, uint32_t *nic_a, uint32_t *salt)
+{
+	const struct ccs_topo *t = f->t;
+	const struct ccs_gpu *pa = &t->gpu[ga], *pb = &t->gpu[gb];
+	uint32_t proxy = UINT32_MAX;
+	uint32_t gp = pa->node >= 0 && pb->local >= 0 && pb->local < f->L
+	            ? f->gpu_at[(size_t)pa->node * (size_t)f->L + (size_t)pb->local] : UINT32_MAX;
+	if (gp != UINT32_MAX && gp != ga && f->has_ports[ga] && f->has_ports[gp] && t->gpu[gp].domain == pa->domain &&
+	    t->gpu[gp].nic_count)
+		proxy = gp;
+	uint32_t via = proxy != UINT32_MAX ? proxy : ga;
+	uint32_t nb = ccs_topo_best_nics(t, &t->gpu[via]);
+	*nic_a = nb ? t->gnic[t->gpu[via].nic_first + *salt % nb].nic : UINT32_MAX;
+	*salt ^= 0x5bd1e995u;
+	return proxy;
+}
+
 int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
                          uint32_t way, uint32_t *res, int *n)
 {
@@ -680,20 +701,7 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 			return CCS_OK;
 		}
 	}
-	uint32_t proxy = UINT32_MAX;
-	if (nic_a == CCS_NIC_PXN) {
-		const struct ccs_gpu *pa = &t->gpu[ga], *pb = &t->gpu[gb];
-		uint32_t gp = pa->node >= 0 && pb->local >= 0 && pb->local < f->L
-		            ? f->gpu_at[(size_t)pa->node * (size_t)f->L + (size_t)pb->local] : UINT32_MAX;
-		if (gp != UINT32_MAX && gp != ga && f->has_ports[ga] && f->has_ports[gp] &&
-		    t->gpu[gp].domain == pa->domain && t->gpu[gp].nic_count)
-			proxy = gp;
-		/* the proxy spreads its channels over its best NICs as a rank does */
-		uint32_t via = proxy != UINT32_MAX ? proxy : ga;
-		uint32_t nb = ccs_topo_best_nics(t, &t->gpu[via]);
-		nic_a = nb ? t->gnic[t->gpu[via].nic_first + salt % nb].nic : UINT32_MAX;
-		salt ^= 0x5bd1e995u;        /* PXN routes cache apart from direct ones */
-	}
+	uint32_t proxy = nic_a == CCS_NIC_PXN ? pxn_proxy(f, ga, gb, &nic_a, &salt) : UINT32_MAX;
 	if (nic_a == UINT32_MAX)
 		nic_a = t->gpu[ga].nic_count ? t->gnic[t->gpu[ga].nic_first].nic : UINT32_MAX;
 	if (nic_b == UINT32_MAX)
