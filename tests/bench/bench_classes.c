@@ -88,6 +88,7 @@ static void run_child(const struct bcase *b, struct res *x)
 	x->class_flows = (double)st.class_flows;
 	x->restarts = st.restarts;
 	x->ok = 1;
+	alarm(0);                   /* the target is the class run's; the per-flow run has no limit */
 	snprintf(x->why, sizeof x->why, "%s", st.per_flow_why ? st.per_flow_why : "");
 	if ((double)s.nops > PER_FLOW_MAX_OPS)
 		return;

@@ -333,7 +333,8 @@ static int deps_one(const char *topo, const char *const *sets, int nsets, int al
 	if (!run_one(w.fab, &w.c, CCS_COLL_ALLREDUCE, algo, ch, bytes, 0, 1, &st, &fl)) {
 		CHECK(st.classes > 0 && st.restarts == 1);
 		ccs_flows_free(fl);
-	}
+	} else
+		CHECK(0);
 	CHECK(q > 0);
 	fx_world_down(&w);
 	return bad;
