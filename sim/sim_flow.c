@@ -101,14 +101,13 @@ static void hang_msg(struct ccs_fabric *fab, const struct ccs_op *op, const char
 	}
 }
 
-/* The parts op moves in: the fabric's spray, or the op's own ways, for a
- * transfer between groups; else 1. */
+/* The parts op moves in: the fabric's spray for a transfer between
+ * groups; else 1. */
 static uint32_t parts_of(const struct ccs_simrun *r, const struct ccs_op *op)
 {
 	if (op->kind != CCS_OP_XFER || !(op->bytes > 0) || !ccs_fabric_crosses(r->fab, op->src, op->dst))
 		return 1;
-	uint32_t K = r->spray > 1 ? r->spray : 1;
-	return op->ways > K ? op->ways : K;
+	return r->spray > 1 ? r->spray : 1;
 }
 
 /* A timed fault strikes at now: new capacities, and every flow crossing a

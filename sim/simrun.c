@@ -21,7 +21,7 @@ int ccs_simrun_route(struct ccs_fabric *fab, const struct ccs_sched *s, uint64_t
 	*n = 0;
 	if (op->kind == CCS_OP_XFER) {
 		/* sprayed, a part takes its way: spraying spreads it already */
-		int by_dst = op->by_dst && ccs_fabric_spray(fab) <= 1 && op->ways <= 1;
+		int by_dst = op->by_dst && ccs_fabric_spray(fab) <= 1;
 		rc = ccs_fabric_route_way(fab, op->src, op->dst, op->nic_src, op->nic_dst, op->channel,
 		                          by_dst ? CCS_FABRIC_WAY_DST : way, res, n);
 		if (!rc && op->sm && *n + 2 <= CCS_FLOW_MAXPATH)

@@ -27,16 +27,15 @@
 ** spreads destinations; what a hash's collisions add is left out.
 ** Measured at 1,024 ranks, 64 MiB, against every flow under ECMP
 ** (1,572.41 us, 294 s): 1,572.69 us (+0.02%) in 0.02 s; the earlier
-** min(cnt, 8) hashed parts (ccs_op.ways, which MoE's merge still uses)
-** were 0.74% slower in 0.54 s, and 2, 4, 16, 32 parts 47%, 12%, 0.52%,
-** 0.24%: few hashed parts collide far more than the many sends do.
+** min(cnt, 8) hashed parts were 0.74% slower in 0.54 s, and 2, 4, 16,
+** 32 parts 47%, 12%, 0.52%, 0.24%: few hashed parts collide far more
+** than the many sends do.
 */
 #ifndef CCS_SCHED_A2A_AGG_H
 #define CCS_SCHED_A2A_AGG_H
 
 #include "../../model/comm.h"
 
-#define CCS_A2A_AGG_WAYS 8
 #define CCS_A2A_NONE UINT32_MAX
 
 /* One op of the merged schedule. */

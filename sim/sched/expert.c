@@ -179,7 +179,7 @@ static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
 			}
 			op.bytes = bytes;
 			op.sm = x->sm;
-			op.by_dst = m->agg && m->agg->tx[i].ways > 1;
+			op.by_dst = m->agg && m->agg->tx[i].by_dst;
 			op.delay_s = starts && j < moe_lanes(m, x) ? L : 0;
 			uint32_t id;
 			if (ccs_dag_op(d, &op, &id))

@@ -12,7 +12,6 @@
 */
 #include "expert_agg.h"
 
-#include "a2a_agg.h"
 #include "../../model/topo.h"
 
 #include <math.h>
@@ -96,14 +95,14 @@ static int cmp_side(const void *a, const void *b)
 	return x->r < y->r ? -1 : x->r > y->r;
 }
 
-static int emit(struct agg_w *w, int32_t src, int32_t dst, int32_t parent, double tok, uint8_t sm, uint8_t ways,
+static int emit(struct agg_w *w, int32_t src, int32_t dst, int32_t parent, double tok, uint8_t sm, uint8_t by_dst,
                 double stand)
 {
 	struct ccs_moe_plan *o = &w->out->p;
 	if (ccs_grow(&o->x, &w->xcap, o->nx + 1, sizeof *o->x) ||
 	    ccs_grow(&w->out->tx, &w->tcap, o->nx + 1, sizeof *w->out->tx))
 		return CCS_ENOMEM;
-	w->out->tx[o->nx] = (struct ccs_moe_agg_tx){ (float)stand, ways };
+	w->out->tx[o->nx] = (struct ccs_moe_agg_tx){ (float)stand, by_dst };
 	o->x[o->nx++] = (struct ccs_moe_xfer){ src, dst, parent, tok, sm };
 	return CCS_OK;
 }
@@ -300,17 +299,14 @@ static int emit_pieces(struct agg_w *w, uint32_t b, uint8_t sm, size_t m, double
 	for (size_t q = 0; q < w->npc; q++)
 		np += w->pc[q].tok > eps;
 	double mean = A / (double)m;
-	int ways = 0;
-	if (w->hashed && np) {
-		double per = (double)m / (double)np;
-		ways = per >= CCS_A2A_AGG_WAYS ? CCS_A2A_AGG_WAYS : per > 1 ? (int)lround(per) : 0;
-	}
+	/* under ECMP a piece standing for about two transfers or more */
+	uint8_t by_dst = w->hashed && np && lround((double)m / (double)np) > 1;
 	for (size_t q = 0; q < w->npc; q++) {
 		const struct piece *P = &w->pc[q];
 		if (!(P->tok > eps))
 			continue;
 		int32_t par = (int32_t)w->out->p.nx;
-		CCS_TRY(emit(w, P->s, P->d, -1, P->tok, sm, (uint8_t)ways, P->tok / mean));
+		CCS_TRY(emit(w, P->s, P->d, -1, P->tok, sm, by_dst, P->tok / mean));
 		double share = P->bd > 0 ? P->tok / P->bd : 0;
 		for (size_t k = first_fwd(ch, nc, b, P->d); k < nc && ch[k].b == b && ch[k].d == P->d;) {
 			double tok = 0;

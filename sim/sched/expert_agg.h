@@ -61,14 +61,14 @@
 
 #define CCS_MOE_AGG_FAN 4       /* receivers per sender (and senders per receiver) in a bundle */
 
-/* How the lowering moves a merged plan's transfer: ways, how many hashed
- * transfers' spread it stands for (at most CCS_A2A_AGG_WAYS; above 1 it is
- * routed by destination, ccs_op.by_dst; 0: as a transfer); stand, how many of its bundle's transfers (of
+/* How the lowering moves a merged plan's transfer: by_dst, routed by
+ * destination (ccs_op.by_dst: under ECMP, a piece standing for about two
+ * of its bundle's transfers or more); stand, how many of its bundle's transfers (of
  * their mean tokens) a piece stands for (0: not a piece; the lowering sizes
  * a dispatch piece's chunks by it). */
 struct ccs_moe_agg_tx {
 	float stand;
-	uint8_t ways;
+	uint8_t by_dst;
 };
 
 /* A merged plan: p's transfers (parents before their children, p.logical

@@ -50,9 +50,6 @@ struct ccs_op {
 	uint8_t kind;
 	uint8_t sm;                 /* XFER moved by SM copy loops (DeepEP's kernels):
 	                               it also crosses both ranks' copy ports */
-	uint8_t ways;               /* XFER across groups: moved as this many equal parts over as many
-	                               of the equal-cost paths, as the hashed flows it stands for would
-	                               spread (expert_agg.h); 0, 1: one path (or the fabric's spray) */
 	uint8_t by_dst;             /* XFER across groups: routed by its destination as D-mod-k does,
 	                               whatever the fabric's routing (fabric.h CCS_FABRIC_WAY_DST): a
 	                               merged transfer standing for many hashed flows takes a share of
