@@ -552,10 +552,9 @@ int ccs_classes_by_deps(struct ccs_classes *k, int all, uint32_t growth, int *ke
 	uint32_t q0 = k->Q, max_q = k->max_q;
 	if (growth && k->max_q > growth * q0)
 		k->max_q = growth * q0;     /* stops the refinement as soon as it grows past */
-	int rc = partition(k, init, 1, why);
-	uint32_t cap = k->max_q;
+	int rc = partition(k, init, 1, why);   /* past the cap: *why, too many classes */
 	k->max_q = max_q;
-	if (!rc && (*why || k->Q > cap)) {
+	if (!rc && *why) {
 		/* the lanes' and the resources' classes as they were */
 		*why = NULL;
 		k->dep_refine = dr0;

@@ -201,13 +201,14 @@ int ccs_sim_class_try(struct ccs_simrun *r, struct ccs_engine_stats *es, int *ra
 	ccs_fabric_rewind(r->fab);
 	CCS_TRY(brc);
 	r->st->per_flow_why = why;
-	int rc = CCS_OK, step_deps = 0, kept = 0;
+	int rc = CCS_OK, step_deps = 0, kept;
 	for (int k = 0; r->cls && !rc && k <= CCS_SIM_RESTARTS; k++) {
 		rc = run_classes(r, es, ran, err, errn);
-		if (rc || *ran || (!r->split && step_deps))
+		int split = r->split;   /* else a class op waits on too many classes */
+		if (rc || *ran || (!split && step_deps))
 			break;
 		why = NULL;
-		if (r->split) {
+		if (split) {
 			r->split = 0;
 			r->st->restarts++;
 			memset(es, 0, sizeof *es);
@@ -221,8 +222,8 @@ int ccs_sim_class_try(struct ccs_simrun *r, struct ccs_engine_stats *es, int *ra
 		if (!rc && !why && !step_deps) {
 			step_deps = 1;
 			rc = ccs_classes_by_deps(r->cls, 0, 0, &kept, &why);
-			if (!rc && !why && !kept && !r->st->restarts)
-				break;  /* a class op waits on too many classes still */
+			if (!rc && !why && !kept && !split)
+				break;  /* nothing changed: it still would */
 		}
 		if (!rc && why) {
 			r->st->per_flow_why = why;
