@@ -104,8 +104,8 @@ void ccs_classes_free(struct ccs_classes *k);
  * rep(q)'s op(t); it waits for the class ops of its members' dependencies.
  * Valid while k lives (its release frees nothing); its maxsucc says how
  * many class ops one releases at most.  CCS_EINPUT with *why when a class
- * op would wait for more than 255. */
-int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **why);
+ * op would wait for more than max_wait class ops. */
+int ccs_classes_sched(struct ccs_classes *k, uint32_t max_wait, struct ccs_sched *q, const char **why);
 
 uint32_t ccs_classes_count(const struct ccs_classes *k);          /* Q */
 uint32_t ccs_classes_members(const struct ccs_classes *k, uint32_t q);

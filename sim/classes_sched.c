@@ -65,7 +65,7 @@ static void q_release(struct ccs_sched *s) { memset(s, 0, sizeof *s); }
 
 static const struct ccs_sched_ops q_ops = { q_get, q_succ, q_ndeps, q_release, q_mem, NULL };
 
-int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **why)
+int ccs_classes_sched(struct ccs_classes *k, uint32_t max_wait, struct ccs_sched *q, const char **why)
 {
 	uint32_t most = 0;
 	for (uint32_t c = 0; c < k->Q; c++) {
@@ -74,7 +74,7 @@ int ccs_classes_sched(struct ccs_classes *k, struct ccs_sched *q, const char **w
 			nd += k->doff[j][c + 1] - k->doff[j][c];
 			ns += k->qoff[j][c + 1] - k->qoff[j][c];
 		}
-		if (nd > 255) {
+		if (nd > max_wait) {
 			*why = "a class waits on more than 255 classes";
 			return CCS_EINPUT;
 		}

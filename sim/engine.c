@@ -4,14 +4,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* An op waiting for more dependencies than a byte counts (a class op of
+ * a lumped class run, classes.h, can wait for thousands); few do. */
+#define MANY 255
+struct many {
+	uint64_t id;
+	uint32_t n;
+};
+
 struct ccs_engine {
 	const struct ccs_sched *s;
 	const struct ccs_engine_model *m;
 	const struct ccs_engine_hooks *hooks;
 	struct ccs_evq q;
-	uint8_t *waits;             /* per op: dependencies not yet complete; once
+	uint8_t *waits;             /* per op: dependencies not yet complete
+	                               (MANY: the count is in many[]); once
 	                               started, 1 while its floor or the model's
 	                               completion is still to come */
+	struct many *many;          /* ops waiting for MANY or more, by id */
+	uint64_t nmany;
 	uint64_t *succ;             /* room for the most ops one op releases */
 	uint64_t done_ops;
 	ccs_time last_done;
@@ -36,13 +47,20 @@ static int queue_roots(struct ccs_engine *e)
 	e->waits = ccs_malloc(s->nops ? s->nops : 1);
 	if (!e->waits)
 		return CCS_ENOMEM;
+	uint64_t room = 0;
 	for (uint64_t i = 0; i < s->nops; i++) {
 		uint32_t d = ccs_sched_ndeps(s, i);
-		if (d > 255) {
-			snprintf(e->err, e->errn, "op %llu waits for %u ops; at most 255", (unsigned long long)i, d);
-			return CCS_EINPUT;
+		e->waits[i] = (uint8_t)(d < MANY ? d : MANY);
+		if (d >= MANY) {
+			if (e->nmany == room) {
+				room = room ? 2 * room : 64;
+				struct many *m = ccs_realloc(e->many, room * sizeof *m);
+				if (!m)
+					return CCS_ENOMEM;
+				e->many = m;
+			}
+			e->many[e->nmany++] = (struct many){ i, d };
 		}
-		e->waits[i] = (uint8_t)d;
 		if (!d) {
 			struct ccs_op op;
 			ccs_sched_get(s, i, &op);
@@ -51,6 +69,25 @@ static int queue_roots(struct ccs_engine *e)
 		}
 	}
 	return CCS_OK;
+}
+
+/* One dependency of op id completed: whether it was the last. */
+static int release_one(struct ccs_engine *e, uint64_t id)
+{
+	if (e->waits[id] != MANY)
+		return --e->waits[id] == 0;
+	uint64_t lo = 0, hi = e->nmany;   /* ids ascending: queued in order */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (e->many[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (--e->many[lo].n)
+		return 0;
+	e->waits[id] = 0;
+	return 1;
 }
 
 /* Op id completed at now: release the ops that wait for it. */
@@ -67,7 +104,7 @@ static int complete(struct ccs_engine *e, uint64_t id, ccs_time now)
 			snprintf(e->err, e->errn, "op %llu released more often than it waits", (unsigned long long)succ[k]);
 			return CCS_EINPUT;
 		}
-		if (--e->waits[succ[k]] == 0) {
+		if (release_one(e, succ[k])) {
 			struct ccs_op op;
 			ccs_sched_get(e->s, succ[k], &op);
 			ccs_time at = ccs_time_after(now, op.delay_s);
@@ -179,6 +216,7 @@ int ccs_engine_run(const struct ccs_sched *s, const struct ccs_engine_model *m, 
 		rc = CCS_EINPUT;
 	}
 	ccs_free(e.waits);
+	ccs_free(e.many);
 	ccs_free(e.succ);
 	ccs_evq_release(&e.q);
 	return rc;

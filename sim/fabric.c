@@ -224,6 +224,7 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 		return CCS_ENOMEM;
 	f->c = c;
 	f->t = t;
+	f->classes = CCS_CLASSES_EXACT;
 	f->ngpu = t->ngpu;
 	f->nres = fab_mem(f, t->ngpu);   /* up_index adds the uplinks */
 	if (up_index(f)) {
@@ -645,8 +646,8 @@ int ccs_fabric_ports(const struct ccs_fabric *f, int a, uint32_t *res, int *n)
 
 void ccs_fabric_set_spray(struct ccs_fabric *f, uint32_t K) { f->spray = K; }
 uint32_t ccs_fabric_spray(const struct ccs_fabric *f) { return f->spray > 1 ? f->spray : 1; }
-void ccs_fabric_set_classes(struct ccs_fabric *f, int on) { f->per_flow = !on; }
-int ccs_fabric_classes(const struct ccs_fabric *f) { return !f->per_flow; }
+void ccs_fabric_set_classes(struct ccs_fabric *f, int mode) { f->classes = (uint8_t)mode; }
+int ccs_fabric_classes(const struct ccs_fabric *f) { return f->classes; }
 
 int ccs_fabric_crosses(const struct ccs_fabric *f, int a, int b)
 {

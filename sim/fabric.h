@@ -91,9 +91,15 @@ int  ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, ui
  * default). */
 void     ccs_fabric_set_spray(struct ccs_fabric *f, uint32_t K);
 uint32_t ccs_fabric_spray(const struct ccs_fabric *f);
-/* Whether runs on f may simulate equivalent transfers once, as classes
- * (sim/classes.h; on by default), or must run every flow (the reference). */
-void ccs_fabric_set_classes(struct ccs_fabric *f, int on);
+/* How runs on f lump equivalent transfers (sim/classes.h): not at all,
+ * every flow (the reference); as exact classes (the default: restarted on
+ * finer ones while a class's members would not start together); or lumped
+ * (--fidelity aggregate): the classes the routes give, each class op
+ * starting when its last member would, never refined by time (a declared
+ * approximation: as if every transfer also waited for what the transfers
+ * alike to it wait for). */
+enum { CCS_CLASSES_OFF = 0, CCS_CLASSES_EXACT = 1, CCS_CLASSES_LUMP = 2 };
+void ccs_fabric_set_classes(struct ccs_fabric *f, int mode);
 int  ccs_fabric_classes(const struct ccs_fabric *f);
 /* Whether a's and b's transfers cross the network (different groups). */
 int  ccs_fabric_crosses(const struct ccs_fabric *f, int a, int b);

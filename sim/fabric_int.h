@@ -27,7 +27,7 @@ struct ccs_fabric {
 	uint32_t *nic_idx;           /* per device: a NIC's number among the NICs (dmodk's destination) */
 	uint32_t cur_dst, cur_div;   /* dmodk: the route's destination number, the product of the up hops' widths so far */
 	int cur_by_dst;              /* this route picks by destination whatever the routing (CCS_FABRIC_WAY_DST) */
-	uint8_t per_flow;            /* runs never lump flows into classes (sim/classes.h) */
+	uint8_t classes;             /* how runs lump flows into classes (CCS_CLASSES_*, fabric.h) */
 	double copy_cap;             /* the copy ports' SM-budget cap (ccs_fabric_cap_copy), 0: none */
 	uint32_t nup;                /* nodes with two-tier scale-up uplinks: resources up0 .. up0 + 2 nup (out, in); 0: none */
 	uint32_t up0;

@@ -20,7 +20,8 @@ static int c_start(void *ctx, struct ccs_engine *e, uint64_t id, const struct cc
 	(void)e;
 	struct ccs_simrun *r = ctx;
 	*busy = 0;
-	if (!ccs_classes_whole(r->cls, id)) {
+	/* lumped: the class op starts with its last member (fabric.h) */
+	if (ccs_fabric_classes(r->fab) == CCS_CLASSES_EXACT && !ccs_classes_whole(r->cls, id)) {
 		r->split = 1;
 		r->split_op = id;
 		snprintf(err, errn, "a class would not start whole");
@@ -121,7 +122,8 @@ static int run_classes(struct ccs_simrun *r, struct ccs_engine_stats *es, int *r
 	*ran = 0;
 	const char *why;
 	struct ccs_sched q;
-	int rc = ccs_classes_sched(r->cls, &q, &why);
+	int lump = ccs_fabric_classes(r->fab) == CCS_CLASSES_LUMP;
+	int rc = ccs_classes_sched(r->cls, lump ? UINT32_MAX : 255, &q, &why);
 	if (rc == CCS_EINPUT) {
 		r->st->per_flow_why = why;
 		rc = CCS_OK;
@@ -146,6 +148,7 @@ static int run_classes(struct ccs_simrun *r, struct ccs_engine_stats *es, int *r
 	}
 	*ran = 1;
 	r->st->classes = ccs_classes_count(r->cls);
+	r->st->lumped = lump;
 	r->st->per_flow_why = NULL;
 	return rc;
 }
@@ -177,6 +180,7 @@ static int cl_epoch(void *ctx, uint32_t e, double *cap)
 
 /* As classes where they apply, splitting and starting again while a class
  * would not start whole (at most CCS_SIM_RESTARTS times); else per flow.
+ * Lumped (fabric.h), the first classes run once, whole or not.
  * The first time a class op would not start whole or would wait on too
  * many classes, the lanes are first told apart by what they wait for
  * within a step (ccs_classes_by_deps): a tree's lanes by their subtrees
@@ -205,7 +209,7 @@ int ccs_sim_class_try(struct ccs_simrun *r, struct ccs_engine_stats *es, int *ra
 	for (int k = 0; r->cls && !rc && k <= CCS_SIM_RESTARTS; k++) {
 		rc = run_classes(r, es, ran, err, errn);
 		int split = r->split;   /* else a class op waits on too many classes */
-		if (rc || *ran || (!split && step_deps))
+		if (rc || *ran || (!split && step_deps) || ccs_fabric_classes(r->fab) == CCS_CLASSES_LUMP)
 			break;
 		why = NULL;
 		if (split) {

@@ -21,6 +21,7 @@ struct ccs_sim_stats {
 	double region_mean;            /* and the mean over the updates */
 	double bytes_sent, bytes_received;
 	uint32_t classes;              /* lane classes of a class run (classes.h); 0: per flow */
+	int lumped;                    /* 1: the class run was lumped (fabric.h, CCS_CLASSES_LUMP) */
 	uint64_t class_flows;          /* class flows of a class run */
 	uint32_t restarts;             /* class runs split and started again */
 	const char *per_flow_why;      /* why a run was per flow (static text), NULL for a class run */

@@ -66,7 +66,9 @@ static void usage(FILE *f)
 	        "--spray K moves each transfer between groups as K parts over K equal-cost paths (packet\n"
 	        "spraying, adaptive routing; default 1: per-flow ECMP by hash);\n"
 	        "--fidelity aggregate merges each rank's AllToAll sends to the ranks behind one leaf switch into\n"
-	        "one transfer (a declared approximation for large exchanges; its error: docs/simulator.md);\n"
+	        "one transfer; for the other collectives it runs the classes the routes give, each starting with\n"
+	        "its last member, never refined by time (declared approximations for large runs; their error:\n"
+	        "docs/simulator.md);\n"
 	        "several --schedule files run together on one fabric (docs/simulator.md has the format).\n"
 	        "simulate lowers every algorithm above (ring also AllGather and ReduceScatter; pat, rd, rhd,\n"
 	        "bruck AllGather/ReduceScatter; direct, pairwise, bruck AllToAll) into per-rank schedules of\n"
@@ -274,7 +276,7 @@ static int parse_req(struct predict_req *rq, int argc, char **argv)
 		if (ccs_args_take(me, NULL, opts, sizeof opts / sizeof opts[0] - (rq->sim ? 0 : 9), argc, argv, &i))
 			return -1;
 	}
-	ccs_simrow_set_per_flow(rq->per_flow);
+	ccs_simrow_set_classes(rq->per_flow ? CCS_CLASSES_OFF : rq->aggregate ? CCS_CLASSES_LUMP : CCS_CLASSES_EXACT);
 	ccs_simrow_set_trace_level(rq->trace_level);
 	return 0;
 }
@@ -406,12 +408,12 @@ static int masks_of(struct predict_req *rq)
 		rq->pmask = (unsigned)m;
 	}
 	rq->sched_flags = rq->stepwise ? CCS_SCHED_STEP : 0;
-	if (rq->aggregate && rq->coll != CCS_COLL_ALLTOALL) {
-		fprintf(stderr, "%s: '--fidelity aggregate' merges AllToAll's sends (-c alltoall, and dispatch and combine); "
-		        "%s has no aggregate and is simulated exactly without it\n", me, ccs_coll_cli[rq->coll]);
+	if (rq->aggregate && rq->per_flow && rq->coll != CCS_COLL_ALLTOALL) {
+		fprintf(stderr, "%s: '--fidelity aggregate' lumps %s's transfers into classes and '--per-flow' runs every "
+		        "one: give one of them\n", me, ccs_coll_cli[rq->coll]);
 		return -1;
 	}
-	if (rq->aggregate)
+	if (rq->aggregate && rq->coll == CCS_COLL_ALLTOALL)
 		rq->sched_flags |= CCS_SCHED_AGGREGATE;
 	if (ccs_coll_rooted(rq->coll))
 		rq->sched_flags |= rq->root << CCS_SCHED_ROOT_SHIFT;

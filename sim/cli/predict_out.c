@@ -51,7 +51,7 @@ static void print_runs(const struct predict_req *rq)
 		printf("# %12llu %12llu %14llu %10u %10u %8.1f %8u %12llu %8u  %s\n", (unsigned long long)rw->bytes,
 		       (unsigned long long)rw->events, (unsigned long long)rw->flows, rw->max_active, rw->region_max,
 		       rw->region_mean, rw->classes, (unsigned long long)rw->class_flows, rw->restarts,
-		       rw->per_flow_why ? rw->per_flow_why : "-");
+		       rw->per_flow_why ? rw->per_flow_why : rw->lumped ? "- (lumped)" : "-");
 	}
 }
 
@@ -117,9 +117,12 @@ static void print_table(const struct predict_req *rq)
 	if (rq->concurrent > 1)
 		printf("; %d copies at once (time: all done)", rq->concurrent);
 	printf("\n");
-	if (rq->aggregate)
+	if (rq->aggregate && rq->coll == CCS_COLL_ALLTOALL)
 		printf("# fidelity aggregate: each rank's sends to the ranks behind one leaf switch merged into one transfer "
 		       "(an approximation; its error against every flow: docs/simulator.md)\n");
+	else if (rq->aggregate)
+		printf("# fidelity aggregate: transfers alike by their routes run as one class that starts when its last "
+		       "member is ready (an approximation; its error against every flow: docs/simulator.md)\n");
 	if (rq->t->nfault) {
 		printf("# faults: ");
 		for (uint32_t i = 0; i < rq->t->nfault; i++)

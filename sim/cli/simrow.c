@@ -16,9 +16,9 @@
 #include <string.h>
 
 /* --per-flow: every run simulates each flow (no classes) */
-static int per_flow;
+static int classes_mode = CCS_CLASSES_EXACT;
 
-void ccs_simrow_set_per_flow(int on) { per_flow = on; }
+void ccs_simrow_set_classes(int mode) { classes_mode = mode; }
 
 /* --trace-level: how much of a run its trace holds (sim/trace.h) */
 static int trace_level = CCS_TRACE_STEP;
@@ -39,7 +39,7 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	}
 	if (spray_k)
 		ccs_fabric_set_spray(*fab, spray_k);
-	ccs_fabric_set_classes(*fab, !per_flow);
+	ccs_fabric_set_classes(*fab, classes_mode);
 	struct ccs_sched s;
 	const char *why = NULL;
 	struct ccs_sched part[64];
@@ -87,6 +87,7 @@ int ccs_simrow_run(const char *me, uint32_t spray_k, const struct ccs_comm *c, s
 	rw->region_max = st.region_max;
 	rw->region_mean = st.region_mean;
 	rw->classes = st.classes;
+	rw->lumped = st.lumped;
 	rw->restarts = st.restarts;
 	rw->per_flow_why = st.per_flow_why;
 	ccs_flows_free(*keep);
@@ -191,7 +192,7 @@ int ccs_simrow_schedules(const char *me, uint32_t spray_k, const char *topo, con
 	}
 	if (spray_k)
 		ccs_fabric_set_spray(fab, spray_k);
-	ccs_fabric_set_classes(fab, !per_flow);
+	ccs_fabric_set_classes(fab, classes_mode);
 	char title[256];
 	snprintf(title, sizeof title, "%s on %d ranks of %s", what, comm.n, t->name);
 	struct ccs_sim_stats st;

@@ -31,14 +31,16 @@ struct ccs_simrow_row {
 	/* the simulator's run (simulate only; events 0: not simulated) */
 	uint64_t events, flows, class_flows;
 	uint32_t max_active, classes, restarts;
+	int lumped;                     /* the classes were lumped (--fidelity aggregate) */
 	uint32_t region_max;         /* the largest rate update's flows, and the mean (simrun.h) */
 	double region_mean;
 	const char *per_flow_why;       /* why it ran per flow; NULL: as classes */
 };
 
-/* Whether the runs below simulate every flow (--per-flow) rather than
- * equivalent flows once as classes (sim/classes.h; the default). */
-void ccs_simrow_set_per_flow(int on);
+/* How the runs below lump equivalent flows (CCS_CLASSES_*, sim/fabric.h):
+ * every flow (--per-flow), exact classes (the default) or lumped ones
+ * (--fidelity aggregate). */
+void ccs_simrow_set_classes(int mode);
 /* The level of detail of the runs' traces (enum ccs_trace_level, sim/trace.h;
  * the default is the step level). */
 void ccs_simrow_set_trace_level(int level);

@@ -6,6 +6,9 @@
 ** topology, communicator, fabric and schedule, then run it as classes and,
 ** where the per-flow run has at most PER_FLOW_MAX_OPS ops (a few minutes at
 ** the engine's rate here), per flow too; both times must agree within 1e-9.
+** Rows marked "aggr." run lumped classes (--fidelity aggregate,
+** sim/fabric.h) and print their error against per flow, or against the
+** exact classes (flow_s "c").
 ** Columns: ranks, simulated and closed-form time, wall seconds and peak RSS
 ** of the class run, events/s, lane classes against single flows, restarts,
 ** the per-flow run's wall time and the speed-up, and the target where the
@@ -39,12 +42,16 @@ struct bcase {
 	int nsets, coll, algo, channels;
 	uint64_t bytes;
 	double max_s, max_MiB, min_vs_simgrid;   /* targets; 0: none */
+	int lump;                   /* --fidelity aggregate: lumped classes (sim/fabric.h); the reference is
+	                               per flow where it runs, else (ref_exact) the exact class run */
+	int ref_exact;
 };
 
 /* what a child sends back */
 struct res {
 	double wall, sim, closed, events, ranks, classes, flows, class_flows, restarts;
-	double pf_wall, pf_sim;     /* per flow; pf_wall < 0: not run */
+	double pf_wall, pf_sim;     /* the reference (per flow, or exact classes); pf_wall < 0: not run */
+	double pf_classes;          /* the reference's classes (0: per flow) */
 	double ok;                  /* 1: the class run finished */
 	char why[80];               /* why it ran per flow ("" as classes) */
 };
@@ -75,6 +82,7 @@ static void run_child(const struct bcase *b, struct res *x)
 	ccs_cost_eval(&c, b->coll, b->algo, CCS_PROTO_SIMPLE, b->channels, b->bytes, &cc, NULL);
 	x->ranks = c.n;
 	x->closed = cc.time_s;
+	ccs_fabric_set_classes(fab, b->lump ? CCS_CLASSES_LUMP : CCS_CLASSES_EXACT);
 	double t0 = now();
 	if (ccs_sim_run(fab, &s, &st, NULL, err, sizeof err)) {
 		fprintf(stderr, "%s: %s\n", b->label, err);
@@ -90,13 +98,15 @@ static void run_child(const struct bcase *b, struct res *x)
 	x->ok = 1;
 	alarm(0);                   /* the target is the class run's; the per-flow run has no limit */
 	snprintf(x->why, sizeof x->why, "%s", st.per_flow_why ? st.per_flow_why : "");
-	if ((double)s.nops > PER_FLOW_MAX_OPS)
+	int per_flow = (double)s.nops <= PER_FLOW_MAX_OPS;
+	if (!per_flow && !(b->lump && b->ref_exact))
 		return;
-	ccs_fabric_set_classes(fab, 0);
+	ccs_fabric_set_classes(fab, per_flow ? CCS_CLASSES_OFF : CCS_CLASSES_EXACT);
 	t0 = now();
 	if (!ccs_sim_run(fab, &s, &st, NULL, err, sizeof err)) {
 		x->pf_wall = now() - t0;
 		x->pf_sim = st.time_s;
+		x->pf_classes = st.classes;
 	}
 }
 
@@ -125,45 +135,55 @@ static int run_case(const struct bcase *b, struct res *r, double *mib)
 
 static const struct bcase cases[] = {
 	{ "ring 1ch 1 GiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1,
-	  1ull << 30, 0, 0, 100 },
+	  1ull << 30, 0, 0, 100, 0, 0 },
 	{ "ring 1ch 1 GiB", C3, { "nodes=512", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1,
-	  1ull << 30, 1.0, 0, 0 },
+	  1ull << 30, 1.0, 0, 0, 0, 0 },
 	{ "ring 1ch 1 GiB", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1,
-	  1ull << 30, 60.0, 4096.0, 0 },
+	  1ull << 30, 60.0, 4096.0, 0, 0, 0 },
 	/* issue 40's targets: 32,768 ranks <= 30 s; 131,072 <= 300 s and 8 GiB */
 	{ "ring NCCL ch 1 GiB", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 0,
-	  1ull << 30, 30.0, 0, 0 },
+	  1ull << 30, 30.0, 0, 0, 0, 0 },
 	{ "ring NCCL ch 1 GiB", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 0,
-	  1ull << 30, 300.0, 8192.0, 0 },
+	  1ull << 30, 300.0, 8192.0, 0, 0, 0 },
 	{ "tree NCCL ch 1 GiB", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 0,
-	  1ull << 30, 30.0, 0, 0 },
+	  1ull << 30, 30.0, 0, 0, 0, 0 },
 	{ "tree NCCL ch 1 GiB", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 0,
-	  1ull << 30, 300.0, 8192.0, 0 },
+	  1ull << 30, 300.0, 8192.0, 0, 0, 0 },
+	/* the tree's classes differ in time at 131,072 ranks (docs/simulator.md); lumped
+	 * (--fidelity aggregate), with its error against per flow, or the exact classes ("c") */
+	{ "tree NCCL ch, aggr.", C3, { "nodes=512", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 0,
+	  1ull << 30, 0, 0, 0, 1, 0 },
+	{ "tree NCCL ch, aggr.", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 0,
+	  1ull << 30, 30.0, 0, 0, 1, 1 },
+	{ "tree NCCL ch, aggr.", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 0,
+	  1ull << 30, 300.0, 8192.0, 0, 1, 0 },
 	{ "tree 2ch 1 GiB", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2,
-	  1ull << 30, 0, 0, 0 },
+	  1ull << 30, 0, 0, 0, 0, 0 },
 	{ "tree 2ch 1 GiB", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2,
-	  1ull << 30, 0, 0, 0 },
+	  1ull << 30, 0, 0, 0, 0, 0 },
+	{ "tree 2ch, aggr.", C3, { "nodes=16384", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2,
+	  1ull << 30, 0, 0, 0, 1, 0 },
 	{ "nvls_tree 1 GiB", C3, { "nodes=4096", "scaleout.radix=128" }, 2, CCS_COLL_ALLREDUCE, CCS_ALGO_NVLS_TREE, 0,
-	  1ull << 30, 0, 0, 0 },
+	  1ull << 30, 0, 0, 0, 0, 0 },
 	/* NCCL's choice on GB200 NVL72 racks: NVLS-tree across 8 and 20 racks */
 	{ "GB200x8 nvls_tree", "topologies/gb200-nvl72.yaml", { "nodes=144" }, 1, CCS_COLL_ALLREDUCE,
-	  CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 0, 0, 0 },
+	  CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 0, 0, 0, 0, 0 },
 	{ "GB200x20 nvls_tree", "topologies/gb200-nvl72.yaml", { "nodes=360" }, 1, CCS_COLL_ALLREDUCE,
-	  CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 5.0, 0, 0 },
+	  CCS_ALGO_NVLS_TREE, 0, 1ull << 30, 5.0, 0, 0, 0, 0 },
 	{ "ring 1ch, link down", C3, { "nodes=512", "scaleout.radix=128", "faults+=link:leaf0-spine0:down" }, 3,
-	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
+	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0, 0, 0 },
 	{ "ring 1ch, NIC at 50%", C3, { "nodes=512", "scaleout.radix=128", "faults+=nic:node5/nic0:50%" }, 3,
-	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
+	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0, 0, 0 },
 	{ "ring 1ch, straggler", C3, { "nodes=512", "scaleout.radix=128", "faults+=straggler:node7/gpu3:20us" }, 3,
-	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
+	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0, 0, 0 },
 	{ "ring 1ch, down @1ms", C3, { "nodes=512", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3,
-	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
+	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0, 0, 0 },
 	{ "ring 1ch, down @1ms", C3, { "nodes=16384", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3,
-	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
+	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0, 0, 0 },
 	{ "ring 1ch, NIC 50% @1ms", C3, { "nodes=512", "scaleout.radix=128", "faults+=nic:node5/nic0:50%@1ms" }, 3,
-	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0 },
+	  CCS_COLL_ALLREDUCE, CCS_ALGO_RING, 1, 1ull << 30, 0, 0, 0, 0, 0 },
 	{ "tree 2ch, down @1ms", C3, { "nodes=4096", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3,
-	  CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2, 1ull << 30, 0, 0, 0 },
+	  CCS_COLL_ALLREDUCE, CCS_ALGO_TREE, 2, 1ull << 30, 0, 0, 0, 0, 0 },
 };
 
 static int print_case(const struct bcase *b)
@@ -179,7 +199,11 @@ static int print_case(const struct bcase *b)
 	}
 	char pf[32] = "-", up[32] = "-", target[96] = "-";
 	int missed = 0;
-	if (r.pf_wall >= 0) {
+	if (r.pf_wall >= 0 && b->lump) {
+		/* lumped: its error against the reference, beside the speed-up */
+		snprintf(pf, sizeof pf, "%.3f%s", r.pf_wall, r.pf_classes > 0 ? "c" : "");
+		snprintf(up, sizeof up, "%.0fx %+.2f%%", r.pf_wall / r.wall, 100 * (r.sim / r.pf_sim - 1));
+	} else if (r.pf_wall >= 0) {
 		snprintf(pf, sizeof pf, "%.3f", r.pf_wall);
 		snprintf(up, sizeof up, "%.1fx", r.pf_wall / r.wall);
 		if (fabs(r.pf_sim - r.sim) > 1e-9 * r.sim) {

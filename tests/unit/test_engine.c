@@ -9,6 +9,8 @@
 #include "../../sim/sched/build.h"
 #include "../../sim/trace.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +40,63 @@ static uint32_t cyc_ndeps(const struct ccs_sched *s, uint64_t id)
 	return id == 0 ? 0 : id == 1 ? 2 : 1;
 }
 
+/* A fan: ops 0 .. n-1 wait for nothing, each ending (i + 1) us in;
+ * op n waits for all of them (or for one more than release it: missing 1),
+ * op n + 1 for op n. */
+static uint32_t g_fan_n, g_fan_missing;
+
+static void fan_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	(void)s;
+	memset(op, 0, sizeof *op);
+	op->kind = CCS_OP_DELAY;
+	op->src = op->dst = 0;
+	op->delay_s = id < g_fan_n ? (double)(id + 1) * 1e-6 : 2e-6;
+}
+
+static int fan_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	(void)s;
+	if (id > g_fan_n)
+		return 0;
+	out[0] = id < g_fan_n ? g_fan_n : g_fan_n + 1;
+	return 1;
+}
+
+static uint32_t fan_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	(void)s;
+	return id < g_fan_n ? 0 : id == g_fan_n ? g_fan_n + g_fan_missing : 1;
+}
+
+/* An op may wait for any number of others (a lumped class op waits for
+ * thousands): around the byte's width and far past it, each released
+ * exactly when its last dependency ends; one dependency too many is a
+ * deadlock, not a wrong start. */
+static void test_engine_fan(struct ccs_fabric *fab)
+{
+	static const struct ccs_sched_ops fan_ops = { fan_get, fan_succ, fan_ndeps, NULL, NULL, NULL };
+	static const uint32_t ns[] = { 1, 254, 255, 256, 300, 5000 };
+	char err[256];
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (uint32_t miss = 0; miss < 2; miss++) {
+			g_fan_n = ns[i];
+			g_fan_missing = miss;
+			struct ccs_sched s = { .nops = ns[i] + 2, .ops = &fan_ops };
+			struct ccs_sim_stats st;
+			int rc = ccs_sim_run(fab, &s, &st, NULL, err, sizeof err);
+			if (miss) {
+				char want[128];
+				snprintf(want, sizeof want, "deadlock: 2 of %u ops never became ready", ns[i] + 2);
+				CHECK(rc == CCS_EINPUT && !strcmp(err, want));
+				continue;
+			}
+			CHECK(rc == CCS_OK && st.ops == ns[i] + 2);
+			/* the last root ends at n us, then 2 us and 2 us */
+			CHECK(fabs(st.time_s - ((double)ns[i] + 4) * 1e-6) < 1e-12);
+		}
+}
+
 static void test_engine(void)
 {
 	struct ccs_topo *t;
@@ -53,6 +112,7 @@ static void test_engine(void)
 	struct ccs_sim_stats st;
 	CHECK(ccs_sim_run(fab, &s, &st, NULL, err, sizeof err) == CCS_EINPUT);
 	CHECK(!strcmp(err, "deadlock: 2 of 3 ops never became ready"));
+	test_engine_fan(fab);
 	/* single node: ring (every protocol) and NVLS agree with the closed form */
 	int worst = 0;
 	for (int k = 10; k <= 30; k += 4)

@@ -1,0 +1,1 @@
+simulate -t topologies/hgx-h100.yaml -c allgather --fidelity aggregate --per-flow
