@@ -59,6 +59,8 @@ struct tree_sched {
 	const struct ccs_comm *c;
 	int32_t *gsize;             /* chain trees: members of each group, for the heads' NICs; NULL (rails) */
 	int32_t *peers;             /* and each rank's NIC sharers in its group (ring_nic.h) */
+	uint32_t *nic;              /* groups > 1: rank r's NIC on channel c at r C + c (below),
+	                               UINT32_MAX: none */
 	double bytes, bytes_intra;   /* per op on the wire: network hops, chains (whole chunks) */
 	double d_intra, d_inter, d_base, sync;
 	double floor_net;           /* a network hop's least time: the transport's handling
@@ -109,6 +111,29 @@ static int placeholder(const struct tree_sched *ts, int t, int r, int j)
 	return j < ts->J - 1 && is_net(ts, t, r);
 }
 
+/* Each rank's NIC a channel's network hops take, looked up once (an op's
+ * fill is the run's inner loop): chain trees' heads leave by the NIC
+ * ring_nic.h gives them; an NVLS head's channels spread over its NICs (a
+ * GPU with several, as AWS p5's four, drives them all: the closed form's
+ * heads x b_nic), a hop taking them only where both ends have one. */
+static int nic_table(struct tree_sched *ts)
+{
+	const struct ccs_comm *c = ts->c;
+	ts->nic = ccs_malloc((size_t)ts->n * (size_t)ts->C * sizeof *ts->nic);
+	if (!ts->nic)
+		return CCS_ENOMEM;
+	for (int r = 0; r < ts->n; r++)
+		for (int ch = 0; ch < ts->C; ch++) {
+			uint32_t *x = &ts->nic[(size_t)r * (size_t)ts->C + (size_t)ch];
+			int m = ccs_comm_best_nics(c, r);
+			if (ts->gsize)
+				*x = ccs_ring_nic_head(c->t, c->rank_gpu[r], ts->gsize[ts->group[r]], ch, ts->peers[r]);
+			else
+				*x = m > 0 ? ccs_comm_nic(c, r, ch % m) : UINT32_MAX;
+		}
+	return CCS_OK;
+}
+
 static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 {
 	const struct tree_sched *ts = s->ctx;
@@ -128,21 +153,13 @@ static void ts_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
 	op->src = down ? par : r;
 	op->dst = down ? r : par;
 	int inter = ts->group[r] != ts->group[par];
-	if (inter && ts->gsize) {
-		/* each channel's heads leave by the NIC ring_nic.h gives them */
-		const struct ccs_topo *tp = ts->c->t;
-		op->nic_src = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->src], ts->gsize[ts->group[op->src]], c,
-		                                ts->peers[op->src]);
-		op->nic_dst = ccs_ring_nic_head(tp, ts->c->rank_gpu[op->dst], ts->gsize[ts->group[op->dst]], c,
-		                                ts->peers[op->dst]);
-	} else if (inter) {
-		/* an NVLS head's channels spread over its NICs (a GPU with
-		 * several, as AWS p5's four, drives them all: the closed form's
-		 * heads x b_nic) */
-		int ms = ccs_comm_best_nics(ts->c, op->src), md = ccs_comm_best_nics(ts->c, op->dst);
-		if (ms > 0 && md > 0) {
-			op->nic_src = ccs_comm_nic(ts->c, op->src, c % ms);
-			op->nic_dst = ccs_comm_nic(ts->c, op->dst, c % md);
+	if (inter) {
+		uint32_t ns = ts->nic[(size_t)op->src * (size_t)ts->C + (size_t)c];
+		uint32_t nd = ts->nic[(size_t)op->dst * (size_t)ts->C + (size_t)c];
+		/* rails: both ends or neither (nic_table) */
+		if (ts->gsize || (ns != UINT32_MAX && nd != UINT32_MAX)) {
+			op->nic_src = ns;
+			op->nic_dst = nd;
 		}
 	}
 	op->bytes = inter ? ts->bytes : ts->bytes_intra / ts->J;
@@ -238,6 +255,7 @@ static void ts_release(struct ccs_sched *s)
 		ccs_free(ts->nchild);
 		ccs_free(ts->gsize);
 		ccs_free(ts->peers);
+		ccs_free(ts->nic);
 		ccs_free(ts);
 	}
 	memset(s, 0, sizeof *s);
@@ -501,6 +519,8 @@ static int build_tree(const struct ccs_comm *c, int proto, int channels, uint64_
 				ts->peers[members[gstart[g] + k]] = ccs_ring_nic_peers(c->t, c->rank_gpu, members + gstart[g], m, k);
 		}
 	}
+	if (c->G > 1 && (rc = nic_table(ts)))
+		goto out;
 	/* chunks, bytes and delays as the closed form counts them */
 	double S = (double)bytes;
 	if (rails) {
