@@ -80,8 +80,8 @@ static void print_json(const struct predict_req *rq)
 	char jn[1024];
 	printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
 	       "  \"ranks_per_group\": %d,\n  \"type\": \"%s\",\n  \"redop\": \"%s\",\n  \"selection\": \"%s\",\n"
-	       "  \"rows\": [", ccs_coll_name[rq->coll], ccs_escape_json(rq->t->name, jn, sizeof jn), rq->n, rq->comm.G, rq->comm.p, type_name, op_name,
-	       rq->best ? "ccsim" : "nccl");
+	       "%s  \"rows\": [", ccs_coll_name[rq->coll], ccs_escape_json(rq->t->name, jn, sizeof jn), rq->n, rq->comm.G, rq->comm.p, type_name, op_name,
+	       rq->best ? "ccsim" : "nccl", rq->aggregate ? "  \"fidelity\": \"aggregate\",\n" : "");
 	for (size_t i = 0; i < rq->nrows; i++) {
 		const struct ccs_simrow_row *rw = &rq->rows[i];
 		char ab[2][32] = { "null", "null" };   /* no bandwidth (nothing moves) */

@@ -1,0 +1,1 @@
+simulate -t topologies/hgx-h100-cluster.yaml -c alltoall -b 1M -e 1M --fidelity aggregate --format json
