@@ -75,7 +75,7 @@ int ccs_classes_sched(struct ccs_classes *k, uint32_t max_wait, struct ccs_sched
 			ns += k->qoff[j][c + 1] - k->qoff[j][c];
 		}
 		if (nd > max_wait) {
-			*why = "a class waits on more than 255 classes";
+			*why = "a class waits on more classes than an exact run lets it (255)";
 			return CCS_EINPUT;
 		}
 		most = ns > most ? ns : most;

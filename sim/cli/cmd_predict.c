@@ -292,6 +292,11 @@ static int schedules(struct predict_req *rq)
 		fprintf(stderr, "%s: --schedule runs the ops the files list; -c, -a, -p and --concurrent do not apply\n", me);
 		return 2;
 	}
+	if (rq->aggregate) {
+		fprintf(stderr, "%s: --schedule runs every op the files list, exactly; '--fidelity aggregate' is for a "
+		        "collective (-c)\n", me);
+		return 2;
+	}
 	return ccs_simrow_schedules(me, spray_k, rq->topo, &rq->sets, rq->nranks, rq->ppn, rq->sched_path, rq->nsched, (double)rq->minb, rq->links, rq->trace_path);
 }
 

@@ -72,6 +72,21 @@ static void print_csv(const struct predict_req *rq)
 	}
 }
 
+/* What --fidelity aggregate did: AllToAll's sends merged (always), or for
+ * the other collectives classes lumped in every simulated row (2), in
+ * some (1), in none (0: classes did not apply, every flow ran; -v says
+ * why). */
+static int lumped_rows(const struct predict_req *rq)
+{
+	size_t sim = 0, lumped = 0;
+	for (size_t i = 0; i < rq->nrows; i++)
+		if (rq->rows[i].events) {
+			sim++;
+			lumped += rq->rows[i].lumped != 0;
+		}
+	return rq->coll == CCS_COLL_ALLTOALL || (sim && lumped == sim) ? 2 : lumped ? 1 : 0;
+}
+
 /* The rows as one JSON object. */
 static void print_json(const struct predict_req *rq)
 {
@@ -81,7 +96,8 @@ static void print_json(const struct predict_req *rq)
 	printf("{\n  \"collective\": \"%s\",\n  \"topology\": \"%s\",\n  \"ranks\": %d,\n  \"groups\": %d,\n"
 	       "  \"ranks_per_group\": %d,\n  \"type\": \"%s\",\n  \"redop\": \"%s\",\n  \"selection\": \"%s\",\n"
 	       "%s  \"rows\": [", ccs_coll_name[rq->coll], ccs_escape_json(rq->t->name, jn, sizeof jn), rq->n, rq->comm.G, rq->comm.p, type_name, op_name,
-	       rq->best ? "ccsim" : "nccl", rq->aggregate ? "  \"fidelity\": \"aggregate\",\n" : "");
+	       rq->best ? "ccsim" : "nccl",
+	       !rq->aggregate ? "" : lumped_rows(rq) ? "  \"fidelity\": \"aggregate\",\n" : "  \"fidelity\": \"exact\",\n");
 	for (size_t i = 0; i < rq->nrows; i++) {
 		const struct ccs_simrow_row *rw = &rq->rows[i];
 		char ab[2][32] = { "null", "null" };   /* no bandwidth (nothing moves) */
@@ -120,9 +136,12 @@ static void print_table(const struct predict_req *rq)
 	if (rq->aggregate && rq->coll == CCS_COLL_ALLTOALL)
 		printf("# fidelity aggregate: each rank's sends to the ranks behind one leaf switch merged into one transfer "
 		       "(an approximation; its error against every flow: docs/simulator.md)\n");
-	else if (rq->aggregate)
+	else if (rq->aggregate && lumped_rows(rq))
 		printf("# fidelity aggregate: transfers alike by their routes run as one class that starts when its last "
-		       "member is ready (an approximation; its error against every flow: docs/simulator.md)\n");
+		       "member is ready%s (an approximation; its error against every flow: docs/simulator.md)\n",
+		       lumped_rows(rq) == 2 ? "" : ", in the rows -v marks lumped");
+	else if (rq->aggregate)
+		printf("# fidelity aggregate: classes do not apply here (-v says why), so every flow ran: exact\n");
 	if (rq->t->nfault) {
 		printf("# faults: ");
 		for (uint32_t i = 0; i < rq->t->nfault; i++)

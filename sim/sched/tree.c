@@ -122,15 +122,16 @@ static int nic_table(struct tree_sched *ts)
 	ts->nic = ccs_malloc((size_t)ts->n * (size_t)ts->C * sizeof *ts->nic);
 	if (!ts->nic)
 		return CCS_ENOMEM;
-	for (int r = 0; r < ts->n; r++)
+	for (int r = 0; r < ts->n; r++) {
+		int m = ts->gsize ? 0 : ccs_comm_best_nics(c, r);
 		for (int ch = 0; ch < ts->C; ch++) {
 			uint32_t *x = &ts->nic[(size_t)r * (size_t)ts->C + (size_t)ch];
-			int m = ccs_comm_best_nics(c, r);
 			if (ts->gsize)
 				*x = ccs_ring_nic_head(c->t, c->rank_gpu[r], ts->gsize[ts->group[r]], ch, ts->peers[r]);
 			else
 				*x = m > 0 ? ccs_comm_nic(c, r, ch % m) : UINT32_MAX;
 		}
+	}
 	return CCS_OK;
 }
 

@@ -97,6 +97,61 @@ static void test_engine_fan(struct ccs_fabric *fab)
 		}
 }
 
+/* Many such ops at once: sink s (id S P + s) waits for roots s P ..
+ * (s + 1) P - 1, root i ending (1 + i mod P)(1 + i / P) us in, so sink s
+ * is ready at P (1 + s) us and ends 2 us later; a last op waits for the
+ * sinks.  Each sink has its own entry among the ops waiting for many (a
+ * lookup that found the wrong one would start a sink early, or never). */
+enum { FAN_P = 300, FAN_S = 70 };
+static double g_sink_end[FAN_S];
+
+static void fan2_get(const struct ccs_sched *s, uint64_t id, struct ccs_op *op)
+{
+	(void)s;
+	memset(op, 0, sizeof *op);
+	op->kind = CCS_OP_DELAY;
+	op->src = op->dst = 0;
+	op->delay_s = id < FAN_S * FAN_P ? (double)(1 + id % FAN_P) * (double)(1 + id / FAN_P) * 1e-6 : 2e-6;
+}
+
+static int fan2_succ(const struct ccs_sched *s, uint64_t id, uint64_t *out)
+{
+	(void)s;
+	if (id >= FAN_S * FAN_P + FAN_S)
+		return 0;
+	out[0] = id < FAN_S * FAN_P ? FAN_S * FAN_P + id / FAN_P : FAN_S * FAN_P + FAN_S;
+	return 1;
+}
+
+static uint32_t fan2_ndeps(const struct ccs_sched *s, uint64_t id)
+{
+	(void)s;
+	return id < FAN_S * FAN_P ? 0 : id < FAN_S * FAN_P + FAN_S ? FAN_P : FAN_S;
+}
+
+static void fan2_end(void *ctx, uint64_t op, ccs_time t)
+{
+	(void)ctx;
+	if (op >= FAN_S * FAN_P && op < FAN_S * FAN_P + FAN_S)
+		g_sink_end[op - FAN_S * FAN_P] = ccs_time_to_s(t);
+}
+
+static void test_engine_fan_many(struct ccs_fabric *fab)
+{
+	static const struct ccs_sched_ops fan2_ops = { fan2_get, fan2_succ, fan2_ndeps, NULL, NULL, NULL };
+	struct ccs_sched s = { .nops = FAN_S * FAN_P + FAN_S + 1, .ops = &fan2_ops };
+	struct ccs_sim_hooks h = { .op_end = fan2_end };
+	struct ccs_sim_stats st;
+	char err[256];
+	memset(g_sink_end, 0, sizeof g_sink_end);
+	CHECK(ccs_sim_run_hooked(fab, &s, &st, NULL, &h, err, sizeof err) == CCS_OK && st.ops == s.nops);
+	int bad = 0;
+	for (int k = 0; k < FAN_S; k++)
+		bad += fabs(g_sink_end[k] - ((double)FAN_P * (1 + k) + 2) * 1e-6) > 1e-12;
+	CHECK(bad == 0);
+	CHECK(fabs(st.time_s - ((double)FAN_P * FAN_S + 4) * 1e-6) < 1e-12);
+}
+
 static void test_engine(void)
 {
 	struct ccs_topo *t;
@@ -113,6 +168,7 @@ static void test_engine(void)
 	CHECK(ccs_sim_run(fab, &s, &st, NULL, err, sizeof err) == CCS_EINPUT);
 	CHECK(!strcmp(err, "deadlock: 2 of 3 ops never became ready"));
 	test_engine_fan(fab);
+	test_engine_fan_many(fab);
 	/* single node: ring (every protocol) and NVLS agree with the closed form */
 	int worst = 0;
 	for (int k = 10; k <= 30; k += 4)
