@@ -52,6 +52,7 @@ struct res {
 	double wall, sim, closed, events, ranks, classes, flows, class_flows, restarts;
 	double pf_wall, pf_sim;     /* the reference (per flow, or exact classes); pf_wall < 0: not run */
 	double pf_classes;          /* the reference's classes (0: per flow) */
+	double mib;                 /* peak RSS when the class run ended (before the reference's) */
 	double ok;                  /* 1: the class run finished */
 	char why[80];               /* why it ran per flow ("" as classes) */
 };
@@ -89,6 +90,9 @@ static void run_child(const struct bcase *b, struct res *x)
 		return;
 	}
 	x->wall = now() - t0;
+	struct rusage ru;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		x->mib = (double)ru.ru_maxrss / 1024.0;
 	x->sim = st.time_s;
 	x->events = (double)st.events;
 	x->classes = st.classes;
@@ -199,6 +203,8 @@ static int print_case(const struct bcase *b)
 	}
 	char pf[32] = "-", up[32] = "-", target[96] = "-";
 	int missed = 0;
+	if (r.mib > 0)
+		mib = r.mib;   /* the class run's own, not the reference run's after it */
 	if (r.pf_wall >= 0 && b->lump) {
 		/* lumped: its error against the reference, beside the speed-up */
 		snprintf(pf, sizeof pf, "%.3f%s", r.pf_wall, r.pf_classes > 0 ? "c" : "");
