@@ -1,73 +1,10 @@
 /* sim/flow.c: incremental max-min fair sharing (flow.h). */
-#include "flow.h"
+#include "flow_int.h"
 
 #include "../model/ccs.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Hot fields first: filling and settling read the flags, rate, bytes
- * left and the path, which then share the first two cache lines. */
-struct flow {
-	uint8_t n, active, mark, frozen, seen, weighted;
-	uint32_t ver, next_free;
-	double rate, left;
-	ccs_time t_last;
-	uint32_t res[CCS_FLOW_MAXPATH];
-	uint32_t pos[CCS_FLOW_MAXPATH];    /* index in each resource's list */
-	double bytes;
-	ccs_time done, pending;            /* expected end; time of its outstanding event */
-	uint64_t tag;
-};
-
-struct res {
-	double cap, load, rem;
-	double wun;                 /* weight of the unfrozen flows (their count when unweighted) */
-	double load0, lvl;          /* load before the update; level it froze at */
-	uint32_t *fl, nfl, capfl, nun;
-	uint32_t nw;                /* weighted flows (classes) in fl */
-	double *flw;                /* beside fl once a class joins: each entry's weight */
-	uint8_t dirty, mark, froze, seen; /* mark: 0, IN or OPEN during an update */
-	ccs_time t_stat;
-	struct ccs_res_stats st;
-};
-
-struct hent {
-	double key;
-	uint32_t i;
-};
-
-struct ccs_flows {
-	uint32_t nres;
-	struct res *r;
-	struct flow *f;
-	size_t capf;
-	uint32_t nf, free_head, nactive;
-	uint32_t *dirty, *cres, *cflow;
-	struct hent *heap;          /* nres entries, for fill_heap */
-	size_t capdirty, capcres, capcflow;
-	uint32_t *xq;               /* nres entries: resources to open next */
-	uint32_t *corder;           /* nres entries: the region by connected part */
-	uint32_t *shq;              /* nres entries: constraints shared with outside flows */
-	uint32_t ndirty;
-	uint32_t ntouched;          /* cres[0..ntouched): recomputed by the last update */
-	int beyond;                 /* a flow's end fell past CCS_TIME_MAX */
-	uint32_t reg_max;           /* the updates' regions: largest, sum and count (ccs_flows_regions) */
-	uint64_t reg_sum, reg_n;
-};
-
-/* A flow's weight on slot q of its path, kept beside the resource's list
- * at the flow's position there: 1 unless it is a class. */
-static inline double wgt(const struct ccs_flows *f, const struct flow *fl, int q)
-{
-	const struct res *r = &f->r[fl->res[q]];
-	return r->flw ? r->flw[fl->pos[q]] : 1.0;
-}
-
-#define NONE UINT32_MAX
-/* Components above this many resources are filled with a heap. */
-#define HEAP_MIN 48
-enum { IN = 1, OPEN = 2 };
 
 int ccs_flows_new(struct ccs_flows **out, uint32_t nres, const double *cap)
 {
@@ -121,11 +58,13 @@ void ccs_flows_free(struct ccs_flows *f)
 	ccs_free(f->xq);
 	ccs_free(f->corder);
 	ccs_free(f->shq);
+	ccs_flows_handoff_free(f);
 	ccs_free(f);
 }
 
 static int mark_dirty(struct ccs_flows *f, uint32_t r)
 {
+	f->r[r].nchg++;
 	if (f->r[r].dirty)
 		return CCS_OK;
 	CCS_TRY(ccs_grow(&f->dirty, &f->capdirty, (size_t)f->ndirty + 1, sizeof *f->dirty));
@@ -219,6 +158,9 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	}
 	f->nactive++;
 	*id = k;
+	/* a removal of this instant on the same path hands its rate on; if the
+	 * handoff finds no room, the update recomputes the flow instead */
+	(void)ccs_flows_handoff_take(f, k, now);
 	return CCS_OK;
 }
 
@@ -273,6 +215,9 @@ void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
 	struct flow *fl = &f->f[id];
 	if (!fl->active)
 		return;
+	/* kept for a flow that may start on its path at this instant (without
+	 * room, none will take its rate: the update recomputes) */
+	(void)ccs_flows_handoff_keep(f, fl, now);
 	settle(f, fl, now);
 	for (int i = 0; i < fl->n; i++) {
 		account(&f->r[fl->res[i]], now);
@@ -710,32 +655,17 @@ static int finish(struct ccs_flows *f, uint32_t ncr, uint32_t ncf, ccs_time now,
 		struct flow *fl = &f->f[id];
 		fl->mark = 0;
 		fl->frozen = 0;
-		ccs_time done;
-		if (fl->left <= 0)
-			done = now;
-		else if (fl->rate > 0)
-			done = ccs_time_after(now, fl->left / fl->rate);
-		else
-			done = CCS_TIME_MAX;
-		f->beyond |= fl->rate > 0 && done == CCS_TIME_MAX;
-		/* One outstanding event per flow: a later end keeps the earlier
-		 * event (ccs_flows_due re-arms it when it fires), an earlier end
-		 * replaces it. */
-		if (done != fl->done) {
-			fl->done = done;
-			if (done != CCS_TIME_MAX && (fl->pending < 0 || done < fl->pending)) {
-				fl->ver++;
-				fl->pending = done;
-				CCS_TRY(fn(ctx, id, done, fl->ver));
-			}
-		}
+		fl->handed = 0;
+		CCS_TRY(queue_end(f, id, now, fn, ctx));
 	}
 	return CCS_OK;
 }
 
+
 int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
 {
 	uint32_t ncr = 0, ncf = 0;
+	ccs_flows_handoff_filter(f);
 	alone_flows(f, now, &ncr, &ncf);
 	uint32_t nfast = ncr;
 	/* The region: the dirty resources are open (all their flows are
@@ -764,7 +694,8 @@ int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, v
 		if (round >= 2)
 			open_component(f, nfast, &ncr, &ncf, now);
 	}
-	return finish(f, ncr, ncf, now, fn, ctx);
+	CCS_TRY(finish(f, ncr, ncf, now, fn, ctx));
+	return ccs_flows_handoff_finish(f, now, fn, ctx);
 }
 
 uint32_t ccs_flows_version(const struct ccs_flows *f, uint32_t id) { return f->f[id].ver; }

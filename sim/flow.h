@@ -29,6 +29,11 @@
 ** for the smallest share in small regions and uses a lazy heap of shares
 ** in large ones.  Bytes left shrink through ccs_sub_snap semantics: below
 ** CCS_EPS_BYTES they are 0.
+** Handoffs: a flow removed and one added at the same instant on the same
+** resources with the same weights change no rate (the allocation is a
+** function of the multiset of paths), so the new one takes the old one's
+** rate and a resource whose changes are all such pairs is not recomputed
+** (flow_handoff.c).
 ** Knows nothing of links or NICs: resources are numbers.
 **
 ** Classes (weighted flows): a flow may stand for a class of m equivalent

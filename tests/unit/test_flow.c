@@ -267,8 +267,145 @@ static void test_regions(void)
 	ccs_flows_free(f);
 }
 
+/* A handoff (sim/flow_handoff.c): a flow removed and one added on the same
+ * path with the same weights at one instant leave every rate as it was,
+ * so nothing is recomputed and the new one ends at the old rate; another
+ * change at that instant is recomputed as ever; a path with other weights
+ * is no handoff; a handed flow removed again at the instant is gone. */
+static void test_handoff(void)
+{
+	double cap[3] = { 10e9, 3e9, 5e9 };
+	struct ccs_flows *f;
+	CHECK(!ccs_flows_new(&f, 3, cap));
+	uint32_t a, b, a2, b2, b3, d, pa[2] = { 0, 1 }, pb[1] = { 0 }, pd[1] = { 2 }, n;
+	double w2[1] = { 2.0 };
+	struct fx_ends p;
+	p.n = 0;
+	CHECK(!ccs_flows_add(f, pa, 2, 3e9, 0, 0, &a) && !ccs_flows_add(f, pb, 1, 7e9, 1, 0, &b));
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	uint32_t largest;
+	double mean;
+	ccs_flows_regions(f, &largest, &mean);
+	CHECK(largest == 2 && mean == 2);
+	/* at 1 s: A's path again, 6 GB */
+	ccs_flows_remove(f, a, S_PS);
+	CHECK(!ccs_flows_add(f, pa, 2, 6e9, 2, S_PS, &a2));
+	p.n = 0;
+	CHECK(!ccs_flows_update(f, S_PS, fx_push_end, &p));
+	ccs_flows_touched(f, &n);
+	CHECK(n == 0);
+	rates_are(f, (uint32_t[]){ a2, b }, (double[]){ 3e9, 7e9 }, 2);
+	CHECK(p.n == 1 && p.v[0].id == a2 && p.v[0].t == 3 * S_PS && p.v[0].ver == ccs_flows_version(f, a2));
+	ccs_flows_regions(f, &largest, &mean);
+	CHECK(largest == 2 && mean == 2);   /* no region recomputed */
+	/* at 2 s: B's path again beside a new flow on resource 2 */
+	ccs_flows_remove(f, b, 2 * S_PS);
+	CHECK(!ccs_flows_add(f, pb, 1, 7e9, 3, 2 * S_PS, &b2) && !ccs_flows_add(f, pd, 1, 5e9, 4, 2 * S_PS, &d));
+	CHECK(!ccs_flows_update(f, 2 * S_PS, fx_push_end, &p));
+	const uint32_t *t = ccs_flows_touched(f, &n);
+	CHECK(n == 1 && t[0] == 2);
+	rates_are(f, (uint32_t[]){ a2, b2, d }, (double[]){ 3e9, 7e9, 5e9 }, 3);
+	/* at 3 s: on B's resource as a class of weight 2: no handoff */
+	ccs_flows_remove(f, b2, 3 * S_PS);
+	CHECK(!ccs_flows_add_w(f, pb, w2, 1, 7e9, 5, 3 * S_PS, &b3));
+	CHECK(!ccs_flows_update(f, 3 * S_PS, fx_push_end, &p));
+	rates_are(f, (uint32_t[]){ a2, b3 }, (double[]){ 3e9, 3.5e9 }, 2);
+	/* at 4 s: A's path handed on, then that flow removed too */
+	uint32_t a3;
+	ccs_flows_remove(f, a2, 4 * S_PS);
+	CHECK(!ccs_flows_add(f, pa, 2, 1e9, 6, 4 * S_PS, &a3));
+	ccs_flows_remove(f, a3, 4 * S_PS);
+	CHECK(!ccs_flows_update(f, 4 * S_PS, fx_push_end, &p));
+	rates_are(f, (uint32_t[]){ b3 }, (double[]){ 5e9 }, 1);
+	CHECK(ccs_flows_active(f) == 2);
+	ccs_flows_free(f);
+}
+
+/* Handoffs at random: each instant some flows end and as many start, half
+ * of them on a path that just ended (weights kept), then an update; the
+ * rates equal a fresh solver's over the same flows, and the allocation is
+ * max-min, every instant. */
+#define HO_RES 10
+#define HO_FLOWS 24
+struct ho_flow {
+	uint32_t id, res[3];
+	double w[3];
+	int n, live;
+};
+
+static void ho_path(struct ho_flow *x)
+{
+	x->n = 1 + (int)(fx_next() % 3);
+	for (int i = 0; i < x->n; i++) {
+		uint32_t r;
+		int dup;
+		do {
+			r = (uint32_t)(fx_next() % HO_RES);
+			dup = 0;
+			for (int j = 0; j < i; j++)
+				dup |= x->res[j] == r;
+		} while (dup);
+		x->res[i] = r;
+		x->w[i] = fx_next() % 4 ? 1.0 : 2.0;
+	}
+}
+
+static void test_handoff_random(void)
+{
+	double cap[HO_RES];
+	fx_rng = 20261205;
+	for (int i = 0; i < HO_RES; i++)
+		cap[i] = (double)(1 + fx_next() % 8) * 1e9;
+	struct ccs_flows *f;
+	CHECK(!ccs_flows_new(&f, HO_RES, cap));
+	struct ho_flow fl[HO_FLOWS];
+	struct fx_ends p;
+	int bad = 0;
+	for (int i = 0; i < HO_FLOWS; i++) {
+		ho_path(&fl[i]);
+		CHECK(!ccs_flows_add_w(f, fl[i].res, fl[i].w, fl[i].n, 1e12, (uint64_t)i, 0, &fl[i].id));
+		fl[i].live = 1;
+	}
+	p.n = 0;
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	for (int step = 1; step <= 400; step++) {
+		ccs_time now = (ccs_time)step * 1000;
+		struct ho_flow ended[HO_FLOWS];
+		int ne = 0;
+		for (int i = 0; i < HO_FLOWS; i++)
+			if (fx_next() % 4 == 0) {
+				ccs_flows_remove(f, fl[i].id, now);
+				ended[ne++] = fl[i];
+				if (fx_next() % 2 && ne)
+					fl[i] = ended[fx_next() % (uint64_t)ne];
+				else
+					ho_path(&fl[i]);
+				CHECK(!ccs_flows_add_w(f, fl[i].res, fl[i].w, fl[i].n, 1e12, (uint64_t)i, now, &fl[i].id));
+			}
+		CHECK(!ccs_flows_update(f, now, fx_push_end, &p));
+		p.n = 0;
+		struct ccs_flows *g;
+		CHECK(!ccs_flows_new(&g, HO_RES, cap));
+		uint32_t gid[HO_FLOWS];
+		for (int i = 0; i < HO_FLOWS; i++)
+			CHECK(!ccs_flows_add_w(g, fl[i].res, fl[i].w, fl[i].n, 1e12, (uint64_t)i, now, &gid[i]));
+		CHECK(!ccs_flows_update(g, now, fx_push_end, &p));
+		p.n = 0;
+		for (int i = 0; i < HO_FLOWS; i++) {
+			double x = ccs_flows_rate(f, fl[i].id), y = ccs_flows_rate(g, gid[i]);
+			bad += fabs(x - y) > 1e-9 * y;
+		}
+		bad += ccs_flows_check(f) != 0;
+		ccs_flows_free(g);
+	}
+	CHECK(bad == 0);
+	ccs_flows_free(f);
+}
+
 int main(void)
 {
+	test_handoff();
+	test_handoff_random();
 	test_regions();
 	test_two();
 	test_bottlenecks();
