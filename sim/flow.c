@@ -160,7 +160,7 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	*id = k;
 	/* a removal of this instant on the same path hands its rate on; if the
 	 * handoff finds no room, the update recomputes the flow instead */
-	(void)ccs_flows_handoff_take(f, k, now);
+	(void)ccs_flows_handoff_take(f, k, w, now);
 	return CCS_OK;
 }
 

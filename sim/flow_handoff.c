@@ -104,7 +104,7 @@ int ccs_flows_handoff_keep(struct ccs_flows *f, const struct flow *fl, ccs_time 
 	return CCS_OK;
 }
 
-int ccs_flows_handoff_take(struct ccs_flows *f, uint32_t id, ccs_time now)
+int ccs_flows_handoff_take(struct ccs_flows *f, uint32_t id, const double *wt, ccs_time now)
 {
 	struct ccs_handoff *ho = f->ho;
 	if (!ho || !ho->ng || ho->now != now)
@@ -112,7 +112,7 @@ int ccs_flows_handoff_take(struct ccs_flows *f, uint32_t id, ccs_time now)
 	struct flow *fl = &f->f[id];
 	double w[CCS_FLOW_MAXPATH];
 	for (int i = 0; i < fl->n; i++)
-		w[i] = wgt(f, fl, i);
+		w[i] = wt ? wt[i] : 1.0;
 	uint64_t key = path_key(fl->res, w, fl->n);
 	struct gone *g = NULL;
 	for (uint32_t x = (uint32_t)key & (ho->nslot - 1); ho->slot[x]; x = (x + 1) & (ho->nslot - 1)) {

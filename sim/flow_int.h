@@ -107,12 +107,12 @@ enum { IN = 1, OPEN = 2 };
  * the new one takes the old one's rate and neither dirties its resources
  * (a pipeline's next chunk on a hop: most starts of a tree's class run).
  * keep: flow fl is being removed at now; take: flow id was just added at
- * now (its resources already dirtied); filter: before an update, drop the
+ * now with weights w (NULL: 1; its resources already dirtied); filter: before an update, drop the
  * dirty resources whose changes all cancel; finish: after it, queue the
  * end of each flow that took a rate and was not recomputed, and forget the
  * instant's removals. */
 int  ccs_flows_handoff_keep(struct ccs_flows *f, const struct flow *fl, ccs_time now);
-int  ccs_flows_handoff_take(struct ccs_flows *f, uint32_t id, ccs_time now);
+int  ccs_flows_handoff_take(struct ccs_flows *f, uint32_t id, const double *w, ccs_time now);
 void ccs_flows_handoff_filter(struct ccs_flows *f);
 int  ccs_flows_handoff_finish(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx);
 void ccs_flows_handoff_free(struct ccs_flows *f);

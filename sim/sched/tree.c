@@ -72,6 +72,17 @@ static void ts_split(const struct tree_sched *ts, uint64_t id, int *c, int *k, i
 {
 	uint64_t x = id >> 1;
 	*down = (int)(id & 1);
+	if (x <= UINT32_MAX) {
+		/* the same in 32 bits (a run's inner loop: several times an op) */
+		uint32_t y = (uint32_t)x, n = (uint32_t)ts->n, J = (uint32_t)ts->J, K = (uint32_t)ts->K;
+		*r = (int)(y % n);
+		y /= n;
+		*j = J > 1 ? (int)(y % J) : 0;
+		y = J > 1 ? y / J : y;
+		*k = (int)(y % K);
+		*c = (int)(y / K);
+		return;
+	}
 	*r = (int)(x % (uint64_t)ts->n);
 	x /= (uint64_t)ts->n;
 	if (ts->J > 1) {
