@@ -64,7 +64,6 @@ void ccs_flows_free(struct ccs_flows *f)
 
 static int mark_dirty(struct ccs_flows *f, uint32_t r)
 {
-	f->r[r].nchg++;
 	if (f->r[r].dirty)
 		return CCS_OK;
 	CCS_TRY(ccs_grow(&f->dirty, &f->capdirty, (size_t)f->ndirty + 1, sizeof *f->dirty));
@@ -106,6 +105,8 @@ static int weights_on(struct res *r)
 	return CCS_OK;
 }
 
+static void bury(struct ccs_flows *f, ccs_time now);
+
 int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag, ccs_time now,
                   uint32_t *id)
 {
@@ -120,7 +121,25 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	for (int i = 0; w && i < n; i++)
 		if (!(w[i] > 0))
 			return CCS_EINTERNAL;
-	uint32_t k;
+	if (ccs_flows_handoff_stale(f, now))
+		bury(f, now);
+	/* a flow removed at this instant on the same path: it takes that one's
+	 * place, lists and rate as they are (flow_handoff.c) */
+	uint32_t k = ccs_flows_handoff_revive(f, res, w, n, now);
+	if (k != NONE) {
+		struct flow *z = &f->f[k];
+		z->ver++;
+		z->active = 1;
+		z->left = bytes > 0 ? bytes : 0;
+		z->bytes = z->left;
+		z->t_last = now;
+		z->done = -1;
+		z->pending = -1;
+		z->tag = tag;
+		f->nactive++;
+		*id = k;
+		return CCS_OK;
+	}
 	if (f->free_head != NONE) {
 		k = f->free_head;
 		f->free_head = f->f[k].next_free;
@@ -158,9 +177,6 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	}
 	f->nactive++;
 	*id = k;
-	/* a removal of this instant on the same path hands its rate on; if the
-	 * handoff finds no room, the update recomputes the flow instead */
-	(void)ccs_flows_handoff_take(f, k, w, now);
 	return CCS_OK;
 }
 
@@ -210,30 +226,54 @@ static void unlink_res(struct ccs_flows *f, uint32_t k, int i)
 	}
 }
 
-void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
+/* Take flow id (inactive) off its resources at now and free its slot. */
+static void unlink_flow(struct ccs_flows *f, uint32_t id, ccs_time now)
 {
 	struct flow *fl = &f->f[id];
-	if (!fl->active)
-		return;
-	/* kept for a flow that may start on its path at this instant (without
-	 * room, none will take its rate: the update recomputes) */
-	(void)ccs_flows_handoff_keep(f, fl, now);
-	settle(f, fl, now);
 	for (int i = 0; i < fl->n; i++) {
 		account(&f->r[fl->res[i]], now);
 		unlink_res(f, id, i);
 		mark_dirty(f, fl->res[i]);
 	}
-	fl->active = 0;
 	fl->rate = 0;
-	fl->ver++;
+	fl->zombie = 0;
 	fl->next_free = f->free_head;
 	f->free_head = id;
+}
+
+/* The zombies no flow took the place of leave their resources, as of the
+ * instant they ended (before now, or now). */
+static void bury(struct ccs_flows *f, ccs_time now)
+{
+	uint32_t nz;
+	ccs_time at;
+	const uint32_t *z = ccs_flows_handoff_zombies(f, &nz, &at);
+	for (uint32_t i = 0; i < nz; i++)
+		if (f->f[z[i]].zombie)
+			unlink_flow(f, z[i], at < now ? at : now);
+	ccs_flows_handoff_forget(f);
+}
+
+void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
+{
+	struct flow *fl = &f->f[id];
+	if (!fl->active)
+		return;
+	if (ccs_flows_handoff_stale(f, now))
+		bury(f, now);
+	settle(f, fl, now);
+	fl->active = 0;
+	fl->ver++;
 	f->nactive--;
+	/* a zombie until the update, for a flow that may start on its path at
+	 * this instant (flow_handoff.c) */
+	if (!ccs_flows_handoff_keep(f, id, now))
+		unlink_flow(f, id, now);
 }
 
 int ccs_flows_set_cap(struct ccs_flows *f, uint32_t res, double cap, ccs_time now)
 {
+	bury(f, now);
 	account(&f->r[res], now);
 	f->r[res].cap = cap;
 	return mark_dirty(f, res);
@@ -249,6 +289,7 @@ int ccs_flows_reroute_w(struct ccs_flows *f, uint32_t id, const uint32_t *res, c
 	struct flow *fl = &f->f[id];
 	if (!fl->active || n < 0 || n > CCS_FLOW_MAXPATH)
 		return CCS_EINTERNAL;
+	bury(f, now);
 	for (int i = 0; w && i < n; i++)
 		if (!(w[i] > 0))
 			return CCS_EINTERNAL;
@@ -665,7 +706,7 @@ static int finish(struct ccs_flows *f, uint32_t ncr, uint32_t ncf, ccs_time now,
 int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
 {
 	uint32_t ncr = 0, ncf = 0;
-	ccs_flows_handoff_filter(f);
+	bury(f, now);
 	alone_flows(f, now, &ncr, &ncf);
 	uint32_t nfast = ncr;
 	/* The region: the dirty resources are open (all their flows are

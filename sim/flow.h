@@ -31,9 +31,10 @@
 ** CCS_EPS_BYTES they are 0.
 ** Handoffs: a flow removed and one added at the same instant on the same
 ** resources with the same weights change no rate (the allocation is a
-** function of the multiset of paths), so the new one takes the old one's
-** rate and a resource whose changes are all such pairs is not recomputed
-** (flow_handoff.c).
+** function of the multiset of paths): a removed flow stays on its
+** resources until the instant's update, and one added on its path takes
+** its place, rate and lists as they are, recomputing nothing
+** (flow_handoff.c).  Ids of removed flows are free after the update.
 ** Knows nothing of links or NICs: resources are numbers.
 **
 ** Classes (weighted flows): a flow may stand for a class of m equivalent

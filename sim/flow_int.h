@@ -14,7 +14,8 @@
  * left and the path, which then share the first two cache lines. */
 struct flow {
 	uint8_t n, active, mark, frozen, seen, weighted;
-	uint8_t handed;                    /* took a rate at a handoff, end not queued yet */
+	uint8_t handed;                    /* revived at a handoff, end not queued yet */
+	uint8_t zombie;                    /* removed, still on its resources until the update */
 	uint32_t ver, next_free;
 	double rate, left;
 	ccs_time t_last;
@@ -33,7 +34,6 @@ struct res {
 	uint32_t nw;                /* weighted flows (classes) in fl */
 	double *flw;                /* beside fl once a class joins: each entry's weight */
 	uint8_t dirty, mark, froze, seen; /* mark: 0, IN or OPEN during an update */
-	uint32_t nchg, nkeep;       /* changes since the last update; of them, handoffs' (two each) */
 	ccs_time t_stat;
 	struct ccs_res_stats st;
 };
@@ -103,19 +103,26 @@ static inline int queue_end(struct ccs_flows *f, uint32_t id, ccs_time now, ccs_
 enum { IN = 1, OPEN = 2 };
 
 /* flow_handoff.c: at one instant, a flow that ends and one that starts on
- * the same resources with the same weights leave the system as it was, so
- * the new one takes the old one's rate and neither dirties its resources
- * (a pipeline's next chunk on a hop: most starts of a tree's class run).
- * keep: flow fl is being removed at now; take: flow id was just added at
- * now with weights w (NULL: 1; its resources already dirtied); filter: before an update, drop the
- * dirty resources whose changes all cancel; finish: after it, queue the
- * end of each flow that took a rate and was not recomputed, and forget the
- * instant's removals. */
-int  ccs_flows_handoff_keep(struct ccs_flows *f, const struct flow *fl, ccs_time now);
-int  ccs_flows_handoff_take(struct ccs_flows *f, uint32_t id, const double *w, ccs_time now);
-void ccs_flows_handoff_filter(struct ccs_flows *f);
-int  ccs_flows_handoff_finish(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx);
-void ccs_flows_handoff_free(struct ccs_flows *f);
+ * the same resources with the same weights leave the system as it was (a
+ * pipeline's next chunk on a hop: most starts of a tree's class run).
+ * keep: flow id is being removed at now; 1 when it stays on its resources
+ * as a zombie (inactive, its rate still loading them; 0: remove it now).
+ * stale: zombies of an earlier instant wait (remove them first).
+ * revive: a flow is added at now on res with weights w (NULL: 1): the
+ * zombie that takes its place, its lists and rate as they are (its
+ * version is to go up by one), or NONE.  zombies: this instant's (those
+ * still zombies the update removes for good) and their instant, then
+ * forget them; finish:
+ * after the update, queue the end of each revived flow it did not
+ * recompute. */
+int             ccs_flows_handoff_keep(struct ccs_flows *f, uint32_t id, ccs_time now);
+int             ccs_flows_handoff_stale(const struct ccs_flows *f, ccs_time now);
+uint32_t        ccs_flows_handoff_revive(struct ccs_flows *f, const uint32_t *res, const double *w, int n,
+                                         ccs_time now);
+const uint32_t *ccs_flows_handoff_zombies(const struct ccs_flows *f, uint32_t *n, ccs_time *at);
+void            ccs_flows_handoff_forget(struct ccs_flows *f);
+int             ccs_flows_handoff_finish(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx);
+void            ccs_flows_handoff_free(struct ccs_flows *f);
 
 
 #endif

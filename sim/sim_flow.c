@@ -131,6 +131,9 @@ static int strike(struct ccs_simrun *r, struct ccs_engine *e, ccs_time now, char
 		CCS_TRY(ccs_flows_set_cap(r->fl, chg[i], cv, now));
 		dead |= !(cap[chg[i]] > 0);
 	}
+	/* a hang names the stranded op first in the schedule (not the first
+	 * flow slot, which the solver's reuse of slots decides) */
+	uint64_t stranded = UINT64_MAX;
 	for (uint32_t id = 0; dead && id < ccs_flows_count(r->fl); id++) {
 		const uint32_t *path;
 		int n = ccs_flows_path(r->fl, id, &path), cut = 0;
@@ -141,13 +144,20 @@ static int strike(struct ccs_simrun *r, struct ccs_engine *e, ccs_time now, char
 		struct ccs_op op;
 		uint32_t res[CCS_FLOW_MAXPATH];
 		int m;
-		ccs_sched_get(s, ccs_flows_tag(r->fl, id), &op);
+		uint64_t tag = ccs_flows_tag(r->fl, id);
+		ccs_sched_get(s, tag, &op);
 		uint32_t K = parts_of(r, &op), way = K > 1 ? id % K : 0;
-		if (ccs_simrun_route(fab, s, ccs_flows_tag(r->fl, id), &op, way, res, &m)) {
-			hang_msg(fab, &op, spec, now, err, errn);
-			return CCS_EINPUT;
+		if (ccs_simrun_route(fab, s, tag, &op, way, res, &m)) {
+			stranded = tag < stranded ? tag : stranded;
+			continue;
 		}
 		CCS_TRY(ccs_flows_reroute(r->fl, id, res, m, now));
+	}
+	if (stranded != UINT64_MAX) {
+		struct ccs_op op;
+		ccs_sched_get(s, stranded, &op);
+		hang_msg(fab, &op, spec, now, err, errn);
+		return CCS_EINPUT;
 	}
 	ccs_time next = ccs_fabric_next_fault(fab);
 	return next == CCS_TIME_MAX ? CCS_OK : ccs_engine_push(e, next, EV_FAULT, 0, 0);
