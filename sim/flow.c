@@ -72,12 +72,14 @@ static int mark_dirty(struct ccs_flows *f, uint32_t r)
 	return CCS_OK;
 }
 
-/* Room for one more flow in r's list. */
-static int room(struct res *r)
+/* Room for k more flows in r's list. */
+static int room_for(struct res *r, uint32_t k)
 {
-	if (r->nfl < r->capfl)
+	if (r->nfl + k <= r->capfl)
 		return CCS_OK;
 	uint32_t nc = r->capfl ? r->capfl * 2 : 4;
+	while (nc < r->nfl + k)
+		nc *= 2;
 	if (r->flw) {
 		double *nw = ccs_realloc(r->flw, nc * sizeof *nw);
 		if (!nw)
@@ -91,6 +93,8 @@ static int room(struct res *r)
 	r->capfl = nc;
 	return CCS_OK;
 }
+
+static int room(struct res *r) { return room_for(r, 1); }
 
 /* r's list gets weights (1 for the ordinary flows already on it). */
 static int weights_on(struct res *r)
@@ -180,20 +184,6 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	return CCS_OK;
 }
 
-static void settle(struct ccs_flows *f, struct flow *fl, ccs_time now)
-{
-	if (now > fl->t_last && fl->rate > 0) {
-		double moved = ccs_time_moved(fl->rate, now - fl->t_last);
-		if (moved > fl->left)
-			moved = fl->left;
-		fl->left -= moved;
-		if (fl->left < CCS_EPS_BYTES)
-			fl->left = 0;
-		for (int i = 0; i < fl->n; i++)
-			f->r[fl->res[i]].st.bytes += moved * wgt(f, fl, i);
-	}
-	fl->t_last = now;
-}
 
 static void account(struct res *r, ccs_time now)
 {
@@ -297,7 +287,10 @@ int ccs_flows_reroute_w(struct ccs_flows *f, uint32_t id, const uint32_t *res, c
 	 * leaves it as it was */
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
-		CCS_TRY(room(r));
+		uint32_t k = 0;   /* a path may cross r more than once */
+		for (int q = 0; q <= i; q++)
+			k += res[q] == res[i];
+		CCS_TRY(room_for(r, k));
 		if (w)
 			CCS_TRY(weights_on(r));
 		CCS_TRY(mark_dirty(f, res[i]));
@@ -485,7 +478,10 @@ static void fill(struct ccs_flows *f, uint32_t r0i, uint32_t ncr, uint32_t ncf)
 			double bs = 0;
 			for (int x = 0; x < fl->n; x++) {
 				struct res *y = &f->r[fl->res[x]];
-				double ys = (y->rem > 0 ? y->rem : 0) / wgt(f, fl, x);
+				double wy = 0;   /* its weight on y, a path that crosses y twice counted twice */
+				for (int q = 0; q < fl->n; q++)
+					wy += fl->res[q] == fl->res[x] ? wgt(f, fl, q) : 0;
+				double ys = (y->rem > 0 ? y->rem : 0) / wy;
 				if (!b || ys < bs) {
 					b = y;
 					bs = ys;

@@ -71,6 +71,22 @@ static inline double wgt(const struct ccs_flows *f, const struct flow *fl, int q
 	return r->flw ? r->flw[fl->pos[q]] : 1.0;
 }
 
+/* Flow fl's bytes moved at its rate up to now. */
+static inline void settle(struct ccs_flows *f, struct flow *fl, ccs_time now)
+{
+	if (now > fl->t_last && fl->rate > 0) {
+		double moved = ccs_time_moved(fl->rate, now - fl->t_last);
+		if (moved > fl->left)
+			moved = fl->left;
+		fl->left -= moved;
+		if (fl->left < CCS_EPS_BYTES)
+			fl->left = 0;
+		for (int i = 0; i < fl->n; i++)
+			f->r[fl->res[i]].st.bytes += moved * wgt(f, fl, i);
+	}
+	fl->t_last = now;
+}
+
 /* Queue flow id's end at its rate from now through fn, unless an earlier
  * event is already out (an update's recomputed flows, and handed ones). */
 static inline int queue_end(struct ccs_flows *f, uint32_t id, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)

@@ -321,6 +321,73 @@ static void test_handoff(void)
 	ccs_flows_free(f);
 }
 
+/* A handoff beside other changes on the same resource at the same instant:
+ * a capacity change (a timed fault) and a reroute off it are recomputed,
+ * and a handed flow on a resource another start opens is recomputed and
+ * gets exactly one end. */
+static void test_handoff_mixed(void)
+{
+	double cap[2] = { 10e9, 4e9 };
+	struct ccs_flows *f;
+	CHECK(!ccs_flows_new(&f, 2, cap));
+	uint32_t a, b, a2, a3, a4, c, p0[1] = { 0 }, p01[2] = { 0, 1 }, p1[1] = { 1 };
+	struct fx_ends p;
+	p.n = 0;
+	CHECK(!ccs_flows_add(f, p0, 1, 60e9, 0, 0, &a) && !ccs_flows_add(f, p01, 2, 40e9, 1, 0, &b));
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	rates_are(f, (uint32_t[]){ a, b }, (double[]){ 6e9, 4e9 }, 2);
+	/* 1 s: a handed on, and resource 0 falls to 6 GB/s */
+	ccs_flows_remove(f, a, S_PS);
+	CHECK(!ccs_flows_add(f, p0, 1, 60e9, 2, S_PS, &a2));
+	CHECK(!ccs_flows_set_cap(f, 0, 6e9, S_PS));
+	CHECK(!ccs_flows_update(f, S_PS, fx_push_end, &p));
+	rates_are(f, (uint32_t[]){ a2, b }, (double[]){ 3e9, 3e9 }, 2);
+	/* 2 s: a2 handed on, and b moves off resource 0 */
+	ccs_flows_remove(f, a2, 2 * S_PS);
+	CHECK(!ccs_flows_add(f, p0, 1, 60e9, 3, 2 * S_PS, &a3));
+	CHECK(!ccs_flows_reroute(f, b, p1, 1, 2 * S_PS));
+	CHECK(!ccs_flows_update(f, 2 * S_PS, fx_push_end, &p));
+	rates_are(f, (uint32_t[]){ a3, b }, (double[]){ 6e9, 4e9 }, 2);
+	/* 3 s: a3 handed on beside a new flow on resource 0 */
+	ccs_flows_remove(f, a3, 3 * S_PS);
+	CHECK(!ccs_flows_add(f, p0, 1, 6e9, 4, 3 * S_PS, &a4) && !ccs_flows_add(f, p0, 1, 6e9, 5, 3 * S_PS, &c));
+	p.n = 0;
+	CHECK(!ccs_flows_update(f, 3 * S_PS, fx_push_end, &p));
+	rates_are(f, (uint32_t[]){ a4, c, b }, (double[]){ 3e9, 3e9, 4e9 }, 3);
+	int na4 = 0;
+	for (int i = 0; i < p.n; i++)
+		if (p.v[i].id == a4) {
+			na4++;
+			CHECK(p.v[i].t == 5 * S_PS && p.v[i].ver == ccs_flows_version(f, a4));
+		}
+	CHECK(na4 == 1);
+	ccs_flows_free(f);
+}
+
+/* A path that crosses one resource twice: alone, it gets half of it (its
+ * weight there is two), and moved onto such a path it finds room in the
+ * resource's list for both crossings. */
+static void test_twice(void)
+{
+	double cap[2] = { 10e9, 10e9 };
+	struct ccs_flows *f;
+	CHECK(!ccs_flows_new(&f, 2, cap));
+	uint32_t a, p00[2] = { 0, 0 }, p1[1] = { 1 }, p11[3] = { 1, 1, 1 };
+	struct fx_ends p;
+	p.n = 0;
+	CHECK(!ccs_flows_add(f, p00, 2, 5e9, 0, 0, &a));
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	rates_are(f, &a, (double[]){ 5e9 }, 1);
+	uint32_t b[4];
+	for (int i = 0; i < 4; i++)
+		CHECK(!ccs_flows_add(f, p1, 1, 1e9, (uint64_t)(1 + i), 0, &b[i]));
+	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
+	CHECK(!ccs_flows_reroute(f, a, p11, 3, S_PS / 10));
+	CHECK(!ccs_flows_update(f, S_PS / 10, fx_push_end, &p));
+	rates_are(f, (uint32_t[]){ a, b[0] }, (double[]){ 10e9 / 7, 10e9 / 7 }, 2);
+	ccs_flows_free(f);
+}
+
 /* Handoffs at random: each instant some flows end and as many start, half
  * of them on a path that just ended (weights kept), then an update; the
  * rates equal a fresh solver's over the same flows, and the allocation is
@@ -331,6 +398,7 @@ struct ho_flow {
 	uint32_t id, res[3];
 	double w[3];
 	int n, live;
+	ccs_time born;
 };
 
 static void ho_path(struct ho_flow *x)
@@ -365,6 +433,7 @@ static void test_handoff_random(void)
 		ho_path(&fl[i]);
 		CHECK(!ccs_flows_add_w(f, fl[i].res, fl[i].w, fl[i].n, 1e12, (uint64_t)i, 0, &fl[i].id));
 		fl[i].live = 1;
+		fl[i].born = 0;
 	}
 	p.n = 0;
 	CHECK(!ccs_flows_update(f, 0, fx_push_end, &p));
@@ -381,8 +450,21 @@ static void test_handoff_random(void)
 				else
 					ho_path(&fl[i]);
 				CHECK(!ccs_flows_add_w(f, fl[i].res, fl[i].w, fl[i].n, 1e12, (uint64_t)i, now, &fl[i].id));
+				fl[i].born = now;
 			}
 		CHECK(!ccs_flows_update(f, now, fx_push_end, &p));
+		/* each flow started now has its end queued, at its rate, its version */
+		for (int i = 0; i < HO_FLOWS; i++) {
+			if (fl[i].born != now)
+				continue;
+			int q = 0;
+			for (int e = 0; e < p.n; e++)
+				if (p.v[e].id == fl[i].id && p.v[e].ver == ccs_flows_version(f, fl[i].id)) {
+					ccs_time want = now + (ccs_time)ceil(1e12 / ccs_flows_rate(f, fl[i].id) * 1e12);
+					q += llabs((long long)(p.v[e].t - want)) <= 2;
+				}
+			bad += q != 1;
+		}
 		p.n = 0;
 		struct ccs_flows *g;
 		CHECK(!ccs_flows_new(&g, HO_RES, cap));
@@ -405,6 +487,8 @@ static void test_handoff_random(void)
 int main(void)
 {
 	test_handoff();
+	test_handoff_mixed();
+	test_twice();
 	test_handoff_random();
 	test_regions();
 	test_two();
