@@ -111,6 +111,29 @@ static int weights_on(struct res *r)
 
 static void bury(struct ccs_flows *f, ccs_time now);
 
+/* Zombies of an earlier instant (no update since) leave before a flow
+ * ends or starts now. */
+static void bury_stale(struct ccs_flows *f, ccs_time now)
+{
+	if (ccs_flows_handoff_stale(f, now))
+		bury(f, now);
+}
+
+/* Flow fl (new, or a zombie taking a new flow's place) starts now with
+ * bytes to move, as op tag, under a new version. */
+static void begin(struct ccs_flows *f, struct flow *fl, double bytes, uint64_t tag, ccs_time now)
+{
+	fl->ver++;
+	fl->active = 1;
+	fl->left = bytes > 0 ? bytes : 0;
+	fl->bytes = fl->left;
+	fl->t_last = now;
+	fl->done = -1;
+	fl->pending = -1;
+	fl->tag = tag;
+	f->nactive++;
+}
+
 int ccs_flows_add(struct ccs_flows *f, const uint32_t *res, int n, double bytes, uint64_t tag, ccs_time now,
                   uint32_t *id)
 {
@@ -125,22 +148,12 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	for (int i = 0; w && i < n; i++)
 		if (!(w[i] > 0))
 			return CCS_EINTERNAL;
-	if (ccs_flows_handoff_stale(f, now))
-		bury(f, now);
+	bury_stale(f, now);
 	/* a flow removed at this instant on the same path: it takes that one's
 	 * place, lists and rate as they are (flow_handoff.c) */
 	uint32_t k = ccs_flows_handoff_revive(f, res, w, n, now);
 	if (k != NONE) {
-		struct flow *z = &f->f[k];
-		z->ver++;
-		z->active = 1;
-		z->left = bytes > 0 ? bytes : 0;
-		z->bytes = z->left;
-		z->t_last = now;
-		z->done = -1;
-		z->pending = -1;
-		z->tag = tag;
-		f->nactive++;
+		begin(f, &f->f[k], bytes, tag, now);
 		*id = k;
 		return CCS_OK;
 	}
@@ -156,16 +169,10 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 	struct flow *fl = &f->f[k];
 	uint32_t ver = fl->ver;
 	memset(fl, 0, sizeof *fl);
-	fl->ver = ver + 1;
+	fl->ver = ver;
 	fl->n = (uint8_t)n;
-	fl->active = 1;
-	fl->left = bytes > 0 ? bytes : 0;
-	fl->bytes = fl->left;
-	fl->t_last = now;
-	fl->done = -1;
-	fl->pending = -1;
-	fl->tag = tag;
 	fl->weighted = w != NULL;
+	begin(f, fl, bytes, tag, now);
 	for (int i = 0; i < n; i++) {
 		struct res *r = &f->r[res[i]];
 		CCS_TRY(room(r));
@@ -179,11 +186,9 @@ int ccs_flows_add_w(struct ccs_flows *f, const uint32_t *res, const double *w, i
 		r->nw += w != NULL;
 		CCS_TRY(mark_dirty(f, res[i]));
 	}
-	f->nactive++;
 	*id = k;
 	return CCS_OK;
 }
-
 
 static void account(struct res *r, ccs_time now)
 {
@@ -249,8 +254,7 @@ void ccs_flows_remove(struct ccs_flows *f, uint32_t id, ccs_time now)
 	struct flow *fl = &f->f[id];
 	if (!fl->active)
 		return;
-	if (ccs_flows_handoff_stale(f, now))
-		bury(f, now);
+	bury_stale(f, now);
 	settle(f, fl, now);
 	fl->active = 0;
 	fl->ver++;
@@ -697,7 +701,6 @@ static int finish(struct ccs_flows *f, uint32_t ncr, uint32_t ncf, ccs_time now,
 	}
 	return CCS_OK;
 }
-
 
 int ccs_flows_update(struct ccs_flows *f, ccs_time now, ccs_flow_sched_fn *fn, void *ctx)
 {

@@ -133,13 +133,14 @@ static void print_table(const struct predict_req *rq)
 	if (rq->concurrent > 1)
 		printf("; %d copies at once (time: all done)", rq->concurrent);
 	printf("\n");
+	int lumped = rq->aggregate ? lumped_rows(rq) : 0;
 	if (rq->aggregate && rq->coll == CCS_COLL_ALLTOALL)
 		printf("# fidelity aggregate: each rank's sends to the ranks behind one leaf switch merged into one transfer "
 		       "(an approximation; its error against every flow: docs/simulator.md)\n");
-	else if (rq->aggregate && lumped_rows(rq))
+	else if (lumped)
 		printf("# fidelity aggregate: transfers alike by their routes run as one class that starts when its last "
 		       "member is ready%s (an approximation; its error against every flow: docs/simulator.md)\n",
-		       lumped_rows(rq) == 2 ? "" : ", in the rows -v marks lumped");
+		       lumped == 2 ? "" : ", in the rows -v marks lumped");
 	else if (rq->aggregate)
 		printf("# fidelity aggregate: classes do not apply here (-v says why), so every flow ran: exact\n");
 	if (rq->t->nfault) {
