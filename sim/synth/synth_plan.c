@@ -9,7 +9,10 @@
 ** chunk follows the first phase of the next; each rank appends a step
 ** to the block for that peer, so that a pair's sends and receives are in
 ** the same order at both ends and no block waits for one that waits for
-** it.
+** it.  Across groups a pair's chunks split evenly over its NICs; a chunk
+** received from another group is forwarded inside the group in a block
+** of its own stream; in-trees are lowered twice, the second time with
+** each rank's network hop as long as its NICs' sharing makes it.
 */
 #include "synth.h"
 
@@ -21,10 +24,15 @@
 struct pb {
 	struct ccs_synth_plan *p;
 	int n, K, C, CH;            /* CH: the block maps' channels per pair */
+	int CS;                     /* channels inside groups: C, or more where streams need them (stream_ch) */
 	int sets;                   /* inside groups, pair (a, b) takes channels C ((a + b) mod sets) + c */
 	const struct ccs_synth *S;
 	int slot;                   /* the item's chunk slot */
 	uint32_t *nic_out, *nic_in; /* per rank and NIC (r 8 + i): chunks through it so far */
+	uint16_t *pair_nic;         /* per pair across groups and NIC (a n + b) 8 + i: its chunks through it so far */
+	int16_t *stream;            /* per rank u, parent across groups and channel ((u n + p) CH + ch): the
+	                               channel u forwards that stream's chunks on inside its group, -1 none */
+	int32_t *nstream;           /* per rank: streams labelled so far */
 	int32_t *ch_of;             /* per rank: the channel of its transfer with its parent in the item */
 	int32_t *stb, *rtb;         /* rank g's block sending to (receiving from) peer v on channel ch:
 	                               (g n + v) C + ch, -1 none */
@@ -38,20 +46,24 @@ struct pb {
 	double base;                /* the item's: its slot's start (slot x T) and phase's offset [s] */
 	double chunk;               /* bytes a chunk */
 	double delta;               /* the longest hop [s] */
+	double *hnet;               /* per rank: a chunk's time across groups as its NICs share it [s] (in-trees'
+	                               second pass), NULL: the bare hop */
 	int32_t *kids, *kid0, *order;
 };
 
 /* The channel of the next transfer from a to b.  Inside a group, the
- * item's slot's (an item keeps its channel down the tree).  Across
- * groups a channel c leaves through NIC c mod k, so the transfer takes
- * the NIC i that a's sends and b's receives have used least (the program
- * spread each pair evenly over them), on channel i (the blocks of another
- * peer are other blocks, whatever their channel): a pair's chunks over
- * one NIC go one after another in one block, so that they arrive one by
- * one and are forwarded as they come, not all at the end as chunks that
- * share the NIC at once would; or (spread) on channel i + k (slot mod
- * C / k), several at once, so that one's latency overlaps another's
- * transfer. */
+ * item's slot's (an item keeps its channel down the tree), or, where the
+ * chunk came from another group, its stream's (below).  Across groups a
+ * channel c leaves through NIC c mod k: the transfer takes the NIC i
+ * this pair has used least (the program spreads each pair evenly over
+ * its NICs; so every block of a pair over one NIC has the same length
+ * and the blocks sharing a NIC end together), among those the one a's
+ * sends and b's receives have used least, on channel i: a pair's
+ * chunks over one NIC go one after another in one block, so that they
+ * arrive one by one and are forwarded as they come, not all at the end
+ * as chunks that share the NIC at once would; or (spread) on channel
+ * i + k (slot mod C / k), several at once, so that one's latency
+ * overlaps another's transfer. */
 static int edge_ch(struct pb *B, int a, int b)
 {
 	const struct ccs_synth *S = B->S;
@@ -59,20 +71,37 @@ static int edge_ch(struct pb *B, int a, int b)
 		return B->slot % B->C;
 	int k = S->nics[a] > S->nics[b] ? S->nics[a] : S->nics[b];
 	k = k > 8 ? 8 : k;
+	uint16_t *pn = B->pair_nic + ((size_t)a * (size_t)B->n + (size_t)b) * 8;
 	int best = 0;
-	uint32_t bl = UINT32_MAX;
+	uint64_t bl = UINT64_MAX;
 	for (int i = 0; i < k; i++) {
 		uint32_t o = B->nic_out[(size_t)a * 8 + (size_t)(i % S->nics[a])], n = B->nic_in[(size_t)b * 8 + (size_t)(i % S->nics[b])];
-		uint32_t l = (o > n ? o : n) * 2 + o + n;
+		uint64_t l = ((uint64_t)pn[i] << 40) + (uint64_t)(o > n ? o : n) * 2 + o + n;
 		if (l < bl) {
 			bl = l;
 			best = i;
 		}
 	}
+	pn[best]++;
 	B->nic_out[(size_t)a * 8 + (size_t)(best % S->nics[a])]++;
 	B->nic_in[(size_t)b * 8 + (size_t)(best % S->nics[b])]++;
 	int m = B->S->spread && B->C / k > 1 ? B->C / k : 1;
 	return best + k * (B->slot % m);
+}
+
+/* The channel rank u forwards inside its group a chunk it received from
+ * parent p in another group on channel ch: one per such stream (in the
+ * order u first meets them), so that a block forwarding one stream's
+ * chunks holds them in the order they arrive and never waits behind
+ * another stream's chunk that has not (a stream's chunks arrive in its
+ * block's order; two streams' interleave as their NICs' sharing decides,
+ * not as the expected times say).  Past CS streams they share. */
+static int stream_ch(struct pb *B, int u, int p, int ch)
+{
+	int16_t *x = B->stream + ((size_t)u * (size_t)B->n + (size_t)p) * (size_t)B->CH + (size_t)ch;
+	if (*x < 0)
+		*x = (int16_t)(B->nstream[u]++ % B->CS);
+	return *x;
 }
 
 /* Rank g's block for peer v (send or receive) on channel ch, made on
@@ -98,7 +127,7 @@ static int tb_for(struct pb *B, int g, int v, int send, int ch, int32_t *tb)
 	 * peer's, whatever its channel) */
 	int label = ch;
 	if (B->S->group[g] == B->S->group[v])
-		label = ch + B->C * ((g + v) % B->sets);
+		label = ch + B->CS * ((g + v) % B->sets);
 	t->chan = label;
 	if (label + 1 > B->p->C)
 		B->p->C = label + 1;   /* MSCCL's nchannels: the most any block uses */
@@ -171,11 +200,31 @@ static void estimate(struct pb *B, const struct ccs_synth_tree *t)
 		}
 		return;
 	}
-	/* in-trees: by depth, one longest hop a level, so that a child's
-	 * transfers are ordered at its parent as at itself (an MSCCL++
-	 * plan's signals pair with its waits in order) */
-	for (int i = 0; i < B->norder; i++)
-		B->est[B->order[i]] = (B->n - B->depth[B->order[i]]) * B->delta;
+	/* in-trees: as late as the path still to go allows (a child's
+	 * transfers are ordered at its parent as at itself, both keyed by the
+	 * child's estimate, as an MSCCL++ plan's signals pair with its waits
+	 * in order).  A hop across groups takes, on the second pass, what the
+	 * sender's NICs take to move a chunk of every block sharing them
+	 * (hnet): so partials whose path ends inside the root's group go that
+	 * much after those that still cross the network, the bottleneck, and
+	 * feed it first; the first pass orders by depth, one longest hop a
+	 * level. */
+	if (!B->hnet) {
+		for (int i = 0; i < B->norder; i++)
+			B->est[B->order[i]] = (B->n - B->depth[B->order[i]]) * B->delta;
+		return;
+	}
+	for (int i = 0; i < B->norder; i++) {
+		int u = B->order[i], p = t->parent[u];
+		if (u == t->root) {
+			B->est[u] = 0;
+			continue;
+		}
+		double h = hop(B, u, p);
+		if (B->S->group[u] != B->S->group[p] && B->hnet[u] > h)
+			h = B->hnet[u];
+		B->est[u] = B->est[p] - h;
+	}
 }
 
 /* Where rank u keeps chunk s of tree t: a root's own in its input (an
@@ -221,10 +270,12 @@ static int item_out(struct pb *B, const struct ccs_synth_tree *t, int s, int ar,
 			dtb = root_dep[0];
 			dst = root_dep[1];
 		}
+		int fwd = u != r && B->S->group[t->parent[u]] != B->S->group[u];
 		for (int k = B->kid0[u]; k < B->kid0[u + 1]; k++) {
 			int32_t tb, at;
 			int v = B->kids[k];
-			B->ch_of[v] = edge_ch(B, u, v);
+			B->ch_of[v] = fwd && B->S->group[v] == B->S->group[u] ? stream_ch(B, u, t->parent[u], B->ch_of[u])
+			                                                      : edge_ch(B, u, v);
 			CCS_TRY(tb_for(B, u, v, 1, B->ch_of[v], &tb));
 			struct ccs_synth_step st = { CCS_SYNTH_SEND, 'o', 0, 1, dtb, dst, B->base + B->est[u], tie(B, t, s) };
 			where(B, t, s, u, ar, &st);
@@ -433,6 +484,104 @@ static int group_by_rank(struct pb *B)
 	return CCS_OK;
 }
 
+/* The sets of channels inside groups (tb_for) and the plan's NIC
+ * modulus. */
+static int group_sets(const struct ccs_synth *S, struct pb *B)
+{
+	int n = S->n;
+	int32_t *gs = ccs_calloc((size_t)n + 1, sizeof *gs), big = 1;
+	if (!gs)
+		return CCS_ENOMEM;
+	for (int v = 0; v < n; v++)
+		if (++gs[S->group[v]] > big)
+			big = gs[S->group[v]];
+	ccs_free(gs);
+	B->sets = (big - 1 + CCS_SYNTH_MSCCL_PER_CHAN - 1) / CCS_SYNTH_MSCCL_PER_CHAN;
+	if (B->sets < 1)
+		B->sets = 1;
+	B->p->nic_mod = 1;
+	for (int v = 0; big < n && v < n; v++)
+		if (S->nics[v] > B->p->nic_mod)
+			B->p->nic_mod = S->nics[v] > 8 ? 8 : S->nics[v];
+	return CCS_OK;
+}
+
+/* Channels inside groups: C, or as many as the most streams a rank
+ * receives from other groups and forwards (stream_ch: a pair across
+ * groups over k NICs, each on C / k channels when spread), as long as the
+ * block maps (n n channels a side) stay within 16 M entries; past that
+ * streams share. */
+static int inside_channels(const struct ccs_synth *S, int n)
+{
+	int C = S->C, most = 0, k = 1;
+	for (int v = 0; v < n; v++)
+		k = S->nics[v] > k ? (S->nics[v] > 8 ? 8 : S->nics[v]) : k;
+	int m = S->spread && C / k > 1 ? C / k : 1;
+	uint8_t *seen = ccs_calloc((size_t)n * (size_t)n + 1, 1);
+	int32_t *cnt = ccs_calloc((size_t)n + 1, sizeof *cnt);
+	for (int j = 0; seen && cnt && j < S->ntree; j++) {
+		const struct ccs_synth_tree *t = &S->tree[j];
+		if (!t->phase)
+			continue;
+		for (int u = 0; u < n; u++) {
+			int p = t->parent[u];
+			if (p >= 0 && S->group[p] != S->group[u] && !seen[(size_t)u * (size_t)n + (size_t)p]++)
+				most = ++cnt[u] > most ? cnt[u] : most;
+		}
+	}
+	ccs_free(seen);
+	ccs_free(cnt);
+	long want = (long)most * k * m, cap = (1L << 24) / ((long)n * n);
+	want = want > cap ? cap : want;
+	want = want > 32767 ? 32767 : want;
+	return want > C ? (int)want : C;
+}
+
+/* In-trees again, each rank's hop across groups taken as what its NICs
+ * take to move one chunk of each of its blocks across groups, which the
+ * first pass counted: its blocks there hold about one chunk each in
+ * flight, and its chunks there a slot move in the bound's slot time
+ * (S->round_s / K), so hnet = round_s x blocks / chunks.  The blocks are
+ * made again from nothing (the same blocks: channels do not depend on
+ * the estimates), their steps in the new order. */
+static int second_pass(struct pb *B, const struct ccs_synth *S, size_t nn)
+{
+	int n = B->n;
+	B->hnet = ccs_calloc((size_t)n + 1, sizeof *B->hnet);
+	double *steps = ccs_calloc((size_t)n + 1, sizeof *steps);
+	if (!B->hnet || !steps) {
+		ccs_free(steps);
+		return CCS_ENOMEM;
+	}
+	for (uint32_t i = 0; i < B->ntb; i++) {
+		const struct ccs_synth_tb *t = &B->p->tb[i];
+		int g = B->tb_rank[i];
+		if (t->send >= 0 && S->group[t->send] != S->group[g]) {
+			B->hnet[g] += 1;
+			steps[g] += t->n;
+		}
+	}
+	for (int g = 0; g < n; g++)
+		B->hnet[g] = steps[g] > 0 ? S->round_s * B->hnet[g] / steps[g] : 0;
+	ccs_free(steps);
+	for (uint32_t i = 0; i < B->ntb; i++)
+		ccs_free(B->p->tb[i].st);
+	B->ntb = 0;
+	B->p->C = 1;
+	for (size_t i = 0; i < nn; i++) {
+		B->stb[i] = B->rtb[i] = -1;
+		B->stream[i] = -1;
+	}
+	memset(B->nstream, 0, (size_t)n * sizeof *B->nstream);
+	memset(B->nic_out, 0, (size_t)n * 8 * sizeof *B->nic_out);
+	memset(B->nic_in, 0, (size_t)n * 8 * sizeof *B->nic_in);
+	memset(B->pair_nic, 0, (size_t)n * (size_t)n * 8 * sizeof *B->pair_nic);
+	int rc = items(B, S);
+	ccs_free(B->hnet);
+	B->hnet = NULL;
+	return rc;
+}
+
 int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 {
 	memset(p, 0, sizeof *p);
@@ -450,23 +599,10 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	B.n = n;
 	B.K = S->K;
 	B.C = S->C;
-	B.CH = S->C > 8 ? S->C : 8;   /* channels inside groups, or a NIC's (at most 8) */
-	{
-		int32_t *gs = ccs_calloc((size_t)n + 1, sizeof *gs), big = 1;
-		if (!gs)
-			return CCS_ENOMEM;
-		for (int v = 0; v < n; v++)
-			if (++gs[S->group[v]] > big)
-				big = gs[S->group[v]];
-		ccs_free(gs);
-		B.sets = (big - 1 + CCS_SYNTH_MSCCL_PER_CHAN - 1) / CCS_SYNTH_MSCCL_PER_CHAN;
-		if (B.sets < 1)
-			B.sets = 1;
-		p->nic_mod = 1;
-		for (int v = 0; big < n && v < n; v++)
-			if (S->nics[v] > p->nic_mod)
-				p->nic_mod = S->nics[v] > 8 ? 8 : S->nics[v];
-	}
+	B.CS = inside_channels(S, n);
+	B.CH = B.CS > 8 ? B.CS : 8;   /* channels inside groups, or a NIC's (at most 8) */
+	if (group_sets(S, &B))
+		return CCS_ENOMEM;
 	size_t nn = (size_t)n * (size_t)n * (size_t)B.CH;
 	B.stb = ccs_malloc(nn * sizeof *B.stb);
 	B.rtb = ccs_malloc(nn * sizeof *B.rtb);
@@ -477,15 +613,22 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	B.ch_of = ccs_malloc(((size_t)n + 1) * sizeof *B.ch_of);
 	B.nic_out = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_out);
 	B.nic_in = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_in);
+	B.pair_nic = ccs_calloc((size_t)n * (size_t)n * 8 + 1, sizeof *B.pair_nic);
+	B.stream = ccs_malloc((nn + 1) * sizeof *B.stream);
+	B.nstream = ccs_calloc((size_t)n + 1, sizeof *B.nstream);
 	B.S = S;
 	B.kids = ccs_malloc(((size_t)n + 1) * sizeof *B.kids);
 	B.kid0 = ccs_malloc(((size_t)n + 2) * sizeof *B.kid0);
 	B.order = ccs_malloc(((size_t)n + 1) * sizeof *B.order);
 	int rc = CCS_ENOMEM;
-	if (B.stb && B.rtb && B.have_st && B.depth && B.est && B.ch_of && B.nic_out && B.nic_in && B.kids && B.kid0 && B.order) {
-		for (size_t i = 0; i < nn; i++)
+	if (B.stb && B.rtb && B.have_st && B.depth && B.est && B.ch_of && B.nic_out && B.nic_in && B.pair_nic && B.stream && B.nstream && B.kids && B.kid0 && B.order) {
+		for (size_t i = 0; i < nn; i++) {
 			B.stb[i] = B.rtb[i] = -1;
+			B.stream[i] = -1;
+		}
 		rc = items(&B, S);
+		if (!rc && S->coll != CCS_COLL_ALLGATHER && S->coll != CCS_COLL_ALLTOALL)
+			rc = second_pass(&B, S, nn);
 		p->ntb = B.ntb;
 		if (!rc)
 			rc = sort_blocks(&B);
@@ -500,6 +643,9 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	ccs_free(B.ch_of);
 	ccs_free(B.nic_out);
 	ccs_free(B.nic_in);
+	ccs_free(B.pair_nic);
+	ccs_free(B.stream);
+	ccs_free(B.nstream);
 	ccs_free(B.kids);
 	ccs_free(B.kid0);
 	ccs_free(B.order);

@@ -429,6 +429,83 @@ static void test_nodes(void)
 	fx_down(w.t, &w.c, w.fab);
 }
 
+/* Across groups on aws-p5en (each GPU's chunks over the four NICs of its
+ * PCIe switch, which two GPUs share), the first trees lowered one block a
+ * pair and NIC: each pair's chunks split evenly over its NICs (blocks
+ * sharing a NIC end together); AllGather's forwarding blocks each hold
+ * one stream received from another group (a block never waits behind
+ * another stream's chunk); ReduceScatter's partials for the root inside
+ * the sender's group go after those that still cross the network: a
+ * root's slot-s partial after the others' of slot s + 1. */
+static void test_streams(void)
+{
+	struct fx_world w;
+	const char *sets[] = { "nodes=4" };
+	if (fx_world_up(&w, "topologies/aws-p5en.yaml", sets, 1, 0)) {
+		CHECK(0);
+		return;
+	}
+	double N = 256.0 * 1024 * 1024;
+	int K = 16, n = w.c.n;
+	char err[256];
+	for (int coll = 0; coll < 2; coll++) {
+		struct ccs_synth s;
+		struct ccs_synth_cfg cfg = { coll ? CCS_COLL_REDUCESCATTER : CCS_COLL_ALLGATHER, N, 0, 0, 0, 0 };
+		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, K, 0, CCS_SYNTH_FIRST, &s, err, sizeof err) == CCS_OK);
+		struct ccs_synth_plan p;
+		memset(&p, 0, sizeof p);
+		double t;
+		s.cin = 1;
+		s.spread = 0;
+		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, K, 0, &p, &t, err, sizeof err) == CCS_OK);
+		check_plan(&s, &p);
+		int pairs = 0, fwd = 0, late = 0;
+		for (int g = 0; g < n; g++) {
+			/* a pair's blocks across groups: lengths within one */
+			for (int v = 0; v < n; v++) {
+				uint32_t lo = UINT32_MAX, hi = 0, nb = 0;
+				for (uint32_t i = p.tb0[g]; i < p.tb0[g + 1]; i++)
+					if (p.tb[i].send == v && s.group[v] != s.group[g]) {
+						lo = p.tb[i].n < lo ? p.tb[i].n : lo;
+						hi = p.tb[i].n > hi ? p.tb[i].n : hi;
+						nb++;
+					}
+				if (nb) {
+					pairs++;
+					CHECK(nb == 4 && hi - lo <= 1);
+				}
+			}
+			for (uint32_t i = p.tb0[g]; i < p.tb0[g + 1]; i++) {
+				const struct ccs_synth_tb *b = &p.tb[i];
+				if (b->send < 0 || s.group[b->send] != s.group[g])
+					continue;
+				int32_t from = -1;
+				for (uint32_t k = 0; k < b->n; k++) {
+					const struct ccs_synth_step *st = &b->st[k];
+					const struct ccs_synth_tb *d = st->dep_tb >= 0 ? &p.tb[p.tb0[g] + (uint32_t)st->dep_tb] : NULL;
+					if (!coll && d && d->recv >= 0 && s.group[d->recv] != s.group[g]) {
+						CHECK(from < 0 || from == st->dep_tb);
+						from = st->dep_tb;
+						fwd++;
+					}
+					/* ReduceScatter: the peer's own partial of slot x against the others' of x + 1 */
+					if (coll && st->off / K == b->send)
+						for (uint32_t j = k + 1; j < b->n; j++)
+							if (b->st[j].off / K != b->send && b->st[j].off % K <= st->off % K + 1) {
+								late++;
+								break;
+							}
+				}
+			}
+		}
+		CHECK(pairs == n * 3 && late == 0);
+		CHECK(coll || fwd == n * 21 * K);
+		ccs_synth_plan_release(&p);
+		ccs_synth_release(&s);
+	}
+	fx_down(w.t, &w.c, w.fab);
+}
+
 /* MSCCL's runtime limits: each passed is named; at the limits, none. */
 static void test_fit_limits(void)
 {
@@ -492,5 +569,6 @@ int main(void)
 	test_bridged();
 	test_split();
 	test_nodes();
+	test_streams();
 	return CHECK_DONE("test_synth");
 }
