@@ -509,6 +509,40 @@ static int generate(struct pk *P, int max_iter, struct ccs_synth *out, double *t
 	return CCS_OK;
 }
 
+/* Each rank's own NICs (s->nic_own): where GPUs share NICs (aws-p5en: two
+ * GPUs and four NICs behind one PCIe switch), as NCCL gives each GPU its
+ * NICs, the ranks take them in turn, each its first NIC in its own order
+ * that none has taken yet, until none is left; a rank's chunks across
+ * groups then go over its own, so that fewer blocks share each NIC and
+ * each lands its chunks in smaller waves (synth_plan.c edge_ch). */
+static int own_nics(const struct ccs_comm *c, struct ccs_synth *s)
+{
+	int n = c->n;
+	uint32_t top = 0;
+	s->nic_own = ccs_calloc((size_t)n + 1, 1);
+	if (!s->nic_own)
+		return CCS_ENOMEM;
+	for (int r = 0; r < n; r++)
+		for (int i = 0; i < s->nics[r] && i < 8; i++)
+			top = ccs_comm_nic(c, r, i) + 1 > top ? ccs_comm_nic(c, r, i) + 1 : top;
+	uint8_t *taken = ccs_calloc((size_t)top + 1, 1);
+	if (!taken)
+		return CCS_ENOMEM;
+	for (int more = 1; more;) {
+		more = 0;
+		for (int r = 0; r < n; r++)
+			for (int i = 0; i < s->nics[r] && i < 8; i++)
+				if (!taken[ccs_comm_nic(c, r, i)]) {
+					taken[ccs_comm_nic(c, r, i)] = 1;
+					s->nic_own[r] |= (uint8_t)(1u << i);
+					more = 1;
+					break;
+				}
+	}
+	ccs_free(taken);
+	return CCS_OK;
+}
+
 int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, struct ccs_synth *out,
                    char *err, size_t errn)
 {
@@ -550,6 +584,11 @@ int ccs_synth_pack(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
 		out->group[r] = c->rank_group[r];
 		out->nics[r] = ccs_comm_best_nics(c, r);
 	}
+	if (own_nics(c, out)) {
+		ccs_synth_release(out);
+		snprintf(err, errn, "out of memory");
+		return CCS_ENOMEM;
+	}
 	double tau, *x = NULL;
 	int busy = 0;
 	int rc = setup(&P, err, errn);
@@ -587,6 +626,8 @@ void ccs_synth_release(struct ccs_synth *s)
 	ccs_free(s->tree);
 	ccs_free(s->group);
 	ccs_free(s->nics);
+	ccs_free(s->nic_own);
+	s->nic_own = NULL;
 	ccs_free(s->hop_lat);
 	ccs_free(s->hop_sB);
 	s->group = s->nics = NULL;

@@ -93,6 +93,8 @@ struct ccs_synth {
 	struct ccs_synth_tree *tree;   /* the trees with a share */
 	uint32_t bottleneck;        /* the busiest resource at the optimum */
 	int32_t *group, *nics;      /* per rank: its group, its best NICs (a channel c across groups takes NIC c mod nics) */
+	uint8_t *nic_own;           /* per rank: bit i set where its i-th NIC is its own among the ranks sharing
+	                               it (ccs_synth_pack: shared NICs dealt out in turn), 0: none */
 	double *hop_lat, *hop_sB;   /* per pair (u n + v): a transfer's latency [s] and time per byte at its
 	                               narrowest resource [s/B], averaged over the channels' routes */
 	/* the lowering (ccs_synth_chunk) */

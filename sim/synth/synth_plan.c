@@ -54,7 +54,8 @@ struct pb {
 /* The channel of the next transfer from a to b.  Inside a group, the
  * item's slot's (an item keeps its channel down the tree), or, where the
  * chunk came from another group, its stream's (below).  Across groups a
- * channel c leaves through NIC c mod k: the transfer takes the NIC i
+ * channel c leaves through NIC c mod k: the transfer takes, of the NICs
+ * both ends have to themselves (S->nic_own), the NIC i
  * this pair has used least (the program spreads each pair evenly over
  * its NICs; so every block of a pair over one NIC has the same length
  * and the blocks sharing a NIC end together), among those the one a's
@@ -72,9 +73,19 @@ static int edge_ch(struct pb *B, int a, int b)
 	int k = S->nics[a] > S->nics[b] ? S->nics[a] : S->nics[b];
 	k = k > 8 ? 8 : k;
 	uint16_t *pn = B->pair_nic + ((size_t)a * (size_t)B->n + (size_t)b) * 8;
+	/* the NICs both ends have to themselves, else the sender's, else all */
+	unsigned ok = 0, mine = 0;
+	for (int i = 0; i < k; i++) {
+		unsigned x = (S->nic_own[a] >> (i % S->nics[a])) & 1u;
+		mine |= x << i;
+		ok |= (x & (S->nic_own[b] >> (i % S->nics[b]))) << i;
+	}
+	ok = ok ? ok : mine ? mine : (1u << k) - 1;
 	int best = 0;
 	uint64_t bl = UINT64_MAX;
 	for (int i = 0; i < k; i++) {
+		if (!(ok >> i & 1u))
+			continue;
 		uint32_t o = B->nic_out[(size_t)a * 8 + (size_t)(i % S->nics[a])], n = B->nic_in[(size_t)b * 8 + (size_t)(i % S->nics[b])];
 		uint64_t l = ((uint64_t)pn[i] << 40) + (uint64_t)(o > n ? o : n) * 2 + o + n;
 		if (l < bl) {
