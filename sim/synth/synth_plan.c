@@ -309,8 +309,12 @@ static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t 
 			int32_t tb, at;
 			CCS_TRY(tb_for(B, u, B->kids[k], 0, B->ch_of[B->kids[k]], &tb));
 			int last = k + 1 == B->kid0[u + 1] && u == r;
+			/* keyed when the partial is expected here: the child's
+			 * send's key plus the pair's hop, so the pair's steps are
+			 * in the same order at both ends, and every reduction at u
+			 * (each waits on the one before) has the same key */
 			struct ccs_synth_step st = { CCS_SYNTH_RRC, last ? 'o' : 'i', last ? s : off, 1, dtb, dst,
-			                             B->base + B->est[B->kids[k]], tie(B, t, s) };
+			                             B->base + B->est[u], tie(B, t, s) };
 			if (last && B->p->coll == CCS_COLL_ALLREDUCE)
 				st.off = off;
 			CCS_TRY(add_step(B, tb, &st, &at));

@@ -137,6 +137,9 @@ static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p
 				/* steps in order of expected readiness */
 				if (k)
 					CHECK(t->st[k - 1].key < st->key || (t->st[k - 1].key == st->key && t->st[k - 1].tie < st->tie));
+				/* what it waits on no later: no cycle of waits and orders */
+				if (st->dep_tb >= 0)
+					CHECK(p->tb[p->tb0[g] + (uint32_t)st->dep_tb].st[st->dep_step].key <= st->key);
 			}
 		}
 	CHECK(sends == recvs);
@@ -429,6 +432,61 @@ static void test_nodes(void)
 	fx_down(w.t, &w.c, w.fab);
 }
 
+/* test_streams' checks of rank g's blocks (coll 0: AllGather, 1:
+ * ReduceScatter), counting pairs across groups, forwarded steps and
+ * partials out of order. */
+static void check_rank(const struct ccs_synth *s, const struct ccs_synth_plan *p, const struct ccs_comm *c, int coll,
+                       int K, int g, int *pairs, int *fwd, int *late)
+{
+	int n = p->n;
+	/* two GPUs share four NICs: two each, none both */
+	int own = 0;
+	for (int i = 0; i < 8; i++)
+		own += (s->nic_own[g] >> i) & 1;
+	CHECK(own == 2);
+	if (g % 2 == 0)
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++)
+				CHECK(!((s->nic_own[g] >> i) & (s->nic_own[g + 1] >> j) & 1) ||
+				      ccs_comm_nic(c, g, i) != ccs_comm_nic(c, g + 1, j));
+	/* a pair's blocks across groups: lengths within one */
+	for (int v = 0; v < n; v++) {
+		uint32_t lo = UINT32_MAX, hi = 0, nb = 0;
+		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++)
+			if (p->tb[i].send == v && s->group[v] != s->group[g]) {
+				lo = p->tb[i].n < lo ? p->tb[i].n : lo;
+				hi = p->tb[i].n > hi ? p->tb[i].n : hi;
+				nb++;
+			}
+		if (nb) {
+			(*pairs)++;
+			CHECK(nb == 2 && hi - lo <= 1);
+		}
+	}
+	for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
+		const struct ccs_synth_tb *b = &p->tb[i];
+		if (b->send < 0 || s->group[b->send] != s->group[g])
+			continue;
+		int32_t from = -1;
+		for (uint32_t k = 0; k < b->n; k++) {
+			const struct ccs_synth_step *st = &b->st[k];
+			const struct ccs_synth_tb *d = st->dep_tb >= 0 ? &p->tb[p->tb0[g] + (uint32_t)st->dep_tb] : NULL;
+			if (!coll && d && d->recv >= 0 && s->group[d->recv] != s->group[g]) {
+				CHECK(from < 0 || from == st->dep_tb);
+				from = st->dep_tb;
+				(*fwd)++;
+			}
+			/* ReduceScatter: the peer's own partial of slot x against the others' of x + 1 */
+			if (coll && st->off / K == b->send)
+				for (uint32_t j = k + 1; j < b->n; j++)
+					if (b->st[j].off / K != b->send && b->st[j].off % K <= st->off % K + 1) {
+						(*late)++;
+						break;
+					}
+		}
+	}
+}
+
 /* Across groups on aws-p5en (two GPUs and four NICs behind each PCIe
  * switch), the first trees lowered one block a pair and NIC: each GPU
  * takes two of the four for its own, and each pair's chunks split evenly
@@ -436,7 +494,8 @@ static void test_nodes(void)
  * one stream received from another group (a block never waits behind
  * another stream's chunk); ReduceScatter's partials for the root inside
  * the sender's group go after those that still cross the network: a
- * root's slot-s partial after the others' of slot s + 1. */
+ * root's slot-s partial after the others' of slot s + 1; AllReduce's two
+ * phases in one plan, no step ordered before what it waits on. */
 static void test_streams(void)
 {
 	struct fx_world w;
@@ -448,66 +507,29 @@ static void test_streams(void)
 	double N = 256.0 * 1024 * 1024;
 	int K = 16, n = w.c.n;
 	char err[256];
-	for (int coll = 0; coll < 2; coll++) {
+	for (int coll = 0; coll < 3; coll++) {
 		struct ccs_synth s;
-		struct ccs_synth_cfg cfg = { coll ? CCS_COLL_REDUCESCATTER : CCS_COLL_ALLGATHER, N, 0, 0, 0, 0 };
-		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, K, 0, CCS_SYNTH_FIRST, &s, err, sizeof err) == CCS_OK);
+		struct ccs_synth_cfg cfg = { coll == 2 ? CCS_COLL_ALLREDUCE : coll ? CCS_COLL_REDUCESCATTER : CCS_COLL_ALLGATHER,
+			                     N, 0, 0, 0, 0 };
+		int Kc = coll == 2 ? K / 2 : K;   /* AllReduce's blocks within MSCCL's 64 steps, as check_plan counts */
+		CHECK(ccs_synth_make(w.fab, &w.c, &cfg, Kc, 0, CCS_SYNTH_FIRST, &s, err, sizeof err) == CCS_OK);
 		struct ccs_synth_plan p;
 		memset(&p, 0, sizeof p);
 		double t;
 		s.cin = 1;
 		s.spread = 0;
-		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, K, 0, &p, &t, err, sizeof err) == CCS_OK);
+		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, Kc, 0, &p, &t, err, sizeof err) == CCS_OK);
 		check_plan(&s, &p);
-		int pairs = 0, fwd = 0, late = 0;
-		for (int g = 0; g < n; g++) {
-			/* two GPUs share four NICs: two each, none both */
-			int own = 0;
-			for (int i = 0; i < 8; i++)
-				own += (s.nic_own[g] >> i) & 1;
-			CHECK(own == 2);
-			if (g % 2 == 0)
-				for (int i = 0; i < 4; i++)
-					for (int j = 0; j < 4; j++)
-						CHECK(!((s.nic_own[g] >> i) & (s.nic_own[g + 1] >> j) & 1) ||
-						      ccs_comm_nic(&w.c, g, i) != ccs_comm_nic(&w.c, g + 1, j));
-			/* a pair's blocks across groups: lengths within one */
-			for (int v = 0; v < n; v++) {
-				uint32_t lo = UINT32_MAX, hi = 0, nb = 0;
-				for (uint32_t i = p.tb0[g]; i < p.tb0[g + 1]; i++)
-					if (p.tb[i].send == v && s.group[v] != s.group[g]) {
-						lo = p.tb[i].n < lo ? p.tb[i].n : lo;
-						hi = p.tb[i].n > hi ? p.tb[i].n : hi;
-						nb++;
-					}
-				if (nb) {
-					pairs++;
-					CHECK(nb == 2 && hi - lo <= 1);
-				}
-			}
-			for (uint32_t i = p.tb0[g]; i < p.tb0[g + 1]; i++) {
-				const struct ccs_synth_tb *b = &p.tb[i];
-				if (b->send < 0 || s.group[b->send] != s.group[g])
-					continue;
-				int32_t from = -1;
-				for (uint32_t k = 0; k < b->n; k++) {
-					const struct ccs_synth_step *st = &b->st[k];
-					const struct ccs_synth_tb *d = st->dep_tb >= 0 ? &p.tb[p.tb0[g] + (uint32_t)st->dep_tb] : NULL;
-					if (!coll && d && d->recv >= 0 && s.group[d->recv] != s.group[g]) {
-						CHECK(from < 0 || from == st->dep_tb);
-						from = st->dep_tb;
-						fwd++;
-					}
-					/* ReduceScatter: the peer's own partial of slot x against the others' of x + 1 */
-					if (coll && st->off / K == b->send)
-						for (uint32_t j = k + 1; j < b->n; j++)
-							if (b->st[j].off / K != b->send && b->st[j].off % K <= st->off % K + 1) {
-								late++;
-								break;
-							}
-				}
-			}
+		if (coll == 2) {
+			/* AllReduce: both phases in one plan, each step after what
+			 * it waits on (check_plan) */
+			ccs_synth_plan_release(&p);
+			ccs_synth_release(&s);
+			continue;
 		}
+		int pairs = 0, fwd = 0, late = 0;
+		for (int g = 0; g < n; g++)
+			check_rank(&s, &p, &w.c, coll, K, g, &pairs, &fwd, &late);
 		CHECK(pairs == n * 3 && late == 0);
 		CHECK(coll || fwd == n * 21 * K);
 		ccs_synth_plan_release(&p);
