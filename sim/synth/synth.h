@@ -101,6 +101,9 @@ struct ccs_synth {
 	int K, C;                   /* chunks per shard, channels inside a group (across: one per NIC) */
 	int cin;                    /* C chosen by ccs_synth_make (0: K) */
 	int spread;                 /* across groups, a pair's chunks over one NIC take C / k channels (else one) */
+	int bare_hop;               /* in-trees keyed by each hop alone, not a network hop as its NICs' sharing
+	                               makes it (synth_plan.c second_pass) */
+	int all_nics;               /* across groups every NIC a rank may use, not only its own (nic_own) */
 	double bytes_lowered;       /* the run's size they were chosen for */
 	double round_s;             /* the bound of the rounded shares (chunks / K) for bytes [s] */
 };

@@ -80,7 +80,7 @@ static int edge_ch(struct pb *B, int a, int b)
 		mine |= x << i;
 		ok |= (x & (S->nic_own[b] >> (i % S->nics[b]))) << i;
 	}
-	ok = ok ? ok : mine ? mine : (1u << k) - 1;
+	ok = S->all_nics ? (1u << k) - 1 : ok ? ok : mine ? mine : (1u << k) - 1;
 	int best = 0;
 	uint64_t bl = UINT64_MAX;
 	for (int i = 0; i < k; i++) {
@@ -642,7 +642,7 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 			B.stream[i] = -1;
 		}
 		rc = items(&B, S);
-		if (!rc && S->coll != CCS_COLL_ALLGATHER && S->coll != CCS_COLL_ALLTOALL)
+		if (!rc && !S->bare_hop && S->coll != CCS_COLL_ALLGATHER && S->coll != CCS_COLL_ALLTOALL)
 			rc = second_pass(&B, S, nn);
 		p->ntb = B.ntb;
 		if (!rc)

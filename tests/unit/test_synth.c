@@ -517,7 +517,7 @@ static void test_streams(void)
 		memset(&p, 0, sizeof p);
 		double t;
 		s.cin = 1;
-		s.spread = 0;
+		s.spread = s.bare_hop = s.all_nics = 0;
 		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, Kc, 0, &p, &t, err, sizeof err) == CCS_OK);
 		check_plan(&s, &p);
 		if (coll == 2) {
