@@ -329,7 +329,10 @@ static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t 
 		int32_t tb, at;
 		B->ch_of[u] = edge_ch(B, u, t->parent[u]);
 		CCS_TRY(tb_for(B, u, t->parent[u], 1, B->ch_of[u], &tb));
-		struct ccs_synth_step st = { CCS_SYNTH_SEND, 'i', off, 1, dtb, dst, B->base + B->est[u], tie(B, t, s) };
+		/* keyed as its parent's reduction of it, to the bit: both ends
+		 * of a pair hold its steps in one order */
+		struct ccs_synth_step st = { CCS_SYNTH_SEND, 'i', off, 1, dtb, dst, B->base + B->est[t->parent[u]],
+		                             tie(B, t, s) };
 		CCS_TRY(add_step(B, tb, &st, &at));
 	}
 	return CCS_OK;
@@ -566,6 +569,8 @@ static int second_pass(struct pb *B, const struct ccs_synth *S, size_t nn)
 	double *steps = ccs_calloc((size_t)n + 1, sizeof *steps);
 	if (!B->hnet || !steps) {
 		ccs_free(steps);
+		ccs_free(B->hnet);
+		B->hnet = NULL;
 		return CCS_ENOMEM;
 	}
 	for (uint32_t i = 0; i < B->ntb; i++) {

@@ -102,6 +102,22 @@ static void test_arbo(void)
 	CHECK(ccs_synth_arbo(3, 0, 1, eu, ev, ew, sel, &cost) == CCS_EINPUT);
 }
 
+/* A pair's sends and receives in one order at both ends: they pair by
+ * position per (sender, receiver, channel). */
+static void check_pairs(const struct ccs_synth_plan *p)
+{
+	for (int g = 0; g < p->n; g++)
+		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
+			int v = p->tb[i].send;
+			for (uint32_t j = v >= 0 ? p->tb0[v] : 0; v >= 0 && j < p->tb0[v + 1]; j++)
+				if (p->tb[j].recv == g && p->tb[j].chan == p->tb[i].chan) {
+					CHECK(p->tb[j].n == p->tb[i].n);
+					for (uint32_t k = 0; k < p->tb[i].n && k < p->tb[j].n; k++)
+						CHECK(p->tb[i].st[k].tie == p->tb[j].st[k].tie);
+				}
+		}
+}
+
 /* A packing lowered for bytes: the plan's invariants. */
 static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p)
 {
@@ -118,8 +134,7 @@ static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p
 					}
 				CHECK(!any || sum == K);
 			}
-	/* receives per rank: out-trees, each other root's K chunks once;
-	 * in-trees, a rank's receipts are its children's */
+	/* receives: out-trees each other root's K chunks once; in-trees the children's */
 	long *got = calloc((size_t)n * (size_t)n, sizeof *got);
 	long sends = 0, recvs = 0;
 	for (int g = 0; g < n; g++)
@@ -143,6 +158,7 @@ static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p
 			}
 		}
 	CHECK(sends == recvs);
+	check_pairs(p);
 	/* what it asks of MSCCL's runtime, counted again here, within its
 	 * limits; the blocks steps wait on come first in their rank */
 	struct ccs_synth_fit f;
