@@ -483,9 +483,10 @@ int ccs_ytree_read_file(struct ccs_ydoc *d, const char *path, const struct ccs_m
 			return ccs_diag_at(d->diag, *m, "cannot open '%s': %s", path, strerror(errno));
 		return ccs_diag_msg(d->diag, "%s: cannot open: %s", path, strerror(errno));
 	}
-	int rc = ccs_stream_read(f, MAX_FILE, out, outlen);
+	size_t max = d->max_file ? d->max_file : MAX_FILE;
+	int rc = ccs_stream_read(f, max, out, outlen);
 	if (rc == CCS_EINPUT)
-		ccs_diag_msg(d->diag, "%s: larger than %u MiB; not a topology file", path, MAX_FILE >> 20);
+		ccs_diag_msg(d->diag, "%s: larger than %zu MiB; not a %s file", path, max >> 20, d->kind ? d->kind : "topology");
 	else if (rc == CCS_EIO)
 		rc = ccs_diag_msg(d->diag, "%s: cannot read: %s", path, strerror(errno));
 	fclose(f);

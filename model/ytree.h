@@ -42,6 +42,7 @@ struct ccs_ydoc {
 	int nsrcs, srcs_cap;
 	int cur;                    /* source being parsed */
 	const char *kind;           /* what the file is, for messages ("scenario"); NULL: "topology" */
+	size_t max_file;            /* the largest file read [B] (0: 64 MiB) */
 };
 
 /* Read and parse the file at path into *root (one mapping); d is set up

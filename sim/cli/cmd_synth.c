@@ -257,7 +257,7 @@ static int one_row(struct sreq *q, double bytes, struct row *r)
 	r->lp = q->syn.lp_s * bytes / q->syn.bytes;
 	if ((r->syn = sim_synth(q, bytes)) < 0)
 		return -1;
-	r->K = q->syn.K;
+	r->K = q->syn.U - 2 * q->syn.L;   /* --chunks' K (graded: its ends split finer) */
 	r->C = q->syn.C;
 	r->nccl_cf = r->nccl_sim = r->best_sim = HUGE_VAL;
 	r->nccl_algo = r->best_algo = -1;
@@ -312,7 +312,7 @@ static void head(struct sreq *q)
 	for (int i = 0, k = 0; i < CCS_SYNTH_NCAND; i++)
 		if (isfinite(q->syn.cand_sim_s[i]))
 			printf("%s %s %.3f us (LP %.3f)", k++ ? ";" : "", what[i], q->syn.cand_sim_s[i] * 1e6, q->syn.cand_lp_s[i] * 1e6);
-	printf("; kept %s\n", what[q->syn.kept]);
+	printf("; kept %s%s\n", what[q->syn.kept], q->syn.L ? ", a shard's first and last chunks graded" : "");
 }
 
 /* --trees: each tree's root, kind, share, chunks (as lowered for -b) and
@@ -322,7 +322,7 @@ static void print_trees(struct sreq *q)
 	for (int i = 0; i < q->syn.ntree; i++) {
 		const struct ccs_synth_tree *t = &q->syn.tree[i];
 		printf("# tree %d: root %d, %s, share %.4f, %d of %d chunks; parents:", i, t->root, t->phase ? "out" : "in", t->w,
-		       t->chunks, q->syn.K);
+		       t->fine, q->syn.K);
 		for (int v = 0; v < q->syn.n; v++)
 			printf(" %d", t->parent[v]);
 		printf("\n");

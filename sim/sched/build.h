@@ -43,6 +43,10 @@ int ccs_sched_build_next(const struct ccs_comm *c, int coll, uint64_t bytes, uns
  * ranks it declares.  CCS_EINPUT with "file:line:col: why" in diag on any
  * error, before anything runs. */
 struct ccs_diag;
+/* The largest schedule file read: a synthesized schedule of the most ops
+ * ccsim synth writes (2^20, sim/synth/synth.h) is about 100 MB of YAML
+ * (about 97 bytes an op, measured on 128 aws-p5en ranks). */
+#define CCS_SCHED_MAX_FILE ((size_t)256 << 20)
 int ccs_sched_file_load(const char *path, const struct ccs_comm *c, double bytes, struct ccs_sched *s, int *ranks,
                         struct ccs_diag *diag);
 /* The same for a file's text held in memory (YAML, MSCCL XML or an

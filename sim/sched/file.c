@@ -412,6 +412,8 @@ static int load_root(struct ld *L, const char *path, const char *text, size_t tl
 	ccs_arena_init(&L->d.own);
 	L->d.a = &L->d.own;
 	L->d.diag = diag;
+	L->d.kind = "schedule";
+	L->d.max_file = CCS_SCHED_MAX_FILE;
 	char *buf;
 	size_t len;
 	if (text) {

@@ -638,6 +638,39 @@ void ccs_synth_release(struct ccs_synth *s)
 
 /* The largest remainders' rounding of one (root, phase, destination)
  * group's shares. */
+void ccs_synth_slot(const struct ccs_synth *s, int u, int32_t *off, int32_t *cnt)
+{
+	int L = s->L, R = s->U - 2 * L;
+	if (!L) {
+		*off = u;
+		*cnt = 1;
+	} else if (u <= L) {   /* the first chunk: 1, 1, 2, ..., 2^(L-1) */
+		*off = u ? 1 << (u - 1) : 0;
+		*cnt = u ? 1 << (u - 1) : 1;
+	} else if (u < R + L - 1) {   /* whole chunks of 2^L */
+		*off = (u - L) << L;
+		*cnt = 1 << L;
+	} else {   /* the last: 2^(L-1), ..., 2, 1, 1 */
+		int t = u - (R + L - 1);
+		*off = (R << L) - (1 << (L - t));
+		*cnt = t < L ? 1 << (L - 1 - t) : 1;
+	}
+}
+
+/* Where slot u starts (s->U: the shard's end). */
+static int32_t slot_start(const struct ccs_synth *s, int u)
+{
+	int32_t off, cnt;
+	if (u >= s->U)
+		return s->K;
+	ccs_synth_slot(s, u, &off, &cnt);
+	return off;
+}
+
+/* The shares of root's trees of a phase (AllToAll: of commodity (root,
+ * dst)) rounded into K chunks, largest remainders first; then each tree's
+ * chunks end at the slot boundary nearest where they would (trees in
+ * turn), and its chunks count slots. */
 static void round_group(struct ccs_synth *s, int root, int phase, int dst, int K)
 {
 	int left = K;
@@ -661,6 +694,19 @@ static void round_group(struct ccs_synth *s, int root, int phase, int dst, int K
 			break;
 		s->tree[best].chunks++;
 	}
+	int32_t end = 0;
+	for (int j = 0, u = 0; j < s->ntree; j++) {
+		struct ccs_synth_tree *t = &s->tree[j];
+		if (t->root != root || t->phase != phase || t->dst != dst)
+			continue;
+		end += t->chunks;
+		int v = u;
+		while (v < s->U && abs(slot_start(s, v + 1) - end) <= abs(slot_start(s, v) - end))
+			v++;
+		t->fine = slot_start(s, v) - slot_start(s, u);
+		t->chunks = v - u;
+		u = v;
+	}
 }
 
 double ccs_synth_ops(int coll, int n, int K)
@@ -673,24 +719,30 @@ void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, dou
 {
 	double shard = bytes / s->n;
 	if (K <= 0) {
-		/* a chunk per 64 KiB of shard, at most 64, and at most 2^19
-		 * ops in the schedule it is written as (n (n - 1) K transfers a
-		 * phase, each a send and a recv, an in-tree's a reduce and a copy
-		 * too: libyaml holds about 10 million nodes of a document, 17 an
-		 * op).  A chunk is forwarded once it has arrived, so what is left
-		 * after the busiest resource is done is about a chunk's
-		 * forwarding, 1/K of a shard's; with a send's latency after its
-		 * bytes (sim/sched/file.c) more chunks cost no serial latency */
+		/* a chunk per 64 KiB of shard, at most 64, and at most the 2^20
+		 * ops of a schedule ccsim reads (CCS_SYNTH_MAX_OPS; n (n - 1) K
+		 * transfers a phase, each a send and a recv, an in-tree's a
+		 * reduce and a copy too).  A chunk is forwarded once it has
+		 * arrived, so where the forwarding links are nearly as busy as
+		 * the network (aws-p5en's NVLink at 96% of its NICs in
+		 * AllGather), they wait for the first chunks to arrive and are
+		 * behind by that much at the end: about two chunk times, 2/K of
+		 * the run; with a send's latency after its bytes
+		 * (sim/sched/file.c) more chunks cost no serial latency */
 		K = (int)floor(shard / (64.0 * 1024.0));
-		int most = (int)((1 << 19) / ccs_synth_ops(s->coll, s->n, 1));
+		int most = (int)(CCS_SYNTH_MAX_OPS / ccs_synth_ops(s->coll, s->n, 1)) - (s->grade ? 2 * CCS_SYNTH_GRADE : 0);
 		K = K > most ? most : K;
 		K = K < 1 ? 1 : K > 64 ? 64 : K;
 	}
+	s->L = s->grade && K >= 2 && ccs_synth_ops(s->coll, s->n, K + 2 * CCS_SYNTH_GRADE) <= CCS_SYNTH_MAX_OPS
+	     ? CCS_SYNTH_GRADE : 0;
+	s->U = K + 2 * s->L;
 	if (C <= 0)
-		C = s->cin > 0 && s->cin < K ? s->cin : K > CCS_SYNTH_MSCCL_CHANS ? CCS_SYNTH_MSCCL_CHANS : K;
-	s->K = K;
+		C = s->cin > 0 && s->cin < s->U ? s->cin : s->U > CCS_SYNTH_MSCCL_CHANS ? CCS_SYNTH_MSCCL_CHANS : s->U;
+	s->K = K << s->L;
 	s->C = C;
 	s->bytes_lowered = bytes;
+	K = s->K;
 	for (int r = 0; r < s->n; r++)
 		if (s->coll == CCS_COLL_ALLTOALL)
 			for (int d = 0; d < s->n; d++)
@@ -705,7 +757,7 @@ void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, dou
 		return;
 	for (int j = 0; j < s->ntree; j++)
 		for (int i = 0; i < s->tree[j].nl; i++)
-			load[s->tree[j].res[i]] += (double)s->tree[j].chunks / K * s->tree[j].load[i];
+			load[s->tree[j].res[i]] += (double)s->tree[j].fine / K * s->tree[j].load[i];
 	s->round_s = 0;
 	for (uint32_t e = 0; e < nres; e++)
 		if (load[e] > 0 && load[e] * shard / caps[e] > s->round_s)

@@ -61,7 +61,9 @@ struct ccs_synth_tree {
 	int dst;                    /* AllToAll: the path's destination (parent -2 for the ranks it leaves out); else -1 */
 	int32_t *parent;
 	double w;
-	int chunks;
+	int chunks;                 /* its slots of the shard (ccs_synth_slot), consecutive after the trees
+	                               before it of its root and phase */
+	int fine;                   /* the chunks of the shard those slots hold */
 	int nl;                     /* its load: load[i] bytes on fabric resource res[i] per byte of its share */
 	uint32_t *res;
 	double *load;
@@ -104,6 +106,8 @@ struct ccs_synth {
 	int bare_hop;               /* in-trees keyed by each hop alone, not a network hop as its NICs' sharing
 	                               makes it (synth_plan.c second_pass) */
 	int all_nics;               /* across groups every NIC a rank may use, not only its own (nic_own) */
+	int grade;                  /* a shard's first and last chunks split in halves (ccs_synth_slot) */
+	int U, L;                   /* slots a shard and the levels they are graded by (0: K slots of a chunk) */
 	double bytes_lowered;       /* the run's size they were chosen for */
 	double round_s;             /* the bound of the rounded shares (chunks / K) for bytes [s] */
 };
@@ -140,9 +144,11 @@ int ccs_synth_sim(struct ccs_synth *s, struct ccs_fabric *f, const struct ccs_co
  * shard is written as: n (n - 1) K transfers a phase, 2 ops each on
  * out-trees and AllToAll's paths, 4 on in-trees, 6 for AllReduce. */
 double ccs_synth_ops(int coll, int n, int K);
-/* The most ops a synthesized schedule may have: what ccsim's schedule
- * reader holds (libyaml keeps about 10 million nodes of a document, about
- * 17 an op), refused before any packing beyond. */
+/* The most ops a synthesized schedule may have, refused before any
+ * packing beyond: its YAML, about 100 MB (CCS_SCHED_MAX_FILE), is read
+ * back in about 4 GB (about 17 YAML nodes an op; 128 aws-p5en ranks at 32
+ * chunks a shard, 1.04 M ops: 4.0 GB and 10 s for `ccsim simulate
+ * --schedule`, 4.5 GB for `ccsim synth`). */
 #define CCS_SYNTH_MAX_OPS (1 << 20)
 int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct ccs_synth_cfg *cfg, int K, int C, int force,
                    struct ccs_synth *out, char *err, size_t errn);
@@ -151,13 +157,26 @@ int ccs_synth_make(struct ccs_fabric *f, const struct ccs_comm *c, const struct 
  * phase) over C channels (chunk slot s on channel s mod C), for a run of
  * bytes; round_s from caps (the fabric's nres capacities; HUGE_VAL when
  * memory ran out).  K 0: one chunk per 64 KiB of shard, from 1 to 64,
- * and no more than keeps the schedule under 2^19 ops (n (n - 1) K transfers
- * a phase, 2 ops each out-trees, 4 in-trees, 6 AllReduce); C
+ * and no more than keeps the schedule within CCS_SYNTH_MAX_OPS (n (n - 1) K
+ * transfers a phase, 2 ops each out-trees, 4 in-trees, 6 AllReduce); C
  * 0: s->cin, else K up to MSCCL's 32 (MAXCHANNELS).  More channels: a
  * pair's chunks move at once and one's latency overlaps another's bytes;
  * fewer: the chunks that share a link at once all arrive at the end, so
- * the fewer at once, the sooner the first is forwarded. */
+ * the fewer at once, the sooner the first is forwarded.
+ * With s->grade (and K >= 2) the shard is cut finer at its ends: each of
+ * the K chunks is 2^L fine ones (s->K = K 2^L, L = CCS_SYNTH_GRADE, s->U =
+ * K + 2 L slots), the first chunk split into slots of 1, 1, 2, ...,
+ * 2^(L-1) fine chunks, the last into 2^(L-1), ..., 2, 1, 1; a tree's
+ * chunks end at the slot boundary nearest its rounded share.  Where every
+ * stream of a NIC moves at once, max-min sharing lands their last chunks
+ * together and what is forwarded after the network is done is a wave of
+ * last chunks; graded, that wave is 2^L times smaller for 2 L more ops a
+ * transfer, and the first forwards start as soon. */
+#define CCS_SYNTH_GRADE 3
 void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, double bytes, int K, int C);
+/* Slot u of a shard (ccs_synth_chunk): its first chunk *off and *cnt
+ * chunks (s->K a shard). */
+void ccs_synth_slot(const struct ccs_synth *s, int u, int32_t *off, int32_t *cnt);
 
 /* The lowered schedule (synth_plan.c): per rank its thread blocks, each a
  * list of steps, as MSCCL writes them. */

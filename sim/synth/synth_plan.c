@@ -28,6 +28,8 @@ struct pb {
 	int sets;                   /* inside groups, pair (a, b) takes channels C ((a + b) mod sets) + c */
 	const struct ccs_synth *S;
 	int slot;                   /* the item's chunk slot */
+	int32_t off0, cnt;          /* its chunks in the shard (ccs_synth_slot) */
+	double fine;                /* bytes a chunk of the shard */
 	uint32_t *nic_out, *nic_in; /* per rank and NIC (r 8 + i): chunks through it so far */
 	uint16_t *pair_nic;         /* per pair across groups and NIC (a n + b) 8 + i: its chunks through it so far */
 	int16_t *stream;            /* per rank u, parent across groups and channel ((u n + p) CH + ch): the
@@ -44,10 +46,10 @@ struct pb {
 	int norder;                 /* ranks in order[] (the tree's) */
 	double *est;                /* per rank: when its chunk of the item is expected ready there [s] */
 	double base;                /* the item's: its slot's start (slot x T) and phase's offset [s] */
-	double chunk;               /* bytes a chunk */
+	double chunk;               /* bytes the item's slot holds */
 	double delta;               /* the longest hop [s] */
 	double *hnet;               /* per rank: a chunk's time across groups as its NICs share it [s] (in-trees'
-	                               second pass), NULL: the bare hop */
+	                               second pass; a slot of cnt chunks, cnt times it), NULL: the bare hop */
 	int32_t *kids, *kid0, *order;
 };
 
@@ -232,18 +234,19 @@ static void estimate(struct pb *B, const struct ccs_synth_tree *t)
 			continue;
 		}
 		double h = hop(B, u, p);
-		if (B->S->group[u] != B->S->group[p] && B->hnet[u] > h)
-			h = B->hnet[u];
+		if (B->S->group[u] != B->S->group[p] && B->hnet[u] * B->cnt > h)
+			h = B->hnet[u] * B->cnt;
 		B->est[u] = B->est[p] - h;
 	}
 }
 
-/* Where rank u keeps chunk s of tree t: a root's own in its input (an
+/* Where rank u keeps the item's chunks (of tree t): a root's own in its input (an
  * AllToAll path's at its destination's place), a relay's in scratch,
  * everything else in the output at the root's place. */
-static void where(const struct pb *B, const struct ccs_synth_tree *t, int s, int u, int ar, struct ccs_synth_step *st)
+static void where(const struct pb *B, const struct ccs_synth_tree *t, int u, int ar, struct ccs_synth_step *st)
 {
-	int K = B->K;
+	int K = B->K, s = B->off0;
+	st->cnt = B->cnt;
 	if (t->dst >= 0) {
 		st->buf = u == t->root ? 'i' : u == t->dst ? 'o' : 's';
 		st->off = u == t->root ? t->dst * K + s : u == t->dst ? t->root * K + s : (t->root * B->n + t->dst) * K + s;
@@ -273,7 +276,7 @@ static int item_out(struct pb *B, const struct ccs_synth_tree *t, int s, int ar,
 			int32_t tb, at;
 			CCS_TRY(tb_for(B, u, t->parent[u], 0, B->ch_of[u], &tb));
 			struct ccs_synth_step st = { CCS_SYNTH_RECV, 'o', 0, 1, -1, -1, B->base + B->est[t->parent[u]], tie(B, t, s) };
-			where(B, t, s, u, ar, &st);
+			where(B, t, u, ar, &st);
 			CCS_TRY(add_step(B, tb, &st, &at));
 			dtb = tb;
 			dst = at;
@@ -289,7 +292,7 @@ static int item_out(struct pb *B, const struct ccs_synth_tree *t, int s, int ar,
 			                                                      : edge_ch(B, u, v);
 			CCS_TRY(tb_for(B, u, v, 1, B->ch_of[v], &tb));
 			struct ccs_synth_step st = { CCS_SYNTH_SEND, 'o', 0, 1, dtb, dst, B->base + B->est[u], tie(B, t, s) };
-			where(B, t, s, u, ar, &st);
+			where(B, t, u, ar, &st);
 			CCS_TRY(add_step(B, tb, &st, &at));
 		}
 	}
@@ -301,7 +304,7 @@ static int item_out(struct pb *B, const struct ccs_synth_tree *t, int s, int ar,
 static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t *root_dep)
 {
 	int r = t->root;
-	int32_t off = r * B->K + s;
+	int32_t off = r * B->K + B->off0;
 	for (int i = B->norder - 1; i >= 0; i--) {
 		int u = B->order[i];
 		int32_t dtb = -1, dst = -1;
@@ -313,7 +316,7 @@ static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t 
 			 * send's key plus the pair's hop, so the pair's steps are
 			 * in the same order at both ends, and every reduction at u
 			 * (each waits on the one before) has the same key */
-			struct ccs_synth_step st = { CCS_SYNTH_RRC, last ? 'o' : 'i', last ? s : off, 1, dtb, dst,
+			struct ccs_synth_step st = { CCS_SYNTH_RRC, last ? 'o' : 'i', last ? B->off0 : off, B->cnt, dtb, dst,
 			                             B->base + B->est[u], tie(B, t, s) };
 			if (last && B->p->coll == CCS_COLL_ALLREDUCE)
 				st.off = off;
@@ -331,7 +334,7 @@ static int item_in(struct pb *B, const struct ccs_synth_tree *t, int s, int32_t 
 		CCS_TRY(tb_for(B, u, t->parent[u], 1, B->ch_of[u], &tb));
 		/* keyed as its parent's reduction of it, to the bit: both ends
 		 * of a pair hold its steps in one order */
-		struct ccs_synth_step st = { CCS_SYNTH_SEND, 'i', off, 1, dtb, dst, B->base + B->est[t->parent[u]],
+		struct ccs_synth_step st = { CCS_SYNTH_SEND, 'i', off, B->cnt, dtb, dst, B->base + B->est[t->parent[u]],
 		                             tie(B, t, s) };
 		CCS_TRY(add_step(B, tb, &st, &at));
 	}
@@ -359,17 +362,18 @@ static int items(struct pb *B, const struct ccs_synth *S)
 		first[j] = next[g];
 		next[g] += S->tree[j].chunks;
 	}
-	/* a slot's share of the bound; the second phase after the longest path */
-	double slot_s = S->round_s / K, after = 0;
+	/* a chunk's share of the bound; the second phase after the longest
+	 * path of a slot of the most chunks */
+	double slot_s = S->round_s / K, after = 0, big = B->fine * (1 << S->L);
 	for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
-		after = S->hop_lat[i] + B->chunk * S->hop_sB[i] > after ? S->hop_lat[i] + B->chunk * S->hop_sB[i] : after;
+		after = S->hop_lat[i] + big * S->hop_sB[i] > after ? S->hop_lat[i] + big * S->hop_sB[i] : after;
 	B->delta = after;
 	after *= n;
-	int rc = CCS_OK;
-	for (int step = 0; step < K + nph - 1 && !rc; step++)
+	int rc = CCS_OK, U = S->U;
+	for (int step = 0; step < U + nph - 1 && !rc; step++)
 		for (int ph = 0; ph < nph && !rc; ph++) {
 			int s = step - ph;
-			if (s < 0 || s >= K)
+			if (s < 0 || s >= U)
 				continue;
 			for (int j = 0; j < S->ntree && !rc; j++) {
 				const struct ccs_synth_tree *t = &S->tree[j];
@@ -379,7 +383,9 @@ static int items(struct pb *B, const struct ccs_synth *S)
 					B->have_st[v] = 0;
 				tree_order(B, t);
 				B->slot = s;
-				B->base = s * slot_s + ph * after;
+				ccs_synth_slot(S, s, &B->off0, &B->cnt);
+				B->chunk = B->fine * B->cnt;
+				B->base = B->off0 * slot_s + ph * after;
 				estimate(B, t);
 				int32_t *rd = dep + ((size_t)t->root * (size_t)K + (size_t)s) * 2;
 				if (t->phase == 0)
@@ -578,7 +584,8 @@ static int second_pass(struct pb *B, const struct ccs_synth *S, size_t nn)
 		int g = B->tb_rank[i];
 		if (t->send >= 0 && S->group[t->send] != S->group[g]) {
 			B->hnet[g] += 1;
-			steps[g] += t->n;
+			for (uint32_t k = 0; k < t->n; k++)
+				steps[g] += t->st[k].cnt;
 		}
 	}
 	for (int g = 0; g < n; g++)
@@ -629,7 +636,7 @@ int ccs_synth_plan_build(const struct ccs_synth *S, struct ccs_synth_plan *p)
 	B.have_st = ccs_malloc(((size_t)n + 1) * sizeof *B.have_st);
 	B.depth = ccs_malloc(((size_t)n + 1) * sizeof *B.depth);
 	B.est = ccs_malloc(((size_t)n + 1) * sizeof *B.est);
-	B.chunk = S->bytes_lowered / (double)p->nchunks;
+	B.fine = S->bytes_lowered / (double)p->nchunks;
 	B.ch_of = ccs_malloc(((size_t)n + 1) * sizeof *B.ch_of);
 	B.nic_out = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_out);
 	B.nic_in = ccs_calloc((size_t)n * 8 + 1, sizeof *B.nic_in);

@@ -126,12 +126,14 @@ static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct c
 	 * the one bottleneck, deferring the partials that stay in their group
 	 * can cost more than it gives), every NIC of a rank rather than its
 	 * own (more blocks at once feed a ReduceScatter's reductions; 8 HGX
-	 * H100 nodes' 2,669 us against 2,744 on its own NIC) */
+	 * H100 nodes' 2,669 us against 2,744 on its own NIC), a shard's ends
+	 * graded (ccs_synth_chunk: the last wave forwarded after the network
+	 * smaller) */
 	int intree = s->coll != CCS_COLL_ALLGATHER && s->coll != CCS_COLL_ALLTOALL, shared = 0;
 	for (int r = 0; r < c->n; r++)
 		shared |= s->nic_own[r] != (1u << (s->nics[r] > 8 ? 8 : s->nics[r])) - 1;
-	int *flag[2] = { &s->bare_hop, &s->all_nics }, use[2] = { intree, shared };
-	for (int i = 0; i < 2 && !rc; i++)
+	int *flag[3] = { &s->bare_hop, &s->all_nics, &s->grade }, use[3] = { intree, shared, 1 };
+	for (int i = 0; i < 3 && !rc; i++)
 		if (use[i] && c->G > 1)
 			rc = flip(s, flag[i], f, c, bytes, K, C, p, t, fit, bf, err, errn);
 	return rc;
@@ -210,7 +212,7 @@ int ccs_synth_lower_fit(struct ccs_synth *s, struct ccs_fabric *f, const struct 
 	memset(&p, 0, sizeof p);
 	s->cin = 0;
 	s->spread = 0;
-	s->bare_hop = s->all_nics = 0;
+	s->bare_hop = s->all_nics = s->grade = 0;
 	int rc = ccs_synth_sim(s, f, c, bytes, K, C, &p, time_s, err, errn);
 	if (!rc && (*fit = fits(&p)) < 0) {
 		snprintf(err, errn, "out of memory");

@@ -118,49 +118,30 @@ static void check_pairs(const struct ccs_synth_plan *p)
 		}
 }
 
-/* A packing lowered for bytes: the plan's invariants. */
-static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p)
+/* Rounding: K chunks per root and phase (AllToAll: per commodity) in U
+ * slots. */
+static void check_rounding(const struct ccs_synth *s, int n)
 {
-	int n = p->n, K = s->K;
-	/* rounding: K chunks per root and phase (AllToAll: per commodity) */
+	int K = s->K;
 	for (int r = 0; r < n; r++)
 		for (int ph = 0; ph < 2; ph++)
 			for (int d = -1; d < n; d++) {
-				int sum = 0, any = 0;
+				int sum = 0, fine = 0, any = 0;
 				for (int j = 0; j < s->ntree; j++)
 					if (s->tree[j].root == r && s->tree[j].phase == ph && s->tree[j].dst == d) {
 						sum += s->tree[j].chunks;
+						fine += s->tree[j].fine;
 						any = 1;
 					}
-				CHECK(!any || sum == K);
+				CHECK(!any || (sum == s->U && fine == K));
 			}
-	/* receives: out-trees each other root's K chunks once; in-trees the children's */
-	long *got = calloc((size_t)n * (size_t)n, sizeof *got);
-	long sends = 0, recvs = 0;
-	for (int g = 0; g < n; g++)
-		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
-			const struct ccs_synth_tb *t = &p->tb[i];
-			CHECK((t->send >= 0) != (t->recv >= 0));
-			for (uint32_t k = 0; k < t->n; k++) {
-				const struct ccs_synth_step *st = &t->st[k];
-				if (st->type == CCS_SYNTH_SEND)
-					sends++;
-				else
-					recvs++;
-				if (st->type == CCS_SYNTH_RECV && st->buf == 'o')
-					got[(size_t)g * (size_t)n + (size_t)(st->off / K)]++;
-				/* steps in order of expected readiness */
-				if (k)
-					CHECK(t->st[k - 1].key < st->key || (t->st[k - 1].key == st->key && t->st[k - 1].tie < st->tie));
-				/* what it waits on no later: no cycle of waits and orders */
-				if (st->dep_tb >= 0)
-					CHECK(p->tb[p->tb0[g] + (uint32_t)st->dep_tb].st[st->dep_step].key <= st->key);
-			}
-		}
-	CHECK(sends == recvs);
-	check_pairs(p);
-	/* what it asks of MSCCL's runtime, counted again here, within its
-	 * limits; the blocks steps wait on come first in their rank */
+}
+
+/* What plan p asks of MSCCL's runtime, counted again here, within its
+ * limits; the blocks steps wait on come first in their rank. */
+static void check_fit(const struct ccs_synth *s, const struct ccs_synth_plan *p)
+{
+	int n = p->n;
 	struct ccs_synth_fit f;
 	CHECK(ccs_synth_fit_of(p, &f) == CCS_OK);
 	uint32_t tbs = 0, steps = 0, per = 0, dep = 0, firstfree = 0;
@@ -188,17 +169,60 @@ static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p
 		free(waited);
 	}
 	CHECK(f.tbs == tbs && f.steps == steps && f.per_chan == per && f.dep_tb == dep && f.chans == (uint32_t)p->C);
-	CHECK(f.cnt == 1 || p->coll == CCS_COLL_ALLTOALL);
+	CHECK(f.cnt == (s->L ? 1u << s->L : 1u) || p->coll == CCS_COLL_ALLTOALL);
 	CHECK(firstfree == 0);
 	char why[200];
 	CHECK(ccs_synth_fit_check(&f, why, sizeof why) == 0);
+}
+
+/* A packing lowered for bytes: the plan's invariants. */
+static void check_plan(const struct ccs_synth *s, const struct ccs_synth_plan *p)
+{
+	int n = p->n, K = s->K;
+	check_rounding(s, n);
+	/* receives: out-trees each other root's K chunks once (each chunk
+	 * once); in-trees the children's */
+	long *got = calloc((size_t)n * (size_t)n, sizeof *got);
+	uint8_t *each = calloc((size_t)n * (size_t)n * (size_t)K, 1);
+	long sends = 0, recvs = 0;
+	for (int g = 0; g < n; g++)
+		for (uint32_t i = p->tb0[g]; i < p->tb0[g + 1]; i++) {
+			const struct ccs_synth_tb *t = &p->tb[i];
+			CHECK((t->send >= 0) != (t->recv >= 0));
+			for (uint32_t k = 0; k < t->n; k++) {
+				const struct ccs_synth_step *st = &t->st[k];
+				if (st->type == CCS_SYNTH_SEND)
+					sends++;
+				else
+					recvs++;
+				if (st->type == CCS_SYNTH_RECV && st->buf == 'o') {
+					got[(size_t)g * (size_t)n + (size_t)(st->off / K)] += st->cnt;
+					for (int32_t x = st->off; x < st->off + st->cnt; x++)
+						each[(size_t)g * (size_t)n * (size_t)K + (size_t)x]++;
+				}
+				/* steps in order of expected readiness */
+				if (k)
+					CHECK(t->st[k - 1].key < st->key || (t->st[k - 1].key == st->key && t->st[k - 1].tie < st->tie));
+				/* what it waits on no later: no cycle of waits and orders */
+				if (st->dep_tb >= 0)
+					CHECK(p->tb[p->tb0[g] + (uint32_t)st->dep_tb].st[st->dep_step].key <= st->key);
+			}
+		}
+	CHECK(sends == recvs);
+	check_pairs(p);
+	check_fit(s, p);
 	if (p->coll == CCS_COLL_ALLGATHER || p->coll == CCS_COLL_ALLTOALL)
 		for (int g = 0; g < n; g++)
 			for (int r = 0; r < n; r++)
 				CHECK(got[(size_t)g * (size_t)n + (size_t)r] == (g == r ? 0 : K));
+	size_t twice = 0, nK = (size_t)n * (size_t)K;
+	for (size_t x = 0; p->coll == CCS_COLL_ALLGATHER && x < (size_t)n * nK; x++)
+		twice += each[x] != (x / nK != (x % nK) / (size_t)K);
+	CHECK(twice == 0);
 	if (p->coll == CCS_COLL_REDUCESCATTER)
-		CHECK(sends == (long)(n - 1) * n * K);
+		CHECK(sends == (long)(n - 1) * n * s->U);
 	free(got);
+	free(each);
 }
 
 /* XML and JSON written, read back and simulated, against the schedules
@@ -503,6 +527,34 @@ static void check_rank(const struct ccs_synth *s, const struct ccs_synth_plan *p
 	}
 }
 
+/* The same packing lowered with its shards' ends graded: K 2^L chunks a
+ * shard in K + 2 L slots, the ends' slots 1, 1, 2, ... chunks (every step
+ * of a shard's first or last chunk moves that chunk alone), every chunk
+ * still received once (check_plan; at K / 2, so that the blocks stay within
+ * MSCCL's 64 steps as check_plan counts them). */
+static void check_graded(struct ccs_synth *s, struct fx_world *w, double N, int Kc, struct ccs_synth_plan *p)
+{
+	char err[256];
+	double t;
+	s->grade = 1;
+	CHECK(ccs_synth_sim(s, w->fab, &w->c, N, Kc, 0, p, &t, err, sizeof err) == CCS_OK);
+	CHECK(s->L == CCS_SYNTH_GRADE && s->K == Kc << s->L && s->U == Kc + 2 * s->L);
+	check_plan(s, p);
+	long ends = 0, alone = 0, whole = 0;
+	for (uint32_t i = 0; i < p->ntb; i++)
+		for (uint32_t k = 0; k < p->tb[i].n; k++) {
+			const struct ccs_synth_step *st = &p->tb[i].st[k];
+			int x = st->off % s->K;
+			if (x == 0 || x + st->cnt == s->K) {
+				ends++;
+				alone += st->cnt == 1;
+			}
+			whole += st->cnt == 1 << s->L;
+		}
+	CHECK(ends > 0 && alone == ends && whole > 0);
+	s->grade = 0;
+}
+
 /* Across groups on aws-p5en (two GPUs and four NICs behind each PCIe
  * switch), the first trees lowered one block a pair and NIC: each GPU
  * takes two of the four for its own, and each pair's chunks split evenly
@@ -533,7 +585,7 @@ static void test_streams(void)
 		memset(&p, 0, sizeof p);
 		double t;
 		s.cin = 1;
-		s.spread = s.bare_hop = s.all_nics = 0;
+		s.spread = s.bare_hop = s.all_nics = s.grade = 0;
 		CHECK(ccs_synth_sim(&s, w.fab, &w.c, N, Kc, 0, &p, &t, err, sizeof err) == CCS_OK);
 		check_plan(&s, &p);
 		if (coll == 2) {
@@ -548,6 +600,7 @@ static void test_streams(void)
 			check_rank(&s, &p, &w.c, coll, K, g, &pairs, &fwd, &late);
 		CHECK(pairs == n * 3 && late == 0);
 		CHECK(coll || fwd == n * 21 * K);
+		check_graded(&s, &w, N, Kc / 2, &p);
 		ccs_synth_plan_release(&p);
 		ccs_synth_release(&s);
 	}

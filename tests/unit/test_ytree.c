@@ -11,7 +11,10 @@
 
 #include "../../model/ytree.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* d set up on its own arena for text named name; the root in *root. */
 static int parse(struct ccs_ydoc *d, struct ccs_diag *diag, const char *name, const char *text,
@@ -145,10 +148,44 @@ static void test_set_merge(void)
 	ccs_ytree_release(&d);
 }
 
+/* A file past the document's size limit (d.max_file; 0: 64 MiB) refused,
+ * naming the limit and what the file should have been; within it, read
+ * whole. */
+static void test_file_limit(void)
+{
+	char path[] = "/tmp/ccsim-ytree-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		CHECK(0);
+		return;
+	}
+	size_t big = ((size_t)1 << 20) + 1;
+	for (size_t i = 0; i < big; i++)
+		fputc(i % 64 ? '#' : '\n', f);
+	fclose(f);
+	struct ccs_ydoc d;
+	struct ccs_diag diag;
+	memset(&d, 0, sizeof d);
+	memset(&diag, 0, sizeof diag);
+	d.diag = &diag;
+	d.kind = "schedule";
+	d.max_file = (size_t)1 << 20;
+	char *buf = NULL;
+	size_t len = 0;
+	CHECK(ccs_ytree_read_file(&d, path, NULL, &buf, &len) == CCS_EINPUT && buf == NULL);
+	CHECK(strstr(diag.msg, "larger than 1 MiB; not a schedule file") != NULL);
+	d.max_file = (size_t)2 << 20;
+	CHECK(ccs_ytree_read_file(&d, path, NULL, &buf, &len) == CCS_OK && len == big);
+	ccs_free(buf);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_values();
 	test_errors();
 	test_set_merge();
+	test_file_limit();
 	return CHECK_DONE("test_ytree");
 }
