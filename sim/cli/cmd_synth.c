@@ -312,7 +312,9 @@ static void head(struct sreq *q)
 	for (int i = 0, k = 0; i < CCS_SYNTH_NCAND; i++)
 		if (isfinite(q->syn.cand_sim_s[i]))
 			printf("%s %s %.3f us (LP %.3f)", k++ ? ";" : "", what[i], q->syn.cand_sim_s[i] * 1e6, q->syn.cand_lp_s[i] * 1e6);
-	printf("; kept %s%s\n", what[q->syn.kept], q->syn.L ? ", a shard's first and last chunks graded" : "");
+	/* grade, the choice kept (its lowering was strictly faster, so graded:
+	 * L, the last lowering tried, may be a rejected one's) */
+	printf("; kept %s%s\n", what[q->syn.kept], q->syn.grade ? ", a shard's first and last chunks graded" : "");
 }
 
 /* --trees: each tree's root, kind, share, chunks (as lowered for -b) and

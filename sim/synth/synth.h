@@ -103,11 +103,12 @@ struct ccs_synth {
 	int K, C;                   /* chunks per shard, channels inside a group (across: one per NIC) */
 	int cin;                    /* C chosen by ccs_synth_make (0: K) */
 	int spread;                 /* across groups, a pair's chunks over one NIC take C / k channels (else one) */
-	int bare_hop;               /* in-trees keyed by each hop alone, not a network hop as its NICs' sharing
-	                               makes it (synth_plan.c second_pass) */
+	int bare_hop;               /* in-trees keyed by depth, one longest hop a level (the first pass), not
+	                               again with a network hop as its NICs' sharing makes it (synth_plan.c
+	                               second_pass) */
 	int all_nics;               /* across groups every NIC a rank may use, not only its own (nic_own) */
-	int grade;                  /* a shard's first and last chunks split in halves (ccs_synth_slot) */
-	int U, L;                   /* slots a shard and the levels they are graded by (0: K slots of a chunk) */
+	int grade;                  /* tried with a shard's first and last chunks cut finer (ccs_synth_chunk) */
+	int U, L;                   /* as lowered: slots a shard, 2^L chunks a whole one (L 0: K slots of one) */
 	double bytes_lowered;       /* the run's size they were chosen for */
 	double round_s;             /* the bound of the rounded shares (chunks / K) for bytes [s] */
 };
