@@ -636,8 +636,6 @@ void ccs_synth_release(struct ccs_synth *s)
 	s->ntree = 0;
 }
 
-/* The largest remainders' rounding of one (root, phase, destination)
- * group's shares. */
 void ccs_synth_slot(const struct ccs_synth *s, int u, int32_t *off, int32_t *cnt)
 {
 	int L = s->L, R = s->U - 2 * L;
@@ -730,7 +728,9 @@ void ccs_synth_chunk(struct ccs_synth *s, const double *caps, uint32_t nres, dou
 		 * the run; with a send's latency after its bytes
 		 * (sim/sched/file.c) more chunks cost no serial latency */
 		K = (int)floor(shard / (64.0 * 1024.0));
-		int most = (int)(CCS_SYNTH_MAX_OPS / ccs_synth_ops(s->coll, s->n, 1)) - (s->grade ? 2 * CCS_SYNTH_GRADE : 0);
+		int most = (int)(CCS_SYNTH_MAX_OPS / ccs_synth_ops(s->coll, s->n, 1));
+		if (s->grade && most - 2 * CCS_SYNTH_GRADE >= 2)
+			most -= 2 * CCS_SYNTH_GRADE;   /* the slots graded ends add */
 		K = K > most ? most : K;
 		K = K < 1 ? 1 : K > 64 ? 64 : K;
 	}

@@ -100,8 +100,9 @@ struct ccs_synth {
 	double *hop_lat, *hop_sB;   /* per pair (u n + v): a transfer's latency [s] and time per byte at its
 	                               narrowest resource [s/B], averaged over the channels' routes */
 	/* the lowering (ccs_synth_chunk) */
-	int K, C;                   /* chunks per shard, channels inside a group (across: one per NIC) */
-	int cin;                    /* C chosen by ccs_synth_make (0: K) */
+	int K, C;                   /* chunks per shard (graded: the fine ones), channels inside a group
+	                               (across: one per NIC) */
+	int cin;                    /* C chosen by ccs_synth_make (0: U, at most 32) */
 	int spread;                 /* across groups, a pair's chunks over one NIC take C / k channels (else one) */
 	int bare_hop;               /* in-trees keyed by depth, one longest hop a level (the first pass), not
 	                               again with a network hop as its NICs' sharing makes it (synth_plan.c

@@ -132,7 +132,9 @@ static int lower_trial(struct ccs_synth *s, struct ccs_fabric *f, const struct c
 	int intree = s->coll != CCS_COLL_ALLGATHER && s->coll != CCS_COLL_ALLTOALL, shared = 0;
 	for (int r = 0; r < c->n; r++)
 		shared |= s->nic_own[r] != (1u << (s->nics[r] > 8 ? 8 : s->nics[r])) - 1;
-	int *flag[3] = { &s->bare_hop, &s->all_nics, &s->grade }, use[3] = { intree, shared, 1 };
+	/* graded ends need two chunks a shard within the ops limit */
+	int grades = ccs_synth_ops(s->coll, c->n, 2 + 2 * CCS_SYNTH_GRADE) <= CCS_SYNTH_MAX_OPS;
+	int *flag[3] = { &s->bare_hop, &s->all_nics, &s->grade }, use[3] = { intree, shared, grades };
 	for (int i = 0; i < 3 && !rc; i++)
 		if (use[i] && c->G > 1)
 			rc = flip(s, flag[i], f, c, bytes, K, C, p, t, fit, bf, err, errn);

@@ -590,7 +590,8 @@ static void test_streams(void)
 		check_plan(&s, &p);
 		if (coll == 2) {
 			/* AllReduce: both phases in one plan, each step after what
-			 * it waits on (check_plan) */
+			 * it waits on (check_plan), graded too */
+			check_graded(&s, &w, N, Kc / 2, &p);
 			ccs_synth_plan_release(&p);
 			ccs_synth_release(&s);
 			continue;
