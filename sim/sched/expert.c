@@ -37,6 +37,7 @@ struct moe_ops {
 	int comb;
 	uint32_t *first, *nch, *sib, *relay;
 	uint8_t *K;
+	uint8_t *G;                     /* a dispatch piece's forward group (fwd_span), 1: none */
 };
 
 /* Lane NICs: at most 8 a rank. */
@@ -136,18 +137,58 @@ static int own_nics(const struct ccs_comm *c, uint32_t *lane_nic, uint8_t *nl)
 	return CCS_OK;
 }
 
+/* A merged dispatch piece's forwards (expert_agg.h): the piece's Kp
+ * chunks land one after another where the st transfers it stands for
+ * would land theirs side by side, so its forwards go in groups of g ~ st
+ * chunks (one exact wave), with the last ones graded 4, 2, 1, 1 chunks so that
+ * what is left to forward once the last chunk lands stays one chunk.
+ * Group t counted from the end has min(g, 2^(t-1)) chunks (t = 0: 1); the
+ * first group takes what is left.  fwd_span gives op j's chunks [lo, hi)
+ * of its parent's and returns the op count; g = 1: one op a chunk. */
+static int grp_size(int t, int g)
+{
+	if (t == 0)
+		return 1;
+	return t - 1 < 8 && (1 << (t - 1)) < g ? 1 << (t - 1) : g;
+}
+
+static int fwd_span(int Kp, int g, int j, int *lo, int *hi)
+{
+	int n = 0;
+	for (int pos = Kp; pos > 0; n++)
+		pos -= grp_size(n, g);
+	int end = Kp, t = n - 1 - j;    /* op j is group t from the end */
+	for (int u = 0; u < t; u++)
+		end -= grp_size(u, g);
+	*hi = end;
+	*lo = end > grp_size(t, g) ? end - grp_size(t, g) : 0;
+	return n;
+}
+
+/* What transfer i's op j moves, of its tb bytes. */
+static double op_bytes(const struct moe_ops *m, size_t i, int j, double tb)
+{
+	int32_t par = m->p->x[i].parent;
+	if (m->comb || par < 0 || m->G[par] <= 1)
+		return tb / m->K[i];
+	int lo, hi;
+	fwd_span(m->K[par], m->G[par], j, &lo, &hi);
+	return tb * (hi - lo) / m->K[par];
+}
+
 /* The ops: K per transfer, a chain's first paying the latency L. */
 static int moe_xfer_ops(struct ccs_dag *d, const struct moe_ops *m, double L)
 {
 	size_t nx = m->p->nx;
 	for (size_t i = 0; i < nx; i++) {
 		const struct ccs_moe_xfer *x = &m->p->x[i];
-		double bytes = x->tokens * m->p->tok_bytes / m->K[i];
+		double tb = x->tokens * m->p->tok_bytes;
 		/* a chain starts at a transfer with no predecessor: dispatch's
 		 * parents and lone transfers, combine's forwards and lone ones */
 		int starts = m->comb ? (x->parent >= 0 || !m->nch[i]) : x->parent < 0;
 		int ls = 0, ld = 0;
 		for (int j = 0; j < m->K[i]; j++) {
+			double bytes = op_bytes(m, i, j, tb);
 			struct ccs_op op;
 			memset(&op, 0, sizeof op);
 			op.kind = CCS_OP_XFER;
@@ -220,6 +261,31 @@ static int moe_relays(struct ccs_dag *d, const struct moe_ops *m)
 	return CCS_OK;
 }
 
+/* Dispatch forward i's op j (me) after the parent's chunks it forwards:
+ * chunk j, or of a group (fwd_span) its last ones, one a lane of the
+ * parent's, which the earlier ones precede; through the relays where the
+ * parent has them. */
+static int fwd_edges(struct ccs_dag *d, const struct moe_ops *m, size_t i, int j, uint32_t me)
+{
+	int32_t pi = m->p->x[i].parent;
+	int lo = j, hi = j + 1;
+	if (m->G[pi] > 1) {
+		fwd_span(m->K[pi], m->G[pi], j, &lo, &hi);
+		int lp = moe_lanes(m, &m->p->x[pi]);
+		lo = hi - lp > lo ? hi - lp : lo;
+	}
+	for (int c = lo; c < hi; c++) {
+		uint32_t from = m->first[pi] + (uint32_t)c;
+		if (m->relay[pi] != UINT32_MAX) {
+			uint32_t per = (m->nch[pi] + FAN - 1) / FAN;
+			from = m->relay[pi] + (uint32_t)c * per + m->sib[i] / FAN;
+		}
+		if (ccs_dag_edge(d, from, me))
+			return CCS_ENOMEM;
+	}
+	return CCS_OK;
+}
+
 /* The edges: chunk j after chunk j - lanes; a forward after its parent's chunk
  * (dispatch, through the relays) or before it (combine). */
 static int moe_edges(struct ccs_dag *d, const struct moe_ops *m)
@@ -234,17 +300,66 @@ static int moe_edges(struct ccs_dag *d, const struct moe_ops *m)
 				return CCS_ENOMEM;
 			if (x->parent < 0)
 				continue;
-			uint32_t par = m->first[x->parent] + (uint32_t)j;
 			if (m->comb) {
-				if (ccs_dag_edge(d, me, par))
+				if (ccs_dag_edge(d, me, m->first[x->parent] + (uint32_t)j))
 					return CCS_ENOMEM;
-			} else if (m->relay[x->parent] != UINT32_MAX) {
-				uint32_t per = (m->nch[x->parent] + FAN - 1) / FAN;
-				if (ccs_dag_edge(d, m->relay[x->parent] + (uint32_t)j * per + m->sib[i] / FAN, me))
-					return CCS_ENOMEM;
-			} else if (ccs_dag_edge(d, par, me)) {
+			} else if (fwd_edges(d, m, i, j, me)) {
 				return CCS_ENOMEM;
 			}
+		}
+	}
+	return CCS_OK;
+}
+
+/* Each transfer's op count K and, for a merged dispatch piece, the group
+ * its forwards take (fwd_span; 1: one op a chunk); CCS_EINPUT with *why
+ * for a combine forwarder past 250 partial sums. */
+static int plan_chunks(const struct moe_ops *m0, const uint32_t *nch, uint8_t *K, uint8_t *G, const char **why)
+{
+	const struct ccs_moe_plan *p = m0->p;
+	const struct ccs_moe_agg *agg = m0->agg;
+	const struct ccs_comm *c = m0->c;
+	int comb = m0->comb;
+	for (size_t i = 0; i < p->nx; i++) {
+		const struct ccs_moe_xfer *x = &p->x[i];
+		G[i] = 1;
+		if (x->parent >= 0) {
+			int lo, hi, gp = G[x->parent];
+			K[i] = gp > 1 ? (uint8_t)fwd_span(K[x->parent], gp, 0, &lo, &hi) : K[x->parent];
+		} else {
+			/* 8 chunks on one lane, 4 a lane on more (at most 16): the
+			 * forwarding tail behind the last chunks stays small while
+			 * the flows in flight stay few */
+			int k = moe_lanes(m0, x);
+			k = 8 * k;
+			k = k > 32 ? 32 : k;
+			/* a lone transfer across groups goes in one piece a lane
+			 * where its sender has too few peers across groups to fill
+			 * its lanes evenly (fewer than 8 a lane); with more, whole
+			 * transfers onto the least loaded lanes balance them */
+			int lone = moe_lanes(m0, x);
+			if (lone > 1 && c->p * (c->G - 1) >= 8 * lone)
+				lone = 1;
+			/* chunks: as many as its tokens, at most k (a mean's fraction
+			 * of a token rounds up) */
+			int whole = x->tokens < 1 ? 1 : (int)ceil(x->tokens);
+			K[i] = (uint8_t)(nch[i] ? (whole < k ? whole : k) : lone);
+			/* a merged dispatch piece standing for st of its bundle's
+			 * transfers (expert_agg.h) moves in chunks of the size
+			 * theirs would, at most 255 (K's width; larger chunks
+			 * past that); its forwards in groups of about st chunks,
+			 * one wave of the transfers it stands for */
+			double st = agg ? agg->tx[i].stand : 0;
+			if (st > 1 && nch[i] && !comb) {
+				double tb = ceil(x->tokens / st), kb = tb < k ? tb : k, kk = ceil(kb * st);
+				K[i] = (uint8_t)(kk > 255 ? 255 : kk);
+				long g = lround(K[i] / kb);
+				G[i] = (uint8_t)(g < 1 ? 1 : g > 255 ? 255 : g);
+			}
+		}
+		if (comb && nch[i] > 250) {
+			*why = "a forwarder reduces more than 250 partial sums in one chunk";
+			return CCS_EINPUT;
 		}
 	}
 	return CCS_OK;
@@ -259,60 +374,26 @@ static int expert_lower(const struct ccs_comm *c, const struct ccs_moe_plan *p, 
 	uint32_t *first = ccs_malloc((nx + 1) * sizeof *first);
 	uint32_t *nch = ccs_calloc(nx + 1, sizeof *nch), *sib = ccs_malloc((nx + 1) * sizeof *sib);
 	uint32_t *relay = ccs_malloc((nx + 1) * sizeof *relay);
-	uint8_t *K = ccs_malloc(nx + 1);
+	uint8_t *K = ccs_malloc(nx + 1), *G = ccs_malloc(nx + 1);
 	uint32_t *lane_nic = ccs_malloc(((size_t)c->n * LANES + 1) * sizeof *lane_nic);
 	uint8_t *nl = ccs_malloc((size_t)c->n + 1);
 	double *load = ccs_calloc((size_t)c->n * 2 * LANES + 1, sizeof *load);
 	int rc = CCS_ENOMEM;
 	*why = "out of memory";
-	if (!first || !nch || !sib || !relay || !K || !lane_nic || !nl || !load || ccs_dag_new(&d) ||
+	if (!first || !nch || !sib || !relay || !K || !G || !lane_nic || !nl || !load || ccs_dag_new(&d) ||
 	    own_nics(c, lane_nic, nl))
 		goto out;
 	int comb = p->op == CCS_MOE_COMBINE;
 	double L = ccs_moe_latency(c, p->algo);
-	struct moe_ops m0 = { c, lane_nic, nl, NULL, NULL, p, agg, comb, NULL, NULL, NULL, NULL, NULL };
+	struct moe_ops m0 = { c, lane_nic, nl, NULL, NULL, p, agg, comb, NULL, NULL, NULL, NULL, NULL, NULL };
 	for (size_t i = 0; i < nx; i++)
 		if (p->x[i].parent >= 0)
 			sib[i] = nch[p->x[i].parent]++;
-	for (size_t i = 0; i < nx; i++) {
-		const struct ccs_moe_xfer *x = &p->x[i];
-		if (x->parent >= 0)
-			K[i] = K[x->parent];
-		else {
-			/* 8 chunks on one lane, 4 a lane on more (at most 16): the
-			 * forwarding tail behind the last chunks stays small while
-			 * the flows in flight stay few */
-			int k = moe_lanes(&m0, x);
-			k = 8 * k;
-			k = k > 32 ? 32 : k;
-			/* a lone transfer across groups goes in one piece a lane
-			 * where its sender has too few peers across groups to fill
-			 * its lanes evenly (fewer than 8 a lane); with more, whole
-			 * transfers onto the least loaded lanes balance them */
-			int lone = moe_lanes(&m0, x);
-			if (lone > 1 && c->p * (c->G - 1) >= 8 * lone)
-				lone = 1;
-			/* chunks: as many as its tokens, at most k (a mean's fraction
-			 * of a token rounds up) */
-			int whole = x->tokens < 1 ? 1 : (int)ceil(x->tokens);
-			K[i] = (uint8_t)(nch[i] ? (whole < k ? whole : k) : lone);
-			/* a merged dispatch piece standing for st of its bundle's
-			 * transfers (expert_agg.h) moves in chunks of the size
-			 * theirs would, at most 255 (K's width; larger chunks
-			 * past that) */
-			double st = agg ? agg->tx[i].stand : 0;
-			if (st > 1 && nch[i] && !comb) {
-				double tb = ceil(x->tokens / st), kb = tb < k ? tb : k, kk = ceil(kb * st);
-				K[i] = (uint8_t)(kk > 255 ? 255 : kk);
-			}
-		}
-		if (comb && nch[i] > 250) {
-			rc = CCS_EINPUT;
-			*why = "a forwarder reduces more than 250 partial sums in one chunk";
-			goto out;
-		}
+	if (plan_chunks(&m0, nch, K, G, why)) {
+		rc = CCS_EINPUT;
+		goto out;
 	}
-	struct moe_ops m = { c, lane_nic, nl, load, load + (size_t)c->n * LANES, p, agg, comb, first, nch, sib, relay, K };
+	struct moe_ops m = { c, lane_nic, nl, load, load + (size_t)c->n * LANES, p, agg, comb, first, nch, sib, relay, K, G };
 	if (moe_xfer_ops(d, &m, L) || moe_relays(d, &m) || moe_edges(d, &m))
 		goto out;
 	rc = ccs_dag_take(&d, s, why);
@@ -325,6 +406,7 @@ out:
 	ccs_free(sib);
 	ccs_free(relay);
 	ccs_free(K);
+	ccs_free(G);
 	ccs_free(lane_nic);
 	ccs_free(nl);
 	ccs_free(load);

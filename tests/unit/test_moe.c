@@ -636,6 +636,92 @@ static void agg_tiny(const struct ccs_comm *c)
 	ccs_free(p.x);
 }
 
+/* One op of a merged dispatch's schedule continues the op before it: the
+ * same ranks and an edge from it (a transfer's chunks, one lane). */
+static int agg_cont(const struct ccs_sched *s, uint64_t k)
+{
+	struct ccs_op a, b;
+	uint64_t out[CCS_SCHED_MAXSUCC];
+	if (k == 0)
+		return 0;
+	ccs_sched_get(s, k - 1, &a);
+	ccs_sched_get(s, k, &b);
+	if (a.kind != CCS_OP_XFER || b.kind != CCS_OP_XFER || a.src != b.src || a.dst != b.dst)
+		return 0;
+	int n = ccs_sched_succ(s, k - 1, out);
+	for (int i = 0; i < n; i++)
+		if (out[i] == k)
+			return 1;
+	return 0;
+}
+
+/* A merged dispatch piece's forwards go in groups of its chunks, the last
+ * ones a chunk each (sim/sched/expert.c fwd_span): the schedule moves every
+ * byte of the merged plan, no forward has more ops than its parent has
+ * chunks and some have fewer, and a forward's last op waits for its parent's
+ * last chunk and moves the same share of its forward as that chunk does of
+ * the parent. */
+static void agg_forwards(const struct ccs_comm *c, const struct ccs_moe_plan *p)
+{
+	struct ccs_moe_agg g;
+	struct ccs_sched s;
+	const char *why;
+	CHECK(!ccs_moe_agg_build(c, p, &g));
+	CHECK(!ccs_sched_expert_flags(c, p, CCS_SCHED_AGGREGATE, &s, &why));
+	double want = 0, got = 0;
+	for (size_t i = 0; i < g.p.nx; i++)
+		want += g.p.x[i].tokens * g.p.tok_bytes;
+	uint64_t N = s.nops, *head = ccs_malloc((N + 1) * sizeof *head), *par = ccs_malloc((N + 1) * sizeof *par);
+	double *tot = ccs_calloc(N + 1, sizeof *tot);
+	uint32_t *len = ccs_calloc(N + 1, sizeof *len);
+	CHECK(head && par && tot && len);
+	for (uint64_t k = 0; head && par && tot && len && k < N; k++) {
+		struct ccs_op o;
+		ccs_sched_get(&s, k, &o);
+		got += o.kind == CCS_OP_XFER ? o.bytes : 0;
+		head[k] = agg_cont(&s, k) ? head[k - 1] : k;
+		tot[head[k]] += o.bytes;
+		len[head[k]]++;
+		par[k] = UINT64_MAX;
+	}
+	CHECK_NEAR(got, want, 1e-9 * want);
+	/* a forward's parent chunk: a network op releasing it */
+	for (uint64_t k = 0; head && par && tot && len && k < N; k++) {
+		struct ccs_op o, f;
+		uint64_t out[CCS_SCHED_MAXSUCC];
+		ccs_sched_get(&s, k, &o);
+		if (o.kind != CCS_OP_XFER || c->rank_group[o.src] == c->rank_group[o.dst])
+			continue;
+		int n = ccs_sched_succ(&s, k, out);
+		for (int i = 0; i < n; i++) {
+			ccs_sched_get(&s, out[i], &f);
+			if (f.kind == CCS_OP_XFER && c->rank_group[f.src] == c->rank_group[f.dst] && f.src == o.dst &&
+			    (par[out[i]] == UINT64_MAX || k > par[out[i]]))
+				par[out[i]] = k;
+		}
+	}
+	int fewer = 0, more = 0, tails = 0, bad = 0;
+	for (uint64_t k = 0; head && par && tot && len && k < N; k++) {
+		if (par[k] == UINT64_MAX || head[k] != k)
+			continue;
+		uint64_t last = k + len[k] - 1, ph = head[par[k]], pl = ph + len[ph] - 1;
+		fewer += len[k] < len[ph];
+		more += len[k] > len[ph];
+		struct ccs_op lf, lp;
+		ccs_sched_get(&s, last, &lf);
+		ccs_sched_get(&s, pl, &lp);
+		tails++;
+		bad += par[last] != pl || fabs(lf.bytes / tot[k] - lp.bytes / tot[ph]) > 1e-9;
+	}
+	CHECK(tails > 0 && fewer > 0 && more == 0 && bad == 0);
+	ccs_free(head);
+	ccs_free(par);
+	ccs_free(tot);
+	ccs_free(len);
+	ccs_sched_release(&s);
+	ccs_moe_agg_release(&g);
+}
+
 static void test_aggregate(void)
 {
 	struct ccs_topo *t;
@@ -666,6 +752,8 @@ static void test_aggregate(void)
 				struct ccs_moe_agg g;
 				CHECK(!ccs_moe_agg_build(&c, &p, &g));
 				agg_conserves(&c, &p, &g);
+				if (!a && !op)
+					agg_forwards(&c, &p);
 				/* deepep_normal: one bundle a rail; direct: a pair of rails */
 				CHECK(g.bundles == (a ? 64u : 8u) && g.p.nx < p.nx);
 				ccs_moe_agg_release(&g);
