@@ -17,7 +17,9 @@
 ** declared approximation `--fidelity aggregate` (sends merged by
 ** destination leaf, sim/sched/a2a_agg.h) runs at 1,024 ranks under ECMP and
 ** at 8,192 under both routings, and the 4,096-token H800 dispatch with its
-** transfers merged by leaf pair (sim/sched/expert_agg.h).
+** transfers merged by leaf pair (sim/sched/expert_agg.h); then the same
+** dispatch as one EP group of 1,024 (1,024 experts, one a rank), expected
+** and drawn under the aggregate.
 **
 ** Each case runs in a child with a wall-time limit of LIMIT_S: a case that
 ** finishes shows its simulated time beside the closed form; one that does
@@ -57,28 +59,33 @@ struct acase {
 	double max_s;               /* target; 0: none */
 	int aggregate;              /* --fidelity aggregate: AllToAll's sends merged by destination leaf,
 	                               dispatch's transfers by leaf pair */
+	int experts;                /* dispatch: experts (0: 256, EP groups of 256) */
 };
 
 static const struct acase cases[] = {
-	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 0, 0 },
+	{ "alltoall 64 MiB", C3, { "nodes=128", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 0, 0, 0 },
 	{ "alltoall, ecmp", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0,
-	  64ull << 20, 0, 0 },
-	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60, 0 },
+	  64ull << 20, 0, 0, 0 },
+	{ "alltoall 64 MiB", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60, 0, 0 },
 	{ "alltoall, ecmp, aggr.", C3, { "nodes=128", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0,
-	  64ull << 20, 0, 1 },
-	{ "alltoall, aggregate", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60, 1 },
+	  64ull << 20, 0, 1, 0 },
+	{ "alltoall, aggregate", C3, { "nodes=1024", "scaleout.radix=128" }, 2, 0, -1, 0, 0, 64ull << 20, 60, 1, 0 },
 	{ "alltoall, ecmp, aggr.", C3, { "nodes=1024", "scaleout.radix=128", "scaleout.routing=ecmp" }, 3, 0, -1, 0, 0,
-	  64ull << 20, 60, 1 },
+	  64ull << 20, 60, 1, 0 },
 	{ "alltoall, down @1ms", C3, { "nodes=1024", "scaleout.radix=128", "faults+=link:leaf0-spine0:down@1ms" }, 3, 0,
-	  -1, 0, 0, 64ull << 20, 0, 0 },
-	{ "dispatch 128 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 128, 0, 0, 0, 0 },
-	{ "dispatch 4096 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 4096, 0, 0, 0, 0 },
-	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 0, 60, 0 },
-	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 0 },
-	{ "dispatch, expected", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 1, 0, 60, 0 },
-	{ "dispatch, aggregate", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 1 },
+	  -1, 0, 0, 64ull << 20, 0, 0, 0 },
+	{ "dispatch 128 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 128, 0, 0, 0, 0, 0 },
+	{ "dispatch 4096 tok", "topologies/cloudmatrix384.yaml", { 0 }, 0, 256, CCS_MOE_DIRECT, 4096, 0, 0, 0, 0, 0 },
+	{ "dispatch 128 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 128, 0, 0, 60, 0, 0 },
+	{ "dispatch 4096 tok", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 0, 0 },
+	{ "dispatch, expected", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 1, 0, 60, 0, 0 },
+	{ "dispatch, aggregate", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 1, 0 },
+	{ "EP 1,024, expected", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 1, 0, 60, 0,
+	  1024 },
+	{ "EP 1,024, aggregate", "topologies/hgx-h800.yaml", { "nodes=128" }, 1, 0, CCS_MOE_NORMAL, 4096, 0, 0, 60, 1,
+	  1024 },
 	{ "dispatch, down @1ms", "topologies/hgx-h800.yaml", { "nodes=128", "faults+=link:leaf0-spine0:down@1ms" }, 2,
-	  0, CCS_MOE_NORMAL, 4096, 0, 0, 0, 0 },
+	  0, CCS_MOE_NORMAL, 4096, 0, 0, 0, 0, 0 },
 };
 
 /* what a child sends back: at the end, or when its time is up */
@@ -140,6 +147,7 @@ static int build(const struct acase *b, const struct ccs_comm *c, struct ccs_moe
 	cfg.tokens = b->tokens;
 	cfg.fp8 = 1;
 	cfg.expected = b->expected;
+	cfg.experts = b->experts ? b->experts : cfg.experts;
 	/* more ranks than experts: EP groups of one expert a rank (model/moe.h) */
 	if (c->n > cfg.experts)
 		cfg.ep = cfg.experts;
