@@ -8,7 +8,9 @@
 ** j of what it forwards and chunk j-1 of itself, so that the scale-up hop
 ** runs behind the network hop as DeepEP's chunked queues let it.  Combine
 ** runs the same transfers the other way: the forwarder's RDMA chunk j waits
-** for chunk j of every partial sum it reduces.  Transfers with no forward
+** for chunk j of every partial sum it reduces.  A merged dispatch piece's
+** forwards (expert_agg.h) go in groups of its chunks instead (fwd_span).
+** Transfers with no forward
 ** are one op.  The first op of every chain waits the plan's fixed latency
 ** (ccs_moe_latency); a parent with more than 62 forwards reaches them
 ** through relay waits (an op releases at most CCS_SCHED_MAXSUCC).

@@ -36,7 +36,8 @@
 ** bundle's mean moves in st times their chunks, at most 255 (DeepEP's
 ** chunks are a number of tokens): what is left to forward once its last chunk lands is
 ** one transfer's last chunk, as where a receiver's transfers end one after
-** another.  A combine piece keeps a transfer's chunk count: its first chunk
+** another; its forwards go in groups of about st chunks (one wave of the
+** transfers it stands for), the last ones graded down to one chunk.  A combine piece keeps a transfer's chunk count: its first chunk
 ** waits for the reductions of all its transfers' first chunks, which per
 ** flow all start at once.
 ** Measured against every flow (docs/simulator.md): HGX H800 nodes,
