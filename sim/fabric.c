@@ -23,6 +23,7 @@ void ccs_fabric_free(struct ccs_fabric *f)
 	ccs_free(f->parent);
 	ccs_free(f->queue);
 	ccs_free(f->rc);
+	fab_dist_free(f);
 	ccs_free(f);
 }
 
@@ -256,6 +257,10 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	for (uint32_t d = 0; d < t->ndev; d++)
 		f->dist[d] = -1;
 	number_nics(f);
+	if (fab_dist_new(f)) {
+		ccs_fabric_free(f);
+		return CCS_ENOMEM;
+	}
 	f->routing = ccs_topo_routing(t);
 	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
 		f->any_dead = !(f->cap[r] > 0);
@@ -272,6 +277,7 @@ static void cache_clear(struct ccs_fabric *f)
 {
 	memset(f->rc, 0, (size_t)f->rc_cap * sizeof *f->rc);
 	f->rc_n = 0;
+	fab_dist_clear(f);
 }
 
 int ccs_fabric_set_planes(struct ccs_fabric *f, uint32_t g, uint32_t mask)
@@ -467,13 +473,6 @@ static uint32_t dir_res(const struct ccs_fabric *f, uint32_t link, uint32_t from
 	return fab_link(f, link, f->t->link[link].a == from ? 0 : 1);
 }
 
-/* A link is up while the fabric gives it capacity (the topology's dead
- * links have none from the start; timed faults take it later). */
-static int link_up(const struct ccs_fabric *f, uint32_t link)
-{
-	return f->cap[fab_link(f, link, 0)] > 0;
-}
-
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;
@@ -492,22 +491,16 @@ static void net_search(struct ccs_fabric *f, uint32_t way, uint32_t nic_b)
 	f->cur_div = 1;
 }
 
-/* Shortest path from a to b over host links (through PCIe switches and
- * CPUs) or network links (through network switches), appended to res.
- * Among equal next hops a hash picks (ECMP, and a sprayed part's way),
- * or under destination-based routing in the network (dmodk, topo.h) the
- * destination's number: at the j-th hop with a choice, of k_j, the port
- * (d / (k_0 ... k_{j-1})) mod k_j. */
-static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t hash, uint32_t *res, int *n)
+/* The search from b toward a (fabric.c's distances in f->dist, over host
+ * links through PCIe switches and CPUs, or network links through network
+ * switches): from b, so that distances to b guide the walk from a; it stops
+ * once a is found: every device nearer to b than a has its distance by
+ * then, and the walk only steps to those (in a large fabric most of it is
+ * farther than a).  Returns the devices it labelled, in f->queue. */
+static uint32_t search(struct ccs_fabric *f, uint32_t a, uint32_t b, int net)
 {
 	const struct ccs_topo *t = f->t;
-	if (a == b)
-		return CCS_OK;
-	/* BFS from b, so that distances to b guide the walk from a; it stops
-	 * once a is found: every device nearer to b than a has its distance
-	 * by then, and the walk only steps to those (in a large fabric most of
-	 * it is farther than a) */
-	uint32_t qh = 0, qt = 0, touched = 0;
+	uint32_t qh = 0, qt = 0;
 	f->dist[b] = 0;
 	f->queue[qt++] = b;
 	while (qh < qt && f->dist[a] < 0) {
@@ -520,7 +513,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 		}
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
 			int ty = t->link[t->adj[k]].type;
-			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !link_up(f, t->adj[k]))
+			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !fab_link_up(f, t->adj[k]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
 			if (f->dist[v] >= 0)
@@ -534,20 +527,36 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 				break;
 		}
 	}
-	touched = qt;
-	int rc = CCS_OK;
-	if (f->dist[a] < 0) {
+	return qt;
+}
+
+/* Shortest path from a to b over host links or network links (search),
+ * appended to res.  A network route on every plane reads its distances
+ * from b's table (fabric_dist.c), the same ones the search gives.
+ * Among equal next hops a hash picks (ECMP, and a sprayed part's way),
+ * or under destination-based routing in the network (dmodk, topo.h) the
+ * destination's number: at the j-th hop with a choice, of k_j, the port
+ * (d / (k_0 ... k_{j-1})) mod k_j. */
+static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t hash, uint32_t *res, int *n)
+{
+	const struct ccs_topo *t = f->t;
+	if (a == b)
+		return CCS_OK;
+	const uint8_t *tab = net && !f->cur_planes ? fab_dist_of(f, b) : NULL;
+	uint32_t touched = tab ? 0 : search(f, a, b, net);
+	int rc = CCS_OK, du = tab ? fab_dist_label(f, tab, b, a) : f->dist[a];
+	if (du < 0) {
 		rc = CCS_EINPUT;
 		goto out;
 	}
-	for (uint32_t u = a; u != b;) {
+	for (uint32_t u = a; u != b; du--) {
 		uint32_t cand[64], nc = 0;
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1] && nc < 64; k++) {
 			int ty = t->link[t->adj[k]].type;
-			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !link_up(f, t->adj[k]))
+			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !fab_link_up(f, t->adj[k]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
-			if (f->dist[v] == f->dist[u] - 1)
+			if ((tab ? fab_dist_label(f, tab, b, v) : f->dist[v]) == du - 1)
 				cand[nc++] = t->adj[k];
 		}
 		if (!nc || *n >= CCS_FLOW_MAXPATH) {
@@ -769,7 +778,7 @@ int ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint3
 		return CCS_EINPUT;
 	uint32_t port = UINT32_MAX;
 	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1] && port == UINT32_MAX; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type) && link_up(f, t->adj[k]))
+		if (ccs_link_is_network(t->link[t->adj[k]].type) && fab_link_up(f, t->adj[k]))
 			port = t->adj[k];
 	if (port == UINT32_MAX)
 		return CCS_EINPUT;

@@ -85,6 +85,12 @@ int  ccs_fabric_route(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32
 #define CCS_FABRIC_WAY_DST UINT32_MAX
 int  ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uint32_t nic_b, uint32_t salt,
                           uint32_t way, uint32_t *res, int *n);
+/* The bytes the network's distance tables may take (sim/fabric_dist.c:
+ * one byte per network switch per destination NIC, one search each instead
+ * of one per route; the default 64 MiB); fewer than all destinations
+ * share direct-mapped slots, 0 searches every route.  Routes are the same
+ * whatever it is.  CCS_ENOMEM leaves none. */
+int      ccs_fabric_set_route_tables(struct ccs_fabric *f, size_t bytes);
 /* Sprayed routing (packet spraying, adaptive routing): each transfer
  * between groups moves as K equal parts over K of the equal-cost paths
  * (ccs_fabric_route_way), done when all are; K <= 1: per-flow ECMP (the

@@ -42,6 +42,11 @@ struct ccs_fabric {
 	double *cap0;
 	uint32_t next_timed;
 	uint32_t *changed, nchanged;
+	/* network distances toward a destination (fabric_dist.c): per device
+	 * its number among the network switches (UINT32_MAX: not one); dslots
+	 * tables of nsw bytes, slot s holding destination dslot_dst[s] */
+	uint32_t *sw_idx, nsw, nnic, dslots, *dslot_dst;
+	uint8_t *dtab;
 	/* route cache, open addressing */
 	struct route_entry *rc;
 	uint32_t rc_cap, rc_n;
@@ -73,5 +78,21 @@ static inline uint32_t fab_up(const struct ccs_fabric *f, uint32_t node, int in)
 {
 	return f->up0 + 2 * node + (uint32_t)in;
 }
+
+/* A link is up while the fabric gives it capacity (the topology's dead
+ * links have none from the start; timed faults take it later). */
+static inline int fab_link_up(const struct ccs_fabric *f, uint32_t link)
+{
+	return f->cap[fab_link(f, link, 0)] > 0;
+}
+
+/* fabric_dist.c: the tables (CCS_ENOMEM leaves what was made for
+ * ccs_fabric_free), emptied on a fault; b's table (NULL: none), and
+ * device v's distance to b by it (-1: unreachable). */
+int  fab_dist_new(struct ccs_fabric *f);
+void fab_dist_free(struct ccs_fabric *f);
+void fab_dist_clear(struct ccs_fabric *f);
+const uint8_t *fab_dist_of(struct ccs_fabric *f, uint32_t b);
+int  fab_dist_label(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, uint32_t v);
 
 #endif

@@ -8,7 +8,8 @@
 ** hop leaving a's GPU and the last entering b's), routes under dmodk equal
 ** for equal destinations, a link at 50% seen by its resources, and under
 ** ECMP a route by destination (CCS_FABRIC_WAY_DST) equal to the route
-** D-mod-k gives, whatever the salt, without changing the hashed routes.
+** D-mod-k gives, whatever the salt, without changing the hashed routes;
+** the same routes from the distance tables as from a search per route.
 */
 #include "../check.h"
 #include "fixture.h"
@@ -171,10 +172,54 @@ static void test_by_dst(void)
 	fx_world_down(&d);
 }
 
+/* The distance tables (sim/fabric_dist.c) give the routes a search per
+ * route gives: on 192 nodes of cluster-16k-3tier (radix 64: six rail
+ * groups, two pods, so routes within a leaf, between leaves of a pod, and
+ * between pods through the cores) under
+ * D-mod-k, ECMP with its ways, and with a leaf-spine link down, every
+ * sampled pair's route is the same with a table for every NIC (the
+ * default), with 2,000 bytes of direct-mapped slots (a destination
+ * evicting another on most routes) and with none. */
+static void test_tables(void)
+{
+	const char *topo = "topologies/cluster-16k-3tier.yaml";
+	const char *sets[3][2] = { { "nodes=192", "scaleout.routing=dmodk" },
+		                   { "nodes=192", "scaleout.routing=ecmp" },
+		                   { "nodes=192", "faults+=link:leaf0-spine0:down" } };
+	for (int v = 0; v < 3; v++) {
+		struct fx_world w[3];
+		int up = 0;
+		for (; up < 3 && !fx_world_up(&w[up], topo, sets[v], 2, 0); up++)
+			;
+		CHECK(up == 3);
+		if (up == 3) {
+			CHECK(!ccs_fabric_set_route_tables(w[1].fab, 2000));
+			CHECK(!ccs_fabric_set_route_tables(w[2].fab, 0));
+		}
+		int pairs = 0, same = 0, hops = 0;
+		for (int a = 0; up == 3 && a < 1536; a += 43)
+			for (int b = 3; b < 1536; b += 79) {
+				uint32_t way = v == 1 ? (uint32_t)(a + b) % 4 : 0;
+				uint32_t r[3][CCS_FLOW_MAXPATH];
+				int n[3] = { 0, 0, 0 }, rc[3];
+				for (int k = 0; k < 3; k++)
+					rc[k] = ccs_fabric_route_way(w[k].fab, a, b, UINT32_MAX, UINT32_MAX, (uint32_t)a, way, r[k], &n[k]);
+				same += rc[0] == rc[1] && rc[0] == rc[2] && n[0] == n[1] && n[0] == n[2] &&
+				        !memcmp(r[0], r[1], (size_t)n[0] * sizeof **r) && !memcmp(r[0], r[2], (size_t)n[0] * sizeof **r);
+				hops = n[0] > hops ? n[0] : hops;
+				pairs++;
+			}
+		CHECK(pairs > 500 && same == pairs && hops >= 10);
+		for (int k = 0; k < up; k++)
+			fx_world_down(&w[k]);
+	}
+}
+
 int main(void)
 {
 	test_layout();
 	test_fault();
 	test_by_dst();
+	test_tables();
 	return CHECK_DONE("test_fabric");
 }

@@ -1,0 +1,143 @@
+/*
+** sim/fabric_dist.c: the network's distances toward a destination NIC,
+** kept per destination (fabric_int.h).
+**
+** A network route (fabric.c's path) walks from the source NIC down the
+** hop distances toward the destination b, picking among the equal next
+** hops.  A search from b that stops at the source finds those distances
+** again for every route, and in a large fat tree it touches most of the
+** network first (an AllToAll routes every pair once, so the route cache
+** never hits: at 8,192 ranks on a three-tier fabric the searches were 85%
+** of a per-flow run).  Here one full search from b gives every network
+** switch its distance to b, kept as one byte a switch; any other device's
+** distance is 1 + the least over its live network neighbours that a search
+** expands (b itself and the switches), which is what the search from b
+** labels it.  The walk then reads the same distances as before for every
+** device it compares, so it picks the same hops.
+** The tables take nsw bytes a destination, one slot per NIC where
+** FAB_DIST_BYTES (or what ccs_fabric_set_route_tables allows) holds them
+** all, else that many bytes of direct-mapped slots (a destination replaces
+** the one in its slot); none: every route searches.  Routes restricted to
+** some network planes search as before; a fault or a plane setting clears
+** the tables with the route cache.
+*/
+#include "fabric_int.h"
+
+#include <string.h>
+
+#define FAB_DIST_BYTES (64u << 20)
+
+int fab_dist_new(struct ccs_fabric *f)
+{
+	const struct ccs_topo *t = f->t;
+	uint32_t nsw = 0;
+	f->sw_idx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->sw_idx);
+	if (!f->sw_idx)
+		return CCS_ENOMEM;
+	f->nnic = 0;
+	for (uint32_t d = 0; d < t->ndev; d++) {
+		f->sw_idx[d] = t->dev[d].kind == CCS_DEV_NETSW ? nsw++ : UINT32_MAX;
+		f->nnic += t->dev[d].kind == CCS_DEV_NIC;
+	}
+	f->nsw = nsw;
+	return ccs_fabric_set_route_tables(f, FAB_DIST_BYTES);
+}
+
+int ccs_fabric_set_route_tables(struct ccs_fabric *f, size_t bytes)
+{
+	ccs_free(f->dslot_dst);
+	ccs_free(f->dtab);
+	f->dslot_dst = NULL;
+	f->dtab = NULL;
+	f->dslots = 0;
+	if (!f->nsw || !f->nnic || bytes < f->nsw)
+		return CCS_OK;
+	uint64_t all = (uint64_t)f->nsw * f->nnic;
+	f->dslots = all <= bytes ? f->nnic : (uint32_t)(bytes / f->nsw);
+	f->dslot_dst = ccs_malloc((size_t)f->dslots * sizeof *f->dslot_dst);
+	f->dtab = ccs_malloc((size_t)f->dslots * f->nsw);
+	if (!f->dslot_dst || !f->dtab) {
+		ccs_free(f->dslot_dst);
+		ccs_free(f->dtab);
+		f->dslot_dst = NULL;
+		f->dtab = NULL;
+		f->dslots = 0;
+		return CCS_ENOMEM;
+	}
+	fab_dist_clear(f);
+	return CCS_OK;
+}
+
+void fab_dist_free(struct ccs_fabric *f)
+{
+	ccs_free(f->sw_idx);
+	ccs_free(f->dslot_dst);
+	ccs_free(f->dtab);
+}
+
+void fab_dist_clear(struct ccs_fabric *f)
+{
+	for (uint32_t i = 0; f->dslot_dst && i < f->dslots; i++)
+		f->dslot_dst[i] = UINT32_MAX;
+}
+
+/* The search from b over live network links, through b and the switches
+ * (fabric.c's path without its stop), into tab. */
+static void fill(struct ccs_fabric *f, uint32_t b, uint8_t *tab)
+{
+	const struct ccs_topo *t = f->t;
+	uint32_t qh = 0, qt = 0;
+	memset(tab, 0xff, f->nsw);
+	f->dist[b] = 0;
+	f->queue[qt++] = b;
+	while (qh < qt) {
+		uint32_t u = f->queue[qh++];
+		if (u != b && t->dev[u].kind != CCS_DEV_NETSW)
+			continue;
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+			uint32_t v = t->adj_nbr[k];
+			if (f->dist[v] >= 0 || !ccs_link_is_network(t->link[t->adj[k]].type) || !fab_link_up(f, t->adj[k]))
+				continue;
+			f->dist[v] = f->dist[u] + 1;
+			f->queue[qt++] = v;
+		}
+	}
+	for (uint32_t i = 0; i < qt; i++) {
+		uint32_t v = f->queue[i];
+		if (f->sw_idx[v] != UINT32_MAX)
+			tab[f->sw_idx[v]] = (uint8_t)(f->dist[v] < 0xff ? f->dist[v] : 0xfe);
+		f->dist[v] = -1;
+	}
+}
+
+const uint8_t *fab_dist_of(struct ccs_fabric *f, uint32_t b)
+{
+	if (!f->dtab || f->nic_idx[b] == UINT32_MAX)
+		return NULL;
+	uint32_t s = f->nic_idx[b] % f->dslots;
+	uint8_t *tab = f->dtab + (size_t)s * f->nsw;
+	if (f->dslot_dst[s] != b) {
+		fill(f, b, tab);
+		f->dslot_dst[s] = b;
+	}
+	return tab;
+}
+
+int fab_dist_label(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, uint32_t v)
+{
+	const struct ccs_topo *t = f->t;
+	if (v == b)
+		return 0;
+	if (f->sw_idx[v] != UINT32_MAX)
+		return tab[f->sw_idx[v]] == 0xff ? -1 : tab[f->sw_idx[v]];
+	int best = -1;
+	for (uint32_t k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
+		uint32_t w = t->adj_nbr[k];
+		if (!ccs_link_is_network(t->link[t->adj[k]].type) || !fab_link_up(f, t->adj[k]))
+			continue;
+		int dw = w == b ? 0 : f->sw_idx[w] != UINT32_MAX && tab[f->sw_idx[w]] != 0xff ? tab[f->sw_idx[w]] : -1;
+		if (dw >= 0 && (best < 0 || dw + 1 < best))
+			best = dw + 1;
+	}
+	return best;
+}
