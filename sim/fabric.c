@@ -532,7 +532,8 @@ static uint32_t search(struct ccs_fabric *f, uint32_t a, uint32_t b, int net)
 
 /* Shortest path from a to b over host links or network links (search),
  * appended to res.  A network route on every plane reads its distances
- * from b's table (fabric_dist.c), the same ones the search gives.
+ * from b's table where b has earned one (fabric_dist.c), the same ones the
+ * search gives.
  * Among equal next hops a hash picks (ECMP, and a sprayed part's way),
  * or under destination-based routing in the network (dmodk, topo.h) the
  * destination's number: at the j-th hop with a choice, of k_j, the port
@@ -542,7 +543,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 	const struct ccs_topo *t = f->t;
 	if (a == b)
 		return CCS_OK;
-	const uint8_t *tab = net && !f->cur_planes ? fab_dist_of(f, b) : NULL;
+	const uint8_t *tab = net && !f->cur_planes ? fab_dist_have(f, b) : NULL;
 	uint32_t touched = tab ? 0 : search(f, a, b, net);
 	int rc = CCS_OK, du = tab ? fab_dist_label(f, tab, b, a) : f->dist[a];
 	if (du < 0) {
@@ -576,6 +577,8 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 out:
 	for (uint32_t i = 0; i < touched; i++)
 		f->dist[f->queue[i]] = -1;
+	if (!tab && net && !f->cur_planes)
+		fab_dist_spent(f, b, touched);
 	return rc;
 }
 

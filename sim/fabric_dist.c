@@ -8,24 +8,40 @@
 ** again for every route, and in a large fat tree it touches most of the
 ** network first (an AllToAll routes every pair once, so the route cache
 ** never hits: at 8,192 ranks on a three-tier fabric the searches were 85%
-** of a per-flow run).  Here one full search from b gives every network
-** switch its distance to b, kept as one byte a switch; any other device's
-** distance is 1 + the least over its live network neighbours that a search
-** expands (b itself and the switches), which is what the search from b
-** labels it.  The walk then reads the same distances as before for every
-** device it compares, so it picks the same hops.
+** of a per-flow run).  Here a destination that has cost its searches as
+** many devices as the network holds (switches and NICs: a search toward a
+** neighbour under the same leaf touches a few dozen, one across a
+** three-tier fabric most of it) gets a full search of its own, which gives
+** every network switch its distance to b, kept as one byte a switch; any
+** other device's distance is 1 + the least over its live network
+** neighbours that a search expands (b itself and the switches), which is
+** what the search from b labels it.  The walk then reads the same
+** distances as the search gives every device it compares, so it picks the
+** same hops, and what the searches cost stays within twice the cheaper of
+** searching every route and keeping every table (a ring's routes, to
+** neighbours, never earn one).
 ** The tables take nsw bytes a destination, one slot per NIC where
 ** FAB_DIST_BYTES (or what ccs_fabric_set_route_tables allows) holds them
 ** all, else that many bytes of direct-mapped slots (a destination replaces
-** the one in its slot); none: every route searches.  Routes restricted to
-** some network planes search as before; a fault or a plane setting clears
-** the tables with the route cache.
+** the one in its slot, which earns its table again); none: every route
+** searches.  Routes restricted to some network planes search as before; a
+** fault or a plane setting clears the tables with the route cache.
 */
 #include "fabric_int.h"
 
 #include <string.h>
 
 #define FAB_DIST_BYTES (64u << 20)
+
+static void drop_tables(struct ccs_fabric *f)
+{
+	ccs_free(f->dslot_dst);
+	ccs_free(f->dtab);
+	ccs_free(f->dspent);
+	f->dslot_dst = f->dspent = NULL;
+	f->dtab = NULL;
+	f->dslots = 0;
+}
 
 int fab_dist_new(struct ccs_fabric *f)
 {
@@ -45,23 +61,16 @@ int fab_dist_new(struct ccs_fabric *f)
 
 int ccs_fabric_set_route_tables(struct ccs_fabric *f, size_t bytes)
 {
-	ccs_free(f->dslot_dst);
-	ccs_free(f->dtab);
-	f->dslot_dst = NULL;
-	f->dtab = NULL;
-	f->dslots = 0;
+	drop_tables(f);
 	if (!f->nsw || !f->nnic || bytes < f->nsw)
 		return CCS_OK;
 	uint64_t all = (uint64_t)f->nsw * f->nnic;
 	f->dslots = all <= bytes ? f->nnic : (uint32_t)(bytes / f->nsw);
 	f->dslot_dst = ccs_malloc((size_t)f->dslots * sizeof *f->dslot_dst);
 	f->dtab = ccs_malloc((size_t)f->dslots * f->nsw);
-	if (!f->dslot_dst || !f->dtab) {
-		ccs_free(f->dslot_dst);
-		ccs_free(f->dtab);
-		f->dslot_dst = NULL;
-		f->dtab = NULL;
-		f->dslots = 0;
+	f->dspent = ccs_malloc((size_t)f->nnic * sizeof *f->dspent);
+	if (!f->dslot_dst || !f->dtab || !f->dspent) {
+		drop_tables(f);
 		return CCS_ENOMEM;
 	}
 	fab_dist_clear(f);
@@ -71,14 +80,15 @@ int ccs_fabric_set_route_tables(struct ccs_fabric *f, size_t bytes)
 void fab_dist_free(struct ccs_fabric *f)
 {
 	ccs_free(f->sw_idx);
-	ccs_free(f->dslot_dst);
-	ccs_free(f->dtab);
+	drop_tables(f);
 }
 
 void fab_dist_clear(struct ccs_fabric *f)
 {
 	for (uint32_t i = 0; f->dslot_dst && i < f->dslots; i++)
 		f->dslot_dst[i] = UINT32_MAX;
+	for (uint32_t i = 0; f->dspent && i < f->nnic; i++)
+		f->dspent[i] = 0;
 }
 
 /* The search from b over live network links, through b and the switches
@@ -110,17 +120,27 @@ static void fill(struct ccs_fabric *f, uint32_t b, uint8_t *tab)
 	}
 }
 
-const uint8_t *fab_dist_of(struct ccs_fabric *f, uint32_t b)
+const uint8_t *fab_dist_have(const struct ccs_fabric *f, uint32_t b)
 {
 	if (!f->dtab || f->nic_idx[b] == UINT32_MAX)
 		return NULL;
 	uint32_t s = f->nic_idx[b] % f->dslots;
-	uint8_t *tab = f->dtab + (size_t)s * f->nsw;
-	if (f->dslot_dst[s] != b) {
-		fill(f, b, tab);
-		f->dslot_dst[s] = b;
-	}
-	return tab;
+	return f->dslot_dst[s] == b ? f->dtab + (size_t)s * f->nsw : NULL;
+}
+
+void fab_dist_spent(struct ccs_fabric *f, uint32_t b, uint32_t touched)
+{
+	if (!f->dtab || f->nic_idx[b] == UINT32_MAX)
+		return;
+	uint32_t i = f->nic_idx[b];
+	f->dspent[i] = f->dspent[i] > UINT32_MAX - touched ? UINT32_MAX : f->dspent[i] + touched;
+	if (f->dspent[i] < f->nsw + f->nnic)
+		return;
+	uint32_t s = i % f->dslots;
+	if (f->dslot_dst[s] != UINT32_MAX)
+		f->dspent[f->nic_idx[f->dslot_dst[s]]] = 0;   /* evicted: it earns its table again */
+	fill(f, b, f->dtab + (size_t)s * f->nsw);
+	f->dslot_dst[s] = b;
 }
 
 int fab_dist_label(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, uint32_t v)

@@ -44,8 +44,9 @@ struct ccs_fabric {
 	uint32_t *changed, nchanged;
 	/* network distances toward a destination (fabric_dist.c): per device
 	 * its number among the network switches (UINT32_MAX: not one); dslots
-	 * tables of nsw bytes, slot s holding destination dslot_dst[s] */
-	uint32_t *sw_idx, nsw, nnic, dslots, *dslot_dst;
+	 * tables of nsw bytes, slot s holding destination dslot_dst[s]; per
+	 * NIC number, the devices its searches touched since its last table */
+	uint32_t *sw_idx, nsw, nnic, dslots, *dslot_dst, *dspent;
 	uint8_t *dtab;
 	/* route cache, open addressing */
 	struct route_entry *rc;
@@ -87,12 +88,15 @@ static inline int fab_link_up(const struct ccs_fabric *f, uint32_t link)
 }
 
 /* fabric_dist.c: the tables (CCS_ENOMEM leaves what was made for
- * ccs_fabric_free), emptied on a fault; b's table (NULL: none), and
- * device v's distance to b by it (-1: unreachable). */
+ * ccs_fabric_free), emptied on a fault; b's table (NULL: none yet); a
+ * search toward b touched that many devices (b may earn its table: f->dist
+ * and f->queue must be free); device v's distance to b by b's table (-1:
+ * unreachable). */
 int  fab_dist_new(struct ccs_fabric *f);
 void fab_dist_free(struct ccs_fabric *f);
 void fab_dist_clear(struct ccs_fabric *f);
-const uint8_t *fab_dist_of(struct ccs_fabric *f, uint32_t b);
+const uint8_t *fab_dist_have(const struct ccs_fabric *f, uint32_t b);
+void fab_dist_spent(struct ccs_fabric *f, uint32_t b, uint32_t touched);
 int  fab_dist_label(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, uint32_t v);
 
 #endif
