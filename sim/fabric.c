@@ -501,6 +501,7 @@ static uint32_t search(struct ccs_fabric *f, uint32_t a, uint32_t b, int net)
 {
 	const struct ccs_topo *t = f->t;
 	uint32_t qh = 0, qt = 0;
+	uint8_t want = net ? FAB_LNET : FAB_LHOST;
 	f->dist[b] = 0;
 	f->queue[qt++] = b;
 	while (qh < qt && f->dist[a] < 0) {
@@ -512,8 +513,7 @@ static uint32_t search(struct ccs_fabric *f, uint32_t a, uint32_t b, int net)
 				continue;
 		}
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
-			int ty = t->link[t->adj[k]].type;
-			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !fab_link_up(f, t->adj[k]))
+			if (!(f->lclass[t->adj[k]] & want) || !fab_link_up(f, t->adj[k]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
 			if (f->dist[v] >= 0)
@@ -544,7 +544,9 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 	if (a == b)
 		return CCS_OK;
 	const uint8_t *tab = net && !f->cur_planes ? fab_dist_have(f, b) : NULL;
+	uint8_t want = net ? FAB_LNET : FAB_LHOST;
 	uint32_t touched = tab ? 0 : search(f, a, b, net);
+	f->cur_walked |= tab != NULL;
 	int rc = CCS_OK, du = tab ? fab_dist_label(f, tab, b, a) : f->dist[a];
 	if (du < 0) {
 		rc = CCS_EINPUT;
@@ -553,11 +555,10 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 	for (uint32_t u = a; u != b; du--) {
 		uint32_t cand[64], nc = 0;
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1] && nc < 64; k++) {
-			int ty = t->link[t->adj[k]].type;
-			if ((net ? !ccs_link_is_network(ty) : !ccs_link_is_host(ty)) || !fab_link_up(f, t->adj[k]))
+			if (!(f->lclass[t->adj[k]] & want) || !fab_link_up(f, t->adj[k]))
 				continue;
 			uint32_t v = t->adj_nbr[k];
-			if ((tab ? fab_dist_label(f, tab, b, v) : f->dist[v]) == du - 1)
+			if (tab ? fab_dist_next(f, tab, b, v, du - 1) : f->dist[v] == du - 1)
 				cand[nc++] = t->adj[k];
 		}
 		if (!nc || *n >= CCS_FLOW_MAXPATH) {
@@ -732,7 +733,7 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 		return CCS_OK;
 	}
 	uint32_t da = t->gpu[ga].dev, db = t->gpu[gb].dev;
-	int rc;
+	int rc, walked = 0;
 	if (t->dev[da].node == t->dev[db].node && t->dev[da].node >= 0 && c->rank_group[a] == c->rank_group[b]) {
 		rc = node_path(f, ga, gb, key, res, n);
 	} else {
@@ -748,15 +749,19 @@ int ccs_fabric_route_way(struct ccs_fabric *f, int a, int b, uint32_t nic_a, uin
 		rc = host_path(f, proxy != UINT32_MAX ? proxy : ga, da, nic_a, key, res, n);
 		net_search(f, way, nic_b);
 		f->cur_by_dst = by_dst;
+		f->cur_walked = 0;
 		if (!rc)
 			rc = path(f, nic_a, nic_b, 1, key, res, n);
+		walked = f->cur_walked;
 		f->cur_planes = 0;
 		f->cur_way = 0;
 		f->cur_by_dst = 0;
 		if (!rc)
 			rc = host_path(f, gb, nic_b, db, key, res, n);
 	}
-	if (rc)
+	/* a route whose network part walked a table costs its hops again:
+	 * an AllToAll's would fill the cache with routes asked once */
+	if (rc || walked)
 		return rc;
 	if (f->rc_n * 2 >= f->rc_cap) {
 		CCS_TRY(cache_grow(f));
@@ -781,7 +786,7 @@ int ccs_fabric_uplink(struct ccs_fabric *f, int a, uint32_t nic, int down, uint3
 		return CCS_EINPUT;
 	uint32_t port = UINT32_MAX;
 	for (uint32_t k = t->adj_off[nic]; k < t->adj_off[nic + 1] && port == UINT32_MAX; k++)
-		if (ccs_link_is_network(t->link[t->adj[k]].type) && fab_link_up(f, t->adj[k]))
+		if ((f->lclass[t->adj[k]] & FAB_LNET) && fab_link_up(f, t->adj[k]))
 			port = t->adj[k];
 	if (port == UINT32_MAX)
 		return CCS_EINPUT;

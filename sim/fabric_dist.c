@@ -48,12 +48,20 @@ int fab_dist_new(struct ccs_fabric *f)
 	const struct ccs_topo *t = f->t;
 	uint32_t nsw = 0;
 	f->sw_idx = ccs_malloc(((size_t)t->ndev + 1) * sizeof *f->sw_idx);
-	if (!f->sw_idx)
+	f->lclass = ccs_malloc((size_t)t->nlink + 1);
+	f->netdeg = ccs_calloc((size_t)t->ndev + 1, 1);
+	if (!f->sw_idx || !f->lclass || !f->netdeg)
 		return CCS_ENOMEM;
+	for (uint32_t l = 0; l < t->nlink; l++) {
+		int ty = t->link[l].type;
+		f->lclass[l] = (uint8_t)((ccs_link_is_network(ty) ? FAB_LNET : 0) | (ccs_link_is_host(ty) ? FAB_LHOST : 0));
+	}
 	f->nnic = 0;
 	for (uint32_t d = 0; d < t->ndev; d++) {
 		f->sw_idx[d] = t->dev[d].kind == CCS_DEV_NETSW ? nsw++ : UINT32_MAX;
 		f->nnic += t->dev[d].kind == CCS_DEV_NIC;
+		for (uint32_t k = t->adj_off[d]; k < t->adj_off[d + 1]; k++)
+			f->netdeg[d] += (f->lclass[t->adj[k]] & FAB_LNET) && f->netdeg[d] < 255;
 	}
 	f->nsw = nsw;
 	return ccs_fabric_set_route_tables(f, FAB_DIST_BYTES);
@@ -80,6 +88,8 @@ int ccs_fabric_set_route_tables(struct ccs_fabric *f, size_t bytes)
 void fab_dist_free(struct ccs_fabric *f)
 {
 	ccs_free(f->sw_idx);
+	ccs_free(f->lclass);
+	ccs_free(f->netdeg);
 	drop_tables(f);
 }
 
@@ -106,7 +116,7 @@ static void fill(struct ccs_fabric *f, uint32_t b, uint8_t *tab)
 			continue;
 		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
 			uint32_t v = t->adj_nbr[k];
-			if (f->dist[v] >= 0 || !ccs_link_is_network(t->link[t->adj[k]].type) || !fab_link_up(f, t->adj[k]))
+			if (f->dist[v] >= 0 || !(f->lclass[t->adj[k]] & FAB_LNET) || !fab_link_up(f, t->adj[k]))
 				continue;
 			f->dist[v] = f->dist[u] + 1;
 			f->queue[qt++] = v;
@@ -153,11 +163,20 @@ int fab_dist_label(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, u
 	int best = -1;
 	for (uint32_t k = t->adj_off[v]; k < t->adj_off[v + 1]; k++) {
 		uint32_t w = t->adj_nbr[k];
-		if (!ccs_link_is_network(t->link[t->adj[k]].type) || !fab_link_up(f, t->adj[k]))
+		if (!(f->lclass[t->adj[k]] & FAB_LNET) || !fab_link_up(f, t->adj[k]))
 			continue;
 		int dw = w == b ? 0 : f->sw_idx[w] != UINT32_MAX && tab[f->sw_idx[w]] != 0xff ? tab[f->sw_idx[w]] : -1;
 		if (dw >= 0 && (best < 0 || dw + 1 < best))
 			best = dw + 1;
 	}
 	return best;
+}
+
+int fab_dist_next(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, uint32_t v, int want)
+{
+	/* a device other than b and the switches on one network link: its
+	 * distance is one more than the walk's device it hangs from */
+	if (v != b && f->sw_idx[v] == UINT32_MAX && f->netdeg[v] <= 1)
+		return 0;
+	return fab_dist_label(f, tab, b, v) == want;
 }

@@ -27,6 +27,7 @@ struct ccs_fabric {
 	uint32_t *nic_idx;           /* per device: a NIC's number among the NICs (dmodk's destination) */
 	uint32_t cur_dst, cur_div;   /* dmodk: the route's destination number, the product of the up hops' widths so far */
 	int cur_by_dst;              /* this route picks by destination whatever the routing (CCS_FABRIC_WAY_DST) */
+	int cur_walked;              /* its network part walked a distance table (fabric_dist.c) */
 	uint8_t classes;             /* how runs lump flows into classes (CCS_CLASSES_*, fabric.h) */
 	double copy_cap;             /* the copy ports' SM-budget cap (ccs_fabric_cap_copy), 0: none */
 	uint32_t nup;                /* nodes with two-tier scale-up uplinks: resources up0 .. up0 + 2 nup (out, in); 0: none */
@@ -48,6 +49,8 @@ struct ccs_fabric {
 	 * NIC number, the devices its searches touched since its last table */
 	uint32_t *sw_idx, nsw, nnic, dslots, *dslot_dst, *dspent;
 	uint8_t *dtab;
+	uint8_t *lclass;             /* per link: FAB_LNET, FAB_LHOST (ccs_link_is_network, _host) */
+	uint8_t *netdeg;             /* per device: its network links, live or not (at most 255) */
 	/* route cache, open addressing */
 	struct route_entry *rc;
 	uint32_t rc_cap, rc_n;
@@ -58,6 +61,7 @@ struct ccs_fabric {
  * in); per GPU its memory; per node with two-tier scale-up uplinks, out
  * and in (from up0).  Named here, so that no other line does the sums. */
 enum { FAB_OUT = 0, FAB_IN = 1 };
+enum { FAB_LNET = 1, FAB_LHOST = 2 };
 static inline uint32_t fab_port(const struct ccs_fabric *f, uint32_t g, int in)
 {
 	(void)f;
@@ -98,5 +102,8 @@ void fab_dist_clear(struct ccs_fabric *f);
 const uint8_t *fab_dist_have(const struct ccs_fabric *f, uint32_t b);
 void fab_dist_spent(struct ccs_fabric *f, uint32_t b, uint32_t touched);
 int  fab_dist_label(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, uint32_t v);
+/* Whether device v, a neighbour of the walk's current device (at distance
+ * want + 1), is at distance want from b. */
+int  fab_dist_next(const struct ccs_fabric *f, const uint8_t *tab, uint32_t b, uint32_t v, int want);
 
 #endif
