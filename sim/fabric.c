@@ -273,11 +273,14 @@ int ccs_fabric_new(const struct ccs_comm *c, struct ccs_fabric **out)
 	return CCS_OK;
 }
 
-static void cache_clear(struct ccs_fabric *f)
+/* The routes cached; with the distance tables too where links changed
+ * (a plane setting leaves the tables, which no planed route reads). */
+static void cache_clear(struct ccs_fabric *f, int links)
 {
 	memset(f->rc, 0, (size_t)f->rc_cap * sizeof *f->rc);
 	f->rc_n = 0;
-	fab_dist_clear(f);
+	if (links)
+		fab_dist_clear(f);
 }
 
 int ccs_fabric_set_planes(struct ccs_fabric *f, uint32_t g, uint32_t mask)
@@ -285,7 +288,7 @@ int ccs_fabric_set_planes(struct ccs_fabric *f, uint32_t g, uint32_t mask)
 	if (!f->planes && !(f->planes = ccs_calloc((size_t)f->ngpu + 1, sizeof *f->planes)))
 		return CCS_ENOMEM;
 	f->planes[g] = mask;
-	cache_clear(f);
+	cache_clear(f, 0);
 	return CCS_OK;
 }
 
@@ -298,7 +301,7 @@ void ccs_fabric_rewind(struct ccs_fabric *f)
 	for (uint32_t r = 0; r < f->nres && !f->any_dead; r++)
 		f->any_dead = !(f->cap[r] > 0);
 	f->next_timed = 0;
-	cache_clear(f);
+	cache_clear(f, 1);
 }
 
 uint32_t ccs_fabric_epochs(const struct ccs_fabric *f)
@@ -379,7 +382,7 @@ int ccs_fabric_strike(struct ccs_fabric *f, const uint32_t **res, uint32_t *n, c
 			}
 		}
 	}
-	cache_clear(f);
+	cache_clear(f, 1);
 	for (uint32_t i = 0; i < f->nchanged; i++)
 		if (!(f->cap[f->changed[i]] > 0))
 			f->any_dead = 1;
