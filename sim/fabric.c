@@ -494,46 +494,8 @@ static void net_search(struct ccs_fabric *f, uint32_t way, uint32_t nic_b)
 	f->cur_div = 1;
 }
 
-/* The search from b toward a (fabric.c's distances in f->dist, over host
- * links through PCIe switches and CPUs, or network links through network
- * switches): from b, so that distances to b guide the walk from a; it stops
- * once a is found: every device nearer to b than a has its distance by
- * then, and the walk only steps to those (in a large fabric most of it is
- * farther than a).  Returns the devices it labelled, in f->queue. */
-static uint32_t search(struct ccs_fabric *f, uint32_t a, uint32_t b, int net)
-{
-	const struct ccs_topo *t = f->t;
-	uint32_t qh = 0, qt = 0;
-	uint8_t want = net ? FAB_LNET : FAB_LHOST;
-	f->dist[b] = 0;
-	f->queue[qt++] = b;
-	while (qh < qt && f->dist[a] < 0) {
-		uint32_t u = f->queue[qh++];
-		if (u != b) {
-			int k = t->dev[u].kind;
-			int through = net ? k == CCS_DEV_NETSW : (k == CCS_DEV_PCISW || k == CCS_DEV_CPU);
-			if (!through)
-				continue;
-		}
-		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
-			if (!(f->lclass[t->adj[k]] & want) || !fab_link_up(f, t->adj[k]))
-				continue;
-			uint32_t v = t->adj_nbr[k];
-			if (f->dist[v] >= 0)
-				continue;
-			if (net && f->cur_planes && t->dev[v].plane >= 0 && t->dev[v].plane < 32 &&
-			    !(f->cur_planes >> t->dev[v].plane & 1))
-				continue;   /* a plane the flow may not use */
-			f->dist[v] = f->dist[u] + 1;
-			f->queue[qt++] = v;
-			if (v == a)
-				break;
-		}
-	}
-	return qt;
-}
-
-/* Shortest path from a to b over host links or network links (search),
+/* Shortest path from a to b over host links or network links
+ * (fab_dist_search),
  * appended to res.  A network route on every plane reads its distances
  * from b's table where b has earned one (fabric_dist.c), the same ones the
  * search gives.
@@ -548,7 +510,7 @@ static int path(struct ccs_fabric *f, uint32_t a, uint32_t b, int net, uint64_t 
 		return CCS_OK;
 	const uint8_t *tab = net && !f->cur_planes ? fab_dist_have(f, b) : NULL;
 	uint8_t want = net ? FAB_LNET : FAB_LHOST;
-	uint32_t touched = tab ? 0 : search(f, a, b, net);
+	uint32_t touched = tab ? 0 : fab_dist_search(f, a, b, net);
 	f->cur_walked |= tab != NULL;
 	int rc = CCS_OK, du = tab ? fab_dist_label(f, tab, b, a) : f->dist[a];
 	if (du < 0) {

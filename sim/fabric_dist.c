@@ -1,6 +1,7 @@
 /*
-** sim/fabric_dist.c: the network's distances toward a destination NIC,
-** kept per destination (fabric_int.h).
+** sim/fabric_dist.c: distances toward a route's destination: the search
+** every uncached route makes (host or network), and the network's
+** distances kept per destination NIC (fabric_int.h).
 **
 ** A network route (fabric.c's path) walks from the source NIC down the
 ** hop distances toward the destination b, picking among the equal next
@@ -103,27 +104,45 @@ void fab_dist_clear(struct ccs_fabric *f)
 		f->dspent[i] = 0;
 }
 
-/* The search from b over live network links, through b and the switches
- * (fabric.c's path without its stop), into tab. */
-static void fill(struct ccs_fabric *f, uint32_t b, uint8_t *tab)
+uint32_t fab_dist_search(struct ccs_fabric *f, uint32_t a, uint32_t b, int net)
 {
 	const struct ccs_topo *t = f->t;
 	uint32_t qh = 0, qt = 0;
-	memset(tab, 0xff, f->nsw);
+	uint8_t want = net ? FAB_LNET : FAB_LHOST;
 	f->dist[b] = 0;
 	f->queue[qt++] = b;
-	while (qh < qt) {
+	while (qh < qt && (a == UINT32_MAX || f->dist[a] < 0)) {
 		uint32_t u = f->queue[qh++];
-		if (u != b && t->dev[u].kind != CCS_DEV_NETSW)
-			continue;
-		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
-			uint32_t v = t->adj_nbr[k];
-			if (f->dist[v] >= 0 || !(f->lclass[t->adj[k]] & FAB_LNET) || !fab_link_up(f, t->adj[k]))
+		if (u != b) {
+			int k = t->dev[u].kind;
+			int through = net ? k == CCS_DEV_NETSW : (k == CCS_DEV_PCISW || k == CCS_DEV_CPU);
+			if (!through)
 				continue;
+		}
+		for (uint32_t k = t->adj_off[u]; k < t->adj_off[u + 1]; k++) {
+			if (!(f->lclass[t->adj[k]] & want) || !fab_link_up(f, t->adj[k]))
+				continue;
+			uint32_t v = t->adj_nbr[k];
+			if (f->dist[v] >= 0)
+				continue;
+			if (net && f->cur_planes && t->dev[v].plane >= 0 && t->dev[v].plane < 32 &&
+			    !(f->cur_planes >> t->dev[v].plane & 1))
+				continue;   /* a plane the flow may not use */
 			f->dist[v] = f->dist[u] + 1;
 			f->queue[qt++] = v;
+			if (v == a)
+				break;
 		}
 	}
+	return qt;
+}
+
+/* b's table: the whole search from b (no route with planes asks one),
+ * its switches' distances kept. */
+static void fill(struct ccs_fabric *f, uint32_t b, uint8_t *tab)
+{
+	memset(tab, 0xff, f->nsw);
+	uint32_t qt = fab_dist_search(f, UINT32_MAX, b, 1);
 	for (uint32_t i = 0; i < qt; i++) {
 		uint32_t v = f->queue[i];
 		if (f->sw_idx[v] != UINT32_MAX)

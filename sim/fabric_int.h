@@ -96,6 +96,15 @@ static inline int fab_link_up(const struct ccs_fabric *f, uint32_t link)
  * search toward b touched that many devices (b may earn its table: f->dist
  * and f->queue must be free); device v's distance to b by b's table (-1:
  * unreachable). */
+/* The search from b toward a (UINT32_MAX: the whole fabric) into f->dist,
+ * over host links through PCIe switches and CPUs (net 0) or network links
+ * through network switches and the route's planes (net 1): from b, so that
+ * distances to b guide the walk from a; it stops once a is found: every
+ * device nearer to b than a has its distance by then, and the walk only
+ * steps to those (in a large fabric most of it is farther than a).
+ * Returns how many devices it labelled, listed in f->queue (the caller
+ * sets their f->dist back to -1). */
+uint32_t fab_dist_search(struct ccs_fabric *f, uint32_t a, uint32_t b, int net);
 int  fab_dist_new(struct ccs_fabric *f);
 void fab_dist_free(struct ccs_fabric *f);
 void fab_dist_clear(struct ccs_fabric *f);
