@@ -25,8 +25,9 @@
 ** FAB_DIST_BYTES (or what ccs_fabric_set_route_tables allows) holds them
 ** all, else that many bytes of direct-mapped slots (a destination replaces
 ** the one in its slot, which earns its table again); none: every route
-** searches.  Routes restricted to some network planes search as before; a
-** fault or a plane setting clears the tables with the route cache.
+** searches.  Routes restricted to some network planes search as before
+** and read no table, so a plane setting leaves them; a fault clears them
+** with the route cache.
 */
 #include "fabric_int.h"
 
